@@ -1,0 +1,68 @@
+# Hootenanny: holler (MCP gateway) + hootenanny (workers) + hooteproto (the wire).
+# `make run` starts the whole system; `make test` is what CI runs.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+MODULES := gen hooteproto holler hootenanny
+BUF := bin/buf
+GO_TEST_FLAGS ?= -race -count=1
+# The schema on main that `make breaking` compares against.
+BREAKING_AGAINST ?= .git\#branch=main
+
+.PHONY: help
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+
+# buf is pinned in tools/go.mod, a module of its own outside go.work, so that its dependencies
+# do not move the project's.
+$(BUF): tools/go.mod tools/go.sum
+	cd tools && GOWORK=off go build -o ../$(BUF) github.com/bufbuild/buf/cmd/buf
+
+.PHONY: generate
+generate: $(BUF) ## regenerate gen/ from proto/
+	@# protoc-gen-hoot is built from this workspace and reads the schema's options through
+	@# gen/hoot/v1, so gen/ is replaced only after a whole pass has succeeded; the second pass
+	@# sees options that the first one may just have changed.
+	@for pass in 1 2; do \
+		out=$$(mktemp -d); \
+		$(BUF) generate --output "$$out" || { rm -rf "$$out"; exit 1; }; \
+		rm -rf gen/hoot; cp -R "$$out/gen/hoot" gen/hoot; rm -rf "$$out"; \
+	done
+
+.PHONY: checkgenerate
+checkgenerate: generate ## fail if gen/ differs from what proto/ generates
+	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
+		git status --porcelain -- gen; git diff --stat -- gen; \
+		echo "gen/ is not what proto/ generates: run 'make generate' and commit the result"; exit 1; fi
+
+.PHONY: lint
+lint: $(BUF) ## buf lint, buf format, gofmt and go vet
+	$(BUF) lint
+	$(BUF) format --diff --exit-code
+	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	go vet $(addsuffix /...,$(addprefix ./,$(MODULES)))
+
+.PHONY: breaking
+breaking: $(BUF) ## buf breaking against the schema on main
+	@if git rev-parse --verify -q main:proto >/dev/null; then \
+		$(BUF) breaking --against '$(BREAKING_AGAINST)'; \
+	else echo "breaking: main has no schema yet, nothing to compare"; fi
+
+.PHONY: build
+build: ## build bin/holler and bin/hootenanny
+	go build -o bin/holler ./holler/cmd/holler
+	go build -o bin/hootenanny ./hootenanny/cmd/hootenanny
+
+.PHONY: test
+test: checkgenerate lint breaking build ## everything CI checks
+	go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
+
+.PHONY: run
+run: build ## start holler on 127.0.0.1:8080 (MCP at /mcp) with a local worker; Ctrl-C stops both
+	bin/holler serve --worker-command bin/hootenanny
+
+.PHONY: clean
+clean: ## remove built binaries
+	rm -rf bin

@@ -1,0 +1,183 @@
+// Package gateway assembles a holler process: the broker on the worker endpoint, the MCP server
+// over the generated tool table, its HTTP router and stdio loop, and optionally a worker process
+// it starts and keeps running.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/httpapi"
+	"github.com/hootenanny/hoot/holler/internal/mcp"
+	"github.com/hootenanny/hoot/hooteproto"
+	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
+)
+
+// Defaults of a Config's zero fields.
+const (
+	DefaultHTTPAddr       = "127.0.0.1:8080"
+	DefaultWorkerEndpoint = "tcp://127.0.0.1:5580"
+)
+
+// Config describes a gateway. Zero fields take their defaults.
+type Config struct {
+	// WorkerEndpoint is where workers connect (default DefaultWorkerEndpoint).
+	WorkerEndpoint string
+	// WorkerCommand, when set, is a worker program (and its arguments) that the gateway starts,
+	// points at its worker endpoint, restarts if it dies, and stops on the way out.
+	WorkerCommand []string
+	// MaxTier is the highest tool tier served (default TIER_STANDARD).
+	MaxTier hootv1.Tier
+	// MinimalErrors turns off guidance in errors.
+	MinimalErrors bool
+	// CallTimeout bounds one tool call (default mcp.DefaultCallTimeout).
+	CallTimeout time.Duration
+	// Heartbeat and Liveness set how soon a silent worker counts as gone.
+	Heartbeat time.Duration
+	Liveness  int
+	// Version is reported to MCP clients.
+	Version string
+	// Logger receives the gateway's logs (default: discard).
+	Logger *slog.Logger
+}
+
+// A Gateway is a running holler: its worker endpoint is bound and its broker runs.
+type Gateway struct {
+	cfg    Config
+	sock   *zmqtransport.Socket
+	broker *hooteproto.Broker
+	mcp    *mcp.Server
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Start binds the worker endpoint, starts the broker (and the worker command, if any) and
+// builds the MCP server. Close stops them.
+func Start(cfg Config) (*Gateway, error) {
+	if cfg.WorkerEndpoint == "" {
+		cfg.WorkerEndpoint = DefaultWorkerEndpoint
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	sock, err := zmqtransport.Listen(cfg.WorkerEndpoint, &zmqtransport.Options{Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	broker := hooteproto.NewBroker(sock,
+		hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
+		hooteproto.WithLogger(cfg.Logger),
+	)
+	server, err := mcp.NewServer(&mcp.Config{
+		Tools:         hootv1hoot.Tools,
+		Backend:       broker,
+		MaxTier:       cfg.MaxTier,
+		MinimalErrors: cfg.MinimalErrors,
+		CallTimeout:   cfg.CallTimeout,
+		Version:       cfg.Version,
+		Logger:        cfg.Logger,
+	})
+	if err != nil {
+		sock.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &Gateway{cfg: cfg, sock: sock, broker: broker, mcp: server, cancel: cancel}
+	g.wg.Go(func() {
+		if err := broker.Run(ctx); err != nil {
+			cfg.Logger.Error("broker stopped", "err", err)
+		}
+	})
+	if len(cfg.WorkerCommand) > 0 {
+		g.wg.Go(func() { superviseWorker(ctx, cfg.WorkerCommand, sock.Endpoint(), cfg.Logger) })
+	}
+	cfg.Logger.Info("worker endpoint bound", "endpoint", sock.Endpoint())
+	return g, nil
+}
+
+// WorkerEndpoint returns the bound worker endpoint.
+func (g *Gateway) WorkerEndpoint() string { return g.sock.Endpoint() }
+
+// Services returns the services live workers serve now.
+func (g *Gateway) Services() []string { return g.broker.Services() }
+
+// WaitForServices waits until live workers serve every one of the services, or ctx ends.
+func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error {
+	for {
+		changed := g.broker.Changed()
+		live := g.broker.Services()
+		missing := ""
+		for _, s := range services {
+			found := false
+			for _, l := range live {
+				found = found || l == s
+			}
+			if !found {
+				missing = s
+				break
+			}
+		}
+		if missing == "" {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("no worker serves %q yet: %w", missing, ctx.Err())
+		}
+	}
+}
+
+// Handler returns the gateway's HTTP handler: MCP at /mcp and /healthz.
+func (g *Gateway) Handler() http.Handler {
+	return httpapi.NewRouter(httpapi.Deps{MCP: g.mcp, Services: g.broker.Services})
+}
+
+// ServeHTTP serves the HTTP handler on l until ctx ends, then shuts the server down gracefully.
+func (g *Gateway) ServeHTTP(ctx context.Context, l net.Listener) error {
+	srv := &http.Server{
+		Handler:           g.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// Header bytes are bounded; bodies are bounded by the MCP server itself.
+		MaxHeaderBytes: 64 << 10,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shutdown)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = srv.Close()
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return err
+}
+
+// ServeStdio serves MCP over in and out until in ends or ctx ends.
+func (g *Gateway) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	return g.mcp.ServeStdio(ctx, in, out)
+}
+
+// Close stops the MCP server, the broker, the worker command and the worker endpoint.
+func (g *Gateway) Close() error {
+	err := g.mcp.Close()
+	g.cancel()
+	g.wg.Wait()
+	return errors.Join(err, g.sock.Close())
+}

@@ -1,0 +1,44 @@
+// Package httpapi is holler's HTTP surface: the MCP endpoint and the operator's health check.
+// It knows nothing of ZeroMQ or of the tools' domain.
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+// Deps are what the router serves.
+type Deps struct {
+	// MCP serves the Model Context Protocol at /mcp.
+	MCP http.Handler
+	// Services returns the services that live workers serve now, for /healthz.
+	Services func() []string
+}
+
+// NewRouter returns the gateway's HTTP handler.
+func NewRouter(d Deps) http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		services := d.Services()
+		status, code := "ok", http.StatusOK
+		if len(services) == 0 {
+			// The gateway is up but can serve no tool: say so, so that probes and people see it.
+			status, code = "no_workers", http.StatusServiceUnavailable
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_ = json.NewEncoder(w).Encode(struct {
+			Status   string   `json:"status"`
+			Services []string `json:"services"`
+		}{status, append([]string{}, services...)})
+	})
+	r.Handle("/mcp", d.MCP)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "not found: this is holler, an MCP server; send MCP requests (JSON-RPC 2.0) to POST /mcp", http.StatusNotFound)
+	})
+	return r
+}

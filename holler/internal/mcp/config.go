@@ -1,0 +1,161 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+)
+
+// Defaults for the zero fields of a [Config].
+const (
+	// DefaultMaxBodyBytes bounds one JSON-RPC message: room for the largest content a tool
+	// takes (8 MiB), even as base64, plus the envelope.
+	DefaultMaxBodyBytes int64 = 12 << 20
+	// DefaultCallTimeout bounds one tool call, from the backend call to its result.
+	DefaultCallTimeout = 60 * time.Second
+	// DefaultSessionIdleTimeout is how long an HTTP session lives without requests.
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	// DefaultName is the server's name in initialize's serverInfo.
+	DefaultName = "holler"
+	// DefaultTitle is the server's title in initialize's serverInfo.
+	DefaultTitle = "Hootenanny"
+	// DefaultVersion is the server's version when none is configured.
+	DefaultVersion = "devel"
+)
+
+// A Config describes a [Server]. The zero value of every field but Backend is a sensible
+// default; NewServer copies the Config, so changing it later has no effect.
+type Config struct {
+	// Tools is the tool table. Nil means hootv1hoot.Tools, the generated table.
+	Tools []hootv1hoot.Tool
+	// Backend carries tool calls to the workers. It is required.
+	Backend Backend
+	// MaxTier is the highest tier of tool the server lists and calls; tools above it are hidden
+	// and refused. Zero means TIER_STANDARD.
+	MaxTier hootv1.Tier
+	// Name, Title and Version describe the server in initialize's serverInfo. Zero values mean
+	// DefaultName, DefaultTitle and DefaultVersion.
+	Name, Title, Version string
+	// Instructions tell a model what this server is, in initialize's result. Empty means a
+	// short default paragraph.
+	Instructions string
+	// Logger receives the server's logs. Nil discards them.
+	Logger *slog.Logger
+	// MinimalErrors turns guidance off: errors carry only a code and a message, with no data,
+	// no usage and no examples. Guidance is on by default.
+	MinimalErrors bool
+	// MaxBodyBytes bounds one incoming JSON-RPC message (an HTTP body or a stdio line). Zero
+	// means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// CallTimeout bounds one tool call. Zero means DefaultCallTimeout.
+	CallTimeout time.Duration
+	// SessionIdleTimeout ends HTTP sessions without requests for this long. Zero means
+	// DefaultSessionIdleTimeout.
+	SessionIdleTimeout time.Duration
+}
+
+// defaultInstructions is what a model reads first about this server.
+const defaultInstructions = "This server is holler, the gateway to Hootenanny: every tool it " +
+	"lists runs on a worker behind it. Start with tools/list; each tool has a description, a JSON " +
+	"Schema for its arguments and an example. When a call fails, the answer says which argument " +
+	"was wrong, what was expected and how to call the tool correctly: fix that and call again."
+
+// withDefaults returns a copy of c with its zero fields filled in, or an error for a Config
+// that cannot work.
+func (c *Config) withDefaults() (*Config, error) {
+	if c == nil {
+		return nil, errors.New("mcp: nil Config")
+	}
+	cfg := *c
+	if cfg.Backend == nil {
+		return nil, errors.New("mcp: Config.Backend is required")
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = hootv1hoot.Tools
+	}
+	// The caller keeps its slice; the server keeps its own.
+	cfg.Tools = append([]hootv1hoot.Tool(nil), cfg.Tools...)
+	if cfg.MaxTier == hootv1.Tier_TIER_UNSPECIFIED {
+		cfg.MaxTier = hootv1.Tier_TIER_STANDARD
+	}
+	if !knownTier(cfg.MaxTier) {
+		return nil, fmt.Errorf("mcp: Config.MaxTier %d is not a known tier", cfg.MaxTier)
+	}
+	if cfg.Name == "" {
+		cfg.Name = DefaultName
+	}
+	if cfg.Title == "" {
+		cfg.Title = DefaultTitle
+	}
+	if cfg.Version == "" {
+		cfg.Version = DefaultVersion
+	}
+	if cfg.Instructions == "" {
+		cfg.Instructions = defaultInstructions
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case cfg.MaxBodyBytes == 0:
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	case cfg.MaxBodyBytes < 0:
+		return nil, fmt.Errorf("mcp: Config.MaxBodyBytes %d is negative", cfg.MaxBodyBytes)
+	}
+	switch {
+	case cfg.CallTimeout == 0:
+		cfg.CallTimeout = DefaultCallTimeout
+	case cfg.CallTimeout < 0:
+		return nil, fmt.Errorf("mcp: Config.CallTimeout %v is negative", cfg.CallTimeout)
+	}
+	switch {
+	case cfg.SessionIdleTimeout == 0:
+		cfg.SessionIdleTimeout = DefaultSessionIdleTimeout
+	case cfg.SessionIdleTimeout < 0:
+		return nil, fmt.Errorf("mcp: Config.SessionIdleTimeout %v is negative", cfg.SessionIdleTimeout)
+	}
+	seen := make(map[string]bool, len(cfg.Tools))
+	for i := range cfg.Tools {
+		t := &cfg.Tools[i]
+		if err := checkTool(t); err != nil {
+			return nil, err
+		}
+		if seen[t.Name] {
+			return nil, fmt.Errorf("mcp: tool %q appears twice in Config.Tools", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	return &cfg, nil
+}
+
+// checkTool reports a tool table entry that the server could not serve.
+func checkTool(t *hootv1hoot.Tool) error {
+	switch {
+	case t.Name == "":
+		return errors.New("mcp: a tool in Config.Tools has no name")
+	case t.NewRequest == nil || t.Wrap == nil || t.Unwrap == nil:
+		return fmt.Errorf("mcp: tool %q lacks NewRequest, Wrap or Unwrap", t.Name)
+	case t.Service == "":
+		return fmt.Errorf("mcp: tool %q has no service", t.Name)
+	case !knownTier(t.Tier):
+		// A tool without a tier cannot be placed against MaxTier; refusing it here fails closed.
+		return fmt.Errorf("mcp: tool %q has no known tier", t.Name)
+	case !json.Valid([]byte(t.InputSchema)):
+		return fmt.Errorf("mcp: tool %q has an input schema that is not JSON", t.Name)
+	case t.OutputSchema != "" && !json.Valid([]byte(t.OutputSchema)):
+		return fmt.Errorf("mcp: tool %q has an output schema that is not JSON", t.Name)
+	case t.Example != "" && !json.Valid([]byte(t.Example)):
+		return fmt.Errorf("mcp: tool %q has an example that is not JSON", t.Name)
+	}
+	return nil
+}
+
+// knownTier reports whether t is one of the tiers a tool or a server can have.
+func knownTier(t hootv1.Tier) bool {
+	return t >= hootv1.Tier_TIER_BASIC && t <= hootv1.Tier_TIER_ADMIN
+}

@@ -1,0 +1,196 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hooteproto"
+)
+
+// guidance is the data of an error: a hint for the next step, and, as far as the mistake
+// allows, what was wrong, what was expected, and a request to copy. The closer a request was
+// to valid, the more specific the guidance.
+type guidance struct {
+	// Hint is one sentence saying what to do next. Every guidance has one.
+	Hint string `json:"hint"`
+	// Tool is the tool the error is about.
+	Tool string `json:"tool,omitempty"`
+	// Field is the argument the error is about, as a path such as "items[2].name".
+	Field string `json:"field,omitempty"`
+	// Expected says what the field should have been.
+	Expected string `json:"expected,omitempty"`
+	// Got shows what came instead.
+	Got string `json:"got,omitempty"`
+	// DidYouMean lists the names closest to a misspelt one, closest first.
+	DidYouMean []string `json:"didYouMean,omitempty"`
+	// Usage is the tool's one-line signature.
+	Usage string `json:"usage,omitempty"`
+	// Example is a valid tools/call params object for the tool.
+	Example json.RawMessage `json:"example,omitempty"`
+	// Tools lists the tools this server offers.
+	Tools []string `json:"tools,omitempty"`
+	// Methods lists the methods this server answers.
+	Methods []string `json:"methods,omitempty"`
+	// Supported lists the protocol versions this server speaks.
+	Supported []string `json:"supported,omitempty"`
+	// Try is a complete JSON-RPC request to copy.
+	Try json.RawMessage `json:"try,omitempty"`
+}
+
+// tryInitialize returns an initialize request to copy.
+func tryInitialize() json.RawMessage {
+	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` +
+		latestProtocolVersion + `","capabilities":{},"clientInfo":{"name":"example-client","version":"1.0.0"}}}`)
+}
+
+// tryToolsList returns a tools/list request to copy.
+func tryToolsList() json.RawMessage {
+	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+}
+
+// tryToolsCall returns a tools/call request of t with its example arguments, to copy.
+func tryToolsCall(t *hootv1hoot.Tool) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      int             `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}{jsonrpcVersion, 1, methodToolsCall, exampleCall(t)})
+	return b
+}
+
+// exampleCall returns a tools/call params object for t with its example arguments.
+func exampleCall(t *hootv1hoot.Tool) json.RawMessage {
+	args := json.RawMessage(t.Example)
+	if len(strings.TrimSpace(t.Example)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	b, _ := json.Marshal(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{t.Name, compact(args)})
+	return b
+}
+
+// closeNames returns the candidates that look like a misspelling of name, closest first, at
+// most three.
+func closeNames(name string, candidates []string) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	var found []scored
+	lname := strings.ToLower(name)
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := editDistance(lname, lc)
+		limit := max(2, len(lc)/3)
+		switch {
+		case lname == "" || c == name:
+			continue
+		case d <= limit:
+		case len(lname) >= 3 && (strings.Contains(lc, lname) || strings.Contains(lname, lc)):
+			// A part or a longer form of a name is close whatever the distance.
+			d = limit + 1
+		default:
+			continue
+		}
+		found = append(found, scored{c, d})
+	}
+	slices.SortStableFunc(found, func(a, b scored) int { return a.d - b.d })
+	var names []string
+	for _, f := range found[:min(len(found), 3)] {
+		names = append(names, f.name)
+	}
+	return names
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// didYouMeanSuffix returns `; did you mean "x"?` for the closest of names, or "".
+func didYouMeanSuffix(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return "; did you mean " + quote(names[0]) + "?"
+}
+
+// quote returns s in double quotes, shortened when long, for messages.
+func quote(s string) string {
+	const maxLen = 80
+	if len(s) > maxLen {
+		s = s[:maxLen] + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// toolErrorText renders a tool's failure for a model: what failed and why, the argument it is
+// about, the next step, and whether and when a retry can help.
+func toolErrorText(tool string, e *hooteproto.Error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s failed (%s): %s", tool, e.Code(), e.Message())
+	if e.Field() != "" {
+		fmt.Fprintf(&b, "\nfield: %s", e.Field())
+	}
+	if e.Hint() != "" {
+		fmt.Fprintf(&b, "\nhint: %s", e.Hint())
+	}
+	switch {
+	case e.Retryable() && e.RetryAfter() > 0:
+		fmt.Fprintf(&b, "\nretryable: yes, after %s", e.RetryAfter().Round(time.Millisecond))
+	case e.Retryable():
+		b.WriteString("\nretryable: yes")
+	default:
+		b.WriteString("\nretryable: no; the same call will fail again")
+	}
+	return b.String()
+}
+
+// argumentErrorText renders bad arguments for a model, from the same guidance that -32602
+// carries in its data.
+func argumentErrorText(msg string, g *guidance) string {
+	if g == nil {
+		return msg
+	}
+	var b strings.Builder
+	b.WriteString(msg)
+	line := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "\n%s: %s", k, v)
+		}
+	}
+	line("field", g.Field)
+	line("expected", g.Expected)
+	line("got", g.Got)
+	if len(g.DidYouMean) > 0 {
+		line("did you mean", strings.Join(g.DidYouMean, ", "))
+	}
+	line("usage", g.Usage)
+	line("example", string(g.Example))
+	line("hint", g.Hint)
+	return b.String()
+}

@@ -1,0 +1,73 @@
+// Package mcp is holler's MCP server: JSON-RPC 2.0, the MCP lifecycle and methods, and the two
+// transports that carry them, Streamable HTTP ([Server.ServeHTTP]) and stdio
+// ([Server.ServeStdio]).
+//
+// This package is the only place where JSON exists. A tools/call's arguments are decoded
+// strictly into the tool's generated request message, checked with hooteproto.Validate, wrapped
+// into a hoot.v1.Payload and handed to a [Backend]; the typed hoot.v1.Result that comes back is
+// turned into an MCP CallToolResult. The server knows nothing of the domain beyond the generated
+// tool table it is given in [Config].
+//
+// # Structure
+//
+// One core handles one decoded JSON-RPC message for one session and returns the response, if
+// any. The transports around it only frame messages, find the session, and carry notifications
+// that the core emits while a request runs (progress). A mistake is answered with guidance in
+// the error's data: what went wrong, what was expected, and a request to copy (data.try).
+//
+// # Example
+//
+//	srv, err := mcp.NewServer(&mcp.Config{Backend: backend})
+//	if err != nil {
+//		return err
+//	}
+//	defer srv.Close()
+//	http.Handle("/mcp", srv)
+package mcp
+
+import (
+	"context"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+)
+
+// A Backend carries typed payloads to the workers. The server calls it once per tools/call,
+// after the arguments have been decoded and validated.
+type Backend interface {
+	// Call sends p to a worker serving service and waits for its Result. Progress reports, if
+	// any, go to onProgress (may be nil). An error that is a *hooteproto.Error reaches the
+	// client with its code, field, hint and retry advice; ctx ends when the client goes away,
+	// cancels the request, or the call times out.
+	Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error)
+}
+
+// The protocol versions this server speaks, newest first.
+const (
+	protocolVersion20251125 = "2025-11-25"
+	protocolVersion20250618 = "2025-06-18"
+	protocolVersion20250326 = "2025-03-26"
+
+	latestProtocolVersion = protocolVersion20251125
+)
+
+// supportedProtocolVersions lists the versions initialize accepts, newest first.
+var supportedProtocolVersions = []string{
+	protocolVersion20251125,
+	protocolVersion20250618,
+	protocolVersion20250326,
+}
+
+// isSupportedVersion reports whether v is one of supportedProtocolVersions.
+func isSupportedVersion(v string) bool {
+	for _, s := range supportedProtocolVersions {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// argumentErrorsAsResults reports whether a session of protocol version v gets bad tool
+// arguments as a tool result with isError (so the model sees them) rather than as -32602.
+// Protocol versions are dates, so they compare as strings.
+func argumentErrorsAsResults(v string) bool { return v >= protocolVersion20251125 }

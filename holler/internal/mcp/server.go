@@ -1,0 +1,311 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+)
+
+// ErrServerClosed is returned by [Server.ServeStdio] after [Server.Close].
+var ErrServerClosed = errors.New("mcp: server closed")
+
+// The methods this server answers. methodList is what an unknown method is told.
+const (
+	methodInitialize  = "initialize"
+	methodPing        = "ping"
+	methodToolsList   = "tools/list"
+	methodToolsCall   = "tools/call"
+	notifyInitialized = "notifications/initialized"
+	notifyCancelled   = "notifications/cancelled"
+	notifyProgress    = "notifications/progress"
+)
+
+var methodList = []string{methodInitialize, methodPing, methodToolsList, methodToolsCall, notifyInitialized, notifyCancelled}
+
+// A Server is an MCP server over a generated tool table. It serves Streamable HTTP as an
+// http.Handler and stdio with ServeStdio; both share one core and the same tool policy.
+type Server struct {
+	cfg *Config
+	log *slog.Logger
+
+	// tools holds every tool of the table by name, allowed or not, so that a tool above the
+	// tier limit is refused by name rather than reported unknown.
+	tools map[string]*hootv1hoot.Tool
+	// allowed are the tools within MaxTier, in table order; allowedNames their names.
+	allowed      []*hootv1hoot.Tool
+	allowedNames []string
+	// listResult is the tools/list result, built once: the table does not change.
+	listResult json.RawMessage
+
+	sessions *sessionStore
+
+	closeOnce sync.Once
+	closed    chan struct{}
+	// base is the parent of every request context; Close cancels it.
+	base       context.Context
+	cancelBase context.CancelFunc
+}
+
+// NewServer returns a Server for cfg. It copies cfg, fills in its zero fields, and refuses a
+// Config that cannot work, such as one without a Backend or with a tool lacking its functions.
+// Tools above cfg.MaxTier are neither listed nor called. The caller must Close the Server.
+func NewServer(cfg *Config) (*Server, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:    c,
+		log:    c.Logger,
+		tools:  make(map[string]*hootv1hoot.Tool, len(c.Tools)),
+		closed: make(chan struct{}),
+	}
+	for i := range c.Tools {
+		t := &c.Tools[i]
+		s.tools[t.Name] = t
+		if t.Tier <= c.MaxTier {
+			s.allowed = append(s.allowed, t)
+			s.allowedNames = append(s.allowedNames, t.Name)
+		}
+	}
+	s.listResult, err = json.Marshal(listToolsResult{Tools: toolDescriptions(s.allowed)})
+	if err != nil {
+		return nil, err
+	}
+	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.sessions = newSessionStore(c.SessionIdleTimeout)
+	return s, nil
+}
+
+// Close ends every session, cancels the calls in flight and stops the session janitor. Later
+// HTTP requests are answered with 503 and ServeStdio returns ErrServerClosed. Close is safe to
+// call more than once.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.cancelBase()
+		s.sessions.close()
+	})
+	return nil
+}
+
+// isClosed reports whether Close was called.
+func (s *Server) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// A notifier carries the notifications that belong to one request (progress) back to the
+// client, on the same stream as the request's response.
+type notifier interface {
+	notify(n *notification)
+}
+
+// handle is the core: it answers one decoded message of sess and returns the response, or nil
+// for a notification or a client's response. Notifications of a running request go to out,
+// which may be nil when the transport cannot carry them.
+func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier) *response {
+	if msg.Method == "" {
+		// A response to a request of ours; this server sends none yet, so there is nothing to
+		// match it with.
+		s.log.Debug("mcp: ignoring a response from the client", "id", string(msg.ID))
+		return nil
+	}
+	if msg.isNotification() {
+		s.handleNotification(sess, msg)
+		return nil
+	}
+	ctx, done, err := sess.begin(ctx, idKey(msg.ID))
+	if err != nil {
+		if errors.Is(err, errSessionEnded) {
+			return s.fail(msg.ID, codeInvalidRequest, "invalid request: the session has ended", &guidance{
+				Hint: "Start a new session with initialize.",
+				Try:  tryInitialize(),
+			})
+		}
+		return s.fail(msg.ID, codeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
+			Hint: "Give every request of a session its own id.",
+		})
+	}
+	defer done()
+	resp := s.dispatch(ctx, sess, msg, out)
+	if errors.Is(context.Cause(ctx), errCancelledByClient) {
+		resp.abandoned = true
+	}
+	return resp
+}
+
+// dispatch routes a request to its method.
+func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out notifier) *response {
+	switch msg.Method {
+	case methodInitialize:
+		return s.initialize(sess, msg)
+	case methodPing:
+		return newResult(msg.ID, struct{}{})
+	case methodToolsList, methodToolsCall:
+		if !sess.isInitialized() {
+			return s.notInitialized(msg.ID)
+		}
+	default:
+		return s.methodNotFound(msg)
+	}
+	if msg.Method == methodToolsList {
+		return s.listTools(msg)
+	}
+	return s.callTool(ctx, sess, msg, out)
+}
+
+// handleNotification acts on a notification from the client. Notifications are never
+// answered, not even with an error.
+func (s *Server) handleNotification(sess *session, msg *message) {
+	switch msg.Method {
+	case notifyInitialized:
+		sess.mu.Lock()
+		sess.ready = sess.initialized
+		sess.mu.Unlock()
+	case notifyCancelled:
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+			Reason    string          `json:"reason"`
+		}
+		if json.Unmarshal(msg.Params, &p) != nil || p.RequestID == nil {
+			s.log.Debug("mcp: notifications/cancelled without a requestId")
+			return
+		}
+		if sess.cancel(idKey(compact(p.RequestID))) {
+			s.log.Debug("mcp: request cancelled by the client", "id", string(p.RequestID), "reason", p.Reason)
+		}
+	default:
+		s.log.Debug("mcp: ignoring a notification", "method", msg.Method)
+	}
+}
+
+// initializeParams are the members of initialize's params that this server reads.
+type initializeParams struct {
+	ProtocolVersion json.RawMessage `json:"protocolVersion"`
+	ClientInfo      clientInfo      `json:"clientInfo"`
+}
+
+// initializeResult is initialize's answer.
+type initializeResult struct {
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    serverCapabilities `json:"capabilities"`
+	ServerInfo      implementation     `json:"serverInfo"`
+	Instructions    string             `json:"instructions,omitempty"`
+}
+
+// serverCapabilities are the features this server offers.
+type serverCapabilities struct {
+	Tools *toolsCapability `json:"tools,omitempty"`
+}
+
+// toolsCapability says that the server has tools, and that their list does not change.
+type toolsCapability struct {
+	ListChanged bool `json:"listChanged"`
+}
+
+// implementation names the server.
+type implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// initialize negotiates the protocol version and starts the session's lifecycle.
+func (s *Server) initialize(sess *session, msg *message) *response {
+	var p initializeParams
+	if msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || kindOf(p.ProtocolVersion) != "string" {
+		return s.fail(msg.ID, codeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance{
+			Hint:      "Copy the request in try and put your client's name and version in clientInfo.",
+			Supported: supportedProtocolVersions,
+			Try:       tryInitialize(),
+		})
+	}
+	var asked string
+	_ = json.Unmarshal(p.ProtocolVersion, &asked)
+	version := latestProtocolVersion
+	if isSupportedVersion(asked) {
+		version = asked
+	}
+	sess.mu.Lock()
+	if sess.initialized {
+		sess.mu.Unlock()
+		return s.fail(msg.ID, codeInvalidRequest, "invalid request: the session is already initialized", &guidance{
+			Hint: "Send initialize once per session; go on with tools/list or tools/call.",
+			Try:  tryToolsList(),
+		})
+	}
+	sess.initialized, sess.version, sess.client = true, version, p.ClientInfo
+	sess.mu.Unlock()
+	s.log.Info("mcp: session initialized", "session", sess.id, "client", p.ClientInfo.Name,
+		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version)
+	return newResult(msg.ID, initializeResult{
+		ProtocolVersion: version,
+		Capabilities:    serverCapabilities{Tools: &toolsCapability{ListChanged: false}},
+		ServerInfo:      implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version},
+		Instructions:    s.cfg.Instructions,
+	})
+}
+
+// notInitialized answers a request that came before initialize.
+func (s *Server) notInitialized(id json.RawMessage) *response {
+	return s.fail(id, codeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance{
+		Hint: "Start with the initialize request in try, then send notifications/initialized, then your request.",
+		Try:  tryInitialize(),
+	})
+}
+
+// methodNotFound answers an unknown method with the methods this server answers. A tool's
+// name used as a method is pointed to tools/call.
+func (s *Server) methodNotFound(msg *message) *response {
+	if t, ok := s.allowedTool(msg.Method); ok {
+		return s.fail(msg.ID, codeMethodNotFound, "method not found: "+msg.Method+" is a tool; call it with tools/call", &guidance{
+			Hint:    "Tools are called with the method tools/call, the tool's name in params.name and its arguments in params.arguments, as in try.",
+			Methods: methodList,
+			Try:     tryToolsCall(t),
+		})
+	}
+	return s.fail(msg.ID, codeMethodNotFound, "method not found: "+quote(msg.Method)+didYouMeanSuffix(closeNames(msg.Method, methodList)), &guidance{
+		Hint:       "This server answers the methods listed in methods; its tools are listed by tools/list and called with tools/call.",
+		DidYouMean: closeNames(msg.Method, methodList),
+		Methods:    methodList,
+		Try:        tryToolsList(),
+	})
+}
+
+// allowedTool returns the tool named name if the server's tier allows it.
+func (s *Server) allowedTool(name string) (*hootv1hoot.Tool, bool) {
+	t, ok := s.tools[name]
+	if !ok || t.Tier > s.cfg.MaxTier {
+		return nil, false
+	}
+	return t, true
+}
+
+// fail returns an error response with guidance g, or without data when guidance is off.
+func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *response {
+	if s.cfg.MinimalErrors || g == nil {
+		return newError(id, code, msg, nil)
+	}
+	return newError(id, code, msg, g)
+}
+
+// envelopeFailure answers a message that is not valid JSON-RPC.
+func (s *Server) envelopeFailure(e *envelopeError) *response {
+	g := &guidance{Hint: e.hint}
+	if g.Hint == "" {
+		g.Hint = "Send one JSON-RPC 2.0 request per message, such as the request in try."
+	}
+	if e.notRPC {
+		g.Try = tryInitialize()
+	}
+	return s.fail(e.id, e.code, e.message, g)
+}

@@ -1,0 +1,238 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"sync"
+	"time"
+)
+
+// errCancelledByClient is the cause of a request context that a notifications/cancelled ended.
+var errCancelledByClient = errors.New("mcp: the client cancelled the request")
+
+// errDuplicateID refuses a request whose id is already in flight in the same session.
+var errDuplicateID = errors.New("mcp: the request id is already in flight")
+
+// errSessionEnded is the cause of a request context whose session ended under it.
+var errSessionEnded = errors.New("mcp: the session ended")
+
+// A session is what the server remembers about one client connection: the lifecycle state,
+// the negotiated protocol version, and the requests in flight so that they can be cancelled.
+// A stdio connection is one session; over HTTP, initialize starts one and Mcp-Session-Id
+// names it.
+type session struct {
+	// id is the Mcp-Session-Id; empty for stdio.
+	id string
+
+	mu          sync.Mutex
+	initialized bool // initialize was answered
+	ready       bool // notifications/initialized came
+	version     string
+	client      clientInfo
+	inflight    map[string]context.CancelCauseFunc
+	lastUsed    time.Time
+	ended       bool
+}
+
+// clientInfo is the initialize request's clientInfo, kept for logs.
+type clientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// newSession returns a session named id that has not been initialized.
+func newSession(id string) *session {
+	return &session{id: id, inflight: make(map[string]context.CancelCauseFunc), lastUsed: time.Now()}
+}
+
+// protocolVersion returns the negotiated protocol version, or the latest before initialize.
+func (s *session) protocolVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.version == "" {
+		return latestProtocolVersion
+	}
+	return s.version
+}
+
+// isInitialized reports whether initialize was answered on this session.
+func (s *session) isInitialized() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.initialized
+}
+
+// begin registers a request in flight under key and returns its context and the function
+// that ends it. It fails with errSessionEnded on an ended session and with errDuplicateID when
+// a request with the same id is already in flight.
+func (s *session) begin(ctx context.Context, key string) (_ context.Context, done func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return ctx, nil, errSessionEnded
+	}
+	if _, dup := s.inflight[key]; dup {
+		return ctx, nil, errDuplicateID
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	s.inflight[key] = cancel
+	s.lastUsed = time.Now()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.lastUsed = time.Now()
+		s.mu.Unlock()
+		cancel(nil)
+	}, nil
+}
+
+// cancel ends the request in flight under key, if there is one.
+func (s *session) cancel(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.inflight[key]
+	if ok {
+		c(errCancelledByClient)
+	}
+	return ok
+}
+
+// end marks the session ended and cancels every request in flight.
+func (s *session) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	for _, c := range s.inflight {
+		c(errSessionEnded)
+	}
+}
+
+// touch records that the session was just used.
+func (s *session) touch() {
+	s.mu.Lock()
+	s.lastUsed = time.Now()
+	s.mu.Unlock()
+}
+
+// idleSince reports when the session was last used, and whether it is idle at all: a session
+// with requests in flight is never idle.
+func (s *session) idleSince() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUsed, len(s.inflight) == 0
+}
+
+// A sessionStore holds the HTTP sessions by id and expires idle ones.
+type sessionStore struct {
+	idle time.Duration
+
+	mu sync.Mutex
+	m  map[string]*session
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// newSessionStore returns a store whose janitor expires sessions idle for longer than idle.
+// close stops the janitor.
+func newSessionStore(idle time.Duration) *sessionStore {
+	st := &sessionStore{idle: idle, m: make(map[string]*session), stop: make(chan struct{})}
+	st.wg.Add(1)
+	go st.janitor()
+	return st
+}
+
+// newSessionID returns a new, unguessable session id of visible ASCII characters.
+func newSessionID() string {
+	return hex.EncodeToString(randomBytes(16))
+}
+
+// randomBytes returns n bytes from the system's secure random source.
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	// crypto/rand.Read never fails; it crashes the program if the system source does.
+	_, _ = rand.Read(b)
+	return b
+}
+
+// add stores s under its id.
+func (st *sessionStore) add(s *session) {
+	st.mu.Lock()
+	st.m[s.id] = s
+	st.mu.Unlock()
+}
+
+// get returns the live session named id.
+func (st *sessionStore) get(id string) (*session, bool) {
+	st.mu.Lock()
+	s, ok := st.m[id]
+	st.mu.Unlock()
+	if ok {
+		s.touch()
+	}
+	return s, ok
+}
+
+// remove ends the session named id and forgets it; ok is false if there was none.
+func (st *sessionStore) remove(id string) bool {
+	st.mu.Lock()
+	s, ok := st.m[id]
+	delete(st.m, id)
+	st.mu.Unlock()
+	if ok {
+		s.end()
+	}
+	return ok
+}
+
+// janitor expires idle sessions until the store is closed.
+func (st *sessionStore) janitor() {
+	defer st.wg.Done()
+	t := time.NewTicker(janitorInterval(st.idle))
+	defer t.Stop()
+	for {
+		select {
+		case <-st.stop:
+			return
+		case now := <-t.C:
+			st.expire(now)
+		}
+	}
+}
+
+// janitorInterval is how often the janitor looks: often enough that a session outlives its
+// idle timeout by at most a quarter of it, and at most once a minute.
+func janitorInterval(idle time.Duration) time.Duration {
+	return min(max(idle/4, time.Millisecond), time.Minute)
+}
+
+// expire ends the sessions idle since before now minus the idle timeout.
+func (st *sessionStore) expire(now time.Time) {
+	var gone []*session
+	st.mu.Lock()
+	for id, s := range st.m {
+		if last, idle := s.idleSince(); idle && now.Sub(last) > st.idle {
+			delete(st.m, id)
+			gone = append(gone, s)
+		}
+	}
+	st.mu.Unlock()
+	for _, s := range gone {
+		s.end()
+	}
+}
+
+// close stops the janitor and ends every session.
+func (st *sessionStore) close() {
+	close(st.stop)
+	st.wg.Wait()
+	st.mu.Lock()
+	all := st.m
+	st.m = make(map[string]*session)
+	st.mu.Unlock()
+	for _, s := range all {
+		s.end()
+	}
+}

@@ -1,0 +1,289 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hooteproto"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// listToolsResult is tools/list's answer. All tools fit in one page.
+type listToolsResult struct {
+	Tools []toolDescription `json:"tools"`
+}
+
+// A toolDescription is one tool as tools/list shows it.
+type toolDescription struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  toolAnnotations `json:"annotations"`
+}
+
+// toolAnnotations are a tool's hints, every one of them explicit: a missing hint means a
+// default that clients read differently (destructiveHint and openWorldHint default to true).
+type toolAnnotations struct {
+	Title           string `json:"title"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint bool   `json:"destructiveHint"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   bool   `json:"openWorldHint"`
+}
+
+// toolDescriptions describes tools for tools/list.
+func toolDescriptions(tools []*hootv1hoot.Tool) []toolDescription {
+	out := make([]toolDescription, 0, len(tools))
+	for _, t := range tools {
+		d := toolDescription{
+			Name:        t.Name,
+			Title:       t.Title,
+			Description: t.Description,
+			InputSchema: compact(json.RawMessage(t.InputSchema)),
+			Annotations: toolAnnotations{
+				Title:           t.Title,
+				ReadOnlyHint:    t.Annotations.ReadOnly,
+				DestructiveHint: t.Annotations.Destructive,
+				IdempotentHint:  t.Annotations.Idempotent,
+				OpenWorldHint:   t.Annotations.OpenWorld,
+			},
+		}
+		if strings.TrimSpace(t.OutputSchema) != "" {
+			d.OutputSchema = compact(json.RawMessage(t.OutputSchema))
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// listTools answers tools/list. The server never hands out a cursor, so any cursor is stale.
+func (s *Server) listTools(msg *message) *response {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if msg.Params != nil && json.Unmarshal(msg.Params, &p) != nil {
+		return s.fail(msg.ID, codeInvalidParams, "invalid params: tools/list takes an object with an optional cursor", &guidance{
+			Hint: "Send tools/list with empty params.",
+			Try:  tryToolsList(),
+		})
+	}
+	if p.Cursor != nil && *p.Cursor != "" {
+		return s.fail(msg.ID, codeInvalidParams, "invalid params: unknown cursor "+quote(*p.Cursor), &guidance{
+			Hint: "All tools come in the first page; send tools/list without a cursor.",
+			Try:  tryToolsList(),
+		})
+	}
+	return newResult(msg.ID, s.listResult)
+}
+
+// callToolParams are tools/call's params.
+type callToolParams struct {
+	Name      json.RawMessage `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	} `json:"_meta"`
+}
+
+// callToolResult is tools/call's answer.
+type callToolResult struct {
+	Content           []textContent   `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+// textContent is a text content block.
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// progressParams are notifications/progress's params.
+type progressParams struct {
+	ProgressToken json.RawMessage `json:"progressToken"`
+	Progress      float64         `json:"progress"`
+	Total         float64         `json:"total,omitempty"`
+	Message       string          `json:"message,omitempty"`
+}
+
+// resultJSON is how a typed result becomes structuredContent: field names as the schema has
+// them, and every field present, so that the output schema's properties are always there.
+var resultJSON = protojson.MarshalOptions{UseProtoNames: true, EmitDefaultValues: true}
+
+// callTool answers tools/call: find the tool, apply the tier policy, decode and validate the
+// arguments, call the backend, and render its typed answer.
+func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *response {
+	var p callToolParams
+	var name string
+	if msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
+		kindOf(p.Name) != "string" || json.Unmarshal(p.Name, &name) != nil || name == "" {
+		g := &guidance{
+			Hint:  "Name the tool in params.name and put its arguments in params.arguments.",
+			Tools: s.allowedNames,
+			Try:   tryToolsList(),
+		}
+		if len(s.allowed) > 0 {
+			g.Try = tryToolsCall(s.allowed[0])
+		}
+		return s.fail(msg.ID, codeInvalidParams, "invalid params: tools/call needs params.name, the name of a tool, and params.arguments, an object", g)
+	}
+	t, known := s.tools[name]
+	if !known {
+		near := closeNames(name, s.allowedNames)
+		return s.fail(msg.ID, codeInvalidParams, "unknown tool "+quote(name)+didYouMeanSuffix(near), &guidance{
+			Hint:       "Call one of the tools in tools; tools/list describes each with its arguments.",
+			Tool:       name,
+			DidYouMean: near,
+			Tools:      s.allowedNames,
+			Try:        tryToolsList(),
+		})
+	}
+	if t.Tier > s.cfg.MaxTier {
+		// Refused here, before anything reaches the network.
+		e := hooteproto.NewError(hooteproto.CodePermissionDenied,
+			"tool "+quote(name)+" needs tier "+tierName(t.Tier)+" and this server allows tools up to tier "+tierName(s.cfg.MaxTier)).
+			WithHint("Use the tools that tools/list shows; only the operator can raise the server's tier.")
+		s.log.Info("mcp: tool refused by tier", "tool", name, "tier", t.Tier, "maxTier", s.cfg.MaxTier)
+		return newResult(msg.ID, toolErrorResult(name, e))
+	}
+
+	req, bad := decodeArguments(t, p.Arguments)
+	if bad != nil {
+		return s.badArguments(msg.ID, sess, t, bad)
+	}
+
+	var onProgress func(*hootv1.Progress)
+	if out != nil && (kindOf(p.Meta.ProgressToken) == "string" || kindOf(p.Meta.ProgressToken) == "number") {
+		onProgress = progressRelay(compact(p.Meta.ProgressToken), out)
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
+	defer cancel()
+	start := time.Now()
+	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), onProgress)
+	log := s.log.With("tool", name, "service", t.Service, "session", sess.id, "elapsed", time.Since(start))
+	if err != nil {
+		e := hooteproto.AsError(err)
+		if errors.Is(context.Cause(ctx), errCancelledByClient) {
+			e = hooteproto.WrapError(hooteproto.CodeCanceled, err).WithHint("The call was cancelled at the client's request.")
+		}
+		log.Info("mcp: tool call failed", "code", e.Code(), "err", err)
+		return newResult(msg.ID, toolErrorResult(name, e))
+	}
+	if res == nil {
+		log.Error("mcp: backend returned neither a result nor an error")
+		return s.internalError(msg.ID, "the worker gave no result for tool "+quote(name))
+	}
+	if te := res.GetError(); te != nil {
+		e := hooteproto.ErrorFromTool(te)
+		log.Info("mcp: tool answered with an error", "code", e.Code(), "message", e.Message())
+		return newResult(msg.ID, toolErrorResult(name, e))
+	}
+	m, ok := t.Unwrap(res)
+	if !ok || m == nil {
+		log.Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
+		return s.internalError(msg.ID, "the worker answered tool "+quote(name)+" with a result of another kind")
+	}
+	b, err := resultJSON.Marshal(m)
+	if err != nil {
+		log.Error("mcp: result does not encode as JSON", "err", err)
+		return s.internalError(msg.ID, "the result of tool "+quote(name)+" could not be encoded")
+	}
+	// protojson varies its whitespace on purpose; compact output is stable and smaller.
+	b = compact(b)
+	log.Debug("mcp: tool call done")
+	return newResult(msg.ID, callToolResult{
+		Content:           []textContent{{Type: "text", Text: string(b)}},
+		StructuredContent: b,
+	})
+}
+
+// badArguments answers arguments that do not decode or validate: as a tool result with
+// isError for protocol versions from 2025-11-25 (so that the model sees it), and as -32602
+// with the same guidance before.
+func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *argumentError) *response {
+	msg := "invalid arguments for " + t.Name + ": " + bad.message
+	hint := bad.hint
+	if hint == "" {
+		hint = "Fix the field named in field and call " + t.Name + " again; example is a valid call."
+	}
+	g := &guidance{
+		Hint:       hint,
+		Tool:       t.Name,
+		Field:      bad.field,
+		Expected:   bad.expected,
+		Got:        bad.got,
+		DidYouMean: bad.didYouMean,
+		Usage:      t.Usage,
+		Example:    exampleCall(t),
+	}
+	if s.cfg.MinimalErrors {
+		g = nil
+	}
+	if argumentErrorsAsResults(sess.protocolVersion()) {
+		return newResult(id, callToolResult{
+			Content: []textContent{{Type: "text", Text: argumentErrorText(msg, g)}},
+			IsError: true,
+		})
+	}
+	return s.fail(id, codeInvalidParams, msg, g)
+}
+
+// internalError answers a fault of the server or a worker.
+func (s *Server) internalError(id json.RawMessage, msg string) *response {
+	return s.fail(id, codeInternalError, "internal error: "+msg, &guidance{
+		Hint: "This is a fault of the server, not of the request; try again later, and report it if it persists.",
+	})
+}
+
+// toolErrorResult renders a tool's failure as a tool result with isError and no structured
+// content: the failure does not conform to the tool's output schema.
+func toolErrorResult(tool string, e *hooteproto.Error) callToolResult {
+	return callToolResult{
+		Content: []textContent{{Type: "text", Text: toolErrorText(tool, e)}},
+		IsError: true,
+	}
+}
+
+// progressRelay returns the function that turns a worker's progress reports into
+// notifications/progress for token. MCP requires progress to grow with every notification, so
+// reports that do not are dropped.
+func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
+	var mu sync.Mutex
+	var last float64
+	sent := false
+	return func(p *hootv1.Progress) {
+		if p == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if sent && p.GetProgress() <= last {
+			return
+		}
+		sent, last = true, p.GetProgress()
+		out.notify(&notification{
+			JSONRPC: jsonrpcVersion,
+			Method:  notifyProgress,
+			Params: progressParams{
+				ProgressToken: token,
+				Progress:      p.GetProgress(),
+				Total:         p.GetTotal(),
+				Message:       p.GetMessage(),
+			},
+		})
+	}
+}
+
+// tierName returns a tier's short name, such as "STANDARD".
+func tierName(t hootv1.Tier) string {
+	return strings.TrimPrefix(t.String(), "TIER_")
+}

@@ -1,0 +1,333 @@
+package genhoot
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Names of the envelope messages and of the error member of Result.
+const (
+	payloadName   = "Payload"
+	resultName    = "Result"
+	toolErrorName = "ToolError"
+)
+
+var (
+	toolNamePattern    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	serviceNamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+)
+
+// A catalog is every tool of one schema, read from its Payload and Result messages.
+type catalog struct {
+	file     *protogen.File
+	payload  *protogen.Message
+	result   *protogen.Message
+	tools    []*tool
+	services []*service
+	tierEnum *protogen.Enum
+	kindEnum *protogen.Enum
+}
+
+// A tool is one member of the Payload oneof with what was worked out about it.
+type tool struct {
+	opts         *hootv1.ToolOptions
+	request      *protogen.Message
+	result       *protogen.Message
+	payloadField *protogen.Field // the request's member of the Payload oneof
+	resultField  *protogen.Field // the result's member of the Result oneof
+	method       string          // the handler method's Go name
+	description  string
+	tier, kind   *protogen.EnumValue
+
+	inputSchema  string
+	outputSchema string
+	usage        string
+	example      string
+}
+
+// A service is the tools that one worker service serves, in Payload order.
+type service struct {
+	name   string
+	goName string
+	tools  []*tool
+}
+
+// refusals collects every reason to refuse a schema, so that one run reports them all.
+type refusals []error
+
+func (r *refusals) add(format string, args ...any) {
+	*r = append(*r, fmt.Errorf("protoc-gen-hoot: "+format, args...))
+}
+
+func (r refusals) err() error { return errors.Join(r...) }
+
+// newCatalog reads the tools of the schema whose Payload message is payload.
+func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.Message) (*catalog, error) {
+	c := &catalog{file: file, payload: payload}
+	var bad refusals
+
+	c.tierEnum = findEnum(plugin, (hootv1.Tier)(0).Descriptor().FullName())
+	c.kindEnum = findEnum(plugin, (hootv1.Kind)(0).Descriptor().FullName())
+	if c.tierEnum == nil || c.kindEnum == nil {
+		bad.add("%s does not import %s: the tool options are needed to build the tool table",
+			file.Desc.Path(), hootv1.File_hoot_v1_options_proto.Path())
+		return nil, bad.err()
+	}
+
+	payloadOneof := soleOneof(payload, &bad)
+	c.result = findMessage(file.Messages, resultName)
+	if c.result == nil {
+		bad.add("%s defines %s but no %s message: add `message %s { oneof result { %s error = 1; ... } }` next to it",
+			file.Desc.Path(), payload.Desc.FullName(), resultName, resultName, toolErrorName)
+		return nil, bad.err()
+	}
+	resultOneof := soleOneof(c.result, &bad)
+	if payloadOneof == nil || resultOneof == nil {
+		return nil, bad.err()
+	}
+
+	// The members of Result, by the full name of their message.
+	results := make(map[protoreflect.FullName]*protogen.Field)
+	produced := make(map[*protogen.Field]bool)
+	var toolError *protogen.Field
+	for _, f := range resultOneof.Fields {
+		if f.Message == nil {
+			bad.add("%s is a %s: every member of %s.%s must be a message (a tool's result or %s)",
+				f.Desc.FullName(), f.Desc.Kind(), c.result.Desc.FullName(), resultOneof.Desc.Name(), toolErrorName)
+			continue
+		}
+		if f.Message.Desc.Name() == toolErrorName {
+			toolError = f
+			continue
+		}
+		if prev, ok := results[f.Message.Desc.FullName()]; ok {
+			bad.add("%s and %s both hold %s: keep one of them", prev.Desc.FullName(), f.Desc.FullName(), f.Message.Desc.FullName())
+			continue
+		}
+		results[f.Message.Desc.FullName()] = f
+	}
+	if toolError == nil {
+		bad.add("%s.%s has no %s member: add `%s error = N;` to it, so that workers can report failures",
+			c.result.Desc.FullName(), resultOneof.Desc.Name(), toolErrorName, toolErrorName)
+	}
+
+	names := make(map[string]*tool)
+	inPayload := make(map[protoreflect.FullName]bool)
+	for _, f := range payloadOneof.Fields {
+		if f.Message == nil {
+			bad.add("%s is a %s: every member of %s.%s must be a tool's request message",
+				f.Desc.FullName(), f.Desc.Kind(), payload.Desc.FullName(), payloadOneof.Desc.Name())
+			continue
+		}
+		m := f.Message
+		if inPayload[m.Desc.FullName()] {
+			bad.add("%s holds %s a second time: a request message is one tool, keep one member", f.Desc.FullName(), m.Desc.FullName())
+			continue
+		}
+		inPayload[m.Desc.FullName()] = true
+		opts := toolOptionsOf(m)
+		if opts == nil {
+			bad.add("%s holds %s, which has no (hoot.v1.tool) option: add `option (hoot.v1.tool) = {name: \"...\" service: \"...\" ...};` to %s, or take it out of %s",
+				f.Desc.FullName(), m.Desc.FullName(), m.Desc.Name(), payload.Desc.Name())
+			continue
+		}
+		t := &tool{opts: opts, request: m, payloadField: f, method: camelCase(opts.GetName())}
+		c.checkTool(t, names, &bad)
+		if t.result = c.findResult(t, results, &bad); t.result != nil {
+			t.resultField = results[t.result.Desc.FullName()]
+			produced[t.resultField] = true
+		}
+		c.tools = append(c.tools, t)
+	}
+
+	// A tool option outside Payload would silently make no tool.
+	for _, f := range plugin.Files {
+		if f.Desc.Package() != file.Desc.Package() {
+			continue
+		}
+		walkMessages(f.Messages, func(m *protogen.Message) {
+			if toolOptionsOf(m) != nil && !inPayload[m.Desc.FullName()] {
+				bad.add("%s has the (hoot.v1.tool) option but is not in %s.%s: add `%s %s = N;` to the oneof, or drop the option",
+					m.Desc.FullName(), payload.Desc.FullName(), payloadOneof.Desc.Name(), m.Desc.Name(), toolOptionsOf(m).GetName())
+			}
+		})
+	}
+	for _, f := range resultOneof.Fields {
+		if f.Message != nil && f != toolError && !produced[f] && results[f.Message.Desc.FullName()] == f {
+			bad.add("%s holds %s, which no tool returns: take it out of %s, or name it in a tool's (hoot.v1.tool).result",
+				f.Desc.FullName(), f.Message.Desc.FullName(), c.result.Desc.Name())
+		}
+	}
+	if len(bad) > 0 {
+		return nil, bad.err()
+	}
+	c.groupServices(&bad)
+	return c, bad.err()
+}
+
+// checkTool checks the tool's options and resolves its tier and kind.
+func (c *catalog) checkTool(t *tool, names map[string]*tool, bad *refusals) {
+	m, o := t.request.Desc.FullName(), t.opts
+	switch name := o.GetName(); {
+	case name == "":
+		bad.add("%s: (hoot.v1.tool).name is empty: give the tool a snake_case name such as %q", m, snakeCase(strings.TrimSuffix(string(t.request.Desc.Name()), "Request")))
+	case !toolNamePattern.MatchString(name):
+		bad.add("%s: tool name %q is not valid: use 1 to 64 characters of [a-z0-9_], starting with a letter", m, name)
+	case names[name] != nil:
+		bad.add("%s: tool name %q is already the name of %s: tool names must be unique", m, name, names[name].request.Desc.FullName())
+	default:
+		names[name] = t
+	}
+	switch s := o.GetService(); {
+	case s == "":
+		bad.add("%s: (hoot.v1.tool).service is empty: name the worker service that serves the tool, such as \"system\"", m)
+	case !serviceNamePattern.MatchString(s):
+		bad.add("%s: service name %q is not valid: use 1 to 64 characters of [a-z0-9_], starting with a letter", m, s)
+	}
+	t.tier = enumValue(c.tierEnum, protoreflect.EnumNumber(o.GetTier()))
+	if o.GetTier() == hootv1.Tier_TIER_UNSPECIFIED || t.tier == nil {
+		bad.add("%s: (hoot.v1.tool).tier is not set: say how much trust the tool needs, such as tier: TIER_BASIC", m)
+	}
+	t.kind = enumValue(c.kindEnum, protoreflect.EnumNumber(o.GetKind()))
+	if o.GetKind() == hootv1.Kind_KIND_UNSPECIFIED || t.kind == nil {
+		bad.add("%s: (hoot.v1.tool).kind is not set: say how the tool answers, kind: KIND_SYNC or kind: KIND_JOB", m)
+	}
+	t.description = joinProse(o.GetDescription(), prose(t.request.Comments.Leading))
+}
+
+// findResult returns the tool's result message from the members of Result.
+func (c *catalog) findResult(t *tool, results map[protoreflect.FullName]*protogen.Field, bad *refusals) *protogen.Message {
+	req := t.request.Desc
+	name := t.opts.GetResult()
+	if name == "" {
+		base, ok := strings.CutSuffix(string(req.Name()), "Request")
+		if !ok {
+			bad.add("%s: the name does not end in Request, so the result cannot be found by name: set (hoot.v1.tool).result to the result message's name", req.FullName())
+			return nil
+		}
+		name = base + "Result"
+	}
+	full := protoreflect.FullName(name)
+	if !strings.Contains(name, ".") {
+		full = req.ParentFile().Package().Append(protoreflect.Name(name))
+	}
+	if f, ok := results[full]; ok {
+		return f.Message
+	}
+	bad.add("%s: tool %q has no result: %s is not a member of %s; add `%s %s = N;` to its oneof (or set (hoot.v1.tool).result to the message the tool returns)",
+		req.FullName(), t.opts.GetName(), full, c.result.Desc.FullName(), full.Name(), t.opts.GetName())
+	return nil
+}
+
+// groupServices sorts the tools into services, in the order each service first appears.
+func (c *catalog) groupServices(bad *refusals) {
+	byName := make(map[string]*service)
+	goNames := make(map[string]string)
+	for _, t := range c.tools {
+		s := byName[t.opts.GetService()]
+		if s == nil {
+			s = &service{name: t.opts.GetService(), goName: camelCase(t.opts.GetService())}
+			if other, ok := goNames[s.goName]; ok {
+				bad.add("services %q and %q both become %sHandler in Go: rename one", other, s.name, s.goName)
+			}
+			goNames[s.goName] = s.name
+			byName[s.name] = s
+			c.services = append(c.services, s)
+		}
+		for _, u := range s.tools {
+			if u.method == t.method {
+				bad.add("%s: tools %q and %q of service %q both become the method %s: rename one",
+					t.request.Desc.FullName(), u.opts.GetName(), t.opts.GetName(), s.name, t.method)
+			}
+		}
+		s.tools = append(s.tools, t)
+	}
+}
+
+// soleOneof returns the one oneof of an envelope message, which must hold all its fields.
+func soleOneof(m *protogen.Message, bad *refusals) *protogen.Oneof {
+	var oneofs []*protogen.Oneof
+	for _, o := range m.Oneofs {
+		if !o.Desc.IsSynthetic() {
+			oneofs = append(oneofs, o)
+		}
+	}
+	if len(oneofs) != 1 {
+		bad.add("%s must have exactly one oneof, holding one member per tool; it has %d", m.Desc.FullName(), len(oneofs))
+		return nil
+	}
+	for _, f := range m.Fields {
+		if f.Oneof != oneofs[0] {
+			bad.add("%s is outside the oneof %s: %s may hold nothing but its oneof; move the field into it or drop it",
+				f.Desc.FullName(), oneofs[0].Desc.Name(), m.Desc.FullName())
+		}
+	}
+	return oneofs[0]
+}
+
+func toolOptionsOf(m *protogen.Message) *hootv1.ToolOptions {
+	opts := m.Desc.Options()
+	if !proto.HasExtension(opts, hootv1.E_Tool) {
+		return nil
+	}
+	o, _ := proto.GetExtension(opts, hootv1.E_Tool).(*hootv1.ToolOptions)
+	return o
+}
+
+func findMessage(ms []*protogen.Message, name protoreflect.Name) *protogen.Message {
+	for _, m := range ms {
+		if m.Desc.Name() == name {
+			return m
+		}
+	}
+	return nil
+}
+
+func walkMessages(ms []*protogen.Message, fn func(*protogen.Message)) {
+	for _, m := range ms {
+		fn(m)
+		walkMessages(m.Messages, fn)
+	}
+}
+
+func findEnum(plugin *protogen.Plugin, name protoreflect.FullName) *protogen.Enum {
+	for _, f := range plugin.Files {
+		for _, e := range f.Enums {
+			if e.Desc.FullName() == name {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+func enumValue(e *protogen.Enum, n protoreflect.EnumNumber) *protogen.EnumValue {
+	for _, v := range e.Values {
+		if v.Desc.Number() == n {
+			return v
+		}
+	}
+	return nil
+}
+
+// snakeCase turns a Go-style name into snake_case: "CasGet" becomes "cas_get".
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,192 @@
+package genhoot
+
+import (
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/compiler/protogen"
+)
+
+// generateTools writes tools.hoot.go: the Tool and Annotations types and the Tools table.
+func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackageName) {
+	generatePreamble(g, c, pkg, true)
+	protoMessage := g.QualifiedGoIdent(protoPackage.Ident("Message"))
+	payload := g.QualifiedGoIdent(c.payload.GoIdent)
+	result := g.QualifiedGoIdent(c.result.GoIdent)
+
+	g.P("// A Tool is everything the gateway knows about one tool, generated from its request message.")
+	g.P("type Tool struct {")
+	g.P("// Name is the tool's MCP name.")
+	g.P("Name string")
+	g.P("// Title is a short human title.")
+	g.P("Title string")
+	g.P("// Description is the option's one-line description followed by the message's comment.")
+	g.P("Description string")
+	g.P("// Service is the worker service that serves the tool.")
+	g.P("Service string")
+	g.P("// Tier is how much trust the tool needs.")
+	g.P("Tier ", c.tierEnum.GoIdent)
+	g.P("// Kind says whether the tool answers inline or runs as a job.")
+	g.P("Kind ", c.kindEnum.GoIdent)
+	g.P("// Annotations are the tool's behaviour hints.")
+	g.P("Annotations Annotations")
+	g.P("// InputSchema is the JSON Schema of the tool's arguments, as JSON text.")
+	g.P("InputSchema string")
+	g.P("// OutputSchema is the JSON Schema of the tool's structured result (protojson with proto")
+	g.P("// field names), as JSON text.")
+	g.P("OutputSchema string")
+	g.P("// Usage is a one-line signature, such as \"cas_get(hash: string, offset?: integer)\".")
+	g.P("Usage string")
+	g.P("// Example is a valid arguments object for the tool, as JSON text.")
+	g.P("Example string")
+	g.P("// NewRequest returns a new, empty request message of the tool.")
+	g.P("NewRequest func() ", protoMessage)
+	g.P("// Wrap puts a request made by NewRequest into a Payload.")
+	g.P("Wrap func(", protoMessage, ") *", payload)
+	g.P("// Unwrap takes the tool's result out of a Result; ok is false when r holds something else.")
+	g.P("Unwrap func(r *", result, ") (m ", protoMessage, ", ok bool)")
+	g.P("}")
+	g.P()
+	g.P("// Annotations are a tool's behaviour hints.")
+	g.P("type Annotations struct {")
+	g.P("// ReadOnly: the tool does not change any state.")
+	g.P("ReadOnly bool")
+	g.P("// Destructive: the tool may destroy or overwrite existing state.")
+	g.P("Destructive bool")
+	g.P("// Idempotent: calling the tool twice with the same arguments has no further effect.")
+	g.P("Idempotent bool")
+	g.P("// OpenWorld: the tool reaches beyond this server.")
+	g.P("OpenWorld bool")
+	g.P("}")
+	g.P()
+	wrapComment(g, "", "Tools is every tool of the schema, in the order of the "+string(c.payload.Desc.Name())+" oneof.")
+	g.P("var Tools = []Tool{")
+	for _, t := range c.tools {
+		generateTool(g, t, payload, result, protoMessage)
+	}
+	g.P("}")
+	g.AnnotateSymbol("Tools", protogen.Annotation{Location: c.payload.Location})
+}
+
+func generateTool(g *protogen.GeneratedFile, t *tool, payload, result, protoMessage string) {
+	req := g.QualifiedGoIdent(t.request.GoIdent)
+	pf, rf := t.payloadField, t.resultField
+	g.P("{")
+	g.P("Name: ", strconv.Quote(t.opts.GetName()), ",")
+	g.P("Title: ", strconv.Quote(t.opts.GetTitle()), ",")
+	g.P("Description: ", strconv.Quote(t.description), ",")
+	g.P("Service: ", strconv.Quote(t.opts.GetService()), ",")
+	g.P("Tier: ", t.tier.GoIdent, ",")
+	g.P("Kind: ", t.kind.GoIdent, ",")
+	var hints []string
+	a := t.opts.GetAnnotations()
+	for _, h := range []struct {
+		name string
+		on   bool
+	}{{"ReadOnly", a.GetReadOnly()}, {"Destructive", a.GetDestructive()}, {"Idempotent", a.GetIdempotent()}, {"OpenWorld", a.GetOpenWorld()}} {
+		if h.on {
+			hints = append(hints, h.name+": true")
+		}
+	}
+	g.P("Annotations: Annotations{", strings.Join(hints, ", "), "},")
+	g.P("InputSchema: ", goString(t.inputSchema), ",")
+	g.P("OutputSchema: ", goString(t.outputSchema), ",")
+	g.P("Usage: ", strconv.Quote(t.usage), ",")
+	g.P("Example: ", goString(t.example), ",")
+	g.P("NewRequest: func() ", protoMessage, " { return new(", req, ") },")
+	g.P("Wrap: func(m ", protoMessage, ") *", payload, " {")
+	g.P("return &", payload, "{", pf.Oneof.GoName, ": &", pf.GoIdent, "{", pf.GoName, ": m.(*", req, ")}}")
+	g.P("},")
+	g.P("Unwrap: func(r *", result, ") (", protoMessage, ", bool) {")
+	g.P("x, ok := r.Get", rf.Oneof.GoName, "().(*", rf.GoIdent, ")")
+	g.P("if !ok {")
+	g.P("return nil, false")
+	g.P("}")
+	g.P("return x.", rf.GoName, ", true")
+	g.P("},")
+	g.P("},")
+}
+
+// generateServices writes services.hoot.go: the Service type, the service name constants, and
+// per service a handler interface and its constructor.
+func generateServices(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackageName) {
+	generatePreamble(g, c, pkg, false)
+	ctx := g.QualifiedGoIdent(contextPackage.Ident("Context"))
+	payload := g.QualifiedGoIdent(c.payload.GoIdent)
+	result := g.QualifiedGoIdent(c.result.GoIdent)
+
+	g.P("// ErrNotServed is returned by a Service's Dispatch for a payload that holds no request of that")
+	g.P("// service.")
+	g.P("var ErrNotServed = ", errorsPackage.Ident("New"), "(", strconv.Quote(string(pkg)+": payload is not served by this service"), ")")
+	g.P()
+	g.P("// A Service is the worker side of one service: the names of its tools and a dispatch that calls")
+	g.P("// the handler method of the tool a payload holds.")
+	g.P("type Service struct {")
+	g.P("// Name is the service's name, as the tools' service option gives it.")
+	g.P("Name string")
+	g.P("// Tools are the names of the service's tools.")
+	g.P("Tools []string")
+	g.P("dispatch func(", ctx, ", *", payload, ") (*", result, ", error)")
+	g.P("}")
+	g.P()
+	g.P("// Dispatch calls the handler method for the request in p and wraps its answer in a Result.")
+	g.P("// A handler's error is returned as it is; a payload of another service gives ErrNotServed.")
+	g.P("func (s Service) Dispatch(ctx ", ctx, ", p *", payload, ") (*", result, ", error) {")
+	g.P("return s.dispatch(ctx, p)")
+	g.P("}")
+	g.P()
+	g.P("const (")
+	for _, s := range c.services {
+		g.P("// ", s.goName, "ServiceName is the name of the ", strconv.Quote(s.name), " service.")
+		g.P(s.goName, "ServiceName = ", strconv.Quote(s.name))
+	}
+	g.P(")")
+	g.P()
+	for _, s := range c.services {
+		generateHandler(g, s, ctx)
+		generateService(g, s, ctx, payload, result)
+	}
+}
+
+func generateHandler(g *protogen.GeneratedFile, s *service, ctx string) {
+	name := s.goName + "Handler"
+	g.P("// ", name, " serves the tools of the ", strconv.Quote(s.name), " service.")
+	g.P("type ", name, " interface {")
+	for _, t := range s.tools {
+		wrapComment(g, "\t", t.method+" serves the tool "+strconv.Quote(t.opts.GetName())+". "+t.opts.GetDescription())
+		g.P(t.method, "(", ctx, ", *", t.request.GoIdent, ") (*", t.result.GoIdent, ", error)")
+		g.AnnotateSymbol(name+"."+t.method, protogen.Annotation{Location: t.request.Location})
+	}
+	g.P("}")
+	g.P()
+}
+
+func generateService(g *protogen.GeneratedFile, s *service, ctx, payload, result string) {
+	quoted := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		quoted[i] = strconv.Quote(t.opts.GetName())
+	}
+	g.P("// New", s.goName, "Service returns the Service that dispatches the ", strconv.Quote(s.name), " tools to h.")
+	g.P("func New", s.goName, "Service(h ", s.goName, "Handler) Service {")
+	g.P("return Service{")
+	g.P("Name: ", s.goName, "ServiceName,")
+	g.P("Tools: []string{", strings.Join(quoted, ", "), "},")
+	g.P("dispatch: func(ctx ", ctx, ", p *", payload, ") (*", result, ", error) {")
+	g.P("switch x := p.Get", s.tools[0].payloadField.Oneof.GoName, "().(type) {")
+	for _, t := range s.tools {
+		pf, rf := t.payloadField, t.resultField
+		g.P("case *", pf.GoIdent, ":")
+		g.P("res, err := h.", t.method, "(ctx, x.", pf.GoName, ")")
+		g.P("if err != nil {")
+		g.P("return nil, err")
+		g.P("}")
+		g.P("return &", result, "{", rf.Oneof.GoName, ": &", rf.GoIdent, "{", rf.GoName, ": res}}, nil")
+	}
+	g.P("default:")
+	g.P("return nil, ", fmtPackage.Ident("Errorf"), "(\"%w: %T\", ErrNotServed, x)")
+	g.P("}")
+	g.P("},")
+	g.P("}")
+	g.P("}")
+	g.P()
+}

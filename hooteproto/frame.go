@@ -1,0 +1,213 @@
+package hooteproto
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+)
+
+// A Command is what a frame asks of its receiver.
+type Command byte
+
+const (
+	// CommandReady: a worker announces the services it serves (body: hoot.v1.Ready).
+	CommandReady Command = 1
+	// CommandRequest: the gateway asks a worker to run a tool (body: hoot.v1.Request).
+	CommandRequest Command = 2
+	// CommandProgress: a worker reports how far a request has come (body: hoot.v1.Progress).
+	CommandProgress Command = 3
+	// CommandReply: a worker answers a request (body: hoot.v1.Result).
+	CommandReply Command = 4
+	// CommandCancel: the gateway no longer wants the answer to a request (no body).
+	CommandCancel Command = 5
+	// CommandHeartbeat: either side says it is alive (no body).
+	CommandHeartbeat Command = 6
+	// CommandDisconnect: either side says it is leaving, or does not know the other (no body).
+	CommandDisconnect Command = 7
+
+	minCommand = CommandReady
+	maxCommand = CommandDisconnect
+)
+
+// String returns the command's name as the protocol writes it, such as "REQUEST".
+func (c Command) String() string {
+	switch c {
+	case CommandReady:
+		return "READY"
+	case CommandRequest:
+		return "REQUEST"
+	case CommandProgress:
+		return "PROGRESS"
+	case CommandReply:
+		return "REPLY"
+	case CommandCancel:
+		return "CANCEL"
+	case CommandHeartbeat:
+		return "HEARTBEAT"
+	case CommandDisconnect:
+		return "DISCONNECT"
+	}
+	return fmt.Sprintf("COMMAND_%d", byte(c))
+}
+
+// needsID reports whether frames of this command belong to one request.
+func (c Command) needsID() bool {
+	return c == CommandRequest || c == CommandProgress || c == CommandReply || c == CommandCancel
+}
+
+// A RequestID names one request for the whole of its life on the wire.
+type RequestID [16]byte
+
+// NewRequestID returns a random RequestID.
+func NewRequestID() RequestID {
+	var id RequestID
+	_, _ = rand.Read(id[:]) // crypto/rand.Read never fails on supported platforms.
+	return id
+}
+
+// String returns the id as 32 hex digits.
+func (id RequestID) String() string { return hex.EncodeToString(id[:]) }
+
+// IsZero reports whether id is the zero id, which frames without a request carry.
+func (id RequestID) IsZero() bool { return id == RequestID{} }
+
+// A Frame is one HOOT/1 message.
+type Frame struct {
+	// Peer is the ZeroMQ routing identity of the other side. Only the router side (the gateway)
+	// sets and reads it; a worker's frames leave it empty.
+	Peer string
+	// Command says what the frame asks.
+	Command Command
+	// ID names the request a REQUEST, PROGRESS, REPLY or CANCEL frame belongs to.
+	ID RequestID
+	// Service names the service a READY announces or a REQUEST is for; empty otherwise.
+	Service string
+	// Traceparent is the W3C trace context of the request, or empty.
+	Traceparent string
+	// Body is the protobuf-encoded message of the command, or empty.
+	Body []byte
+}
+
+// Limits of the fields of a frame that are not the body.
+const (
+	// MaxServiceLen is the longest service name a frame may carry.
+	MaxServiceLen = 64
+	// DefaultMaxBody is the default limit on a frame's body: 16 MiB.
+	DefaultMaxBody = 16 << 20
+	framePartCount = 6
+	traceparentLen = 55
+)
+
+// ErrFrame is wrapped by every error that DecodeFrame returns.
+var ErrFrame = errors.New("hooteproto: bad frame")
+
+// Parts returns the frame's ZeroMQ message parts (without the routing identity), sharing the body.
+func (f *Frame) Parts() [][]byte {
+	var id []byte
+	if f.Command.needsID() {
+		id = f.ID[:]
+	}
+	return [][]byte{
+		[]byte(Protocol),
+		{byte(f.Command)},
+		id,
+		[]byte(f.Service),
+		[]byte(f.Traceparent),
+		f.Body,
+	}
+}
+
+// DecodeFrame checks the message parts of one frame (without the routing identity) and returns
+// the frame. Every field is bounded: the protocol tag, a known command, a 16-byte id exactly when
+// the command needs one, a service name of [a-z0-9_] up to MaxServiceLen, a well-formed
+// traceparent or none, and a body of at most maxBody bytes (DefaultMaxBody when maxBody <= 0).
+// The frame's body shares memory with parts.
+func DecodeFrame(parts [][]byte, maxBody int) (Frame, error) {
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBody
+	}
+	var f Frame
+	if len(parts) != framePartCount {
+		return f, fmt.Errorf("%w: %d parts, want %d", ErrFrame, len(parts), framePartCount)
+	}
+	if string(parts[0]) != Protocol {
+		return f, fmt.Errorf("%w: protocol tag %q, want %q", ErrFrame, truncate(parts[0], 16), Protocol)
+	}
+	if len(parts[1]) != 1 || Command(parts[1][0]) < minCommand || Command(parts[1][0]) > maxCommand {
+		return f, fmt.Errorf("%w: unknown command %x", ErrFrame, truncate(parts[1], 4))
+	}
+	f.Command = Command(parts[1][0])
+	switch {
+	case f.Command.needsID() && len(parts[2]) != len(f.ID):
+		return f, fmt.Errorf("%w: %s needs a %d-byte request id, got %d bytes", ErrFrame, f.Command, len(f.ID), len(parts[2]))
+	case !f.Command.needsID() && len(parts[2]) != 0:
+		return f, fmt.Errorf("%w: %s carries no request id, got %d bytes", ErrFrame, f.Command, len(parts[2]))
+	}
+	copy(f.ID[:], parts[2])
+	if f.Command.needsID() && f.ID.IsZero() {
+		return f, fmt.Errorf("%w: %s with the zero request id", ErrFrame, f.Command)
+	}
+	if err := checkService(parts[3]); err != nil {
+		return f, err
+	}
+	f.Service = string(parts[3])
+	if len(parts[4]) != 0 {
+		if !validTraceparent(parts[4]) {
+			return f, fmt.Errorf("%w: malformed traceparent %q", ErrFrame, truncate(parts[4], traceparentLen))
+		}
+		f.Traceparent = string(parts[4])
+	}
+	if len(parts[5]) > maxBody {
+		return f, fmt.Errorf("%w: body of %d bytes is over the limit of %d", ErrFrame, len(parts[5]), maxBody)
+	}
+	f.Body = parts[5]
+	return f, nil
+}
+
+func checkService(b []byte) error {
+	if len(b) > MaxServiceLen {
+		return fmt.Errorf("%w: service name of %d bytes is over the limit of %d", ErrFrame, len(b), MaxServiceLen)
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return fmt.Errorf("%w: service name %q has a character outside [a-z0-9_]", ErrFrame, b)
+		}
+	}
+	return nil
+}
+
+// validTraceparent checks the W3C trace context version 00 form:
+// 2 hex version, 32 hex trace id, 16 hex parent id, 2 hex flags, separated by dashes.
+func validTraceparent(b []byte) bool {
+	if len(b) != traceparentLen || b[2] != '-' || b[35] != '-' || b[52] != '-' {
+		return false
+	}
+	allZero := func(s []byte) bool {
+		for _, c := range s {
+			if c != '0' {
+				return false
+			}
+		}
+		return true
+	}
+	for i, c := range b {
+		if i == 2 || i == 35 || i == 52 {
+			continue
+		}
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return string(b[:2]) != "ff" && !allZero(b[3:35]) && !allZero(b[36:52])
+}
+
+// ValidTraceparent reports whether s is a well-formed W3C traceparent header value.
+func ValidTraceparent(s string) bool { return validTraceparent([]byte(s)) }
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}

@@ -1,0 +1,18 @@
+// Package hooteproto is the wire between holler, the MCP gateway, and hootenanny, its workers:
+// HOOT/1 frames over ZeroMQ, the broker that routes typed requests to workers, the worker loop
+// that serves them, and the errors both sides speak.
+//
+// # Frames
+//
+// Every message after the ZeroMQ routing identity is a [Frame]: protocol tag, command, request
+// id, service, W3C traceparent and a protobuf body. Nothing but protobuf crosses the wire.
+//
+// # Sockets
+//
+// The gateway binds a ROUTER; each worker connects a DEALER and announces READY with the
+// services it serves. Every socket is owned by exactly one goroutine (see package zmqtransport);
+// the rest of the program talks to it through a [Conn].
+package hooteproto
+
+// Protocol is the tag that starts every frame of this version of the wire.
+const Protocol = "HOOT/1"

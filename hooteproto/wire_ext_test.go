@@ -1,0 +1,385 @@
+package hooteproto_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hooteproto"
+	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
+	zmq "github.com/pebbe/zmq4"
+)
+
+const (
+	hb       = 40 * time.Millisecond
+	liveness = 3
+)
+
+// echoer is a system service whose echo can block, fail, report progress or panic on request.
+type echoer struct {
+	name      string
+	started   chan string
+	cancelled chan string
+	deadline  chan time.Duration
+}
+
+func newEchoer(name string) *echoer {
+	return &echoer{name: name, started: make(chan string, 16), cancelled: make(chan string, 16), deadline: make(chan time.Duration, 16)}
+}
+
+func (e *echoer) Echo(ctx context.Context, req *hootv1.EchoRequest) (*hootv1.EchoResult, error) {
+	e.started <- req.GetMessage()
+	if dl, ok := ctx.Deadline(); ok {
+		e.deadline <- time.Until(dl)
+	}
+	switch req.GetMessage() {
+	case "block":
+		<-ctx.Done()
+		e.cancelled <- req.GetMessage()
+		return nil, ctx.Err()
+	case "fail":
+		return nil, hooteproto.NewError(hooteproto.CodeNotFound, "nothing here").WithField("message").WithHint("try another")
+	case "progress":
+		for i := 1; i <= 3; i++ {
+			hooteproto.ReportProgress(ctx, float64(i), 3, "step")
+		}
+	case "panic":
+		panic("boom")
+	}
+	return &hootv1.EchoResult{Message: req.GetMessage(), Worker: e.name}, nil
+}
+
+type stack struct {
+	sock   *zmqtransport.Socket
+	broker *hooteproto.Broker
+	stop   func()
+}
+
+func startBroker(t *testing.T, endpoint string) *stack {
+	t.Helper()
+	sock, err := zmqtransport.Listen(endpoint, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := hooteproto.NewBroker(sock, hooteproto.WithHeartbeat(hb, liveness))
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = b.Run(ctx) })
+	s := &stack{sock: sock, broker: b}
+	var once sync.Once
+	s.stop = func() { once.Do(func() { cancel(); wg.Wait(); sock.Close() }) }
+	t.Cleanup(s.stop)
+	return s
+}
+
+// startWorker runs a worker until the returned stop is called (or the test ends). kill closes
+// its socket without a goodbye, as a crash would.
+func startWorker(t *testing.T, endpoint string, e *echoer, opts ...hooteproto.Option) (stop, kill func()) {
+	t.Helper()
+	conn, err := zmqtransport.Dial(endpoint, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{hootv1hoot.NewSystemService(e)},
+		append([]hooteproto.Option{hooteproto.WithHeartbeat(hb, liveness), hooteproto.WithName(e.name)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done; conn.Close() }) }
+	kill = func() { once.Do(func() { conn.Close(); cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop, kill
+}
+
+func waitLive(t *testing.T, b *hooteproto.Broker, service string, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		changed := b.Changed()
+		live := false
+		for _, s := range b.Services() {
+			live = live || s == service
+		}
+		if live == want {
+			return
+		}
+		select {
+		case <-changed:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("service %q live=%v never came", service, want)
+}
+
+func echo(msg string) *hootv1.Payload {
+	return &hootv1.Payload{Request: &hootv1.Payload_Echo{Echo: &hootv1.EchoRequest{Message: msg}}}
+}
+
+func call(t *testing.T, b *hooteproto.Broker, ctx context.Context, msg string) (*hootv1.Result, error) {
+	t.Helper()
+	return b.Call(ctx, hootv1hoot.SystemServiceName, echo(msg), nil)
+}
+
+func TestWireRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	e := newEchoer("w1")
+	startWorker(t, s.sock.Endpoint(), e)
+	waitLive(t, s.broker, "system", true)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := call(t, s.broker, ctx, "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.GetEcho(); got.GetMessage() != "hello" || got.GetWorker() != "w1" {
+		t.Fatalf("result = %v", res)
+	}
+	// The caller's deadline reached the handler.
+	if d := <-e.deadline; d <= 0 || d > 5*time.Second {
+		t.Fatalf("handler deadline %v, want within the caller's 5s", d)
+	}
+
+	t.Run("handler error becomes a ToolError", func(t *testing.T) {
+		res, err := call(t, s.broker, ctx, "fail")
+		if err != nil {
+			t.Fatal(err)
+		}
+		te := res.GetError()
+		if te.GetCategory() != hootv1.ErrorCategory_ERROR_CATEGORY_NOT_FOUND || te.GetField() != "message" || te.GetHint() != "try another" {
+			t.Fatalf("tool error = %v", te)
+		}
+	})
+	t.Run("panic becomes an internal error and the worker lives on", func(t *testing.T) {
+		res, err := call(t, s.broker, ctx, "panic")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.GetError().GetCategory() != hootv1.ErrorCategory_ERROR_CATEGORY_INTERNAL {
+			t.Fatalf("result = %v", res)
+		}
+		if _, err := call(t, s.broker, ctx, "still there"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("the worker enforces the schema's rules", func(t *testing.T) {
+		res, err := call(t, s.broker, ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if te := res.GetError(); te.GetCategory() != hootv1.ErrorCategory_ERROR_CATEGORY_VALIDATION || te.GetField() != "message" {
+			t.Fatalf("empty required message: %v", res)
+		}
+	})
+	t.Run("progress reaches the caller in order", func(t *testing.T) {
+		var got []float64
+		res, err := s.broker.Call(ctx, "system", echo("progress"), func(p *hootv1.Progress) { got = append(got, p.GetProgress()) })
+		if err != nil || res.GetEcho() == nil {
+			t.Fatalf("res=%v err=%v", res, err)
+		}
+		if len(got) != 3 || got[0] != 1 || got[2] != 3 {
+			t.Fatalf("progress = %v, want [1 2 3]", got)
+		}
+	})
+	t.Run("cancellation reaches the handler", func(t *testing.T) {
+		cctx, ccancel := context.WithCancel(ctx)
+		errc := make(chan error, 1)
+		go func() { _, err := call(t, s.broker, cctx, "block"); errc <- err }()
+		for m := <-e.started; m != "block"; m = <-e.started {
+		}
+		ccancel()
+		if err := <-errc; hooteproto.CodeOf(err) != hooteproto.CodeCanceled {
+			t.Fatalf("err = %v, want canceled", err)
+		}
+		select {
+		case <-e.cancelled:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler never saw the cancellation")
+		}
+	})
+	t.Run("a deadline stops the handler", func(t *testing.T) {
+		dctx, dcancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer dcancel()
+		res, err := call(t, s.broker, dctx, "block")
+		// The worker's copy of the deadline and the caller's own race: either way it is a timeout.
+		if err == nil {
+			err = hooteproto.ErrorFromTool(res.GetError())
+		}
+		if hooteproto.CodeOf(err) != hooteproto.CodeDeadlineExceeded {
+			t.Fatalf("res = %v, err = %v, want deadline exceeded", res, err)
+		}
+		select {
+		case <-e.cancelled:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler ran past its deadline")
+		}
+	})
+}
+
+func TestWireNoWorker(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	_, err := call(t, s.broker, context.Background(), "hi")
+	var e *hooteproto.Error
+	if !errors.As(err, &e) || e.Code() != hooteproto.CodeUnavailable || !strings.Contains(e.Message(), `"system"`) || e.Hint() == "" {
+		t.Fatalf("err = %v, want unavailable naming the service, with a hint", err)
+	}
+}
+
+func TestWireWorkerDiesMidRequest(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	e := newEchoer("doomed")
+	_, kill := startWorker(t, s.sock.Endpoint(), e)
+	waitLive(t, s.broker, "system", true)
+
+	errc := make(chan error, 1)
+	go func() {
+		_, err := call(t, s.broker, context.Background(), "block")
+		errc <- err
+	}()
+	<-e.started
+	kill()
+	select {
+	case err := <-errc:
+		var he *hooteproto.Error
+		if !errors.As(err, &he) || he.Code() != hooteproto.CodeUnavailable || !he.Retryable() {
+			t.Fatalf("err = %v, want a retryable unavailable error", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call outlived its worker")
+	}
+	waitLive(t, s.broker, "system", false)
+}
+
+func TestWireWorkerReturnsAfterGatewayRestart(t *testing.T) {
+	t.Parallel()
+	// A fixed port, so that the worker's socket reconnects to the new gateway by itself.
+	first := startBroker(t, "tcp://127.0.0.1:*")
+	endpoint := first.sock.Endpoint()
+	startWorker(t, endpoint, newEchoer("w"))
+	waitLive(t, first.broker, "system", true)
+	first.stop()
+
+	var second *stack
+	for i := 0; i < 50 && second == nil; i++ {
+		sock, err := zmqtransport.Listen(endpoint, nil)
+		if err != nil {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		sock.Close()
+		second = startBroker(t, endpoint)
+	}
+	if second == nil {
+		t.Fatalf("could not bind %s again", endpoint)
+	}
+	waitLive(t, second.broker, "system", true)
+	res, err := call(t, second.broker, context.Background(), "again")
+	if err != nil || res.GetEcho().GetMessage() != "again" {
+		t.Fatalf("res=%v err=%v", res, err)
+	}
+}
+
+func TestWireLeastLoadedAndCapacity(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	a, b := newEchoer("a"), newEchoer("b")
+	startWorker(t, s.sock.Endpoint(), a, hooteproto.WithCapacity(1))
+	startWorker(t, s.sock.Endpoint(), b, hooteproto.WithCapacity(1))
+	waitLive(t, s.broker, "system", true)
+	deadline := time.Now().Add(5 * time.Second)
+	// Both workers must have announced themselves before two calls can run at once; each
+	// serves one call at a time.
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 2)
+		for range 2 {
+			go func() { _, err := call(t, s.broker, ctx, "block"); errc <- err }()
+		}
+		got := map[string]bool{}
+		timeout := time.After(time.Second)
+	wait:
+		for len(got) < 2 {
+			select {
+			case <-a.started:
+				got["a"] = true
+			case <-b.started:
+				got["b"] = true
+			case <-timeout:
+				break wait
+			}
+		}
+		if len(got) == 2 {
+			// Both are busy now: a third call is refused at once as overloaded.
+			_, err := call(t, s.broker, context.Background(), "third")
+			var he *hooteproto.Error
+			if !errors.As(err, &he) || he.Code() != hooteproto.CodeOverloaded || he.RetryAfter() <= 0 {
+				t.Fatalf("third call: %v, want overloaded with a retry-after", err)
+			}
+			cancel()
+			<-errc
+			<-errc
+			return
+		}
+		cancel()
+		<-errc
+		<-errc
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the two calls never ran on two workers at once")
+}
+
+func TestWireGarbageFromAPeer(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	startWorker(t, s.sock.Endpoint(), newEchoer("w"))
+	waitLive(t, s.broker, "system", true)
+
+	zctx, err := zmq.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zctx.Term()
+	rogue, err := zctx.NewSocket(zmq.DEALER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rogue.Close()
+	rogue.SetLinger(0)
+	if err := rogue.Connect(s.sock.Endpoint()); err != nil {
+		t.Fatal(err)
+	}
+	garbage := [][]byte{[]byte("GET / HTTP/1.1"), {0xff}, {}, []byte("HOOT/1")}
+	for _, g := range garbage {
+		if _, err := rogue.SendBytes(g, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A well-formed frame from a peer that never said READY gets no work and changes nothing.
+	f := hooteproto.Frame{Command: hooteproto.CommandReply, ID: hooteproto.NewRequestID(), Body: []byte{0xff, 0xff}}
+	if _, err := rogue.SendMessage(f.Parts()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.sock.Malformed() < uint64(len(garbage)) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := s.sock.Malformed(); got != uint64(len(garbage)) {
+		t.Fatalf("malformed frames counted = %d, want %d", got, len(garbage))
+	}
+	res, err := call(t, s.broker, context.Background(), "fine")
+	if err != nil || res.GetEcho().GetMessage() != "fine" {
+		t.Fatalf("after garbage: res=%v err=%v", res, err)
+	}
+}

@@ -1,0 +1,303 @@
+package hooteproto
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"google.golang.org/protobuf/proto"
+)
+
+// A Worker is a worker's side of the wire: it announces its services to the gateway, runs each
+// request it is sent on its own goroutine through the generated dispatch of the request's
+// service, and sends back the typed result or the handler's error as a ToolError.
+//
+// Requests are checked against the schema's field rules ([Validate]) before a handler sees
+// them, so handlers may rely on them.
+type Worker struct {
+	conn     Conn
+	cfg      config
+	services map[string]hootv1hoot.Service
+	ready    []byte
+
+	slots     chan struct{}
+	lastHeard atomic.Int64 // unix nanoseconds of the gateway's last frame
+
+	mu      sync.Mutex
+	running map[RequestID]context.CancelFunc
+	seen    recentIDs
+	wg      sync.WaitGroup
+}
+
+// NewWorker returns a Worker that serves services over conn.
+func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...Option) (*Worker, error) {
+	if len(services) == 0 {
+		return nil, errors.New("hooteproto: a worker needs at least one service")
+	}
+	cfg := newConfig(opts)
+	if cfg.name == "" {
+		host, _ := os.Hostname()
+		cfg.name = fmt.Sprintf("%s/%d", host, os.Getpid())
+	}
+	w := &Worker{
+		conn:     conn,
+		cfg:      cfg,
+		services: make(map[string]hootv1hoot.Service, len(services)),
+		slots:    make(chan struct{}, cfg.capacity),
+		running:  make(map[RequestID]context.CancelFunc),
+		seen:     newRecentIDs(4096),
+	}
+	ready := &hootv1.Ready{Capacity: uint32(cfg.capacity), Name: cfg.name}
+	for _, s := range services {
+		if _, dup := w.services[s.Name]; dup {
+			return nil, fmt.Errorf("hooteproto: service %q given twice", s.Name)
+		}
+		w.services[s.Name] = s
+		ready.Services = append(ready.Services, s.Name)
+	}
+	var err error
+	if w.ready, err = proto.Marshal(ready); err != nil {
+		return nil, fmt.Errorf("hooteproto: encode READY: %w", err)
+	}
+	return w, nil
+}
+
+// Run announces the worker and serves requests until ctx ends or the connection closes. On the
+// way out it tells the gateway it is leaving, cancels what still runs and waits for it.
+func (w *Worker) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.lastHeard.Store(time.Now().UnixNano())
+	w.send(ctx, Frame{Command: CommandReady, Body: w.ready})
+	var hb sync.WaitGroup
+	hb.Go(func() { w.heartbeat(ctx) })
+	defer func() {
+		cancel()
+		hb.Wait()
+		w.cancelAll()
+		w.wg.Wait()
+		bye, stop := context.WithTimeout(context.Background(), w.cfg.heartbeat)
+		defer stop()
+		_ = w.conn.Send(bye, Frame{Command: CommandDisconnect})
+	}()
+	for {
+		f, err := w.conn.Recv(ctx)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		w.lastHeard.Store(time.Now().UnixNano())
+		switch f.Command {
+		case CommandRequest:
+			w.start(ctx, f)
+		case CommandCancel:
+			w.mu.Lock()
+			if stop, ok := w.running[f.ID]; ok {
+				stop()
+			}
+			w.mu.Unlock()
+		case CommandDisconnect:
+			// The gateway does not know us (it restarted): announce again.
+			w.send(ctx, Frame{Command: CommandReady, Body: w.ready})
+		case CommandHeartbeat:
+		default:
+			w.cfg.logger.Warn("gateway sent a frame only a worker may send", "command", f.Command)
+		}
+	}
+}
+
+func (w *Worker) heartbeat(ctx context.Context) {
+	t := time.NewTicker(w.cfg.heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		silent := time.Since(time.Unix(0, w.lastHeard.Load()))
+		if silent > w.cfg.silence() {
+			// The gateway may be gone or new; announcing again costs nothing if it is neither.
+			w.send(ctx, Frame{Command: CommandReady, Body: w.ready})
+			continue
+		}
+		w.send(ctx, Frame{Command: CommandHeartbeat})
+	}
+}
+
+func (w *Worker) start(ctx context.Context, f Frame) {
+	fail := func(err *Error) { w.reply(f.ID, &hootv1.Result{Result: &hootv1.Result_Error{Error: ToolErrorOf(err)}}) }
+	svc, ok := w.services[f.Service]
+	if !ok {
+		fail(NewError(CodeUnavailable, fmt.Sprintf("this worker does not serve the %q service", f.Service)))
+		return
+	}
+	var req hootv1.Request
+	if err := proto.Unmarshal(f.Body, &req); err != nil {
+		fail(NewError(CodeInvalidArgument, "the request is not a valid hoot.v1.Request: "+err.Error()))
+		return
+	}
+	w.mu.Lock()
+	if !w.seen.add(f.ID) {
+		// A re-sent request: it runs at most once.
+		w.mu.Unlock()
+		return
+	}
+	w.mu.Unlock()
+	select {
+	case w.slots <- struct{}{}:
+	default:
+		fail(NewError(CodeOverloaded, fmt.Sprintf("the worker is running %d requests, its capacity", cap(w.slots))).
+			WithRetryAfter(50 * time.Millisecond))
+		return
+	}
+
+	rctx, stop := context.WithCancel(ctx)
+	if req.GetTimeoutMs() > 0 {
+		rctx, stop = context.WithTimeout(ctx, time.Duration(req.GetTimeoutMs())*time.Millisecond)
+	}
+	if f.Traceparent != "" {
+		rctx = WithTraceparent(rctx, f.Traceparent)
+	}
+	id := f.ID
+	rctx = withProgress(rctx, func(p *hootv1.Progress) {
+		body, err := proto.Marshal(p)
+		if err == nil {
+			w.send(rctx, Frame{Command: CommandProgress, ID: id, Body: body})
+		}
+	})
+	w.mu.Lock()
+	w.running[id] = stop
+	w.mu.Unlock()
+
+	w.wg.Go(func() {
+		defer func() {
+			w.mu.Lock()
+			delete(w.running, id)
+			w.mu.Unlock()
+			stop()
+			<-w.slots
+		}()
+		w.reply(id, w.serve(rctx, svc, req.GetPayload(), f.Traceparent))
+	})
+}
+
+// serve runs one request and always returns a Result.
+func (w *Worker) serve(ctx context.Context, svc hootv1hoot.Service, p *hootv1.Payload, traceparent string) (res *hootv1.Result) {
+	started := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			w.cfg.logger.Error("handler panicked", "service", svc.Name, "panic", r, "stack", string(debug.Stack()))
+			res = errorResult(NewError(CodeInternal, "the tool failed unexpectedly; the worker's log has the details"))
+		}
+	}()
+	msg := RequestOf(p)
+	if msg == nil {
+		return errorResult(NewError(CodeInvalidArgument, "the request holds no tool call"))
+	}
+	if err := Validate(msg); err != nil {
+		return errorResult(err)
+	}
+	res, err := svc.Dispatch(ctx, p)
+	if err == nil && res == nil {
+		err = NewError(CodeInternal, "the tool returned no result")
+	}
+	if err != nil {
+		if errors.Is(err, hootv1hoot.ErrNotServed) {
+			err = NewError(CodeUnavailable, fmt.Sprintf("the %q service of this worker does not serve %s", svc.Name, msg.ProtoReflect().Descriptor().Name()))
+		}
+		e := AsError(err)
+		if e.Code() == CodeInternal {
+			w.cfg.logger.Error("tool failed", "service", svc.Name, "request", msg.ProtoReflect().Descriptor().Name(), "err", err, "traceparent", traceparent)
+		}
+		return errorResult(e)
+	}
+	w.cfg.logger.Debug("served", "service", svc.Name, "request", msg.ProtoReflect().Descriptor().Name(), "took", time.Since(started), "traceparent", traceparent)
+	return res
+}
+
+func errorResult(err error) *hootv1.Result {
+	return &hootv1.Result{Result: &hootv1.Result_Error{Error: ToolErrorOf(err)}}
+}
+
+// RequestOf returns the tool request that p holds, or nil when it holds none.
+func RequestOf(p *hootv1.Payload) proto.Message {
+	m := p.ProtoReflect()
+	if !m.IsValid() {
+		return nil
+	}
+	od := m.Descriptor().Oneofs().ByName("request")
+	fd := m.WhichOneof(od)
+	if fd == nil {
+		return nil
+	}
+	return m.Get(fd).Message().Interface()
+}
+
+func (w *Worker) reply(id RequestID, res *hootv1.Result) {
+	body, err := proto.Marshal(res)
+	if err == nil && len(body) > w.cfg.maxBody {
+		body, err = proto.Marshal(errorResult(NewError(CodeInvalidArgument,
+			fmt.Sprintf("the result is %d bytes, over the wire limit of %d bytes", len(body), w.cfg.maxBody)).
+			WithHint("ask for less at once, for example a smaller range")))
+	}
+	if err != nil {
+		body, _ = proto.Marshal(errorResult(WrapError(CodeInternal, fmt.Errorf("encode result: %w", err))))
+	}
+	// The reply goes out even when the request's own context has ended.
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.silence())
+	defer cancel()
+	if err := w.conn.Send(ctx, Frame{Command: CommandReply, ID: id, Body: body}); err != nil {
+		w.cfg.logger.Warn("could not send a reply", "request", id, "err", err)
+	}
+}
+
+func (w *Worker) send(ctx context.Context, f Frame) {
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.heartbeat)
+	defer cancel()
+	if err := w.conn.Send(ctx, f); err != nil && ctx.Err() == nil {
+		w.cfg.logger.Debug("send failed", "command", f.Command, "err", err)
+	}
+}
+
+func (w *Worker) cancelAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, stop := range w.running {
+		stop()
+	}
+}
+
+// recentIDs remembers the last n request ids, so that a request sent twice runs once.
+type recentIDs struct {
+	set  map[RequestID]struct{}
+	ring []RequestID
+	next int
+}
+
+func newRecentIDs(n int) recentIDs {
+	return recentIDs{set: make(map[RequestID]struct{}, n), ring: make([]RequestID, n)}
+}
+
+// add records id and reports whether it is new.
+func (r *recentIDs) add(id RequestID) bool {
+	if _, ok := r.set[id]; ok {
+		return false
+	}
+	if old := r.ring[r.next]; !old.IsZero() {
+		delete(r.set, old)
+	}
+	r.ring[r.next] = id
+	r.next = (r.next + 1) % len(r.ring)
+	r.set[id] = struct{}{}
+	return true
+}
