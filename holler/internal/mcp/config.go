@@ -57,6 +57,11 @@ type Config struct {
 	// SessionIdleTimeout ends HTTP sessions without requests for this long. Zero means
 	// DefaultSessionIdleTimeout.
 	SessionIdleTimeout time.Duration
+	// AllowedOrigins are the browser origins (such as "https://app.example.com") whose HTTP
+	// requests are served besides loopback origins and the server's own. A request with any
+	// other Origin header is refused with 403, which keeps web pages from reaching a local
+	// server through DNS rebinding. Requests without an Origin header are not affected.
+	AllowedOrigins []string
 }
 
 // defaultInstructions is what a model reads first about this server.
@@ -78,8 +83,9 @@ func (c *Config) withDefaults() (*Config, error) {
 	if cfg.Tools == nil {
 		cfg.Tools = hootv1hoot.Tools
 	}
-	// The caller keeps its slice; the server keeps its own.
+	// The caller keeps its slices; the server keeps its own.
 	cfg.Tools = append([]hootv1hoot.Tool(nil), cfg.Tools...)
+	cfg.AllowedOrigins = append([]string(nil), cfg.AllowedOrigins...)
 	if cfg.MaxTier == hootv1.Tier_TIER_UNSPECIFIED {
 		cfg.MaxTier = hootv1.Tier_TIER_STANDARD
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -22,11 +24,18 @@ const (
 // text/event-stream when notifications of the request (progress) come before its response; a
 // notification or a response is answered with 202 and no body. initialize starts a session
 // and names it in the Mcp-Session-Id response header, which every later message must carry;
-// DELETE ends it. GET is answered with 405: this server does not open streams of its own.
+// DELETE ends it. GET is answered with 405: this server does not open streams of its own. A
+// request from a browser origin other than loopback, the server's own or Config.AllowedOrigins
+// is refused with 403.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.isClosed() {
 		s.httpFail(w, http.StatusServiceUnavailable, newError(nil, codeInternalError, "the server is shutting down", nil),
 			"Try again in a moment, or connect to another instance.")
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin, r.Host) {
+		s.httpFail(w, http.StatusForbidden, newError(nil, codeInvalidRequest, "origin "+quote(origin)+" is not allowed", nil),
+			"This server serves requests from its own origin, loopback origins and the origins its operator allows.")
 		return
 	}
 	switch r.Method {
@@ -200,4 +209,27 @@ func acceptable(values []string) (jsonOK, sseOK bool) {
 		return true, !named
 	}
 	return jsonOK, sseOK
+}
+
+// originAllowed reports whether a browser origin may use the server: a loopback origin, the
+// server's own (the request's Host), or one the Config allows.
+func (s *Server) originAllowed(origin, host string) bool {
+	for _, o := range s.cfg.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, host) {
+		return true
+	}
+	name := u.Hostname()
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(name)
+	return err == nil && ip.IsLoopback()
 }

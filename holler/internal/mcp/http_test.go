@@ -10,12 +10,16 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
 func TestHTTPTransportErrors(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
-	small, _ := newTestServer(t, func(c *Config) { c.MaxBodyBytes = 512 })
+	small, _ := newTestServer(t, func(c *Config) {
+		c.MaxBodyBytes = 512
+		c.AllowedOrigins = []string{"https://app.example/"}
+	})
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 
 	testCases := []struct {
@@ -49,6 +53,11 @@ func TestHTTPTransportErrors(t *testing.T) {
 			wantStatus: http.StatusUnsupportedMediaType, wantCode: codeInvalidRequest, wantData: []string{"hint"}},
 		{name: "JSON content type with charset", init: true, header: map[string]string{"Content-Type": "application/json; charset=utf-8"},
 			body: ping, wantStatus: http.StatusOK},
+		{name: "foreign origin", init: true, header: map[string]string{"Origin": "http://evil.example"}, body: ping,
+			wantStatus: http.StatusForbidden, wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: "origin"},
+		{name: "loopback origin", init: true, header: map[string]string{"Origin": "http://localhost:5173"}, body: ping, wantStatus: http.StatusOK},
+		{name: "allowed origin", server: small, init: true, header: map[string]string{"Origin": "https://app.example"}, body: ping,
+			wantStatus: http.StatusOK},
 		{name: "no Accept header", init: true, header: map[string]string{"Accept": ""}, body: ping, wantStatus: http.StatusOK},
 		{name: "notification", init: true, body: `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`,
 			wantStatus: http.StatusAccepted},
@@ -249,6 +258,15 @@ func TestHTTPToolCalls(t *testing.T) {
 	tr = toolResultOf(t, c.call(7, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}))
 	if !tr.IsError || !strings.Contains(tr.text(), "internal") {
 		t.Errorf("backend error = %q", tr.text())
+	}
+
+	// A *hooteproto.Error from the backend keeps its code and retry advice.
+	b.override = func(context.Context, string, *hootv1.Payload) (*hootv1.Result, error) {
+		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "no worker serves system").WithRetryAfter(time.Second)
+	}
+	tr = toolResultOf(t, c.call(9, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}))
+	if !tr.IsError || !strings.Contains(tr.text(), "(unavailable): no worker serves system") || !strings.Contains(tr.text(), "retryable: yes, after 1s") {
+		t.Errorf("unavailable = %q", tr.text())
 	}
 
 	// A result of another tool is an internal error.

@@ -23,28 +23,30 @@ type malformedCase struct {
 	wantDidYouMean string
 	// wantStatus is the HTTP status.
 	wantStatus int
+	// wantNullID is set when the id could not be read and the answer's id must be null.
+	wantNullID bool
 }
 
 var malformedCases = []malformedCase{
 	{
 		name: "not JSON", version: latestProtocolVersion,
 		body:     `{"jsonrpc": "2.0", "id": 1, "method": `,
-		wantCode: codeParseError, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest,
+		wantCode: codeParseError, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "batch array", version: latestProtocolVersion,
 		body:     `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"batch"}, wantStatus: http.StatusBadRequest,
+		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"batch"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "not an object", version: latestProtocolVersion,
 		body:     `"tools/list"`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest,
+		wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "not JSON-RPC at all", version: latestProtocolVersion,
 		body:     `{"name":"echo","arguments":{"message":"hi"}}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{"JSON-RPC 2.0"}, wantStatus: http.StatusBadRequest,
+		wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{"JSON-RPC 2.0"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "wrong jsonrpc", version: latestProtocolVersion,
@@ -59,12 +61,12 @@ var malformedCases = []malformedCase{
 	{
 		name: "bad id type", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"id must be"}, wantStatus: http.StatusBadRequest,
+		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"id must be"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "null id", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":null,"method":"ping"}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantStatus: http.StatusBadRequest,
+		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "params not an object", version: latestProtocolVersion,
@@ -104,8 +106,8 @@ var malformedCases = []malformedCase{
 	},
 	{
 		name: "unknown field as result", version: protocolVersion20251125,
-		body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"mesage":"hi"}}}`,
-		wantText: []string{"field: mesage", "did you mean: message", "usage: echo(", "example: ", "expected: "},
+		body:       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"mesage":"hi"}}}`,
+		wantText:   []string{"field: mesage", "did you mean: message", "usage: echo(", "example: ", "expected: "},
 		wantStatus: http.StatusOK,
 	},
 	{
@@ -190,10 +192,11 @@ func checkMalformed(t *testing.T, tc malformedCase, r rpcResponse) {
 			t.Errorf("didYouMean = %v, want %q first", dym, tc.wantDidYouMean)
 		}
 	}
-	if tc.wantCode == codeParseError || strings.Contains(tc.name, "id") {
-		if string(r.ID) != "null" {
-			t.Errorf("id = %s, want null", r.ID)
-		}
+	switch {
+	case tc.wantNullID && string(r.ID) != "null":
+		t.Errorf("id = %s, want null", r.ID)
+	case !tc.wantNullID && string(r.ID) == "null":
+		t.Errorf("id = null, want the request's id")
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 // ErrServerClosed is returned by [Server.ServeStdio] after [Server.Close].
 var ErrServerClosed = errors.New("mcp: server closed")
 
-// The methods this server answers. methodList is what an unknown method is told.
+// The methods this server knows. methodList, the ones a client may send, is what a client
+// that calls an unknown method is told.
 const (
 	methodInitialize  = "initialize"
 	methodPing        = "ping"

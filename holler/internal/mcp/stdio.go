@@ -18,7 +18,8 @@ import (
 // while it runs; initialize and notifications are handled in order as they come. At the end
 // of in, ServeStdio waits for the requests in flight and returns nil. When ctx ends it
 // cancels them and returns ctx's error; after Close it returns ErrServerClosed. A read or
-// write error ends the session and is returned.
+// write error ends the session and is returned. A read from in that is under way when
+// ServeStdio returns is left to finish on its own; closing in ends it.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	if s.isClosed() {
 		return ErrServerClosed

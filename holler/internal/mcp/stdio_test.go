@@ -103,8 +103,8 @@ func TestStdioSession(t *testing.T) {
 				ListChanged *bool `json:"listChanged"`
 			} `json:"tools"`
 		} `json:"capabilities"`
-		ServerInfo struct{ Name, Title, Version string } `json:"serverInfo"`
-		Instructions string `json:"instructions"`
+		ServerInfo   struct{ Name, Title, Version string } `json:"serverInfo"`
+		Instructions string                                `json:"instructions"`
 	}
 	if err := json.Unmarshal(r.Result, &init); err != nil {
 		t.Fatal(err)

@@ -212,8 +212,12 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *argumentError) *response {
 	msg := "invalid arguments for " + t.Name + ": " + bad.message
 	hint := bad.hint
-	if hint == "" {
-		hint = "Fix the field named in field and call " + t.Name + " again; example is a valid call."
+	switch {
+	case hint != "":
+	case bad.field != "":
+		hint = "Fix " + bad.field + " and call " + t.Name + " again; example shows a valid call."
+	default:
+		hint = "Fix the arguments and call " + t.Name + " again; example shows a valid call."
 	}
 	g := &guidance{
 		Hint:       hint,
