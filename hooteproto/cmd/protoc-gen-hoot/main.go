@@ -60,11 +60,20 @@ func main() {
 			os.Exit(0)
 		}
 	}
-	var flags flag.FlagSet
-	suffix := flags.String("package_suffix", genhoot.DefaultPackageSuffix, "appended to the Go package name to name the generated package")
+	flags, opts := params()
 	protogen.Options{ParamFunc: flags.Set}.Run(func(plugin *protogen.Plugin) error {
-		return run(plugin, genhoot.Options{PackageSuffix: *suffix})
+		return run(plugin, *opts)
 	})
+}
+
+// params returns the plugin's parameters, which buf passes as opt in buf.gen.yaml, and the
+// options they set.
+func params() (*flag.FlagSet, *genhoot.Options) {
+	flags := new(flag.FlagSet)
+	opts := new(genhoot.Options)
+	flags.StringVar(&opts.PackageSuffix, "package_suffix", genhoot.DefaultPackageSuffix,
+		"appended to the Go package name to name the generated package")
+	return flags, opts
 }
 
 // run generates every file of the request that defines a Payload message.

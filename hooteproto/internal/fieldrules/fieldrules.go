@@ -81,12 +81,12 @@ func RulesOf(fd protoreflect.FieldDescriptor) *hootv1.FieldRules {
 	return r
 }
 
-// validatePlan is what Check needs to know about one message type, worked out once.
-type validatePlan struct {
+// messagePlan is what Check needs to know about one message type, worked out once.
+type messagePlan struct {
 	fields []fieldPlan
 }
 
-// fieldPlan is one field of a validatePlan that has rules or may hold messages.
+// fieldPlan is one field of a messagePlan that has rules or may hold messages.
 type fieldPlan struct {
 	fd     protoreflect.FieldDescriptor
 	rules  *hootv1.FieldRules // nil when the field has none
@@ -98,14 +98,14 @@ type fieldPlan struct {
 	maxLen uint64
 }
 
-// validatePlans caches a *validatePlan per protoreflect.MessageDescriptor. Keying by the
+// messagePlans caches a *messagePlan per protoreflect.MessageDescriptor. Keying by the
 // descriptor itself, not its name, keeps two different descriptors of one name (a generated
 // type and a dynamic one built from another version of the schema) apart.
-var validatePlans sync.Map
+var messagePlans sync.Map
 
-// validateRegexps caches compiled patterns by the full name of their field and the pattern, so
+// patterns caches compiled patterns by the full name of their field and the pattern, so
 // plans of descriptors of the same schema share them.
-var validateRegexps sync.Map
+var patterns sync.Map
 
 type regexpKey struct {
 	field   protoreflect.FullName
@@ -117,17 +117,17 @@ type regexpEntry struct {
 	err error
 }
 
-func planOf(md protoreflect.MessageDescriptor) *validatePlan {
-	if p, ok := validatePlans.Load(md); ok {
-		return p.(*validatePlan)
+func planOf(md protoreflect.MessageDescriptor) *messagePlan {
+	if p, ok := messagePlans.Load(md); ok {
+		return p.(*messagePlan)
 	}
-	p := newValidatePlan(md)
-	actual, _ := validatePlans.LoadOrStore(md, p)
-	return actual.(*validatePlan)
+	p := newMessagePlan(md)
+	actual, _ := messagePlans.LoadOrStore(md, p)
+	return actual.(*messagePlan)
 }
 
-func newValidatePlan(md protoreflect.MessageDescriptor) *validatePlan {
-	p := new(validatePlan)
+func newMessagePlan(md protoreflect.MessageDescriptor) *messagePlan {
+	p := new(messagePlan)
 	fields := md.Fields()
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
@@ -161,11 +161,11 @@ func isMessageKind(k protoreflect.Kind) bool {
 
 func compileRule(field protoreflect.FullName, pattern string) (*regexp.Regexp, error) {
 	key := regexpKey{field: field, pattern: pattern}
-	if e, ok := validateRegexps.Load(key); ok {
+	if e, ok := patterns.Load(key); ok {
 		return e.(regexpEntry).re, e.(regexpEntry).err
 	}
 	re, err := CompilePattern(pattern)
-	e, _ := validateRegexps.LoadOrStore(key, regexpEntry{re: re, err: err})
+	e, _ := patterns.LoadOrStore(key, regexpEntry{re: re, err: err})
 	return e.(regexpEntry).re, e.(regexpEntry).err
 }
 

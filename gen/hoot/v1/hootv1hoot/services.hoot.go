@@ -7,7 +7,6 @@ import (
 	context "context"
 	errors "errors"
 	fmt "fmt"
-
 	v1 "github.com/hootenanny/hoot/gen/hoot/v1"
 )
 
@@ -40,7 +39,8 @@ const (
 
 // SystemHandler serves the tools of the "system" service.
 type SystemHandler interface {
-	// Echo serves the tool "echo".
+	// Echo serves the tool "echo". Send a message through the gateway to a worker and get it back
+	// unchanged.
 	Echo(context.Context, *v1.EchoRequest) (*v1.EchoResult, error)
 }
 
@@ -66,11 +66,13 @@ func NewSystemService(h SystemHandler) Service {
 
 // CasHandler serves the tools of the "cas" service.
 type CasHandler interface {
-	// CasStore serves the tool "cas_store".
+	// CasStore serves the tool "cas_store". Store text or binary content and get back its content
+	// hash.
 	CasStore(context.Context, *v1.CasStoreRequest) (*v1.CasStoreResult, error)
-	// CasGet serves the tool "cas_get".
+	// CasGet serves the tool "cas_get". Read the content of a stored object by its hash.
 	CasGet(context.Context, *v1.CasGetRequest) (*v1.CasGetResult, error)
-	// CasInspect serves the tool "cas_inspect".
+	// CasInspect serves the tool "cas_inspect". Show the size, media type and storage time of a
+	// stored object.
 	CasInspect(context.Context, *v1.CasInspectRequest) (*v1.CasInspectResult, error)
 }
 

@@ -19,13 +19,17 @@ type Tool struct {
 	// Description is the option's one-line description followed by the message's comment.
 	Description string
 	// Service is the worker service that serves the tool.
-	Service     string
-	Tier        v1.Tier
-	Kind        v1.Kind
+	Service string
+	// Tier is how much trust the tool needs.
+	Tier v1.Tier
+	// Kind says whether the tool answers inline or runs as a job.
+	Kind v1.Kind
+	// Annotations are the tool's behaviour hints.
 	Annotations Annotations
 	// InputSchema is the JSON Schema of the tool's arguments, as JSON text.
 	InputSchema string
-	// OutputSchema is the JSON Schema of the tool's structured result, as JSON text.
+	// OutputSchema is the JSON Schema of the tool's structured result (protojson with proto
+	// field names), as JSON text.
 	OutputSchema string
 	// Usage is a one-line signature, such as "cas_get(hash: string, offset?: integer)".
 	Usage string
@@ -41,10 +45,14 @@ type Tool struct {
 
 // Annotations are a tool's behaviour hints.
 type Annotations struct {
-	ReadOnly    bool
+	// ReadOnly: the tool does not change any state.
+	ReadOnly bool
+	// Destructive: the tool may destroy or overwrite existing state.
 	Destructive bool
-	Idempotent  bool
-	OpenWorld   bool
+	// Idempotent: calling the tool twice with the same arguments has no further effect.
+	Idempotent bool
+	// OpenWorld: the tool reaches beyond this server.
+	OpenWorld bool
 }
 
 // Tools is every tool of the schema, in the order of the Payload oneof.
@@ -52,13 +60,13 @@ var Tools = []Tool{
 	{
 		Name:         "echo",
 		Title:        "Echo",
-		Description:  "Send a message through the gateway to a worker and get it back unchanged.\n\nReturns the message it is given, unchanged, after a round trip through the gateway, the wire\nand a worker. Use it to check that the whole path is up, or to measure it.",
+		Description:  "Send a message through the gateway to a worker and get it back unchanged.\n\nReturns the message it is given, unchanged, after a round trip through the gateway, the wire and a worker. Use it to check that the whole path is up, or to measure it.",
 		Service:      "system",
 		Tier:         v1.Tier_TIER_BASIC,
 		Kind:         v1.Kind_KIND_SYNC,
 		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"type":"object","properties":{"message":{"type":"string","description":"The text to send back.","maxLength":65536}},"required":["message"],"additionalProperties":false}`,
-		OutputSchema: `{"type":"object","properties":{"message":{"type":"string","description":"The message, exactly as it was sent."},"worker":{"type":"string","description":"The worker that answered."}}}`,
+		InputSchema:  `{"type":"object","properties":{"message":{"type":"string","description":"The text to send back.","minLength":1,"maxLength":65536}},"required":["message"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"message":{"type":"string","description":"The message, exactly as it was sent."},"worker":{"type":"string","description":"The worker that answered."}},"additionalProperties":false}`,
 		Usage:        "echo(message: string)",
 		Example:      `{"message":"hello"}`,
 		NewRequest:   func() proto.Message { return new(v1.EchoRequest) },
@@ -76,14 +84,14 @@ var Tools = []Tool{
 	{
 		Name:         "cas_store",
 		Title:        "Store content",
-		Description:  "Store text or binary content and get back its content hash.",
+		Description:  "Store text or binary content and get back its content hash.\n\nStores content in the content-addressed store and returns its hash, the address to read it back with cas_get or cas_inspect. Storing the same bytes again returns the same hash and changes nothing. Give the content as text in `content`, or as base64 in `content_base64` for binary data; exactly one of the two.",
 		Service:      "cas",
 		Tier:         v1.Tier_TIER_STANDARD,
 		Kind:         v1.Kind_KIND_SYNC,
 		Annotations:  Annotations{Idempotent: true},
-		InputSchema:  `{"type":"object","properties":{"content":{"type":"string"},"content_base64":{"type":"string","contentEncoding":"base64"},"mime_type":{"type":"string"}},"additionalProperties":false}`,
-		OutputSchema: `{"type":"object"}`,
-		Usage:        "cas_store(content?: string, content_base64?: string, mime_type?: string)",
+		InputSchema:  `{"type":"object","properties":{"content":{"type":"string","description":"The content as UTF-8 text.\n\nExactly one of content or content_base64.","maxLength":8388608},"content_base64":{"type":"string","contentEncoding":"base64","description":"The content as base64 (standard or URL-safe alphabet), for binary data.\n\nExactly one of content or content_base64.\n\nAt most 8388608 bytes once decoded.","maxLength":11184812},"mime_type":{"type":"string","description":"The media type of the content, such as text/plain or audio/midi.","maxLength":255,"pattern":"^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*(;.*)?$"}},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"hash":{"type":"string","description":"The object's address: the SHA-256 of its bytes, as 64 lowercase hex digits."},"size":{"type":["integer","string"],"description":"The number of bytes stored.","minimum":0},"mime_type":{"type":"string","description":"The media type recorded for the object. An object keeps the type it was first stored with."},"existed":{"type":"boolean","description":"True when the object was already in the store."}},"additionalProperties":false}`,
+		Usage:        "cas_store(content?: string, content_base64?: base64, mime_type?: string)",
 		Example:      `{"content":"X:1\nT:Example\nK:C\nCDEF|","mime_type":"text/vnd.abc"}`,
 		NewRequest:   func() proto.Message { return new(v1.CasStoreRequest) },
 		Wrap: func(m proto.Message) *v1.Payload {
@@ -100,13 +108,13 @@ var Tools = []Tool{
 	{
 		Name:         "cas_get",
 		Title:        "Read content",
-		Description:  "Read the content of a stored object by its hash.",
+		Description:  "Read the content of a stored object by its hash.\n\nReturns the content of a stored object. Text content (a text/* type, or valid UTF-8) comes back in `content`, anything else as base64 in `content_base64`. Large objects can be read in parts with offset and length.",
 		Service:      "cas",
 		Tier:         v1.Tier_TIER_STANDARD,
 		Kind:         v1.Kind_KIND_SYNC,
 		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"type":"object","properties":{"hash":{"type":"string","pattern":"^[0-9a-f]{64}$"},"offset":{"type":["integer","string"]},"length":{"type":"integer","maximum":1048576}},"required":["hash"],"additionalProperties":false}`,
-		OutputSchema: `{"type":"object"}`,
+		InputSchema:  `{"type":"object","properties":{"hash":{"type":"string","description":"The object's hash, as returned by cas_store.","pattern":"^[0-9a-f]{64}$"},"offset":{"type":["integer","string"],"description":"Where to start reading, in bytes from the start.","minimum":0},"length":{"type":"integer","description":"How many bytes to read at most; 0 reads up to the limit of one call (1 MiB).","minimum":0,"maximum":1048576}},"required":["hash"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"hash":{"type":"string"},"mime_type":{"type":"string"},"size":{"type":["integer","string"],"description":"The object's whole size in bytes.","minimum":0},"offset":{"type":["integer","string"],"description":"Where this part starts.","minimum":0},"content":{"type":"string","description":"The bytes read, as text or as base64."},"content_base64":{"type":"string","contentEncoding":"base64","description":"The bytes read, as text or as base64."},"truncated":{"type":"boolean","description":"True when the object goes on past this part; read on from offset plus the part's length."}},"additionalProperties":false}`,
 		Usage:        "cas_get(hash: string, offset?: integer, length?: integer)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"}`,
 		NewRequest:   func() proto.Message { return new(v1.CasGetRequest) },
@@ -124,13 +132,13 @@ var Tools = []Tool{
 	{
 		Name:         "cas_inspect",
 		Title:        "Inspect content",
-		Description:  "Show the size, media type and storage time of a stored object.",
+		Description:  "Show the size, media type and storage time of a stored object.\n\nReturns what the store knows about an object without its content: size, media type and when it was stored.",
 		Service:      "cas",
 		Tier:         v1.Tier_TIER_STANDARD,
 		Kind:         v1.Kind_KIND_SYNC,
 		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"type":"object","properties":{"hash":{"type":"string","pattern":"^[0-9a-f]{64}$"}},"required":["hash"],"additionalProperties":false}`,
-		OutputSchema: `{"type":"object"}`,
+		InputSchema:  `{"type":"object","properties":{"hash":{"type":"string","description":"The object's hash, as returned by cas_store.","pattern":"^[0-9a-f]{64}$"}},"required":["hash"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"hash":{"type":"string"},"size":{"type":["integer","string"],"minimum":0},"mime_type":{"type":"string"},"stored_at":{"type":"string","format":"date-time","description":"When the object was first stored."}},"additionalProperties":false}`,
 		Usage:        "cas_inspect(hash: string)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"}`,
 		NewRequest:   func() proto.Message { return new(v1.CasInspectRequest) },

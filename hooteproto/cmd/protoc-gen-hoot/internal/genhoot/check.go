@@ -84,7 +84,7 @@ func (c *requestChecker) checkRules(f *protogen.Field) {
 			if isNumber(kind) {
 				hint = "bound a number with minimum/maximum (and has_minimum/has_maximum) instead"
 			}
-			c.bad.add("%s: min_length and max_length bound strings, bytes, repeated and map fields, and this field is %s: %s",
+			c.bad.add("%s: min_length and max_length bound strings, bytes, repeated and map fields, not %s: %s",
 				name, what, hint)
 		}
 		if r.GetMaxLength() > 0 && r.GetMinLength() > r.GetMaxLength() {
@@ -98,7 +98,7 @@ func (c *requestChecker) checkRules(f *protogen.Field) {
 		if kind == protoreflect.StringKind || kind == protoreflect.BytesKind {
 			hint = "bound a length with min_length/max_length instead"
 		}
-		c.bad.add("%s: minimum and maximum bound numbers, and this field is %s: %s", name, what, hint)
+		c.bad.add("%s: minimum and maximum bound numbers, not %s: %s", name, what, hint)
 	} else if bounded {
 		if r.GetMinimum() != 0 && !r.GetHasMinimum() {
 			c.bad.add("%s: minimum is set but has_minimum is not, so the bound would be ignored: add has_minimum: true", name)
@@ -114,7 +114,7 @@ func (c *requestChecker) checkRules(f *protogen.Field) {
 
 	if p := r.GetPattern(); p != "" {
 		if isMap || kind != protoreflect.StringKind {
-			c.bad.add("%s: pattern applies to strings, and this field is %s: drop it", name, what)
+			c.bad.add("%s: pattern applies to strings, not %s: drop it", name, what)
 		} else if _, err := fieldrules.CompilePattern(p); err != nil {
 			c.bad.add("%s: pattern %q does not compile as an RE2 regular expression (%v): fix it", name, p, err)
 		}
@@ -211,13 +211,13 @@ func exampleAdvice(f *protogen.Field) string {
 	return "write the value as it appears in JSON"
 }
 
-// describeType names the field's type for a refusal, such as "a repeated string".
+// describeType names the field's type for a refusal, such as "a repeated string field".
 func describeType(f *protogen.Field) string {
 	var t string
 	switch f.Desc.Kind() {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		if f.Desc.IsMap() {
-			return "a map"
+			return "a map field"
 		}
 		t = "message " + string(f.Message.Desc.FullName())
 	case protoreflect.EnumKind:
@@ -226,12 +226,12 @@ func describeType(f *protogen.Field) string {
 		t = f.Desc.Kind().String()
 	}
 	if f.Desc.IsList() {
-		return "a repeated " + t
+		return "a repeated " + t + " field"
 	}
-	if strings.IndexAny(t[:1], "aeiou") == 0 {
-		return "an " + t
+	if strings.IndexAny(t[:1], "aeio") == 0 { // "a uint32", as it is read
+		return "an " + t + " field"
 	}
-	return "a " + t
+	return "a " + t + " field"
 }
 
 // cleanError drops protojson's "proto: " prefix and its unstable spacing.

@@ -76,8 +76,9 @@ func (b *schemaBuilder) field(f *protogen.Field) *jsonSchema {
 		s.minItems, s.maxItems = countBounds(r)
 	default:
 		s, note = b.value(f, r)
-		if r.GetRequired() && !f.Desc.HasPresence() && (f.Desc.Kind() == protoreflect.StringKind) && s.minLength == nil {
-			// Required means non-empty.
+		if r.GetRequired() && !f.Desc.HasPresence() && f.Desc.Kind() == protoreflect.StringKind &&
+			s.minLength == nil && matchesEmpty(r.GetPattern()) {
+			// Required means non-empty; a pattern that the empty string fails says so already.
 			s.minLength = ptr(uint64(1))
 		}
 	}
@@ -239,6 +240,15 @@ func schemaPattern(p string) string {
 		return p
 	}
 	return "^(?:" + p + ")$"
+}
+
+// matchesEmpty reports whether a pattern rule allows the empty string (no pattern does).
+func matchesEmpty(pattern string) bool {
+	if pattern == "" {
+		return true
+	}
+	re, err := fieldrules.CompilePattern(pattern)
+	return err != nil || re.MatchString("")
 }
 
 func inRealOneof(f *protogen.Field) bool {

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRefusals runs the plugin on each file of internal/testdata/refuse, each with one mistake,
+// and checks that it refuses the schema with an error that names the element and the fix.
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file string
+		want []string // parts of the error, in any order
+	}{
+		{"no_tool_option", []string{"hoot.refuse.no_tool_option.Payload.plain", "PlainRequest", "has no (hoot.v1.tool) option", "add `option (hoot.v1.tool)"}},
+		{"not_in_payload", []string{"hoot.refuse.not_in_payload.StrayRequest", "is not in hoot.refuse.not_in_payload.Payload.request", "StrayRequest stray = N;"}},
+		{"no_result", []string{"hoot.refuse.no_result.DoItRequest", `tool "do_it" has no result`, "DoItResult", "add `DoItResult do_it = N;`"}},
+		{"result_option_unknown", []string{`tool "do_it" has no result`, "hoot.refuse.result_option_unknown.Elsewhere is not a member"}},
+		{"orphan_result", []string{"hoot.refuse.orphan_result.Result.lonely", "LonelyResult", "which no tool returns"}},
+		{"no_tool_error", []string{"hoot.refuse.no_tool_error.Result.result has no ToolError member", "ToolError error = N;"}},
+		{"duplicate_name", []string{"hoot.refuse.duplicate_name.AgainRequest", `tool name "do_it" is already the name of hoot.refuse.duplicate_name.DoItRequest`}},
+		{"name_upper", []string{"hoot.refuse.name_upper.DoItRequest", `tool name "DoIt" is not valid`, "[a-z0-9_]"}},
+		{"name_digit_first", []string{`tool name "1do_it" is not valid`, "starting with a letter"}},
+		{"name_too_long", []string{"is not valid", "1 to 64 characters"}},
+		{"name_missing", []string{"hoot.refuse.name_missing.DoItRequest", "(hoot.v1.tool).name is empty", `"do_it"`}},
+		{"service_missing", []string{"hoot.refuse.service_missing.DoItRequest", "(hoot.v1.tool).service is empty"}},
+		{"tier_missing", []string{"hoot.refuse.tier_missing.DoItRequest", "(hoot.v1.tool).tier is not set", "TIER_BASIC"}},
+		{"max_length_on_int", []string{"hoot.refuse.max_length_on_int.DoItRequest.count", "an int32", "minimum/maximum"}},
+		{"minimum_on_string", []string{"hoot.refuse.minimum_on_string.DoItRequest.name", "minimum and maximum bound numbers", "a string", "min_length/max_length"}},
+		{"pattern_on_int", []string{"hoot.refuse.pattern_on_int.DoItRequest.id", "pattern applies to strings", "an int64"}},
+		{"pattern_on_bytes", []string{"hoot.refuse.pattern_on_bytes.DoItRequest.data", "pattern applies to strings", "a bytes"}},
+		{"minimum_without_flag", []string{"hoot.refuse.minimum_without_flag.DoItRequest.count", "add has_minimum: true"}},
+		{"minimum_above_maximum", []string{"hoot.refuse.minimum_above_maximum.DoItRequest.count", "minimum 5 is above maximum 4"}},
+		{"min_length_above_max_length", []string{"hoot.refuse.min_length_above_max_length.DoItRequest.name", "min_length 5 is above max_length 4"}},
+		{"bad_pattern", []string{"hoot.refuse.bad_pattern.DoItRequest.name", `pattern "^(?=a)a$" does not compile as an RE2`}},
+		{"recursive_request", []string{"hoot.refuse.recursive_request.Node is recursive", "hoot.refuse.recursive_request.Node.children", "finite tree"}},
+		{"example_breaks_pattern", []string{"hoot.refuse.example_breaks_pattern.DoItRequest.hash", `example "xyz" breaks the field's own rules`, "must match ^[0-9a-f]{4}$"}},
+		{"example_wrong_type", []string{"hoot.refuse.example_wrong_type.DoItRequest.count", `example "many" is not a valid value for an int32`}},
+		{"example_quoted", []string{"hoot.refuse.example_quoted.DoItRequest.name", "is not a valid value for a string", "without the quotes"}},
+		{"example_too_long", []string{"hoot.refuse.example_too_long.DoItRequest.name", "must be at most 3 characters, got 5"}},
+		{"required_needs_example", []string{"hoot.refuse.required_needs_example.DoItRequest", `the example call of tool "do_it"`, "hash must match", "give hoot.refuse.required_needs_example.DoItRequest.hash an example"}},
+		{"nested_example", []string{"hoot.refuse.nested_example.DoItRequest.part", "part.id must be at most 10, got 20"}},
+	}
+	seen := make(map[string]bool)
+	for _, tc := range tests {
+		seen[tc.file+".proto"] = true
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			file := tc.file + ".proto"
+			files := compile(t, []string{filepath.Join(testdataDir, "refuse"), schemaDir}, file)
+			rsp := generate(t, newRequest(files, "paths=source_relative", file))
+			got := rsp.GetError()
+			if got == "" {
+				t.Fatalf("the plugin accepted %s and wrote %d files", file, len(rsp.GetFile()))
+			}
+			if len(rsp.GetFile()) != 0 {
+				t.Errorf("the plugin refused %s but wrote %d files", file, len(rsp.GetFile()))
+			}
+			if !strings.HasPrefix(got, "protoc-gen-hoot: ") {
+				t.Errorf("error %q does not start with protoc-gen-hoot: ", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("error does not mention %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+	entries, err := os.ReadDir(filepath.Join(testdataDir, "refuse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !seen[e.Name()] {
+			t.Errorf("refuse/%s has no test case", e.Name())
+		}
+	}
+}
