@@ -18,8 +18,12 @@ import (
 // the services they serve; Call sends a typed request to a live worker of the right service with
 // room for it, least loaded first, and waits for the typed result.
 //
-// Nothing waits forever: a call ends with the worker's result, its context's end (the worker is
-// told to cancel), or the loss of its worker, detected by missed heartbeats or a DISCONNECT.
+// When every worker of a service is busy, calls wait in a bounded queue, in order; beyond it they
+// fail at once as overloaded, with a retry-after. Nothing waits forever: a call ends with the
+// worker's result, its context's end (the worker is told to cancel), or the loss of its worker,
+// detected by missed heartbeats or a DISCONNECT. A call lost with its worker is sent to another
+// worker when the tool is idempotent or the worker had refused it unstarted; otherwise it fails
+// as unavailable and retryable.
 type Broker struct {
 	conn Conn
 	cfg  config
@@ -27,6 +31,7 @@ type Broker struct {
 	mu      sync.Mutex
 	workers map[string]*brokerWorker // by peer identity
 	calls   map[RequestID]*brokerCall
+	queue   []*waiter // calls waiting for room, oldest first
 	stopped bool
 
 	changed chan struct{} // closed and replaced whenever the set of live services changes
@@ -36,13 +41,18 @@ type brokerWorker struct {
 	peer     string
 	name     string
 	services []string
-	capacity int
+	capacity int // 0 while the worker drains: it takes no new calls
 	inflight int
 	lastSeen time.Time
 }
 
+func (w *brokerWorker) serves(service string) bool { return slices.Contains(w.services, service) }
+
 type brokerCall struct {
-	worker   *brokerWorker
+	worker *brokerWorker
+	// abandoned is set when the caller stopped waiting; the call keeps its worker's slot until
+	// the worker answers, so that the broker never counts a slot free that the worker still uses.
+	abandoned bool
 	progress chan *hootv1.Progress // nil when the caller wants no progress
 	done     chan callOutcome      // buffered: the sender never blocks
 }
@@ -50,13 +60,25 @@ type brokerCall struct {
 type callOutcome struct {
 	res *hootv1.Result
 	err error
+	// unstarted is set when the worker is known not to have run the call (it refused it while
+	// draining), so sending it elsewhere is safe for any tool.
+	unstarted bool
+	// lost is set when the worker went away with the call.
+	lost bool
 }
 
-// Limits on what a READY may announce.
+type waiter struct {
+	service string
+	got     chan *brokerWorker // buffered; receives the worker whose slot was reserved
+	err     chan *Error        // buffered; receives why no worker will come
+}
+
+// Limits on what a READY may announce, and on how a call may be re-sent.
 const (
 	maxAnnouncedServices = 64
 	maxAnnouncedCapacity = 100000
 	progressBuffer       = 64
+	maxResends           = 2
 )
 
 // NewBroker returns a Broker that serves workers over conn. Run must be running for calls to
@@ -92,7 +114,8 @@ func (b *Broker) Run(ctx context.Context) error {
 	}
 }
 
-// Services returns the names of the services that at least one live worker serves, sorted.
+// Services returns the names of the services that at least one live worker, not draining,
+// serves, sorted.
 func (b *Broker) Services() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -101,6 +124,13 @@ func (b *Broker) Services() []string {
 		return nil
 	}
 	return strings.Split(key, ",")
+}
+
+// Waiting returns how many calls wait in the queue for a busy worker.
+func (b *Broker) Waiting() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.queue)
 }
 
 // Changed returns a channel that is closed the next time the set of live services changes.
@@ -114,38 +144,50 @@ func (b *Broker) Changed() <-chan struct{} {
 // tool's result or the worker's ToolError. Progress reports go to onProgress, if not nil, on the
 // calling goroutine. The context's deadline travels with the request, so the worker stops too.
 // Errors are *Error values: unavailable when no worker serves the service or the worker is lost,
-// overloaded when every worker is at capacity, deadline exceeded or canceled with the context.
+// overloaded when the queue for busy workers is full, deadline exceeded or canceled with the
+// context.
 func (b *Broker) Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
+	id := NewRequestID()
+	idempotent := isIdempotent(p)
+	for attempt := 0; ; attempt++ {
+		o := b.attempt(ctx, id, service, p, onProgress)
+		resend := o.unstarted || (o.lost && idempotent)
+		if !resend || attempt >= maxResends || ctx.Err() != nil {
+			return o.res, o.err
+		}
+		b.cfg.logger.Info("sending a call to another worker", "request", id, "service", service, "unstarted", o.unstarted)
+	}
+}
+
+// attempt sends the call to one worker and waits for what comes of it.
+func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) callOutcome {
+	fail := func(err error) callOutcome { return callOutcome{err: err} }
 	req := &hootv1.Request{Payload: p}
 	if dl, ok := ctx.Deadline(); ok {
 		ms := time.Until(dl).Milliseconds()
 		if ms <= 0 {
-			return nil, AsError(context.DeadlineExceeded)
+			return fail(AsError(context.DeadlineExceeded))
 		}
 		req.TimeoutMs = uint32(min(ms, math.MaxUint32))
 	}
 	body, err := proto.Marshal(req)
 	if err != nil {
-		return nil, WrapError(CodeInternal, fmt.Errorf("encode request: %w", err))
+		return fail(WrapError(CodeInternal, fmt.Errorf("encode request: %w", err)))
 	}
 	if len(body) > b.cfg.maxBody {
-		return nil, NewError(CodeInvalidArgument, fmt.Sprintf("the request is %d bytes, over the wire limit of %d bytes", len(body), b.cfg.maxBody)).
-			WithHint("send less content in one call")
+		return fail(NewError(CodeInvalidArgument, fmt.Sprintf("the request is %d bytes, over the wire limit of %d bytes", len(body), b.cfg.maxBody)).
+			WithHint("send less content in one call"))
 	}
 
-	id := NewRequestID()
-	call := &brokerCall{done: make(chan callOutcome, 1)}
+	w, werr := b.reserve(ctx, service)
+	if werr != nil {
+		return fail(werr)
+	}
+	call := &brokerCall{worker: w, done: make(chan callOutcome, 1)}
 	if onProgress != nil {
 		call.progress = make(chan *hootv1.Progress, progressBuffer)
 	}
 	b.mu.Lock()
-	w, perr := b.pick(service)
-	if perr != nil {
-		b.mu.Unlock()
-		return nil, perr
-	}
-	w.inflight++
-	call.worker = w
 	b.calls[id] = call
 	b.mu.Unlock()
 
@@ -160,28 +202,29 @@ func (b *Broker) Call(ctx context.Context, service string, p *hootv1.Payload, on
 	if err != nil {
 		b.retire(id)
 		if ctx.Err() != nil {
-			return nil, AsError(ctx.Err())
+			return fail(AsError(ctx.Err()))
 		}
-		return nil, WrapError(CodeUnavailable, fmt.Errorf("could not reach the worker for service %q: %w", service, err)).
-			WithHint("retry the call; another worker may take it")
+		// The frame never left, so the worker cannot have run it.
+		return callOutcome{unstarted: true, err: WrapError(CodeUnavailable, fmt.Errorf("could not reach the worker for service %q: %w", service, err)).
+			WithHint("retry the call; another worker may take it")}
 	}
 
 	for {
 		select {
 		case o := <-call.done:
 			drainProgress(call.progress, onProgress)
-			return o.res, o.err
+			return o
 		case pr := <-call.progress:
 			onProgress(pr)
 		case <-ctx.Done():
-			if b.retire(id) {
+			if b.abandon(id) {
 				b.cancelOnWorker(w.peer, id)
-				return nil, AsError(ctx.Err())
+				return fail(AsError(ctx.Err()))
 			}
 			// The answer won the race with the context: take it.
 			o := <-call.done
 			drainProgress(call.progress, onProgress)
-			return o.res, o.err
+			return o
 		}
 	}
 }
@@ -197,15 +240,86 @@ func drainProgress(ch chan *hootv1.Progress, f func(*hootv1.Progress)) {
 	}
 }
 
-// pick returns the least loaded live worker of service with room; b.mu is held.
-func (b *Broker) pick(service string) (*brokerWorker, *Error) {
-	if b.stopped {
-		return nil, NewError(CodeUnavailable, "the gateway is shutting down")
+// isIdempotent reports whether the tool in p declares that running it twice does no harm.
+func isIdempotent(p *hootv1.Payload) bool {
+	m := RequestOf(p)
+	if m == nil {
+		return false
 	}
-	var best *brokerWorker
-	serving := 0
+	opts, ok := proto.GetExtension(m.ProtoReflect().Descriptor().Options(), hootv1.E_Tool).(*hootv1.ToolOptions)
+	return ok && opts.GetAnnotations().GetIdempotent()
+}
+
+// reserve takes a slot on the least loaded live worker of service, waiting in the bounded
+// queue while all of them are busy.
+func (b *Broker) reserve(ctx context.Context, service string) (*brokerWorker, *Error) {
+	b.mu.Lock()
+	w, serving := b.pickLocked(service)
+	switch {
+	case b.stopped:
+		b.mu.Unlock()
+		return nil, NewError(CodeUnavailable, "the gateway is shutting down").WithRetryable(true)
+	case w != nil:
+		w.inflight++
+		b.mu.Unlock()
+		return w, nil
+	case serving == 0:
+		b.mu.Unlock()
+		return nil, errNoWorker(service)
+	case len(b.queue) >= b.cfg.queue:
+		waiting := len(b.queue)
+		b.mu.Unlock()
+		return nil, NewError(CodeOverloaded, fmt.Sprintf("all %d workers of the %q service are busy and %d calls are already waiting", serving, service, waiting)).
+			WithRetryAfter(b.retryAfter()).
+			WithHint("retry after the pause in retry_after_ms")
+	}
+	wt := &waiter{service: service, got: make(chan *brokerWorker, 1), err: make(chan *Error, 1)}
+	b.queue = append(b.queue, wt)
+	b.mu.Unlock()
+
+	select {
+	case w := <-wt.got:
+		return w, nil
+	case e := <-wt.err:
+		return nil, e
+	case <-ctx.Done():
+		b.mu.Lock()
+		if i := slices.Index(b.queue, wt); i >= 0 {
+			b.queue = slices.Delete(b.queue, i, i+1)
+			b.mu.Unlock()
+			return nil, AsError(ctx.Err())
+		}
+		b.mu.Unlock()
+		// A slot was handed over just as the context ended: give it back.
+		select {
+		case w := <-wt.got:
+			b.mu.Lock()
+			w.inflight--
+			b.serveQueueLocked()
+			b.mu.Unlock()
+		default:
+		}
+		return nil, AsError(ctx.Err())
+	}
+}
+
+// retryAfter suggests how long an overloaded caller should wait: one heartbeat interval, a
+// time in which some calls usually finish, within sensible bounds.
+func (b *Broker) retryAfter() time.Duration {
+	return min(max(b.cfg.heartbeat/10, 50*time.Millisecond), time.Second)
+}
+
+func errNoWorker(service string) *Error {
+	return NewError(CodeUnavailable, fmt.Sprintf("no worker serves the %q service right now", service)).
+		WithRetryable(true).
+		WithHint("start a hootenanny worker connected to this gateway; the call works as soon as one announces itself")
+}
+
+// pickLocked returns the least loaded live worker of service with room, or nil, and how many
+// live workers serve it at all; b.mu is held.
+func (b *Broker) pickLocked(service string) (best *brokerWorker, serving int) {
 	for _, w := range b.workers {
-		if !slices.Contains(w.services, service) {
+		if w.capacity == 0 || !w.serves(service) {
 			continue
 		}
 		serving++
@@ -216,16 +330,27 @@ func (b *Broker) pick(service string) (*brokerWorker, *Error) {
 			best = w
 		}
 	}
-	switch {
-	case serving == 0:
-		return nil, NewError(CodeUnavailable, fmt.Sprintf("no worker serves the %q service right now", service)).
-			WithHint("start a hootenanny worker connected to this gateway; the call works as soon as one announces itself")
-	case best == nil:
-		return nil, NewError(CodeOverloaded, fmt.Sprintf("all %d workers of the %q service are at capacity", serving, service)).
-			WithRetryAfter(100 * time.Millisecond).
-			WithHint("retry after a short pause")
+	return best, serving
+}
+
+// serveQueueLocked hands free slots to waiting calls, oldest first, and fails the waiting calls
+// of services that no live worker serves any more; b.mu is held.
+func (b *Broker) serveQueueLocked() {
+	kept := b.queue[:0]
+	for _, wt := range b.queue {
+		w, serving := b.pickLocked(wt.service)
+		switch {
+		case w != nil:
+			w.inflight++
+			wt.got <- w
+		case serving == 0:
+			wt.err <- errNoWorker(wt.service)
+		default:
+			kept = append(kept, wt)
+		}
 	}
-	return best, nil
+	clear(b.queue[len(kept):])
+	b.queue = kept
 }
 
 // retire forgets a call that is still waiting and reports whether it was.
@@ -238,6 +363,19 @@ func (b *Broker) retire(id RequestID) bool {
 	}
 	delete(b.calls, id)
 	call.worker.inflight--
+	b.serveQueueLocked()
+	return true
+}
+
+// abandon marks a call whose caller stopped waiting, and reports whether it was still waiting.
+func (b *Broker) abandon(id RequestID) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	call, ok := b.calls[id]
+	if !ok || call.abandoned {
+		return false
+	}
+	call.abandoned = true
 	return true
 }
 
@@ -299,10 +437,8 @@ func (b *Broker) register(f Frame) {
 			return
 		}
 	}
-	capacity := int(ready.GetCapacity())
-	if capacity <= 0 || capacity > maxAnnouncedCapacity {
-		capacity = DefaultCapacity
-	}
+	// Capacity 0 announces a worker that drains: it finishes what it has and takes nothing new.
+	capacity := int(min(ready.GetCapacity(), maxAnnouncedCapacity))
 	name := ready.GetName()
 	if len(name) > 128 {
 		name = name[:128]
@@ -315,11 +451,16 @@ func (b *Broker) register(f Frame) {
 		w = &brokerWorker{peer: f.Peer}
 		b.workers[f.Peer] = w
 	}
+	draining := known && w.capacity > 0 && capacity == 0
 	w.name, w.services, w.capacity, w.lastSeen = name, slices.Clone(services), capacity, time.Now()
 	b.noteChangeLocked(before)
+	b.serveQueueLocked()
 	b.mu.Unlock()
-	if !known {
+	switch {
+	case !known:
 		b.cfg.logger.Info("worker ready", "worker", name, "services", services, "capacity", capacity)
+	case draining:
+		b.cfg.logger.Info("worker draining", "worker", name)
 	}
 }
 
@@ -332,6 +473,8 @@ func (b *Broker) reply(f Frame) {
 	}
 	delete(b.calls, f.ID)
 	call.worker.inflight--
+	draining := call.worker.capacity == 0
+	b.serveQueueLocked()
 	b.mu.Unlock()
 
 	res := new(hootv1.Result)
@@ -339,7 +482,12 @@ func (b *Broker) reply(f Frame) {
 		call.done <- callOutcome{err: WrapError(CodeInternal, fmt.Errorf("the worker sent a malformed reply: %w", err))}
 		return
 	}
-	call.done <- callOutcome{res: res}
+	// A worker refuses calls without running them when it drains (as unavailable) or is full
+	// (as overloaded, when its own count and ours briefly disagree).
+	category := res.GetError().GetCategory()
+	unstarted := category == hootv1.ErrorCategory_ERROR_CATEGORY_OVERLOADED ||
+		draining && category == hootv1.ErrorCategory_ERROR_CATEGORY_UNAVAILABLE
+	call.done <- callOutcome{res: res, unstarted: unstarted}
 }
 
 func (b *Broker) progress(f Frame) {
@@ -360,7 +508,7 @@ func (b *Broker) progress(f Frame) {
 	}
 }
 
-// drop forgets a worker and fails its calls as unavailable.
+// drop forgets a worker and ends its calls as lost.
 func (b *Broker) drop(peer, why string) {
 	b.mu.Lock()
 	w, ok := b.workers[peer]
@@ -378,11 +526,12 @@ func (b *Broker) drop(peer, why string) {
 		}
 	}
 	b.noteChangeLocked(before)
+	b.serveQueueLocked()
 	b.mu.Unlock()
 
-	b.cfg.logger.Warn("worker gone", "worker", w.name, "why", why, "calls_failed", len(lost))
+	b.cfg.logger.Warn("worker gone", "worker", w.name, "why", why, "calls_lost", len(lost))
 	for _, call := range lost {
-		call.done <- callOutcome{err: NewError(CodeUnavailable, "the worker serving this call was lost ("+why+"); the call may or may not have run").
+		call.done <- callOutcome{lost: true, err: NewError(CodeUnavailable, "the worker serving this call was lost ("+why+"); the call may or may not have run").
 			WithRetryable(true).
 			WithHint("retry the call; it goes to another worker if one is live")}
 	}
@@ -429,19 +578,26 @@ func (b *Broker) send(ctx context.Context, f Frame) {
 func (b *Broker) stop() {
 	b.mu.Lock()
 	b.stopped = true
-	calls := b.calls
-	b.calls = make(map[RequestID]*brokerCall)
+	calls, queue := b.calls, b.queue
+	b.calls, b.queue = make(map[RequestID]*brokerCall), nil
 	b.mu.Unlock()
+	shutdown := NewError(CodeUnavailable, "the gateway is shutting down").WithRetryable(true)
 	for _, call := range calls {
-		call.done <- callOutcome{err: NewError(CodeUnavailable, "the gateway is shutting down").WithRetryable(true)}
+		call.done <- callOutcome{err: shutdown}
+	}
+	for _, wt := range queue {
+		wt.err <- shutdown
 	}
 }
 
-// liveServicesLocked returns the live services as one sorted key; b.mu is held.
+// liveServicesLocked returns the services of live workers that take calls, as one sorted key;
+// b.mu is held.
 func (b *Broker) liveServicesLocked() string {
 	var all []string
 	for _, w := range b.workers {
-		all = append(all, w.services...)
+		if w.capacity > 0 {
+			all = append(all, w.services...)
+		}
 	}
 	slices.Sort(all)
 	return strings.Join(slices.Compact(all), ",")

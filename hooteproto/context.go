@@ -2,6 +2,8 @@ package hooteproto
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 )
@@ -40,4 +42,27 @@ func ReportProgress(ctx context.Context, progress, total float64, message string
 	if f, ok := ctx.Value(progressKey{}).(ProgressFunc); ok {
 		f(&hootv1.Progress{Progress: progress, Total: total, Message: message})
 	}
+}
+
+// WithProgress returns a context whose ReportProgress calls go to f. The worker sets one for
+// every request it serves; code that runs a handler's work elsewhere, such as a job runner in
+// the background, sets its own.
+func WithProgress(ctx context.Context, f ProgressFunc) context.Context {
+	return withProgress(ctx, f)
+}
+
+// NextTraceparent returns the traceparent for a call made on behalf of parent: the same trace
+// with a new span id, or a new sampled trace when parent is empty or malformed.
+func NextTraceparent(parent string) string {
+	var b [24]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms.
+	span := hex.EncodeToString(b[16:])
+	if span == "0000000000000000" {
+		span = "0000000000000001"
+	}
+	if validTraceparent([]byte(parent)) {
+		return parent[:36] + span + parent[52:]
+	}
+	trace := hex.EncodeToString(b[:16])
+	return "00-" + trace + "-" + span + "-01"
 }

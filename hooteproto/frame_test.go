@@ -100,3 +100,17 @@ func TestCommandStrings(t *testing.T) {
 		seen[s] = true
 	}
 }
+
+func TestNextTraceparent(t *testing.T) {
+	t.Parallel()
+	child := NextTraceparent(tp)
+	if !ValidTraceparent(child) || child[:36] != tp[:36] || child[36:52] == tp[36:52] || child[52:] != tp[52:] {
+		t.Fatalf("child of %s = %s: want the same trace and flags with a new span", tp, child)
+	}
+	for _, parent := range []string{"", "garbage"} {
+		fresh := NextTraceparent(parent)
+		if !ValidTraceparent(fresh) || fresh == NextTraceparent(parent) {
+			t.Fatalf("NextTraceparent(%q) = %s: want a new valid trace each time", parent, fresh)
+		}
+	}
+}

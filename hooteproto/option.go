@@ -20,6 +20,8 @@ const (
 	DefaultHeartbeatInterval = 2500 * time.Millisecond
 	DefaultLiveness          = 3
 	DefaultCapacity          = 64
+	DefaultQueue             = 1024
+	DefaultDrainTimeout      = 10 * time.Second
 )
 
 type config struct {
@@ -29,6 +31,8 @@ type config struct {
 	capacity  int
 	name      string
 	maxBody   int
+	queue     int
+	drain     time.Duration
 }
 
 func newConfig(opts []Option) config {
@@ -37,6 +41,8 @@ func newConfig(opts []Option) config {
 		liveness:  DefaultLiveness,
 		capacity:  DefaultCapacity,
 		maxBody:   DefaultMaxBody,
+		queue:     DefaultQueue,
+		drain:     DefaultDrainTimeout,
 	}
 	for _, o := range opts {
 		o.apply(&c)
@@ -90,6 +96,26 @@ func WithMaxBody(n int) Option {
 	return optionFunc(func(c *config) {
 		if n > 0 {
 			c.maxBody = n
+		}
+	})
+}
+
+// WithQueue sets how many calls may wait in the broker for a busy service before further calls
+// fail at once as overloaded (default 1024). Zero or less keeps the default.
+func WithQueue(n int) Option {
+	return optionFunc(func(c *config) {
+		if n > 0 {
+			c.queue = n
+		}
+	})
+}
+
+// WithDrainTimeout sets how long a stopping worker lets running calls finish before it cancels
+// them (default 10s). Zero or less keeps the default.
+func WithDrainTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d > 0 {
+			c.drain = d
 		}
 	})
 }

@@ -16,7 +16,7 @@ import (
 )
 
 const (
-	hb       = 40 * time.Millisecond
+	hb       = 100 * time.Millisecond
 	liveness = 3
 )
 
@@ -29,13 +29,16 @@ type echoer struct {
 }
 
 func newEchoer(name string) *echoer {
-	return &echoer{name: name, started: make(chan string, 16), cancelled: make(chan string, 16), deadline: make(chan time.Duration, 16)}
+	return &echoer{name: name, started: make(chan string, 1024), cancelled: make(chan string, 16), deadline: make(chan time.Duration, 1)}
 }
 
 func (e *echoer) Echo(ctx context.Context, req *hootv1.EchoRequest) (*hootv1.EchoResult, error) {
 	e.started <- req.GetMessage()
 	if dl, ok := ctx.Deadline(); ok {
-		e.deadline <- time.Until(dl)
+		select {
+		case e.deadline <- time.Until(dl):
+		default: // only the first is looked at
+		}
 	}
 	switch req.GetMessage() {
 	case "block":
@@ -50,6 +53,12 @@ func (e *echoer) Echo(ctx context.Context, req *hootv1.EchoRequest) (*hootv1.Ech
 		}
 	case "panic":
 		panic("boom")
+	case "slow":
+		select {
+		case <-time.After(300 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	return &hootv1.EchoResult{Message: req.GetMessage(), Worker: e.name}, nil
 }
@@ -60,13 +69,13 @@ type stack struct {
 	stop   func()
 }
 
-func startBroker(t *testing.T, endpoint string) *stack {
+func startBroker(t *testing.T, endpoint string, opts ...hooteproto.Option) *stack {
 	t.Helper()
 	sock, err := zmqtransport.Listen(endpoint, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := hooteproto.NewBroker(sock, hooteproto.WithHeartbeat(hb, liveness))
+	b := hooteproto.NewBroker(sock, append([]hooteproto.Option{hooteproto.WithHeartbeat(hb, liveness)}, opts...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = b.Run(ctx) })
@@ -291,16 +300,50 @@ func TestWireWorkerReturnsAfterGatewayRestart(t *testing.T) {
 	}
 }
 
-func TestWireLeastLoadedAndCapacity(t *testing.T) {
+func TestWireQueueAndOverload(t *testing.T) {
+	t.Parallel()
+	// One worker that runs one call at a time, and room for one more call to wait.
+	s := startBroker(t, "tcp://127.0.0.1:*", hooteproto.WithQueue(1))
+	e := newEchoer("single")
+	startWorker(t, s.sock.Endpoint(), e, hooteproto.WithCapacity(1))
+	waitLive(t, s.broker, "system", true)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	firstCtx, stopFirst := context.WithCancel(ctx)
+	first := make(chan error, 1)
+	go func() { _, err := call(t, s.broker, firstCtx, "block"); first <- err }()
+	<-e.started
+	queued := make(chan *hootv1.Result, 1)
+	go func() { res, _ := call(t, s.broker, ctx, "queued"); queued <- res }()
+	for s.broker.Waiting() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	// The third call finds the worker busy and the queue full: it is refused at once. (Had it
+	// waited for a slot, it would have waited for the blocked call, that is until its deadline.)
+	_, err := call(t, s.broker, ctx, "third")
+	var he *hooteproto.Error
+	if !errors.As(err, &he) || he.Code() != hooteproto.CodeOverloaded || he.RetryAfter() <= 0 || !he.Retryable() {
+		t.Fatalf("third call: %v, want overloaded with a retry-after", err)
+	}
+	stopFirst()
+	if err := <-first; hooteproto.CodeOf(err) != hooteproto.CodeCanceled {
+		t.Fatalf("first call: %v", err)
+	}
+	// The waiting call ran once the slot was free.
+	if res := <-queued; res.GetEcho().GetMessage() != "queued" {
+		t.Fatalf("queued call = %v", res)
+	}
+}
+
+func TestWireLeastLoaded(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t, "tcp://127.0.0.1:*")
 	a, b := newEchoer("a"), newEchoer("b")
-	startWorker(t, s.sock.Endpoint(), a, hooteproto.WithCapacity(1))
-	startWorker(t, s.sock.Endpoint(), b, hooteproto.WithCapacity(1))
-	waitLive(t, s.broker, "system", true)
+	startWorker(t, s.sock.Endpoint(), a)
+	startWorker(t, s.sock.Endpoint(), b)
 	deadline := time.Now().Add(5 * time.Second)
-	// Both workers must have announced themselves before two calls can run at once; each
-	// serves one call at a time.
+	// Both workers have announced themselves once one call is busy on each.
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 2)
@@ -320,24 +363,78 @@ func TestWireLeastLoadedAndCapacity(t *testing.T) {
 				break wait
 			}
 		}
-		if len(got) == 2 {
-			// Both are busy now: a third call is refused at once as overloaded.
-			_, err := call(t, s.broker, context.Background(), "third")
-			var he *hooteproto.Error
-			if !errors.As(err, &he) || he.Code() != hooteproto.CodeOverloaded || he.RetryAfter() <= 0 {
-				t.Fatalf("third call: %v, want overloaded with a retry-after", err)
-			}
-			cancel()
-			<-errc
-			<-errc
-			return
-		}
 		cancel()
 		<-errc
 		<-errc
+		if len(got) == 2 {
+			return
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("the two calls never ran on two workers at once")
+	t.Fatal("two calls never ran on two workers at once")
+}
+
+func TestWireDrain(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	e := newEchoer("leaving")
+	stop, _ := startWorker(t, s.sock.Endpoint(), e)
+	waitLive(t, s.broker, "system", true)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		res, err := call(t, s.broker, ctx, "slow")
+		if err == nil && res.GetEcho().GetMessage() != "slow" {
+			err = errors.New("wrong result: " + res.String())
+		}
+		errc <- err
+	}()
+	<-e.started
+	// Stopping the worker lets the running call finish instead of cutting it off.
+	stop()
+	if err := <-errc; err != nil {
+		t.Fatalf("a call running while its worker drained: %v", err)
+	}
+	waitLive(t, s.broker, "system", false)
+}
+
+func TestWireResendWhenRefusedWhileDraining(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	leaving, staying := newEchoer("leaving"), newEchoer("staying")
+	stopLeaving, _ := startWorker(t, s.sock.Endpoint(), leaving)
+	waitLive(t, s.broker, "system", true)
+	startWorker(t, s.sock.Endpoint(), staying)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// Keep the leaving worker busy so its drain lasts a while, then stop it.
+	go func() { _, _ = call(t, s.broker, ctx, "slow") }()
+	for m := <-leaving.started; m != "slow"; m = <-leaving.started {
+	}
+	// Wait until the staying worker takes calls (the leaving one is busy, so it gets them).
+	for {
+		res, err := call(t, s.broker, ctx, "ping")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.GetEcho().GetWorker() == "staying" {
+			break
+		}
+	}
+	go stopLeaving()
+	// Every call made meanwhile is answered, by the worker that stays.
+	for i := range 20 {
+		res, err := call(t, s.broker, ctx, "ping")
+		if err != nil {
+			t.Fatalf("call %d during the drain: %v", i, err)
+		}
+		if te := res.GetError(); te != nil {
+			t.Fatalf("call %d during the drain: %v", i, te)
+		}
+	}
 }
 
 func TestWireGarbageFromAPeer(t *testing.T) {

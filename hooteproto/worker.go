@@ -25,7 +25,10 @@ type Worker struct {
 	conn     Conn
 	cfg      config
 	services map[string]hootv1hoot.Service
-	ready    []byte
+	// ready and drainingReady are the READY bodies announced while taking calls and while
+	// draining.
+	ready, drainingReady []byte
+	draining             atomic.Bool
 
 	slots     chan struct{}
 	lastHeard atomic.Int64 // unix nanoseconds of the gateway's last frame
@@ -66,31 +69,76 @@ func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...Option) (*Worke
 	if w.ready, err = proto.Marshal(ready); err != nil {
 		return nil, fmt.Errorf("hooteproto: encode READY: %w", err)
 	}
+	ready.Capacity = 0
+	if w.drainingReady, err = proto.Marshal(ready); err != nil {
+		return nil, fmt.Errorf("hooteproto: encode READY: %w", err)
+	}
 	return w, nil
 }
 
-// Run announces the worker and serves requests until ctx ends or the connection closes. On the
-// way out it tells the gateway it is leaving, cancels what still runs and waits for it.
+// Run announces the worker and serves requests until ctx ends or the connection closes.
+//
+// When ctx ends the worker drains: it tells the gateway to send it nothing new, lets running
+// calls finish for up to the drain timeout (WithDrainTimeout), cancels what still runs after
+// that, and says goodbye with DISCONNECT. Calls that arrive while it drains are refused unstarted,
+// so the gateway sends them to another worker.
 func (w *Worker) Run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	loopCtx, stopLoop := context.WithCancel(context.Background())
+	defer stopLoop()
+	workCtx, stopWork := context.WithCancel(context.Background())
+	defer stopWork()
+
 	w.lastHeard.Store(time.Now().UnixNano())
-	w.send(ctx, Frame{Command: CommandReady, Body: w.ready})
-	var hb sync.WaitGroup
-	hb.Go(func() { w.heartbeat(ctx) })
-	defer func() {
-		cancel()
-		hb.Wait()
-		w.cancelAll()
-		w.wg.Wait()
-		bye, stop := context.WithTimeout(context.Background(), w.cfg.heartbeat)
-		defer stop()
+	w.send(loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
+	var loops sync.WaitGroup
+	loops.Go(func() { w.heartbeat(loopCtx) })
+	errc := make(chan error, 1)
+	loops.Go(func() { errc <- w.receive(loopCtx, workCtx) })
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		// The connection is gone: there is nobody to drain towards.
+		stopWork()
+	}
+	w.draining.Store(true)
+	if err == nil {
+		w.send(loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
+	}
+	running := make(chan struct{})
+	go func() { w.wg.Wait(); close(running) }()
+	select {
+	case <-running:
+	case <-time.After(w.cfg.drain):
+		w.cfg.logger.Warn("drain timeout: cancelling the calls still running", "timeout", w.cfg.drain)
+		stopWork()
+		<-running
+	}
+	stopLoop()
+	loops.Wait()
+	if err == nil {
+		bye, cancel := context.WithTimeout(context.Background(), w.cfg.heartbeat)
+		defer cancel()
 		_ = w.conn.Send(bye, Frame{Command: CommandDisconnect})
-	}()
+	}
+	return err
+}
+
+// readyBody returns the READY body to announce: capacity 0 while draining.
+func (w *Worker) readyBody() []byte {
+	if w.draining.Load() {
+		return w.drainingReady
+	}
+	return w.ready
+}
+
+// receive handles frames from the gateway until loopCtx ends; calls run under workCtx.
+func (w *Worker) receive(loopCtx, workCtx context.Context) error {
 	for {
-		f, err := w.conn.Recv(ctx)
+		f, err := w.conn.Recv(loopCtx)
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			if loopCtx.Err() != nil {
 				return nil
 			}
 			return err
@@ -98,7 +146,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		w.lastHeard.Store(time.Now().UnixNano())
 		switch f.Command {
 		case CommandRequest:
-			w.start(ctx, f)
+			w.start(workCtx, f)
 		case CommandCancel:
 			w.mu.Lock()
 			if stop, ok := w.running[f.ID]; ok {
@@ -107,7 +155,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.mu.Unlock()
 		case CommandDisconnect:
 			// The gateway does not know us (it restarted): announce again.
-			w.send(ctx, Frame{Command: CommandReady, Body: w.ready})
+			w.send(loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
 		case CommandHeartbeat:
 		default:
 			w.cfg.logger.Warn("gateway sent a frame only a worker may send", "command", f.Command)
@@ -127,7 +175,7 @@ func (w *Worker) heartbeat(ctx context.Context) {
 		silent := time.Since(time.Unix(0, w.lastHeard.Load()))
 		if silent > w.cfg.silence() {
 			// The gateway may be gone or new; announcing again costs nothing if it is neither.
-			w.send(ctx, Frame{Command: CommandReady, Body: w.ready})
+			w.send(ctx, Frame{Command: CommandReady, Body: w.readyBody()})
 			continue
 		}
 		w.send(ctx, Frame{Command: CommandHeartbeat})
@@ -136,6 +184,10 @@ func (w *Worker) heartbeat(ctx context.Context) {
 
 func (w *Worker) start(ctx context.Context, f Frame) {
 	fail := func(err *Error) { w.reply(f.ID, &hootv1.Result{Result: &hootv1.Result_Error{Error: ToolErrorOf(err)}}) }
+	if w.draining.Load() {
+		fail(NewError(CodeUnavailable, "this worker is stopping and takes no new calls").WithRetryable(true))
+		return
+	}
 	svc, ok := w.services[f.Service]
 	if !ok {
 		fail(NewError(CodeUnavailable, fmt.Sprintf("this worker does not serve the %q service", f.Service)))
@@ -180,14 +232,15 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 	w.mu.Unlock()
 
 	w.wg.Go(func() {
-		defer func() {
-			w.mu.Lock()
-			delete(w.running, id)
-			w.mu.Unlock()
-			stop()
-			<-w.slots
-		}()
-		w.reply(id, w.serve(rctx, svc, req.GetPayload(), f.Traceparent))
+		res := w.serve(rctx, svc, req.GetPayload(), f.Traceparent)
+		// Free the slot before answering: the gateway sends the next call as soon as it has
+		// the answer, and it must find room.
+		w.mu.Lock()
+		delete(w.running, id)
+		w.mu.Unlock()
+		stop()
+		<-w.slots
+		w.reply(id, res)
 	})
 }
 
@@ -266,14 +319,6 @@ func (w *Worker) send(ctx context.Context, f Frame) {
 	defer cancel()
 	if err := w.conn.Send(ctx, f); err != nil && ctx.Err() == nil {
 		w.cfg.logger.Debug("send failed", "command", f.Command, "err", err)
-	}
-}
-
-func (w *Worker) cancelAll() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, stop := range w.running {
-		stop()
 	}
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"github.com/hootenanny/hoot/hooteproto"
 	"io"
 	"mime"
 	"net/http"
@@ -117,6 +118,10 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	// A W3C trace context from the client continues into the worker's logs.
+	if tp := r.Header.Get("traceparent"); hooteproto.ValidTraceparent(tp) {
+		ctx = hooteproto.WithTraceparent(ctx, tp)
+	}
 	// Close ends the calls in flight too, not only the client going away.
 	stop := context.AfterFunc(s.base, cancel)
 	defer stop()

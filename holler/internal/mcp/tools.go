@@ -167,9 +167,11 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
+	traceparent := hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))
+	cctx = hooteproto.WithTraceparent(cctx, traceparent)
 	start := time.Now()
 	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), onProgress)
-	log := s.log.With("tool", name, "service", t.Service, "session", sess.id, "elapsed", time.Since(start))
+	log := s.log.With("tool", name, "service", t.Service, "session", sess.id, "elapsed", time.Since(start), "traceparent", traceparent)
 	if err != nil {
 		e := hooteproto.AsError(err)
 		if errors.Is(context.Cause(ctx), errCancelledByClient) {
