@@ -505,6 +505,172 @@ func (x *CasInspectResult) GetStoredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// Re-reads stored objects and checks that each one's bytes still hash to its address. Without
+// hashes it checks every object in the store. It runs as a job: the call returns a job id at
+// once, progress is reported as objects are checked, and job_cancel stops it.
+type CasVerifyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The objects to check; empty checks every object.
+	Hashes        []string `protobuf:"bytes,1,rep,name=hashes,proto3" json:"hashes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CasVerifyRequest) Reset() {
+	*x = CasVerifyRequest{}
+	mi := &file_hoot_v1_cas_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CasVerifyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CasVerifyRequest) ProtoMessage() {}
+
+func (x *CasVerifyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_cas_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CasVerifyRequest.ProtoReflect.Descriptor instead.
+func (*CasVerifyRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_cas_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CasVerifyRequest) GetHashes() []string {
+	if x != nil {
+		return x.Hashes
+	}
+	return nil
+}
+
+// CasVerifyResult reports what the check found.
+type CasVerifyResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many objects were checked.
+	Checked uint64 `protobuf:"varint,1,opt,name=checked,proto3" json:"checked,omitempty"`
+	// How many bytes were read.
+	Bytes uint64 `protobuf:"varint,2,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	// The objects whose bytes do not match their hash, or that could not be read.
+	Problems      []*CasProblem `protobuf:"bytes,3,rep,name=problems,proto3" json:"problems,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CasVerifyResult) Reset() {
+	*x = CasVerifyResult{}
+	mi := &file_hoot_v1_cas_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CasVerifyResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CasVerifyResult) ProtoMessage() {}
+
+func (x *CasVerifyResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_cas_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CasVerifyResult.ProtoReflect.Descriptor instead.
+func (*CasVerifyResult) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_cas_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CasVerifyResult) GetChecked() uint64 {
+	if x != nil {
+		return x.Checked
+	}
+	return 0
+}
+
+func (x *CasVerifyResult) GetBytes() uint64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *CasVerifyResult) GetProblems() []*CasProblem {
+	if x != nil {
+		return x.Problems
+	}
+	return nil
+}
+
+// CasProblem is one object that failed the check.
+type CasProblem struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Hash  string                 `protobuf:"bytes,1,opt,name=hash,proto3" json:"hash,omitempty"`
+	// What is wrong: "missing", "unreadable" or "hash mismatch", with details.
+	Problem       string `protobuf:"bytes,2,opt,name=problem,proto3" json:"problem,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CasProblem) Reset() {
+	*x = CasProblem{}
+	mi := &file_hoot_v1_cas_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CasProblem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CasProblem) ProtoMessage() {}
+
+func (x *CasProblem) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_cas_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CasProblem.ProtoReflect.Descriptor instead.
+func (*CasProblem) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_cas_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CasProblem) GetHash() string {
+	if x != nil {
+		return x.Hash
+	}
+	return ""
+}
+
+func (x *CasProblem) GetProblem() string {
+	if x != nil {
+		return x.Problem
+	}
+	return ""
+}
+
 var File_hoot_v1_cas_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_cas_proto_rawDesc = "" +
@@ -515,9 +681,9 @@ const file_hoot_v1_cas_proto_rawDesc = "" +
 	"\x0econtent_base64\x18\x02 \x01(\fB\t\xca\xf3\x18\x05\x10\x80\x80\x80\x04H\x00R\rcontentBase64\x12}\n" +
 	"\tmime_type\x18\x03 \x01(\tB`\xca\xf3\x18\\\x10\xff\x01BI^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*(;.*)?$J\ftext/vnd.abcR\bmimeType:h\xc2\xf3\x18d\n" +
 	"\tcas_store\x12\rStore content\x1a;Store text or binary content and get back its content hash. \x02(\x012\x02\x18\x01:\x03casB\x06\n" +
-	"\x04data\"o\n" +
-	"\x0eCasStoreResult\x12\x12\n" +
-	"\x04hash\x18\x01 \x01(\tR\x04hash\x12\x12\n" +
+	"\x04data\"u\n" +
+	"\x0eCasStoreResult\x12\x18\n" +
+	"\x04hash\x18\x01 \x01(\tB\x04\xd0\xf3\x18\x02R\x04hash\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x04R\x04size\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x18\n" +
 	"\aexisted\x18\x04 \x01(\bR\aexisted\"\x9c\x02\n" +
@@ -537,12 +703,24 @@ const file_hoot_v1_cas_proto_rawDesc = "" +
 	"\x04data\"\xf4\x01\n" +
 	"\x11CasInspectRequest\x12l\n" +
 	"\x04hash\x18\x01 \x01(\tBX\xca\xf3\x18T\b\x01B\x0e^[0-9a-f]{64}$J@b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9R\x04hash:q\xc2\xf3\x18m\n" +
-	"\vcas_inspect\x12\x0fInspect content\x1a>Show the size, media type and storage time of a stored object. \x02(\x012\x04\b\x01\x18\x01:\x03cas\"\x90\x01\n" +
-	"\x10CasInspectResult\x12\x12\n" +
-	"\x04hash\x18\x01 \x01(\tR\x04hash\x12\x12\n" +
+	"\vcas_inspect\x12\x0fInspect content\x1a>Show the size, media type and storage time of a stored object. \x02(\x012\x04\b\x01\x18\x01:\x03cas\"\x96\x01\n" +
+	"\x10CasInspectResult\x12\x18\n" +
+	"\x04hash\x18\x01 \x01(\tB\x04\xd0\xf3\x18\x02R\x04hash\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x04R\x04size\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x127\n" +
-	"\tstored_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\bstoredAtB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\tstored_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\bstoredAt\"\xfe\x01\n" +
+	"\x10CasVerifyRequest\x12q\n" +
+	"\x06hashes\x18\x01 \x03(\tBY\xca\xf3\x18U\x10\xe8\aB\x0e^[0-9a-f]{64}$J@b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9R\x06hashes:w\xc2\xf3\x18s\n" +
+	"\n" +
+	"cas_verify\x12\x0eVerify content\x1aFCheck that stored objects still match their hashes, in the background. \x02(\x022\x04\b\x01\x18\x01:\x03cas\"r\n" +
+	"\x0fCasVerifyResult\x12\x18\n" +
+	"\achecked\x18\x01 \x01(\x04R\achecked\x12\x14\n" +
+	"\x05bytes\x18\x02 \x01(\x04R\x05bytes\x12/\n" +
+	"\bproblems\x18\x03 \x03(\v2\x13.hoot.v1.CasProblemR\bproblems\"@\n" +
+	"\n" +
+	"CasProblem\x12\x18\n" +
+	"\x04hash\x18\x01 \x01(\tB\x04\xd0\xf3\x18\x02R\x04hash\x12\x18\n" +
+	"\aproblem\x18\x02 \x01(\tR\aproblemB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_cas_proto_rawDescOnce sync.Once
@@ -556,7 +734,7 @@ func file_hoot_v1_cas_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_cas_proto_rawDescData
 }
 
-var file_hoot_v1_cas_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hoot_v1_cas_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_hoot_v1_cas_proto_goTypes = []any{
 	(*CasStoreRequest)(nil),       // 0: hoot.v1.CasStoreRequest
 	(*CasStoreResult)(nil),        // 1: hoot.v1.CasStoreResult
@@ -564,15 +742,19 @@ var file_hoot_v1_cas_proto_goTypes = []any{
 	(*CasGetResult)(nil),          // 3: hoot.v1.CasGetResult
 	(*CasInspectRequest)(nil),     // 4: hoot.v1.CasInspectRequest
 	(*CasInspectResult)(nil),      // 5: hoot.v1.CasInspectResult
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(*CasVerifyRequest)(nil),      // 6: hoot.v1.CasVerifyRequest
+	(*CasVerifyResult)(nil),       // 7: hoot.v1.CasVerifyResult
+	(*CasProblem)(nil),            // 8: hoot.v1.CasProblem
+	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
 }
 var file_hoot_v1_cas_proto_depIdxs = []int32{
-	6, // 0: hoot.v1.CasInspectResult.stored_at:type_name -> google.protobuf.Timestamp
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	9, // 0: hoot.v1.CasInspectResult.stored_at:type_name -> google.protobuf.Timestamp
+	8, // 1: hoot.v1.CasVerifyResult.problems:type_name -> hoot.v1.CasProblem
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_cas_proto_init() }
@@ -595,7 +777,7 @@ func file_hoot_v1_cas_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_cas_proto_rawDesc), len(file_hoot_v1_cas_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -9,6 +9,7 @@ package hootv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -108,6 +109,40 @@ type Payload struct {
 	//	*Payload_CasStore
 	//	*Payload_CasGet
 	//	*Payload_CasInspect
+	//	*Payload_ArtifactCreate
+	//	*Payload_ArtifactGet
+	//	*Payload_ArtifactList
+	//	*Payload_ArtifactAnnotate
+	//	*Payload_ArtifactTag
+	//	*Payload_StorageStats
+	//	*Payload_CasVerify
+	//	*Payload_JobStatus
+	//	*Payload_JobAwait
+	//	*Payload_JobList
+	//	*Payload_JobCancel
+	//	*Payload_ArtifactQuery
+	//	*Payload_CasObject
+	//	*Payload_ArtifactContent
+	//	*Payload_TestSimpleText
+	//	*Payload_TestImageContent
+	//	*Payload_TestAudioContent
+	//	*Payload_TestEmbeddedResource
+	//	*Payload_TestMultipleContentTypes
+	//	*Payload_TestErrorHandling
+	//	*Payload_TestToolWithProgress
+	//	*Payload_TestSimplePrompt
+	//	*Payload_TestPromptWithArguments
+	//	*Payload_TestPromptWithEmbeddedResource
+	//	*Payload_TestPromptWithImage
+	//	*Payload_StaticText
+	//	*Payload_StaticBinary
+	//	*Payload_WatchedResource
+	//	*Payload_TemplateData
+	//	*Payload_TestToolWithLogging
+	//	*Payload_TestSampling
+	//	*Payload_TestElicitation
+	//	*Payload_TestElicitationSep1034Defaults
+	//	*Payload_TestElicitationSep1330Enums
 	Request       isPayload_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -186,6 +221,312 @@ func (x *Payload) GetCasInspect() *CasInspectRequest {
 	return nil
 }
 
+func (x *Payload) GetArtifactCreate() *ArtifactCreateRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ArtifactCreate); ok {
+			return x.ArtifactCreate
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetArtifactGet() *ArtifactGetRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ArtifactGet); ok {
+			return x.ArtifactGet
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetArtifactList() *ArtifactListRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ArtifactList); ok {
+			return x.ArtifactList
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetArtifactAnnotate() *ArtifactAnnotateRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ArtifactAnnotate); ok {
+			return x.ArtifactAnnotate
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetArtifactTag() *ArtifactTagRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ArtifactTag); ok {
+			return x.ArtifactTag
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetStorageStats() *StorageStatsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_StorageStats); ok {
+			return x.StorageStats
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetCasVerify() *CasVerifyRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_CasVerify); ok {
+			return x.CasVerify
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetJobStatus() *JobStatusRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_JobStatus); ok {
+			return x.JobStatus
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetJobAwait() *JobAwaitRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_JobAwait); ok {
+			return x.JobAwait
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetJobList() *JobListRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_JobList); ok {
+			return x.JobList
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetJobCancel() *JobCancelRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_JobCancel); ok {
+			return x.JobCancel
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetArtifactQuery() *ArtifactQueryRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ArtifactQuery); ok {
+			return x.ArtifactQuery
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetCasObject() *CasObjectResourceRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_CasObject); ok {
+			return x.CasObject
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetArtifactContent() *ArtifactContentResourceRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ArtifactContent); ok {
+			return x.ArtifactContent
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestSimpleText() *ConformanceSimpleTextRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestSimpleText); ok {
+			return x.TestSimpleText
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestImageContent() *ConformanceImageContentRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestImageContent); ok {
+			return x.TestImageContent
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestAudioContent() *ConformanceAudioContentRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestAudioContent); ok {
+			return x.TestAudioContent
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestEmbeddedResource() *ConformanceEmbeddedResourceRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestEmbeddedResource); ok {
+			return x.TestEmbeddedResource
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestMultipleContentTypes() *ConformanceMultipleContentTypesRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestMultipleContentTypes); ok {
+			return x.TestMultipleContentTypes
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestErrorHandling() *ConformanceErrorHandlingRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestErrorHandling); ok {
+			return x.TestErrorHandling
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestToolWithProgress() *ConformanceToolWithProgressRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestToolWithProgress); ok {
+			return x.TestToolWithProgress
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestSimplePrompt() *ConformanceSimplePromptRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestSimplePrompt); ok {
+			return x.TestSimplePrompt
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestPromptWithArguments() *ConformancePromptWithArgumentsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestPromptWithArguments); ok {
+			return x.TestPromptWithArguments
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestPromptWithEmbeddedResource() *ConformancePromptWithEmbeddedResourceRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestPromptWithEmbeddedResource); ok {
+			return x.TestPromptWithEmbeddedResource
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestPromptWithImage() *ConformancePromptWithImageRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestPromptWithImage); ok {
+			return x.TestPromptWithImage
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetStaticText() *ConformanceStaticTextRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_StaticText); ok {
+			return x.StaticText
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetStaticBinary() *ConformanceStaticBinaryRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_StaticBinary); ok {
+			return x.StaticBinary
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetWatchedResource() *ConformanceWatchedResourceRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_WatchedResource); ok {
+			return x.WatchedResource
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTemplateData() *ConformanceTemplateDataRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TemplateData); ok {
+			return x.TemplateData
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestToolWithLogging() *ConformanceToolWithLoggingRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestToolWithLogging); ok {
+			return x.TestToolWithLogging
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestSampling() *ConformanceSamplingRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestSampling); ok {
+			return x.TestSampling
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestElicitation() *ConformanceElicitationRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestElicitation); ok {
+			return x.TestElicitation
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestElicitationSep1034Defaults() *ConformanceElicitationDefaultsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestElicitationSep1034Defaults); ok {
+			return x.TestElicitationSep1034Defaults
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestElicitationSep1330Enums() *ConformanceElicitationEnumsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestElicitationSep1330Enums); ok {
+			return x.TestElicitationSep1330Enums
+		}
+	}
+	return nil
+}
+
 type isPayload_Request interface {
 	isPayload_Request()
 }
@@ -206,6 +547,144 @@ type Payload_CasInspect struct {
 	CasInspect *CasInspectRequest `protobuf:"bytes,4,opt,name=cas_inspect,json=casInspect,proto3,oneof"`
 }
 
+type Payload_ArtifactCreate struct {
+	ArtifactCreate *ArtifactCreateRequest `protobuf:"bytes,5,opt,name=artifact_create,json=artifactCreate,proto3,oneof"`
+}
+
+type Payload_ArtifactGet struct {
+	ArtifactGet *ArtifactGetRequest `protobuf:"bytes,6,opt,name=artifact_get,json=artifactGet,proto3,oneof"`
+}
+
+type Payload_ArtifactList struct {
+	ArtifactList *ArtifactListRequest `protobuf:"bytes,7,opt,name=artifact_list,json=artifactList,proto3,oneof"`
+}
+
+type Payload_ArtifactAnnotate struct {
+	ArtifactAnnotate *ArtifactAnnotateRequest `protobuf:"bytes,8,opt,name=artifact_annotate,json=artifactAnnotate,proto3,oneof"`
+}
+
+type Payload_ArtifactTag struct {
+	ArtifactTag *ArtifactTagRequest `protobuf:"bytes,9,opt,name=artifact_tag,json=artifactTag,proto3,oneof"`
+}
+
+type Payload_StorageStats struct {
+	StorageStats *StorageStatsRequest `protobuf:"bytes,10,opt,name=storage_stats,json=storageStats,proto3,oneof"`
+}
+
+type Payload_CasVerify struct {
+	CasVerify *CasVerifyRequest `protobuf:"bytes,11,opt,name=cas_verify,json=casVerify,proto3,oneof"`
+}
+
+type Payload_JobStatus struct {
+	JobStatus *JobStatusRequest `protobuf:"bytes,12,opt,name=job_status,json=jobStatus,proto3,oneof"`
+}
+
+type Payload_JobAwait struct {
+	JobAwait *JobAwaitRequest `protobuf:"bytes,13,opt,name=job_await,json=jobAwait,proto3,oneof"`
+}
+
+type Payload_JobList struct {
+	JobList *JobListRequest `protobuf:"bytes,14,opt,name=job_list,json=jobList,proto3,oneof"`
+}
+
+type Payload_JobCancel struct {
+	JobCancel *JobCancelRequest `protobuf:"bytes,15,opt,name=job_cancel,json=jobCancel,proto3,oneof"`
+}
+
+type Payload_ArtifactQuery struct {
+	ArtifactQuery *ArtifactQueryRequest `protobuf:"bytes,16,opt,name=artifact_query,json=artifactQuery,proto3,oneof"`
+}
+
+type Payload_CasObject struct {
+	// The domain's resources, numbered apart from its tools.
+	CasObject *CasObjectResourceRequest `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
+}
+
+type Payload_ArtifactContent struct {
+	ArtifactContent *ArtifactContentResourceRequest `protobuf:"bytes,501,opt,name=artifact_content,json=artifactContent,proto3,oneof"`
+}
+
+type Payload_TestSimpleText struct {
+	// The conformance fixtures, numbered apart from the domain's tools.
+	TestSimpleText *ConformanceSimpleTextRequest `protobuf:"bytes,1000,opt,name=test_simple_text,json=testSimpleText,proto3,oneof"`
+}
+
+type Payload_TestImageContent struct {
+	TestImageContent *ConformanceImageContentRequest `protobuf:"bytes,1001,opt,name=test_image_content,json=testImageContent,proto3,oneof"`
+}
+
+type Payload_TestAudioContent struct {
+	TestAudioContent *ConformanceAudioContentRequest `protobuf:"bytes,1002,opt,name=test_audio_content,json=testAudioContent,proto3,oneof"`
+}
+
+type Payload_TestEmbeddedResource struct {
+	TestEmbeddedResource *ConformanceEmbeddedResourceRequest `protobuf:"bytes,1003,opt,name=test_embedded_resource,json=testEmbeddedResource,proto3,oneof"`
+}
+
+type Payload_TestMultipleContentTypes struct {
+	TestMultipleContentTypes *ConformanceMultipleContentTypesRequest `protobuf:"bytes,1004,opt,name=test_multiple_content_types,json=testMultipleContentTypes,proto3,oneof"`
+}
+
+type Payload_TestErrorHandling struct {
+	TestErrorHandling *ConformanceErrorHandlingRequest `protobuf:"bytes,1005,opt,name=test_error_handling,json=testErrorHandling,proto3,oneof"`
+}
+
+type Payload_TestToolWithProgress struct {
+	TestToolWithProgress *ConformanceToolWithProgressRequest `protobuf:"bytes,1006,opt,name=test_tool_with_progress,json=testToolWithProgress,proto3,oneof"`
+}
+
+type Payload_TestSimplePrompt struct {
+	TestSimplePrompt *ConformanceSimplePromptRequest `protobuf:"bytes,1007,opt,name=test_simple_prompt,json=testSimplePrompt,proto3,oneof"`
+}
+
+type Payload_TestPromptWithArguments struct {
+	TestPromptWithArguments *ConformancePromptWithArgumentsRequest `protobuf:"bytes,1008,opt,name=test_prompt_with_arguments,json=testPromptWithArguments,proto3,oneof"`
+}
+
+type Payload_TestPromptWithEmbeddedResource struct {
+	TestPromptWithEmbeddedResource *ConformancePromptWithEmbeddedResourceRequest `protobuf:"bytes,1009,opt,name=test_prompt_with_embedded_resource,json=testPromptWithEmbeddedResource,proto3,oneof"`
+}
+
+type Payload_TestPromptWithImage struct {
+	TestPromptWithImage *ConformancePromptWithImageRequest `protobuf:"bytes,1010,opt,name=test_prompt_with_image,json=testPromptWithImage,proto3,oneof"`
+}
+
+type Payload_StaticText struct {
+	StaticText *ConformanceStaticTextRequest `protobuf:"bytes,1011,opt,name=static_text,json=staticText,proto3,oneof"`
+}
+
+type Payload_StaticBinary struct {
+	StaticBinary *ConformanceStaticBinaryRequest `protobuf:"bytes,1012,opt,name=static_binary,json=staticBinary,proto3,oneof"`
+}
+
+type Payload_WatchedResource struct {
+	WatchedResource *ConformanceWatchedResourceRequest `protobuf:"bytes,1013,opt,name=watched_resource,json=watchedResource,proto3,oneof"`
+}
+
+type Payload_TemplateData struct {
+	TemplateData *ConformanceTemplateDataRequest `protobuf:"bytes,1014,opt,name=template_data,json=templateData,proto3,oneof"`
+}
+
+type Payload_TestToolWithLogging struct {
+	TestToolWithLogging *ConformanceToolWithLoggingRequest `protobuf:"bytes,1015,opt,name=test_tool_with_logging,json=testToolWithLogging,proto3,oneof"`
+}
+
+type Payload_TestSampling struct {
+	TestSampling *ConformanceSamplingRequest `protobuf:"bytes,1016,opt,name=test_sampling,json=testSampling,proto3,oneof"`
+}
+
+type Payload_TestElicitation struct {
+	TestElicitation *ConformanceElicitationRequest `protobuf:"bytes,1017,opt,name=test_elicitation,json=testElicitation,proto3,oneof"`
+}
+
+type Payload_TestElicitationSep1034Defaults struct {
+	TestElicitationSep1034Defaults *ConformanceElicitationDefaultsRequest `protobuf:"bytes,1018,opt,name=test_elicitation_sep1034_defaults,json=testElicitationSep1034Defaults,proto3,oneof"`
+}
+
+type Payload_TestElicitationSep1330Enums struct {
+	TestElicitationSep1330Enums *ConformanceElicitationEnumsRequest `protobuf:"bytes,1019,opt,name=test_elicitation_sep1330_enums,json=testElicitationSep1330Enums,proto3,oneof"`
+}
+
 func (*Payload_Echo) isPayload_Request() {}
 
 func (*Payload_CasStore) isPayload_Request() {}
@@ -214,7 +693,76 @@ func (*Payload_CasGet) isPayload_Request() {}
 
 func (*Payload_CasInspect) isPayload_Request() {}
 
-// Result is what travels back: the typed result of the tool that was called, or an error.
+func (*Payload_ArtifactCreate) isPayload_Request() {}
+
+func (*Payload_ArtifactGet) isPayload_Request() {}
+
+func (*Payload_ArtifactList) isPayload_Request() {}
+
+func (*Payload_ArtifactAnnotate) isPayload_Request() {}
+
+func (*Payload_ArtifactTag) isPayload_Request() {}
+
+func (*Payload_StorageStats) isPayload_Request() {}
+
+func (*Payload_CasVerify) isPayload_Request() {}
+
+func (*Payload_JobStatus) isPayload_Request() {}
+
+func (*Payload_JobAwait) isPayload_Request() {}
+
+func (*Payload_JobList) isPayload_Request() {}
+
+func (*Payload_JobCancel) isPayload_Request() {}
+
+func (*Payload_ArtifactQuery) isPayload_Request() {}
+
+func (*Payload_CasObject) isPayload_Request() {}
+
+func (*Payload_ArtifactContent) isPayload_Request() {}
+
+func (*Payload_TestSimpleText) isPayload_Request() {}
+
+func (*Payload_TestImageContent) isPayload_Request() {}
+
+func (*Payload_TestAudioContent) isPayload_Request() {}
+
+func (*Payload_TestEmbeddedResource) isPayload_Request() {}
+
+func (*Payload_TestMultipleContentTypes) isPayload_Request() {}
+
+func (*Payload_TestErrorHandling) isPayload_Request() {}
+
+func (*Payload_TestToolWithProgress) isPayload_Request() {}
+
+func (*Payload_TestSimplePrompt) isPayload_Request() {}
+
+func (*Payload_TestPromptWithArguments) isPayload_Request() {}
+
+func (*Payload_TestPromptWithEmbeddedResource) isPayload_Request() {}
+
+func (*Payload_TestPromptWithImage) isPayload_Request() {}
+
+func (*Payload_StaticText) isPayload_Request() {}
+
+func (*Payload_StaticBinary) isPayload_Request() {}
+
+func (*Payload_WatchedResource) isPayload_Request() {}
+
+func (*Payload_TemplateData) isPayload_Request() {}
+
+func (*Payload_TestToolWithLogging) isPayload_Request() {}
+
+func (*Payload_TestSampling) isPayload_Request() {}
+
+func (*Payload_TestElicitation) isPayload_Request() {}
+
+func (*Payload_TestElicitationSep1034Defaults) isPayload_Request() {}
+
+func (*Payload_TestElicitationSep1330Enums) isPayload_Request() {}
+
+// Result is what travels back: the typed result of the tool that was called, or an error. A tool
+// of kind JOB answers with job_started at once; its own result comes later from the job tools.
 type Result struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Result:
@@ -224,6 +772,24 @@ type Result struct {
 	//	*Result_CasStore
 	//	*Result_CasGet
 	//	*Result_CasInspect
+	//	*Result_ArtifactCreate
+	//	*Result_ArtifactGet
+	//	*Result_ArtifactList
+	//	*Result_ArtifactAnnotate
+	//	*Result_ArtifactTag
+	//	*Result_StorageStats
+	//	*Result_JobStarted
+	//	*Result_CasVerify
+	//	*Result_JobStatus
+	//	*Result_JobAwait
+	//	*Result_JobList
+	//	*Result_JobCancel
+	//	*Result_ArtifactQuery
+	//	*Result_CasObject
+	//	*Result_ArtifactContent
+	//	*Result_ConformanceContent
+	//	*Result_ConformancePrompt
+	//	*Result_ConformanceResource
 	Result        isResult_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -311,6 +877,168 @@ func (x *Result) GetCasInspect() *CasInspectResult {
 	return nil
 }
 
+func (x *Result) GetArtifactCreate() *ArtifactCreateResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ArtifactCreate); ok {
+			return x.ArtifactCreate
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetArtifactGet() *ArtifactGetResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ArtifactGet); ok {
+			return x.ArtifactGet
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetArtifactList() *ArtifactListResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ArtifactList); ok {
+			return x.ArtifactList
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetArtifactAnnotate() *ArtifactAnnotateResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ArtifactAnnotate); ok {
+			return x.ArtifactAnnotate
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetArtifactTag() *ArtifactTagResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ArtifactTag); ok {
+			return x.ArtifactTag
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetStorageStats() *StorageStatsResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_StorageStats); ok {
+			return x.StorageStats
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetJobStarted() *JobStarted {
+	if x != nil {
+		if x, ok := x.Result.(*Result_JobStarted); ok {
+			return x.JobStarted
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetCasVerify() *CasVerifyResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_CasVerify); ok {
+			return x.CasVerify
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetJobStatus() *JobStatusResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_JobStatus); ok {
+			return x.JobStatus
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetJobAwait() *JobAwaitResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_JobAwait); ok {
+			return x.JobAwait
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetJobList() *JobListResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_JobList); ok {
+			return x.JobList
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetJobCancel() *JobCancelResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_JobCancel); ok {
+			return x.JobCancel
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetArtifactQuery() *ArtifactQueryResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ArtifactQuery); ok {
+			return x.ArtifactQuery
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetCasObject() *CasObjectResourceResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_CasObject); ok {
+			return x.CasObject
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetArtifactContent() *ArtifactContentResourceResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ArtifactContent); ok {
+			return x.ArtifactContent
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetConformanceContent() *ConformanceContentResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ConformanceContent); ok {
+			return x.ConformanceContent
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetConformancePrompt() *ConformancePromptResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ConformancePrompt); ok {
+			return x.ConformancePrompt
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetConformanceResource() *ConformanceResourceResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ConformanceResource); ok {
+			return x.ConformanceResource
+		}
+	}
+	return nil
+}
+
 type isResult_Result interface {
 	isResult_Result()
 }
@@ -335,6 +1063,80 @@ type Result_CasInspect struct {
 	CasInspect *CasInspectResult `protobuf:"bytes,5,opt,name=cas_inspect,json=casInspect,proto3,oneof"`
 }
 
+type Result_ArtifactCreate struct {
+	ArtifactCreate *ArtifactCreateResult `protobuf:"bytes,6,opt,name=artifact_create,json=artifactCreate,proto3,oneof"`
+}
+
+type Result_ArtifactGet struct {
+	ArtifactGet *ArtifactGetResult `protobuf:"bytes,7,opt,name=artifact_get,json=artifactGet,proto3,oneof"`
+}
+
+type Result_ArtifactList struct {
+	ArtifactList *ArtifactListResult `protobuf:"bytes,8,opt,name=artifact_list,json=artifactList,proto3,oneof"`
+}
+
+type Result_ArtifactAnnotate struct {
+	ArtifactAnnotate *ArtifactAnnotateResult `protobuf:"bytes,9,opt,name=artifact_annotate,json=artifactAnnotate,proto3,oneof"`
+}
+
+type Result_ArtifactTag struct {
+	ArtifactTag *ArtifactTagResult `protobuf:"bytes,10,opt,name=artifact_tag,json=artifactTag,proto3,oneof"`
+}
+
+type Result_StorageStats struct {
+	StorageStats *StorageStatsResult `protobuf:"bytes,11,opt,name=storage_stats,json=storageStats,proto3,oneof"`
+}
+
+type Result_JobStarted struct {
+	JobStarted *JobStarted `protobuf:"bytes,12,opt,name=job_started,json=jobStarted,proto3,oneof"`
+}
+
+type Result_CasVerify struct {
+	CasVerify *CasVerifyResult `protobuf:"bytes,13,opt,name=cas_verify,json=casVerify,proto3,oneof"`
+}
+
+type Result_JobStatus struct {
+	JobStatus *JobStatusResult `protobuf:"bytes,14,opt,name=job_status,json=jobStatus,proto3,oneof"`
+}
+
+type Result_JobAwait struct {
+	JobAwait *JobAwaitResult `protobuf:"bytes,15,opt,name=job_await,json=jobAwait,proto3,oneof"`
+}
+
+type Result_JobList struct {
+	JobList *JobListResult `protobuf:"bytes,16,opt,name=job_list,json=jobList,proto3,oneof"`
+}
+
+type Result_JobCancel struct {
+	JobCancel *JobCancelResult `protobuf:"bytes,17,opt,name=job_cancel,json=jobCancel,proto3,oneof"`
+}
+
+type Result_ArtifactQuery struct {
+	ArtifactQuery *ArtifactQueryResult `protobuf:"bytes,18,opt,name=artifact_query,json=artifactQuery,proto3,oneof"`
+}
+
+type Result_CasObject struct {
+	// The domain's resources, numbered apart from its tools.
+	CasObject *CasObjectResourceResult `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
+}
+
+type Result_ArtifactContent struct {
+	ArtifactContent *ArtifactContentResourceResult `protobuf:"bytes,501,opt,name=artifact_content,json=artifactContent,proto3,oneof"`
+}
+
+type Result_ConformanceContent struct {
+	// The conformance fixtures' answer, numbered apart from the domain's results.
+	ConformanceContent *ConformanceContentResult `protobuf:"bytes,1000,opt,name=conformance_content,json=conformanceContent,proto3,oneof"`
+}
+
+type Result_ConformancePrompt struct {
+	ConformancePrompt *ConformancePromptResult `protobuf:"bytes,1001,opt,name=conformance_prompt,json=conformancePrompt,proto3,oneof"`
+}
+
+type Result_ConformanceResource struct {
+	ConformanceResource *ConformanceResourceResult `protobuf:"bytes,1002,opt,name=conformance_resource,json=conformanceResource,proto3,oneof"`
+}
+
 func (*Result_Error) isResult_Result() {}
 
 func (*Result_Echo) isResult_Result() {}
@@ -344,6 +1146,364 @@ func (*Result_CasStore) isResult_Result() {}
 func (*Result_CasGet) isResult_Result() {}
 
 func (*Result_CasInspect) isResult_Result() {}
+
+func (*Result_ArtifactCreate) isResult_Result() {}
+
+func (*Result_ArtifactGet) isResult_Result() {}
+
+func (*Result_ArtifactList) isResult_Result() {}
+
+func (*Result_ArtifactAnnotate) isResult_Result() {}
+
+func (*Result_ArtifactTag) isResult_Result() {}
+
+func (*Result_StorageStats) isResult_Result() {}
+
+func (*Result_JobStarted) isResult_Result() {}
+
+func (*Result_CasVerify) isResult_Result() {}
+
+func (*Result_JobStatus) isResult_Result() {}
+
+func (*Result_JobAwait) isResult_Result() {}
+
+func (*Result_JobList) isResult_Result() {}
+
+func (*Result_JobCancel) isResult_Result() {}
+
+func (*Result_ArtifactQuery) isResult_Result() {}
+
+func (*Result_CasObject) isResult_Result() {}
+
+func (*Result_ArtifactContent) isResult_Result() {}
+
+func (*Result_ConformanceContent) isResult_Result() {}
+
+func (*Result_ConformancePrompt) isResult_Result() {}
+
+func (*Result_ConformanceResource) isResult_Result() {}
+
+// Job is a background run of a tool of kind JOB. It lives here, not in job.proto, because it
+// holds a Result.
+type Job struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job's id: "job_" and 26 lowercase letters and digits, ordered by creation time.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The tool the job runs.
+	Tool   string    `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
+	Status JobStatus `protobuf:"varint,3,opt,name=status,proto3,enum=hoot.v1.JobStatus" json:"status,omitempty"`
+	// Work done so far, as the tool reports it.
+	Progress float64 `protobuf:"fixed64,4,opt,name=progress,proto3" json:"progress,omitempty"`
+	// Work in all, when known (0 when not).
+	Total float64 `protobuf:"fixed64,5,opt,name=total,proto3" json:"total,omitempty"`
+	// What the job is doing now, or why it ended as it did.
+	Message    string                 `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	StartedAt  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// Once the job is done: the tool's typed result, or its error. Left out by job_list.
+	Result        *Result `protobuf:"bytes,10,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Job) Reset() {
+	*x = Job{}
+	mi := &file_hoot_v1_envelope_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Job) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Job) ProtoMessage() {}
+
+func (x *Job) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_envelope_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Job.ProtoReflect.Descriptor instead.
+func (*Job) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Job) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Job) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *Job) GetStatus() JobStatus {
+	if x != nil {
+		return x.Status
+	}
+	return JobStatus_JOB_STATUS_UNSPECIFIED
+}
+
+func (x *Job) GetProgress() float64 {
+	if x != nil {
+		return x.Progress
+	}
+	return 0
+}
+
+func (x *Job) GetTotal() float64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *Job) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *Job) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Job) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *Job) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *Job) GetResult() *Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+// JobStatusResult is one job, with its result when it is done.
+type JobStatusResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           *Job                   `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobStatusResult) Reset() {
+	*x = JobStatusResult{}
+	mi := &file_hoot_v1_envelope_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobStatusResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobStatusResult) ProtoMessage() {}
+
+func (x *JobStatusResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_envelope_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobStatusResult.ProtoReflect.Descriptor instead.
+func (*JobStatusResult) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *JobStatusResult) GetJob() *Job {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
+// JobAwaitResult is the awaited jobs, in the order asked for, each with its result when done.
+type JobAwaitResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Jobs  []*Job                 `protobuf:"bytes,1,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	// True when the wait ended before the jobs were done (all of them, or any one).
+	TimedOut      bool `protobuf:"varint,2,opt,name=timed_out,json=timedOut,proto3" json:"timed_out,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobAwaitResult) Reset() {
+	*x = JobAwaitResult{}
+	mi := &file_hoot_v1_envelope_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobAwaitResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobAwaitResult) ProtoMessage() {}
+
+func (x *JobAwaitResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_envelope_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobAwaitResult.ProtoReflect.Descriptor instead.
+func (*JobAwaitResult) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *JobAwaitResult) GetJobs() []*Job {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
+}
+
+func (x *JobAwaitResult) GetTimedOut() bool {
+	if x != nil {
+		return x.TimedOut
+	}
+	return false
+}
+
+// JobListResult is one page of jobs.
+type JobListResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Jobs  []*Job                 `protobuf:"bytes,1,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	// Pass as cursor to get the next page; empty on the last page.
+	NextCursor    string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobListResult) Reset() {
+	*x = JobListResult{}
+	mi := &file_hoot_v1_envelope_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobListResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobListResult) ProtoMessage() {}
+
+func (x *JobListResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_envelope_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobListResult.ProtoReflect.Descriptor instead.
+func (*JobListResult) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *JobListResult) GetJobs() []*Job {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
+}
+
+func (x *JobListResult) GetNextCursor() string {
+	if x != nil {
+		return x.NextCursor
+	}
+	return ""
+}
+
+// JobCancelResult is the job after the cancellation.
+type JobCancelResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           *Job                   `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobCancelResult) Reset() {
+	*x = JobCancelResult{}
+	mi := &file_hoot_v1_envelope_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobCancelResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobCancelResult) ProtoMessage() {}
+
+func (x *JobCancelResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_envelope_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobCancelResult.ProtoReflect.Descriptor instead.
+func (*JobCancelResult) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *JobCancelResult) GetJob() *Job {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
 
 // ToolError is a failure that a tool reports to its caller, written for a person or a model
 // to act on.
@@ -366,7 +1526,7 @@ type ToolError struct {
 
 func (x *ToolError) Reset() {
 	*x = ToolError{}
-	mi := &file_hoot_v1_envelope_proto_msgTypes[2]
+	mi := &file_hoot_v1_envelope_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -378,7 +1538,7 @@ func (x *ToolError) String() string {
 func (*ToolError) ProtoMessage() {}
 
 func (x *ToolError) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_envelope_proto_msgTypes[2]
+	mi := &file_hoot_v1_envelope_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -391,7 +1551,7 @@ func (x *ToolError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolError.ProtoReflect.Descriptor instead.
 func (*ToolError) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{2}
+	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ToolError) GetCategory() ErrorCategory {
@@ -440,22 +1600,112 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/system.proto\"\xeb\x01\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xb7\x18\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
 	"\acas_get\x18\x03 \x01(\v2\x16.hoot.v1.CasGetRequestH\x00R\x06casGet\x12=\n" +
 	"\vcas_inspect\x18\x04 \x01(\v2\x1a.hoot.v1.CasInspectRequestH\x00R\n" +
-	"casInspectB\t\n" +
-	"\arequest\"\x91\x02\n" +
+	"casInspect\x12I\n" +
+	"\x0fartifact_create\x18\x05 \x01(\v2\x1e.hoot.v1.ArtifactCreateRequestH\x00R\x0eartifactCreate\x12@\n" +
+	"\fartifact_get\x18\x06 \x01(\v2\x1b.hoot.v1.ArtifactGetRequestH\x00R\vartifactGet\x12C\n" +
+	"\rartifact_list\x18\a \x01(\v2\x1c.hoot.v1.ArtifactListRequestH\x00R\fartifactList\x12O\n" +
+	"\x11artifact_annotate\x18\b \x01(\v2 .hoot.v1.ArtifactAnnotateRequestH\x00R\x10artifactAnnotate\x12@\n" +
+	"\fartifact_tag\x18\t \x01(\v2\x1b.hoot.v1.ArtifactTagRequestH\x00R\vartifactTag\x12C\n" +
+	"\rstorage_stats\x18\n" +
+	" \x01(\v2\x1c.hoot.v1.StorageStatsRequestH\x00R\fstorageStats\x12:\n" +
+	"\n" +
+	"cas_verify\x18\v \x01(\v2\x19.hoot.v1.CasVerifyRequestH\x00R\tcasVerify\x12:\n" +
+	"\n" +
+	"job_status\x18\f \x01(\v2\x19.hoot.v1.JobStatusRequestH\x00R\tjobStatus\x127\n" +
+	"\tjob_await\x18\r \x01(\v2\x18.hoot.v1.JobAwaitRequestH\x00R\bjobAwait\x124\n" +
+	"\bjob_list\x18\x0e \x01(\v2\x17.hoot.v1.JobListRequestH\x00R\ajobList\x12:\n" +
+	"\n" +
+	"job_cancel\x18\x0f \x01(\v2\x19.hoot.v1.JobCancelRequestH\x00R\tjobCancel\x12F\n" +
+	"\x0eartifact_query\x18\x10 \x01(\v2\x1d.hoot.v1.ArtifactQueryRequestH\x00R\rartifactQuery\x12C\n" +
+	"\n" +
+	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
+	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12R\n" +
+	"\x10test_simple_text\x18\xe8\a \x01(\v2%.hoot.v1.ConformanceSimpleTextRequestH\x00R\x0etestSimpleText\x12X\n" +
+	"\x12test_image_content\x18\xe9\a \x01(\v2'.hoot.v1.ConformanceImageContentRequestH\x00R\x10testImageContent\x12X\n" +
+	"\x12test_audio_content\x18\xea\a \x01(\v2'.hoot.v1.ConformanceAudioContentRequestH\x00R\x10testAudioContent\x12d\n" +
+	"\x16test_embedded_resource\x18\xeb\a \x01(\v2+.hoot.v1.ConformanceEmbeddedResourceRequestH\x00R\x14testEmbeddedResource\x12q\n" +
+	"\x1btest_multiple_content_types\x18\xec\a \x01(\v2/.hoot.v1.ConformanceMultipleContentTypesRequestH\x00R\x18testMultipleContentTypes\x12[\n" +
+	"\x13test_error_handling\x18\xed\a \x01(\v2(.hoot.v1.ConformanceErrorHandlingRequestH\x00R\x11testErrorHandling\x12e\n" +
+	"\x17test_tool_with_progress\x18\xee\a \x01(\v2+.hoot.v1.ConformanceToolWithProgressRequestH\x00R\x14testToolWithProgress\x12X\n" +
+	"\x12test_simple_prompt\x18\xef\a \x01(\v2'.hoot.v1.ConformanceSimplePromptRequestH\x00R\x10testSimplePrompt\x12n\n" +
+	"\x1atest_prompt_with_arguments\x18\xf0\a \x01(\v2..hoot.v1.ConformancePromptWithArgumentsRequestH\x00R\x17testPromptWithArguments\x12\x84\x01\n" +
+	"\"test_prompt_with_embedded_resource\x18\xf1\a \x01(\v25.hoot.v1.ConformancePromptWithEmbeddedResourceRequestH\x00R\x1etestPromptWithEmbeddedResource\x12b\n" +
+	"\x16test_prompt_with_image\x18\xf2\a \x01(\v2*.hoot.v1.ConformancePromptWithImageRequestH\x00R\x13testPromptWithImage\x12I\n" +
+	"\vstatic_text\x18\xf3\a \x01(\v2%.hoot.v1.ConformanceStaticTextRequestH\x00R\n" +
+	"staticText\x12O\n" +
+	"\rstatic_binary\x18\xf4\a \x01(\v2'.hoot.v1.ConformanceStaticBinaryRequestH\x00R\fstaticBinary\x12X\n" +
+	"\x10watched_resource\x18\xf5\a \x01(\v2*.hoot.v1.ConformanceWatchedResourceRequestH\x00R\x0fwatchedResource\x12O\n" +
+	"\rtemplate_data\x18\xf6\a \x01(\v2'.hoot.v1.ConformanceTemplateDataRequestH\x00R\ftemplateData\x12b\n" +
+	"\x16test_tool_with_logging\x18\xf7\a \x01(\v2*.hoot.v1.ConformanceToolWithLoggingRequestH\x00R\x13testToolWithLogging\x12K\n" +
+	"\rtest_sampling\x18\xf8\a \x01(\v2#.hoot.v1.ConformanceSamplingRequestH\x00R\ftestSampling\x12T\n" +
+	"\x10test_elicitation\x18\xf9\a \x01(\v2&.hoot.v1.ConformanceElicitationRequestH\x00R\x0ftestElicitation\x12|\n" +
+	"!test_elicitation_sep1034_defaults\x18\xfa\a \x01(\v2..hoot.v1.ConformanceElicitationDefaultsRequestH\x00R\x1etestElicitationSep1034Defaults\x12s\n" +
+	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330EnumsB\t\n" +
+	"\arequest\"\xf1\v\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
 	"\tcas_store\x18\x03 \x01(\v2\x17.hoot.v1.CasStoreResultH\x00R\bcasStore\x120\n" +
 	"\acas_get\x18\x04 \x01(\v2\x15.hoot.v1.CasGetResultH\x00R\x06casGet\x12<\n" +
 	"\vcas_inspect\x18\x05 \x01(\v2\x19.hoot.v1.CasInspectResultH\x00R\n" +
-	"casInspectB\b\n" +
-	"\x06result\"\xc7\x01\n" +
+	"casInspect\x12H\n" +
+	"\x0fartifact_create\x18\x06 \x01(\v2\x1d.hoot.v1.ArtifactCreateResultH\x00R\x0eartifactCreate\x12?\n" +
+	"\fartifact_get\x18\a \x01(\v2\x1a.hoot.v1.ArtifactGetResultH\x00R\vartifactGet\x12B\n" +
+	"\rartifact_list\x18\b \x01(\v2\x1b.hoot.v1.ArtifactListResultH\x00R\fartifactList\x12N\n" +
+	"\x11artifact_annotate\x18\t \x01(\v2\x1f.hoot.v1.ArtifactAnnotateResultH\x00R\x10artifactAnnotate\x12?\n" +
+	"\fartifact_tag\x18\n" +
+	" \x01(\v2\x1a.hoot.v1.ArtifactTagResultH\x00R\vartifactTag\x12B\n" +
+	"\rstorage_stats\x18\v \x01(\v2\x1b.hoot.v1.StorageStatsResultH\x00R\fstorageStats\x126\n" +
+	"\vjob_started\x18\f \x01(\v2\x13.hoot.v1.JobStartedH\x00R\n" +
+	"jobStarted\x129\n" +
+	"\n" +
+	"cas_verify\x18\r \x01(\v2\x18.hoot.v1.CasVerifyResultH\x00R\tcasVerify\x129\n" +
+	"\n" +
+	"job_status\x18\x0e \x01(\v2\x18.hoot.v1.JobStatusResultH\x00R\tjobStatus\x126\n" +
+	"\tjob_await\x18\x0f \x01(\v2\x17.hoot.v1.JobAwaitResultH\x00R\bjobAwait\x123\n" +
+	"\bjob_list\x18\x10 \x01(\v2\x16.hoot.v1.JobListResultH\x00R\ajobList\x129\n" +
+	"\n" +
+	"job_cancel\x18\x11 \x01(\v2\x18.hoot.v1.JobCancelResultH\x00R\tjobCancel\x12E\n" +
+	"\x0eartifact_query\x18\x12 \x01(\v2\x1c.hoot.v1.ArtifactQueryResultH\x00R\rartifactQuery\x12B\n" +
+	"\n" +
+	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
+	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12U\n" +
+	"\x13conformance_content\x18\xe8\a \x01(\v2!.hoot.v1.ConformanceContentResultH\x00R\x12conformanceContent\x12R\n" +
+	"\x12conformance_prompt\x18\xe9\a \x01(\v2 .hoot.v1.ConformancePromptResultH\x00R\x11conformancePrompt\x12X\n" +
+	"\x14conformance_resource\x18\xea\a \x01(\v2\".hoot.v1.ConformanceResourceResultH\x00R\x13conformanceResourceB\b\n" +
+	"\x06result\"\xfd\x02\n" +
+	"\x03Job\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04tool\x18\x02 \x01(\tR\x04tool\x12*\n" +
+	"\x06status\x18\x03 \x01(\x0e2\x12.hoot.v1.JobStatusR\x06status\x12\x1a\n" +
+	"\bprogress\x18\x04 \x01(\x01R\bprogress\x12\x14\n" +
+	"\x05total\x18\x05 \x01(\x01R\x05total\x12\x18\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\x129\n" +
+	"\n" +
+	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"started_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n" +
+	"\vfinished_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x12'\n" +
+	"\x06result\x18\n" +
+	" \x01(\v2\x0f.hoot.v1.ResultR\x06result\"1\n" +
+	"\x0fJobStatusResult\x12\x1e\n" +
+	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03job\"O\n" +
+	"\x0eJobAwaitResult\x12 \n" +
+	"\x04jobs\x18\x01 \x03(\v2\f.hoot.v1.JobR\x04jobs\x12\x1b\n" +
+	"\ttimed_out\x18\x02 \x01(\bR\btimedOut\"R\n" +
+	"\rJobListResult\x12 \n" +
+	"\x04jobs\x18\x01 \x03(\v2\f.hoot.v1.JobR\x04jobs\x12\x1f\n" +
+	"\vnext_cursor\x18\x02 \x01(\tR\n" +
+	"nextCursor\"1\n" +
+	"\x0fJobCancelResult\x12\x1e\n" +
+	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03job\"\xc7\x01\n" +
 	"\tToolError\x122\n" +
 	"\bcategory\x18\x01 \x01(\x0e2\x16.hoot.v1.ErrorCategoryR\bcategory\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
@@ -487,37 +1737,153 @@ func file_hoot_v1_envelope_proto_rawDescGZIP() []byte {
 }
 
 var file_hoot_v1_envelope_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hoot_v1_envelope_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hoot_v1_envelope_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_hoot_v1_envelope_proto_goTypes = []any{
-	(ErrorCategory)(0),        // 0: hoot.v1.ErrorCategory
-	(*Payload)(nil),           // 1: hoot.v1.Payload
-	(*Result)(nil),            // 2: hoot.v1.Result
-	(*ToolError)(nil),         // 3: hoot.v1.ToolError
-	(*EchoRequest)(nil),       // 4: hoot.v1.EchoRequest
-	(*CasStoreRequest)(nil),   // 5: hoot.v1.CasStoreRequest
-	(*CasGetRequest)(nil),     // 6: hoot.v1.CasGetRequest
-	(*CasInspectRequest)(nil), // 7: hoot.v1.CasInspectRequest
-	(*EchoResult)(nil),        // 8: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),    // 9: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),      // 10: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),  // 11: hoot.v1.CasInspectResult
+	(ErrorCategory)(0),                                   // 0: hoot.v1.ErrorCategory
+	(*Payload)(nil),                                      // 1: hoot.v1.Payload
+	(*Result)(nil),                                       // 2: hoot.v1.Result
+	(*Job)(nil),                                          // 3: hoot.v1.Job
+	(*JobStatusResult)(nil),                              // 4: hoot.v1.JobStatusResult
+	(*JobAwaitResult)(nil),                               // 5: hoot.v1.JobAwaitResult
+	(*JobListResult)(nil),                                // 6: hoot.v1.JobListResult
+	(*JobCancelResult)(nil),                              // 7: hoot.v1.JobCancelResult
+	(*ToolError)(nil),                                    // 8: hoot.v1.ToolError
+	(*EchoRequest)(nil),                                  // 9: hoot.v1.EchoRequest
+	(*CasStoreRequest)(nil),                              // 10: hoot.v1.CasStoreRequest
+	(*CasGetRequest)(nil),                                // 11: hoot.v1.CasGetRequest
+	(*CasInspectRequest)(nil),                            // 12: hoot.v1.CasInspectRequest
+	(*ArtifactCreateRequest)(nil),                        // 13: hoot.v1.ArtifactCreateRequest
+	(*ArtifactGetRequest)(nil),                           // 14: hoot.v1.ArtifactGetRequest
+	(*ArtifactListRequest)(nil),                          // 15: hoot.v1.ArtifactListRequest
+	(*ArtifactAnnotateRequest)(nil),                      // 16: hoot.v1.ArtifactAnnotateRequest
+	(*ArtifactTagRequest)(nil),                           // 17: hoot.v1.ArtifactTagRequest
+	(*StorageStatsRequest)(nil),                          // 18: hoot.v1.StorageStatsRequest
+	(*CasVerifyRequest)(nil),                             // 19: hoot.v1.CasVerifyRequest
+	(*JobStatusRequest)(nil),                             // 20: hoot.v1.JobStatusRequest
+	(*JobAwaitRequest)(nil),                              // 21: hoot.v1.JobAwaitRequest
+	(*JobListRequest)(nil),                               // 22: hoot.v1.JobListRequest
+	(*JobCancelRequest)(nil),                             // 23: hoot.v1.JobCancelRequest
+	(*ArtifactQueryRequest)(nil),                         // 24: hoot.v1.ArtifactQueryRequest
+	(*CasObjectResourceRequest)(nil),                     // 25: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),               // 26: hoot.v1.ArtifactContentResourceRequest
+	(*ConformanceSimpleTextRequest)(nil),                 // 27: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),               // 28: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),               // 29: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),           // 30: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),       // 31: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),              // 32: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),           // 33: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),               // 34: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),        // 35: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 36: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),            // 37: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                 // 38: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),               // 39: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),            // 40: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),               // 41: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),            // 42: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                   // 43: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                // 44: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),        // 45: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),           // 46: hoot.v1.ConformanceElicitationEnumsRequest
+	(*EchoResult)(nil),                                   // 47: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                               // 48: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                 // 49: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                             // 50: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                         // 51: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                            // 52: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                           // 53: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                       // 54: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                            // 55: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                           // 56: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                   // 57: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                              // 58: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                          // 59: hoot.v1.ArtifactQueryResult
+	(*CasObjectResourceResult)(nil),                      // 60: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                // 61: hoot.v1.ArtifactContentResourceResult
+	(*ConformanceContentResult)(nil),                     // 62: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                      // 63: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                    // 64: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                       // 65: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                        // 66: google.protobuf.Timestamp
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
-	4,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
-	5,  // 1: hoot.v1.Payload.cas_store:type_name -> hoot.v1.CasStoreRequest
-	6,  // 2: hoot.v1.Payload.cas_get:type_name -> hoot.v1.CasGetRequest
-	7,  // 3: hoot.v1.Payload.cas_inspect:type_name -> hoot.v1.CasInspectRequest
-	3,  // 4: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	8,  // 5: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	9,  // 6: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	10, // 7: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	11, // 8: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	0,  // 9: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
+	10, // 1: hoot.v1.Payload.cas_store:type_name -> hoot.v1.CasStoreRequest
+	11, // 2: hoot.v1.Payload.cas_get:type_name -> hoot.v1.CasGetRequest
+	12, // 3: hoot.v1.Payload.cas_inspect:type_name -> hoot.v1.CasInspectRequest
+	13, // 4: hoot.v1.Payload.artifact_create:type_name -> hoot.v1.ArtifactCreateRequest
+	14, // 5: hoot.v1.Payload.artifact_get:type_name -> hoot.v1.ArtifactGetRequest
+	15, // 6: hoot.v1.Payload.artifact_list:type_name -> hoot.v1.ArtifactListRequest
+	16, // 7: hoot.v1.Payload.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateRequest
+	17, // 8: hoot.v1.Payload.artifact_tag:type_name -> hoot.v1.ArtifactTagRequest
+	18, // 9: hoot.v1.Payload.storage_stats:type_name -> hoot.v1.StorageStatsRequest
+	19, // 10: hoot.v1.Payload.cas_verify:type_name -> hoot.v1.CasVerifyRequest
+	20, // 11: hoot.v1.Payload.job_status:type_name -> hoot.v1.JobStatusRequest
+	21, // 12: hoot.v1.Payload.job_await:type_name -> hoot.v1.JobAwaitRequest
+	22, // 13: hoot.v1.Payload.job_list:type_name -> hoot.v1.JobListRequest
+	23, // 14: hoot.v1.Payload.job_cancel:type_name -> hoot.v1.JobCancelRequest
+	24, // 15: hoot.v1.Payload.artifact_query:type_name -> hoot.v1.ArtifactQueryRequest
+	25, // 16: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	26, // 17: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	27, // 18: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	28, // 19: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	29, // 20: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	30, // 21: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	31, // 22: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	32, // 23: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	33, // 24: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	34, // 25: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	35, // 26: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	36, // 27: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	37, // 28: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	38, // 29: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	39, // 30: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	40, // 31: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	41, // 32: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	42, // 33: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	43, // 34: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	44, // 35: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	45, // 36: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	46, // 37: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	8,  // 38: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	47, // 39: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	48, // 40: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	49, // 41: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	50, // 42: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	51, // 43: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	52, // 44: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	53, // 45: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	54, // 46: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	55, // 47: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	56, // 48: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	57, // 49: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	58, // 50: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	4,  // 51: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	5,  // 52: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	6,  // 53: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	7,  // 54: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	59, // 55: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	60, // 56: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	61, // 57: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	62, // 58: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	63, // 59: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	64, // 60: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	65, // 61: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	66, // 62: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	66, // 63: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	66, // 64: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 65: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	3,  // 66: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	3,  // 67: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	3,  // 68: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	3,  // 69: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	0,  // 70: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
+	71, // [71:71] is the sub-list for method output_type
+	71, // [71:71] is the sub-list for method input_type
+	71, // [71:71] is the sub-list for extension type_name
+	71, // [71:71] is the sub-list for extension extendee
+	0,  // [0:71] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -525,13 +1891,52 @@ func file_hoot_v1_envelope_proto_init() {
 	if File_hoot_v1_envelope_proto != nil {
 		return
 	}
+	file_hoot_v1_artifact_proto_init()
 	file_hoot_v1_cas_proto_init()
+	file_hoot_v1_conformance_proto_init()
+	file_hoot_v1_job_proto_init()
+	file_hoot_v1_query_proto_init()
+	file_hoot_v1_resources_proto_init()
 	file_hoot_v1_system_proto_init()
 	file_hoot_v1_envelope_proto_msgTypes[0].OneofWrappers = []any{
 		(*Payload_Echo)(nil),
 		(*Payload_CasStore)(nil),
 		(*Payload_CasGet)(nil),
 		(*Payload_CasInspect)(nil),
+		(*Payload_ArtifactCreate)(nil),
+		(*Payload_ArtifactGet)(nil),
+		(*Payload_ArtifactList)(nil),
+		(*Payload_ArtifactAnnotate)(nil),
+		(*Payload_ArtifactTag)(nil),
+		(*Payload_StorageStats)(nil),
+		(*Payload_CasVerify)(nil),
+		(*Payload_JobStatus)(nil),
+		(*Payload_JobAwait)(nil),
+		(*Payload_JobList)(nil),
+		(*Payload_JobCancel)(nil),
+		(*Payload_ArtifactQuery)(nil),
+		(*Payload_CasObject)(nil),
+		(*Payload_ArtifactContent)(nil),
+		(*Payload_TestSimpleText)(nil),
+		(*Payload_TestImageContent)(nil),
+		(*Payload_TestAudioContent)(nil),
+		(*Payload_TestEmbeddedResource)(nil),
+		(*Payload_TestMultipleContentTypes)(nil),
+		(*Payload_TestErrorHandling)(nil),
+		(*Payload_TestToolWithProgress)(nil),
+		(*Payload_TestSimplePrompt)(nil),
+		(*Payload_TestPromptWithArguments)(nil),
+		(*Payload_TestPromptWithEmbeddedResource)(nil),
+		(*Payload_TestPromptWithImage)(nil),
+		(*Payload_StaticText)(nil),
+		(*Payload_StaticBinary)(nil),
+		(*Payload_WatchedResource)(nil),
+		(*Payload_TemplateData)(nil),
+		(*Payload_TestToolWithLogging)(nil),
+		(*Payload_TestSampling)(nil),
+		(*Payload_TestElicitation)(nil),
+		(*Payload_TestElicitationSep1034Defaults)(nil),
+		(*Payload_TestElicitationSep1330Enums)(nil),
 	}
 	file_hoot_v1_envelope_proto_msgTypes[1].OneofWrappers = []any{
 		(*Result_Error)(nil),
@@ -539,6 +1944,24 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_CasStore)(nil),
 		(*Result_CasGet)(nil),
 		(*Result_CasInspect)(nil),
+		(*Result_ArtifactCreate)(nil),
+		(*Result_ArtifactGet)(nil),
+		(*Result_ArtifactList)(nil),
+		(*Result_ArtifactAnnotate)(nil),
+		(*Result_ArtifactTag)(nil),
+		(*Result_StorageStats)(nil),
+		(*Result_JobStarted)(nil),
+		(*Result_CasVerify)(nil),
+		(*Result_JobStatus)(nil),
+		(*Result_JobAwait)(nil),
+		(*Result_JobList)(nil),
+		(*Result_JobCancel)(nil),
+		(*Result_ArtifactQuery)(nil),
+		(*Result_CasObject)(nil),
+		(*Result_ArtifactContent)(nil),
+		(*Result_ConformanceContent)(nil),
+		(*Result_ConformancePrompt)(nil),
+		(*Result_ConformanceResource)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -546,7 +1969,7 @@ func file_hoot_v1_envelope_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_envelope_proto_rawDesc), len(file_hoot_v1_envelope_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   3,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -131,6 +131,114 @@ func (Kind) EnumDescriptor() ([]byte, []int) {
 	return file_hoot_v1_options_proto_rawDescGZIP(), []int{1}
 }
 
+// Surface says how the gateway offers a request message to MCP clients.
+type Surface int32
+
+const (
+	// A tool, listed by tools/list and called with tools/call.
+	Surface_SURFACE_UNSPECIFIED Surface = 0
+	// A prompt, listed by prompts/list and fetched with prompts/get; the request's string fields
+	// are the prompt's arguments, and its result holds PromptMessage fields.
+	Surface_SURFACE_PROMPT Surface = 1
+	// A resource or resource template, listed by resources/list (or resources/templates/list) and
+	// read with resources/read; its result holds EmbeddedResource fields, the contents.
+	Surface_SURFACE_RESOURCE Surface = 2
+)
+
+// Enum value maps for Surface.
+var (
+	Surface_name = map[int32]string{
+		0: "SURFACE_UNSPECIFIED",
+		1: "SURFACE_PROMPT",
+		2: "SURFACE_RESOURCE",
+	}
+	Surface_value = map[string]int32{
+		"SURFACE_UNSPECIFIED": 0,
+		"SURFACE_PROMPT":      1,
+		"SURFACE_RESOURCE":    2,
+	}
+)
+
+func (x Surface) Enum() *Surface {
+	p := new(Surface)
+	*p = x
+	return p
+}
+
+func (x Surface) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Surface) Descriptor() protoreflect.EnumDescriptor {
+	return file_hoot_v1_options_proto_enumTypes[2].Descriptor()
+}
+
+func (Surface) Type() protoreflect.EnumType {
+	return &file_hoot_v1_options_proto_enumTypes[2]
+}
+
+func (x Surface) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Surface.Descriptor instead.
+func (Surface) EnumDescriptor() ([]byte, []int) {
+	return file_hoot_v1_options_proto_rawDescGZIP(), []int{2}
+}
+
+// Ref says what a string field of a result names, so that the gateway can link to it (MCP
+// resource links) without knowing the domain.
+type Ref int32
+
+const (
+	Ref_REF_UNSPECIFIED Ref = 0
+	// The field holds an artifact id; its content is served at /artifacts/{id}/content.
+	Ref_REF_ARTIFACT Ref = 1
+	// The field holds the hash of a stored object; its bytes are served at /cas/{hash}.
+	Ref_REF_CAS_OBJECT Ref = 2
+)
+
+// Enum value maps for Ref.
+var (
+	Ref_name = map[int32]string{
+		0: "REF_UNSPECIFIED",
+		1: "REF_ARTIFACT",
+		2: "REF_CAS_OBJECT",
+	}
+	Ref_value = map[string]int32{
+		"REF_UNSPECIFIED": 0,
+		"REF_ARTIFACT":    1,
+		"REF_CAS_OBJECT":  2,
+	}
+)
+
+func (x Ref) Enum() *Ref {
+	p := new(Ref)
+	*p = x
+	return p
+}
+
+func (x Ref) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Ref) Descriptor() protoreflect.EnumDescriptor {
+	return file_hoot_v1_options_proto_enumTypes[3].Descriptor()
+}
+
+func (Ref) Type() protoreflect.EnumType {
+	return &file_hoot_v1_options_proto_enumTypes[3]
+}
+
+func (x Ref) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Ref.Descriptor instead.
+func (Ref) EnumDescriptor() ([]byte, []int) {
+	return file_hoot_v1_options_proto_rawDescGZIP(), []int{3}
+}
+
 // ToolAnnotations are the hints MCP clients show to users and models. They are hints, not
 // guarantees; the gateway publishes every one of them explicitly.
 type ToolAnnotations struct {
@@ -221,7 +329,16 @@ type ToolOptions struct {
 	// The worker service that serves this tool, in snake_case (for example "cas").
 	Service string `protobuf:"bytes,7,opt,name=service,proto3" json:"service,omitempty"`
 	// The result message's name when it is not the request's name with Request replaced by Result.
-	Result        string `protobuf:"bytes,8,opt,name=result,proto3" json:"result,omitempty"`
+	Result string `protobuf:"bytes,8,opt,name=result,proto3" json:"result,omitempty"`
+	// What the gateway serves the request as: a tool (the default), a prompt or a resource. Prompts
+	// and resources are called like tools, through the same Payload and Result, but are listed by
+	// prompts/list and resources/list instead of tools/list.
+	Surface Surface `protobuf:"varint,9,opt,name=surface,proto3,enum=hoot.v1.Surface" json:"surface,omitempty"`
+	// For a resource: its URI, or a URI template (RFC 6570 level 1) whose {variables} are string
+	// fields of the request, filled from the URI that a client reads.
+	Uri string `protobuf:"bytes,10,opt,name=uri,proto3" json:"uri,omitempty"`
+	// For a resource: the media type of its contents, when known.
+	MimeType      string `protobuf:"bytes,11,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -312,6 +429,27 @@ func (x *ToolOptions) GetResult() string {
 	return ""
 }
 
+func (x *ToolOptions) GetSurface() Surface {
+	if x != nil {
+		return x.Surface
+	}
+	return Surface_SURFACE_UNSPECIFIED
+}
+
+func (x *ToolOptions) GetUri() string {
+	if x != nil {
+		return x.Uri
+	}
+	return ""
+}
+
+func (x *ToolOptions) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
 // FieldRules bound and describe one field of a tool's request. The gateway publishes them in
 // the tool's JSON Schema and both the gateway and the worker enforce them.
 type FieldRules struct {
@@ -333,7 +471,10 @@ type FieldRules struct {
 	Pattern string `protobuf:"bytes,8,opt,name=pattern,proto3" json:"pattern,omitempty"`
 	// A value that would be valid here, written as it appears in JSON without quotes. It builds
 	// the example call that errors show.
-	Example       string `protobuf:"bytes,9,opt,name=example,proto3" json:"example,omitempty"`
+	Example string `protobuf:"bytes,9,opt,name=example,proto3" json:"example,omitempty"`
+	// Values to offer for the field when a client asks completion/complete for a prompt's
+	// argument or a resource template's variable; those that start with what was typed are offered.
+	Completions   []string `protobuf:"bytes,10,rep,name=completions,proto3" json:"completions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -431,6 +572,13 @@ func (x *FieldRules) GetExample() string {
 	return ""
 }
 
+func (x *FieldRules) GetCompletions() []string {
+	if x != nil {
+		return x.Completions
+	}
+	return nil
+}
+
 var file_hoot_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
@@ -446,6 +594,14 @@ var file_hoot_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         51001,
 		Name:          "hoot.v1.field",
 		Tag:           "bytes,51001,opt,name=field",
+		Filename:      "hoot/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*Ref)(nil),
+		Field:         51002,
+		Name:          "hoot.v1.ref",
+		Tag:           "varint,51002,opt,name=ref,enum=hoot.v1.Ref",
 		Filename:      "hoot/v1/options.proto",
 	},
 }
@@ -464,6 +620,11 @@ var (
 	//
 	// optional hoot.v1.FieldRules field = 51001;
 	E_Field = &file_hoot_v1_options_proto_extTypes[1]
+	// Marks a string field (or a repeated one) of a result as naming an artifact or a stored
+	// object.
+	//
+	// optional hoot.v1.Ref ref = 51002;
+	E_Ref = &file_hoot_v1_options_proto_extTypes[2]
 )
 
 var File_hoot_v1_options_proto protoreflect.FileDescriptor
@@ -478,7 +639,7 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"idempotent\x18\x03 \x01(\bR\n" +
 	"idempotent\x12\x1d\n" +
 	"\n" +
-	"open_world\x18\x04 \x01(\bR\topenWorld\"\x8d\x02\n" +
+	"open_world\x18\x04 \x01(\bR\topenWorld\"\xe8\x02\n" +
 	"\vToolOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -487,7 +648,11 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\x04kind\x18\x05 \x01(\x0e2\r.hoot.v1.KindR\x04kind\x12:\n" +
 	"\vannotations\x18\x06 \x01(\v2\x18.hoot.v1.ToolAnnotationsR\vannotations\x12\x18\n" +
 	"\aservice\x18\a \x01(\tR\aservice\x12\x16\n" +
-	"\x06result\x18\b \x01(\tR\x06result\"\x90\x02\n" +
+	"\x06result\x18\b \x01(\tR\x06result\x12*\n" +
+	"\asurface\x18\t \x01(\x0e2\x10.hoot.v1.SurfaceR\asurface\x12\x10\n" +
+	"\x03uri\x18\n" +
+	" \x01(\tR\x03uri\x12\x1b\n" +
+	"\tmime_type\x18\v \x01(\tR\bmimeType\"\xb2\x02\n" +
 	"\n" +
 	"FieldRules\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
@@ -502,7 +667,9 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\vhas_maximum\x18\a \x01(\bR\n" +
 	"hasMaximum\x12\x18\n" +
 	"\apattern\x18\b \x01(\tR\apattern\x12\x18\n" +
-	"\aexample\x18\t \x01(\tR\aexample*O\n" +
+	"\aexample\x18\t \x01(\tR\aexample\x12 \n" +
+	"\vcompletions\x18\n" +
+	" \x03(\tR\vcompletions*O\n" +
 	"\x04Tier\x12\x14\n" +
 	"\x10TIER_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
@@ -513,9 +680,18 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tKIND_SYNC\x10\x01\x12\f\n" +
-	"\bKIND_JOB\x10\x02:K\n" +
+	"\bKIND_JOB\x10\x02*L\n" +
+	"\aSurface\x12\x17\n" +
+	"\x13SURFACE_UNSPECIFIED\x10\x00\x12\x12\n" +
+	"\x0eSURFACE_PROMPT\x10\x01\x12\x14\n" +
+	"\x10SURFACE_RESOURCE\x10\x02*@\n" +
+	"\x03Ref\x12\x13\n" +
+	"\x0fREF_UNSPECIFIED\x10\x00\x12\x10\n" +
+	"\fREF_ARTIFACT\x10\x01\x12\x12\n" +
+	"\x0eREF_CAS_OBJECT\x10\x02:K\n" +
 	"\x04tool\x12\x1f.google.protobuf.MessageOptions\x18\xb8\x8e\x03 \x01(\v2\x14.hoot.v1.ToolOptionsR\x04tool:J\n" +
-	"\x05field\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\v2\x13.hoot.v1.FieldRulesR\x05fieldB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x05field\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\v2\x13.hoot.v1.FieldRulesR\x05field:?\n" +
+	"\x03ref\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\x0e2\f.hoot.v1.RefR\x03refB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_options_proto_rawDescOnce sync.Once
@@ -529,30 +705,35 @@ func file_hoot_v1_options_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_options_proto_rawDescData
 }
 
-var file_hoot_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_hoot_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_hoot_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_hoot_v1_options_proto_goTypes = []any{
 	(Tier)(0),                           // 0: hoot.v1.Tier
 	(Kind)(0),                           // 1: hoot.v1.Kind
-	(*ToolAnnotations)(nil),             // 2: hoot.v1.ToolAnnotations
-	(*ToolOptions)(nil),                 // 3: hoot.v1.ToolOptions
-	(*FieldRules)(nil),                  // 4: hoot.v1.FieldRules
-	(*descriptorpb.MessageOptions)(nil), // 5: google.protobuf.MessageOptions
-	(*descriptorpb.FieldOptions)(nil),   // 6: google.protobuf.FieldOptions
+	(Surface)(0),                        // 2: hoot.v1.Surface
+	(Ref)(0),                            // 3: hoot.v1.Ref
+	(*ToolAnnotations)(nil),             // 4: hoot.v1.ToolAnnotations
+	(*ToolOptions)(nil),                 // 5: hoot.v1.ToolOptions
+	(*FieldRules)(nil),                  // 6: hoot.v1.FieldRules
+	(*descriptorpb.MessageOptions)(nil), // 7: google.protobuf.MessageOptions
+	(*descriptorpb.FieldOptions)(nil),   // 8: google.protobuf.FieldOptions
 }
 var file_hoot_v1_options_proto_depIdxs = []int32{
-	0, // 0: hoot.v1.ToolOptions.tier:type_name -> hoot.v1.Tier
-	1, // 1: hoot.v1.ToolOptions.kind:type_name -> hoot.v1.Kind
-	2, // 2: hoot.v1.ToolOptions.annotations:type_name -> hoot.v1.ToolAnnotations
-	5, // 3: hoot.v1.tool:extendee -> google.protobuf.MessageOptions
-	6, // 4: hoot.v1.field:extendee -> google.protobuf.FieldOptions
-	3, // 5: hoot.v1.tool:type_name -> hoot.v1.ToolOptions
-	4, // 6: hoot.v1.field:type_name -> hoot.v1.FieldRules
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	5, // [5:7] is the sub-list for extension type_name
-	3, // [3:5] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	0,  // 0: hoot.v1.ToolOptions.tier:type_name -> hoot.v1.Tier
+	1,  // 1: hoot.v1.ToolOptions.kind:type_name -> hoot.v1.Kind
+	4,  // 2: hoot.v1.ToolOptions.annotations:type_name -> hoot.v1.ToolAnnotations
+	2,  // 3: hoot.v1.ToolOptions.surface:type_name -> hoot.v1.Surface
+	7,  // 4: hoot.v1.tool:extendee -> google.protobuf.MessageOptions
+	8,  // 5: hoot.v1.field:extendee -> google.protobuf.FieldOptions
+	8,  // 6: hoot.v1.ref:extendee -> google.protobuf.FieldOptions
+	5,  // 7: hoot.v1.tool:type_name -> hoot.v1.ToolOptions
+	6,  // 8: hoot.v1.field:type_name -> hoot.v1.FieldRules
+	3,  // 9: hoot.v1.ref:type_name -> hoot.v1.Ref
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	7,  // [7:10] is the sub-list for extension type_name
+	4,  // [4:7] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_options_proto_init() }
@@ -565,9 +746,9 @@ func file_hoot_v1_options_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_options_proto_rawDesc), len(file_hoot_v1_options_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      4,
 			NumMessages:   3,
-			NumExtensions: 2,
+			NumExtensions: 3,
 			NumServices:   0,
 		},
 		GoTypes:           file_hoot_v1_options_proto_goTypes,

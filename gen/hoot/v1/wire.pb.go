@@ -21,6 +21,74 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// LogLevel is the severity of a LogEntry: the syslog severities that MCP uses.
+type LogLevel int32
+
+const (
+	LogLevel_LOG_LEVEL_UNSPECIFIED LogLevel = 0
+	LogLevel_LOG_LEVEL_DEBUG       LogLevel = 1
+	LogLevel_LOG_LEVEL_INFO        LogLevel = 2
+	LogLevel_LOG_LEVEL_NOTICE      LogLevel = 3
+	LogLevel_LOG_LEVEL_WARNING     LogLevel = 4
+	LogLevel_LOG_LEVEL_ERROR       LogLevel = 5
+	LogLevel_LOG_LEVEL_CRITICAL    LogLevel = 6
+	LogLevel_LOG_LEVEL_ALERT       LogLevel = 7
+	LogLevel_LOG_LEVEL_EMERGENCY   LogLevel = 8
+)
+
+// Enum value maps for LogLevel.
+var (
+	LogLevel_name = map[int32]string{
+		0: "LOG_LEVEL_UNSPECIFIED",
+		1: "LOG_LEVEL_DEBUG",
+		2: "LOG_LEVEL_INFO",
+		3: "LOG_LEVEL_NOTICE",
+		4: "LOG_LEVEL_WARNING",
+		5: "LOG_LEVEL_ERROR",
+		6: "LOG_LEVEL_CRITICAL",
+		7: "LOG_LEVEL_ALERT",
+		8: "LOG_LEVEL_EMERGENCY",
+	}
+	LogLevel_value = map[string]int32{
+		"LOG_LEVEL_UNSPECIFIED": 0,
+		"LOG_LEVEL_DEBUG":       1,
+		"LOG_LEVEL_INFO":        2,
+		"LOG_LEVEL_NOTICE":      3,
+		"LOG_LEVEL_WARNING":     4,
+		"LOG_LEVEL_ERROR":       5,
+		"LOG_LEVEL_CRITICAL":    6,
+		"LOG_LEVEL_ALERT":       7,
+		"LOG_LEVEL_EMERGENCY":   8,
+	}
+)
+
+func (x LogLevel) Enum() *LogLevel {
+	p := new(LogLevel)
+	*p = x
+	return p
+}
+
+func (x LogLevel) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LogLevel) Descriptor() protoreflect.EnumDescriptor {
+	return file_hoot_v1_wire_proto_enumTypes[0].Descriptor()
+}
+
+func (LogLevel) Type() protoreflect.EnumType {
+	return &file_hoot_v1_wire_proto_enumTypes[0]
+}
+
+func (x LogLevel) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LogLevel.Descriptor instead.
+func (LogLevel) EnumDescriptor() ([]byte, []int) {
+	return file_hoot_v1_wire_proto_rawDescGZIP(), []int{0}
+}
+
 // Ready is the body of a worker's READY frame: what it serves and how much at once.
 type Ready struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -29,7 +97,11 @@ type Ready struct {
 	// How many requests the worker runs at once.
 	Capacity uint32 `protobuf:"varint,2,opt,name=capacity,proto3" json:"capacity,omitempty"`
 	// A name for logs (host and process id by default).
-	Name          string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// How often the worker sends heartbeats, in milliseconds. The gateway gives a worker that many
+	// missed heartbeats of its own interval, or of the gateway's if that is longer, before it
+	// counts the worker as gone.
+	HeartbeatMs   uint32 `protobuf:"varint,4,opt,name=heartbeat_ms,json=heartbeatMs,proto3" json:"heartbeat_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -83,6 +155,13 @@ func (x *Ready) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *Ready) GetHeartbeatMs() uint32 {
+	if x != nil {
+		return x.HeartbeatMs
+	}
+	return 0
 }
 
 // Request is the body of a REQUEST frame.
@@ -139,7 +218,8 @@ func (x *Request) GetTimeoutMs() uint32 {
 	return 0
 }
 
-// Progress is the body of a PROGRESS frame: how far a running request has come.
+// Progress is the body of a PROGRESS frame: how far a running request has come, or, when log
+// is set, a log message of the running request for the client instead.
 type Progress struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Work done so far; grows with every report.
@@ -147,7 +227,10 @@ type Progress struct {
 	// Work in all, when known (0 when not).
 	Total float64 `protobuf:"fixed64,2,opt,name=total,proto3" json:"total,omitempty"`
 	// What is happening now, for a person.
-	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// A log message of the tool, for the client (MCP notifications/message); the frame then
+	// reports no progress.
+	Log           *LogEntry `protobuf:"bytes,4,opt,name=log,proto3" json:"log,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -203,23 +286,110 @@ func (x *Progress) GetMessage() string {
 	return ""
 }
 
+func (x *Progress) GetLog() *LogEntry {
+	if x != nil {
+		return x.Log
+	}
+	return nil
+}
+
+// LogEntry is one log message that a running tool sends to the client.
+type LogEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The severity; unspecified counts as info.
+	Level LogLevel `protobuf:"varint,1,opt,name=level,proto3,enum=hoot.v1.LogLevel" json:"level,omitempty"`
+	// What wrote the message, such as the tool's name.
+	Logger string `protobuf:"bytes,2,opt,name=logger,proto3" json:"logger,omitempty"`
+	// The message.
+	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LogEntry) Reset() {
+	*x = LogEntry{}
+	mi := &file_hoot_v1_wire_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LogEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LogEntry) ProtoMessage() {}
+
+func (x *LogEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_wire_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LogEntry.ProtoReflect.Descriptor instead.
+func (*LogEntry) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_wire_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *LogEntry) GetLevel() LogLevel {
+	if x != nil {
+		return x.Level
+	}
+	return LogLevel_LOG_LEVEL_UNSPECIFIED
+}
+
+func (x *LogEntry) GetLogger() string {
+	if x != nil {
+		return x.Logger
+	}
+	return ""
+}
+
+func (x *LogEntry) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 var File_hoot_v1_wire_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_wire_proto_rawDesc = "" +
 	"\n" +
-	"\x12hoot/v1/wire.proto\x12\ahoot.v1\x1a\x16hoot/v1/envelope.proto\"S\n" +
+	"\x12hoot/v1/wire.proto\x12\ahoot.v1\x1a\x16hoot/v1/envelope.proto\"v\n" +
 	"\x05Ready\x12\x1a\n" +
 	"\bservices\x18\x01 \x03(\tR\bservices\x12\x1a\n" +
 	"\bcapacity\x18\x02 \x01(\rR\bcapacity\x12\x12\n" +
-	"\x04name\x18\x03 \x01(\tR\x04name\"T\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12!\n" +
+	"\fheartbeat_ms\x18\x04 \x01(\rR\vheartbeatMs\"T\n" +
 	"\aRequest\x12*\n" +
 	"\apayload\x18\x01 \x01(\v2\x10.hoot.v1.PayloadR\apayload\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x02 \x01(\rR\ttimeoutMs\"V\n" +
+	"timeout_ms\x18\x02 \x01(\rR\ttimeoutMs\"{\n" +
 	"\bProgress\x12\x1a\n" +
 	"\bprogress\x18\x01 \x01(\x01R\bprogress\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x01R\x05total\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessageB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\amessage\x18\x03 \x01(\tR\amessage\x12#\n" +
+	"\x03log\x18\x04 \x01(\v2\x11.hoot.v1.LogEntryR\x03log\"e\n" +
+	"\bLogEntry\x12'\n" +
+	"\x05level\x18\x01 \x01(\x0e2\x11.hoot.v1.LogLevelR\x05level\x12\x16\n" +
+	"\x06logger\x18\x02 \x01(\tR\x06logger\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage*\xd6\x01\n" +
+	"\bLogLevel\x12\x19\n" +
+	"\x15LOG_LEVEL_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fLOG_LEVEL_DEBUG\x10\x01\x12\x12\n" +
+	"\x0eLOG_LEVEL_INFO\x10\x02\x12\x14\n" +
+	"\x10LOG_LEVEL_NOTICE\x10\x03\x12\x15\n" +
+	"\x11LOG_LEVEL_WARNING\x10\x04\x12\x13\n" +
+	"\x0fLOG_LEVEL_ERROR\x10\x05\x12\x16\n" +
+	"\x12LOG_LEVEL_CRITICAL\x10\x06\x12\x13\n" +
+	"\x0fLOG_LEVEL_ALERT\x10\a\x12\x17\n" +
+	"\x13LOG_LEVEL_EMERGENCY\x10\bB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_wire_proto_rawDescOnce sync.Once
@@ -233,20 +403,25 @@ func file_hoot_v1_wire_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_wire_proto_rawDescData
 }
 
-var file_hoot_v1_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hoot_v1_wire_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_hoot_v1_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_hoot_v1_wire_proto_goTypes = []any{
-	(*Ready)(nil),    // 0: hoot.v1.Ready
-	(*Request)(nil),  // 1: hoot.v1.Request
-	(*Progress)(nil), // 2: hoot.v1.Progress
-	(*Payload)(nil),  // 3: hoot.v1.Payload
+	(LogLevel)(0),    // 0: hoot.v1.LogLevel
+	(*Ready)(nil),    // 1: hoot.v1.Ready
+	(*Request)(nil),  // 2: hoot.v1.Request
+	(*Progress)(nil), // 3: hoot.v1.Progress
+	(*LogEntry)(nil), // 4: hoot.v1.LogEntry
+	(*Payload)(nil),  // 5: hoot.v1.Payload
 }
 var file_hoot_v1_wire_proto_depIdxs = []int32{
-	3, // 0: hoot.v1.Request.payload:type_name -> hoot.v1.Payload
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	5, // 0: hoot.v1.Request.payload:type_name -> hoot.v1.Payload
+	4, // 1: hoot.v1.Progress.log:type_name -> hoot.v1.LogEntry
+	0, // 2: hoot.v1.LogEntry.level:type_name -> hoot.v1.LogLevel
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_wire_proto_init() }
@@ -260,13 +435,14 @@ func file_hoot_v1_wire_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_wire_proto_rawDesc), len(file_hoot_v1_wire_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   3,
+			NumEnums:      1,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_hoot_v1_wire_proto_goTypes,
 		DependencyIndexes: file_hoot_v1_wire_proto_depIdxs,
+		EnumInfos:         file_hoot_v1_wire_proto_enumTypes,
 		MessageInfos:      file_hoot_v1_wire_proto_msgTypes,
 	}.Build()
 	File_hoot_v1_wire_proto = out.File

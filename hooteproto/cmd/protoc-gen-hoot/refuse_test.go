@@ -42,7 +42,12 @@ func TestRefusals(t *testing.T) {
 		{"example_quoted", []string{"hoot.refuse.example_quoted.DoItRequest.name", "is not a valid value for a string", "without the quotes"}},
 		{"example_too_long", []string{"hoot.refuse.example_too_long.DoItRequest.name", "must be at most 3 characters, got 5"}},
 		{"required_needs_example", []string{"hoot.refuse.required_needs_example.DoItRequest", `the example call of tool "do_it"`, "hash must match", "give hoot.refuse.required_needs_example.DoItRequest.hash an example"}},
+		{"job_without_job_started", []string{"hoot.refuse.job_without_job_started.DoItRequest", `tool "do_it" is of kind JOB`, "JobStarted job_started = N;"}},
 		{"nested_example", []string{"hoot.refuse.nested_example.DoItRequest.part", "part.id must be at most 10, got 20"}},
+		{"resource_without_uri", []string{"hoot.refuse.resource_without_uri.DoItRequest", `resource "do_it" has no uri`}},
+		{"uri_on_tool", []string{"hoot.refuse.uri_on_tool.DoItRequest", "uri and mime_type are for resources", "SURFACE_RESOURCE"}},
+		{"template_unknown_variable", []string{"hoot.refuse.template_unknown_variable.DoItRequest", `names {id}, which is not a string field`}},
+		{"prompt_as_job", []string{"hoot.refuse.prompt_as_job.DoItRequest", "SURFACE_PROMPT and must be of kind KIND_SYNC"}},
 	}
 	seen := make(map[string]bool)
 	for _, tc := range tests {

@@ -35,7 +35,23 @@ const (
 	SystemServiceName = "system"
 	// CasServiceName is the name of the "cas" service.
 	CasServiceName = "cas"
+	// ArtifactServiceName is the name of the "artifact" service.
+	ArtifactServiceName = "artifact"
+	// JobServiceName is the name of the "job" service.
+	JobServiceName = "job"
+	// QueryServiceName is the name of the "query" service.
+	QueryServiceName = "query"
+	// ConformanceServiceName is the name of the "conformance" service.
+	ConformanceServiceName = "conformance"
 )
+
+// A JobStarter runs the work of tools of kind JOB in the background. StartJob starts run as a
+// job for the call p of the tool named tool and returns at once the Result that answers the
+// call: a JobStarted that names the job. run's Result, or its error, is the job's outcome; its
+// context ends when the job is cancelled.
+type JobStarter interface {
+	StartJob(ctx context.Context, tool string, p *v1.Payload, run func(context.Context) (*v1.Result, error)) (*v1.Result, error)
+}
 
 // SystemHandler serves the tools of the "system" service.
 type SystemHandler interface {
@@ -74,13 +90,19 @@ type CasHandler interface {
 	// CasInspect serves the tool "cas_inspect". Show the size, media type and storage time of a
 	// stored object.
 	CasInspect(context.Context, *v1.CasInspectRequest) (*v1.CasInspectResult, error)
+	// CasVerify serves the tool "cas_verify". Check that stored objects still match their hashes,
+	// in the background.
+	CasVerify(context.Context, *v1.CasVerifyRequest) (*v1.CasVerifyResult, error)
+	// CasObject serves the tool "cas_object". The content of a stored object, by its hash.
+	CasObject(context.Context, *v1.CasObjectResourceRequest) (*v1.CasObjectResourceResult, error)
 }
 
-// NewCasService returns the Service that dispatches the "cas" tools to h.
-func NewCasService(h CasHandler) Service {
+// NewCasService returns the Service that dispatches the "cas" tools to h, and
+// starts the tools of kind JOB with jobs.
+func NewCasService(h CasHandler, jobs JobStarter) Service {
 	return Service{
 		Name:  CasServiceName,
-		Tools: []string{"cas_store", "cas_get", "cas_inspect"},
+		Tools: []string{"cas_store", "cas_get", "cas_inspect", "cas_verify", "cas_object"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_CasStore:
@@ -101,6 +123,377 @@ func NewCasService(h CasHandler) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_CasInspect{CasInspect: res}}, nil
+			case *v1.Payload_CasVerify:
+				req := x.CasVerify
+				return jobs.StartJob(ctx, "cas_verify", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.CasVerify(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_CasVerify{CasVerify: res}}, nil
+				})
+			case *v1.Payload_CasObject:
+				res, err := h.CasObject(ctx, x.CasObject)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_CasObject{CasObject: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// ArtifactHandler serves the tools of the "artifact" service.
+type ArtifactHandler interface {
+	// ArtifactCreate serves the tool "artifact_create". Create an artifact from stored or inline
+	// content, with tags, creator and parents.
+	ArtifactCreate(context.Context, *v1.ArtifactCreateRequest) (*v1.ArtifactCreateResult, error)
+	// ArtifactGet serves the tool "artifact_get". Get an artifact with its parents, children and
+	// annotations.
+	ArtifactGet(context.Context, *v1.ArtifactGetRequest) (*v1.ArtifactGetResult, error)
+	// ArtifactList serves the tool "artifact_list". List artifacts by tag, creator, parent,
+	// variation set or age, newest first.
+	ArtifactList(context.Context, *v1.ArtifactListRequest) (*v1.ArtifactListResult, error)
+	// ArtifactAnnotate serves the tool "artifact_annotate". Add a note about an artifact: a
+	// message, a vibe and where it came from.
+	ArtifactAnnotate(context.Context, *v1.ArtifactAnnotateRequest) (*v1.ArtifactAnnotateResult, error)
+	// ArtifactTag serves the tool "artifact_tag". Add and remove tags of an artifact.
+	ArtifactTag(context.Context, *v1.ArtifactTagRequest) (*v1.ArtifactTagResult, error)
+	// StorageStats serves the tool "storage_stats". Show how many objects, bytes, artifacts,
+	// annotations and jobs are stored.
+	StorageStats(context.Context, *v1.StorageStatsRequest) (*v1.StorageStatsResult, error)
+	// ArtifactContent serves the tool "artifact_content". The content of an artifact, by its id.
+	ArtifactContent(context.Context, *v1.ArtifactContentResourceRequest) (*v1.ArtifactContentResourceResult, error)
+}
+
+// NewArtifactService returns the Service that dispatches the "artifact" tools to h.
+func NewArtifactService(h ArtifactHandler) Service {
+	return Service{
+		Name:  ArtifactServiceName,
+		Tools: []string{"artifact_create", "artifact_get", "artifact_list", "artifact_annotate", "artifact_tag", "storage_stats", "artifact_content"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_ArtifactCreate:
+				res, err := h.ArtifactCreate(ctx, x.ArtifactCreate)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ArtifactCreate{ArtifactCreate: res}}, nil
+			case *v1.Payload_ArtifactGet:
+				res, err := h.ArtifactGet(ctx, x.ArtifactGet)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ArtifactGet{ArtifactGet: res}}, nil
+			case *v1.Payload_ArtifactList:
+				res, err := h.ArtifactList(ctx, x.ArtifactList)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ArtifactList{ArtifactList: res}}, nil
+			case *v1.Payload_ArtifactAnnotate:
+				res, err := h.ArtifactAnnotate(ctx, x.ArtifactAnnotate)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ArtifactAnnotate{ArtifactAnnotate: res}}, nil
+			case *v1.Payload_ArtifactTag:
+				res, err := h.ArtifactTag(ctx, x.ArtifactTag)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ArtifactTag{ArtifactTag: res}}, nil
+			case *v1.Payload_StorageStats:
+				res, err := h.StorageStats(ctx, x.StorageStats)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_StorageStats{StorageStats: res}}, nil
+			case *v1.Payload_ArtifactContent:
+				res, err := h.ArtifactContent(ctx, x.ArtifactContent)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ArtifactContent{ArtifactContent: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// JobHandler serves the tools of the "job" service.
+type JobHandler interface {
+	// JobStatus serves the tool "job_status". Show a job's status and progress, and its result once
+	// it is done.
+	JobStatus(context.Context, *v1.JobStatusRequest) (*v1.JobStatusResult, error)
+	// JobAwait serves the tool "job_await". Wait for one or more jobs to finish and get their
+	// results.
+	JobAwait(context.Context, *v1.JobAwaitRequest) (*v1.JobAwaitResult, error)
+	// JobList serves the tool "job_list". List jobs by status and tool, newest first.
+	JobList(context.Context, *v1.JobListRequest) (*v1.JobListResult, error)
+	// JobCancel serves the tool "job_cancel". Stop a pending or running job.
+	JobCancel(context.Context, *v1.JobCancelRequest) (*v1.JobCancelResult, error)
+}
+
+// NewJobService returns the Service that dispatches the "job" tools to h.
+func NewJobService(h JobHandler) Service {
+	return Service{
+		Name:  JobServiceName,
+		Tools: []string{"job_status", "job_await", "job_list", "job_cancel"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_JobStatus:
+				res, err := h.JobStatus(ctx, x.JobStatus)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_JobStatus{JobStatus: res}}, nil
+			case *v1.Payload_JobAwait:
+				res, err := h.JobAwait(ctx, x.JobAwait)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_JobAwait{JobAwait: res}}, nil
+			case *v1.Payload_JobList:
+				res, err := h.JobList(ctx, x.JobList)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_JobList{JobList: res}}, nil
+			case *v1.Payload_JobCancel:
+				res, err := h.JobCancel(ctx, x.JobCancel)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_JobCancel{JobCancel: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// QueryHandler serves the tools of the "query" service.
+type QueryHandler interface {
+	// ArtifactQuery serves the tool "artifact_query". Query artifacts, lineage, annotations, tags
+	// and jobs with GraphQL and variables.
+	ArtifactQuery(context.Context, *v1.ArtifactQueryRequest) (*v1.ArtifactQueryResult, error)
+}
+
+// NewQueryService returns the Service that dispatches the "query" tools to h.
+func NewQueryService(h QueryHandler) Service {
+	return Service{
+		Name:  QueryServiceName,
+		Tools: []string{"artifact_query"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_ArtifactQuery:
+				res, err := h.ArtifactQuery(ctx, x.ArtifactQuery)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ArtifactQuery{ArtifactQuery: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// ConformanceHandler serves the tools of the "conformance" service.
+type ConformanceHandler interface {
+	// TestSimpleText serves the tool "test_simple_text". Conformance fixture: answer with a single
+	// text block.
+	TestSimpleText(context.Context, *v1.ConformanceSimpleTextRequest) (*v1.ConformanceContentResult, error)
+	// TestImageContent serves the tool "test_image_content". Conformance fixture: answer with an
+	// image block.
+	TestImageContent(context.Context, *v1.ConformanceImageContentRequest) (*v1.ConformanceContentResult, error)
+	// TestAudioContent serves the tool "test_audio_content". Conformance fixture: answer with an
+	// audio block.
+	TestAudioContent(context.Context, *v1.ConformanceAudioContentRequest) (*v1.ConformanceContentResult, error)
+	// TestEmbeddedResource serves the tool "test_embedded_resource". Conformance fixture: answer
+	// with an embedded resource.
+	TestEmbeddedResource(context.Context, *v1.ConformanceEmbeddedResourceRequest) (*v1.ConformanceContentResult, error)
+	// TestMultipleContentTypes serves the tool "test_multiple_content_types". Conformance fixture:
+	// answer with text, an image and an embedded resource.
+	TestMultipleContentTypes(context.Context, *v1.ConformanceMultipleContentTypesRequest) (*v1.ConformanceContentResult, error)
+	// TestErrorHandling serves the tool "test_error_handling". Conformance fixture: always answer
+	// with a tool error.
+	TestErrorHandling(context.Context, *v1.ConformanceErrorHandlingRequest) (*v1.ConformanceContentResult, error)
+	// TestToolWithProgress serves the tool "test_tool_with_progress". Conformance fixture: report
+	// progress three times, then answer.
+	TestToolWithProgress(context.Context, *v1.ConformanceToolWithProgressRequest) (*v1.ConformanceContentResult, error)
+	// TestSimplePrompt serves the tool "test_simple_prompt". Conformance fixture: a prompt without
+	// arguments.
+	TestSimplePrompt(context.Context, *v1.ConformanceSimplePromptRequest) (*v1.ConformancePromptResult, error)
+	// TestPromptWithArguments serves the tool "test_prompt_with_arguments". Conformance fixture: a
+	// prompt with two arguments.
+	TestPromptWithArguments(context.Context, *v1.ConformancePromptWithArgumentsRequest) (*v1.ConformancePromptResult, error)
+	// TestPromptWithEmbeddedResource serves the tool "test_prompt_with_embedded_resource".
+	// Conformance fixture: a prompt that embeds a resource.
+	TestPromptWithEmbeddedResource(context.Context, *v1.ConformancePromptWithEmbeddedResourceRequest) (*v1.ConformancePromptResult, error)
+	// TestPromptWithImage serves the tool "test_prompt_with_image". Conformance fixture: a prompt
+	// that holds an image.
+	TestPromptWithImage(context.Context, *v1.ConformancePromptWithImageRequest) (*v1.ConformancePromptResult, error)
+	// StaticText serves the tool "static_text". Conformance fixture: a static text resource.
+	StaticText(context.Context, *v1.ConformanceStaticTextRequest) (*v1.ConformanceResourceResult, error)
+	// StaticBinary serves the tool "static_binary". Conformance fixture: a static binary resource
+	// (a PNG image).
+	StaticBinary(context.Context, *v1.ConformanceStaticBinaryRequest) (*v1.ConformanceResourceResult, error)
+	// WatchedResource serves the tool "watched_resource". Conformance fixture: a resource that
+	// clients may subscribe to.
+	WatchedResource(context.Context, *v1.ConformanceWatchedResourceRequest) (*v1.ConformanceResourceResult, error)
+	// TemplateData serves the tool "template_data". Conformance fixture: a resource template that
+	// fills in an id.
+	TemplateData(context.Context, *v1.ConformanceTemplateDataRequest) (*v1.ConformanceResourceResult, error)
+	// TestToolWithLogging serves the tool "test_tool_with_logging". Conformance fixture: send three
+	// log messages, then answer.
+	TestToolWithLogging(context.Context, *v1.ConformanceToolWithLoggingRequest) (*v1.ConformanceContentResult, error)
+	// TestSampling serves the tool "test_sampling". Conformance fixture: asks the client to sample
+	// its model with a prompt, and answers with what came back.
+	TestSampling(context.Context, *v1.ConformanceSamplingRequest) (*v1.ConformanceContentResult, error)
+	// TestElicitation serves the tool "test_elicitation". Conformance fixture: asks the user for a
+	// username and an email, and answers with what came back.
+	TestElicitation(context.Context, *v1.ConformanceElicitationRequest) (*v1.ConformanceContentResult, error)
+	// TestElicitationSep1034Defaults serves the tool "test_elicitation_sep1034_defaults".
+	// Conformance fixture: asks the user to fill in a form whose fields all have defaults
+	// (SEP-1034).
+	TestElicitationSep1034Defaults(context.Context, *v1.ConformanceElicitationDefaultsRequest) (*v1.ConformanceContentResult, error)
+	// TestElicitationSep1330Enums serves the tool "test_elicitation_sep1330_enums". Conformance
+	// fixture: asks the user to fill in a form with every kind of enum field (SEP-1330).
+	TestElicitationSep1330Enums(context.Context, *v1.ConformanceElicitationEnumsRequest) (*v1.ConformanceContentResult, error)
+}
+
+// NewConformanceService returns the Service that dispatches the "conformance" tools to h.
+func NewConformanceService(h ConformanceHandler) Service {
+	return Service{
+		Name:  ConformanceServiceName,
+		Tools: []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_error_handling", "test_tool_with_progress", "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "static_text", "static_binary", "watched_resource", "template_data", "test_tool_with_logging", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_TestSimpleText:
+				res, err := h.TestSimpleText(ctx, x.TestSimpleText)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestImageContent:
+				res, err := h.TestImageContent(ctx, x.TestImageContent)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestAudioContent:
+				res, err := h.TestAudioContent(ctx, x.TestAudioContent)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestEmbeddedResource:
+				res, err := h.TestEmbeddedResource(ctx, x.TestEmbeddedResource)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestMultipleContentTypes:
+				res, err := h.TestMultipleContentTypes(ctx, x.TestMultipleContentTypes)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestErrorHandling:
+				res, err := h.TestErrorHandling(ctx, x.TestErrorHandling)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestToolWithProgress:
+				res, err := h.TestToolWithProgress(ctx, x.TestToolWithProgress)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestSimplePrompt:
+				res, err := h.TestSimplePrompt(ctx, x.TestSimplePrompt)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformancePrompt{ConformancePrompt: res}}, nil
+			case *v1.Payload_TestPromptWithArguments:
+				res, err := h.TestPromptWithArguments(ctx, x.TestPromptWithArguments)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformancePrompt{ConformancePrompt: res}}, nil
+			case *v1.Payload_TestPromptWithEmbeddedResource:
+				res, err := h.TestPromptWithEmbeddedResource(ctx, x.TestPromptWithEmbeddedResource)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformancePrompt{ConformancePrompt: res}}, nil
+			case *v1.Payload_TestPromptWithImage:
+				res, err := h.TestPromptWithImage(ctx, x.TestPromptWithImage)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformancePrompt{ConformancePrompt: res}}, nil
+			case *v1.Payload_StaticText:
+				res, err := h.StaticText(ctx, x.StaticText)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceResource{ConformanceResource: res}}, nil
+			case *v1.Payload_StaticBinary:
+				res, err := h.StaticBinary(ctx, x.StaticBinary)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceResource{ConformanceResource: res}}, nil
+			case *v1.Payload_WatchedResource:
+				res, err := h.WatchedResource(ctx, x.WatchedResource)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceResource{ConformanceResource: res}}, nil
+			case *v1.Payload_TemplateData:
+				res, err := h.TemplateData(ctx, x.TemplateData)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceResource{ConformanceResource: res}}, nil
+			case *v1.Payload_TestToolWithLogging:
+				res, err := h.TestToolWithLogging(ctx, x.TestToolWithLogging)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestSampling:
+				res, err := h.TestSampling(ctx, x.TestSampling)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestElicitation:
+				res, err := h.TestElicitation(ctx, x.TestElicitation)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestElicitationSep1034Defaults:
+				res, err := h.TestElicitationSep1034Defaults(ctx, x.TestElicitationSep1034Defaults)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestElicitationSep1330Enums:
+				res, err := h.TestElicitationSep1330Enums(ctx, x.TestElicitationSep1330Enums)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}

@@ -26,6 +26,13 @@ type Tool struct {
 	Kind v1.Kind
 	// Annotations are the tool's behaviour hints.
 	Annotations Annotations
+	// Surface says how MCP clients see the request: as a tool (the zero value), a prompt or a
+	// resource.
+	Surface v1.Surface
+	// URI is a resource's URI or URI template; empty for tools and prompts.
+	URI string
+	// MimeType is the media type of a resource's contents, when known.
+	MimeType string
 	// InputSchema is the JSON Schema of the tool's arguments, as JSON text.
 	InputSchema string
 	// OutputSchema is the JSON Schema of the tool's structured result (protojson with proto
@@ -39,7 +46,8 @@ type Tool struct {
 	NewRequest func() proto.Message
 	// Wrap puts a request made by NewRequest into a Payload.
 	Wrap func(proto.Message) *v1.Payload
-	// Unwrap takes the tool's result out of a Result; ok is false when r holds something else.
+	// Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the
+	// JobStarted that names the job; ok is false when r holds something else.
 	Unwrap func(r *v1.Result) (m proto.Message, ok bool)
 }
 
@@ -151,6 +159,842 @@ var Tools = []Tool{
 				return nil, false
 			}
 			return x.CasInspect, true
+		},
+	},
+	{
+		Name:         "artifact_create",
+		Title:        "Create an artifact",
+		Description:  "Create an artifact from stored or inline content, with tags, creator and parents.\n\nCreates an artifact from content: either an object already in the content store (`hash`, as cas_store returns it) or content given inline as text (`content`) or base64 (`content_base64`). Name the artifacts it was made from in `parent_ids` to record its lineage; put alternatives of the same idea into one `variation_set`.",
+		Service:      "artifact",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{},
+		InputSchema:  `{"type":"object","properties":{"hash":{"type":"string","description":"The hash of an object already stored with cas_store.\n\nWhere the content comes from: exactly one of hash, content or content_base64.","pattern":"^[0-9a-f]{64}$"},"content":{"type":"string","description":"The content as UTF-8 text.\n\nWhere the content comes from: exactly one of hash, content or content_base64.","maxLength":8388608},"content_base64":{"type":"string","contentEncoding":"base64","description":"The content as base64, for binary data.\n\nWhere the content comes from: exactly one of hash, content or content_base64.\n\nAt most 8388608 bytes once decoded.","minLength":2,"maxLength":11184812},"mime_type":{"type":"string","description":"The content's media type. Without it, a stored object's own type is used, text/plain for content and application/octet-stream for content_base64.","maxLength":255,"pattern":"^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*(;.*)?$"},"tags":{"type":"array","description":"Short labels: lowercase letters, digits and _.:- , up to 64 characters each.","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9_.:-]{0,63}$"},"maxItems":32},"creator":{"type":"string","description":"Who or what made the artifact.","maxLength":128,"pattern":"^[^\\x00-\\x1f\\x7f]+$"},"parent_ids":{"type":"array","description":"The artifacts this one was made from.","items":{"type":"string","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"},"maxItems":64},"metadata":{"type":"object","description":"Typed facts about the content.","properties":{"midi":{"type":"object","description":"At most one kind of facts.","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0,"maximum":2},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0,"maximum":65535},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0,"maximum":32767},"duration_seconds":{"type":"number","description":"The length in seconds.","minimum":0,"maximum":1000000},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute.","minimum":0,"maximum":1000}},"additionalProperties":false},"audio":{"type":"object","description":"At most one kind of facts.","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0,"maximum":768000},"channels":{"type":"integer","description":"The number of channels.","minimum":0,"maximum":64},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0,"maximum":64},"duration_seconds":{"type":"number","description":"The length in seconds.","minimum":0,"maximum":10000000},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus.","maxLength":64,"pattern":"^[a-z0-9][a-z0-9_.-]*$"}},"additionalProperties":false}},"additionalProperties":false},"variation_set":{"type":"string","description":"A variation set to add the artifact to: a name of lowercase letters, digits and _.:- .","maxLength":64,"pattern":"^[a-z0-9][a-z0-9_.:-]{0,63}$"}},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":["integer","string"],"description":"The content's size in bytes.","minimum":0},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"type":"object","description":"Typed facts about the content, when known.","properties":{"midi":{"type":"object","description":"At most one kind of facts.","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"audio":{"type":"object","description":"At most one kind of facts.","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}},"additionalProperties":false},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false}},"additionalProperties":false}`,
+		Usage:        "artifact_create(hash?: string, content?: string, content_base64?: base64, mime_type?: string, tags?: string[], creator?: string, parent_ids?: string[], metadata?: object, variation_set?: string)",
+		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9","mime_type":"audio/midi","tags":["draft"],"creator":"claude"}`,
+		NewRequest:   func() proto.Message { return new(v1.ArtifactCreateRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_ArtifactCreate{ArtifactCreate: m.(*v1.ArtifactCreateRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ArtifactCreate)
+			if !ok {
+				return nil, false
+			}
+			return x.ArtifactCreate, true
+		},
+	},
+	{
+		Name:         "artifact_get",
+		Title:        "Get an artifact",
+		Description:  "Get an artifact with its parents, children and annotations.\n\nReturns an artifact with its lineage one step either way (the artifacts it was made from and those made from it) and everything said about it.",
+		Service:      "artifact",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id, as artifact_create or artifact_list returns it.","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["id"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":["integer","string"],"description":"The content's size in bytes.","minimum":0},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"type":"object","description":"Typed facts about the content, when known.","properties":{"midi":{"type":"object","description":"At most one kind of facts.","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"audio":{"type":"object","description":"At most one kind of facts.","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}},"additionalProperties":false},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"parents":{"type":"array","description":"The artifacts it was made from, in order.","items":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":["integer","string"],"description":"The content's size in bytes.","minimum":0},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"type":"object","description":"Typed facts about the content, when known.","properties":{"midi":{"type":"object","description":"At most one kind of facts.","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"audio":{"type":"object","description":"At most one kind of facts.","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}},"additionalProperties":false},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false}},"children":{"type":"array","description":"The artifacts made from it, oldest first (at most 100).","items":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":["integer","string"],"description":"The content's size in bytes.","minimum":0},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"type":"object","description":"Typed facts about the content, when known.","properties":{"midi":{"type":"object","description":"At most one kind of facts.","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"audio":{"type":"object","description":"At most one kind of facts.","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}},"additionalProperties":false},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false}},"annotations":{"type":"array","description":"What has been said about it, oldest first (at most 100).","items":{"type":"object","properties":{"id":{"type":"string","description":"The annotation's id: \"ann_\" and 26 lowercase letters and digits."},"artifact_id":{"type":"string","description":"The artifact it is about."},"message":{"type":"string","description":"What was said."},"vibe":{"type":"string","description":"A word or two for the feeling, such as \"bright\" or \"too busy\"."},"source":{"type":"string","description":"Who or what said it."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "artifact_get(id: string)",
+		Example:      `{"id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		NewRequest:   func() proto.Message { return new(v1.ArtifactGetRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_ArtifactGet{ArtifactGet: m.(*v1.ArtifactGetRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ArtifactGet)
+			if !ok {
+				return nil, false
+			}
+			return x.ArtifactGet, true
+		},
+	},
+	{
+		Name:         "artifact_list",
+		Title:        "List artifacts",
+		Description:  "List artifacts by tag, creator, parent, variation set or age, newest first.\n\nLists artifacts, newest first, that match every filter given. Pages: pass the next_cursor of one answer as cursor to get the next page.",
+		Service:      "artifact",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"tag":{"type":"string","description":"Only artifacts with this tag.","maxLength":64,"pattern":"^[a-z0-9][a-z0-9_.:-]{0,63}$"},"creator":{"type":"string","description":"Only artifacts by this creator.","maxLength":128,"pattern":"^[^\\x00-\\x1f\\x7f]+$"},"parent_id":{"type":"string","description":"Only the children of this artifact.","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"},"since":{"type":"string","format":"date-time","description":"Only artifacts created at or after this time."},"variation_set":{"type":"string","description":"Only artifacts of this variation set.","maxLength":64,"pattern":"^[a-z0-9][a-z0-9_.:-]{0,63}$"},"limit":{"type":"integer","description":"How many artifacts to return at most (default 50).","minimum":0,"maximum":500},"cursor":{"type":"string","description":"Where to go on from: the next_cursor of the previous page.","maxLength":128,"pattern":"^[0-9a-z_]+$"}},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"artifacts":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":["integer","string"],"description":"The content's size in bytes.","minimum":0},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"type":"object","description":"Typed facts about the content, when known.","properties":{"midi":{"type":"object","description":"At most one kind of facts.","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"audio":{"type":"object","description":"At most one kind of facts.","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}},"additionalProperties":false},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false}},"next_cursor":{"type":"string","description":"Pass as cursor to get the next page; empty on the last page."}},"additionalProperties":false}`,
+		Usage:        "artifact_list(tag?: string, creator?: string, parent_id?: string, since?: string, variation_set?: string, limit?: integer, cursor?: string)",
+		Example:      `{"tag":"draft","limit":20}`,
+		NewRequest:   func() proto.Message { return new(v1.ArtifactListRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_ArtifactList{ArtifactList: m.(*v1.ArtifactListRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ArtifactList)
+			if !ok {
+				return nil, false
+			}
+			return x.ArtifactList, true
+		},
+	},
+	{
+		Name:         "artifact_annotate",
+		Title:        "Annotate an artifact",
+		Description:  "Add a note about an artifact: a message, a vibe and where it came from.\n\nRecords something said about an artifact: a message, a vibe, and its source.",
+		Service:      "artifact",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{},
+		InputSchema:  `{"type":"object","properties":{"artifact_id":{"type":"string","description":"The artifact the note is about.","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"},"message":{"type":"string","description":"What to say about it.","minLength":1,"maxLength":4096},"vibe":{"type":"string","description":"A word or two for the feeling.","maxLength":64},"source":{"type":"string","description":"Who or what says it.","maxLength":128}},"required":["artifact_id","message"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"annotation":{"type":"object","properties":{"id":{"type":"string","description":"The annotation's id: \"ann_\" and 26 lowercase letters and digits."},"artifact_id":{"type":"string","description":"The artifact it is about."},"message":{"type":"string","description":"What was said."},"vibe":{"type":"string","description":"A word or two for the feeling, such as \"bright\" or \"too busy\"."},"source":{"type":"string","description":"Who or what said it."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}},"additionalProperties":false}`,
+		Usage:        "artifact_annotate(artifact_id: string, message: string, vibe?: string, source?: string)",
+		Example:      `{"artifact_id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx","message":"The bridge drags; try it faster.","vibe":"bright","source":"listener"}`,
+		NewRequest:   func() proto.Message { return new(v1.ArtifactAnnotateRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_ArtifactAnnotate{ArtifactAnnotate: m.(*v1.ArtifactAnnotateRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ArtifactAnnotate)
+			if !ok {
+				return nil, false
+			}
+			return x.ArtifactAnnotate, true
+		},
+	},
+	{
+		Name:         "artifact_tag",
+		Title:        "Tag an artifact",
+		Description:  "Add and remove tags of an artifact.\n\nAdds tags to an artifact and removes tags from it. Tags are the only part of an artifact that changes after creation.",
+		Service:      "artifact",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"artifact_id":{"type":"string","description":"The artifact to tag.","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"},"add":{"type":"array","description":"Tags to add.","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9_.:-]{0,63}$"},"maxItems":32},"remove":{"type":"array","description":"Tags to remove.","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9_.:-]{0,63}$"},"maxItems":32}},"required":["artifact_id"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":["integer","string"],"description":"The content's size in bytes.","minimum":0},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"type":"object","description":"Typed facts about the content, when known.","properties":{"midi":{"type":"object","description":"At most one kind of facts.","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"audio":{"type":"object","description":"At most one kind of facts.","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}},"additionalProperties":false},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false}},"additionalProperties":false}`,
+		Usage:        "artifact_tag(artifact_id: string, add?: string[], remove?: string[])",
+		Example:      `{"artifact_id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx","add":["keeper"]}`,
+		NewRequest:   func() proto.Message { return new(v1.ArtifactTagRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_ArtifactTag{ArtifactTag: m.(*v1.ArtifactTagRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ArtifactTag)
+			if !ok {
+				return nil, false
+			}
+			return x.ArtifactTag, true
+		},
+	},
+	{
+		Name:         "storage_stats",
+		Title:        "Storage statistics",
+		Description:  "Show how many objects, bytes, artifacts, annotations and jobs are stored.\n\nReports how much the worker stores: objects and bytes in the content store, artifacts, annotations and jobs in its database.",
+		Service:      "artifact",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"objects":{"type":["integer","string"],"description":"Objects in the content store.","minimum":0},"object_bytes":{"type":["integer","string"],"description":"Their bytes in all.","minimum":0},"artifacts":{"type":["integer","string"],"minimum":0},"annotations":{"type":["integer","string"],"minimum":0},"jobs":{"type":["integer","string"],"minimum":0},"database_bytes":{"type":["integer","string"],"description":"The size of the database file in bytes.","minimum":0}},"additionalProperties":false}`,
+		Usage:        "storage_stats()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.StorageStatsRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_StorageStats{StorageStats: m.(*v1.StorageStatsRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_StorageStats)
+			if !ok {
+				return nil, false
+			}
+			return x.StorageStats, true
+		},
+	},
+	{
+		Name:         "cas_verify",
+		Title:        "Verify content",
+		Description:  "Check that stored objects still match their hashes, in the background.\n\nRe-reads stored objects and checks that each one's bytes still hash to its address. Without hashes it checks every object in the store. It runs as a job: the call returns a job id at once, progress is reported as objects are checked, and job_cancel stops it.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
+		Service:      "cas",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_JOB,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"hashes":{"type":"array","description":"The objects to check; empty checks every object.","items":{"type":"string","pattern":"^[0-9a-f]{64}$"},"maxItems":1000}},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}`,
+		Usage:        "cas_verify(hashes?: string[])",
+		Example:      `{"hashes":["b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"]}`,
+		NewRequest:   func() proto.Message { return new(v1.CasVerifyRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_CasVerify{CasVerify: m.(*v1.CasVerifyRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_JobStarted)
+			if !ok {
+				return nil, false
+			}
+			return x.JobStarted, true
+		},
+	},
+	{
+		Name:         "job_status",
+		Title:        "Job status",
+		Description:  "Show a job's status and progress, and its result once it is done.\n\nReturns where a job stands, its progress and, once it is done, its typed result.",
+		Service:      "job",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"id":{"type":"string","description":"The job's id, as the tool that started it returned it.","pattern":"^job_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["id"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false}}}},"additionalProperties":false}},"additionalProperties":false}`,
+		Usage:        "job_status(id: string)",
+		Example:      `{"id":"job_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		NewRequest:   func() proto.Message { return new(v1.JobStatusRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_JobStatus{JobStatus: m.(*v1.JobStatusRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_JobStatus)
+			if !ok {
+				return nil, false
+			}
+			return x.JobStatus, true
+		},
+	},
+	{
+		Name:         "job_await",
+		Title:        "Await jobs",
+		Description:  "Wait for one or more jobs to finish and get their results.\n\nWaits until the given jobs are done (all of them, or any one) or the timeout passes, and returns them with their results. A timeout is not an error: the jobs that are not done yet come back with their progress, and timed_out is true.",
+		Service:      "job",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"ids":{"type":"array","description":"The jobs to wait for.","items":{"type":"string","pattern":"^job_[0-9a-hjkmnp-tv-z]{26}$"},"minItems":1,"maxItems":100},"mode":{"type":"string","description":"Wait for all of them (the default) or for any one.\n\n- AWAIT_MODE_ALL: When every job is done (the default).\n- AWAIT_MODE_ANY: When any one job is done.","enum":["AWAIT_MODE_ALL","AWAIT_MODE_ANY"]},"timeout_ms":{"type":"integer","description":"How long to wait at most, in milliseconds (default 30000, at most 50000).","minimum":0,"maximum":50000}},"required":["ids"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"jobs":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false}}}},"additionalProperties":false}},"timed_out":{"type":"boolean","description":"True when the wait ended before the jobs were done (all of them, or any one)."}},"additionalProperties":false}`,
+		Usage:        "job_await(ids: string[], mode?: AWAIT_MODE_ALL|AWAIT_MODE_ANY, timeout_ms?: integer)",
+		Example:      `{"ids":["job_01jd8x2k3m4n5p6q7r8s9t0vwx"],"timeout_ms":10000}`,
+		NewRequest:   func() proto.Message { return new(v1.JobAwaitRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_JobAwait{JobAwait: m.(*v1.JobAwaitRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_JobAwait)
+			if !ok {
+				return nil, false
+			}
+			return x.JobAwait, true
+		},
+	},
+	{
+		Name:         "job_list",
+		Title:        "List jobs",
+		Description:  "List jobs by status and tool, newest first.\n\nLists jobs, newest first, that match every filter given. Pages: pass the next_cursor of one answer as cursor to get the next page. Results are not included; job_status has them.",
+		Service:      "job",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"status":{"type":"string","description":"Only jobs with this status.\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"tool":{"type":"string","description":"Only jobs of this tool.","maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"since":{"type":"string","format":"date-time","description":"Only jobs created at or after this time."},"limit":{"type":"integer","description":"How many jobs to return at most (default 50).","minimum":0,"maximum":500},"cursor":{"type":"string","description":"Where to go on from: the next_cursor of the previous page.","maxLength":128,"pattern":"^[0-9a-z_]+$"}},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"jobs":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false}}}},"additionalProperties":false}},"next_cursor":{"type":"string","description":"Pass as cursor to get the next page; empty on the last page."}},"additionalProperties":false}`,
+		Usage:        "job_list(status?: JOB_STATUS_PENDING|JOB_STATUS_RUNNING|JOB_STATUS_SUCCEEDED|JOB_STATUS_FAILED|JOB_STATUS_CANCELLED, tool?: string, since?: string, limit?: integer, cursor?: string)",
+		Example:      `{"status":"JOB_STATUS_RUNNING"}`,
+		NewRequest:   func() proto.Message { return new(v1.JobListRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_JobList{JobList: m.(*v1.JobListRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_JobList)
+			if !ok {
+				return nil, false
+			}
+			return x.JobList, true
+		},
+	},
+	{
+		Name:         "job_cancel",
+		Title:        "Cancel a job",
+		Description:  "Stop a pending or running job.\n\nCancels a pending or running job. Its work stops, and it ends as cancelled. Cancelling a job that is already done changes nothing.",
+		Service:      "job",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"id":{"type":"string","description":"The job to cancel.","pattern":"^job_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["id"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false}}}},"additionalProperties":false}},"additionalProperties":false}`,
+		Usage:        "job_cancel(id: string)",
+		Example:      `{"id":"job_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		NewRequest:   func() proto.Message { return new(v1.JobCancelRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_JobCancel{JobCancel: m.(*v1.JobCancelRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_JobCancel)
+			if !ok {
+				return nil, false
+			}
+			return x.JobCancel, true
+		},
+	},
+	{
+		Name:         "artifact_query",
+		Title:        "Query artifacts",
+		Description:  "Query artifacts, lineage, annotations, tags and jobs with GraphQL and variables.\n\nAnswers a GraphQL query over artifacts, their lineage (parents, children, ancestors, descendants), annotations, tags and jobs. Field names are snake_case, as in the other tools.\n\nSchema:\n\n  type Query {\n    artifact(id: ID!): Artifact\n    artifacts(tag: String, creator: String, parent: ID, variation_set: String,\n              since: String, limit: Int = 50): [Artifact!]!\n    job(id: ID!): Job\n    jobs(status: JobStatus, tool: String, limit: Int = 50): [Job!]!\n  }\n  type Artifact {\n    id: ID!  hash: String!  size: Int!  mime_type: String!  tags: [String!]!\n    creator: String!  created_at: String!  variation_set: String  variation_index: Int\n    midi: MidiInfo  audio: AudioInfo\n    parents: [Artifact!]!  children(limit: Int = 50): [Artifact!]!\n    ancestors(depth: Int = 10, limit: Int = 100): [Artifact!]!\n    descendants(depth: Int = 10, limit: Int = 100): [Artifact!]!\n    annotations(limit: Int = 50): [Annotation!]!\n  }\n  type Annotation { id: ID!  message: String!  vibe: String!  source: String!\n                    created_at: String!  artifact: Artifact! }\n  type Job { id: ID!  tool: String!  status: JobStatus!  progress: Float!  total: Float!\n             message: String!  created_at: String!  started_at: String  finished_at: String }\n  enum JobStatus { PENDING RUNNING SUCCEEDED FAILED CANCELLED }\n  MidiInfo and AudioInfo have the fields of artifact_create's metadata, and come whole.\n\nExamples:\n\n  { artifacts(tag: \"draft\", limit: 5) { id creator tags } }\n\n  query Lineage($id: ID!) { artifact(id: $id) { id ancestors(depth: 3) { id creator }\n    children { id annotations { message vibe } } } }   with variables {\"id\": \"art_...\"}\n\n  query Recent($since: String, $status: JobStatus) { mine: artifacts(creator: \"claude\",\n    since: $since) { id } failed: jobs(status: $status) { id tool message } }\n    with variables {\"since\": \"2026-01-01T00:00:00Z\", \"status\": \"FAILED\"}\n\nThe answer has one entry in data per top-level field, named by its alias or its name, and holds only the fields the query selects; lists come as {\"items\": [...]}, tags as {\"values\": [...]}. Aliases are allowed on top-level fields only. A query nests at most 8 levels deep and its answer holds at most 1000 nodes (artifacts, annotations and jobs).",
+		Service:      "query",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"query":{"type":"string","description":"The GraphQL query.","minLength":1,"maxLength":16384},"variables":{"type":"object","description":"Values of the query's variables, by name."},"operation_name":{"type":"string","description":"Which operation to run, when the query holds several.","maxLength":128,"pattern":"^[_A-Za-z][_0-9A-Za-z]*$"}},"required":["query"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"data":{"type":"array","description":"One entry per top-level field of the query, in order.","items":{"type":"object","properties":{"name":{"type":"string","description":"The field's name in the answer: its alias, or its name."},"artifact":{"type":"object","description":"The field's value; none for an artifact or job that does not exist.","properties":{"id":{"type":"string"},"hash":{"type":"string"},"size":{"type":["integer","string"],"minimum":0},"mime_type":{"type":"string"},"tags":{"type":"object","properties":{"values":{"type":"array","items":{"type":"string"}}},"additionalProperties":false},"creator":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"variation_set":{"type":"string"},"variation_index":{"type":"integer","minimum":0},"midi":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"audio":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"parents":{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","description":"A ArtifactNode, as described above."}}},"additionalProperties":false},"children":{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","description":"A ArtifactNode, as described above."}}},"additionalProperties":false},"ancestors":{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","description":"A ArtifactNode, as described above."}}},"additionalProperties":false},"descendants":{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","description":"A ArtifactNode, as described above."}}},"additionalProperties":false},"annotations":{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"message":{"type":"string"},"vibe":{"type":"string"},"source":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"artifact":{"type":"object","description":"A ArtifactNode, as described above."}},"additionalProperties":false}}},"additionalProperties":false}},"additionalProperties":false},"artifacts":{"type":"object","description":"The field's value; none for an artifact or job that does not exist.","properties":{"items":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"hash":{"type":"string"},"size":{"type":["integer","string"],"minimum":0},"mime_type":{"type":"string"},"tags":{"type":"object","properties":{"values":{"type":"array","items":{"type":"string"}}},"additionalProperties":false},"creator":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"variation_set":{"type":"string"},"variation_index":{"type":"integer","minimum":0},"midi":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"audio":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"parents":{"type":"object","description":"A ArtifactNodeList, as described above."},"children":{"type":"object","description":"A ArtifactNodeList, as described above."},"ancestors":{"type":"object","description":"A ArtifactNodeList, as described above."},"descendants":{"type":"object","description":"A ArtifactNodeList, as described above."},"annotations":{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"message":{"type":"string"},"vibe":{"type":"string"},"source":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"artifact":{"type":"object","description":"A ArtifactNode, as described above."}},"additionalProperties":false}}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false},"job":{"type":"object","description":"The field's value; none for an artifact or job that does not exist.","properties":{"id":{"type":"string"},"tool":{"type":"string"},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"progress":{"type":"number"},"total":{"type":"number"},"message":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"}},"additionalProperties":false},"jobs":{"type":"object","description":"The field's value; none for an artifact or job that does not exist.","properties":{"items":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"tool":{"type":"string"},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"progress":{"type":"number"},"total":{"type":"number"},"message":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}},"additionalProperties":false}},"additionalProperties":false}},"nodes":{"type":"integer","description":"How many nodes (artifacts, annotations and jobs) the answer holds.","minimum":0}},"additionalProperties":false}`,
+		Usage:        "artifact_query(query: string, variables?: object, operation_name?: string)",
+		Example:      `{"query":"{ artifacts(limit: 5) { id creator tags } }"}`,
+		NewRequest:   func() proto.Message { return new(v1.ArtifactQueryRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_ArtifactQuery{ArtifactQuery: m.(*v1.ArtifactQueryRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ArtifactQuery)
+			if !ok {
+				return nil, false
+			}
+			return x.ArtifactQuery, true
+		},
+	},
+	{
+		Name:         "cas_object",
+		Title:        "Stored object",
+		Description:  "The content of a stored object, by its hash.\n\nA stored object's content, read whole. Text content (a text/* type, or valid UTF-8) comes back as text, anything else as a base64 blob. Objects larger than one read (1 MiB) are refused; read them in parts with cas_get.",
+		Service:      "cas",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_RESOURCE,
+		URI:          "hoot://cas/{hash}",
+		InputSchema:  `{"type":"object","properties":{"hash":{"type":"string","description":"The object's hash, as returned by cas_store.","pattern":"^[0-9a-f]{64}$"}},"required":["hash"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"contents":{"type":"array","description":"One entry: the object's content with its media type.","items":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "cas_object(hash: string)",
+		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"}`,
+		NewRequest:   func() proto.Message { return new(v1.CasObjectResourceRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_CasObject{CasObject: m.(*v1.CasObjectResourceRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_CasObject)
+			if !ok {
+				return nil, false
+			}
+			return x.CasObject, true
+		},
+	},
+	{
+		Name:         "artifact_content",
+		Title:        "Artifact content",
+		Description:  "The content of an artifact, by its id.\n\nAn artifact's content, read whole: text for text types, a base64 blob otherwise. Artifacts larger than one read (1 MiB) are refused; read their content in parts with cas_get.",
+		Service:      "artifact",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_RESOURCE,
+		URI:          "hoot://artifact/{id}",
+		InputSchema:  `{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id, as returned by artifact_create.","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["id"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"contents":{"type":"array","description":"One entry: the content with its media type.","items":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "artifact_content(id: string)",
+		Example:      `{"id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		NewRequest:   func() proto.Message { return new(v1.ArtifactContentResourceRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_ArtifactContent{ArtifactContent: m.(*v1.ArtifactContentResourceRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ArtifactContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ArtifactContent, true
+		},
+	},
+	{
+		Name:         "test_simple_text",
+		Title:        "Test simple text",
+		Description:  "Conformance fixture: answer with a single text block.\n\nReturns one text block.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_simple_text()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceSimpleTextRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestSimpleText{TestSimpleText: m.(*v1.ConformanceSimpleTextRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_image_content",
+		Title:        "Test image content",
+		Description:  "Conformance fixture: answer with an image block.\n\nReturns one image block (a 1x1 PNG).",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_image_content()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceImageContentRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestImageContent{TestImageContent: m.(*v1.ConformanceImageContentRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_audio_content",
+		Title:        "Test audio content",
+		Description:  "Conformance fixture: answer with an audio block.\n\nReturns one audio block (a short WAV).",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_audio_content()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceAudioContentRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestAudioContent{TestAudioContent: m.(*v1.ConformanceAudioContentRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_embedded_resource",
+		Title:        "Test embedded resource",
+		Description:  "Conformance fixture: answer with an embedded resource.\n\nReturns one embedded text resource.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_embedded_resource()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceEmbeddedResourceRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestEmbeddedResource{TestEmbeddedResource: m.(*v1.ConformanceEmbeddedResourceRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_multiple_content_types",
+		Title:        "Test multiple content types",
+		Description:  "Conformance fixture: answer with text, an image and an embedded resource.\n\nReturns a text block, an image block and an embedded resource.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_multiple_content_types()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceMultipleContentTypesRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestMultipleContentTypes{TestMultipleContentTypes: m.(*v1.ConformanceMultipleContentTypesRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_error_handling",
+		Title:        "Test error handling",
+		Description:  "Conformance fixture: always answer with a tool error.\n\nAlways fails, so that the client sees a tool error.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_error_handling()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceErrorHandlingRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestErrorHandling{TestErrorHandling: m.(*v1.ConformanceErrorHandlingRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_tool_with_progress",
+		Title:        "Test tool with progress",
+		Description:  "Conformance fixture: report progress three times, then answer.\n\nReports progress 0, 50 and 100 of 100, about 50 ms apart, then answers with text.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_tool_with_progress()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceToolWithProgressRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestToolWithProgress{TestToolWithProgress: m.(*v1.ConformanceToolWithProgressRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_simple_prompt",
+		Title:        "Test simple prompt",
+		Description:  "Conformance fixture: a prompt without arguments.\n\nA prompt without arguments.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_PROMPT,
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"type":"object","description":"What is said.","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_simple_prompt()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceSimplePromptRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestSimplePrompt{TestSimplePrompt: m.(*v1.ConformanceSimplePromptRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformancePrompt, true
+		},
+	},
+	{
+		Name:         "test_prompt_with_arguments",
+		Title:        "Test prompt with arguments",
+		Description:  "Conformance fixture: a prompt with two arguments.\n\nA prompt with two arguments.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_PROMPT,
+		InputSchema:  `{"type":"object","properties":{"arg1":{"type":"string","description":"First test argument.","minLength":1},"arg2":{"type":"string","description":"Second test argument.","minLength":1}},"required":["arg1","arg2"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"type":"object","description":"What is said.","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_prompt_with_arguments(arg1: string, arg2: string)",
+		Example:      `{"arg1":"hello","arg2":"world"}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformancePromptWithArgumentsRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestPromptWithArguments{TestPromptWithArguments: m.(*v1.ConformancePromptWithArgumentsRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformancePrompt, true
+		},
+	},
+	{
+		Name:         "test_prompt_with_embedded_resource",
+		Title:        "Test prompt with embedded resource",
+		Description:  "Conformance fixture: a prompt that embeds a resource.\n\nA prompt that embeds a resource.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_PROMPT,
+		InputSchema:  `{"type":"object","properties":{"resource_uri":{"type":"string","description":"URI of the resource to embed.","minLength":1}},"required":["resource_uri"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"type":"object","description":"What is said.","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_prompt_with_embedded_resource(resource_uri: string)",
+		Example:      `{"resource_uri":"test://example-resource"}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformancePromptWithEmbeddedResourceRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestPromptWithEmbeddedResource{TestPromptWithEmbeddedResource: m.(*v1.ConformancePromptWithEmbeddedResourceRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformancePrompt, true
+		},
+	},
+	{
+		Name:         "test_prompt_with_image",
+		Title:        "Test prompt with image",
+		Description:  "Conformance fixture: a prompt that holds an image.\n\nA prompt that holds an image.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_PROMPT,
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"type":"object","description":"What is said.","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_prompt_with_image()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformancePromptWithImageRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestPromptWithImage{TestPromptWithImage: m.(*v1.ConformancePromptWithImageRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformancePrompt, true
+		},
+	},
+	{
+		Name:         "static_text",
+		Title:        "Static text resource",
+		Description:  "Conformance fixture: a static text resource.\n\nA static text resource.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_RESOURCE,
+		URI:          "test://static-text",
+		MimeType:     "text/plain",
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "static_text()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceStaticTextRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_StaticText{StaticText: m.(*v1.ConformanceStaticTextRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceResource, true
+		},
+	},
+	{
+		Name:         "static_binary",
+		Title:        "Static binary resource",
+		Description:  "Conformance fixture: a static binary resource (a PNG image).\n\nA static binary resource (a PNG image).",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_RESOURCE,
+		URI:          "test://static-binary",
+		MimeType:     "image/png",
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "static_binary()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceStaticBinaryRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_StaticBinary{StaticBinary: m.(*v1.ConformanceStaticBinaryRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceResource, true
+		},
+	},
+	{
+		Name:         "watched_resource",
+		Title:        "Watched resource",
+		Description:  "Conformance fixture: a resource that clients may subscribe to.\n\nA resource that clients may subscribe to.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_RESOURCE,
+		URI:          "test://watched-resource",
+		MimeType:     "text/plain",
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "watched_resource()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceWatchedResourceRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_WatchedResource{WatchedResource: m.(*v1.ConformanceWatchedResourceRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceResource, true
+		},
+	},
+	{
+		Name:         "template_data",
+		Title:        "Template data resource",
+		Description:  "Conformance fixture: a resource template that fills in an id.\n\nA resource template that fills in an id.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_RESOURCE,
+		URI:          "test://template/{id}/data",
+		MimeType:     "application/json",
+		InputSchema:  `{"type":"object","properties":{"id":{"type":"string","description":"The id that the URI names: letters, digits, \"-\" and \"_\".","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"}},"required":["id"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "template_data(id: string)",
+		Example:      `{"id":"123"}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceTemplateDataRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TemplateData{TemplateData: m.(*v1.ConformanceTemplateDataRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceResource, true
+		},
+	},
+	{
+		Name:         "test_tool_with_logging",
+		Title:        "Test tool with logging",
+		Description:  "Conformance fixture: send three log messages, then answer.\n\nSends three log messages at level info, about 50 ms apart, then answers with text.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_tool_with_logging()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceToolWithLoggingRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestToolWithLogging{TestToolWithLogging: m.(*v1.ConformanceToolWithLoggingRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_sampling",
+		Title:        "Test sampling",
+		Description:  "Conformance fixture: asks the client to sample its model with a prompt, and answers with what came back.\n\nAsks the client to sample its model with a prompt, and answers with what came back.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the model.","minLength":1}},"required":["prompt"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_sampling(prompt: string)",
+		Example:      `{"prompt":"Say hello"}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceSamplingRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestSampling{TestSampling: m.(*v1.ConformanceSamplingRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_elicitation",
+		Title:        "Test elicitation",
+		Description:  "Conformance fixture: asks the user for a username and an email, and answers with what came back.\n\nAsks the user for a username and an email, and answers with what came back.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user.","minLength":1}},"required":["message"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_elicitation(message: string)",
+		Example:      `{"message":"Please tell us who you are"}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceElicitationRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestElicitation{TestElicitation: m.(*v1.ConformanceElicitationRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_elicitation_sep1034_defaults",
+		Title:        "Test elicitation defaults",
+		Description:  "Conformance fixture: asks the user to fill in a form whose fields all have defaults (SEP-1034).\n\nAsks the user to fill in a form whose fields all have defaults (SEP-1034).",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_elicitation_sep1034_defaults()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceElicitationDefaultsRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestElicitationSep1034Defaults{TestElicitationSep1034Defaults: m.(*v1.ConformanceElicitationDefaultsRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_elicitation_sep1330_enums",
+		Title:        "Test elicitation enums",
+		Description:  "Conformance fixture: asks the user to fill in a form with every kind of enum field (SEP-1330).\n\nAsks the user to fill in a form with every kind of enum field (SEP-1330).",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"type":"object","description":"An image, such as image/png.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"audio":{"type":"object","description":"Audio, such as audio/wav.","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"resource_link":{"type":"object","description":"A link to a resource the client may read.","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"resource":{"type":"object","description":"A resource's contents, embedded in the answer.","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`,
+		Usage:        "test_elicitation_sep1330_enums()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceElicitationEnumsRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestElicitationSep1330Enums{TestElicitationSep1330Enums: m.(*v1.ConformanceElicitationEnumsRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
 		},
 	},
 }

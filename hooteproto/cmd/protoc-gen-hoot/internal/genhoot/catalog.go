@@ -14,10 +14,15 @@ import (
 
 // Names of the envelope messages and of the error member of Result.
 const (
-	payloadName   = "Payload"
-	resultName    = "Result"
-	toolErrorName = "ToolError"
+	payloadName    = "Payload"
+	resultName     = "Result"
+	toolErrorName  = "ToolError"
+	jobStartedName = "JobStarted"
 )
+
+// jobNote ends the description of every tool of kind JOB.
+const jobNote = "Runs as a background job: the call answers at once with job_started, which holds the job's id; " +
+	"job_await waits for the result, job_status shows progress, job_cancel stops it."
 
 var (
 	toolNamePattern    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
@@ -33,6 +38,10 @@ type catalog struct {
 	services []*service
 	tierEnum *protogen.Enum
 	kindEnum *protogen.Enum
+	// surfaceEnum is hoot.v1.Surface: whether a request is a tool, a prompt or a resource.
+	surfaceEnum *protogen.Enum
+	// jobStarted is the member of Result that tools of kind JOB answer with, or nil.
+	jobStarted *protogen.Field
 }
 
 // A tool is one member of the Payload oneof with what was worked out about it.
@@ -42,9 +51,11 @@ type tool struct {
 	result       *protogen.Message
 	payloadField *protogen.Field // the request's member of the Payload oneof
 	resultField  *protogen.Field // the result's member of the Result oneof
+	answerField  *protogen.Field // the member the call answers with: resultField, or JobStarted for jobs
 	method       string          // the handler method's Go name
 	description  string
 	tier, kind   *protogen.EnumValue
+	surface      *protogen.EnumValue
 
 	inputSchema  string
 	outputSchema string
@@ -57,6 +68,7 @@ type service struct {
 	name   string
 	goName string
 	tools  []*tool
+	jobs   bool // some tool of the service runs as a job
 }
 
 // refusals collects every reason to refuse a schema, so that one run reports them all.
@@ -75,7 +87,8 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 
 	c.tierEnum = findEnum(plugin, (hootv1.Tier)(0).Descriptor().FullName())
 	c.kindEnum = findEnum(plugin, (hootv1.Kind)(0).Descriptor().FullName())
-	if c.tierEnum == nil || c.kindEnum == nil {
+	c.surfaceEnum = findEnum(plugin, (hootv1.Surface)(0).Descriptor().FullName())
+	if c.tierEnum == nil || c.kindEnum == nil || c.surfaceEnum == nil {
 		bad.add("%s does not import %s: the tool options are needed to build the tool table",
 			file.Desc.Path(), hootv1.File_hoot_v1_options_proto.Path())
 		return nil, bad.err()
@@ -105,6 +118,10 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 		}
 		if f.Message.Desc.Name() == toolErrorName {
 			toolError = f
+			continue
+		}
+		if f.Message.Desc.Name() == jobStartedName {
+			c.jobStarted = f
 			continue
 		}
 		if prev, ok := results[f.Message.Desc.FullName()]; ok {
@@ -142,7 +159,16 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 		c.checkTool(t, names, &bad)
 		if t.result = c.findResult(t, results, &bad); t.result != nil {
 			t.resultField = results[t.result.Desc.FullName()]
+			t.answerField = t.resultField
 			produced[t.resultField] = true
+		}
+		if t.isJob() {
+			if c.jobStarted == nil {
+				bad.add("%s: tool %q is of kind JOB, but %s has no %s member to answer with: add `%s job_started = N;` to its oneof, with a message %s that holds the job's id",
+					m.Desc.FullName(), opts.GetName(), c.result.Desc.FullName(), jobStartedName, jobStartedName, jobStartedName)
+			} else {
+				t.answerField = c.jobStarted
+			}
 		}
 		c.tools = append(c.tools, t)
 	}
@@ -200,7 +226,46 @@ func (c *catalog) checkTool(t *tool, names map[string]*tool, bad *refusals) {
 		bad.add("%s: (hoot.v1.tool).kind is not set: say how the tool answers, kind: KIND_SYNC or kind: KIND_JOB", m)
 	}
 	t.description = joinProse(o.GetDescription(), prose(t.request.Comments.Leading))
+	c.checkSurface(t, bad)
+	if t.isJob() {
+		t.description = joinProse(t.description, jobNote)
+	}
 }
+
+// templateVariable matches one {variable} of a resource's URI template.
+var templateVariable = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// checkSurface checks the options of a prompt or a resource and resolves its surface.
+func (c *catalog) checkSurface(t *tool, bad *refusals) {
+	m, o := t.request.Desc.FullName(), t.opts
+	t.surface = enumValue(c.surfaceEnum, protoreflect.EnumNumber(o.GetSurface()))
+	if t.surface == nil {
+		bad.add("%s: (hoot.v1.tool).surface %d is not a Surface", m, o.GetSurface())
+		return
+	}
+	if o.GetSurface() != hootv1.Surface_SURFACE_UNSPECIFIED && o.GetKind() != hootv1.Kind_KIND_SYNC {
+		bad.add("%s: %q is a %s and must be of kind KIND_SYNC: prompts and resources answer inline", m, o.GetName(), t.surface.Desc.Name())
+	}
+	if o.GetSurface() != hootv1.Surface_SURFACE_RESOURCE {
+		if o.GetUri() != "" || o.GetMimeType() != "" {
+			bad.add("%s: (hoot.v1.tool).uri and mime_type are for resources: set surface: SURFACE_RESOURCE or drop them", m)
+		}
+		return
+	}
+	if o.GetUri() == "" {
+		bad.add("%s: resource %q has no uri: set (hoot.v1.tool).uri to its URI or URI template, such as \"scheme://path/{id}\"", m, o.GetName())
+		return
+	}
+	for _, v := range templateVariable.FindAllStringSubmatch(o.GetUri(), -1) {
+		f := t.request.Desc.Fields().ByName(protoreflect.Name(v[1]))
+		if f == nil || f.Kind() != protoreflect.StringKind || f.IsList() {
+			bad.add("%s: the URI template %q names {%s}, which is not a string field of the request: add `string %s = N;`", m, o.GetUri(), v[1], v[1])
+		}
+	}
+}
+
+// isJob reports whether the tool runs as a background job.
+func (t *tool) isJob() bool { return t.opts.GetKind() == hootv1.Kind_KIND_JOB }
 
 // findResult returns the tool's result message from the members of Result.
 func (c *catalog) findResult(t *tool, results map[protoreflect.FullName]*protogen.Field, bad *refusals) *protogen.Message {
@@ -248,6 +313,7 @@ func (c *catalog) groupServices(bad *refusals) {
 			}
 		}
 		s.tools = append(s.tools, t)
+		s.jobs = s.jobs || t.isJob()
 	}
 }
 

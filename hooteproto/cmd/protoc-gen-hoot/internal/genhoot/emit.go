@@ -30,6 +30,13 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 	g.P("Kind ", c.kindEnum.GoIdent)
 	g.P("// Annotations are the tool's behaviour hints.")
 	g.P("Annotations Annotations")
+	g.P("// Surface says how MCP clients see the request: as a tool (the zero value), a prompt or a")
+	g.P("// resource.")
+	g.P("Surface ", c.surfaceEnum.GoIdent)
+	g.P("// URI is a resource's URI or URI template; empty for tools and prompts.")
+	g.P("URI string")
+	g.P("// MimeType is the media type of a resource's contents, when known.")
+	g.P("MimeType string")
 	g.P("// InputSchema is the JSON Schema of the tool's arguments, as JSON text.")
 	g.P("InputSchema string")
 	g.P("// OutputSchema is the JSON Schema of the tool's structured result (protojson with proto")
@@ -43,7 +50,8 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 	g.P("NewRequest func() ", protoMessage)
 	g.P("// Wrap puts a request made by NewRequest into a Payload.")
 	g.P("Wrap func(", protoMessage, ") *", payload)
-	g.P("// Unwrap takes the tool's result out of a Result; ok is false when r holds something else.")
+	g.P("// Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the")
+	g.P("// JobStarted that names the job; ok is false when r holds something else.")
 	g.P("Unwrap func(r *", result, ") (m ", protoMessage, ", ok bool)")
 	g.P("}")
 	g.P()
@@ -70,7 +78,7 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 
 func generateTool(g *protogen.GeneratedFile, t *tool, payload, result, protoMessage string) {
 	req := g.QualifiedGoIdent(t.request.GoIdent)
-	pf, rf := t.payloadField, t.resultField
+	pf, rf := t.payloadField, t.answerField
 	g.P("{")
 	g.P("Name: ", strconv.Quote(t.opts.GetName()), ",")
 	g.P("Title: ", strconv.Quote(t.opts.GetTitle()), ",")
@@ -89,6 +97,15 @@ func generateTool(g *protogen.GeneratedFile, t *tool, payload, result, protoMess
 		}
 	}
 	g.P("Annotations: Annotations{", strings.Join(hints, ", "), "},")
+	if t.opts.GetSurface() != 0 {
+		g.P("Surface: ", t.surface.GoIdent, ",")
+	}
+	if t.opts.GetUri() != "" {
+		g.P("URI: ", strconv.Quote(t.opts.GetUri()), ",")
+	}
+	if t.opts.GetMimeType() != "" {
+		g.P("MimeType: ", strconv.Quote(t.opts.GetMimeType()), ",")
+	}
 	g.P("InputSchema: ", goString(t.inputSchema), ",")
 	g.P("OutputSchema: ", goString(t.outputSchema), ",")
 	g.P("Usage: ", strconv.Quote(t.usage), ",")
@@ -143,9 +160,28 @@ func generateServices(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPack
 	g.P(")")
 	g.P()
 	for _, s := range c.services {
+		if s.jobs {
+			generateJobStarter(g, ctx, payload, result)
+			break
+		}
+	}
+	for _, s := range c.services {
 		generateHandler(g, s, ctx)
 		generateService(g, s, ctx, payload, result)
 	}
+}
+
+// generateJobStarter writes the JobStarter interface, which the services of tools of kind JOB
+// take to run them in the background.
+func generateJobStarter(g *protogen.GeneratedFile, ctx, payload, result string) {
+	g.P("// A JobStarter runs the work of tools of kind JOB in the background. StartJob starts run as a")
+	g.P("// job for the call p of the tool named tool and returns at once the Result that answers the")
+	g.P("// call: a JobStarted that names the job. run's Result, or its error, is the job's outcome; its")
+	g.P("// context ends when the job is cancelled.")
+	g.P("type JobStarter interface {")
+	g.P("StartJob(ctx ", ctx, ", tool string, p *", payload, ", run func(", ctx, ") (*", result, ", error)) (*", result, ", error)")
+	g.P("}")
+	g.P()
 }
 
 func generateHandler(g *protogen.GeneratedFile, s *service, ctx string) {
@@ -166,8 +202,14 @@ func generateService(g *protogen.GeneratedFile, s *service, ctx, payload, result
 	for i, t := range s.tools {
 		quoted[i] = strconv.Quote(t.opts.GetName())
 	}
-	g.P("// New", s.goName, "Service returns the Service that dispatches the ", strconv.Quote(s.name), " tools to h.")
-	g.P("func New", s.goName, "Service(h ", s.goName, "Handler) Service {")
+	if s.jobs {
+		g.P("// New", s.goName, "Service returns the Service that dispatches the ", strconv.Quote(s.name), " tools to h, and")
+		g.P("// starts the tools of kind JOB with jobs.")
+		g.P("func New", s.goName, "Service(h ", s.goName, "Handler, jobs JobStarter) Service {")
+	} else {
+		g.P("// New", s.goName, "Service returns the Service that dispatches the ", strconv.Quote(s.name), " tools to h.")
+		g.P("func New", s.goName, "Service(h ", s.goName, "Handler) Service {")
+	}
 	g.P("return Service{")
 	g.P("Name: ", s.goName, "ServiceName,")
 	g.P("Tools: []string{", strings.Join(quoted, ", "), "},")
@@ -176,6 +218,17 @@ func generateService(g *protogen.GeneratedFile, s *service, ctx, payload, result
 	for _, t := range s.tools {
 		pf, rf := t.payloadField, t.resultField
 		g.P("case *", pf.GoIdent, ":")
+		if t.isJob() {
+			g.P("req := x.", pf.GoName)
+			g.P("return jobs.StartJob(ctx, ", strconv.Quote(t.opts.GetName()), ", p, func(ctx ", ctx, ") (*", result, ", error) {")
+			g.P("res, err := h.", t.method, "(ctx, req)")
+			g.P("if err != nil {")
+			g.P("return nil, err")
+			g.P("}")
+			g.P("return &", result, "{", rf.Oneof.GoName, ": &", rf.GoIdent, "{", rf.GoName, ": res}}, nil")
+			g.P("})")
+			continue
+		}
 		g.P("res, err := h.", t.method, "(ctx, x.", pf.GoName, ")")
 		g.P("if err != nil {")
 		g.P("return nil, err")

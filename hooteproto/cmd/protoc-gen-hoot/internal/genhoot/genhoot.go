@@ -78,7 +78,9 @@ func GenerateFile(plugin *protogen.Plugin, file *protogen.File, opts Options) er
 	}
 	for _, t := range c.tools {
 		t.inputSchema = newSchemaBuilder(true).message(t.request).String()
-		t.outputSchema = newSchemaBuilder(false).message(t.result).String()
+		out := newSchemaBuilder(false)
+		out.envelope = c.result.Desc.FullName()
+		t.outputSchema = out.message(t.answerField.Message).String()
 		t.usage = usage(t.opts.GetName(), t.request)
 		example, ok := compactJSON(exampleObject(t.request))
 		if !ok {

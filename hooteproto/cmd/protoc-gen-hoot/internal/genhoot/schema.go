@@ -19,11 +19,19 @@ import (
 type schemaBuilder struct {
 	input bool
 	open  map[protoreflect.FullName]bool // messages being built, to stop at recursion
+	// envelope is the Result message. Held inside a result (a job's outcome), it is described
+	// briefly: spelling out every tool's result there would repeat the whole tool table in
+	// every schema that holds one.
+	envelope protoreflect.FullName
 }
 
 func newSchemaBuilder(input bool) *schemaBuilder {
 	return &schemaBuilder{input: input, open: make(map[protoreflect.FullName]bool)}
 }
+
+// nestedResultNote describes a Result held inside a result.
+const nestedResultNote = "The tool's answer: one property, named for the tool (as in job_started.tool), " +
+	"holding the tool's result as that tool's output schema describes it; or error, holding the failure."
 
 // message returns the schema of a message: an object that allows no other properties.
 func (b *schemaBuilder) message(m *protogen.Message) *jsonSchema {
@@ -31,6 +39,15 @@ func (b *schemaBuilder) message(m *protogen.Message) *jsonSchema {
 		return wk.schema()
 	}
 	name := m.Desc.FullName()
+	if !b.input && name == b.envelope && len(b.open) > 0 {
+		s := &jsonSchema{types: []string{"object"}, description: nestedResultNote, properties: []property{}}
+		for _, f := range m.Fields {
+			if f.Message != nil && f.Message.Desc.Name() == toolErrorName {
+				s.properties = append(s.properties, property{name: string(f.Desc.Name()), schema: b.field(f)})
+			}
+		}
+		return s
+	}
 	if b.open[name] {
 		// Only output schemas get here: recursive requests are refused. The nested value is
 		// described by the enclosing schema, so it stays an open object instead of a $ref,
