@@ -44,6 +44,9 @@ type brokerWorker struct {
 	capacity int // 0 while the worker drains: it takes no new calls
 	inflight int
 	lastSeen time.Time
+	// silence is how long the worker may stay silent before it counts as gone: the liveness
+	// count of its own heartbeat interval or of the broker's, whichever is longer.
+	silence time.Duration
 }
 
 func (w *brokerWorker) serves(service string) bool { return slices.Contains(w.services, service) }
@@ -53,8 +56,11 @@ type brokerCall struct {
 	// abandoned is set when the caller stopped waiting; the call keeps its worker's slot until
 	// the worker answers, so that the broker never counts a slot free that the worker still uses.
 	abandoned bool
-	progress chan *hootv1.Progress // nil when the caller wants no progress
-	done     chan callOutcome      // buffered: the sender never blocks
+	progress  chan *hootv1.Progress // nil when the caller wants no progress
+	// ctx and asker are the caller's context and its ClientAsker (nil when it takes no ASKs).
+	ctx   context.Context
+	asker ClientAsker
+	done  chan callOutcome // buffered: the sender never blocks
 }
 
 type callOutcome struct {
@@ -183,7 +189,7 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 	if werr != nil {
 		return fail(werr)
 	}
-	call := &brokerCall{worker: w, done: make(chan callOutcome, 1)}
+	call := &brokerCall{worker: w, done: make(chan callOutcome, 1), ctx: ctx, asker: ClientAskerFrom(ctx)}
 	if onProgress != nil {
 		call.progress = make(chan *hootv1.Progress, progressBuffer)
 	}
@@ -255,6 +261,7 @@ func isIdempotent(p *hootv1.Payload) bool {
 func (b *Broker) reserve(ctx context.Context, service string) (*brokerWorker, *Error) {
 	b.mu.Lock()
 	w, serving := b.pickLocked(service)
+	waiting, backlog := b.backlogLocked(service)
 	switch {
 	case b.stopped:
 		b.mu.Unlock()
@@ -266,8 +273,7 @@ func (b *Broker) reserve(ctx context.Context, service string) (*brokerWorker, *E
 	case serving == 0:
 		b.mu.Unlock()
 		return nil, errNoWorker(service)
-	case len(b.queue) >= b.cfg.queue:
-		waiting := len(b.queue)
+	case waiting >= backlog:
 		b.mu.Unlock()
 		return nil, NewError(CodeOverloaded, fmt.Sprintf("all %d workers of the %q service are busy and %d calls are already waiting", serving, service, waiting)).
 			WithRetryAfter(b.retryAfter()).
@@ -301,6 +307,25 @@ func (b *Broker) reserve(ctx context.Context, service string) (*brokerWorker, *E
 		}
 		return nil, AsError(ctx.Err())
 	}
+}
+
+// backlogLocked returns how many calls wait for service and how many may: no more than its live
+// workers run at once, so that a waiting call starts within about one call's time (a longer
+// queue only turns a fast "retry after" into a long wait), and never more than the broker's
+// queue bound in all; b.mu is held.
+func (b *Broker) backlogLocked(service string) (waiting, limit int) {
+	for _, wt := range b.queue {
+		if wt.service == service {
+			waiting++
+		}
+	}
+	for _, w := range b.workers {
+		if w.serves(service) {
+			limit += w.capacity
+		}
+	}
+	limit = min(limit, b.cfg.queue-(len(b.queue)-waiting))
+	return waiting, max(limit, 0)
 }
 
 // retryAfter suggests how long an overloaded caller should wait: one heartbeat interval, a
@@ -412,6 +437,8 @@ func (b *Broker) handle(ctx context.Context, f Frame) {
 		b.reply(f)
 	case CommandProgress:
 		b.progress(f)
+	case CommandAsk:
+		b.ask(f)
 	case CommandHeartbeat:
 	case CommandDisconnect:
 		b.drop(f.Peer, "the worker disconnected")
@@ -453,6 +480,9 @@ func (b *Broker) register(f Frame) {
 	}
 	draining := known && w.capacity > 0 && capacity == 0
 	w.name, w.services, w.capacity, w.lastSeen = name, slices.Clone(services), capacity, time.Now()
+	// A worker's interval counts up to a minute; beyond that it would hide a dead worker.
+	interval := min(time.Duration(ready.GetHeartbeatMs())*time.Millisecond, time.Minute)
+	w.silence = max(b.cfg.heartbeat, interval) * time.Duration(b.cfg.liveness)
 	b.noteChangeLocked(before)
 	b.serveQueueLocked()
 	b.mu.Unlock()
@@ -550,7 +580,7 @@ func (b *Broker) heartbeat(ctx context.Context) {
 		var alive, dead []string
 		b.mu.Lock()
 		for peer, w := range b.workers {
-			if now.Sub(w.lastSeen) > b.cfg.silence() {
+			if now.Sub(w.lastSeen) > w.silence {
 				dead = append(dead, peer)
 			} else {
 				alive = append(alive, peer)
@@ -558,7 +588,7 @@ func (b *Broker) heartbeat(ctx context.Context) {
 		}
 		b.mu.Unlock()
 		for _, peer := range dead {
-			b.drop(peer, fmt.Sprintf("silent for more than %s", b.cfg.silence()))
+			b.drop(peer, "it stopped sending heartbeats")
 		}
 		for _, peer := range alive {
 			b.send(ctx, Frame{Peer: peer, Command: CommandHeartbeat})

@@ -25,9 +25,14 @@ const (
 	CommandHeartbeat Command = 6
 	// CommandDisconnect: either side says it is leaving, or does not know the other (no body).
 	CommandDisconnect Command = 7
+	// CommandAsk: a worker's running request asks the MCP client something, such as to sample
+	// a model or to ask the user (body: hoot.v1.ClientCall).
+	CommandAsk Command = 8
+	// CommandAnswer: the gateway brings the client's answer to an ASK (body: hoot.v1.ClientAnswer).
+	CommandAnswer Command = 9
 
 	minCommand = CommandReady
-	maxCommand = CommandDisconnect
+	maxCommand = CommandAnswer
 )
 
 // String returns the command's name as the protocol writes it, such as "REQUEST".
@@ -47,13 +52,18 @@ func (c Command) String() string {
 		return "HEARTBEAT"
 	case CommandDisconnect:
 		return "DISCONNECT"
+	case CommandAsk:
+		return "ASK"
+	case CommandAnswer:
+		return "ANSWER"
 	}
 	return fmt.Sprintf("COMMAND_%d", byte(c))
 }
 
 // needsID reports whether frames of this command belong to one request.
 func (c Command) needsID() bool {
-	return c == CommandRequest || c == CommandProgress || c == CommandReply || c == CommandCancel
+	return c == CommandRequest || c == CommandProgress || c == CommandReply || c == CommandCancel ||
+		c == CommandAsk || c == CommandAnswer
 }
 
 // A RequestID names one request for the whole of its life on the wire.

@@ -480,3 +480,21 @@ func TestWireGarbageFromAPeer(t *testing.T) {
 		t.Fatalf("after garbage: res=%v err=%v", res, err)
 	}
 }
+
+func TestWireSlowerWorkerHeartbeatIsHonoured(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	// The worker beats four times slower than the broker: by the broker's own interval it would
+	// look dead after 3 x 100ms; by its announced one it is alive.
+	startWorker(t, s.sock.Endpoint(), newEchoer("slow-beat"), hooteproto.WithHeartbeat(4*hb, liveness))
+	waitLive(t, s.broker, "system", true)
+	changed := s.broker.Changed()
+	select {
+	case <-changed:
+		t.Fatalf("the worker was dropped (live services now %v)", s.broker.Services())
+	case <-time.After(12 * hb):
+	}
+	if res, err := call(t, s.broker, context.Background(), "still here"); err != nil || res.GetEcho() == nil {
+		t.Fatalf("res=%v err=%v", res, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -35,6 +36,7 @@ type Worker struct {
 
 	mu      sync.Mutex
 	running map[RequestID]context.CancelFunc
+	asking  map[RequestID]*asks // the requests in flight that asked the client something
 	seen    recentIDs
 	wg      sync.WaitGroup
 }
@@ -55,9 +57,10 @@ func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...Option) (*Worke
 		services: make(map[string]hootv1hoot.Service, len(services)),
 		slots:    make(chan struct{}, cfg.capacity),
 		running:  make(map[RequestID]context.CancelFunc),
+		asking:   make(map[RequestID]*asks),
 		seen:     newRecentIDs(4096),
 	}
-	ready := &hootv1.Ready{Capacity: uint32(cfg.capacity), Name: cfg.name}
+	ready := &hootv1.Ready{Capacity: uint32(cfg.capacity), Name: cfg.name, HeartbeatMs: uint32(min(cfg.heartbeat.Milliseconds(), math.MaxUint32))}
 	for _, s := range services {
 		if _, dup := w.services[s.Name]; dup {
 			return nil, fmt.Errorf("hooteproto: service %q given twice", s.Name)
@@ -153,6 +156,8 @@ func (w *Worker) receive(loopCtx, workCtx context.Context) error {
 				stop()
 			}
 			w.mu.Unlock()
+		case CommandAnswer:
+			w.answer(f)
 		case CommandDisconnect:
 			// The gateway does not know us (it restarted): announce again.
 			w.send(loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
@@ -227,8 +232,22 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 			w.send(rctx, Frame{Command: CommandProgress, ID: id, Body: body})
 		}
 	})
+	rctx = withLog(rctx, func(e *hootv1.LogEntry) {
+		if e.GetLogger() == "" {
+			e.Logger = f.Service
+		}
+		body, err := proto.Marshal(&hootv1.Progress{Log: e})
+		if err == nil {
+			w.send(rctx, Frame{Command: CommandProgress, ID: id, Body: body})
+		}
+	})
+	pending := &asks{waiting: make(map[uint32]chan *hootv1.ClientResponse)}
+	rctx = withAsk(rctx, func(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
+		return w.ask(ctx, id, pending, req)
+	})
 	w.mu.Lock()
 	w.running[id] = stop
+	w.asking[id] = pending
 	w.mu.Unlock()
 
 	w.wg.Go(func() {
@@ -237,6 +256,7 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 		// the answer, and it must find room.
 		w.mu.Lock()
 		delete(w.running, id)
+		delete(w.asking, id)
 		w.mu.Unlock()
 		stop()
 		<-w.slots

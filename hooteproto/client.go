@@ -1,0 +1,175 @@
+package hooteproto
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// This file holds what a handler sends to the MCP client through the gateway while it serves a
+// request: log messages, which travel in PROGRESS frames, and requests for the client (sampling,
+// elicitation), which travel in ASK frames and are answered in ANSWER frames.
+
+type logKey struct{}
+
+func (logKey) String() string { return "hooteproto.log" }
+
+// withLog returns a context whose Log calls go to f.
+func withLog(ctx context.Context, f func(*hootv1.LogEntry)) context.Context {
+	return context.WithValue(ctx, logKey{}, f)
+}
+
+// Log sends a log message at level to the client of the request a handler is serving (MCP
+// notifications/message); the client sees it if its log level lets it through. Outside a
+// request it does nothing. Log messages share the PROGRESS frames' buffers: a gateway that falls
+// behind may drop some.
+func Log(ctx context.Context, level hootv1.LogLevel, msg string) {
+	if f, ok := ctx.Value(logKey{}).(func(*hootv1.LogEntry)); ok {
+		f(&hootv1.LogEntry{Level: level, Message: msg})
+	}
+}
+
+// A ClientAsker carries a running tool's request to the MCP client and returns its answer. The
+// gateway puts one into the context of each call it makes (WithClientAsker); the broker runs it
+// when the worker's handler calls AskClient.
+type ClientAsker func(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error)
+
+type askerKey struct{}
+
+func (askerKey) String() string { return "hooteproto.asker" }
+
+// WithClientAsker returns a context for Broker.Call whose worker may ask the client through f.
+func WithClientAsker(ctx context.Context, f ClientAsker) context.Context {
+	return context.WithValue(ctx, askerKey{}, f)
+}
+
+// ClientAskerFrom returns the ClientAsker that ctx carries, or nil. A Backend other than the
+// Broker, such as one that runs handlers in process, uses it to serve AskClient.
+func ClientAskerFrom(ctx context.Context) ClientAsker {
+	f, _ := ctx.Value(askerKey{}).(ClientAsker)
+	return f
+}
+
+type askKey struct{}
+
+func (askKey) String() string { return "hooteproto.ask" }
+
+// withAsk returns a context whose AskClient calls go to f.
+func withAsk(ctx context.Context, f ClientAsker) context.Context {
+	return context.WithValue(ctx, askKey{}, f)
+}
+
+// AskClient asks the MCP client of the request a handler is serving to sample a model or to ask
+// the user, and waits for the answer or for ctx to end. An answer that is a refusal or a failure
+// comes back as a ClientResponse holding a ToolError, not as an error; the error is for when
+// nobody could be asked: outside a request, or when the call ends first.
+func AskClient(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
+	f, ok := ctx.Value(askKey{}).(ClientAsker)
+	if !ok {
+		return nil, NewError(CodeUnavailable, "there is no client to ask: AskClient works only while serving a request")
+	}
+	return f(ctx, req)
+}
+
+// clientAnswer makes a ClientResponse that reports err.
+func clientAnswer(err error) *hootv1.ClientResponse {
+	return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Error{Error: ToolErrorOf(err)}}
+}
+
+// asks are the ASKs of one request in flight on a worker, waiting for their ANSWERs.
+type asks struct {
+	mu      sync.Mutex
+	next    uint32
+	waiting map[uint32]chan *hootv1.ClientResponse
+}
+
+// ask sends req as an ASK frame of the request id and waits for the ANSWER.
+func (w *Worker) ask(ctx context.Context, id RequestID, a *asks, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
+	ch := make(chan *hootv1.ClientResponse, 1)
+	a.mu.Lock()
+	a.next++
+	sub := a.next
+	a.waiting[sub] = ch
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.waiting, sub)
+		a.mu.Unlock()
+	}()
+	body, err := proto.Marshal(&hootv1.ClientCall{SubId: sub, Request: req})
+	if err != nil {
+		return nil, WrapError(CodeInternal, fmt.Errorf("encode the request for the client: %w", err))
+	}
+	if len(body) > w.cfg.maxBody {
+		return nil, NewError(CodeInvalidArgument, fmt.Sprintf("the request for the client is %d bytes, over the wire limit of %d bytes", len(body), w.cfg.maxBody))
+	}
+	w.send(ctx, Frame{Command: CommandAsk, ID: id, Body: body})
+	select {
+	case res := <-ch:
+		return res, nil
+	case <-ctx.Done():
+		return nil, AsError(ctx.Err())
+	}
+}
+
+// answer hands an ANSWER frame to the ASK waiting for it.
+func (w *Worker) answer(f Frame) {
+	var ans hootv1.ClientAnswer
+	if err := proto.Unmarshal(f.Body, &ans); err != nil {
+		w.cfg.logger.Warn("gateway sent a malformed ANSWER", "err", err)
+		return
+	}
+	w.mu.Lock()
+	a := w.asking[f.ID]
+	w.mu.Unlock()
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	ch := a.waiting[ans.GetSubId()]
+	a.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- ans.GetResponse():
+		default:
+		}
+	}
+}
+
+// ask runs an ASK frame of a call in flight: it hands the request to the caller's ClientAsker and
+// sends the answer back to the worker.
+func (b *Broker) ask(f Frame) {
+	b.mu.Lock()
+	call, ok := b.calls[f.ID]
+	b.mu.Unlock()
+	if !ok || call.worker.peer != f.Peer {
+		return
+	}
+	var c hootv1.ClientCall
+	if err := proto.Unmarshal(f.Body, &c); err != nil {
+		b.cfg.logger.Warn("worker sent a malformed ASK", "worker", call.worker.name, "err", err)
+		return
+	}
+	ctx, asker := call.ctx, call.asker
+	go func() {
+		var res *hootv1.ClientResponse
+		if asker == nil {
+			res = clientAnswer(NewError(CodeUnavailable, "this call's client cannot be asked anything"))
+		} else if r, err := asker(ctx, c.GetRequest()); err != nil {
+			res = clientAnswer(err)
+		} else {
+			res = r
+		}
+		body, err := proto.Marshal(&hootv1.ClientAnswer{SubId: c.GetSubId(), Response: res})
+		if err != nil {
+			b.cfg.logger.Error("encode an ANSWER", "err", err)
+			return
+		}
+		if err := b.conn.Send(ctx, Frame{Peer: f.Peer, Command: CommandAnswer, ID: f.ID, Body: body}); err != nil {
+			b.cfg.logger.Debug("send failed", "command", CommandAnswer, "err", err)
+		}
+	}()
+}
