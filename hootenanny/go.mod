@@ -1,6 +1,6 @@
 module github.com/hootenanny/hoot/hootenanny
 
-go 1.26
+go 1.26.0
 
 replace (
 	github.com/hootenanny/hoot/gen => ../gen
@@ -10,7 +10,21 @@ replace (
 require (
 	github.com/hootenanny/hoot/gen v0.0.0
 	github.com/hootenanny/hoot/hooteproto v0.0.0
+	github.com/vektah/gqlparser/v2 v2.5.64
 	google.golang.org/protobuf v1.36.11
+	modernc.org/sqlite v1.61.1
 )
 
-require github.com/pebbe/zmq4 v1.4.0 // indirect
+require (
+	github.com/agnivade/levenshtein v1.2.2 // indirect
+	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/pebbe/zmq4 v1.4.0 // indirect
+	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	modernc.org/libc v1.79.0 // indirect
+	modernc.org/mathutil v1.7.1 // indirect
+	modernc.org/memory v1.12.1 // indirect
+)

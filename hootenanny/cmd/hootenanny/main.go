@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -13,18 +14,23 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/worker"
+	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
 )
 
 const usage = `hootenanny: a worker for the holler MCP gateway.
 
 It connects to the gateway's worker endpoint, announces the services it serves
-(system: echo; cas: cas_store, cas_get, cas_inspect) and runs the tool calls the
-gateway sends it. Start as many as you like, on any machine that reaches the
-gateway; each needs its own --data directory or a shared one on one machine.
+(system: echo; cas: cas_store, cas_get, cas_inspect, cas_verify; artifact:
+artifact_create, artifact_get, artifact_list, artifact_annotate, artifact_tag,
+storage_stats; job: job_status, job_await, job_list, job_cancel; query:
+artifact_query) and runs the tool calls the gateway sends it. Start as many as you
+like, on any machine that reaches the gateway; each needs its own --data
+directory or a shared one on one machine.
 
 Usage:
   hootenanny [flags]
+  hootenanny keygen --out DIR/NAME   make a CURVE key pair, for a gateway on another machine
 
 Flags (each can also be set in the environment: --log-level as HOOTENANNY_LOG_LEVEL):
 `
@@ -37,6 +43,9 @@ func main() {
 }
 
 func run() error {
+	if len(os.Args) > 1 && os.Args[1] == "keygen" {
+		return keygen(os.Args[2:])
+	}
 	dataDefault, _ := worker.DefaultDataDir()
 	fs := flag.NewFlagSet("hootenanny", flag.ContinueOnError)
 	gateway := fs.String("gateway", worker.DefaultGateway, "the gateway's worker `endpoint`")
@@ -44,7 +53,12 @@ func run() error {
 	name := fs.String("name", "", "the worker's `name` in the gateway's logs (default host/pid)")
 	capacity := fs.Int("capacity", 64, "how many tool calls to run at once")
 	heartbeat := fs.Duration("heartbeat", 2500*time.Millisecond, "how often to tell the gateway the worker is alive")
+	jobConcurrency := fs.Int("job-concurrency", 4, "how many background jobs to run at once")
+	jobRetention := fs.Duration("job-retention", 24*time.Hour, "how long to keep finished jobs and their results")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	conformanceFixtures := fs.Bool("conformance", false, "also serve the fixtures of the official MCP conformance suite (for tests)")
+	curveSecret := fs.String("curve-secret", "", "this worker's secret key `file` (NAME.key_secret from hootenanny keygen); turns on CURVE")
+	curveServer := fs.String("curve-server", "", "the gateway's public key `file` (the .key file from holler keygen)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
@@ -67,11 +81,28 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return worker.Run(ctx, worker.Config{
-		Gateway:   *gateway,
-		DataDir:   *data,
-		Name:      *name,
-		Capacity:  *capacity,
-		Heartbeat: *heartbeat,
-		Logger:    logger,
+		Gateway:        *gateway,
+		DataDir:        *data,
+		Name:           *name,
+		Capacity:       *capacity,
+		Heartbeat:      *heartbeat,
+		JobConcurrency: *jobConcurrency,
+		JobRetention:   *jobRetention,
+		Logger:         logger,
+		Conformance:    *conformanceFixtures,
+
+		CurveSecretFile: *curveSecret,
+		CurveServerFile: *curveServer,
 	})
+}
+
+func keygen(args []string) error {
+	err := curvekey.Keygen("hootenanny", args, os.Stdout, func(publicPath, secretPath string) string {
+		return fmt.Sprintf("Copy %s into the gateway's --curve-allow directory, and start this worker with\n"+
+			"--curve-secret %s --curve-server GATEWAY.key (the gateway's public key file).", publicPath, secretPath)
+	})
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
 }

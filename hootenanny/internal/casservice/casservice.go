@@ -1,5 +1,5 @@
-// Package casservice serves the tools of the "cas" service, cas_store, cas_get and
-// cas_inspect, over a content-addressed store.
+// Package casservice serves the tools of the "cas" service, cas_store, cas_get, cas_inspect
+// and cas_verify (a job), over a content-addressed store.
 //
 // # Text or base64
 //
@@ -33,7 +33,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
-	"github.com/hootenanny/hoot/hootenanny/internal/cas"
+	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -208,6 +208,13 @@ func (h *Handler) readError(hash cas.Hash, op string, err error) *hooteproto.Err
 	return h.internal(op, err)
 }
 
+func (h *Handler) logger() *slog.Logger {
+	if h.Logger == nil {
+		return slog.Default()
+	}
+	return h.Logger
+}
+
 // tooLarge is the error for content larger than limit.
 func tooLarge(field, msg string, limit int64) *hooteproto.Error {
 	return hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
@@ -226,11 +233,7 @@ func pastEnd(offset uint64, size int64) *hooteproto.Error {
 // internal logs err and returns an error that tells the caller what failed without the
 // store's paths or other details.
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
-	log := h.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	log.Error("casservice: "+op+" failed", "err", err)
+	h.logger().Error("casservice: "+op+" failed", "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed inside the content store").
 		WithHint("this is a fault in the server, not in the call; if it keeps happening, tell the server's operator")
 }

@@ -13,7 +13,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
-	"github.com/hootenanny/hoot/hootenanny/internal/cas"
+	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 )
@@ -376,7 +376,8 @@ func TestReadInternalErrors(t *testing.T) {
 
 func TestThroughDispatch(t *testing.T) {
 	h, _ := newHandler(t, nil)
-	svc := hootv1hoot.NewCasService(h)
+	jobs := &inlineJobs{}
+	svc := hootv1hoot.NewCasService(h, jobs)
 	ctx := context.Background()
 	res, err := svc.Dispatch(ctx, &hootv1.Payload{Request: &hootv1.Payload_CasStore{CasStore: &hootv1.CasStoreRequest{
 		Data: &hootv1.CasStoreRequest_Content{Content: "hello world"},
@@ -396,6 +397,78 @@ func TestThroughDispatch(t *testing.T) {
 	if _, err := proto.Marshal(res); err != nil {
 		t.Fatal(err)
 	}
+	// A tool of kind JOB goes to the job starter, which answers with the job.
+	res, err = svc.Dispatch(ctx, &hootv1.Payload{Request: &hootv1.Payload_CasVerify{CasVerify: &hootv1.CasVerifyRequest{}}})
+	if err != nil || res.GetJobStarted().GetJobId() != "job_inline" || jobs.tool != "cas_verify" {
+		t.Fatalf("cas_verify through Dispatch = %v, %v", res, err)
+	}
+	if jobs.result.GetCasVerify().GetChecked() != 1 {
+		t.Errorf("the job's result = %v", jobs.result)
+	}
+}
+
+// inlineJobs runs a job's work at once, for tests.
+type inlineJobs struct {
+	tool   string
+	result *hootv1.Result
+}
+
+func (j *inlineJobs) StartJob(ctx context.Context, tool string, _ *hootv1.Payload, run func(context.Context) (*hootv1.Result, error)) (*hootv1.Result, error) {
+	res, err := run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	j.tool, j.result = tool, res
+	return &hootv1.Result{Result: &hootv1.Result_JobStarted{JobStarted: &hootv1.JobStarted{JobId: "job_inline", Tool: tool}}}, nil
+}
+
+func TestVerify(t *testing.T) {
+	t.Parallel()
+	h, dir := newHandler(t, nil)
+	good := storeText(t, h, "good", "")
+	bad := storeText(t, h, "bad", "")
+	path := filepath.Join(dir, "objects", bad.GetHash()[:2], bad.GetHash())
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("BAD"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var reports []*hootv1.Progress
+	ctx := hooteproto.WithProgress(context.Background(), func(p *hootv1.Progress) { reports = append(reports, p) })
+	for _, tc := range []struct {
+		name     string
+		hashes   []string
+		checked  uint64
+		problems []string
+	}{
+		{"every object", nil, 2, []string{"hash mismatch"}},
+		{"one good", []string{good.GetHash()}, 1, nil},
+		{"one missing", []string{strings.Repeat("0", 64)}, 1, []string{"missing"}},
+	} {
+		reports = nil
+		res, err := h.CasVerify(ctx, &hootv1.CasVerifyRequest{Hashes: tc.hashes})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if res.GetChecked() != tc.checked || len(res.GetProblems()) != len(tc.problems) {
+			t.Errorf("%s: %v", tc.name, res)
+		}
+		for i, p := range tc.problems {
+			if !strings.HasPrefix(res.GetProblems()[i].GetProblem(), p) {
+				t.Errorf("%s: problem %d = %q, want %q", tc.name, i, res.GetProblems()[i].GetProblem(), p)
+			}
+		}
+		if last := reports[len(reports)-1]; last.GetProgress() != float64(tc.checked) || last.GetTotal() != float64(tc.checked) {
+			t.Errorf("%s: last progress %v", tc.name, last)
+		}
+	}
+	_, err := h.CasVerify(context.Background(), &hootv1.CasVerifyRequest{Hashes: []string{"nope"}})
+	wantError(t, err, hooteproto.CodeInvalidArgument, "hashes[0]", "hash", "")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = h.CasVerify(cancelled, &hootv1.CasVerifyRequest{})
+	wantError(t, err, hooteproto.CodeCanceled, "", "", "")
 }
 
 func TestCompleteRunes(t *testing.T) {

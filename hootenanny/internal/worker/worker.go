@@ -12,8 +12,16 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
-	"github.com/hootenanny/hoot/hootenanny/internal/cas"
+	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/casservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/conformance"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
+	"github.com/hootenanny/hoot/hootenanny/internal/graph"
+	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
+	"github.com/hootenanny/hoot/hootenanny/internal/jobservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/queryservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/systemservice"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
@@ -36,8 +44,22 @@ type Config struct {
 	// Heartbeat and Liveness set how soon a silent gateway counts as gone.
 	Heartbeat time.Duration
 	Liveness  int
+	// JobConcurrency is how many jobs run at once (default jobs.DefaultConcurrency).
+	JobConcurrency int
+	// JobRetention is how long finished jobs and their results are kept (default
+	// jobs.DefaultRetention).
+	JobRetention time.Duration
 	// Logger receives the worker's logs (default: discard).
 	Logger *slog.Logger
+	// Conformance adds the "conformance" service: the fixtures of the official MCP
+	// conformance suite. Off by default.
+	Conformance bool
+
+	// CurveSecretFile and CurveServerFile turn on CURVE for the connection to the gateway: this
+	// worker's secret key file and the gateway's public key file. Both or neither; see package
+	// hooteproto/curvekey.
+	CurveSecretFile string
+	CurveServerFile string
 }
 
 // DefaultDataDir returns the per-user state directory for hootenanny's data:
@@ -53,7 +75,8 @@ func DefaultDataDir() (string, error) {
 	return filepath.Join(home, ".local", "state", "hootenanny"), nil
 }
 
-// Run opens the storage, connects to the gateway and serves until ctx ends.
+// Run opens the storage, connects to the gateway and serves until ctx ends. The data directory
+// holds the content store (cas/) and the database (hoot.db).
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Gateway == "" {
 		cfg.Gateway = DefaultGateway
@@ -72,19 +95,61 @@ func Run(ctx context.Context, cfg Config) error {
 		host, _ := os.Hostname()
 		cfg.Name = fmt.Sprintf("%s/%d", host, os.Getpid())
 	}
-	store, err := cas.Open(filepath.Join(cfg.DataDir, "cas"), nil)
+	store, err := cas.Open(filepath.Join(cfg.DataDir, "cas"), &cas.Options{Logger: cfg.Logger})
 	if err != nil {
 		return fmt.Errorf("open the content store: %w", err)
 	}
-	conn, err := zmqtransport.Dial(cfg.Gateway, &zmqtransport.Options{Logger: cfg.Logger})
+	dbPath := filepath.Join(cfg.DataDir, database.FileName)
+	db, err := database.Open(ctx, dbPath)
+	if err != nil {
+		return fmt.Errorf("open the database: %w", err)
+	}
+	defer db.Close()
+	runner, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{
+		Concurrency: cfg.JobConcurrency,
+		Retention:   cfg.JobRetention,
+		Logger:      cfg.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	// Jobs stop (and are recorded as failed) before the database closes.
+	defer func() {
+		if err := runner.Close(); err != nil {
+			cfg.Logger.Warn("stopping jobs", "err", err)
+		}
+	}()
+	jobHandler := jobservice.New(runner, cfg.Logger)
+	casHandler := casservice.New(store)
+	casHandler.Logger = cfg.Logger
+	artifactStore := artifacts.NewStore(db)
+
+	dialOpts, err := dialOptions(cfg)
+	if err != nil {
+		return err
+	}
+	conn, err := zmqtransport.Dial(cfg.Gateway, dialOpts)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{
+	services := []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(systemservice.New(cfg.Name)),
-		hootv1hoot.NewCasService(casservice.New(store)),
-	},
+		hootv1hoot.NewCasService(casHandler, jobHandler),
+		hootv1hoot.NewArtifactService(artifactservice.New(artifactservice.Config{
+			Artifacts:    artifactStore,
+			CAS:          store,
+			CountJobs:    runner.Store().Count,
+			DatabasePath: dbPath,
+			Logger:       cfg.Logger,
+		})),
+		hootv1hoot.NewJobService(jobHandler),
+		hootv1hoot.NewQueryService(queryservice.New(graph.New(artifactStore, jobQueries{runner}), cfg.Logger)),
+	}
+	if cfg.Conformance {
+		services = append(services, conformance.New())
+	}
+	w, err := hooteproto.NewWorker(conn, services,
 		hooteproto.WithName(cfg.Name),
 		hooteproto.WithCapacity(cfg.Capacity),
 		hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
@@ -99,4 +164,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	cfg.Logger.Info("hootenanny worker stopped")
 	return nil
+}
+
+// jobQueries lets the graph read jobs: one job through the runner (which knows the latest
+// progress of its own jobs), lists from the store.
+type jobQueries struct{ *jobs.Runner }
+
+func (q jobQueries) List(ctx context.Context, f jobs.Filter) ([]jobs.Job, string, error) {
+	return q.Store().List(ctx, f)
 }

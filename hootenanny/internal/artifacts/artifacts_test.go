@@ -1,0 +1,210 @@
+package artifacts
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
+)
+
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	db, err := database.Open(context.Background(), filepath.Join(t.TempDir(), database.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return NewStore(db)
+}
+
+const hash = "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"
+
+func create(t *testing.T, s *Store, n New) Artifact {
+	t.Helper()
+	if n.Hash == "" {
+		n.Hash, n.Size, n.MimeType = hash, 11, "text/plain"
+	}
+	a, err := s.Create(context.Background(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func idsOf(as []Artifact) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.ID)
+	}
+	return out
+}
+
+func TestCreateGet(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	p := create(t, s, New{Tags: []string{"b", "a", "b"}, Creator: "me", Metadata: []byte{1, 2}})
+	if !slices.Equal(p.Tags, []string{"a", "b"}) {
+		t.Errorf("tags = %v, want sorted without duplicates", p.Tags)
+	}
+	c := create(t, s, New{ParentIDs: []string{p.ID}, VariationSet: "takes"})
+	d := create(t, s, New{ParentIDs: []string{c.ID, p.ID}, VariationSet: "takes"})
+	if c.VariationIndex != 1 || d.VariationIndex != 2 {
+		t.Errorf("variation indexes = %d, %d; want 1, 2", c.VariationIndex, d.VariationIndex)
+	}
+	got, err := s.Get(ctx, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.ParentIDs, []string{c.ID, p.ID}) || got.Hash != hash || !got.CreatedAt.Equal(d.CreatedAt) {
+		t.Errorf("Get = %+v, want %+v", got, d)
+	}
+	if got, _ := s.Get(ctx, p.ID); string(got.Metadata) != "\x01\x02" || got.Creator != "me" {
+		t.Errorf("Get(parent) = %+v", got)
+	}
+	parents, _ := s.Parents(ctx, d.ID)
+	if !slices.Equal(idsOf(parents), []string{c.ID, p.ID}) {
+		t.Errorf("Parents = %v", idsOf(parents))
+	}
+	children, _ := s.Children(ctx, p.ID, 10)
+	if !slices.Equal(idsOf(children), []string{c.ID, d.ID}) {
+		t.Errorf("Children = %v", idsOf(children))
+	}
+}
+
+func TestCreateErrors(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	p := create(t, s, New{})
+	missing := "art_00000000000000000000000000"
+	_, err := s.Create(ctx, New{Hash: hash, ParentIDs: []string{p.ID, missing}})
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || nf.Parent != 1 || nf.ID != missing || !errors.Is(err, ErrNotFound) {
+		t.Errorf("Create with a missing parent = %v", err)
+	}
+	many := make([]string, MaxTags+1)
+	for i := range many {
+		many[i] = string(rune('a'+i%26)) + string(rune('a'+i/26))
+	}
+	var le *LimitError
+	if _, err := s.Create(ctx, New{Hash: hash, Tags: many}); !errors.As(err, &le) {
+		t.Errorf("Create with too many tags = %v", err)
+	}
+	if n, _, _ := s.Counts(ctx); n != 1 {
+		t.Errorf("failed creates left %d artifacts, want 1", n)
+	}
+	if _, err := s.Get(ctx, missing); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get(missing) = %v", err)
+	}
+}
+
+func TestLineage(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	// g0 -> g1 -> g2 -> g3, and g0 -> g3 directly: g0 is both 1 and 3 generations back.
+	g0 := create(t, s, New{})
+	g1 := create(t, s, New{ParentIDs: []string{g0.ID}})
+	g2 := create(t, s, New{ParentIDs: []string{g1.ID}})
+	g3 := create(t, s, New{ParentIDs: []string{g2.ID, g0.ID}})
+	for _, tc := range []struct {
+		name string
+		got  func() ([]Artifact, error)
+		want []string
+	}{
+		{"ancestors", func() ([]Artifact, error) { return s.Ancestors(ctx, g3.ID, 10, 100) }, []string{g0.ID, g2.ID, g1.ID}},
+		{"ancestors depth 1", func() ([]Artifact, error) { return s.Ancestors(ctx, g3.ID, 1, 100) }, []string{g0.ID, g2.ID}},
+		{"ancestors limit", func() ([]Artifact, error) { return s.Ancestors(ctx, g3.ID, 10, 1) }, []string{g0.ID}},
+		{"descendants", func() ([]Artifact, error) { return s.Descendants(ctx, g0.ID, 10, 100) }, []string{g1.ID, g3.ID, g2.ID}},
+		{"none", func() ([]Artifact, error) { return s.Ancestors(ctx, g0.ID, 10, 100) }, nil},
+	} {
+		got, err := tc.got()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(idsOf(got), tc.want) {
+			t.Errorf("%s = %v, want %v", tc.name, idsOf(got), tc.want)
+		}
+	}
+}
+
+func TestListFiltersAndPages(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	start := time.Now()
+	p := create(t, s, New{Tags: []string{"root"}, Creator: "alice"})
+	var made []string
+	for i := range 7 {
+		creator := "bob"
+		if i%2 == 0 {
+			creator = "alice"
+		}
+		made = append(made, create(t, s, New{Tags: []string{"child"}, Creator: creator, ParentIDs: []string{p.ID}}).ID)
+	}
+	slices.Reverse(made)
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		want int
+	}{
+		{"all", Filter{}, 8},
+		{"tag", Filter{Tag: "child"}, 7},
+		{"creator", Filter{Creator: "alice"}, 5},
+		{"parent", Filter{ParentID: p.ID}, 7},
+		{"tag and creator", Filter{Tag: "child", Creator: "bob"}, 3},
+		{"since", Filter{Since: start.Add(-time.Minute)}, 8},
+		{"since later", Filter{Since: time.Now().Add(time.Minute)}, 0},
+		{"unknown tag", Filter{Tag: "nope"}, 0},
+	} {
+		as, _, err := s.List(ctx, tc.f)
+		if err != nil || len(as) != tc.want {
+			t.Errorf("%s: %d artifacts, %v; want %d", tc.name, len(as), err, tc.want)
+		}
+	}
+	var paged []string
+	cursor := ""
+	for {
+		as, next, err := s.List(ctx, Filter{Tag: "child", Limit: 3, After: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, idsOf(as)...)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if !slices.Equal(paged, made) {
+		t.Errorf("pages gave %v, want %v (newest first)", paged, made)
+	}
+}
+
+func TestAnnotateAndTag(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	a := create(t, s, New{Tags: []string{"draft"}})
+	if _, err := s.Annotate(ctx, a.ID, "too slow", "sleepy", "listener"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Annotate(ctx, "art_00000000000000000000000000", "x", "", ""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Annotate(missing) = %v", err)
+	}
+	anns, err := s.Annotations(ctx, a.ID, 10)
+	if err != nil || len(anns) != 1 || anns[0].Vibe != "sleepy" {
+		t.Errorf("Annotations = %+v, %v", anns, err)
+	}
+	got, err := s.Tag(ctx, a.ID, []string{"keeper", "mix"}, []string{"draft", "mix"})
+	if err != nil || !slices.Equal(got.Tags, []string{"keeper"}) {
+		t.Errorf("Tag = %v, %v; want [keeper]", got.Tags, err)
+	}
+	if _, err := s.Tag(ctx, "art_00000000000000000000000000", []string{"x"}, nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Tag(missing) = %v", err)
+	}
+}

@@ -1,0 +1,237 @@
+// Package jobservice serves the tools of the "job" service (job_status, job_await, job_list and
+// job_cancel) and starts the tools of kind JOB: it is the [hootv1hoot.JobStarter] that the
+// generated services of such tools take, so a JOB tool needs nothing of its own to run in the
+// background.
+//
+// A job's request and outcome are stored as protobuf: the request as the hoot.v1.Payload of
+// the call, the outcome as the hoot.v1.Result the tool returned (its typed result, or its
+// error as a ToolError), which job_status and job_await hand back as they are.
+package jobservice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hootenanny/internal/ids"
+	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
+	"github.com/hootenanny/hoot/hooteproto"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// Await timeouts: the default, and the most a call waits. The most stays under the gateway's
+// default call timeout (60 s), so that a wait ends as a timeout, not as a failed call.
+const (
+	DefaultAwaitTimeout = 30 * time.Second
+	MaxAwaitTimeout     = 50 * time.Second
+)
+
+// awaitMargin is how long before a call's deadline job_await stops waiting.
+const awaitMargin = 500 * time.Millisecond
+
+// cancelWait is how long job_cancel waits for the job's work to stop.
+const cancelWait = 10 * time.Second
+
+// A Handler serves the "job" tools and starts tools of kind JOB.
+type Handler struct {
+	runner *jobs.Runner
+	log    *slog.Logger
+}
+
+var (
+	_ hootv1hoot.JobHandler = (*Handler)(nil)
+	_ hootv1hoot.JobStarter = (*Handler)(nil)
+)
+
+// New returns a Handler over runner. A nil logger means slog.Default().
+func New(runner *jobs.Runner, log *slog.Logger) *Handler {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Handler{runner: runner, log: log}
+}
+
+// StartJob runs the work of the call p of a tool of kind JOB in the background and answers
+// at once with the job's id.
+func (h *Handler) StartJob(ctx context.Context, tool string, p *hootv1.Payload, run func(context.Context) (*hootv1.Result, error)) (*hootv1.Result, error) {
+	request, err := proto.Marshal(p)
+	if err != nil {
+		return nil, hooteproto.WrapError(hooteproto.CodeInternal, fmt.Errorf("encoding the request: %w", err))
+	}
+	j, err := h.runner.Start(ctx, tool, request, func(ctx context.Context, report jobs.ProgressFunc) jobs.Outcome {
+		ctx = hooteproto.WithProgress(ctx, func(pr *hootv1.Progress) { report(pr.GetProgress(), pr.GetTotal(), pr.GetMessage()) })
+		res, err := run(ctx)
+		if err == nil && res == nil {
+			err = hooteproto.NewError(hooteproto.CodeInternal, "the tool returned no result")
+		}
+		out := jobs.Outcome{Message: "done"}
+		if err != nil {
+			e := hooteproto.AsError(err)
+			if e.Code() == hooteproto.CodeInternal {
+				h.log.Error("job failed", "tool", tool, "err", err)
+			}
+			res = &hootv1.Result{Result: &hootv1.Result_Error{Error: hooteproto.ToolErrorOf(e)}}
+			out.Failed, out.Message = true, e.Message()
+		}
+		b, merr := proto.Marshal(res)
+		if merr != nil {
+			h.log.Error("job result does not encode", "tool", tool, "err", merr)
+			return jobs.Outcome{Failed: true, Message: "the result could not be encoded"}
+		}
+		out.Result = b
+		return out
+	})
+	if err != nil {
+		return nil, hooteproto.WrapError(hooteproto.CodeUnavailable, fmt.Errorf("starting the job: %w", err)).
+			WithHint("the worker could not start the job; try again")
+	}
+	return &hootv1.Result{Result: &hootv1.Result_JobStarted{JobStarted: &hootv1.JobStarted{
+		JobId:     j.ID,
+		Tool:      tool,
+		Status:    hootv1.JobStatus(j.Status),
+		CreatedAt: timestamppb.New(j.CreatedAt),
+	}}}, nil
+}
+
+// JobStatus returns a job, with its result once it is done.
+func (h *Handler) JobStatus(ctx context.Context, req *hootv1.JobStatusRequest) (*hootv1.JobStatusResult, error) {
+	j, err := h.runner.Get(ctx, req.GetId(), true)
+	if err != nil {
+		return nil, h.jobError(err, "id")
+	}
+	return &hootv1.JobStatusResult{Job: h.job(j, true)}, nil
+}
+
+// JobAwait waits for jobs to be done, up to a timeout.
+func (h *Handler) JobAwait(ctx context.Context, req *hootv1.JobAwaitRequest) (*hootv1.JobAwaitResult, error) {
+	seen := make(map[string]int)
+	for i, id := range req.GetIds() {
+		if j, dup := seen[id]; dup {
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+				fmt.Sprintf("ids[%d] is %s, which ids[%d] names already", i, id, j)).
+				WithField(fmt.Sprintf("ids[%d]", i)).WithHint("name each job once")
+		}
+		seen[id] = i
+	}
+	timeout := DefaultAwaitTimeout
+	if ms := req.GetTimeoutMs(); ms > 0 {
+		timeout = min(time.Duration(ms)*time.Millisecond, MaxAwaitTimeout)
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		// End the wait a little before the call's own deadline, so that the caller gets the
+		// jobs as they stand rather than a failed call.
+		timeout = max(min(timeout, time.Until(deadline)-awaitMargin), 0)
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	js, timedOut, err := h.runner.Await(wctx, req.GetIds(), req.GetMode() == hootv1.AwaitMode_AWAIT_MODE_ANY)
+	if err != nil {
+		if errors.Is(err, jobs.ErrNotFound) {
+			for i, id := range req.GetIds() {
+				if _, gerr := h.runner.Get(ctx, id, false); errors.Is(gerr, jobs.ErrNotFound) {
+					return nil, h.jobError(gerr, fmt.Sprintf("ids[%d]", i))
+				}
+			}
+		}
+		return nil, h.jobError(err, "ids")
+	}
+	if ctx.Err() != nil {
+		// The call itself ended (cancelled, or out of time), not just the wait.
+		return nil, hooteproto.AsError(ctx.Err())
+	}
+	res := &hootv1.JobAwaitResult{TimedOut: timedOut}
+	for _, j := range js {
+		res.Jobs = append(res.Jobs, h.job(j, true))
+	}
+	return res, nil
+}
+
+// JobList lists jobs, newest first, without their results.
+func (h *Handler) JobList(ctx context.Context, req *hootv1.JobListRequest) (*hootv1.JobListResult, error) {
+	if c := req.GetCursor(); c != "" && !ids.Valid(ids.Job, c) {
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "cursor "+c+" is not one that job_list returned").
+			WithField("cursor").
+			WithHint("pass next_cursor from the previous answer unchanged, or leave cursor out to start from the newest")
+	}
+	f := jobs.Filter{Status: jobs.Status(req.GetStatus()), Tool: req.GetTool(), After: req.GetCursor(), Limit: int(req.GetLimit())}
+	if s := req.GetSince(); s != nil {
+		if err := s.CheckValid(); err != nil {
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "since is not a valid time: "+err.Error()).
+				WithField("since").WithHint(`give a time in RFC 3339, such as "2026-01-02T15:04:05Z"`)
+		}
+		f.Since = s.AsTime()
+	}
+	js, next, err := h.runner.Store().List(ctx, f)
+	if err != nil {
+		return nil, h.jobError(err, "")
+	}
+	res := &hootv1.JobListResult{NextCursor: next}
+	for _, j := range js {
+		res.Jobs = append(res.Jobs, h.job(j, false))
+	}
+	return res, nil
+}
+
+// JobCancel stops a job and returns it.
+func (h *Handler) JobCancel(ctx context.Context, req *hootv1.JobCancelRequest) (*hootv1.JobCancelResult, error) {
+	wctx, cancel := context.WithTimeout(ctx, cancelWait)
+	defer cancel()
+	j, err := h.runner.Cancel(wctx, req.GetId())
+	if err != nil {
+		return nil, h.jobError(err, "id")
+	}
+	return &hootv1.JobCancelResult{Job: h.job(j, true)}, nil
+}
+
+// job returns j in its wire form. With withResult, a job that ended without a result (its worker stopped, or
+// it was cancelled while it waited) gets one that says why, so that every ended job has one.
+func (h *Handler) job(j jobs.Job, withResult bool) *hootv1.Job {
+	out := &hootv1.Job{
+		Id:        j.ID,
+		Tool:      j.Tool,
+		Status:    hootv1.JobStatus(j.Status),
+		Progress:  j.Progress,
+		Total:     j.Total,
+		Message:   j.Message,
+		CreatedAt: timestamppb.New(j.CreatedAt),
+	}
+	if !j.StartedAt.IsZero() {
+		out.StartedAt = timestamppb.New(j.StartedAt)
+	}
+	if !j.FinishedAt.IsZero() {
+		out.FinishedAt = timestamppb.New(j.FinishedAt)
+	}
+	if len(j.Result) > 0 {
+		res := new(hootv1.Result)
+		if err := proto.Unmarshal(j.Result, res); err != nil {
+			h.log.Error("unreadable job result", "job", j.ID, "err", err)
+		} else {
+			out.Result = res
+		}
+	}
+	if withResult && out.Result == nil && j.Status.Done() && j.Status != jobs.StatusSucceeded {
+		e := hooteproto.NewError(hooteproto.CodeUnavailable, j.Message).WithHint("run the tool again to start a new job")
+		if j.Status == jobs.StatusCancelled {
+			e = hooteproto.NewError(hooteproto.CodeCanceled, j.Message).WithRetryable(false)
+		}
+		out.Result = &hootv1.Result{Result: &hootv1.Result_Error{Error: hooteproto.ToolErrorOf(e)}}
+	}
+	return out
+}
+
+// jobError turns an error of the job store into the caller's error.
+func (h *Handler) jobError(err error, field string) error {
+	if errors.Is(err, jobs.ErrNotFound) {
+		return hooteproto.NewError(hooteproto.CodeNotFound, err.Error()[len("jobs: "):]).
+			WithField(field).
+			WithHint("pass a job id that a tool of kind JOB returned (job_started.job_id); job_list shows the jobs kept, and finished jobs are kept only for a while")
+	}
+	h.log.Error("jobservice: job store failed", "err", err)
+	return hooteproto.NewError(hooteproto.CodeInternal, "reading the jobs failed inside the worker").
+		WithHint("this is a fault in the server, not in the call; if it keeps happening, tell the server's operator")
+}
