@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,9 +65,11 @@ func bin(t *testing.T, name string) string {
 // serves HTTP on a loopback port, and returns the MCP endpoint URL.
 func startStack(t *testing.T) string {
 	t.Helper()
+	dir := t.TempDir()
 	g, err := gateway.Start(gateway.Config{
 		WorkerEndpoint: "tcp://127.0.0.1:*",
-		WorkerCommand:  []string{bin(t, "hootenanny"), "--data", t.TempDir(), "--log-level", "warn"},
+		WorkerCommand:  []string{bin(t, "hootenanny"), "--data", dir, "--log-level", "warn", "--heartbeat", "200ms"},
+		DataDir:        dir,
 		Heartbeat:      200 * time.Millisecond,
 	})
 	if err != nil {
@@ -90,7 +93,8 @@ func startStack(t *testing.T) string {
 	})
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
-	if err := g.WaitForServices(wctx, hootv1hoot.SystemServiceName, hootv1hoot.CasServiceName); err != nil {
+	if err := g.WaitForServices(wctx, hootv1hoot.SystemServiceName, hootv1hoot.CasServiceName,
+		hootv1hoot.ArtifactServiceName, hootv1hoot.JobServiceName, hootv1hoot.QueryServiceName); err != nil {
 		t.Fatal(err)
 	}
 	return "http://" + l.Addr().String() + "/mcp"
@@ -184,6 +188,11 @@ func exerciseEveryTool(t *testing.T, s *mcp.ClientSession) {
 		}
 	}
 	for _, want := range hootv1hoot.Tools {
+		// Prompts and resources are not tools; the conformance fixtures are served only by a
+		// worker started with them, and tools/conformance.sh runs the suite on them.
+		if want.Surface != hootv1.Surface_SURFACE_UNSPECIFIED || want.Service == hootv1hoot.ConformanceServiceName {
+			continue
+		}
 		if !slices.Contains(names, want.Name) {
 			t.Errorf("tools/list lacks %s (has %v)", want.Name, names)
 		}

@@ -13,12 +13,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
+	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
 )
 
@@ -31,6 +33,8 @@ Usage:
   holler serve [flags]   serve MCP over Streamable HTTP at http://ADDR/mcp
   holler mcp [flags]     serve MCP over stdin/stdout (for desktop clients); logs go to stderr
   holler version         print the version
+  holler keygen --out DIR/NAME
+                         make a CURVE key pair, for workers on other machines
 
 Tool calls go to hootenanny workers that connect to the worker endpoint. Start
 one with --worker-command (holler then runs it and keeps it running), or run
@@ -38,6 +42,11 @@ one with --worker-command (holler then runs it and keeps it running), or run
 
 Example:
   holler serve --worker-command "hootenanny --data /tmp/hoot"
+
+Workers on other machines: bind the worker endpoint to a reachable address and
+give the gateway and each worker a key pair (holler keygen, hootenanny keygen),
+then --curve-secret and --curve-allow here, --curve-secret and --curve-server on
+each worker. A worker whose key is not allowed is refused.
 
 Flags (each can also be set in the environment: --http-addr as HOLLER_HTTP_ADDR):
 `
@@ -65,9 +74,11 @@ func run(args []string) error {
 		fmt.Print(usage)
 		f.fs.PrintDefaults()
 		return nil
+	case "keygen":
+		return keygen(args)
 	case "serve", "mcp":
 	default:
-		return fmt.Errorf("unknown command %q; the commands are serve, mcp and version (see holler help)", cmd)
+		return fmt.Errorf("unknown command %q; the commands are serve, mcp, keygen and version (see holler help)", cmd)
 	}
 
 	f := newFlags(os.Stderr)
@@ -102,6 +113,8 @@ func run(args []string) error {
 		cfg.Logger.Info("holler serving MCP", "url", "http://"+l.Addr().String()+"/mcp", "workers", g.WorkerEndpoint(), "version", version)
 		return g.ServeHTTP(ctx, l)
 	}
+	// Over stdio there is no HTTP to serve stored bytes on, so the gateway needs no store.
+	cfg.DataDir = ""
 	g, err := gateway.Start(cfg)
 	if err != nil {
 		return err
@@ -121,6 +134,14 @@ type flags struct {
 	callTimeout    time.Duration
 	heartbeat      time.Duration
 	logLevel       string
+	allowHosts     string
+	allowOrigins   string
+	dataDir        string
+	maxUpload      int64
+
+	curveSecret     string
+	curveAllow      string
+	insecureWorkers bool
 }
 
 func newFlags(out io.Writer) *flags {
@@ -134,6 +155,13 @@ func newFlags(out io.Writer) *flags {
 	f.fs.DurationVar(&f.callTimeout, "call-timeout", 60*time.Second, "longest a tool call may take")
 	f.fs.DurationVar(&f.heartbeat, "heartbeat", 2500*time.Millisecond, "how often to check that workers are alive")
 	f.fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.fs.StringVar(&f.allowHosts, "allow-hosts", "", "comma-separated host `names` HTTP clients may use besides loopback ones, such as holler.example.com; * for any")
+	f.fs.StringVar(&f.allowOrigins, "allow-origins", "", "comma-separated browser `origins` allowed besides loopback ones, such as https://app.example.com; * for any")
+	f.fs.StringVar(&f.dataDir, "data", defaultDataDir(), "the workers' data `directory` on this machine, for the content routes (/cas, /artifacts/{id}/content); empty turns them off")
+	f.fs.Int64Var(&f.maxUpload, "max-upload", gateway.DefaultMaxUpload, "largest body PUT /cas takes, in `bytes`")
+	f.fs.StringVar(&f.curveSecret, "curve-secret", "", "the gateway's secret key `file` (NAME.key_secret from holler keygen); turns on CURVE for workers")
+	f.fs.StringVar(&f.curveAllow, "curve-allow", "", "the public keys of the workers to let in: a NAME.key `file` or a directory of them")
+	f.fs.BoolVar(&f.insecureWorkers, "insecure-workers", false, "serve a worker endpoint that other machines can reach without CURVE keys")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), usage)
 		f.fs.PrintDefaults()
@@ -159,9 +187,52 @@ func (f *flags) config() (gateway.Config, error) {
 		WorkerCommand:  command,
 		MaxTier:        hootv1.Tier(tier),
 		MinimalErrors:  f.minimalErrors,
+		AllowedHosts:   splitList(f.allowHosts),
+		AllowedOrigins: splitList(f.allowOrigins),
 		CallTimeout:    f.callTimeout,
 		Heartbeat:      f.heartbeat,
+		DataDir:        f.dataDir,
+		MaxUpload:      f.maxUpload,
 		Version:        version,
 		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
+
+		CurveSecretFile: f.curveSecret,
+		CurveAllow:      f.curveAllow,
+		InsecureWorkers: f.insecureWorkers,
 	}, nil
+}
+
+func keygen(args []string) error {
+	err := curvekey.Keygen("holler", args, os.Stdout, func(publicPath, secretPath string) string {
+		return fmt.Sprintf("Start holler with --curve-secret %s --curve-allow DIR, where DIR holds the workers' .key files;\n"+
+			"give %s to each worker (hootenanny --curve-server).", secretPath, publicPath)
+	})
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+// defaultDataDir is hootenanny's default data directory, so that a gateway and a worker on one
+// machine agree without flags: $XDG_STATE_HOME/hootenanny or ~/.local/state/hootenanny.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "hootenanny")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "hootenanny")
+}
+
+// splitList splits a comma-separated flag value, dropping empty entries.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }

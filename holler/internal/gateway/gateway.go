@@ -11,13 +11,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/httpapi"
 	"github.com/hootenanny/hoot/holler/internal/mcp"
+	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
@@ -26,6 +29,7 @@ import (
 const (
 	DefaultHTTPAddr       = "127.0.0.1:8080"
 	DefaultWorkerEndpoint = "tcp://127.0.0.1:5580"
+	DefaultMaxUpload      = 4 << 30
 )
 
 // Config describes a gateway. Zero fields take their defaults.
@@ -44,10 +48,29 @@ type Config struct {
 	// Heartbeat and Liveness set how soon a silent worker counts as gone.
 	Heartbeat time.Duration
 	Liveness  int
+	// DataDir is the workers' data directory on this machine. The gateway reads stored bytes
+	// from its content store (cas/) for GET /cas/{hash} and GET /artifacts/{id}/content, and
+	// writes uploads of PUT /cas there. A worker command started by the gateway is pointed at it
+	// (HOOTENANNY_DATA) unless its own flags say otherwise. Empty leaves the content routes
+	// answering 503.
+	DataDir string
+	// MaxUpload is the largest body PUT /cas takes (default DefaultMaxUpload).
+	MaxUpload int64
+	// AllowedHosts and AllowedOrigins extend the loopback names that HTTP requests may name in
+	// their Host and Origin headers (DNS rebinding protection); "*" allows any.
+	AllowedHosts, AllowedOrigins []string
 	// Version is reported to MCP clients.
 	Version string
 	// Logger receives the gateway's logs (default: discard).
 	Logger *slog.Logger
+
+	// CurveSecretFile and CurveAllow turn on CURVE on the worker endpoint: the gateway's secret
+	// key file, and the public key files of the workers it lets in (one file or a directory of
+	// *.key files). Both or neither; see package hooteproto/curvekey.
+	CurveSecretFile string
+	CurveAllow      string
+	// InsecureWorkers lets a worker endpoint that other machines can reach go without CURVE.
+	InsecureWorkers bool
 }
 
 // A Gateway is a running holler: its worker endpoint is bound and its broker runs.
@@ -55,9 +78,13 @@ type Gateway struct {
 	cfg    Config
 	sock   *zmqtransport.Socket
 	broker *hooteproto.Broker
-	mcp    *mcp.Server
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	store  *cas.Store
+	// contentBase is the base URL of the content routes once HTTP is served, for the resource
+	// links of tool results.
+	contentBase *atomic.Value
+	mcp         *mcp.Server
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
 }
 
 // Start binds the worker endpoint, starts the broker (and the worker command, if any) and
@@ -69,7 +96,22 @@ func Start(cfg Config) (*Gateway, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	sock, err := zmqtransport.Listen(cfg.WorkerEndpoint, &zmqtransport.Options{Logger: cfg.Logger})
+	if cfg.MaxUpload <= 0 {
+		cfg.MaxUpload = DefaultMaxUpload
+	}
+	var store *cas.Store
+	if cfg.DataDir != "" {
+		var err error
+		store, err = cas.Open(filepath.Join(cfg.DataDir, "cas"), &cas.Options{MaxObjectSize: cfg.MaxUpload, Logger: cfg.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("open the content store in %s: %w", cfg.DataDir, err)
+		}
+	}
+	opts, err := listenOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sock, err := zmqtransport.Listen(cfg.WorkerEndpoint, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -77,28 +119,33 @@ func Start(cfg Config) (*Gateway, error) {
 		hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
 		hooteproto.WithLogger(cfg.Logger),
 	)
+	contentBase := new(atomic.Value)
+	contentBase.Store("")
 	server, err := mcp.NewServer(&mcp.Config{
-		Tools:         hootv1hoot.Tools,
-		Backend:       broker,
-		MaxTier:       cfg.MaxTier,
-		MinimalErrors: cfg.MinimalErrors,
-		CallTimeout:   cfg.CallTimeout,
-		Version:       cfg.Version,
-		Logger:        cfg.Logger,
+		ContentBaseURL: func() string { return contentBase.Load().(string) },
+		Tools:          hootv1hoot.Tools,
+		Backend:        broker,
+		MaxTier:        cfg.MaxTier,
+		MinimalErrors:  cfg.MinimalErrors,
+		CallTimeout:    cfg.CallTimeout,
+		AllowedHosts:   cfg.AllowedHosts,
+		AllowedOrigins: cfg.AllowedOrigins,
+		Version:        cfg.Version,
+		Logger:         cfg.Logger,
 	})
 	if err != nil {
 		sock.Close()
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	g := &Gateway{cfg: cfg, sock: sock, broker: broker, mcp: server, cancel: cancel}
+	g := &Gateway{cfg: cfg, sock: sock, broker: broker, store: store, contentBase: contentBase, mcp: server, cancel: cancel}
 	g.wg.Go(func() {
 		if err := broker.Run(ctx); err != nil {
 			cfg.Logger.Error("broker stopped", "err", err)
 		}
 	})
 	if len(cfg.WorkerCommand) > 0 {
-		g.wg.Go(func() { superviseWorker(ctx, cfg.WorkerCommand, sock.Endpoint(), cfg.Logger) })
+		g.wg.Go(func() { superviseWorker(ctx, cfg.WorkerCommand, sock.Endpoint(), cfg.DataDir, cfg.Logger) })
 	}
 	cfg.Logger.Info("worker endpoint bound", "endpoint", sock.Endpoint())
 	return g, nil
@@ -137,13 +184,22 @@ func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error
 	}
 }
 
-// Handler returns the gateway's HTTP handler: MCP at /mcp and /healthz.
+// Handler returns the gateway's HTTP handler: MCP at /mcp, /healthz, and the content routes
+// (/cas, /artifacts/{id}/content).
 func (g *Gateway) Handler() http.Handler {
-	return httpapi.NewRouter(httpapi.Deps{MCP: g.mcp, Services: g.broker.Services})
+	return httpapi.NewRouter(httpapi.Deps{
+		MCP:      g.mcp,
+		Services: g.broker.Services,
+		Content:  &httpapi.Content{Backend: g.broker, Store: g.store},
+	})
 }
 
 // ServeHTTP serves the HTTP handler on l until ctx ends, then shuts the server down gracefully.
 func (g *Gateway) ServeHTTP(ctx context.Context, l net.Listener) error {
+	if g.store != nil {
+		// Results that name artifacts and stored objects link to them here.
+		g.contentBase.Store("http://" + l.Addr().String())
+	}
 	srv := &http.Server{
 		Handler:           g.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

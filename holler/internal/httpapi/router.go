@@ -1,5 +1,6 @@
-// Package httpapi is holler's HTTP surface: the MCP endpoint and the operator's health check.
-// It knows nothing of ZeroMQ or of the tools' domain.
+// Package httpapi is holler's HTTP surface: the MCP endpoint, the operator's health check, and
+// the content routes that serve stored bytes ([Content]). It knows nothing of ZeroMQ; of the
+// tools it knows only cas_inspect and artifact_get, which the content routes call.
 package httpapi
 
 import (
@@ -16,6 +17,8 @@ type Deps struct {
 	MCP http.Handler
 	// Services returns the services that live workers serve now, for /healthz.
 	Services func() []string
+	// Content serves /cas and /artifacts/{id}/content; nil leaves them out.
+	Content *Content
 }
 
 // NewRouter returns the gateway's HTTP handler.
@@ -37,6 +40,9 @@ func NewRouter(d Deps) http.Handler {
 		}{status, append([]string{}, services...)})
 	})
 	r.Handle("/mcp", d.MCP)
+	if d.Content != nil {
+		d.Content.mount(r)
+	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: this is holler, an MCP server; send MCP requests (JSON-RPC 2.0) to POST /mcp", http.StatusNotFound)
 	})

@@ -38,7 +38,7 @@ func newFakeBackend() *fakeBackend {
 	}
 	for _, svc := range []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(&echoHandler{b: b}),
-		hootv1hoot.NewCasService(&memCAS{objects: make(map[string]casObject)}),
+		hootv1hoot.NewCasService(&memCAS{objects: make(map[string]casObject)}, noJobs{}),
 	} {
 		b.services[svc.Name] = svc
 	}
@@ -141,6 +141,29 @@ func (c *memCAS) CasGet(_ context.Context, r *hootv1.CasGetRequest) (*hootv1.Cas
 
 func (c *memCAS) CasInspect(_ context.Context, r *hootv1.CasInspectRequest) (*hootv1.CasInspectResult, error) {
 	return nil, errors.New("not used in these tests")
+}
+
+func (c *memCAS) CasVerify(context.Context, *hootv1.CasVerifyRequest) (*hootv1.CasVerifyResult, error) {
+	return nil, errors.New("not used in these tests")
+}
+
+func (c *memCAS) CasObject(_ context.Context, r *hootv1.CasObjectResourceRequest) (*hootv1.CasObjectResourceResult, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o, ok := c.objects[r.GetHash()]
+	if !ok {
+		return nil, hooteproto.NewError(hooteproto.CodeNotFound, "no object has this hash").WithField("hash")
+	}
+	return &hootv1.CasObjectResourceResult{Contents: []*hootv1.EmbeddedResource{{
+		Uri: "hoot://cas/" + r.GetHash(), MimeType: o.mimeType, Contents: &hootv1.EmbeddedResource_Text{Text: string(o.data)},
+	}}}, nil
+}
+
+// noJobs is the job starter of the fake backend, which runs no jobs.
+type noJobs struct{}
+
+func (noJobs) StartJob(context.Context, string, *hootv1.Payload, func(context.Context) (*hootv1.Result, error)) (*hootv1.Result, error) {
+	return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "the fake backend runs no jobs")
 }
 
 // newTestServer returns a server over the generated tool table and a fake backend.

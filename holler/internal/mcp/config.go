@@ -20,6 +20,15 @@ const (
 	DefaultCallTimeout = 60 * time.Second
 	// DefaultSessionIdleTimeout is how long an HTTP session lives without requests.
 	DefaultSessionIdleTimeout = 30 * time.Minute
+	// DefaultPageSize is how many tools one tools/list page holds: all of today's table.
+	DefaultPageSize = 100
+	// DefaultKeepAlive is how long an event stream stays quiet before a keep-alive comment.
+	DefaultKeepAlive = 15 * time.Second
+	// DefaultEventBuffer is how many recent events an HTTP session keeps for clients that
+	// resume a stream.
+	DefaultEventBuffer = 256
+	// DefaultEventBufferBytes bounds the data of those events.
+	DefaultEventBufferBytes = 4 << 20
 	// DefaultName is the server's name in initialize's serverInfo.
 	DefaultName = "holler"
 	// DefaultTitle is the server's title in initialize's serverInfo.
@@ -35,6 +44,10 @@ type Config struct {
 	Tools []hootv1hoot.Tool
 	// Backend carries tool calls to the workers. It is required.
 	Backend Backend
+	// ContentBaseURL returns the base URL (such as "http://127.0.0.1:8080") of the gateway's
+	// content routes, or "" when there are none. Results whose fields name an artifact or a
+	// stored object then carry resource links to them. Nil means no links.
+	ContentBaseURL func() string
 	// MaxTier is the highest tier of tool the server lists and calls; tools above it are hidden
 	// and refused. Zero means TIER_STANDARD.
 	MaxTier hootv1.Tier
@@ -62,6 +75,22 @@ type Config struct {
 	// other Origin header is refused with 403, which keeps web pages from reaching a local
 	// server through DNS rebinding. Requests without an Origin header are not affected.
 	AllowedOrigins []string
+	// AllowedHosts are the names (such as "holler.example.com", or with a port,
+	// "holler.example.com:8080") that HTTP requests may name in their Host header besides
+	// the loopback names localhost, 127.0.0.1 and [::1], which are allowed with any port. A
+	// request for any other host is refused with 403, which keeps a page of a rebound domain
+	// from reaching a local server. "*" allows every host.
+	AllowedHosts []string
+	// PageSize is how many tools one tools/list page holds. Zero means DefaultPageSize.
+	PageSize int
+	// KeepAlive is how long an HTTP event stream stays quiet before the server sends a
+	// keep-alive comment. Zero means DefaultKeepAlive; negative turns keep-alives off.
+	KeepAlive time.Duration
+	// EventBuffer and EventBufferBytes bound the recent events each HTTP session keeps, so
+	// that a client that loses a stream can resume it with Last-Event-ID. Zero means
+	// DefaultEventBuffer and DefaultEventBufferBytes.
+	EventBuffer      int
+	EventBufferBytes int
 }
 
 // defaultInstructions is what a model reads first about this server.
@@ -86,6 +115,28 @@ func (c *Config) withDefaults() (*Config, error) {
 	// The caller keeps its slices; the server keeps its own.
 	cfg.Tools = append([]hootv1hoot.Tool(nil), cfg.Tools...)
 	cfg.AllowedOrigins = append([]string(nil), cfg.AllowedOrigins...)
+	cfg.AllowedHosts = append([]string(nil), cfg.AllowedHosts...)
+	switch {
+	case cfg.PageSize == 0:
+		cfg.PageSize = DefaultPageSize
+	case cfg.PageSize < 0:
+		return nil, fmt.Errorf("mcp: Config.PageSize %d is negative", cfg.PageSize)
+	}
+	if cfg.KeepAlive == 0 {
+		cfg.KeepAlive = DefaultKeepAlive
+	}
+	switch {
+	case cfg.EventBuffer == 0:
+		cfg.EventBuffer = DefaultEventBuffer
+	case cfg.EventBuffer < 0:
+		return nil, fmt.Errorf("mcp: Config.EventBuffer %d is negative", cfg.EventBuffer)
+	}
+	switch {
+	case cfg.EventBufferBytes == 0:
+		cfg.EventBufferBytes = DefaultEventBufferBytes
+	case cfg.EventBufferBytes < 0:
+		return nil, fmt.Errorf("mcp: Config.EventBufferBytes %d is negative", cfg.EventBufferBytes)
+	}
 	if cfg.MaxTier == hootv1.Tier_TIER_UNSPECIFIED {
 		cfg.MaxTier = hootv1.Tier_TIER_STANDARD
 	}

@@ -151,7 +151,8 @@ func parseSSE(t *testing.T, body []byte) []rpcResponse {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
+		if !ok || data == "" {
+			// Not data, or a priming event: an id without a message.
 			continue
 		}
 		var r rpcResponse

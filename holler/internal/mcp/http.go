@@ -2,15 +2,19 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"github.com/hootenanny/hoot/hooteproto"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // The HTTP headers of the Streamable HTTP transport.
@@ -22,16 +26,24 @@ const (
 // ServeHTTP serves MCP's Streamable HTTP transport at the path the Server is mounted on.
 //
 // A POST carries one JSON-RPC message. A request is answered with application/json, or with
-// text/event-stream when notifications of the request (progress) come before its response; a
-// notification or a response is answered with 202 and no body. initialize starts a session
-// and names it in the Mcp-Session-Id response header, which every later message must carry;
-// DELETE ends it. GET is answered with 405: this server does not open streams of its own. A
-// request from a browser origin other than loopback, the server's own or Config.AllowedOrigins
-// is refused with 403.
+// text/event-stream when notifications of the request (progress, log messages) come before
+// its response; a notification or a response is answered with 202 and no body. initialize
+// starts a session and names it in the Mcp-Session-Id response header, which every later
+// message must carry; DELETE ends it. GET opens the session's own event stream, which carries
+// the notifications that belong to no request (list changes, log messages); one may be open
+// at a time. Every event has an id, and a GET with Last-Event-ID resumes a stream, the
+// session's own or a request's, after that event. A request for a Host other than loopback
+// names and Config.AllowedHosts, or from a browser origin other than loopback, the server's
+// own or Config.AllowedOrigins, is refused with 403.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.isClosed() {
 		s.httpFail(w, http.StatusServiceUnavailable, newError(nil, codeInternalError, "the server is shutting down", nil),
 			"Try again in a moment, or connect to another instance.")
+		return
+	}
+	if !s.hostAllowed(r.Host) {
+		s.httpFail(w, http.StatusForbidden, newError(nil, codeInvalidRequest, "host "+quote(r.Host)+" is not allowed", nil),
+			"This server answers requests for loopback names (localhost, 127.0.0.1, [::1]) and the hosts its operator allows; connect to one of those.")
 		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin, r.Host) {
@@ -42,14 +54,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
 		s.servePost(w, r)
+	case http.MethodGet:
+		s.serveGet(w, r)
 	case http.MethodDelete:
 		s.serveDelete(w, r)
 	default:
 		// RFC 9110 asks a 405 to say what is allowed.
-		w.Header().Set("Allow", "POST, DELETE")
+		w.Header().Set("Allow", "GET, POST, DELETE")
 		s.httpFail(w, http.StatusMethodNotAllowed,
-			newError(nil, codeInvalidRequest, "method "+r.Method+" is not allowed: this endpoint takes JSON-RPC messages by POST and ends sessions by DELETE", nil),
-			"POST each JSON-RPC message to this URL; this server opens no stream of its own on GET.")
+			newError(nil, codeInvalidRequest, "method "+r.Method+" is not allowed: this endpoint takes JSON-RPC messages by POST, opens the session's event stream on GET and ends sessions by DELETE", nil),
+			"POST each JSON-RPC message to this URL.")
 	}
 }
 
@@ -85,10 +99,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	id := msg.ID
 	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !isSupportedVersion(pv) {
-		s.writeJSON(w, http.StatusBadRequest, s.fail(id, codeInvalidRequest, "unsupported "+headerProtocolVersion+" "+quote(pv), &guidance{
-			Hint:      "Send the protocol version that initialize negotiated, one of supported.",
-			Supported: supportedProtocolVersions,
-		}))
+		s.writeJSON(w, http.StatusBadRequest, s.badVersion(id, pv))
 		return
 	}
 
@@ -98,7 +109,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case sid == "" && isInit:
 		// The session exists once initialize succeeds; until then nobody can name it.
-		sess = newSession(newSessionID())
+		sess = newHTTPSession(newSessionID(), s.cfg.EventBuffer, s.cfg.EventBufferBytes)
 	case sid == "":
 		s.writeJSON(w, http.StatusBadRequest, s.fail(id, codeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance{
 			Hint: "POST the initialize request in try, then send the " + headerSessionID + " header from its response with every later message.",
@@ -132,7 +143,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
-	reply := &httpReply{w: w, jsonOK: jsonOK, sseOK: sseOK}
+	reply := &httpReply{sw: sseWriter{w: w}, sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive}
 	resp := s.handle(ctx, sess, msg, reply)
 	if isInit && resp.Error == nil {
 		s.sessions.add(sess)
@@ -149,6 +160,10 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 			"Send DELETE with the "+headerSessionID+" header of the session to end.")
 		return
 	}
+	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !isSupportedVersion(pv) {
+		s.writeJSON(w, http.StatusBadRequest, s.badVersion(nil, pv))
+		return
+	}
 	if !s.sessions.remove(sid) {
 		s.httpFail(w, http.StatusNotFound, newError(nil, codeInvalidRequest, "unknown or expired session "+quote(sid), nil),
 			"The session is already gone; nothing to end.")
@@ -156,6 +171,138 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("mcp: session ended by the client", "session", sid)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// serveGet opens the session's own event stream, or resumes a stream after the event that
+// Last-Event-ID names.
+func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
+	if _, sseOK := acceptable(r.Header.Values("Accept")); !sseOK {
+		s.httpFail(w, http.StatusNotAcceptable, newError(nil, codeInvalidRequest, "GET opens an event stream: the Accept header must allow text/event-stream", nil),
+			"Send GET with the header Accept: text/event-stream, or POST JSON-RPC messages.")
+		return
+	}
+	sid := r.Header.Get(headerSessionID)
+	if sid == "" {
+		s.httpFail(w, http.StatusBadRequest, newError(nil, codeInvalidRequest, "missing "+headerSessionID+" header: GET opens the event stream of the session it names", nil),
+			"Start a session with initialize by POST, then GET with its "+headerSessionID+" header.")
+		return
+	}
+	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !isSupportedVersion(pv) {
+		s.writeJSON(w, http.StatusBadRequest, s.badVersion(nil, pv))
+		return
+	}
+	sess, ok := s.sessions.get(sid)
+	if !ok {
+		s.writeJSON(w, http.StatusNotFound, s.fail(nil, codeInvalidRequest, "unknown or expired session "+quote(sid), &guidance{
+			Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
+			Try:  tryInitialize(),
+		}))
+		return
+	}
+	stream, after, resume := uint64(getStream), uint64(0), false
+	if lid := r.Header.Get("Last-Event-ID"); lid != "" {
+		st, n, ok := parseEventID(lid)
+		if !ok || !sess.events.resumable(st, n) {
+			s.httpFail(w, http.StatusBadRequest, newError(nil, codeInvalidRequest, "Last-Event-ID "+quote(lid)+" names no event this session can resume after", nil),
+				"Send the id of the last event received on this session, unchanged; events are kept for a while only. Without Last-Event-ID, GET opens the session's stream afresh.")
+			return
+		}
+		stream, after, resume = st, n, true
+	}
+	ctx, done, err := sess.begin(r.Context(), "stream:"+newSessionID())
+	if err != nil {
+		s.httpFail(w, http.StatusNotFound, newError(nil, codeInvalidRequest, "the session has ended", nil),
+			"Start a new session: POST initialize without the "+headerSessionID+" header.")
+		return
+	}
+	defer done()
+	owner := new(int)
+	if stream == getStream {
+		start, ok := sess.events.claimGet(owner, resume)
+		if !ok {
+			s.httpFail(w, http.StatusConflict, newError(nil, codeInvalidRequest, "this session's event stream is already open", nil),
+				"Keep one GET stream per session; to take it over after a lost connection, send GET with Last-Event-ID.")
+			return
+		}
+		defer sess.events.releaseGet(owner)
+		if !resume {
+			after = start
+		}
+	}
+	sw := &sseWriter{w: w}
+	sw.start()
+	if primes(sess.protocolVersion()) {
+		sw.event(eventID(stream, after), nil)
+	}
+	var tick <-chan time.Time
+	if s.cfg.KeepAlive > 0 {
+		t := time.NewTicker(s.cfg.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	for sw.err == nil {
+		if stream == getStream && !sess.events.ownsGet(owner) {
+			return
+		}
+		events, complete, wake := sess.events.since(stream, after)
+		for _, e := range events {
+			sw.event(eventID(e.stream, e.n), e.data)
+			if sw.err != nil {
+				return
+			}
+			after = e.n
+			if stream == getStream {
+				sess.events.delivered(owner, e.n)
+			}
+		}
+		if complete {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.closed:
+			return
+		case <-wake:
+		case <-tick:
+			sw.keepAlive()
+		}
+	}
+}
+
+// badVersion answers an MCP-Protocol-Version header that names no version this server speaks.
+func (s *Server) badVersion(id json.RawMessage, pv string) *response {
+	return s.fail(id, codeInvalidRequest, "unsupported "+headerProtocolVersion+" "+quote(pv), &guidance{
+		Hint:      "Send the protocol version that initialize negotiated, one of supported.",
+		Supported: supportedProtocolVersions,
+	})
+}
+
+// hostAllowed reports whether a request's Host names this server: a loopback name with any
+// port, or a host the Config allows.
+func (s *Server) hostAllowed(hostport string) bool {
+	if hostport == "" {
+		// Only HTTP/1.0 requests come without a Host, and no browser sends those.
+		return true
+	}
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), ".")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		return true
+	}
+	for _, a := range s.cfg.AllowedHosts {
+		a = strings.TrimSuffix(a, ".")
+		if a == "*" || strings.EqualFold(a, hostport) || strings.EqualFold(strings.TrimSuffix(strings.TrimPrefix(a, "["), "]"), host) {
+			return true
+		}
+	}
+	return false
 }
 
 // httpFail writes resp, an error about the HTTP request itself, with status and, when

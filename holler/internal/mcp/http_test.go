@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -112,12 +113,16 @@ func TestHTTPMethods(t *testing.T) {
 	c := newMCPHTTP(t, s)
 	c.initialize(latestProtocolVersion)
 
-	req, _ := http.NewRequest(http.MethodGet, c.url, nil)
-	req.Header.Set("Accept", "text/event-stream")
+	req, _ := http.NewRequest(http.MethodPut, c.url, nil)
 	req.Header.Set(headerSessionID, c.session)
 	a := c.do(req)
-	if a.status != http.StatusMethodNotAllowed || a.header.Get("Allow") != "POST, DELETE" {
-		t.Errorf("GET: status %d, Allow %q", a.status, a.header.Get("Allow"))
+	if a.status != http.StatusMethodNotAllowed || a.header.Get("Allow") != "GET, POST, DELETE" {
+		t.Errorf("PUT: status %d, Allow %q", a.status, a.header.Get("Allow"))
+	}
+	// GET opens the session's stream, which DELETE ends.
+	get := c.openGet("")
+	if get.resp.StatusCode != http.StatusOK || !strings.HasPrefix(get.resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Errorf("GET: status %d, Content-Type %q", get.resp.StatusCode, get.resp.Header.Get("Content-Type"))
 	}
 
 	req, _ = http.NewRequest(http.MethodDelete, c.url, nil)
@@ -128,6 +133,18 @@ func TestHTTPMethods(t *testing.T) {
 	req.Header.Set(headerSessionID, c.session)
 	if a := c.do(req); a.status != http.StatusNoContent {
 		t.Errorf("DELETE: status %d: %s", a.status, a.body)
+	}
+	for {
+		ev, err := get.nextWithin(5 * time.Second)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Errorf("the GET stream outlived its session: %v", err)
+			}
+			break
+		}
+		if ev.data != "" {
+			t.Errorf("unexpected event %+v", ev)
+		}
 	}
 	if a := c.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil); a.status != http.StatusNotFound {
 		t.Errorf("a request after DELETE: status %d", a.status)

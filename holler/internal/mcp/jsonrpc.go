@@ -63,8 +63,10 @@ type wireError struct {
 // A notification is a JSON-RPC notification the server sends.
 type notification struct {
 	JSONRPC string `json:"jsonrpc"`
-	Method  string `json:"method"`
-	Params  any    `json:"params,omitempty"`
+	// ID is set only for a request of the server to the client (clientreq.go).
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method"`
+	Params any             `json:"params,omitempty"`
 }
 
 // envelope is the wire shape of an incoming message. Every member stays raw, so that presence

@@ -149,6 +149,26 @@ var malformedCases = []malformedCase{
 		wantText:   []string{"only one of content, content_base64", "field: content_base64"},
 		wantStatus: http.StatusOK,
 	},
+	{
+		name: "unknown cursor", version: latestProtocolVersion,
+		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"bm90IG1pbmU"}}`,
+		wantCode: codeInvalidParams, wantData: []string{"hint", "try"}, wantText: []string{"cursor"}, wantStatus: http.StatusOK,
+	},
+	{
+		name: "cursor not a string", version: latestProtocolVersion,
+		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":2}}`,
+		wantCode: codeInvalidParams, wantData: []string{"hint", "try"}, wantStatus: http.StatusOK,
+	},
+	{
+		name: "unknown log level", version: latestProtocolVersion,
+		body:     `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"loud"}}`,
+		wantCode: codeInvalidParams, wantData: []string{"hint", "expected", "got", "try"}, wantText: []string{"debug"}, wantStatus: http.StatusOK,
+	},
+	{
+		name: "log level missing", version: latestProtocolVersion,
+		body:     `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{}}`,
+		wantCode: codeInvalidParams, wantData: []string{"hint", "expected", "try"}, wantStatus: http.StatusOK,
+	},
 }
 
 // checkMalformed checks r, the answer to tc.

@@ -11,9 +11,13 @@
 // # Structure
 //
 // One core handles one decoded JSON-RPC message for one session and returns the response, if
-// any. The transports around it only frame messages, find the session, and carry notifications
-// that the core emits while a request runs (progress). A mistake is answered with guidance in
-// the error's data: what went wrong, what was expected, and a request to copy (data.try).
+// any. The transports around it only frame messages, find the session, and carry notifications:
+// those that the core emits while a request runs (progress, log messages) go with the
+// request's response, the others (notifications/tools/list_changed, log messages of the
+// gateway) on the session's own stream, which is GET's event stream over HTTP and the output
+// over stdio. Over HTTP every event has an id and a session buffers its recent events, so a
+// client that lost a stream resumes it with Last-Event-ID. A mistake is answered with guidance
+// in the error's data: what went wrong, what was expected, and a request to copy (data.try).
 //
 // # Example
 //

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 )
 
@@ -23,9 +24,12 @@ const (
 	notifyInitialized = "notifications/initialized"
 	notifyCancelled   = "notifications/cancelled"
 	notifyProgress    = "notifications/progress"
+	methodSetLevel    = "logging/setLevel"
+	notifyMessage     = "notifications/message"
+	notifyToolsChange = "notifications/tools/list_changed"
 )
 
-var methodList = []string{methodInitialize, methodPing, methodToolsList, methodToolsCall, notifyInitialized, notifyCancelled}
+var methodList = append([]string{methodInitialize, methodPing, methodToolsList, methodToolsCall, methodSetLevel, notifyInitialized, notifyCancelled}, entryMethodList...)
 
 // A Server is an MCP server over a generated tool table. It serves Streamable HTTP as an
 // http.Handler and stdio with ServeStdio; both share one core and the same tool policy.
@@ -39,8 +43,18 @@ type Server struct {
 	// allowed are the tools within MaxTier, in table order; allowedNames their names.
 	allowed      []*hootv1hoot.Tool
 	allowedNames []string
-	// listResult is the tools/list result, built once: the table does not change.
-	listResult json.RawMessage
+	// entries are the prompts and resources of the table within MaxTier (entries.go).
+	entries entries
+	// clientCalls are the requests to clients that wait for a response (clientreq.go).
+	clientCalls clientCalls
+	// live, when the Backend reports its live services, watches them; listed holds the tools
+	// that tools/list shows now, as they are described.
+	live   LiveBackend
+	listMu sync.RWMutex
+	listed []toolDescription
+	// cursorKey signs tools/list cursors.
+	cursorKey []byte
+	wg        sync.WaitGroup
 
 	sessions *sessionStore
 
@@ -67,18 +81,28 @@ func NewServer(cfg *Config) (*Server, error) {
 	}
 	for i := range c.Tools {
 		t := &c.Tools[i]
+		if t.Surface != hootv1.Surface_SURFACE_UNSPECIFIED {
+			if t.Tier <= c.MaxTier {
+				s.entries.add(t)
+			}
+			continue
+		}
 		s.tools[t.Name] = t
 		if t.Tier <= c.MaxTier {
 			s.allowed = append(s.allowed, t)
 			s.allowedNames = append(s.allowedNames, t.Name)
 		}
 	}
-	s.listResult, err = json.Marshal(listToolsResult{Tools: toolDescriptions(s.allowed)})
-	if err != nil {
-		return nil, err
-	}
+	s.cursorKey = randomBytes(32)
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout)
+	s.listed = toolDescriptions(s.allowed)
+	if lb, ok := c.Backend.(LiveBackend); ok {
+		s.live = lb
+		changed := lb.Changed()
+		s.refreshTools()
+		s.wg.Go(func() { s.watchServices(changed) })
+	}
 	return s, nil
 }
 
@@ -90,6 +114,7 @@ func (s *Server) Close() error {
 		close(s.closed)
 		s.cancelBase()
 		s.sessions.close()
+		s.wg.Wait()
 	})
 	return nil
 }
@@ -114,6 +139,9 @@ type notifier interface {
 // for a notification or a client's response. Notifications of a running request go to out,
 // which may be nil when the transport cannot carry them.
 func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier) *response {
+	if msg.Method == "" && s.clientCalls.deliver(sess.id, msg) {
+		return nil
+	}
 	if msg.Method == "" {
 		// A response to a request of ours; this server sends none yet, so there is nothing to
 		// match it with.
@@ -146,20 +174,29 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 
 // dispatch routes a request to its method.
 func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out notifier) *response {
+	if h, ok := s.entryMethod(msg.Method); ok {
+		if !sess.isInitialized() {
+			return s.notInitialized(msg.ID)
+		}
+		return h(ctx, msg)
+	}
 	switch msg.Method {
 	case methodInitialize:
 		return s.initialize(sess, msg)
 	case methodPing:
 		return newResult(msg.ID, struct{}{})
-	case methodToolsList, methodToolsCall:
+	case methodToolsList, methodToolsCall, methodSetLevel:
 		if !sess.isInitialized() {
 			return s.notInitialized(msg.ID)
 		}
 	default:
 		return s.methodNotFound(msg)
 	}
-	if msg.Method == methodToolsList {
+	switch msg.Method {
+	case methodToolsList:
 		return s.listTools(msg)
+	case methodSetLevel:
+		return s.setLogLevel(sess, msg)
 	}
 	return s.callTool(ctx, sess, msg, out)
 }
@@ -205,10 +242,16 @@ type initializeResult struct {
 
 // serverCapabilities are the features this server offers.
 type serverCapabilities struct {
-	Tools *toolsCapability `json:"tools,omitempty"`
+	Logging *struct{}        `json:"logging,omitempty"`
+	Tools   *toolsCapability `json:"tools,omitempty"`
+	// Prompts, Resources and Completions are set by entryCapabilities.
+	Prompts     *listChangedCapability `json:"prompts,omitempty"`
+	Resources   *resourcesCapability   `json:"resources,omitempty"`
+	Completions *struct{}              `json:"completions,omitempty"`
 }
 
-// toolsCapability says that the server has tools, and that their list does not change.
+// toolsCapability says that the server has tools, and whether it announces changes of their
+// list (it does when the Backend reports its live services).
 type toolsCapability struct {
 	ListChanged bool `json:"listChanged"`
 }
@@ -250,7 +293,7 @@ func (s *Server) initialize(sess *session, msg *message) *response {
 		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version)
 	return newResult(msg.ID, initializeResult{
 		ProtocolVersion: version,
-		Capabilities:    serverCapabilities{Tools: &toolsCapability{ListChanged: false}},
+		Capabilities:    s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: s.live != nil}}),
 		ServerInfo:      implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version},
 		Instructions:    s.cfg.Instructions,
 	})

@@ -34,6 +34,14 @@ type session struct {
 	inflight    map[string]context.CancelCauseFunc
 	lastUsed    time.Time
 	ended       bool
+	// logLevel is the least severity of the log messages the client receives.
+	logLevel logLevel
+
+	// events buffers the events of an HTTP session's streams; nil for stdio.
+	events *eventLog
+	// out carries the notifications that belong to no request: the GET stream over HTTP, the
+	// output over stdio. Set once, before the session is shared.
+	out notifier
 }
 
 // clientInfo is the initialize request's clientInfo, kept for logs.
@@ -44,7 +52,27 @@ type clientInfo struct {
 
 // newSession returns a session named id that has not been initialized.
 func newSession(id string) *session {
-	return &session{id: id, inflight: make(map[string]context.CancelCauseFunc), lastUsed: time.Now()}
+	return &session{id: id, inflight: make(map[string]context.CancelCauseFunc), lastUsed: time.Now(), logLevel: defaultLogLevel}
+}
+
+// newHTTPSession returns an HTTP session named id whose notifications go to its GET stream,
+// through an event log of at most limit events and maxBytes bytes.
+func newHTTPSession(id string, limit, maxBytes int) *session {
+	s := newSession(id)
+	s.events = newEventLog(limit, maxBytes)
+	s.out = sessionStream{log: s.events}
+	return s
+}
+
+// push sends a notification that belongs to no request, if the session is initialized and
+// has somewhere to send it.
+func (s *session) push(n *notification) {
+	s.mu.Lock()
+	ok := s.initialized && !s.ended && s.out != nil
+	s.mu.Unlock()
+	if ok {
+		s.out.notify(n)
+	}
 }
 
 // protocolVersion returns the negotiated protocol version, or the latest before initialize.
@@ -107,6 +135,9 @@ func (s *session) end() {
 	for _, c := range s.inflight {
 		c(errSessionEnded)
 	}
+	if s.events != nil {
+		s.events.end()
+	}
 }
 
 // touch records that the session was just used.
@@ -128,8 +159,9 @@ func (s *session) idleSince() (time.Time, bool) {
 type sessionStore struct {
 	idle time.Duration
 
-	mu sync.Mutex
-	m  map[string]*session
+	mu   sync.Mutex
+	m    map[string]*session
+	anon map[*session]struct{}
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -138,7 +170,7 @@ type sessionStore struct {
 // newSessionStore returns a store whose janitor expires sessions idle for longer than idle.
 // close stops the janitor.
 func newSessionStore(idle time.Duration) *sessionStore {
-	st := &sessionStore{idle: idle, m: make(map[string]*session), stop: make(chan struct{})}
+	st := &sessionStore{idle: idle, m: make(map[string]*session), anon: make(map[*session]struct{}), stop: make(chan struct{})}
 	st.wg.Add(1)
 	go st.janitor()
 	return st
@@ -222,6 +254,41 @@ func (st *sessionStore) expire(now time.Time) {
 	for _, s := range gone {
 		s.end()
 	}
+}
+
+// all returns the live sessions.
+func (st *sessionStore) all() []*session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]*session, 0, len(st.m))
+	for _, s := range st.m {
+		out = append(out, s)
+	}
+	return out
+}
+
+// attach adds a session that has no id (stdio) to the sessions that hear of list changes;
+// the function it returns takes it away again.
+func (st *sessionStore) attach(s *session) (detach func()) {
+	st.mu.Lock()
+	st.anon[s] = struct{}{}
+	st.mu.Unlock()
+	return func() {
+		st.mu.Lock()
+		delete(st.anon, s)
+		st.mu.Unlock()
+	}
+}
+
+// everyone returns the HTTP and the stdio sessions.
+func (st *sessionStore) everyone() []*session {
+	out := st.all()
+	st.mu.Lock()
+	for s := range st.anon {
+		out = append(out, s)
+	}
+	st.mu.Unlock()
+	return out
 }
 
 // close stops the janitor and ends every session.

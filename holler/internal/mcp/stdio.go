@@ -31,6 +31,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 
 	sess := newSession("")
 	w := &lineWriter{w: out, onError: func(err error) { cancel(err) }}
+	// Notifications that belong to no request (list changes, log messages) go out as lines too.
+	sess.out = w
+	defer s.sessions.attach(sess)()
 	lines := make(chan stdioLine)
 	go readLines(ctx, in, s.cfg.MaxBodyBytes, lines)
 

@@ -15,9 +15,11 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
-// listToolsResult is tools/list's answer. All tools fit in one page.
+// listToolsResult is tools/list's answer: one page of tools, and the cursor of the next page
+// if there is one.
 type listToolsResult struct {
-	Tools []toolDescription `json:"tools"`
+	Tools      []toolDescription `json:"tools"`
+	NextCursor string            `json:"nextCursor,omitempty"`
 }
 
 // A toolDescription is one tool as tools/list shows it.
@@ -65,26 +67,6 @@ func toolDescriptions(tools []*hootv1hoot.Tool) []toolDescription {
 	return out
 }
 
-// listTools answers tools/list. The server never hands out a cursor, so any cursor is stale.
-func (s *Server) listTools(msg *message) *response {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
-	if msg.Params != nil && json.Unmarshal(msg.Params, &p) != nil {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: tools/list takes an object with an optional cursor", &guidance{
-			Hint: "Send tools/list with empty params.",
-			Try:  tryToolsList(),
-		})
-	}
-	if p.Cursor != nil && *p.Cursor != "" {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: unknown cursor "+quote(*p.Cursor), &guidance{
-			Hint: "All tools come in the first page; send tools/list without a cursor.",
-			Try:  tryToolsList(),
-		})
-	}
-	return newResult(msg.ID, s.listResult)
-}
-
 // callToolParams are tools/call's params.
 type callToolParams struct {
 	Name      json.RawMessage `json:"name"`
@@ -96,15 +78,9 @@ type callToolParams struct {
 
 // callToolResult is tools/call's answer.
 type callToolResult struct {
-	Content           []textContent   `json:"content"`
+	Content           []contentBlock  `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
-}
-
-// textContent is a text content block.
-type textContent struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
 }
 
 // progressParams are notifications/progress's params.
@@ -165,6 +141,10 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if out != nil && (kindOf(p.Meta.ProgressToken) == "string" || kindOf(p.Meta.ProgressToken) == "number") {
 		onProgress = progressRelay(compact(p.Meta.ProgressToken), out)
 	}
+	if out != nil {
+		onProgress = s.logRelay(sess, out, onProgress)
+		ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
+	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	traceparent := hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))
@@ -178,6 +158,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 			e = hooteproto.WrapError(hooteproto.CodeCanceled, err).WithHint("The call was cancelled at the client's request.")
 		}
 		log.Info("mcp: tool call failed", "code", e.Code(), "err", err)
+		s.logCallFailure(sess, out, name, t.Service, e)
 		return newResult(msg.ID, toolErrorResult(name, e))
 	}
 	if res == nil {
@@ -202,8 +183,17 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	// protojson varies its whitespace on purpose; compact output is stable and smaller.
 	b = compact(b)
 	log.Debug("mcp: tool call done")
+	// Content blocks that the result carries (hoot.v1.Content fields) are the call's content;
+	// a result without them is shown as its JSON text.
+	content := contentBlocks(m)
+	if len(content) == 0 {
+		content = []contentBlock{textBlock(string(b))}
+	}
+	if s.cfg.ContentBaseURL != nil {
+		content = append(content, refLinks(m, s.cfg.ContentBaseURL())...)
+	}
 	return newResult(msg.ID, callToolResult{
-		Content:           []textContent{{Type: "text", Text: string(b)}},
+		Content:           content,
 		StructuredContent: b,
 	})
 }
@@ -236,7 +226,7 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 	}
 	if argumentErrorsAsResults(sess.protocolVersion()) {
 		return newResult(id, callToolResult{
-			Content: []textContent{{Type: "text", Text: argumentErrorText(msg, g)}},
+			Content: []contentBlock{textBlock(argumentErrorText(msg, g))},
 			IsError: true,
 		})
 	}
@@ -254,7 +244,7 @@ func (s *Server) internalError(id json.RawMessage, msg string) *response {
 // content: the failure does not conform to the tool's output schema.
 func toolErrorResult(tool string, e *hooteproto.Error) callToolResult {
 	return callToolResult{
-		Content: []textContent{{Type: "text", Text: toolErrorText(tool, e)}},
+		Content: []contentBlock{textBlock(toolErrorText(tool, e))},
 		IsError: true,
 	}
 }

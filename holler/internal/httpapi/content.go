@@ -1,0 +1,214 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hooteproto"
+)
+
+// A Backend carries a typed call to a worker, as the MCP server's does.
+type Backend interface {
+	Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error)
+}
+
+// Content serves stored bytes over HTTP:
+//
+//	GET  /cas/{hash}              the object's bytes
+//	GET  /artifacts/{id}/content  the bytes of the artifact's content
+//	PUT  /cas                     stores the request body; answers its hash
+//
+// The metadata (does the object or artifact exist, what media type it has) comes from a
+// worker over the wire (cas_inspect, artifact_get); the bytes are read from, and uploads
+// written to, the content store directly, which the gateway shares with the workers on its
+// machine. GETs carry the media type, an ETag (the hash, since content never changes at an
+// address), Last-Modified, and support Range and conditional requests.
+type Content struct {
+	// Backend asks the workers for metadata.
+	Backend Backend
+	// Store is the content store the workers write. Nil answers 503 with a hint.
+	Store *cas.Store
+	// CallTimeout bounds one metadata call (default 30 s).
+	CallTimeout time.Duration
+}
+
+// mount adds the content routes to r.
+func (c *Content) mount(r chi.Router) {
+	r.Get("/cas/{hash}", c.getObject)
+	r.Head("/cas/{hash}", c.getObject)
+	r.Put("/cas", c.putObject)
+	r.Get("/artifacts/{id}/content", c.getArtifact)
+	r.Head("/artifacts/{id}/content", c.getArtifact)
+}
+
+func (c *Content) getObject(w http.ResponseWriter, r *http.Request) {
+	hash := chi.URLParam(r, "hash")
+	if _, err := cas.ParseHash(hash); err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	res, ok := c.call(w, r, "cas", &hootv1.Payload{Request: &hootv1.Payload_CasInspect{CasInspect: &hootv1.CasInspectRequest{Hash: hash}}})
+	if !ok {
+		return
+	}
+	c.serve(w, r, hash, res.GetCasInspect().GetMimeType())
+}
+
+func (c *Content) getArtifact(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	res, ok := c.call(w, r, "artifact", &hootv1.Payload{Request: &hootv1.Payload_ArtifactGet{ArtifactGet: &hootv1.ArtifactGetRequest{Id: id}}})
+	if !ok {
+		return
+	}
+	a := res.GetArtifactGet().GetArtifact()
+	c.serve(w, r, a.GetHash(), a.GetMimeType())
+}
+
+// call validates and sends one metadata call, and answers the client itself when it fails.
+func (c *Content) call(w http.ResponseWriter, r *http.Request, service string, p *hootv1.Payload) (*hootv1.Result, bool) {
+	if err := hooteproto.Validate(hooteproto.RequestOf(p)); err != nil {
+		httpError(w, http.StatusBadRequest, hooteproto.AsError(err).Message())
+		return nil, false
+	}
+	timeout := c.CallTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	res, err := c.Backend.Call(ctx, service, p, nil)
+	if err == nil && res.GetError() != nil {
+		err = hooteproto.ErrorFromTool(res.GetError())
+	}
+	if err != nil {
+		e := hooteproto.AsError(err)
+		status := http.StatusBadGateway
+		switch e.Code() {
+		case hooteproto.CodeNotFound:
+			status = http.StatusNotFound
+		case hooteproto.CodeInvalidArgument:
+			status = http.StatusBadRequest
+		case hooteproto.CodeUnavailable, hooteproto.CodeOverloaded:
+			status = http.StatusServiceUnavailable
+		case hooteproto.CodeDeadlineExceeded:
+			status = http.StatusGatewayTimeout
+		}
+		if e.Retryable() {
+			w.Header().Set("Retry-After", "1")
+		}
+		msg := e.Message()
+		if e.Hint() != "" {
+			msg += "\nhint: " + e.Hint()
+		}
+		httpError(w, status, msg)
+		return nil, false
+	}
+	return res, true
+}
+
+// serve writes the bytes of the object hash, which a worker says exists.
+func (c *Content) serve(w http.ResponseWriter, r *http.Request, hash, mimeType string) {
+	if c.Store == nil {
+		noStore(w)
+		return
+	}
+	h, err := cas.ParseHash(hash)
+	if err != nil {
+		httpError(w, http.StatusBadGateway, "the worker named a malformed hash")
+		return
+	}
+	f, obj, err := c.Store.OpenObject(h)
+	if errors.Is(err, cas.ErrNotFound) {
+		httpError(w, http.StatusBadGateway, "a worker has object "+hash+" but this gateway's content store does not: "+
+			"start holler with --data pointing at the workers' data directory")
+		return
+	}
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, "reading the object failed")
+		return
+	}
+	defer f.Close()
+	if mimeType == "" {
+		mimeType = obj.MimeType
+	}
+	w.Header().Set("Content-Type", mimeType)
+	w.Header().Set("ETag", `"`+hash+`"`)
+	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, "", obj.StoredAt, f)
+}
+
+// putObject streams the request body into the content store.
+func (c *Content) putObject(w http.ResponseWriter, r *http.Request) {
+	if c.Store == nil {
+		noStore(w)
+		return
+	}
+	mimeType := r.Header.Get("Content-Type")
+	if mimeType != "" {
+		if _, _, err := mime.ParseMediaType(mimeType); err != nil {
+			httpError(w, http.StatusBadRequest, fmt.Sprintf("Content-Type %q is not a media type", mimeType))
+			return
+		}
+	}
+	if limit := c.Store.MaxObjectSize(); r.ContentLength > limit {
+		httpError(w, http.StatusRequestEntityTooLarge, "the body is larger than the store's limit of "+cas.FormatSize(limit))
+		return
+	}
+	obj, existed, err := c.Store.Put(r.Context(), r.Body, mimeType)
+	var tl *cas.TooLargeError
+	var mt *cas.MediaTypeError
+	switch {
+	case errors.As(err, &tl):
+		httpError(w, http.StatusRequestEntityTooLarge, tl.Error())
+		return
+	case errors.As(err, &mt):
+		httpError(w, http.StatusBadRequest, mt.Problem)
+		return
+	case err != nil:
+		if r.Context().Err() != nil {
+			return // the client went away; nothing was kept
+		}
+		var me *http.MaxBytesError
+		if errors.As(err, &me) {
+			httpError(w, http.StatusRequestEntityTooLarge, "the body is too large")
+			return
+		}
+		httpError(w, http.StatusInternalServerError, "storing the body failed")
+		return
+	}
+	status := http.StatusCreated
+	if existed {
+		status = http.StatusOK
+	}
+	w.Header().Set("Location", "/cas/"+obj.Hash.String())
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(struct {
+		Hash     string `json:"hash"`
+		Size     int64  `json:"size"`
+		MimeType string `json:"mime_type"`
+		Existed  bool   `json:"existed"`
+	}{obj.Hash.String(), obj.Size, obj.MimeType, existed})
+}
+
+func noStore(w http.ResponseWriter) {
+	httpError(w, http.StatusServiceUnavailable, "this gateway has no content store: start holler with --data pointing at the workers' data directory")
+}
+
+func httpError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, strings.TrimSpace(msg)+"\n")
+}

@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hooteproto"
+)
+
+// metadata answers cas_inspect and artifact_get from the store, as a worker would.
+type metadata struct {
+	store     *cas.Store
+	artifacts map[string]string // id -> hash
+	down      bool
+}
+
+func (m *metadata) Call(_ context.Context, _ string, p *hootv1.Payload, _ func(*hootv1.Progress)) (*hootv1.Result, error) {
+	if m.down {
+		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "no worker serves the service")
+	}
+	notFound := &hootv1.Result{Result: &hootv1.Result_Error{Error: &hootv1.ToolError{Category: hootv1.ErrorCategory_ERROR_CATEGORY_NOT_FOUND, Message: "not here"}}}
+	switch x := p.GetRequest().(type) {
+	case *hootv1.Payload_CasInspect:
+		h, _ := cas.ParseHash(x.CasInspect.GetHash())
+		obj, err := m.store.Stat(h)
+		if err != nil {
+			return notFound, nil
+		}
+		return &hootv1.Result{Result: &hootv1.Result_CasInspect{CasInspect: &hootv1.CasInspectResult{Hash: obj.Hash.String(), MimeType: obj.MimeType}}}, nil
+	case *hootv1.Payload_ArtifactGet:
+		hash, ok := m.artifacts[x.ArtifactGet.GetId()]
+		if !ok {
+			return notFound, nil
+		}
+		return &hootv1.Result{Result: &hootv1.Result_ArtifactGet{ArtifactGet: &hootv1.ArtifactGetResult{
+			Artifact: &hootv1.Artifact{Id: x.ArtifactGet.GetId(), Hash: hash, MimeType: "audio/midi"}}}}, nil
+	}
+	return nil, hooteproto.NewError(hooteproto.CodeInternal, "unexpected call")
+}
+
+func TestContent(t *testing.T) {
+	t.Parallel()
+	store, err := cas.Open(t.TempDir(), &cas.Options{MaxObjectSize: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := &metadata{store: store, artifacts: map[string]string{}}
+	h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md, Store: store}})
+	do := func(method, path, body string, header ...string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+
+	// PUT stores the body and answers its hash.
+	rec := do(http.MethodPut, "/cas", "hello world", "Content-Type", "text/plain")
+	var put struct {
+		Hash    string `json:"hash"`
+		Size    int64  `json:"size"`
+		Existed bool   `json:"existed"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &put); err != nil || rec.Code != http.StatusCreated || put.Size != 11 || rec.Header().Get("Location") != "/cas/"+put.Hash {
+		t.Fatalf("PUT = %d %s", rec.Code, rec.Body)
+	}
+	if rec := do(http.MethodPut, "/cas", "hello world"); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"existed":true`) {
+		t.Errorf("PUT again = %d %s", rec.Code, rec.Body)
+	}
+	md.artifacts["art_01jd8x2k3m4n5p6q7r8s9t0vwx"] = put.Hash
+
+	for _, tc := range []struct {
+		name    string
+		method  string
+		path    string
+		header  []string
+		status  int
+		body    string
+		headers map[string]string
+	}{
+		{"object", "GET", "/cas/" + put.Hash, nil, 200, "hello world", map[string]string{"Content-Type": "text/plain", "ETag": `"` + put.Hash + `"`, "Accept-Ranges": "bytes"}},
+		{"head", "HEAD", "/cas/" + put.Hash, nil, 200, "", map[string]string{"Content-Length": "11"}},
+		{"range", "GET", "/cas/" + put.Hash, []string{"Range", "bytes=6-"}, 206, "world", map[string]string{"Content-Range": "bytes 6-10/11"}},
+		{"not modified", "GET", "/cas/" + put.Hash, []string{"If-None-Match", `"` + put.Hash + `"`}, 304, "", nil},
+		{"artifact", "GET", "/artifacts/art_01jd8x2k3m4n5p6q7r8s9t0vwx/content", nil, 200, "hello world", map[string]string{"Content-Type": "audio/midi"}},
+		{"unknown object", "GET", "/cas/" + strings.Repeat("0", 64), nil, 404, "not here", nil},
+		{"bad hash", "GET", "/cas/xyz", nil, 400, "hash has 3 characters", nil},
+		{"unknown artifact", "GET", "/artifacts/art_00000000000000000000000000/content", nil, 404, "not here", nil},
+		{"bad artifact id", "GET", "/artifacts/nope/content", nil, 400, "must match", nil},
+		{"too large", "PUT", "/cas", nil, 413, "limit", nil},
+		{"bad content type", "PUT", "/cas", []string{"Content-Type", "not a type"}, 400, "not a media type", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := ""
+			if tc.name == "too large" {
+				body = strings.Repeat("x", 2<<10)
+			}
+			rec := do(tc.method, tc.path, body, tc.header...)
+			got, _ := io.ReadAll(rec.Body)
+			if rec.Code != tc.status || !strings.Contains(string(got), tc.body) {
+				t.Errorf("%s %s = %d %q, want %d with %q", tc.method, tc.path, rec.Code, got, tc.status, tc.body)
+			}
+			for k, v := range tc.headers {
+				if rec.Header().Get(k) != v {
+					t.Errorf("%s = %q, want %q", k, rec.Header().Get(k), v)
+				}
+			}
+		})
+	}
+	if n, _, _ := store.Stats(); n != 1 {
+		t.Errorf("the store holds %d objects after the failed uploads, want 1", n)
+	}
+
+	md.down = true
+	if rec := do("GET", "/cas/"+put.Hash, ""); rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("GET without workers = %d %s", rec.Code, rec.Body)
+	}
+	noStore := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md}})
+	rec = httptest.NewRecorder()
+	noStore.ServeHTTP(rec, httptest.NewRequest("PUT", "/cas", strings.NewReader("x")))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "--data") {
+		t.Errorf("PUT without a store = %d %s", rec.Code, rec.Body)
+	}
+}

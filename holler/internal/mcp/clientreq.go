@@ -1,0 +1,237 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"sync"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hooteproto"
+)
+
+// Requests from a worker's tool to the client (sampling/createMessage, elicitation/create) go
+// out on the stream of the tools/call they belong to, and the client's response comes back as
+// a message without a method, matched here by its id.
+
+const (
+	methodCreateMessage = "sampling/createMessage"
+	methodElicit        = "elicitation/create"
+)
+
+// clientCalls are the server's requests to clients that wait for a response.
+type clientCalls struct {
+	mu      sync.Mutex
+	next    uint64
+	waiting map[string]chan *message // by session id and request id
+}
+
+// add registers a request of session sess and returns its id and the channel of its response.
+func (c *clientCalls) add(sess string) (json.RawMessage, string, chan *message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waiting == nil {
+		c.waiting = make(map[string]chan *message)
+	}
+	c.next++
+	id := json.RawMessage(strconv.Quote("holler-" + strconv.FormatUint(c.next, 10)))
+	key := sess + " " + string(id)
+	ch := make(chan *message, 1)
+	c.waiting[key] = ch
+	return id, key, ch
+}
+
+func (c *clientCalls) remove(key string) {
+	c.mu.Lock()
+	delete(c.waiting, key)
+	c.mu.Unlock()
+}
+
+// deliver hands the client's response msg to the request waiting for it; it reports whether
+// one was.
+func (c *clientCalls) deliver(sess string, msg *message) bool {
+	c.mu.Lock()
+	ch, ok := c.waiting[sess+" "+string(msg.ID)]
+	delete(c.waiting, sess+" "+string(msg.ID))
+	c.mu.Unlock()
+	if ok {
+		ch <- msg
+	}
+	return ok
+}
+
+// clientAsker returns the ClientAsker of one tools/call: it sends a tool's request to the
+// client on out and waits for the response.
+func (s *Server) clientAsker(sess *session, out notifier) hooteproto.ClientAsker {
+	return func(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
+		method, params := clientRequestParams(req)
+		if method == "" {
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the request for the client is empty")
+		}
+		id, key, ch := s.clientCalls.add(sess.id)
+		defer s.clientCalls.remove(key)
+		out.notify(&notification{JSONRPC: jsonrpcVersion, ID: id, Method: method, Params: params})
+		select {
+		case msg := <-ch:
+			return clientResponse(req, msg), nil
+		case <-ctx.Done():
+			return nil, hooteproto.AsError(ctx.Err())
+		}
+	}
+}
+
+// samplingMessage is one message of sampling/createMessage.
+type samplingMessage struct {
+	Role    string       `json:"role"`
+	Content contentBlock `json:"content"`
+}
+
+// clientRequestParams returns the method and params of req as MCP has them.
+func clientRequestParams(req *hootv1.ClientRequest) (string, any) {
+	switch r := req.GetRequest().(type) {
+	case *hootv1.ClientRequest_Sampling:
+		msgs := []samplingMessage{}
+		for _, m := range r.Sampling.GetMessages() {
+			blocks := appendBlock(nil, m.GetContent().ProtoReflect())
+			if len(blocks) == 0 {
+				continue
+			}
+			msgs = append(msgs, samplingMessage{Role: roleName(m.GetRole()), Content: blocks[0]})
+		}
+		return methodCreateMessage, struct {
+			Messages     []samplingMessage `json:"messages"`
+			MaxTokens    uint32            `json:"maxTokens"`
+			SystemPrompt string            `json:"systemPrompt,omitempty"`
+		}{msgs, r.Sampling.GetMaxTokens(), r.Sampling.GetSystemPrompt()}
+	case *hootv1.ClientRequest_Elicitation:
+		schema := map[string]any{"type": "object", "properties": map[string]any{}}
+		if r.Elicitation.GetRequestedSchema() != nil {
+			schema = r.Elicitation.GetRequestedSchema().AsMap()
+		}
+		return methodElicit, struct {
+			Message         string         `json:"message"`
+			RequestedSchema map[string]any `json:"requestedSchema"`
+		}{r.Elicitation.GetMessage(), schema}
+	}
+	return "", nil
+}
+
+// roleName is a Role's name in MCP.
+func roleName(r hootv1.Role) string {
+	if r == hootv1.Role_ROLE_ASSISTANT {
+		return "assistant"
+	}
+	return "user"
+}
+
+// clientResponse turns the client's response msg to req into its typed form.
+func clientResponse(req *hootv1.ClientRequest, msg *message) *hootv1.ClientResponse {
+	fail := func(e *hooteproto.Error) *hootv1.ClientResponse {
+		return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Error{Error: hooteproto.ToolErrorOf(e)}}
+	}
+	if msg.Error != nil {
+		var e struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(msg.Error, &e)
+		return fail(hooteproto.NewError(hooteproto.CodeUnavailable, "the client refused the request: "+e.Message))
+	}
+	switch req.GetRequest().(type) {
+	case *hootv1.ClientRequest_Sampling:
+		var r struct {
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			Model      string          `json:"model"`
+			StopReason string          `json:"stopReason"`
+		}
+		if json.Unmarshal(msg.Result, &r) != nil {
+			return fail(hooteproto.NewError(hooteproto.CodeInternal, "the client's sampling result is malformed"))
+		}
+		role := hootv1.Role_ROLE_ASSISTANT
+		if r.Role == "user" {
+			role = hootv1.Role_ROLE_USER
+		}
+		return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Sampling{Sampling: &hootv1.SamplingResult{
+			Role: role, Content: parseBlock(r.Content), Model: r.Model, StopReason: r.StopReason,
+		}}}
+	case *hootv1.ClientRequest_Elicitation:
+		var r struct {
+			Action  string                     `json:"action"`
+			Content map[string]json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(msg.Result, &r) != nil {
+			return fail(hooteproto.NewError(hooteproto.CodeInternal, "the client's elicitation result is malformed"))
+		}
+		res := &hootv1.ElicitationResult{Content: make(map[string]*hootv1.FormValue, len(r.Content))}
+		switch r.Action {
+		case "accept":
+			res.Action = hootv1.ElicitationAction_ELICITATION_ACTION_ACCEPT
+		case "decline":
+			res.Action = hootv1.ElicitationAction_ELICITATION_ACTION_DECLINE
+		case "cancel":
+			res.Action = hootv1.ElicitationAction_ELICITATION_ACTION_CANCEL
+		}
+		for k, v := range r.Content {
+			if fv := formValue(v); fv != nil {
+				res.Content[k] = fv
+			}
+		}
+		return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Elicitation{Elicitation: res}}
+	}
+	return fail(hooteproto.NewError(hooteproto.CodeInternal, "the request for the client is empty"))
+}
+
+// parseBlock reads a text, image or audio content block; anything else becomes nil.
+func parseBlock(raw json.RawMessage) *hootv1.Content {
+	var b struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Data     string `json:"data"`
+		MimeType string `json:"mimeType"`
+	}
+	if json.Unmarshal(raw, &b) != nil {
+		return nil
+	}
+	switch b.Type {
+	case "text":
+		return &hootv1.Content{Block: &hootv1.Content_Text{Text: b.Text}}
+	case "image", "audio":
+		data, err := base64.StdEncoding.DecodeString(b.Data)
+		if err != nil {
+			return nil
+		}
+		m := &hootv1.Media{MimeType: b.MimeType, Data: data}
+		if b.Type == "image" {
+			return &hootv1.Content{Block: &hootv1.Content_Image{Image: m}}
+		}
+		return &hootv1.Content{Block: &hootv1.Content_Audio{Audio: m}}
+	}
+	return nil
+}
+
+// formValue reads one value of a submitted form: a string, a number, a boolean or a list of
+// strings; anything else becomes nil.
+func formValue(raw json.RawMessage) *hootv1.FormValue {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case string:
+		return &hootv1.FormValue{Value: &hootv1.FormValue_Text{Text: x}}
+	case float64:
+		return &hootv1.FormValue{Value: &hootv1.FormValue_Number{Number: x}}
+	case bool:
+		return &hootv1.FormValue{Value: &hootv1.FormValue_Flag{Flag: x}}
+	case []any:
+		var vals []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				vals = append(vals, s)
+			}
+		}
+		return &hootv1.FormValue{Value: &hootv1.FormValue_Choices{Choices: &hootv1.FormChoices{Values: vals}}}
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package mcp
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"slices"
+
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+)
+
+// A LiveBackend is a Backend that knows which services have a live worker, such as
+// hooteproto.Broker. With one, tools/list shows only the tools whose service is live, and
+// every session hears notifications/tools/list_changed when that set changes. A call to a tool
+// whose service is down still goes to the Backend, whose error names the service.
+type LiveBackend interface {
+	Backend
+	// Services returns the services that at least one live worker serves.
+	Services() []string
+	// Changed returns a channel that is closed the next time Services changes.
+	Changed() <-chan struct{}
+}
+
+// watchServices follows the Backend's live services until the server closes, starting with
+// the change channel taken before the first look.
+func (s *Server) watchServices(changed <-chan struct{}) {
+	for {
+		select {
+		case <-s.closed:
+			return
+		case <-changed:
+		}
+		// Take the next channel before looking, so that no change goes unseen.
+		changed = s.live.Changed()
+		if s.refreshTools() {
+			s.log.Info("mcp: the live tools changed", "tools", s.listedNames())
+			n := &notification{JSONRPC: jsonrpcVersion, Method: notifyToolsChange}
+			for _, sess := range s.sessions.everyone() {
+				sess.push(n)
+			}
+		}
+	}
+}
+
+// refreshTools recomputes the listed tools from the live services and reports whether the
+// list changed.
+func (s *Server) refreshTools() bool {
+	live := make(map[string]bool)
+	for _, svc := range s.live.Services() {
+		live[svc] = true
+	}
+	var tools []*hootv1hoot.Tool
+	for _, t := range s.allowed {
+		if live[t.Service] {
+			tools = append(tools, t)
+		}
+	}
+	next := toolDescriptions(tools)
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	same := slices.EqualFunc(s.listed, next, func(a, b toolDescription) bool { return a.Name == b.Name })
+	s.listed = next
+	return !same
+}
+
+// listedNames returns the names of the tools tools/list shows now.
+func (s *Server) listedNames() []string {
+	s.listMu.RLock()
+	defer s.listMu.RUnlock()
+	names := make([]string, len(s.listed))
+	for i, d := range s.listed {
+		names[i] = d.Name
+	}
+	return names
+}
+
+// listTools answers tools/list with one page of the tools shown now. A cursor is the offset
+// of its page, signed by the server, so that a client can only continue a listing the server
+// started.
+func (s *Server) listTools(msg *message) *response {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if msg.Params != nil && (kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil) {
+		return s.fail(msg.ID, codeInvalidParams, "invalid params: tools/list takes an object with an optional cursor (a string)", &guidance{
+			Hint: "Send tools/list with empty params for the first page, and with the nextCursor of a page for the next.",
+			Try:  tryToolsList(),
+		})
+	}
+	offset := 0
+	if p.Cursor != nil {
+		o, ok := s.readCursor(*p.Cursor)
+		if !ok {
+			return s.fail(msg.ID, codeInvalidParams, "invalid params: unknown cursor "+quote(*p.Cursor), &guidance{
+				Hint: "Pass the nextCursor of the previous tools/list answer unchanged, or send tools/list without a cursor to start from the first page.",
+				Try:  tryToolsList(),
+			})
+		}
+		offset = o
+	}
+	s.listMu.RLock()
+	all := s.listed
+	s.listMu.RUnlock()
+	res := listToolsResult{Tools: []toolDescription{}}
+	if offset < len(all) {
+		end := min(offset+s.cfg.PageSize, len(all))
+		res.Tools = all[offset:end]
+		if end < len(all) {
+			res.NextCursor = s.makeCursor(end)
+		}
+	}
+	return newResult(msg.ID, res)
+}
+
+// cursorMACSize is how many bytes of HMAC-SHA256 a cursor carries.
+const cursorMACSize = 12
+
+// makeCursor returns the cursor of the page that starts at offset.
+func (s *Server) makeCursor(offset int) string {
+	b := binary.BigEndian.AppendUint32(nil, uint32(offset))
+	b = append(b, s.cursorMAC(b)...)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// readCursor returns the offset of a cursor made by makeCursor.
+func (s *Server) readCursor(c string) (int, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) != 4+cursorMACSize || !hmac.Equal(b[4:], s.cursorMAC(b[:4])) {
+		return 0, false
+	}
+	return int(binary.BigEndian.Uint32(b[:4])), true
+}
+
+func (s *Server) cursorMAC(b []byte) []byte {
+	m := hmac.New(sha256.New, s.cursorKey)
+	m.Write([]byte("tools/list cursor\x00"))
+	m.Write(b)
+	return m.Sum(nil)[:cursorMACSize]
+}

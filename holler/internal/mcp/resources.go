@@ -1,0 +1,146 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"google.golang.org/protobuf/proto"
+)
+
+// A resourceDescription is one resource as resources/list shows it.
+type resourceDescription struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description"`
+	MimeType    string `json:"mimeType,omitempty"`
+}
+
+// A templateDescription is one resource template as resources/templates/list shows it.
+type templateDescription struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description"`
+	MimeType    string `json:"mimeType,omitempty"`
+}
+
+// listResources answers resources/list: the resources with fixed URIs whose service has a
+// live worker, in one page.
+func (s *Server) listResources(_ context.Context, msg *message) *response {
+	out := []resourceDescription{}
+	for _, t := range s.entries.resources {
+		if s.liveService(t.Service) {
+			out = append(out, resourceDescription{URI: t.URI, Name: t.Name, Title: t.Title, Description: t.Description, MimeType: t.MimeType})
+		}
+	}
+	return newResult(msg.ID, struct {
+		Resources []resourceDescription `json:"resources"`
+	}{out})
+}
+
+// listResourceTemplates answers resources/templates/list.
+func (s *Server) listResourceTemplates(_ context.Context, msg *message) *response {
+	out := []templateDescription{}
+	for _, rt := range s.entries.templates {
+		t := rt.tool
+		if s.liveService(t.Service) {
+			out = append(out, templateDescription{URITemplate: t.URI, Name: t.Name, Title: t.Title, Description: t.Description, MimeType: t.MimeType})
+		}
+	}
+	return newResult(msg.ID, struct {
+		ResourceTemplates []templateDescription `json:"resourceTemplates"`
+	}{out})
+}
+
+// uriParams are the params of resources/read, subscribe and unsubscribe.
+type uriParams struct {
+	URI string `json:"uri"`
+}
+
+// findResource returns the resource or template that serves uri, with its request filled in
+// from the URI's template variables.
+func (s *Server) findResource(uri string) (*hootv1hoot.Tool, proto.Message, *argumentError) {
+	for _, t := range s.entries.resources {
+		if t.URI == uri {
+			return t, t.NewRequest(), nil
+		}
+	}
+	for _, rt := range s.entries.templates {
+		m := rt.match.FindStringSubmatch(uri)
+		if m == nil {
+			continue
+		}
+		args := make(map[string]string, len(rt.vars))
+		for i, v := range rt.vars {
+			args[v] = m[i+1]
+		}
+		b, _ := json.Marshal(args) // a map of strings always encodes
+		req, bad := decodeArguments(rt.tool, b)
+		return rt.tool, req, bad
+	}
+	return nil, nil, nil
+}
+
+// readResource answers resources/read: the EmbeddedResource fields of the worker's answer are
+// the contents.
+func (s *Server) readResource(ctx context.Context, msg *message) *response {
+	var p uriParams
+	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
+		return s.fail(msg.ID, codeInvalidParams, "invalid params: resources/read needs params.uri", &guidance{
+			Hint: "List the resources with resources/list and resources/templates/list.",
+		})
+	}
+	t, req, bad := s.findResource(p.URI)
+	if bad != nil {
+		return s.fail(msg.ID, codeInvalidParams, "invalid resource URI "+quote(p.URI)+": "+bad.message, &guidance{Hint: bad.hint, Field: bad.field})
+	}
+	if t == nil {
+		return newError(msg.ID, codeResourceNotFound, "resource not found: "+quote(p.URI), struct {
+			URI string `json:"uri"`
+		}{p.URI})
+	}
+	m, fail := s.callEntry(ctx, msg.ID, t, req)
+	if fail != nil {
+		return fail
+	}
+	contents := []resourceContents{}
+	for _, r := range fieldsOfType[*hootv1.EmbeddedResource](m) {
+		rc := resourceContents{URI: r.GetUri(), MimeType: r.GetMimeType()}
+		if rc.URI == "" {
+			rc.URI = p.URI
+		}
+		if blob, ok := r.GetContents().(*hootv1.EmbeddedResource_Blob); ok {
+			b := base64.StdEncoding.EncodeToString(blob.Blob)
+			rc.Blob = &b
+		} else {
+			txt := r.GetText()
+			rc.Text = &txt
+		}
+		contents = append(contents, rc)
+	}
+	return newResult(msg.ID, struct {
+		Contents []resourceContents `json:"contents"`
+	}{contents})
+}
+
+// subscribe answers resources/subscribe and resources/unsubscribe for a resource that exists.
+// Resources here are write-once (stored objects, artifacts' contents, fixtures), so a
+// subscription is accepted and never fires.
+func (s *Server) subscribe(_ context.Context, msg *message) *response {
+	var p uriParams
+	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
+		return s.fail(msg.ID, codeInvalidParams, "invalid params: "+msg.Method+" needs params.uri", &guidance{
+			Hint: "Name a resource that resources/list shows.",
+		})
+	}
+	if t, _, _ := s.findResource(p.URI); t == nil {
+		return newError(msg.ID, codeResourceNotFound, "resource not found: "+quote(p.URI), struct {
+			URI string `json:"uri"`
+		}{p.URI})
+	}
+	return newResult(msg.ID, struct{}{})
+}
