@@ -41,8 +41,9 @@ checkgenerate: generate ## fail if gen/ differs from what proto/ generates
 lint: $(BUF) ## buf lint, buf format, gofmt and go vet
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
-	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l $(MODULES) bench); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(addsuffix /...,$(addprefix ./,$(MODULES)))
+	cd bench && GOWORK=off go vet ./...
 
 .PHONY: breaking
 breaking: $(BUF) ## buf breaking against the schema on main
@@ -58,10 +59,21 @@ build: ## build bin/holler and bin/hootenanny
 .PHONY: test
 test: checkgenerate lint breaking build ## everything CI checks
 	go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
+	@# The benchmark harness is a module of its own (see README, Speed); its tests keep it honest.
+	cd bench && GOWORK=off go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: run
 run: build ## start holler on 127.0.0.1:8080 (MCP at /mcp) with a local worker; Ctrl-C stops both
 	bin/holler serve --worker-command bin/hootenanny
+
+.PHONY: bench
+bench: ## speed: holler vs mcp-go and go-sdk over HTTP, the wire, allocations per call (~2 min)
+	cd bench && GOWORK=off go run ./cmd/bench $(BENCH_FLAGS)
+
+.PHONY: conformance
+conformance: build ## the official MCP conformance suite (npm, pinned in package.json) against holler and a fixture worker
+	npm ci --no-audit --no-fund --loglevel=error
+	tools/conformance.sh $(CONFORMANCE_ARGS)
 
 .PHONY: clean
 clean: ## remove built binaries

@@ -1,0 +1,627 @@
+// Command bench is the driver of `make bench`. In one run it
+//
+//  1. builds bin/holler and bin/hootenanny from the workspace, and the peer server of this
+//     module;
+//  2. runs the project's Go benchmarks of the wire (hooteproto) and of the MCP handler
+//     (holler/internal/mcp);
+//  3. starts three Streamable HTTP servers of the same echo tool on loopback: holler with one
+//     hootenanny worker over ZeroMQ, mcp-go and the official go-sdk;
+//  4. loads each at every concurrency, interleaved and repeated in rounds so that a noisy
+//     moment of the shared machine hurts all three alike;
+//  5. stops everything it started, also on failure or Ctrl-C, and prints the table, the ratios
+//     holler/peer and how they compare with the targets.
+//
+// Run it from the bench directory, outside the workspace:
+//
+//	cd bench && GOWORK=off go run ./cmd/bench
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hootenanny/hoot/bench/internal/load"
+)
+
+// The targets of the speed issue, as ratios measured in the same run.
+const (
+	targetVsMCPGo   = 1.0 // holler's throughput at c16 / mcp-go's
+	targetVsGoSDK   = 3.0 // holler's throughput at c16 / go-sdk's
+	targetWireP50us = 100 // p50 of one wire round trip, µs
+)
+
+type config struct {
+	root          string
+	impls         []string
+	concurrency   []int
+	duration      time.Duration
+	warmup        time.Duration
+	rounds        int
+	goBench       bool
+	benchtime     string
+	mcpgoStateful bool
+}
+
+func main() {
+	var c config
+	var impls, conc string
+	flag.StringVar(&c.root, "root", "..", "the project's root `directory` (where go.work is)")
+	flag.StringVar(&impls, "impls", "holler,mcp-go,go-sdk", "servers to load, comma-separated")
+	flag.StringVar(&conc, "concurrency", "1,16", "concurrency levels, comma-separated")
+	flag.DurationVar(&c.duration, "duration", 3*time.Second, "measured time of one load run")
+	flag.DurationVar(&c.warmup, "warmup", 500*time.Millisecond, "unmeasured warm-up before each load run")
+	flag.IntVar(&c.rounds, "rounds", 3, "rounds over all servers and concurrencies; results are pooled")
+	flag.BoolVar(&c.goBench, "gobench", true, "also run the Go benchmarks of the wire and the MCP handler")
+	flag.StringVar(&c.benchtime, "benchtime", "1s", "-benchtime of the Go benchmarks")
+	flag.BoolVar(&c.mcpgoStateful, "mcpgo-stateful", false, "serve mcp-go with server.WithStateful instead of its default session handling")
+	flag.Parse()
+	c.impls = strings.Split(impls, ",")
+	for _, f := range strings.Split(conc, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "bench: bad --concurrency %q\n", conc)
+			os.Exit(2)
+		}
+		c.concurrency = append(c.concurrency, n)
+	}
+	root, err := filepath.Abs(c.root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	c.root = root
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: FAILED:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	tmp, err := os.MkdirTemp("", "hoot-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	benchDir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+
+	fmt.Println("== build")
+	holler, hootenanny := filepath.Join(c.root, "bin", "holler"), filepath.Join(c.root, "bin", "hootenanny")
+	peer := filepath.Join(tmp, "peer")
+	steps := []struct {
+		dir, out, pkg string
+		workspace     bool
+	}{
+		{c.root, holler, "./holler/cmd/holler", true},
+		{c.root, hootenanny, "./hootenanny/cmd/hootenanny", true},
+		{benchDir, peer, "./cmd/peer", false},
+	}
+	for _, s := range steps {
+		if err := goCmd(ctx, s.dir, s.workspace, os.Stdout, "build", "-o", s.out, s.pkg); err != nil {
+			return fmt.Errorf("go build %s: %w", s.pkg, err)
+		}
+	}
+
+	var wire wireFigures
+	var goBenchErr error
+	if c.goBench {
+		var out bytes.Buffer
+		for _, pkg := range []string{"./hooteproto/", "./holler/internal/mcp/"} {
+			fmt.Printf("\n== Go benchmarks: go test -run '^$' -bench . -benchmem -benchtime %s %s\n", c.benchtime, pkg)
+			err := goCmd(ctx, c.root, true, io.MultiWriter(os.Stdout, &out),
+				"test", "-run", "^$", "-bench", ".", "-benchmem", "-benchtime", c.benchtime, pkg)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				// The HTTP comparison still runs; the run fails at the end.
+				goBenchErr = errors.Join(goBenchErr, fmt.Errorf("the Go benchmarks of %s failed: %w", pkg, err))
+				fmt.Printf("bench: the Go benchmarks of %s failed; going on\n", pkg)
+			}
+		}
+		wire = parseWire(out.String())
+	}
+
+	fmt.Println("\n== servers")
+	servers := map[string]*server{}
+	defer func() {
+		for _, s := range servers {
+			s.stop()
+		}
+	}()
+	for _, impl := range c.impls {
+		var s *server
+		var err error
+		switch impl {
+		case "holler":
+			s, err = startHoller(ctx, holler, hootenanny, tmp)
+		case "mcp-go", "go-sdk":
+			args := []string{"--impl", impl, "--addr", "127.0.0.1:0"}
+			if impl == "mcp-go" && c.mcpgoStateful {
+				args = append(args, "--mcpgo-stateful")
+			}
+			s, err = startPeer(ctx, impl, peer, args, tmp)
+		default:
+			err = fmt.Errorf("unknown server %q: want holler, mcp-go or go-sdk", impl)
+		}
+		if s != nil {
+			servers[impl] = s
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%-7s %s (pid %d)\n", impl, s.url, s.cmd.Process.Pid)
+	}
+
+	fmt.Printf("\n== load: %d round(s) of %s (after %s of warm-up) per server and concurrency; load average before: %s\n", c.rounds, c.duration, c.warmup, loadAverage())
+	runs := map[key][]*load.Result{}
+	cpu := map[key]*cpuUse{}
+	for round := 1; round <= c.rounds; round++ {
+		for _, conc := range c.concurrency {
+			for _, impl := range c.impls {
+				srv := servers[impl]
+				var srv0, kids0, self0 time.Duration
+				var kids []int
+				u := cpu[key{impl, conc}]
+				if u == nil {
+					u = &cpuUse{}
+					cpu[key{impl, conc}] = u
+				}
+				r, err := load.Run(ctx, load.Options{URL: srv.url, Concurrency: conc, Warmup: c.warmup, Duration: c.duration,
+					MeasureStart: func() {
+						kids = childrenOf(srv.cmd.Process.Pid)
+						srv0, kids0, self0 = cpuTime([]int{srv.cmd.Process.Pid}), cpuTime(kids), selfCPU()
+					},
+					MeasureEnd: func() {
+						u.server += cpuTime([]int{srv.cmd.Process.Pid}) - srv0
+						u.children += cpuTime(kids) - kids0
+						u.load += selfCPU() - self0
+					},
+				})
+				if err != nil {
+					return fmt.Errorf("%s at concurrency %d: %w%s", impl, conc, err, srv.tail())
+				}
+				fmt.Printf("round %d  %-7s %s\n", round, impl, r)
+				if r.Failed() {
+					return fmt.Errorf("%s at concurrency %d: %d calls went wrong, first: %v%s", impl, conc, r.Errors, r.FirstErrors, servers[impl].tail())
+				}
+				runs[key{impl, conc}] = append(runs[key{impl, conc}], r)
+			}
+		}
+	}
+	fmt.Printf("load average after: %s (other work on the machine during the run shows here and as low \"server cores\")\n", loadAverage())
+	for _, s := range servers {
+		s.stop()
+	}
+
+	merged := map[key]*load.Result{}
+	for k, rs := range runs {
+		merged[k] = load.Merge(rs...)
+	}
+	report(os.Stdout, c, merged, cpu, wire)
+	return goBenchErr
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// cpuUse is the CPU time that the server's processes and this load generator used during the
+// measured calls.
+type cpuUse struct {
+	server   time.Duration // the server's own process
+	children time.Duration // the processes it started (holler's worker)
+	load     time.Duration // this load generator
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times; 100 on every Linux port Go runs on
+// but alpha and ia64.
+const clockTicks = 100
+
+// cpuTime returns the CPU time, user and system, that the processes have used so far.
+func cpuTime(pids []int) time.Duration {
+	var ticks int64
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// The command name, in parentheses, may hold spaces; the fields after it start at
+		// the state (field 3), so utime (14) and stime (15) are the 12th and 13th.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += ut + st
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// selfCPU returns the CPU time this process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+type key struct {
+	impl string
+	conc int
+}
+
+// goCmd runs the go command in dir, inside the workspace or outside it (GOWORK=off).
+func goCmd(ctx context.Context, dir string, workspace bool, out io.Writer, args ...string) error {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, os.Stderr
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOWORK=") })
+	if !workspace {
+		env = append(env, "GOWORK=off")
+	}
+	cmd.Env = env
+	return cmd.Run()
+}
+
+// wireFigures are the wire benchmark's results, when it ran, by sub-benchmark name such as
+// "worker=process/sequential".
+type wireFigures map[string]map[string]float64
+
+var benchLine = regexp.MustCompile(`^BenchmarkWireRoundTrip/(\S+?)(-\d+)?\s+\d+\s+(.*)$`)
+
+// parseWire reads the figures of BenchmarkWireRoundTrip from go test's output.
+func parseWire(out string) wireFigures {
+	w := wireFigures{}
+	for _, line := range strings.Split(out, "\n") {
+		m := benchLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		metrics := map[string]float64{}
+		f := strings.Fields(m[3])
+		for i := 0; i+1 < len(f); i += 2 {
+			if v, err := strconv.ParseFloat(f[i], 64); err == nil {
+				metrics[f[i+1]] = v
+			}
+		}
+		w[m[1]] = metrics
+	}
+	return w
+}
+
+// report prints the table, the ratios and the targets.
+func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuUse, wire wireFigures) {
+	cpuPerCall := func(k key) float64 {
+		u, r := cpu[k], res[k]
+		if u == nil || r == nil || r.Requests == 0 {
+			return 0
+		}
+		return float64(u.server+u.children) / float64(r.Requests)
+	}
+	fmt.Fprintf(out, "\n== results (%d×%s per row, pooled; all on loopback, on %d cores shared with the load generator)\n", c.rounds, c.duration, runtime.NumCPU())
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "impl\tconcurrency\trequests\trps\tp50\tp99\terrors\tserver CPU/call\tserver cores\tload CPU/call\t")
+	var split []string
+	for _, conc := range c.concurrency {
+		for _, impl := range c.impls {
+			r := res[key{impl, conc}]
+			if r == nil {
+				continue
+			}
+			u := cpu[key{impl, conc}]
+			perCall := func(d time.Duration) string {
+				if r.Requests == 0 {
+					return "-"
+				}
+				return load.Micros(d / time.Duration(r.Requests))
+			}
+			all := u.server + u.children
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%s\t%s\t%d\t%s\t%.2f\t%s\t\n", impl, conc, r.Requests, r.RPS, load.Micros(r.P50), load.Micros(r.P99), r.Errors,
+				perCall(all), all.Seconds()/r.Elapsed.Seconds(), perCall(u.load))
+			if u.children > 0 {
+				split = append(split, fmt.Sprintf("%s c%d: %s in the gateway, %s in the worker", impl, conc, perCall(u.server), perCall(u.children)))
+			}
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(out, "(server CPU: user+system time of the server's processes, holler's worker included, during the measured calls)")
+	for _, l := range split {
+		fmt.Fprintln(out, "  "+l)
+	}
+
+	h := func(conc int) *load.Result { return res[key{"holler", conc}] }
+	var peers []string
+	for _, impl := range c.impls {
+		if impl != "holler" {
+			peers = append(peers, impl)
+		}
+	}
+	if h(c.concurrency[0]) != nil && len(peers) > 0 {
+		fmt.Fprintln(out, "\nratios holler/peer (throughput: higher is better for holler; p50 and server CPU per call: lower is better)")
+		tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "\t%s\t\n", strings.Join(peers, "\t"))
+		for _, conc := range slices.Backward(c.concurrency) {
+			row, prow, crow := fmt.Sprintf("throughput c%d", conc), fmt.Sprintf("p50 c%d", conc), fmt.Sprintf("server CPU/call c%d", conc)
+			for _, p := range peers {
+				hr, pr := h(conc), res[key{p, conc}]
+				if hr == nil || pr == nil {
+					row, prow, crow = row+"\t-", prow+"\t-", crow+"\t-"
+					continue
+				}
+				row += fmt.Sprintf("\t%.2fx", hr.RPS/pr.RPS)
+				prow += fmt.Sprintf("\t%.2fx", float64(hr.P50)/float64(pr.P50))
+				if hc, pc := cpuPerCall(key{"holler", conc}), cpuPerCall(key{p, conc}); hc > 0 && pc > 0 {
+					crow += fmt.Sprintf("\t%.2fx", hc/pc)
+				} else {
+					crow += "\t-"
+				}
+			}
+			fmt.Fprintln(tw, row+"\t")
+			fmt.Fprintln(tw, prow+"\t")
+			fmt.Fprintln(tw, crow+"\t")
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintln(out, "\nthe wire hop (broker -> worker -> broker over ZeroMQ on loopback; Go benchmark of this run)")
+	if len(wire) == 0 {
+		fmt.Fprintln(out, "  not measured")
+	}
+	for _, mode := range []string{"process", "inproc"} {
+		seq, pipe := wire["worker="+mode+"/sequential"], wire["worker="+mode+"/pipelined"]
+		if seq == nil {
+			continue
+		}
+		fmt.Fprintf(out, "  worker in %-8s sequential: p50 %.0fµs, p99 %.0fµs, %.0f round trips/s; pipelined (32 in flight): %.0f round trips/s\n",
+			map[string]string{"process": "its own process", "inproc": "the broker's process"}[mode], seq["p50-µs"], seq["p99-µs"], seq["rt/s"], pipe["rt/s"])
+	}
+	if hr, mr := h(1), res[key{"mcp-go", 1}]; hr != nil && mr != nil {
+		fmt.Fprintf(out, "  for comparison, holler's c1 p50 minus mcp-go's: %s (the hop plus every other difference between the two servers)\n", load.Micros(hr.P50-mr.P50))
+	}
+
+	fmt.Fprintln(out, "\ntargets")
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "MISSED"
+	}
+	if hr, mr := h(16), res[key{"mcp-go", 16}]; hr != nil && mr != nil {
+		x := hr.RPS / mr.RPS
+		fmt.Fprintf(out, "  throughput at c16 >= %.1fx mcp-go's:  %.2fx  %s\n", targetVsMCPGo, x, verdict(x >= targetVsMCPGo))
+	}
+	if hr, gr := h(16), res[key{"go-sdk", 16}]; hr != nil && gr != nil {
+		x := hr.RPS / gr.RPS
+		fmt.Fprintf(out, "  throughput at c16 >= %.1fx go-sdk's:  %.2fx  %s\n", targetVsGoSDK, x, verdict(x >= targetVsGoSDK))
+	}
+	if seq := wire["worker=process/sequential"]; seq != nil {
+		p50 := seq["p50-µs"]
+		fmt.Fprintf(out, "  wire hop p50 < %dµs at c1:            %.0fµs  %s\n", targetWireP50us, p50, verdict(p50 < targetWireP50us))
+	}
+}
+
+// A server is a process this driver started and must stop.
+type server struct {
+	name string
+	cmd  *exec.Cmd
+	url  string
+	log  string
+	done chan struct{}
+	// children are processes the server started (holler's worker), seen while it ran.
+	children []int
+	stopped  bool
+}
+
+// start starts a server process in a process group of its own, so that a Ctrl-C reaches
+// this driver alone and the driver stops it in order; Pdeathsig stops it should the driver die.
+func start(name string, args []string, logDir string, stdout io.Writer) (*server, error) {
+	logPath := filepath.Join(logDir, name+".log")
+	lf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr = lf
+	cmd.Stdout = lf
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	s := &server{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); lf.Close(); close(s.done) }()
+	return s, nil
+}
+
+// stop ends the server: SIGTERM, then SIGKILL after a grace period; and any child it left.
+func (s *server) stop() {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	s.children = append(s.children, childrenOf(s.cmd.Process.Pid)...)
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+	for _, pid := range s.children {
+		// The child was started by the server from a binary of this run; if it outlived the
+		// server, end it by its id.
+		if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && bytes.Contains(cmdline, []byte("hootenanny")) {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+}
+
+// pids returns the server's process id and those of its children.
+func (s *server) pids() []int {
+	return append([]int{s.cmd.Process.Pid}, childrenOf(s.cmd.Process.Pid)...)
+}
+
+// tail returns the end of the server's log, for error messages.
+func (s *server) tail() string {
+	b, err := os.ReadFile(s.log)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return "\n--- end of " + s.name + "'s log:\n" + string(b)
+}
+
+// childrenOf returns the ids of the processes whose parent is pid.
+func childrenOf(pid int) []int {
+	var out []int
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startHoller starts holler with one hootenanny worker and waits until /healthz says ok.
+func startHoller(ctx context.Context, holler, hootenanny, tmp string) (*server, error) {
+	httpPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	zmqPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	data := filepath.Join(tmp, "hootenanny-data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", httpPort)
+	s, err := start("holler", []string{holler, "serve",
+		"--http-addr", addr,
+		"--worker-endpoint", fmt.Sprintf("tcp://127.0.0.1:%d", zmqPort),
+		"--worker-command", hootenanny + " --data " + data + " --log-level warn",
+		"--log-level", "warn",
+	}, tmp, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.url = "http://" + addr + "/mcp"
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case <-s.done:
+			return s, fmt.Errorf("holler exited before it was ready%s", s.tail())
+		case <-ctx.Done():
+			return s, ctx.Err()
+		default:
+		}
+		if resp, err := client.Get("http://" + addr + "/healthz"); err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && bytes.Contains(body, []byte(`"status":"ok"`)) {
+				s.children = childrenOf(s.cmd.Process.Pid)
+				return s, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return s, fmt.Errorf("holler's /healthz did not say ok within 30s%s", s.tail())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startPeer starts the peer server and waits for its "ready URL" line.
+func startPeer(ctx context.Context, name, peer string, args []string, tmp string) (*server, error) {
+	pr, pw := io.Pipe()
+	s, err := start(name, append([]string{peer}, args...), tmp, pw)
+	if err != nil {
+		return nil, err
+	}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "ready "); ok {
+				select {
+				case ready <- u:
+				default:
+				}
+			}
+		}
+	}()
+	go func() { <-s.done; pw.Close() }()
+	select {
+	case s.url = <-ready:
+		return s, nil
+	case <-s.done:
+		return s, fmt.Errorf("%s exited before it was ready%s", name, s.tail())
+	case <-ctx.Done():
+		return s, ctx.Err()
+	case <-time.After(30 * time.Second):
+		return s, errors.New(name + " did not say it was ready within 30s" + s.tail())
+	}
+}

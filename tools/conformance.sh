@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (pinned in package.json) in server mode against the
+# real stack: bin/holler on a free loopback port with a hootenanny worker that serves the
+# conformance fixtures. Exits non-zero when any check fails. Called by `make conformance`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+spec="${CONFORMANCE_SPEC_VERSION:-2025-11-25}"
+node=node_modules/.bin/node
+suite=node_modules/@modelcontextprotocol/conformance/dist/index.js
+[[ -x $node && -f $suite ]] || { echo "conformance: run 'npm ci' first (make conformance does)"; exit 1; }
+
+# Two free loopback ports: HTTP and the worker endpoint.
+read -r http_port worker_port < <("$node" -e '
+const net = require("net");
+const take = () => new Promise(r => { const s = net.createServer(); s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => r(p)); }); });
+Promise.all([take(), take()]).then(ps => console.log(ps.join(" ")));')
+
+work=$(mktemp -d)
+log="$work/holler.log"
+bin/holler serve \
+	--http-addr "127.0.0.1:$http_port" \
+	--worker-endpoint "tcp://127.0.0.1:$worker_port" \
+	--worker-command "bin/hootenanny --conformance --data $work/data" \
+	--log-level warn >"$log" 2>&1 &
+holler=$!
+stop() {
+	kill "$holler" 2>/dev/null || true
+	wait "$holler" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap stop EXIT
+
+# Wait for the gateway and for the fixture worker to be live.
+live=
+for _ in $(seq 1 150); do
+	if "$node" -e '
+fetch(process.argv[1]).then(r => r.text().then(t => process.exit(r.ok && t.includes(process.argv[2]) ? 0 : 1))).catch(() => process.exit(1));' \
+		"http://127.0.0.1:$http_port/healthz" conformance; then
+		live=1
+		break
+	fi
+	kill -0 "$holler" 2>/dev/null || { cat "$log"; echo "conformance: holler exited"; exit 1; }
+	sleep 0.1
+done
+[[ -n $live ]] || { cat "$log"; echo "conformance: no conformance worker became live"; exit 1; }
+
+set +e
+"$node" "$suite" server --url "http://127.0.0.1:$http_port/mcp" --spec-version "$spec" "$@"
+status=$?
+set -e
+if ((status != 0)); then
+	echo "--- holler log ---"
+	tail -50 "$log"
+fi
+exit "$status"
