@@ -26,8 +26,10 @@ type fakeBackend struct {
 	calls atomic.Int64
 	// started receives a value when a "block" echo starts waiting for its context.
 	started chan struct{}
-	// ended receives the cause when a "block" echo's context ends.
+	// ended receives the cause when a "block" or "hold" echo's context ends.
 	ended chan error
+	// release lets a "hold" echo answer.
+	release chan struct{}
 }
 
 func newFakeBackend() *fakeBackend {
@@ -35,6 +37,7 @@ func newFakeBackend() *fakeBackend {
 		services: make(map[string]hootv1hoot.Service),
 		started:  make(chan struct{}, 16),
 		ended:    make(chan error, 16),
+		release:  make(chan struct{}, 16),
 	}
 	for _, svc := range []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(&echoHandler{b: b}),
@@ -92,6 +95,16 @@ func (h *echoHandler) Echo(ctx context.Context, r *hootv1.EchoRequest) (*hootv1.
 			WithField("message").WithHint("store it first with cas_store")
 	case "busy":
 		return nil, hooteproto.NewError(hooteproto.CodeOverloaded, "all workers are busy").WithRetryAfter(2 * time.Second)
+	case "hold":
+		// Reports progress (so the answer becomes an event stream), then waits for the test.
+		report(ctx, &hootv1.Progress{Progress: 1, Total: 2, Message: "holding"})
+		h.b.started <- struct{}{}
+		select {
+		case <-h.b.release:
+		case <-ctx.Done():
+			h.b.ended <- context.Cause(ctx)
+			return nil, ctx.Err()
+		}
 	case "block":
 		h.b.started <- struct{}{}
 		<-ctx.Done()

@@ -127,7 +127,11 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	ctx, cancel := context.WithCancel(r.Context())
+	// A dropped connection does not cancel the request (MCP 2025-11-25: disconnection SHOULD NOT
+	// be read as cancellation): the call runs on, its events stay in the session's buffer, and a
+	// client that comes back with Last-Event-ID gets them and the response. A call still ends on
+	// notifications/cancelled, the session's end, the server's Close and the call timeout.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
 	// A W3C trace context from the client continues into the worker's logs.
 	if tp := r.Header.Get("traceparent"); hooteproto.ValidTraceparent(tp) {

@@ -381,7 +381,8 @@ func TestHTTPCancel(t *testing.T) {
 		t.Errorf("cancelled call = %q", tr.text())
 	}
 
-	// The client going away ends the call too.
+	// The client going away does not end the call (see TestHTTPDisconnectIsNotCancel); the end
+	// of its session does.
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(request(2, "tools/call",
 		map[string]any{"name": "echo", "arguments": map[string]any{"message": "block"}})))
@@ -395,8 +396,13 @@ func TestHTTPCancel(t *testing.T) {
 	}()
 	<-b.started
 	cancel()
+	del, _ := http.NewRequest(http.MethodDelete, c.url, nil)
+	del.Header.Set(headerSessionID, c.session)
+	if a := c.do(del); a.status != http.StatusNoContent {
+		t.Fatalf("DELETE: status %d", a.status)
+	}
 	if cause := <-b.ended; cause == nil {
-		t.Error("the call did not end when the client went away")
+		t.Error("the call did not end with its session")
 	}
 
 	// So does a call timeout.

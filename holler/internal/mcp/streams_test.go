@@ -371,3 +371,69 @@ func TestHTTPPostStreamLive(t *testing.T) {
 		t.Errorf("resumed stream events %v", got)
 	}
 }
+
+func TestHTTPDisconnectIsNotCancel(t *testing.T) {
+	t.Parallel()
+	s, b := newTestServer(t, nil)
+	c := newMCPHTTP(t, s)
+	c.initialize(latestProtocolVersion)
+
+	ctx, disconnect := context.WithCancel(context.Background())
+	defer disconnect()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(request(9, "tools/call", map[string]any{
+		"name": "echo", "arguments": map[string]any{"message": "hold"}, "_meta": map[string]any{"progressToken": "p"},
+	})))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(headerSessionID, c.session)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read up to the progress event, then drop the connection mid-call.
+	r := bufio.NewReader(resp.Body)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended before its progress event: %v", err)
+		}
+		if strings.HasPrefix(line, "id: 1-1") {
+			break
+		}
+	}
+	<-b.started
+	disconnect()
+	resp.Body.Close()
+	// Give the server time to see the connection go; had it cancelled the call, the call would
+	// now end with a cause instead of answering.
+	time.Sleep(200 * time.Millisecond)
+	b.release <- struct{}{}
+
+	st := c.openGet("1-1")
+	if st.resp.StatusCode != http.StatusOK {
+		t.Fatalf("resume: status %d: %s", st.resp.StatusCode, st.body())
+	}
+	var last rpcResponse
+	for {
+		ev, err := st.nextWithin(5 * time.Second)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.data != "" {
+			if err := json.Unmarshal([]byte(ev.data), &last); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if tr := toolResultOf(t, last); string(last.ID) != "9" || tr.IsError {
+		t.Fatalf("after the reconnect the call answered %+v (%s); want its result", last, tr.text())
+	}
+	select {
+	case cause := <-b.ended:
+		t.Fatalf("the call was cancelled by the disconnect: %v", cause)
+	default:
+	}
+}
