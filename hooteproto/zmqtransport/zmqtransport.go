@@ -1,16 +1,13 @@
 // Package zmqtransport carries HOOT/1 frames over ZeroMQ. It is the only package of the project
 // that imports a ZeroMQ binding.
 //
-// ZeroMQ sockets are not safe for concurrent use, and a goroutine can poll sockets or select on
-// channels but not both. So each [Socket] has one owner goroutine that alone touches the ZeroMQ
-// socket: it polls the socket and an inproc wake-up socket, sends what callers queued on a Go
-// channel and hands what it receives to a Go channel. A second goroutine owns the sending end of
-// the wake-up pair and pokes the owner whenever a caller queues a frame. The owner also answers
-// the context's ZAP requests when the socket uses CURVE, and reads the socket's monitor.
-//
-// The listening side guards itself against peers that send garbage: a peer that sends more than
-// a few malformed frames, or one frame over the size limit, is banned and its frames are dropped
-// unread from then on.
+// ZeroMQ sockets are not safe for concurrent use, so each [Socket] has one owner goroutine that
+// alone touches its ZeroMQ sockets. The owner never blocks inside ZeroMQ: each socket's ZMQ_FD
+// is watched through Go's own network poller by a small goroutine that only turns its readiness
+// into a channel signal, and the owner selects on those signals, on the frames callers queue
+// and on its own timers. Waiting in a cgo poll instead would pin one of the runtime's threads
+// for as long as the socket is idle, and waking it for a send needed an inproc socket pair and
+// a second goroutine; both cost latency on every call.
 package zmqtransport
 
 import (
@@ -60,7 +57,6 @@ type Socket struct {
 
 	out  chan outgoing
 	in   chan hooteproto.Frame
-	wake chan struct{}
 	done chan struct{}
 	dead chan struct{} // closed when the owner goroutine has stopped
 	once sync.Once
@@ -83,8 +79,6 @@ type outgoing struct {
 	frame hooteproto.Frame
 	errc  chan error
 }
-
-var wakeSeq atomic.Uint64
 
 // Listen binds a ROUTER socket to endpoint (such as "tcp://127.0.0.1:5580"): the gateway's side.
 func Listen(endpoint string, opts *Options) (*Socket, error) {
@@ -149,7 +143,6 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 		curve:    o.Curve,
 		out:      make(chan outgoing, o.QueueLen),
 		in:       make(chan hooteproto.Frame, o.QueueLen),
-		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		dead:     make(chan struct{}),
 		logged:   newLRU[time.Time](64),
@@ -169,7 +162,6 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 		_ = zctx.Term()
 		return nil, err
 	}
-	go s.pump(z.push)
 	go s.own(zctx, z)
 	return s, nil
 }
@@ -177,8 +169,6 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 // zsockets are the ZeroMQ sockets of one Socket, all in its own context.
 type zsockets struct {
 	sock *zmq.Socket // the ROUTER or DEALER
-	pull *zmq.Socket // the owner's end of the wake-up pair
-	push *zmq.Socket // the pump's end of the wake-up pair
 	mon  *zmq.Socket // receives sock's handshake events
 	zap  *zmq.Socket // answers ZAP requests; nil unless a listening socket uses CURVE
 	auth *zapHandler
@@ -187,13 +177,10 @@ type zsockets struct {
 // close closes the sockets, sock first so that its monitor stops before the monitor's socket
 // closes. The owner goroutine clears push before it calls close: that one is the pump's.
 func (z *zsockets) close() {
-	for _, zs := range []*zmq.Socket{z.sock, z.mon, z.zap, z.pull} {
+	for _, zs := range []*zmq.Socket{z.sock, z.mon, z.zap} {
 		if zs != nil {
 			_ = zs.Close()
 		}
-	}
-	if z.push != nil {
-		_ = z.push.Close()
 	}
 }
 
@@ -266,112 +253,124 @@ func (s *Socket) sockets(zctx *zmq.Context, o Options) (z zsockets, err error) {
 		err = fmt.Errorf("zmqtransport: cannot connect to %s: %w", s.endpoint, err)
 		return
 	}
-	wakeAddr := fmt.Sprintf("inproc://hoot-wake-%d", wakeSeq.Add(1))
-	if z.pull, err = zctx.NewSocket(zmq.PULL); err != nil {
-		return
-	}
-	if err = z.pull.Bind(wakeAddr); err != nil {
-		return
-	}
-	if z.push, err = zctx.NewSocket(zmq.PUSH); err != nil {
-		return
-	}
-	if err = z.push.SetLinger(0); err != nil {
-		return
-	}
-	err = z.push.Connect(wakeAddr)
 	return
 }
 
-// pump owns the sending end of the wake-up pair.
-func (s *Socket) pump(push *zmq.Socket) {
-	defer push.Close()
-	for {
-		select {
-		case <-s.wake:
-			// A wake-up that cannot be queued means one is already waiting: that is enough.
-			_, _ = push.SendBytes(nil, zmq.DONTWAIT)
-		case <-s.done:
-			_, _ = push.SendBytes(nil, zmq.DONTWAIT)
-			return
-		}
-	}
-}
-
-// own is the only code that touches the ZeroMQ socket.
+// own is the only code that touches the ZeroMQ sockets.
 func (s *Socket) own(zctx *zmq.Context, z zsockets) {
 	defer close(s.dead)
-	sock, pull := z.sock, z.pull
+	var watches []*fdWatch
 	defer func() {
-		z.push = nil // the pump's
+		// The watchers' descriptors go first: they are copies of descriptors the sockets own.
+		for _, w := range watches {
+			w.stop()
+		}
 		z.close()
 		_ = zctx.Term()
 	}()
-	poller := zmq.NewPoller()
-	poller.Add(sock, zmq.POLLIN)
-	// onlyWake leaves out sock: handshakes and sending go on while a reader is behind.
-	onlyWake := zmq.NewPoller()
-	for _, p := range []*zmq.Poller{poller, onlyWake} {
-		p.Add(pull, zmq.POLLIN)
-		p.Add(z.mon, zmq.POLLIN)
-		if z.zap != nil {
-			p.Add(z.zap, zmq.POLLIN)
+	watch := func(zs *zmq.Socket) <-chan struct{} {
+		if zs == nil {
+			return nil
 		}
+		w, err := newFDWatch(zs)
+		if err != nil {
+			// Not expected on any platform ZeroMQ supports; a timer keeps the socket served.
+			s.log.Error("cannot watch a ZeroMQ socket; falling back to polling it", "endpoint", s.endpoint, "err", err)
+			return nil
+		}
+		watches = append(watches, w)
+		return w.ready
 	}
+	sockReady, monReady, zapReady := watch(z.sock), watch(z.mon), watch(z.zap)
+	fallback := len(watches) < 2 || (z.zap != nil && zapReady == nil)
 
 	var held *hooteproto.Frame // received but not yet taken by a reader
 	for {
-		if held != nil {
-			select {
-			case s.in <- *held:
-				held = nil
-			default:
-			}
+		// ZMQ_FD signals edges, not levels: take what each socket holds now before waiting,
+		// or a message that arrived with an earlier signal would wait for the next one.
+		more := false
+		if held == nil {
+			held, more = s.drain(z.sock)
 		}
-		p, timeout := poller, 250*time.Millisecond
-		if held != nil {
-			// Stop reading the socket until the reader catches up, but keep sending.
-			p, timeout = onlyWake, time.Millisecond
+		for readable(z.mon) {
+			s.watch(z.mon)
 		}
-		polled, err := p.Poll(timeout)
-		if err != nil && !errors.Is(err, zmq.ETERM) {
-			s.log.Warn("zmq poll failed", "endpoint", s.endpoint, "err", err)
+		for z.zap != nil && readable(z.zap) {
+			z.auth.serve(z.zap, s.endpoint)
+		}
+
+		var in chan<- hooteproto.Frame
+		var next hooteproto.Frame
+		if held != nil {
+			in, next = s.in, *held
+		}
+		var again <-chan time.Time
+		switch {
+		case more:
+			again = nowC
+		case fallback:
+			again = time.After(10 * time.Millisecond)
+		}
+		var redial <-chan time.Time
+		if !s.redialAt.IsZero() {
+			redial = time.After(time.Until(s.redialAt))
 		}
 		select {
 		case <-s.done:
 			s.failQueued()
 			return
-		default:
-		}
-		for _, it := range polled {
-			switch it.Socket {
-			case pull:
-				for {
-					if _, err := pull.RecvBytes(zmq.DONTWAIT); err != nil {
-						break
-					}
-				}
-				s.flush(sock)
-			case sock:
-				if held == nil {
-					held = s.receive(sock)
-				}
-			case z.mon:
-				s.watch(z.mon)
-			default: // the ZAP handler's socket
-				z.auth.serve(z.zap, s.endpoint)
-			}
-		}
-		if len(polled) == 0 {
-			// Nothing woke us within the timeout; frames queued without a wake-up (none should
-			// be) still leave.
-			s.flush(sock)
-		}
-		if !s.redialAt.IsZero() && time.Now().After(s.redialAt) {
+		case o := <-s.out:
+			s.sendOne(z.sock, o)
+			s.flush(z.sock)
+		case in <- next:
+			held = nil
+		case <-sockReady:
+		case <-monReady:
+		case <-zapReady:
+		case <-again:
+		case <-redial:
 			s.redialAt = time.Time{}
-			s.redial(sock)
+			s.redial(z.sock)
 		}
 	}
+}
+
+// nowC is a channel that is always ready, for a loop that has more to do before it waits.
+var nowC = func() <-chan time.Time {
+	c := make(chan time.Time)
+	close(c)
+	return c
+}()
+
+// maxDrain bounds how many messages one turn of the owner loop takes from the socket, so that
+// sending goes on under a flood; the loop comes back at once for the rest.
+const maxDrain = 256
+
+// drain hands the socket's waiting messages to readers. It returns a frame no reader could take
+// yet (the owner holds it and stops reading), and whether messages remain.
+func (s *Socket) drain(sock *zmq.Socket) (held *hooteproto.Frame, more bool) {
+	for range maxDrain {
+		if !readable(sock) {
+			return nil, false
+		}
+		f := s.receive(sock)
+		if f == nil {
+			continue
+		}
+		select {
+		case s.in <- *f:
+		default:
+			return f, false
+		}
+	}
+	return nil, true
+}
+
+// readable reports whether zs has a message waiting. Asking also lets ZeroMQ process its
+// pending commands, which re-arms the socket's ZMQ_FD signal.
+func readable(zs *zmq.Socket) bool {
+	ev, err := zs.GetEvents()
+	return err == nil && ev&zmq.POLLIN != 0
 }
 
 // redial connects the dialling side again after libzmq gave up on a refused handshake.
@@ -434,13 +433,17 @@ func (s *Socket) flush(sock *zmq.Socket) {
 	for {
 		select {
 		case o := <-s.out:
-			err := s.write(sock, &o.frame)
-			if o.errc != nil {
-				o.errc <- err
-			}
+			s.sendOne(sock, o)
 		default:
 			return
 		}
+	}
+}
+
+func (s *Socket) sendOne(sock *zmq.Socket, o outgoing) {
+	err := s.write(sock, &o.frame)
+	if o.errc != nil {
+		o.errc <- err
 	}
 }
 
@@ -493,10 +496,6 @@ func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 		return hooteproto.ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()
-	}
-	select {
-	case s.wake <- struct{}{}:
-	default:
 	}
 	select {
 	case err := <-errc:

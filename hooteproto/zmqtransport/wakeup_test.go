@@ -1,0 +1,75 @@
+package zmqtransport_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hootenanny/hoot/hooteproto"
+	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
+)
+
+// TestNoLostWakeups sends frames back and forth, one at a time and in bursts, with nothing
+// else on the wire: a frame that arrives while its owner waits is seen only through the
+// readiness signal of the socket's descriptor, so a watch that fails to signal leaves it
+// waiting for traffic that never comes, and a receive runs out of time. (Subtler races, where a
+// signal is lost only while the owner is busy, show up as stalls in BenchmarkWireRoundTrip's
+// pipelined runs rather than here.)
+func TestNoLostWakeups(t *testing.T) {
+	t.Parallel()
+	router, err := zmqtransport.Listen("tcp://127.0.0.1:*", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer router.Close()
+	dealer, err := zmqtransport.Dial(router.Endpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dealer.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // the router answers every frame with a frame of the same id
+		for {
+			f, err := router.Recv(ctx)
+			if err != nil {
+				return
+			}
+			f.Command = hooteproto.CommandReply
+			if err := router.Send(ctx, f); err != nil {
+				return
+			}
+		}
+	}()
+	recv := func(what string) hooteproto.Frame {
+		t.Helper()
+		rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
+		defer rcancel()
+		f, err := dealer.Recv(rctx)
+		if err != nil {
+			t.Fatalf("%s: %v (a frame waited for a signal that was lost)", what, err)
+		}
+		return f
+	}
+	for i := range 500 {
+		id := hooteproto.NewRequestID()
+		if err := dealer.Send(ctx, hooteproto.Frame{Command: hooteproto.CommandRequest, ID: id, Body: []byte{byte(i)}}); err != nil {
+			t.Fatal(err)
+		}
+		if f := recv("ping-pong"); f.ID != id {
+			t.Fatalf("round %d: got id %v, want %v", i, f.ID, id)
+		}
+	}
+	for burst := range 20 {
+		const n = 64
+		for range n {
+			if err := dealer.Send(ctx, hooteproto.Frame{Command: hooteproto.CommandRequest, ID: hooteproto.NewRequestID()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range n {
+			recv("burst " + string(rune('a'+burst)))
+		}
+	}
+}
