@@ -110,6 +110,7 @@ func run(args []string) error {
 			return err
 		}
 		defer g.Close()
+		waitForOwnWorker(ctx, g, cfg)
 		cfg.Logger.Info("holler serving MCP", "url", "http://"+l.Addr().String()+"/mcp", "workers", g.WorkerEndpoint(), "version", version)
 		return g.ServeHTTP(ctx, l)
 	}
@@ -120,6 +121,7 @@ func run(args []string) error {
 		return err
 	}
 	defer g.Close()
+	waitForOwnWorker(ctx, g, cfg)
 	cfg.Logger.Info("holler serving MCP on stdio", "workers", g.WorkerEndpoint(), "version", version)
 	return g.ServeStdio(ctx, os.Stdin, os.Stdout)
 }
@@ -235,4 +237,23 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// ownWorkerWait bounds how long holler waits for the worker it started before it serves.
+const ownWorkerWait = 15 * time.Second
+
+// waitForOwnWorker waits, when holler runs its own worker, until the worker has announced
+// itself, so that a client's first tools/list already shows the tools. A worker that does not
+// come in time is reported, and holler serves anyway: tools appear as workers arrive, with
+// notifications/tools/list_changed.
+func waitForOwnWorker(ctx context.Context, g *gateway.Gateway, cfg gateway.Config) {
+	if len(cfg.WorkerCommand) == 0 {
+		return
+	}
+	wctx, cancel := context.WithTimeout(ctx, ownWorkerWait)
+	defer cancel()
+	if !g.WaitForWorker(wctx) && ctx.Err() == nil {
+		cfg.Logger.Warn("the worker command has not announced itself yet; serving without tools until it does",
+			"command", cfg.WorkerCommand, "waited", ownWorkerWait)
+	}
 }

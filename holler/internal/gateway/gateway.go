@@ -157,6 +157,22 @@ func (g *Gateway) WorkerEndpoint() string { return g.sock.Endpoint() }
 // Services returns the services live workers serve now.
 func (g *Gateway) Services() []string { return g.broker.Services() }
 
+// WaitForWorker waits until some live worker serves at least one service, or ctx ends. It
+// reports whether one did.
+func (g *Gateway) WaitForWorker(ctx context.Context) bool {
+	for {
+		changed := g.broker.Changed()
+		if len(g.broker.Services()) > 0 {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
 // WaitForServices waits until live workers serve every one of the services, or ctx ends.
 func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error {
 	for {

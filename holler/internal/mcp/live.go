@@ -47,6 +47,16 @@ func (s *Server) watchServices(changed <-chan struct{}) {
 // refreshTools recomputes the listed tools from the live services and reports whether the
 // list changed.
 func (s *Server) refreshTools() bool {
+	next := s.liveTools()
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	same := slices.EqualFunc(s.listed, next, func(a, b toolDescription) bool { return a.Name == b.Name })
+	s.listed = next
+	return !same
+}
+
+// liveTools describes the allowed tools whose service a live worker serves now.
+func (s *Server) liveTools() []toolDescription {
 	live := make(map[string]bool)
 	for _, svc := range s.live.Services() {
 		live[svc] = true
@@ -57,12 +67,7 @@ func (s *Server) refreshTools() bool {
 			tools = append(tools, t)
 		}
 	}
-	next := toolDescriptions(tools)
-	s.listMu.Lock()
-	defer s.listMu.Unlock()
-	same := slices.EqualFunc(s.listed, next, func(a, b toolDescription) bool { return a.Name == b.Name })
-	s.listed = next
-	return !same
+	return toolDescriptions(tools)
 }
 
 // listedNames returns the names of the tools tools/list shows now.
@@ -100,9 +105,10 @@ func (s *Server) listTools(msg *message) *response {
 		}
 		offset = o
 	}
-	s.listMu.RLock()
-	all := s.listed
-	s.listMu.RUnlock()
+	// The answer comes from the backend's live services as they are now, not from the copy the
+	// change watcher keeps to tell sessions about changes: that copy may trail by a moment, and
+	// a client that asks just after a worker arrived must see its tools.
+	all := s.listedNow()
 	res := listToolsResult{Tools: []toolDescription{}}
 	if offset < len(all) {
 		end := min(offset+s.cfg.PageSize, len(all))
@@ -112,6 +118,17 @@ func (s *Server) listTools(msg *message) *response {
 		}
 	}
 	return newResult(msg.ID, res)
+}
+
+// listedNow returns the tools tools/list shows now: the live ones when the backend reports
+// liveness, all allowed ones otherwise.
+func (s *Server) listedNow() []toolDescription {
+	if s.live != nil {
+		return s.liveTools()
+	}
+	s.listMu.RLock()
+	defer s.listMu.RUnlock()
+	return s.listed
 }
 
 // cursorMACSize is how many bytes of HMAC-SHA256 a cursor carries.

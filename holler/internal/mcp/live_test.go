@@ -265,3 +265,23 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+func TestToolsListDoesNotTrailTheBackend(t *testing.T) {
+	t.Parallel()
+	b := &liveBackend{fakeBackend: newFakeBackend(), changed: make(chan struct{})}
+	s, err := NewServer(&Config{Backend: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	c := newMCPHTTP(t, s)
+	c.initialize(latestProtocolVersion)
+	// A worker arrives, and the change is not signalled yet (as when a client asks in the
+	// moment between a worker's READY and the server's watcher waking up).
+	b.mu.Lock()
+	b.live = []string{hootv1hoot.SystemServiceName}
+	b.mu.Unlock()
+	if names, _ := toolNames(t, c.call(2, "tools/list", nil)); !slices.Contains(names, "echo") {
+		t.Fatalf("tools/list = %v just after the system service came; want echo listed", names)
+	}
+}
