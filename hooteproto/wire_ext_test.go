@@ -16,7 +16,7 @@ import (
 )
 
 const (
-	hb       = 100 * time.Millisecond
+	hb       = 250 * time.Millisecond
 	liveness = 3
 )
 

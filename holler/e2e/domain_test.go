@@ -100,6 +100,14 @@ func TestArtifactsOverHTTP(t *testing.T) {
 	if !strings.HasPrefix(seedID, "art_") || len(toString(seed["hash"])) != 64 || seed["mime_type"] != "text/vnd.abc" {
 		t.Fatalf("seed = %v", seed)
 	}
+	// An artifact is also a resource: its content, read through the wire.
+	rr, err := c.s.ReadResource(c.ctx, &mcp.ReadResourceParams{URI: "hoot://artifact/" + seedID})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "X:1\nK:C\nCDEF|" {
+		t.Errorf("resources/read hoot://artifact/%s = %+v, %v", seedID, rr, err)
+	}
+	if _, err := c.s.ReadResource(c.ctx, &mcp.ReadResourceParams{URI: "hoot://artifact/art_00000000000000000000000000"}); err == nil {
+		t.Error("resources/read of an unknown artifact succeeded")
+	}
 	stored := c.call("cas_store", map[string]any{"content_base64": base64.StdEncoding.EncodeToString([]byte("MThd\x00\x00\x00\x06")), "mime_type": "audio/midi"})
 	arr := obj(c.call("artifact_create", map[string]any{
 		"hash": stored["hash"], "parent_ids": []any{seedID}, "creator": "arranger",

@@ -68,9 +68,9 @@ func startStack(t *testing.T) string {
 	dir := t.TempDir()
 	g, err := gateway.Start(gateway.Config{
 		WorkerEndpoint: "tcp://127.0.0.1:*",
-		WorkerCommand:  []string{bin(t, "hootenanny"), "--data", dir, "--log-level", "warn", "--heartbeat", "200ms"},
+		WorkerCommand:  []string{bin(t, "hootenanny"), "--data", dir, "--log-level", "warn", "--heartbeat", "500ms"},
 		DataDir:        dir,
-		Heartbeat:      200 * time.Millisecond,
+		Heartbeat:      500 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -242,8 +242,23 @@ func exerciseEveryTool(t *testing.T, s *mcp.ClientSession) {
 		t.Errorf("cas_inspect = %v", got)
 	}
 
+	// A stored object is also a resource, read through the same wire.
+	rr, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "hoot://cas/" + hash})
+	if err != nil {
+		t.Fatalf("resources/read hoot://cas/%s: %v", hash, err)
+	}
+	if len(rr.Contents) != 1 || rr.Contents[0].Text != tune || rr.Contents[0].MIMEType != "text/vnd.abc" {
+		t.Errorf("resources/read of the stored tune = %+v", rr.Contents)
+	}
+	if _, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "hoot://cas/" + strings.Repeat("ab", 32)}); err == nil {
+		t.Error("resources/read of an object that was never stored succeeded")
+	}
+
 	binary := []byte{0x4d, 0x54, 0x68, 0x64, 0, 0, 0, 6, 0, 1, 0, 2, 0x01, 0xe0, 0xff, 0xfe}
 	bs := call("cas_store", map[string]any{"content_base64": base64.StdEncoding.EncodeToString(binary), "mime_type": "audio/midi"})
+	if rr, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "hoot://cas/" + toString(bs["hash"])}); err != nil || len(rr.Contents) != 1 || string(rr.Contents[0].Blob) != string(binary) {
+		t.Errorf("resources/read of the binary object = %+v, %v; want its bytes as a blob", rr, err)
+	}
 	got := call("cas_get", map[string]any{"hash": bs["hash"]})
 	if dec, _ := base64.StdEncoding.DecodeString(toString(got["content_base64"])); string(dec) != string(binary) || got["content"] != nil {
 		t.Errorf("binary round trip = %v", got)
