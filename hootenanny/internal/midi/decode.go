@@ -1,0 +1,255 @@
+package midi
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Limits bound the work Decode does on hostile input.
+type Limits struct {
+	// MaxBytes is the largest input accepted.
+	MaxBytes int
+	// MaxTracks is the largest number of MTrk chunks (and declared tracks).
+	MaxTracks int
+	// MaxEvents is the largest total number of events over all tracks.
+	MaxEvents int
+}
+
+// DefaultLimits are the limits Decode applies.
+var DefaultLimits = Limits{MaxBytes: 64 << 20, MaxTracks: 1024, MaxEvents: 4 << 20}
+
+// DecodeError is a decoding failure at a byte offset of the input.
+type DecodeError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("midi: decode: offset %d: %s", e.Offset, e.Msg)
+}
+
+func errAt(off int, format string, args ...any) error {
+	return &DecodeError{Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Decode parses a Standard MIDI File with DefaultLimits.
+func Decode(b []byte) (*File, error) { return DecodeWith(b, DefaultLimits) }
+
+// DecodeWith parses a Standard MIDI File. It requires an MThd chunk first,
+// exactly the declared number of MTrk chunks, every track to end with an
+// end-of-track event and nothing after it, and it skips chunks of unknown
+// type. Running status is honoured for channel-voice messages and cancelled
+// by meta and sysex events, as the specification says.
+func DecodeWith(b []byte, lim Limits) (*File, error) {
+	if lim.MaxBytes > 0 && len(b) > lim.MaxBytes {
+		return nil, errAt(0, "input of %d bytes exceeds limit %d", len(b), lim.MaxBytes)
+	}
+	if len(b) < 14 {
+		return nil, errAt(0, "input of %d bytes is shorter than a header chunk", len(b))
+	}
+	if string(b[0:4]) != "MThd" {
+		return nil, errAt(0, "missing MThd chunk (found %q)", b[0:4])
+	}
+	hlen := binary.BigEndian.Uint32(b[4:8])
+	if hlen < 6 {
+		return nil, errAt(4, "header length %d is less than 6", hlen)
+	}
+	if uint64(hlen) > uint64(len(b)-8) {
+		return nil, errAt(4, "header length %d exceeds the %d bytes left", hlen, len(b)-8)
+	}
+	format := int(binary.BigEndian.Uint16(b[8:10]))
+	ntrks := int(binary.BigEndian.Uint16(b[10:12]))
+	div := binary.BigEndian.Uint16(b[12:14])
+	if format > 2 {
+		return nil, errAt(8, "format %d is not 0, 1 or 2", format)
+	}
+	if format == 0 && ntrks != 1 {
+		return nil, errAt(10, "format 0 declares %d tracks, want 1", ntrks)
+	}
+	if lim.MaxTracks > 0 && ntrks > lim.MaxTracks {
+		return nil, errAt(10, "%d tracks exceed limit %d", ntrks, lim.MaxTracks)
+	}
+	if div&0x8000 != 0 {
+		return nil, errAt(12, "SMPTE time division 0x%04X is not supported", div)
+	}
+	if div == 0 {
+		return nil, errAt(12, "time division of 0 ticks per quarter")
+	}
+	f := &File{Format: format, TicksPerQuarter: int(div), Tracks: make([]Track, 0, ntrks)}
+	d := decoder{b: b, lim: lim}
+	off := 8 + int(hlen)
+	for off < len(b) {
+		if len(b)-off < 8 {
+			return nil, errAt(off, "truncated chunk header (%d bytes left)", len(b)-off)
+		}
+		clen := binary.BigEndian.Uint32(b[off+4 : off+8])
+		if uint64(clen) > uint64(len(b)-off-8) {
+			return nil, errAt(off+4, "chunk %q length %d exceeds the %d bytes left", b[off:off+4], clen, len(b)-off-8)
+		}
+		start, end := off+8, off+8+int(clen)
+		if string(b[off:off+4]) == "MTrk" {
+			if len(f.Tracks) == ntrks {
+				return nil, errAt(off, "more MTrk chunks than the %d declared", ntrks)
+			}
+			t, err := d.track(start, end)
+			if err != nil {
+				return nil, err
+			}
+			f.Tracks = append(f.Tracks, t)
+		}
+		off = end
+	}
+	if len(f.Tracks) != ntrks {
+		return nil, errAt(len(b), "found %d MTrk chunks, header declares %d", len(f.Tracks), ntrks)
+	}
+	return f, nil
+}
+
+type decoder struct {
+	b      []byte
+	lim    Limits
+	events int
+}
+
+// vlq reads a variable-length quantity of at most four bytes ending before end.
+func (d *decoder) vlq(off, end int) (uint32, int, error) {
+	var v uint32
+	for i := 0; i < 4; i++ {
+		if off+i >= end {
+			return 0, 0, errAt(off+i, "truncated variable-length quantity")
+		}
+		c := d.b[off+i]
+		v = v<<7 | uint32(c&0x7F)
+		if c&0x80 == 0 {
+			return v, off + i + 1, nil
+		}
+	}
+	return 0, 0, errAt(off, "variable-length quantity longer than 4 bytes")
+}
+
+func (d *decoder) track(off, end int) (Track, error) {
+	var t Track
+	// Note events under running status take three bytes (delta and two
+	// data bytes); preallocate for that, within reason.
+	t.Events = make([]Event, 0, min((end-off)/3, 1<<14))
+	var tick int64
+	var running byte
+	for {
+		if off >= end {
+			return t, errAt(off, "track ends without an end-of-track event")
+		}
+		delta, next, err := d.vlq(off, end)
+		if err != nil {
+			return t, err
+		}
+		off = next
+		tick += int64(delta)
+		if d.lim.MaxEvents > 0 && d.events >= d.lim.MaxEvents {
+			return t, errAt(off, "more than %d events", d.lim.MaxEvents)
+		}
+		d.events++
+		if off >= end {
+			return t, errAt(off, "truncated event: missing status byte")
+		}
+		evOff := off
+		status := d.b[off]
+		e := Event{Tick: tick, Delta: delta}
+		switch {
+		case status < 0x80:
+			if running == 0 {
+				return t, errAt(off, "data byte 0x%02X without a running status", status)
+			}
+			status = running
+		case status < 0xF0:
+			off++
+			running = status
+		default:
+			off++
+			running = 0
+		}
+		switch {
+		case status < 0xF0:
+			e.Channel = status & 0x0F
+			n := 2
+			switch status & 0xF0 {
+			case 0x80:
+				e.Kind = KindNoteOff
+			case 0x90:
+				e.Kind = KindNoteOn
+			case 0xA0:
+				e.Kind = KindPolyPressure
+			case 0xB0:
+				e.Kind = KindControlChange
+			case 0xC0:
+				e.Kind, n = KindProgramChange, 1
+			case 0xD0:
+				e.Kind, n = KindChannelPressure, 1
+			case 0xE0:
+				e.Kind = KindPitchBend
+			}
+			if end-off < n {
+				return t, errAt(off, "truncated %s event", e.Kind)
+			}
+			for i := 0; i < n; i++ {
+				if d.b[off+i] > 0x7F {
+					return t, errAt(off+i, "status byte 0x%02X where a data byte is due", d.b[off+i])
+				}
+			}
+			e.Data1 = d.b[off]
+			if n == 2 {
+				e.Data2 = d.b[off+1]
+			}
+			if e.Kind == KindPitchBend {
+				e.Bend = int16(int(e.Data1)|int(e.Data2)<<7) - 8192
+				e.Data1, e.Data2 = 0, 0
+			}
+			off += n
+		case status == 0xFF:
+			if off >= end {
+				return t, errAt(off, "truncated meta event: missing type")
+			}
+			e.Kind = KindMeta
+			e.MetaType = d.b[off]
+			if e.MetaType > 0x7F {
+				return t, errAt(off, "meta type 0x%02X above 0x7F", e.MetaType)
+			}
+			n, next, err := d.vlq(off+1, end)
+			if err != nil {
+				return t, err
+			}
+			if uint64(n) > uint64(end-next) {
+				return t, errAt(off+1, "meta 0x%02X length %d exceeds the %d bytes left in the track", e.MetaType, n, end-next)
+			}
+			if err := checkMetaLength(e.MetaType, int(n)); err != nil {
+				return t, errAt(off+1, "%v", err)
+			}
+			if n > 0 {
+				e.Data = append([]byte(nil), d.b[next:next+int(n)]...)
+			}
+			off = next + int(n)
+		case status == 0xF0 || status == 0xF7:
+			e.Kind = KindSysEx
+			e.SysExStatus = status
+			n, next, err := d.vlq(off, end)
+			if err != nil {
+				return t, err
+			}
+			if uint64(n) > uint64(end-next) {
+				return t, errAt(off, "sysex length %d exceeds the %d bytes left in the track", n, end-next)
+			}
+			if n > 0 {
+				e.Data = append([]byte(nil), d.b[next:next+int(n)]...)
+			}
+			off = next + int(n)
+		default:
+			return t, errAt(evOff, "status 0x%02X is not allowed in a track", status)
+		}
+		t.Events = append(t.Events, e)
+		if e.IsMeta(MetaEndOfTrack) {
+			if off != end {
+				return t, errAt(off, "%d bytes after end-of-track", end-off)
+			}
+			return t, nil
+		}
+	}
+}
