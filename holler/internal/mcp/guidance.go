@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hootenanny/hoot/hooteproto/suggest"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,7 +89,7 @@ func closeNames(name string, candidates []string) []string {
 	lname := strings.ToLower(name)
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := editDistance(lname, lc)
+		d := suggest.Distance(lname, lc)
 		limit := max(2, len(lc)/3)
 		switch {
 		case lname == "" || c == name:
@@ -108,27 +109,6 @@ func closeNames(name string, candidates []string) []string {
 		names = append(names, f.name)
 	}
 	return names
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // didYouMeanSuffix returns `; did you mean "x"?` for the closest of names, or "".

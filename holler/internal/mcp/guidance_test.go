@@ -35,18 +35,6 @@ func TestCloseNames(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"mime_typ", "mime_type", 1}} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 // TestTryRequests checks that every request offered to copy is valid JSON-RPC that this server
 // answers, and that every generated tool's example call decodes and validates.
 func TestTryRequests(t *testing.T) {

@@ -1,5 +1,7 @@
 package abc
 
+import "github.com/hootenanny/hoot/hooteproto/suggest"
+
 // shortDecorations are the one-character decorations of the standard.
 var shortDecorations = map[byte]string{
 	'.': "staccato", '~': "roll", 'H': "fermata", 'L': "accent", 'M': "lowermordent",
@@ -33,7 +35,7 @@ func (p *parser) checkDecoration(at Pos, name string) {
 	if len(name) <= 32 {
 		best, bestD := "", 4
 		for k := range knownDecorations {
-			if d := editDistance(name, k); d < bestD || d == bestD && k < best {
+			if d := suggest.Distance(name, k); d < bestD || d == bestD && k < best {
 				best, bestD = k, d
 			}
 		}
@@ -42,25 +44,4 @@ func (p *parser) checkDecoration(at Pos, name string) {
 		}
 	}
 	p.diagAt(at, Warning, "unknown decoration !"+name+"!", sugg)
-}
-
-// editDistance is the Levenshtein distance; callers keep both strings short.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
