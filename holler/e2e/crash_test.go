@@ -120,8 +120,10 @@ func TestCrashRecovery(t *testing.T) {
 	cmd := startWorker()
 	var jobIDs []string
 	for range 8 {
-		// A retryable "unavailable" is retried, as a client should; it was seen, rarely and only
-		// under heavy load, just after a restarted worker announced itself (an open question).
+		// A retryable "unavailable" is retried, as a client should. It was seen, rarely and only
+		// under heavy load: the jobs queued here re-hash everything stored, four at a time, and
+		// under the race detector on two cores the worker can then miss its heartbeat window,
+		// be dropped, and announce itself again a moment later (the likely cause, not proven).
 		var res *mcp.CallToolResult
 		var err error
 		for attempt := 0; ; attempt++ {
