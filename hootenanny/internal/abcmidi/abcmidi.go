@@ -1,0 +1,524 @@
+// Package abcmidi converts a parsed ABC tune (package abc) to a Standard MIDI File (package
+// midi), following abc2midi's conventions where they are cheap to follow so that the output
+// can be checked note for note against it (package abccorpus).
+//
+// The file has 480 ticks per quarter note. A tune with one voice gives a format 0 file; a tune
+// with several gives a format 1 file whose first track holds the tempo, time and key signature
+// events and whose other tracks hold one voice each (voice i on channel i, skipping the drum
+// channel 9).
+//
+// Repeats and first and second endings are expanded with abc.ExpandRepeats; every played bar is
+// placed after the previous one, so a bar played twice sounds twice. Tempo comes from Q: with
+// its beat unit (Q:3/8=60 is 90 quarter notes a minute; a bare Q:240 counts quarter notes, as
+// abc2midi does; no Q: is 120 quarter notes a minute), and mid-tune Q:, M: and K: changes
+// become tempo, time and key signature events where they are played (those of the first voice
+// only, in a tune with several). Notes have a fixed
+// velocity (Options.Velocity, 80 by default).
+//
+// Unless Options.Straight is set, the notes are performed as abc2midi 4.84 performs them by
+// default (checked against it on the corpus): a grace note sounds for a quarter of its written
+// length (%%MIDI gracedivider 4) and that time is taken from the start of the note it ornaments
+// (graces that would take all of it are dropped, as are graces with no note after them); the
+// notes of a chord start ChordStagger ticks apart in written order and end together (except
+// in tied chords); a note marked staccato sounds for half its length; and in a tune whose R:
+// field says hornpipe, a pair of eighth notes (even or dotted, A>B) on a quarter-note beat of
+// the bar is played 2:1. Events are placed on their nominal ticks: abc2midi's habit of starting
+// notes (and mid-tune tempo changes) one tick late is not copied.
+//
+// The parser skips %% directives; MIDIDirectives reads %%MIDI program and channel from the
+// source for Options.Voices. Not handled: other %%MIDI directives (beat stress, gracedivider,
+// chordattack, ...); dynamics (velocity is fixed); voice overlays (&), which are an error; P:
+// part order; clef transpose=; chord symbols (guitar chords) and lyrics.
+package abcmidi
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/abc"
+	"github.com/hootenanny/hoot/hootenanny/internal/midi"
+)
+
+// TicksPerQuarter is the time division of the files Convert writes.
+const TicksPerQuarter = 480
+
+// ticksPerWhole converts abc.Rat durations (fractions of a whole note) to ticks.
+const ticksPerWhole = 4 * TicksPerQuarter
+
+// DefaultVelocity is the note-on velocity when Options.Velocity is 0.
+const DefaultVelocity = 80
+
+// GraceDivider divides a grace note's written length to give the time it sounds for
+// (abc2midi's default, %%MIDI gracedivider 4).
+const GraceDivider = 4
+
+// ChordStagger is the delay in ticks between successive notes of a chord (abc2midi plays
+// them 10 ticks apart at 480 ticks per quarter).
+const ChordStagger = 10
+
+// Options tune Convert. The zero value converts as written.
+type Options struct {
+	// Transpose shifts every note by this many semitones. A note that leaves the MIDI range
+	// 0..127 is an error.
+	Transpose int
+	// BPM, when positive, overrides every tempo of the tune (Q: in the header and in the body)
+	// with this many quarter notes a minute.
+	BPM float64
+	// Velocity of every note, 1..127; 0 means DefaultVelocity.
+	Velocity int
+	// NoGrace drops grace notes instead of letting them take time from the following note.
+	NoGrace bool
+	// Voices sets the channel and program of voices by id (see MIDIDirectives, which reads
+	// them from %%MIDI lines). The entry "" also gives its program to voices without one.
+	Voices map[string]VoiceMIDI
+	// Straight plays the notes exactly as written: no chord stagger, no staccato shortening,
+	// no hornpipe swing. Grace notes still take their time unless NoGrace is set.
+	Straight bool
+}
+
+// ErrNoVoices is returned for a tune without any voice.
+var ErrNoVoices = errors.New("abcmidi: tune has no voices")
+
+// Convert renders t as a Standard MIDI File.
+func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
+	if t == nil || len(t.Voices) == 0 {
+		return nil, ErrNoVoices
+	}
+	if opts.Velocity < 0 || opts.Velocity > 127 {
+		return nil, fmt.Errorf("abcmidi: velocity %d is outside 1..127", opts.Velocity)
+	}
+	if opts.BPM < 0 || math.IsNaN(opts.BPM) || math.IsInf(opts.BPM, 0) {
+		return nil, fmt.Errorf("abcmidi: tempo override %v bpm is not a positive number", opts.BPM)
+	}
+	vel := uint8(DefaultVelocity)
+	if opts.Velocity > 0 {
+		vel = uint8(opts.Velocity)
+	}
+	voices := make([]voiceTrack, len(t.Voices))
+	for i, v := range t.Voices {
+		vt, err := playVoice(t, v.ID, opts)
+		if err != nil {
+			return nil, err
+		}
+		voices[i] = vt
+	}
+
+	// Conductor events: header tempo, meter and key, then the first voice's changes.
+	var meta []midi.Event
+	if opts.BPM > 0 {
+		meta = append(meta, midi.Tempo(0, microsFromQPM(opts.BPM)))
+	} else {
+		meta = append(meta, midi.Tempo(0, tempoMicros(t.Header.Tempo)))
+	}
+	if e, ok := timeSignature(0, t.Header.Meter); ok {
+		meta = append(meta, e)
+	}
+	meta = append(meta, keySignature(0, t.Header.Key))
+	for _, c := range voices[0].changes {
+		f := c.field
+		if f.Tempo != nil && opts.BPM <= 0 {
+			meta = append(meta, midi.Tempo(c.tick, tempoMicros(f.Tempo)))
+		}
+		if f.Meter != nil {
+			if e, ok := timeSignature(c.tick, *f.Meter); ok {
+				meta = append(meta, e)
+			}
+		}
+		if f.Key != nil {
+			meta = append(meta, keySignature(c.tick, *f.Key))
+		}
+	}
+
+	out := &midi.File{TicksPerQuarter: TicksPerQuarter}
+	if len(voices) == 1 {
+		ch, prog := voiceSetup(opts, t.Voices[0].ID, 0)
+		evs := append(meta, prog...)
+		evs = append(evs, voices[0].noteEvents(ch, vel)...)
+		out.Tracks = []midi.Track{finish(evs)}
+		return out, nil
+	}
+	out.Format = 1
+	var title string
+	if len(t.Header.Titles) > 0 {
+		title = t.Header.Titles[0]
+	}
+	var end int64
+	for _, v := range voices {
+		end = max(end, v.end)
+	}
+	conductor := meta
+	if title != "" {
+		conductor = append([]midi.Event{midi.TrackName(0, title)}, conductor...)
+	}
+	out.Tracks = append(out.Tracks, finishAt(conductor, end))
+	for i, v := range voices {
+		ch, prog := voiceSetup(opts, t.Voices[i].ID, i)
+		var evs []midi.Event
+		if name := voiceName(t.Voices[i]); name != "" {
+			evs = append(evs, midi.TrackName(0, name))
+		}
+		evs = append(evs, prog...)
+		evs = append(evs, v.noteEvents(ch, vel)...)
+		out.Tracks = append(out.Tracks, finish(evs))
+	}
+	return out, nil
+}
+
+// voiceSetup returns the channel of voice i and its program change, if any.
+func voiceSetup(opts Options, id string, i int) (uint8, []midi.Event) {
+	ch := channelFor(i)
+	vm, ok := opts.Voices[id]
+	if !ok {
+		vm = VoiceMIDI{Program: -1}
+	}
+	if vm.Channel >= 1 && vm.Channel <= 16 {
+		ch = uint8(vm.Channel - 1)
+	}
+	prog := vm.Program
+	if d, ok := opts.Voices[""]; ok && prog < 0 && id != "" {
+		prog = d.Program
+	}
+	if prog < 0 || prog > 127 {
+		return ch, nil
+	}
+	return ch, []midi.Event{midi.ProgramChange(0, ch, uint8(prog))}
+}
+
+// channelFor gives voice i its channel, skipping the percussion channel 9.
+func channelFor(i int) uint8 {
+	if i >= 9 {
+		i++
+	}
+	return uint8(i % 16)
+}
+
+func voiceName(v *abc.Voice) string {
+	if v.Def != nil && v.Def.Name != "" {
+		return v.Def.Name
+	}
+	return v.ID
+}
+
+type playedNote struct {
+	on, off int64
+	pitch   uint8
+}
+
+type playedChange struct {
+	tick  int64
+	field *abc.InlineField
+}
+
+type voiceTrack struct {
+	notes   []playedNote
+	changes []playedChange
+	end     int64
+}
+
+func (v voiceTrack) noteEvents(ch, vel uint8) []midi.Event {
+	evs := make([]midi.Event, 0, 2*len(v.notes))
+	for _, n := range v.notes {
+		evs = append(evs, midi.NoteOn(n.on, ch, n.pitch, vel), midi.NoteOff(n.off, ch, n.pitch, 0))
+	}
+	return evs
+}
+
+// ticks converts a fraction of a whole note to ticks, rounding to the nearest tick.
+func ticks(r abc.Rat) int64 {
+	return int64(math.Round(r.Float64() * ticksPerWhole))
+}
+
+// playVoice lays out one voice's notes and changes in playing order.
+func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
+	name := id
+	if name == "" {
+		name = "(default)"
+	}
+	events, err := t.Events(id)
+	if err != nil {
+		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
+	}
+	bars, err := t.Bars(id)
+	if err != nil {
+		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
+	}
+	changes, err := t.Changes(id)
+	if err != nil {
+		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
+	}
+	events = append([]abc.Event(nil), events...)
+	if !opts.Straight {
+		if strings.Contains(strings.ToLower(t.Header.Rhythm), "hornpipe") {
+			swing(events, bars)
+		}
+		for i := range events {
+			if !events[i].Grace && slices.Contains(events[i].Decorations, "staccato") {
+				events[i].Duration = events[i].Duration.Mul(abc.R(1, 2))
+			}
+		}
+	}
+	if !opts.NoGrace {
+		events = placeGraces(events)
+	}
+	byBar := make([][]abc.Event, len(bars))
+	for _, e := range events {
+		if e.Grace {
+			continue // placeGraces turned the graces it kept into plain events
+		}
+		if e.Bar >= 0 && e.Bar < len(bars) {
+			byBar[e.Bar] = append(byBar[e.Bar], e)
+		}
+	}
+	tiedChord := tiedChordNotes(t.Voice(id))
+	var vt voiceTrack
+	var cursor abc.Rat
+	for _, b := range abc.ExpandRepeats(bars) {
+		bar := bars[b]
+		chordAt, chordIdx := abc.Rat{Num: -1, Den: 1}, 0
+		for _, e := range byBar[b] {
+			if e.Onset.Cmp(chordAt) == 0 {
+				chordIdx++
+			} else {
+				chordAt, chordIdx = e.Onset, 0
+			}
+			p := e.Pitch + opts.Transpose
+			if p < 0 || p > 127 {
+				return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: note at line %d col %d: pitch %d is outside the MIDI range 0..127",
+					name, e.Pos.Line, e.Pos.Col, p)
+			}
+			on := cursor.Add(e.Onset.Sub(bar.Start))
+			n := playedNote{on: ticks(on), off: ticks(on.Add(e.Duration)), pitch: uint8(p)}
+			if !opts.Straight && !tiedChord[e.Pos.Offset] {
+				n.on += int64(chordIdx * ChordStagger)
+			}
+			if n.off <= n.on {
+				continue // shorter than a tick
+			}
+			vt.notes = append(vt.notes, n)
+			vt.end = max(vt.end, n.off)
+		}
+		for _, c := range changes {
+			if c.Onset.Cmp(bar.Start) >= 0 && c.Onset.Cmp(bar.End) < 0 {
+				vt.changes = append(vt.changes, playedChange{tick: ticks(cursor.Add(c.Onset.Sub(bar.Start))), field: c.Field})
+			}
+		}
+		cursor = cursor.Add(bar.End.Sub(bar.Start))
+	}
+	vt.end = max(vt.end, ticks(cursor))
+	return vt, nil
+}
+
+// tiedChordNotes returns the source offsets of the notes of tied chords ([CEG]- or [C-EG]),
+// which abc2midi does not stagger.
+func tiedChordNotes(v *abc.Voice) map[int]bool {
+	m := map[int]bool{}
+	if v == nil {
+		return m
+	}
+	for _, el := range v.Elements {
+		c, ok := el.(*abc.Chord)
+		if !ok {
+			continue
+		}
+		tied := c.Tie
+		for _, n := range c.Notes {
+			tied = tied || n.Tie
+		}
+		if tied {
+			for _, n := range c.Notes {
+				m[n.Pos.Offset] = true
+			}
+		}
+	}
+	return m
+}
+
+// placeGraces gives each grace note a quarter of its written length (GraceDivider), played
+// in order from the onset of the note that follows, and starts that note (all notes of its
+// chord) later by as much. Graces before a rest, at the end, or that would take all of the
+// following note are dropped. The graces kept are returned as plain events (Grace false).
+func placeGraces(events []abc.Event) []abc.Event {
+	out := make([]abc.Event, 0, len(events))
+	for i := 0; i < len(events); {
+		if !events[i].Grace {
+			out = append(out, events[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(events) && events[j].Grace && events[j].Onset.Cmp(events[i].Onset) == 0 {
+			j++
+		}
+		// Main notes: the chord of non-grace events at the same onset right after the group.
+		k := j
+		for k < len(events) && !events[k].Grace && events[k].Onset.Cmp(events[i].Onset) == 0 {
+			k++
+		}
+		var total abc.Rat
+		for _, g := range events[i:j] {
+			total = total.Add(g.Duration.Mul(abc.R(1, GraceDivider)))
+		}
+		if k == j || total.Cmp(events[j].Duration) >= 0 {
+			i = j // nothing to ornament, or no time to take: drop the graces
+			continue
+		}
+		at := events[i].Onset
+		for _, g := range events[i:j] {
+			g.Grace = false
+			g.Onset = at
+			g.Duration = g.Duration.Mul(abc.R(1, GraceDivider))
+			at = at.Add(g.Duration)
+			out = append(out, g)
+		}
+		for _, m := range events[j:k] {
+			m.Onset = m.Onset.Add(total)
+			m.Duration = m.Duration.Sub(total)
+			out = append(out, m)
+		}
+		i = k
+	}
+	return out
+}
+
+// swing plays pairs of eighth notes on a quarter-note beat of their bar 2:1, as abc2midi does
+// for hornpipes: even pairs (AB) and dotted ones (A>B) alike. Chords count as one note; grace
+// notes move with the note they ornament.
+func swing(events []abc.Event, bars []abc.Bar) {
+	eighth, dotted, quarter := abc.R(1, 8), abc.R(3, 16), abc.R(1, 4)
+	long, short := abc.R(1, 6), abc.R(1, 12)
+	// groups: the first non-grace event of each distinct onset.
+	var groups []int
+	for i, e := range events {
+		if e.Grace {
+			continue
+		}
+		if n := len(groups); n > 0 && events[groups[n-1]].Onset.Cmp(e.Onset) == 0 {
+			continue
+		}
+		groups = append(groups, i)
+	}
+	for g := 0; g+1 < len(groups); g++ {
+		a, b := events[groups[g]], events[groups[g+1]]
+		end := len(events)
+		if g+2 < len(groups) {
+			end = groups[g+2]
+		}
+		span := events[groups[g]:end] // a's chord, b's graces and b's chord
+		if a.Bar != b.Bar || a.Bar < 0 || a.Bar >= len(bars) {
+			continue
+		}
+		inBar := a.Onset.Sub(bars[a.Bar].Start)
+		if inBar.Div(quarter).Den != 1 || b.Onset.Cmp(a.Onset.Add(a.Duration)) != 0 ||
+			a.Duration.Add(b.Duration).Cmp(quarter) != 0 || (a.Duration.Cmp(eighth) != 0 && a.Duration.Cmp(dotted) != 0) {
+			continue
+		}
+		if !sameDurations(span, a.Onset, a.Duration) || !sameDurations(span, b.Onset, b.Duration) {
+			continue // a chord whose notes differ in length
+		}
+		oldB, newB := b.Onset, a.Onset.Add(long)
+		for i := range span {
+			switch {
+			case span[i].Onset.Cmp(a.Onset) == 0 && !span[i].Grace:
+				span[i].Duration = long
+			case span[i].Onset.Cmp(oldB) == 0:
+				span[i].Onset = newB
+				if !span[i].Grace {
+					span[i].Duration = short
+				}
+			}
+		}
+		g++ // the pair is done
+	}
+}
+
+func sameDurations(events []abc.Event, onset, d abc.Rat) bool {
+	for _, e := range events {
+		if !e.Grace && e.Onset.Cmp(onset) == 0 && e.Duration.Cmp(d) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// tempoMicros returns microseconds per quarter note for a Q: field (nil or without a bpm:
+// 120 quarter notes a minute).
+func tempoMicros(q *abc.Tempo) uint32 {
+	if q == nil || q.BPM <= 0 {
+		return midi.DefaultMicrosPerQuarter
+	}
+	beat := abc.R(1, 4) // a bare Q:120 counts quarter notes
+	if len(q.Beats) > 0 {
+		beat = abc.Rat{Num: 0, Den: 1}
+		for _, b := range q.Beats {
+			beat = beat.Add(b)
+		}
+	}
+	if beat.IsZero() {
+		return midi.DefaultMicrosPerQuarter
+	}
+	return microsFromQPM(float64(q.BPM) * beat.Float64() * 4)
+}
+
+func microsFromQPM(qpm float64) uint32 {
+	us := math.Round(60e6 / qpm)
+	return uint32(max(1, min(us, 0xFFFFFF)))
+}
+
+// timeSignature returns the meta event for m, unless m is free or its denominator is not a
+// power of two.
+func timeSignature(tick int64, m abc.Meter) (midi.Event, bool) {
+	num := 0
+	for _, n := range m.Num {
+		num += n
+	}
+	if num <= 0 || num > 255 || m.Den <= 0 || m.Den > 128 || m.Den&(m.Den-1) != 0 {
+		return midi.Event{}, false
+	}
+	// MIDI clocks per metronome click: a dotted quarter in compound meters, else one beat.
+	clocks := 96 / m.Den
+	if m.Den >= 8 && num > 3 && num%3 == 0 {
+		clocks *= 3
+	}
+	return midi.TimeSignature(tick, uint8(num), uint8(m.Den), uint8(max(1, min(clocks, 255))), 8), true
+}
+
+func keySignature(tick int64, k abc.Key) midi.Event {
+	f := max(-7, min(7, k.Fifths()))
+	return midi.KeySignature(tick, int8(f), k.Mode == abc.Minor && !k.None && k.Tonic != 0)
+}
+
+// order of simultaneous events: meta first, then note-offs, then the rest.
+func rank(e midi.Event) int {
+	switch {
+	case e.Kind == midi.KindMeta:
+		return 0
+	case e.Kind == midi.KindNoteOff:
+		return 1
+	}
+	return 2
+}
+
+func finish(evs []midi.Event) midi.Track {
+	var end int64
+	for _, e := range evs {
+		end = max(end, e.Tick)
+	}
+	return finishAt(evs, end)
+}
+
+func finishAt(evs []midi.Event, end int64) midi.Track {
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].Tick != evs[j].Tick {
+			return evs[i].Tick < evs[j].Tick
+		}
+		return rank(evs[i]) < rank(evs[j])
+	})
+	for _, e := range evs {
+		end = max(end, e.Tick)
+	}
+	return midi.Track{Events: append(evs, midi.EndOfTrack(end))}
+}
