@@ -121,8 +121,15 @@ type Payload struct {
 	//	*Payload_JobList
 	//	*Payload_JobCancel
 	//	*Payload_ArtifactQuery
+	//	*Payload_AbcParse
+	//	*Payload_AbcValidate
+	//	*Payload_AbcTranspose
+	//	*Payload_AbcToMidi
+	//	*Payload_AbcBookToMidi
+	//	*Payload_MidiInfo
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
+	//	*Payload_ComposeAbc
 	//	*Payload_TestSimpleText
 	//	*Payload_TestImageContent
 	//	*Payload_TestAudioContent
@@ -329,6 +336,60 @@ func (x *Payload) GetArtifactQuery() *ArtifactQueryRequest {
 	return nil
 }
 
+func (x *Payload) GetAbcParse() *AbcParseRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_AbcParse); ok {
+			return x.AbcParse
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetAbcValidate() *AbcValidateRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_AbcValidate); ok {
+			return x.AbcValidate
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetAbcTranspose() *AbcTransposeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_AbcTranspose); ok {
+			return x.AbcTranspose
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetAbcToMidi() *AbcToMidiRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_AbcToMidi); ok {
+			return x.AbcToMidi
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetAbcBookToMidi() *AbcBookToMidiRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_AbcBookToMidi); ok {
+			return x.AbcBookToMidi
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetMidiInfo() *MidiInfoRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_MidiInfo); ok {
+			return x.MidiInfo
+		}
+	}
+	return nil
+}
+
 func (x *Payload) GetCasObject() *CasObjectResourceRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_CasObject); ok {
@@ -342,6 +403,15 @@ func (x *Payload) GetArtifactContent() *ArtifactContentResourceRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_ArtifactContent); ok {
 			return x.ArtifactContent
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetComposeAbc() *ComposeAbcPromptRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ComposeAbc); ok {
+			return x.ComposeAbc
 		}
 	}
 	return nil
@@ -595,6 +665,30 @@ type Payload_ArtifactQuery struct {
 	ArtifactQuery *ArtifactQueryRequest `protobuf:"bytes,16,opt,name=artifact_query,json=artifactQuery,proto3,oneof"`
 }
 
+type Payload_AbcParse struct {
+	AbcParse *AbcParseRequest `protobuf:"bytes,17,opt,name=abc_parse,json=abcParse,proto3,oneof"`
+}
+
+type Payload_AbcValidate struct {
+	AbcValidate *AbcValidateRequest `protobuf:"bytes,18,opt,name=abc_validate,json=abcValidate,proto3,oneof"`
+}
+
+type Payload_AbcTranspose struct {
+	AbcTranspose *AbcTransposeRequest `protobuf:"bytes,19,opt,name=abc_transpose,json=abcTranspose,proto3,oneof"`
+}
+
+type Payload_AbcToMidi struct {
+	AbcToMidi *AbcToMidiRequest `protobuf:"bytes,20,opt,name=abc_to_midi,json=abcToMidi,proto3,oneof"`
+}
+
+type Payload_AbcBookToMidi struct {
+	AbcBookToMidi *AbcBookToMidiRequest `protobuf:"bytes,21,opt,name=abc_book_to_midi,json=abcBookToMidi,proto3,oneof"`
+}
+
+type Payload_MidiInfo struct {
+	MidiInfo *MidiInfoRequest `protobuf:"bytes,22,opt,name=midi_info,json=midiInfo,proto3,oneof"`
+}
+
 type Payload_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceRequest `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -602,6 +696,11 @@ type Payload_CasObject struct {
 
 type Payload_ArtifactContent struct {
 	ArtifactContent *ArtifactContentResourceRequest `protobuf:"bytes,501,opt,name=artifact_content,json=artifactContent,proto3,oneof"`
+}
+
+type Payload_ComposeAbc struct {
+	// The domain's prompts.
+	ComposeAbc *ComposeAbcPromptRequest `protobuf:"bytes,600,opt,name=compose_abc,json=composeAbc,proto3,oneof"`
 }
 
 type Payload_TestSimpleText struct {
@@ -717,9 +816,23 @@ func (*Payload_JobCancel) isPayload_Request() {}
 
 func (*Payload_ArtifactQuery) isPayload_Request() {}
 
+func (*Payload_AbcParse) isPayload_Request() {}
+
+func (*Payload_AbcValidate) isPayload_Request() {}
+
+func (*Payload_AbcTranspose) isPayload_Request() {}
+
+func (*Payload_AbcToMidi) isPayload_Request() {}
+
+func (*Payload_AbcBookToMidi) isPayload_Request() {}
+
+func (*Payload_MidiInfo) isPayload_Request() {}
+
 func (*Payload_CasObject) isPayload_Request() {}
 
 func (*Payload_ArtifactContent) isPayload_Request() {}
+
+func (*Payload_ComposeAbc) isPayload_Request() {}
 
 func (*Payload_TestSimpleText) isPayload_Request() {}
 
@@ -785,8 +898,15 @@ type Result struct {
 	//	*Result_JobList
 	//	*Result_JobCancel
 	//	*Result_ArtifactQuery
+	//	*Result_AbcParse
+	//	*Result_AbcValidate
+	//	*Result_AbcTranspose
+	//	*Result_AbcToMidi
+	//	*Result_AbcBookToMidi
+	//	*Result_MidiInfo
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
+	//	*Result_MusicPrompt
 	//	*Result_ConformanceContent
 	//	*Result_ConformancePrompt
 	//	*Result_ConformanceResource
@@ -994,6 +1114,60 @@ func (x *Result) GetArtifactQuery() *ArtifactQueryResult {
 	return nil
 }
 
+func (x *Result) GetAbcParse() *AbcParseResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_AbcParse); ok {
+			return x.AbcParse
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetAbcValidate() *AbcValidateResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_AbcValidate); ok {
+			return x.AbcValidate
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetAbcTranspose() *AbcTransposeResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_AbcTranspose); ok {
+			return x.AbcTranspose
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetAbcToMidi() *AbcToMidiResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_AbcToMidi); ok {
+			return x.AbcToMidi
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetAbcBookToMidi() *AbcBookToMidiResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_AbcBookToMidi); ok {
+			return x.AbcBookToMidi
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetMidiInfo() *MidiInfoResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_MidiInfo); ok {
+			return x.MidiInfo
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetCasObject() *CasObjectResourceResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_CasObject); ok {
@@ -1007,6 +1181,15 @@ func (x *Result) GetArtifactContent() *ArtifactContentResourceResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_ArtifactContent); ok {
 			return x.ArtifactContent
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetMusicPrompt() *MusicPromptResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_MusicPrompt); ok {
+			return x.MusicPrompt
 		}
 	}
 	return nil
@@ -1115,6 +1298,30 @@ type Result_ArtifactQuery struct {
 	ArtifactQuery *ArtifactQueryResult `protobuf:"bytes,18,opt,name=artifact_query,json=artifactQuery,proto3,oneof"`
 }
 
+type Result_AbcParse struct {
+	AbcParse *AbcParseResult `protobuf:"bytes,19,opt,name=abc_parse,json=abcParse,proto3,oneof"`
+}
+
+type Result_AbcValidate struct {
+	AbcValidate *AbcValidateResult `protobuf:"bytes,20,opt,name=abc_validate,json=abcValidate,proto3,oneof"`
+}
+
+type Result_AbcTranspose struct {
+	AbcTranspose *AbcTransposeResult `protobuf:"bytes,21,opt,name=abc_transpose,json=abcTranspose,proto3,oneof"`
+}
+
+type Result_AbcToMidi struct {
+	AbcToMidi *AbcToMidiResult `protobuf:"bytes,22,opt,name=abc_to_midi,json=abcToMidi,proto3,oneof"`
+}
+
+type Result_AbcBookToMidi struct {
+	AbcBookToMidi *AbcBookToMidiResult `protobuf:"bytes,23,opt,name=abc_book_to_midi,json=abcBookToMidi,proto3,oneof"`
+}
+
+type Result_MidiInfo struct {
+	MidiInfo *MidiInfoResult `protobuf:"bytes,24,opt,name=midi_info,json=midiInfo,proto3,oneof"`
+}
+
 type Result_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceResult `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -1122,6 +1329,11 @@ type Result_CasObject struct {
 
 type Result_ArtifactContent struct {
 	ArtifactContent *ArtifactContentResourceResult `protobuf:"bytes,501,opt,name=artifact_content,json=artifactContent,proto3,oneof"`
+}
+
+type Result_MusicPrompt struct {
+	// The domain's prompts' answers.
+	MusicPrompt *MusicPromptResult `protobuf:"bytes,600,opt,name=music_prompt,json=musicPrompt,proto3,oneof"`
 }
 
 type Result_ConformanceContent struct {
@@ -1173,9 +1385,23 @@ func (*Result_JobCancel) isResult_Result() {}
 
 func (*Result_ArtifactQuery) isResult_Result() {}
 
+func (*Result_AbcParse) isResult_Result() {}
+
+func (*Result_AbcValidate) isResult_Result() {}
+
+func (*Result_AbcTranspose) isResult_Result() {}
+
+func (*Result_AbcToMidi) isResult_Result() {}
+
+func (*Result_AbcBookToMidi) isResult_Result() {}
+
+func (*Result_MidiInfo) isResult_Result() {}
+
 func (*Result_CasObject) isResult_Result() {}
 
 func (*Result_ArtifactContent) isResult_Result() {}
+
+func (*Result_MusicPrompt) isResult_Result() {}
 
 func (*Result_ConformanceContent) isResult_Result() {}
 
@@ -1600,7 +1826,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xb7\x18\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xfd\x1b\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -1622,10 +1848,18 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\bjob_list\x18\x0e \x01(\v2\x17.hoot.v1.JobListRequestH\x00R\ajobList\x12:\n" +
 	"\n" +
 	"job_cancel\x18\x0f \x01(\v2\x19.hoot.v1.JobCancelRequestH\x00R\tjobCancel\x12F\n" +
-	"\x0eartifact_query\x18\x10 \x01(\v2\x1d.hoot.v1.ArtifactQueryRequestH\x00R\rartifactQuery\x12C\n" +
+	"\x0eartifact_query\x18\x10 \x01(\v2\x1d.hoot.v1.ArtifactQueryRequestH\x00R\rartifactQuery\x127\n" +
+	"\tabc_parse\x18\x11 \x01(\v2\x18.hoot.v1.AbcParseRequestH\x00R\babcParse\x12@\n" +
+	"\fabc_validate\x18\x12 \x01(\v2\x1b.hoot.v1.AbcValidateRequestH\x00R\vabcValidate\x12C\n" +
+	"\rabc_transpose\x18\x13 \x01(\v2\x1c.hoot.v1.AbcTransposeRequestH\x00R\fabcTranspose\x12;\n" +
+	"\vabc_to_midi\x18\x14 \x01(\v2\x19.hoot.v1.AbcToMidiRequestH\x00R\tabcToMidi\x12H\n" +
+	"\x10abc_book_to_midi\x18\x15 \x01(\v2\x1d.hoot.v1.AbcBookToMidiRequestH\x00R\rabcBookToMidi\x127\n" +
+	"\tmidi_info\x18\x16 \x01(\v2\x18.hoot.v1.MidiInfoRequestH\x00R\bmidiInfo\x12C\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
-	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12R\n" +
+	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
+	"\vcompose_abc\x18\xd8\x04 \x01(\v2 .hoot.v1.ComposeAbcPromptRequestH\x00R\n" +
+	"composeAbc\x12R\n" +
 	"\x10test_simple_text\x18\xe8\a \x01(\v2%.hoot.v1.ConformanceSimpleTextRequestH\x00R\x0etestSimpleText\x12X\n" +
 	"\x12test_image_content\x18\xe9\a \x01(\v2'.hoot.v1.ConformanceImageContentRequestH\x00R\x10testImageContent\x12X\n" +
 	"\x12test_audio_content\x18\xea\a \x01(\v2'.hoot.v1.ConformanceAudioContentRequestH\x00R\x10testAudioContent\x12d\n" +
@@ -1647,7 +1881,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10test_elicitation\x18\xf9\a \x01(\v2&.hoot.v1.ConformanceElicitationRequestH\x00R\x0ftestElicitation\x12|\n" +
 	"!test_elicitation_sep1034_defaults\x18\xfa\a \x01(\v2..hoot.v1.ConformanceElicitationDefaultsRequestH\x00R\x1etestElicitationSep1034Defaults\x12s\n" +
 	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330EnumsB\t\n" +
-	"\arequest\"\xf1\v\n" +
+	"\arequest\"\xad\x0f\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -1672,10 +1906,17 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\bjob_list\x18\x10 \x01(\v2\x16.hoot.v1.JobListResultH\x00R\ajobList\x129\n" +
 	"\n" +
 	"job_cancel\x18\x11 \x01(\v2\x18.hoot.v1.JobCancelResultH\x00R\tjobCancel\x12E\n" +
-	"\x0eartifact_query\x18\x12 \x01(\v2\x1c.hoot.v1.ArtifactQueryResultH\x00R\rartifactQuery\x12B\n" +
+	"\x0eartifact_query\x18\x12 \x01(\v2\x1c.hoot.v1.ArtifactQueryResultH\x00R\rartifactQuery\x126\n" +
+	"\tabc_parse\x18\x13 \x01(\v2\x17.hoot.v1.AbcParseResultH\x00R\babcParse\x12?\n" +
+	"\fabc_validate\x18\x14 \x01(\v2\x1a.hoot.v1.AbcValidateResultH\x00R\vabcValidate\x12B\n" +
+	"\rabc_transpose\x18\x15 \x01(\v2\x1b.hoot.v1.AbcTransposeResultH\x00R\fabcTranspose\x12:\n" +
+	"\vabc_to_midi\x18\x16 \x01(\v2\x18.hoot.v1.AbcToMidiResultH\x00R\tabcToMidi\x12G\n" +
+	"\x10abc_book_to_midi\x18\x17 \x01(\v2\x1c.hoot.v1.AbcBookToMidiResultH\x00R\rabcBookToMidi\x126\n" +
+	"\tmidi_info\x18\x18 \x01(\v2\x17.hoot.v1.MidiInfoResultH\x00R\bmidiInfo\x12B\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
-	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12U\n" +
+	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
+	"\fmusic_prompt\x18\xd8\x04 \x01(\v2\x1a.hoot.v1.MusicPromptResultH\x00R\vmusicPrompt\x12U\n" +
 	"\x13conformance_content\x18\xe8\a \x01(\v2!.hoot.v1.ConformanceContentResultH\x00R\x12conformanceContent\x12R\n" +
 	"\x12conformance_prompt\x18\xe9\a \x01(\v2 .hoot.v1.ConformancePromptResultH\x00R\x11conformancePrompt\x12X\n" +
 	"\x14conformance_resource\x18\xea\a \x01(\v2\".hoot.v1.ConformanceResourceResultH\x00R\x13conformanceResourceB\b\n" +
@@ -1764,48 +2005,62 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*JobListRequest)(nil),                               // 22: hoot.v1.JobListRequest
 	(*JobCancelRequest)(nil),                             // 23: hoot.v1.JobCancelRequest
 	(*ArtifactQueryRequest)(nil),                         // 24: hoot.v1.ArtifactQueryRequest
-	(*CasObjectResourceRequest)(nil),                     // 25: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),               // 26: hoot.v1.ArtifactContentResourceRequest
-	(*ConformanceSimpleTextRequest)(nil),                 // 27: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),               // 28: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),               // 29: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),           // 30: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),       // 31: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),              // 32: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),           // 33: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),               // 34: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),        // 35: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 36: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),            // 37: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                 // 38: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),               // 39: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),            // 40: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),               // 41: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),            // 42: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                   // 43: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                // 44: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),        // 45: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),           // 46: hoot.v1.ConformanceElicitationEnumsRequest
-	(*EchoResult)(nil),                                   // 47: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                               // 48: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                 // 49: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                             // 50: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                         // 51: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                            // 52: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                           // 53: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                       // 54: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                            // 55: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                           // 56: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                   // 57: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                              // 58: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                          // 59: hoot.v1.ArtifactQueryResult
-	(*CasObjectResourceResult)(nil),                      // 60: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                // 61: hoot.v1.ArtifactContentResourceResult
-	(*ConformanceContentResult)(nil),                     // 62: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                      // 63: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 64: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                       // 65: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                        // 66: google.protobuf.Timestamp
+	(*AbcParseRequest)(nil),                              // 25: hoot.v1.AbcParseRequest
+	(*AbcValidateRequest)(nil),                           // 26: hoot.v1.AbcValidateRequest
+	(*AbcTransposeRequest)(nil),                          // 27: hoot.v1.AbcTransposeRequest
+	(*AbcToMidiRequest)(nil),                             // 28: hoot.v1.AbcToMidiRequest
+	(*AbcBookToMidiRequest)(nil),                         // 29: hoot.v1.AbcBookToMidiRequest
+	(*MidiInfoRequest)(nil),                              // 30: hoot.v1.MidiInfoRequest
+	(*CasObjectResourceRequest)(nil),                     // 31: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),               // 32: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                      // 33: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                 // 34: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),               // 35: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),               // 36: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),           // 37: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),       // 38: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),              // 39: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),           // 40: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),               // 41: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),        // 42: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 43: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),            // 44: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                 // 45: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),               // 46: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),            // 47: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),               // 48: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),            // 49: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                   // 50: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                // 51: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),        // 52: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),           // 53: hoot.v1.ConformanceElicitationEnumsRequest
+	(*EchoResult)(nil),                                   // 54: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                               // 55: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                 // 56: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                             // 57: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                         // 58: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                            // 59: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                           // 60: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                       // 61: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                            // 62: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                           // 63: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                   // 64: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                              // 65: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                          // 66: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                               // 67: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                            // 68: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                           // 69: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                              // 70: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                          // 71: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                               // 72: hoot.v1.MidiInfoResult
+	(*CasObjectResourceResult)(nil),                      // 73: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                // 74: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                            // 75: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                     // 76: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                      // 77: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                    // 78: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                       // 79: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                        // 80: google.protobuf.Timestamp
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -1824,66 +2079,80 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	22, // 13: hoot.v1.Payload.job_list:type_name -> hoot.v1.JobListRequest
 	23, // 14: hoot.v1.Payload.job_cancel:type_name -> hoot.v1.JobCancelRequest
 	24, // 15: hoot.v1.Payload.artifact_query:type_name -> hoot.v1.ArtifactQueryRequest
-	25, // 16: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	26, // 17: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	27, // 18: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	28, // 19: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	29, // 20: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	30, // 21: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	31, // 22: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	32, // 23: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	33, // 24: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	34, // 25: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	35, // 26: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	36, // 27: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	37, // 28: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	38, // 29: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	39, // 30: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	40, // 31: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	41, // 32: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	42, // 33: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	43, // 34: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	44, // 35: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	45, // 36: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	46, // 37: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	8,  // 38: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	47, // 39: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	48, // 40: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	49, // 41: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	50, // 42: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	51, // 43: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	52, // 44: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	53, // 45: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	54, // 46: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	55, // 47: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	56, // 48: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	57, // 49: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	58, // 50: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,  // 51: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,  // 52: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,  // 53: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,  // 54: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	59, // 55: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	60, // 56: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	61, // 57: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	62, // 58: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	63, // 59: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	64, // 60: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	65, // 61: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	66, // 62: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	66, // 63: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	66, // 64: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 65: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	3,  // 66: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,  // 67: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,  // 68: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,  // 69: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,  // 70: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	71, // [71:71] is the sub-list for method output_type
-	71, // [71:71] is the sub-list for method input_type
-	71, // [71:71] is the sub-list for extension type_name
-	71, // [71:71] is the sub-list for extension extendee
-	0,  // [0:71] is the sub-list for field type_name
+	25, // 16: hoot.v1.Payload.abc_parse:type_name -> hoot.v1.AbcParseRequest
+	26, // 17: hoot.v1.Payload.abc_validate:type_name -> hoot.v1.AbcValidateRequest
+	27, // 18: hoot.v1.Payload.abc_transpose:type_name -> hoot.v1.AbcTransposeRequest
+	28, // 19: hoot.v1.Payload.abc_to_midi:type_name -> hoot.v1.AbcToMidiRequest
+	29, // 20: hoot.v1.Payload.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiRequest
+	30, // 21: hoot.v1.Payload.midi_info:type_name -> hoot.v1.MidiInfoRequest
+	31, // 22: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	32, // 23: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	33, // 24: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	34, // 25: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	35, // 26: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	36, // 27: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	37, // 28: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	38, // 29: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	39, // 30: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	40, // 31: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	41, // 32: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	42, // 33: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	43, // 34: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	44, // 35: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	45, // 36: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	46, // 37: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	47, // 38: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	48, // 39: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	49, // 40: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	50, // 41: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	51, // 42: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	52, // 43: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	53, // 44: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	8,  // 45: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	54, // 46: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	55, // 47: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	56, // 48: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	57, // 49: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	58, // 50: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	59, // 51: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	60, // 52: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	61, // 53: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	62, // 54: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	63, // 55: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	64, // 56: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	65, // 57: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	4,  // 58: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	5,  // 59: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	6,  // 60: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	7,  // 61: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	66, // 62: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	67, // 63: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	68, // 64: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	69, // 65: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	70, // 66: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	71, // 67: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	72, // 68: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	73, // 69: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	74, // 70: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	75, // 71: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	76, // 72: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	77, // 73: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	78, // 74: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	79, // 75: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	80, // 76: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	80, // 77: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	80, // 78: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 79: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	3,  // 80: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	3,  // 81: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	3,  // 82: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	3,  // 83: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	0,  // 84: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
+	85, // [85:85] is the sub-list for method output_type
+	85, // [85:85] is the sub-list for method input_type
+	85, // [85:85] is the sub-list for extension type_name
+	85, // [85:85] is the sub-list for extension extendee
+	0,  // [0:85] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -1895,6 +2164,7 @@ func file_hoot_v1_envelope_proto_init() {
 	file_hoot_v1_cas_proto_init()
 	file_hoot_v1_conformance_proto_init()
 	file_hoot_v1_job_proto_init()
+	file_hoot_v1_music_proto_init()
 	file_hoot_v1_query_proto_init()
 	file_hoot_v1_resources_proto_init()
 	file_hoot_v1_system_proto_init()
@@ -1915,8 +2185,15 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_JobList)(nil),
 		(*Payload_JobCancel)(nil),
 		(*Payload_ArtifactQuery)(nil),
+		(*Payload_AbcParse)(nil),
+		(*Payload_AbcValidate)(nil),
+		(*Payload_AbcTranspose)(nil),
+		(*Payload_AbcToMidi)(nil),
+		(*Payload_AbcBookToMidi)(nil),
+		(*Payload_MidiInfo)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
+		(*Payload_ComposeAbc)(nil),
 		(*Payload_TestSimpleText)(nil),
 		(*Payload_TestImageContent)(nil),
 		(*Payload_TestAudioContent)(nil),
@@ -1957,8 +2234,15 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_JobList)(nil),
 		(*Result_JobCancel)(nil),
 		(*Result_ArtifactQuery)(nil),
+		(*Result_AbcParse)(nil),
+		(*Result_AbcValidate)(nil),
+		(*Result_AbcTranspose)(nil),
+		(*Result_AbcToMidi)(nil),
+		(*Result_AbcBookToMidi)(nil),
+		(*Result_MidiInfo)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
+		(*Result_MusicPrompt)(nil),
 		(*Result_ConformanceContent)(nil),
 		(*Result_ConformancePrompt)(nil),
 		(*Result_ConformanceResource)(nil),

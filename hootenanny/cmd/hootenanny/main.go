@@ -24,7 +24,8 @@ It connects to the gateway's worker endpoint, announces the services it serves
 (system: echo; cas: cas_store, cas_get, cas_inspect, cas_verify; artifact:
 artifact_create, artifact_get, artifact_list, artifact_annotate, artifact_tag,
 storage_stats; job: job_status, job_await, job_list, job_cancel; query:
-artifact_query) and runs the tool calls the gateway sends it. Start as many as you
+artifact_query; music: abc_parse, abc_validate, abc_transpose, abc_to_midi,
+abc_book_to_midi, midi_info and the compose_abc prompt) and runs the tool calls the gateway sends it. Start as many as you
 like, on any machine that reaches the gateway; each needs its own --data
 directory or a shared one on one machine.
 

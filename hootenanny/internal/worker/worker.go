@@ -21,6 +21,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/graph"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/musicservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/queryservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/systemservice"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -145,6 +146,11 @@ func Run(ctx context.Context, cfg Config) error {
 		})),
 		hootv1hoot.NewJobService(jobHandler),
 		hootv1hoot.NewQueryService(queryservice.New(graph.New(artifactStore, jobQueries{runner}), cfg.Logger)),
+		hootv1hoot.NewMusicService(musicservice.New(musicservice.Config{
+			CAS:       store,
+			Artifacts: artifactStore,
+			Logger:    cfg.Logger,
+		}), jobHandler),
 	}
 	if cfg.Conformance {
 		services = append(services, conformance.New())

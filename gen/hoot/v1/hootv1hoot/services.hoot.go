@@ -41,6 +41,8 @@ const (
 	JobServiceName = "job"
 	// QueryServiceName is the name of the "query" service.
 	QueryServiceName = "query"
+	// MusicServiceName is the name of the "music" service.
+	MusicServiceName = "music"
 	// ConformanceServiceName is the name of the "conformance" service.
 	ConformanceServiceName = "conformance"
 )
@@ -296,6 +298,91 @@ func NewQueryService(h QueryHandler) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_ArtifactQuery{ArtifactQuery: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// MusicHandler serves the tools of the "music" service.
+type MusicHandler interface {
+	// AbcParse serves the tool "abc_parse". Parse ABC notation into tunes, voices, bars and notes,
+	// with diagnostics.
+	AbcParse(context.Context, *v1.AbcParseRequest) (*v1.AbcParseResult, error)
+	// AbcValidate serves the tool "abc_validate". Check ABC notation and list its errors and
+	// warnings with line and column.
+	AbcValidate(context.Context, *v1.AbcValidateRequest) (*v1.AbcValidateResult, error)
+	// AbcTranspose serves the tool "abc_transpose". Transpose ABC notation by semitones or to a
+	// key, keeping comments and layout.
+	AbcTranspose(context.Context, *v1.AbcTransposeRequest) (*v1.AbcTransposeResult, error)
+	// AbcToMidi serves the tool "abc_to_midi". Convert an ABC tune to a MIDI file, stored as an
+	// artifact.
+	AbcToMidi(context.Context, *v1.AbcToMidiRequest) (*v1.AbcToMidiResult, error)
+	// AbcBookToMidi serves the tool "abc_book_to_midi". Convert every tune of an ABC tune book to
+	// MIDI, in the background.
+	AbcBookToMidi(context.Context, *v1.AbcBookToMidiRequest) (*v1.AbcBookToMidiResult, error)
+	// MidiInfo serves the tool "midi_info". Describe a MIDI file: tracks, tempo map, signatures,
+	// duration and notes.
+	MidiInfo(context.Context, *v1.MidiInfoRequest) (*v1.MidiInfoResult, error)
+	// ComposeAbc serves the tool "compose_abc". Write a tune in ABC notation, check it, convert it
+	// to MIDI and inspect the result.
+	ComposeAbc(context.Context, *v1.ComposeAbcPromptRequest) (*v1.MusicPromptResult, error)
+}
+
+// NewMusicService returns the Service that dispatches the "music" tools to h, and
+// starts the tools of kind JOB with jobs.
+func NewMusicService(h MusicHandler, jobs JobStarter) Service {
+	return Service{
+		Name:  MusicServiceName,
+		Tools: []string{"abc_parse", "abc_validate", "abc_transpose", "abc_to_midi", "abc_book_to_midi", "midi_info", "compose_abc"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_AbcParse:
+				res, err := h.AbcParse(ctx, x.AbcParse)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_AbcParse{AbcParse: res}}, nil
+			case *v1.Payload_AbcValidate:
+				res, err := h.AbcValidate(ctx, x.AbcValidate)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_AbcValidate{AbcValidate: res}}, nil
+			case *v1.Payload_AbcTranspose:
+				res, err := h.AbcTranspose(ctx, x.AbcTranspose)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_AbcTranspose{AbcTranspose: res}}, nil
+			case *v1.Payload_AbcToMidi:
+				res, err := h.AbcToMidi(ctx, x.AbcToMidi)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_AbcToMidi{AbcToMidi: res}}, nil
+			case *v1.Payload_AbcBookToMidi:
+				req := x.AbcBookToMidi
+				return jobs.StartJob(ctx, "abc_book_to_midi", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.AbcBookToMidi(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_AbcBookToMidi{AbcBookToMidi: res}}, nil
+				})
+			case *v1.Payload_MidiInfo:
+				res, err := h.MidiInfo(ctx, x.MidiInfo)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_MidiInfo{MidiInfo: res}}, nil
+			case *v1.Payload_ComposeAbc:
+				res, err := h.ComposeAbc(ctx, x.ComposeAbc)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_MusicPrompt{MusicPrompt: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}

@@ -1,0 +1,258 @@
+package musicservice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hootenanny/internal/abc"
+	"github.com/hootenanny/hoot/hootenanny/internal/abcmidi"
+	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/midi"
+	"github.com/hootenanny/hoot/hooteproto"
+)
+
+// AbcToMidi converts one tune and stores the MIDI file as an artifact.
+func (h *Handler) AbcToMidi(ctx context.Context, req *hootv1.AbcToMidiRequest) (*hootv1.AbcToMidiResult, error) {
+	src, err := h.loadABC(ctx, "abc_to_midi", req)
+	if err != nil {
+		return nil, err
+	}
+	book, diags := parse(src.text)
+	t, err := pickTune(book, req.GetX())
+	if err != nil {
+		return nil, err
+	}
+	c, cerr := convert(src.text, t, req.GetRendering())
+	if cerr != nil {
+		return nil, cerr.WithField(src.field)
+	}
+	a, err := h.storeMIDI(ctx, src, c, req.GetTags(), "abc_to_midi")
+	if err != nil {
+		return nil, err
+	}
+	return &hootv1.AbcToMidiResult{
+		Artifact:    a,
+		X:           uint32(t.Header.X),
+		Title:       title(t),
+		Midi:        midiInfo(c.info),
+		Diagnostics: diagnostics(tuneDiagnostics(src.text, t, diags)),
+	}, nil
+}
+
+// AbcBookToMidi converts every tune of a book, reporting progress per tune. It runs as a job.
+func (h *Handler) AbcBookToMidi(ctx context.Context, req *hootv1.AbcBookToMidiRequest) (*hootv1.AbcBookToMidiResult, error) {
+	src, err := h.loadABC(ctx, "abc_book_to_midi", req)
+	if err != nil {
+		return nil, err
+	}
+	book, _ := parse(src.text)
+	switch n := len(book.Tunes); {
+	case n == 0:
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the ABC holds no tune: a tune starts with an X: line").
+			WithField(src.field).
+			WithHint("check the text with abc_validate")
+	case n > MaxBookTunes:
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("the book holds %d tunes; one job converts at most %d", n, MaxBookTunes)).
+			WithField(src.field).
+			WithHint("split the book and convert each part with its own job")
+	}
+	res := &hootv1.AbcBookToMidiResult{}
+	total := float64(len(book.Tunes))
+	hooteproto.ReportProgress(ctx, 0, total, fmt.Sprintf("converting %d tunes", len(book.Tunes)))
+	for i, t := range book.Tunes {
+		if ctx.Err() != nil {
+			return nil, hooteproto.AsError(ctx.Err())
+		}
+		bt := &hootv1.AbcBookTune{X: uint32(t.Header.X), Title: title(t)}
+		c, cerr := convert(src.text, t, req.GetRendering())
+		if cerr != nil {
+			bt.Error = cerr.Message()
+			res.Failed++
+		} else {
+			a, err := h.storeMIDI(ctx, src, c, req.GetTags(), "abc_book_to_midi")
+			if err != nil {
+				return nil, err
+			}
+			bt.ArtifactId = a.GetId()
+			bt.DurationSeconds = c.info.DurationSeconds
+			bt.Notes = uint32(c.info.Notes)
+			res.Converted++
+		}
+		res.Tunes = append(res.Tunes, bt)
+		hooteproto.ReportProgress(ctx, float64(i+1), total,
+			fmt.Sprintf("converted %d of %d tunes, %d failed", res.Converted, len(book.Tunes), res.Failed))
+	}
+	return res, nil
+}
+
+// pickTune returns the tune numbered x, or the only tune when x is 0.
+func pickTune(book *abc.Book, x uint32) (*abc.Tune, error) {
+	if x == 0 {
+		switch len(book.Tunes) {
+		case 0:
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the ABC holds no tune: a tune starts with an X: line, and its header ends with K:").
+				WithField("abc").
+				WithHint(`check the text with abc_validate; a tune looks like "X:1\nT:Title\nM:4/4\nL:1/8\nK:G\nGABc dedB|"`)
+		case 1:
+			return book.Tunes[0], nil
+		}
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("the ABC is a tune book of %d tunes (%s); say which one to convert", len(book.Tunes), tuneList(book))).
+			WithField("x").
+			WithHint("pass its X: number in x, or convert every tune with abc_book_to_midi")
+	}
+	for _, t := range book.Tunes {
+		if uint32(t.Header.X) == x {
+			return t, nil
+		}
+	}
+	return nil, noSuchTune(book, x)
+}
+
+// converted is one tune as MIDI.
+type converted struct {
+	file []byte
+	info midi.Info
+}
+
+// convert renders t. Its errors are about the music, so they are the caller's to fix.
+func convert(src string, t *abc.Tune, r *hootv1.MidiRendering) (converted, *hooteproto.Error) {
+	opts := abcmidi.Options{
+		Transpose: int(r.GetTranspose()),
+		BPM:       r.GetTempoBpm(),
+		Velocity:  int(r.GetVelocity()),
+		Straight:  r.GetStraight(),
+		Voices:    abcmidi.MIDIDirectives(src, t),
+	}
+	f, err := abcmidi.Convert(t, opts)
+	if err != nil {
+		// The domain packages prefix their errors with their names, which say nothing to a
+		// caller.
+		msg := fmt.Sprintf("tune X:%d cannot be converted: %s", t.Header.X,
+			strings.NewReplacer("abcmidi: ", "", "abc: ", "").Replace(err.Error()))
+		if errors.Is(err, abcmidi.ErrNoVoices) {
+			msg = fmt.Sprintf("tune X:%d has no music after its header", t.Header.X)
+		}
+		return converted{}, hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
+			WithHint("check the tune with abc_validate and fix what it reports")
+	}
+	b, err := midi.Encode(*f)
+	if err != nil {
+		return converted{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("tune X:%d cannot be written as MIDI: %v", t.Header.X, err))
+	}
+	if len(b) > MaxStoredMIDI {
+		return converted{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("tune X:%d makes a MIDI file of %d bytes, more than the %d allowed", t.Header.X, len(b), MaxStoredMIDI)).
+			WithHint("shorten the tune: long rests (Z) and repeats multiply its length")
+	}
+	return converted{file: b, info: midi.Inspect(f)}, nil
+}
+
+// storeMIDI stores a converted tune as an artifact, the child of the ABC's artifact if any.
+func (h *Handler) storeMIDI(ctx context.Context, src source, c converted, tags []string, tool string) (*hootv1.Artifact, error) {
+	meta, err := proto.Marshal(&hootv1.ArtifactMetadata{Kind: &hootv1.ArtifactMetadata_Midi{Midi: &hootv1.MidiInfo{
+		Format:          uint32(c.info.Format),
+		Tracks:          uint32(c.info.Tracks),
+		TicksPerQuarter: uint32(c.info.TicksPerQuarter),
+		DurationSeconds: c.info.DurationSeconds,
+		TempoBpm:        startBPM(c.info),
+	}}})
+	if err != nil {
+		return nil, h.internal("encoding the metadata", err)
+	}
+	n := artifacts.New{MimeType: MIDIMediaType, Tags: tags, Creator: tool, Metadata: meta}
+	if src.parent != "" {
+		n.ParentIDs = []string{src.parent}
+	}
+	return h.storeArtifact(ctx, c.file, n)
+}
+
+func startBPM(info midi.Info) float64 {
+	if len(info.TempoMap) > 0 && info.TempoMap[0].Tick == 0 {
+		return info.TempoMap[0].BPM
+	}
+	return 120 // the MIDI default
+}
+
+// MidiInfo describes a stored MIDI file.
+func (h *Handler) MidiInfo(ctx context.Context, req *hootv1.MidiInfoRequest) (*hootv1.MidiInfoResult, error) {
+	fd, value := sourceField(req)
+	if fd == nil {
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "midi_info needs a MIDI file: give an artifact_id or a hash").
+			WithField("artifact_id").
+			WithHint("pass the artifact id that abc_to_midi returned, or the hash of a MIDI file stored with cas_store")
+	}
+	field := string(fd.Name())
+	b, _, mimeType, err := h.read(ctx, field, value, MaxStoredMIDI)
+	if err != nil {
+		return nil, err
+	}
+	f, err := midi.Decode(b)
+	if err != nil {
+		msg := fmt.Sprintf("%s %s is not a readable MIDI file (%s): %v", what(field), value, mimeType, err)
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
+			WithField(field).
+			WithHint("name a Standard MIDI File (audio/midi), such as an artifact abc_to_midi made")
+	}
+	return midiInfo(midi.Inspect(f)), nil
+}
+
+func midiInfo(in midi.Info) *hootv1.MidiInfoResult {
+	out := &hootv1.MidiInfoResult{
+		Format:          uint32(in.Format),
+		Tracks:          uint32(in.Tracks),
+		TicksPerQuarter: uint32(in.TicksPerQuarter),
+		DurationTicks:   uint64(max(in.DurationTicks, 0)),
+		DurationSeconds: in.DurationSeconds,
+		DurationBars:    in.DurationBars,
+		Notes:           uint32(in.Notes),
+	}
+	for _, t := range in.TempoMap {
+		out.TempoMap = append(out.TempoMap, &hootv1.MidiTempo{
+			Tick: uint64(t.Tick), Seconds: t.Seconds, Bpm: t.BPM, MicrosPerQuarter: t.MicrosPerQuarter,
+		})
+	}
+	for _, s := range in.TimeSignatures {
+		out.TimeSignatures = append(out.TimeSignatures, &hootv1.MidiTimeSignature{
+			Tick: uint64(s.Tick), Bar: s.Bar, Numerator: uint32(s.Numerator), Denominator: uint32(s.Denominator),
+		})
+	}
+	for _, k := range in.KeySignatures {
+		out.KeySignatures = append(out.KeySignatures, &hootv1.MidiKeySignature{
+			Tick: uint64(k.Tick), Track: uint32(k.Track), Name: k.Name, Sharps: int32(k.Sharps), Minor: k.Minor,
+		})
+	}
+	for _, t := range in.PerTrack {
+		ti := &hootv1.MidiTrackInfo{
+			Index: uint32(t.Index), Name: t.Name, Events: uint32(t.Events), EndTick: uint64(t.EndTick),
+			Notes: notes(t.NoteStats),
+		}
+		for _, c := range t.Channels {
+			ti.Channels = append(ti.Channels, uint32(c))
+		}
+		out.PerTrack = append(out.PerTrack, ti)
+	}
+	for _, c := range in.PerChannel {
+		ci := &hootv1.MidiChannelInfo{Channel: uint32(c.Channel), Notes: notes(c.NoteStats)}
+		for _, p := range c.Programs {
+			ci.Programs = append(ci.Programs, uint32(p))
+		}
+		out.PerChannel = append(out.PerChannel, ci)
+	}
+	return out
+}
+
+func notes(s midi.NoteStats) *hootv1.MidiNotes {
+	out := &hootv1.MidiNotes{Notes: uint32(s.Notes)}
+	if s.Notes > 0 {
+		out.Lowest, out.Highest = uint32(s.Lowest), uint32(s.Highest)
+	}
+	return out
+}

@@ -1,0 +1,212 @@
+// Package musicservice serves the "music" tools: ABC notation parsed, checked, transposed and
+// converted to MIDI (packages abc and abcmidi), MIDI files described (package midi), and the
+// prompt that walks a model through them. ABC comes inline, from an artifact or from the content
+// store; MIDI files go into the content store as artifacts whose parent is the ABC's artifact.
+package musicservice
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
+	"github.com/hootenanny/hoot/hooteproto"
+)
+
+// ABCMediaType is the media type of ABC text the tools store.
+const ABCMediaType = "text/vnd.abc"
+
+// MIDIMediaType is the media type of the MIDI files the tools store.
+const MIDIMediaType = "audio/midi"
+
+// MaxStoredABC bounds ABC text read from an artifact or the content store. Inline text is
+// bounded by the tools' schemas (1 MiB); a stored tune book may be larger.
+const MaxStoredABC = 8 << 20
+
+// MaxStoredMIDI bounds a MIDI file that midi_info reads.
+const MaxStoredMIDI = 16 << 20
+
+// MaxBookTunes bounds the tunes that one abc_book_to_midi job converts.
+const MaxBookTunes = 2000
+
+// Config is what the handler works with.
+type Config struct {
+	CAS       *cas.Store
+	Artifacts *artifacts.Store
+	// Logger receives internal failures (default: discard).
+	Logger *slog.Logger
+}
+
+// Handler implements hootv1hoot.MusicHandler.
+type Handler struct {
+	cfg Config
+}
+
+// New returns a handler over cfg's stores.
+func New(cfg Config) *Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{cfg: cfg}
+}
+
+// source is content read from where a request's "source" oneof points.
+type source struct {
+	text string
+	// field is the member of the oneof that was set: "abc", "artifact_id" or "hash".
+	field string
+	// parent is the artifact the content came from, or "".
+	parent string
+}
+
+// sourceField returns the set member of m's oneof "source", and its string value.
+func sourceField(m proto.Message) (protoreflect.FieldDescriptor, string) {
+	r := m.ProtoReflect()
+	od := r.Descriptor().Oneofs().ByName("source")
+	if od == nil {
+		return nil, ""
+	}
+	fd := r.WhichOneof(od)
+	if fd == nil {
+		return nil, ""
+	}
+	return fd, r.Get(fd).String()
+}
+
+// loadABC reads the ABC text a request names. tool names the tool in errors.
+func (h *Handler) loadABC(ctx context.Context, tool string, m proto.Message) (source, error) {
+	fd, value := sourceField(m)
+	if fd == nil {
+		return source{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			tool+" needs ABC notation: give the text in abc, or an artifact_id or hash of stored ABC").
+			WithField("abc").
+			WithHint(`put the tune in abc, starting with its X: line, e.g. "X:1\nT:Title\nM:4/4\nL:1/8\nK:G\nGABc dedB|"`)
+	}
+	field := string(fd.Name())
+	if field == "abc" {
+		return source{text: value, field: field}, nil
+	}
+	b, parent, mimeType, err := h.read(ctx, field, value, MaxStoredABC)
+	if err != nil {
+		return source{}, err
+	}
+	if !textual(mimeType) || !utf8.Valid(b) {
+		return source{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("%s %s holds %s content, not ABC text", what(field), value, mimeType)).
+			WithField(field).
+			WithHint("name an artifact or object that holds ABC notation (text/vnd.abc or text/plain), or give the text in abc")
+	}
+	return source{text: string(b), field: field, parent: parent}, nil
+}
+
+// read returns the bytes of the artifact or stored object that field ("artifact_id" or "hash")
+// names, the artifact's id (or "") and the media type, refusing content larger than limit.
+func (h *Handler) read(ctx context.Context, field, value string, limit int64) ([]byte, string, string, error) {
+	var (
+		hashText = value
+		parent   string
+		mimeType string
+	)
+	if field == "artifact_id" {
+		a, err := h.cfg.Artifacts.Get(ctx, value)
+		if errors.Is(err, artifacts.ErrNotFound) {
+			return nil, "", "", hooteproto.NewError(hooteproto.CodeNotFound, "no artifact has the id "+value).
+				WithField(field).
+				WithHint("find artifacts with artifact_list, or pass the content itself")
+		}
+		if err != nil {
+			return nil, "", "", h.internal("reading the artifact", err)
+		}
+		hashText, parent, mimeType = a.Hash, a.ID, a.MimeType
+	}
+	hash, err := cas.ParseHash(hashText)
+	if err != nil {
+		return nil, "", "", hooteproto.NewError(hooteproto.CodeInvalidArgument, err.Error()).WithField(field).
+			WithHint("pass the hash exactly as cas_store returned it")
+	}
+	f, obj, err := h.cfg.CAS.OpenObject(hash)
+	if errors.Is(err, cas.ErrNotFound) {
+		return nil, "", "", hooteproto.NewError(hooteproto.CodeNotFound, "no stored object has the hash "+hashText).
+			WithField(field).
+			WithHint("store the content with cas_store first, or pass it inline")
+	}
+	if err != nil {
+		return nil, "", "", h.internal("opening the stored object", err)
+	}
+	defer f.Close()
+	if obj.Size > limit {
+		return nil, "", "", hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("%s %s is %s, more than the %s this tool reads", what(field), value, cas.FormatSize(obj.Size), cas.FormatSize(limit))).
+			WithField(field).
+			WithHint("split the content into smaller pieces")
+	}
+	if mimeType == "" {
+		mimeType = obj.MimeType
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit))
+	if err != nil {
+		return nil, "", "", h.internal("reading the stored object", err)
+	}
+	if ctx.Err() != nil {
+		return nil, "", "", hooteproto.AsError(ctx.Err())
+	}
+	return b, parent, mimeType, nil
+}
+
+func what(field string) string {
+	if field == "artifact_id" {
+		return "artifact"
+	}
+	return "object"
+}
+
+// textual reports media types that may hold ABC: text/*, and the generic binary type (content
+// stored without a type), which is then checked to be UTF-8.
+func textual(mimeType string) bool {
+	mt, _, err := mime.ParseMediaType(mimeType)
+	if err != nil {
+		return false
+	}
+	return strings.HasPrefix(mt, "text/") || mt == cas.DefaultMediaType
+}
+
+// storeArtifact puts b in the content store and records it as an artifact.
+func (h *Handler) storeArtifact(ctx context.Context, b []byte, n artifacts.New) (*hootv1.Artifact, error) {
+	obj, _, err := h.cfg.CAS.Put(ctx, bytes.NewReader(b), n.MimeType)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, hooteproto.AsError(ctx.Err())
+		}
+		return nil, h.internal("storing the content", err)
+	}
+	n.Hash, n.Size = obj.Hash.String(), obj.Size
+	a, err := h.cfg.Artifacts.Create(ctx, n)
+	if err != nil {
+		var le *artifacts.LimitError
+		if errors.As(err, &le) {
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, le.Problem).WithField("tags").
+				WithHint(fmt.Sprintf("give at most %d tags", artifacts.MaxTags))
+		}
+		// A missing parent is a fault too: it was read a moment ago, and artifacts are never
+		// deleted.
+		return nil, h.internal("creating the artifact", err)
+	}
+	return artifactservice.ArtifactProto(a, h.cfg.Logger), nil
+}
+
+func (h *Handler) internal(op string, err error) *hooteproto.Error {
+	h.cfg.Logger.Error("musicservice: "+op, "err", err)
+	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed; the worker's log has the details")
+}

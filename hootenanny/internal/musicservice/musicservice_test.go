@@ -1,0 +1,188 @@
+package musicservice
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
+	"github.com/hootenanny/hoot/hooteproto"
+)
+
+func newHandler(t *testing.T) *Handler {
+	t.Helper()
+	dir := t.TempDir()
+	store, err := cas.Open(filepath.Join(dir, "cas"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := database.Open(context.Background(), filepath.Join(dir, database.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return New(Config{CAS: store, Artifacts: artifacts.NewStore(db)})
+}
+
+func wantError(t *testing.T, err error, code hooteproto.Code, field, inMessage string) {
+	t.Helper()
+	var e *hooteproto.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error = %v, want a *hooteproto.Error", err)
+	}
+	if e.Code() != code || e.Field() != field || !strings.Contains(e.Message(), inMessage) || e.Hint() == "" {
+		t.Errorf("error = %v (field %q, hint %q); want %v on %q mentioning %q, with a hint", e, e.Field(), e.Hint(), code, field, inMessage)
+	}
+}
+
+func inline(s string) *hootv1.AbcValidateRequest {
+	return &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_Abc{Abc: s}}
+}
+
+func TestSources(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	ctx := context.Background()
+	tune := "X:1\nT:Stored\nK:D\nDEFG|\n"
+	put := func(b []byte, mt string) string {
+		obj, _, err := h.cfg.CAS.Put(ctx, bytes.NewReader(b), mt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return obj.Hash.String()
+	}
+	abcHash := put([]byte(tune), cas.DefaultMediaType) // stored without a type: read as text
+	binHash := put([]byte{0xff, 0xfe, 0}, cas.DefaultMediaType)
+	midiHash := put([]byte("MThd"), MIDIMediaType)
+
+	res, err := h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_Hash{Hash: abcHash}})
+	if err != nil || !res.GetValid() || res.GetTunes()[0].GetTitle() != "Stored" {
+		t.Errorf("validate by hash = %v, %v", res, err)
+	}
+	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_Hash{Hash: binHash}})
+	wantError(t, err, hooteproto.CodeInvalidArgument, "hash", "not ABC text")
+	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_Hash{Hash: midiHash}})
+	wantError(t, err, hooteproto.CodeInvalidArgument, "hash", "audio/midi")
+	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_Hash{Hash: strings.Repeat("0", 64)}})
+	wantError(t, err, hooteproto.CodeNotFound, "hash", "no stored object")
+	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_ArtifactId{ArtifactId: "art_00000000000000000000000000"}})
+	wantError(t, err, hooteproto.CodeNotFound, "artifact_id", "no artifact")
+	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{})
+	wantError(t, err, hooteproto.CodeInvalidArgument, "abc", "needs ABC notation")
+	// An explicitly empty text is a source, and holds no tune.
+	res, err = h.AbcValidate(ctx, inline(""))
+	if err != nil || res.GetValid() || res.GetErrors() != 1 {
+		t.Errorf("validate(\"\") = %v, %v; want one error", res, err)
+	}
+	// midi_info refuses what is not MIDI, and says at which byte.
+	_, err = h.MidiInfo(ctx, &hootv1.MidiInfoRequest{Source: &hootv1.MidiInfoRequest_Hash{Hash: midiHash}})
+	wantError(t, err, hooteproto.CodeInvalidArgument, "hash", "not a readable MIDI file")
+}
+
+func TestBars(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	src := "X:1\nK:C\n|:CD EF::GA Bc|\n[1 cBAG:|[2 c4|]\n"
+	res, err := h.AbcParse(context.Background(), &hootv1.AbcParseRequest{Source: &hootv1.AbcParseRequest_Abc{Abc: src}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bars := res.GetTunes()[0].GetVoices()[0].GetBars()
+	type bar struct {
+		line       string
+		start, end bool
+		ending     []uint32
+		notes      int
+	}
+	want := []bar{{"::", true, true, nil, 4}, {"|", true, false, nil, 4}, {":|", false, true, []uint32{1}, 4}, {"|]", false, false, []uint32{2}, 1}}
+	if len(bars) != len(want) {
+		t.Fatalf("%d bars, want %d: %v", len(bars), len(want), bars)
+	}
+	for i, b := range bars {
+		w := want[i]
+		if b.GetNumber() != uint32(i+1) || b.GetBarLine() != w.line || b.GetRepeatStart() != w.start || b.GetRepeatEnd() != w.end ||
+			len(b.GetElements()) != w.notes || len(b.GetEnding()) != len(w.ending) || (len(w.ending) > 0 && b.GetEnding()[0] != w.ending[0]) {
+			t.Errorf("bar %d = %v, want %+v", i+1, b, w)
+		}
+	}
+	if n := res.GetTunes()[0].GetVoices()[0].GetNotes(); n != 13 {
+		t.Errorf("notes = %d, want 13", n)
+	}
+}
+
+func TestTuneDiagnosticsAndPicking(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	book := "X:1\nT:One\nK:C\nCDEF|\n\nX:2\nT:Two\nM:4/4\nL:1/8\nK:C\nCDEFGABc|CDE|CDEFGABc|\n"
+	res, err := h.AbcToMidi(context.Background(), &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: book}, X: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The short bar of tune 2 is reported with it; tune 1 has no problems of its own.
+	if d := res.GetDiagnostics(); len(d) != 1 || d[0].GetLine() != 11 || d[0].GetSeverity() != "warning" {
+		t.Errorf("diagnostics of X:2 = %v", d)
+	}
+	_, err = h.AbcToMidi(context.Background(), &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: book}})
+	wantError(t, err, hooteproto.CodeInvalidArgument, "x", "X:1 (One), X:2 (Two)")
+	_, err = h.AbcToMidi(context.Background(), &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: book}, X: 5})
+	wantError(t, err, hooteproto.CodeNotFound, "x", "no tune X:5")
+	_, err = h.AbcToMidi(context.Background(), &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: "just words"}})
+	wantError(t, err, hooteproto.CodeInvalidArgument, "abc", "no tune")
+}
+
+func TestBookLimitAndCancel(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	tooMany := strings.Repeat("X:1\nK:C\nC|\n\n", MaxBookTunes+1)
+	_, err := h.AbcBookToMidi(context.Background(), &hootv1.AbcBookToMidiRequest{Source: &hootv1.AbcBookToMidiRequest_Abc{Abc: tooMany}})
+	wantError(t, err, hooteproto.CodeInvalidArgument, "abc", "at most")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = h.AbcBookToMidi(ctx, &hootv1.AbcBookToMidiRequest{Source: &hootv1.AbcBookToMidiRequest_Abc{Abc: "X:1\nK:C\nC|\n"}})
+	if hooteproto.CodeOf(err) != hooteproto.CodeCanceled {
+		t.Errorf("a cancelled job = %v, want cancelled", err)
+	}
+}
+
+func TestTransposeNames(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	src := "X:1\nK:Ddor\nDEFG|\n"
+	for _, tc := range []struct {
+		target      any
+		semis       int32
+		from, to    string
+		wantInText  string
+		wantErrText string
+	}{
+		{&hootv1.AbcTransposeRequest_Semitones{Semitones: -2}, -2, "D dorian", "C dorian", "K:Cdor", ""},
+		{&hootv1.AbcTransposeRequest_ToKey{ToKey: "A"}, -5, "D dorian", "A dorian", "K:Ador", ""},
+		{&hootv1.AbcTransposeRequest_ToKey{ToKey: "nonsense"}, 0, "", "", "", "to_key"},
+		{&hootv1.AbcTransposeRequest_Semitones{Semitones: 99}, 0, "", "", "", "semitones"},
+	} {
+		req := &hootv1.AbcTransposeRequest{Source: &hootv1.AbcTransposeRequest_Abc{Abc: src}}
+		switch x := tc.target.(type) {
+		case *hootv1.AbcTransposeRequest_Semitones:
+			req.Target = x
+		case *hootv1.AbcTransposeRequest_ToKey:
+			req.Target = x
+		}
+		res, err := h.AbcTranspose(context.Background(), req)
+		if tc.wantErrText != "" {
+			var e *hooteproto.Error
+			if !errors.As(err, &e) || e.Field() != tc.wantErrText {
+				t.Errorf("%v: err = %v, want one on %s", tc.target, err, tc.wantErrText)
+			}
+			continue
+		}
+		if err != nil || res.GetSemitones() != tc.semis || res.GetFromKey() != tc.from || res.GetToKey() != tc.to || !strings.Contains(res.GetAbc(), tc.wantInText) {
+			t.Errorf("%v: %v, %v", tc.target, res, err)
+		}
+	}
+}
