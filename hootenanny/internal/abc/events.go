@@ -3,6 +3,8 @@ package abc
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 )
 
 // Event is one sounding note of a voice, in written order (repeats not expanded).
@@ -22,6 +24,10 @@ type Event struct {
 	Pos Pos
 	// Decorations written before the note or its chord (names as in Decoration).
 	Decorations []string
+	// RestDecorations were written before rests, or before the continuations of tied notes,
+	// between the previous note and this one (a dynamics mark there, !p!z or c2-!p!c2, takes
+	// effect from this note on).
+	RestDecorations []string
 }
 
 // Change is a mid-tune change of tempo, meter, key or unit length (an InlineField), at the
@@ -42,6 +48,9 @@ type Bar struct {
 	RepeatStart bool // the bar line before it starts a repeated section
 	RepeatEnd   bool // the bar line after it ends a repeated section
 	SectionEnd  bool // the bar line after it is ||, |], [| or a repeat sign
+	// Part is the label of the body P: field that the bar's music follows in the source (in
+	// any voice, so one P: line before the voices' sections labels them all), or "".
+	Part string
 }
 
 // EventOptions tune how Events reads the music.
@@ -80,6 +89,12 @@ func (t *Tune) Changes(voice string) ([]Change, error) {
 	return w.changes, err
 }
 
+// Timeline returns what Events, Bars and Changes return for a voice, from one reading of it.
+func (t *Tune) Timeline(voice string) ([]Event, []Bar, []Change, error) {
+	w, err := t.walk(voice, EventOptions{})
+	return w.events, w.bars, w.changes, err
+}
+
 type walked struct {
 	events  []Event
 	bars    []Bar
@@ -104,7 +119,8 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		return walked{}, fmt.Errorf("%w %q", ErrNoVoice, voice)
 	}
 	var changes []Change
-	var decos []string
+	var decos, restDecos []string
+	marks := t.partMarks()
 	sig := t.Header.Key.Signature()
 	var (
 		events  []Event
@@ -142,9 +158,19 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		}
 		return sig[li]
 	}
+	// carry keeps decorations that no new event took for the next one.
+	carry := func() {
+		for _, d := range decos {
+			if len(restDecos) < 16 {
+				restDecos = append(restDecos, d)
+			}
+		}
+		decos = nil
+	}
 	// sound adds a note at onset, merging it into a tied note of the same letter and octave
-	// that ends there; it returns the keys still tied after it.
-	sound := func(n *Note, onset Rat, barIdx int, stillOpen map[tieKey]int) {
+	// that ends there; it reports whether it added an event, and records in stillOpen the keys
+	// still tied after it.
+	sound := func(n *Note, onset Rat, barIdx int, stillOpen map[tieKey]int) bool {
 		k := tieKey{n.Letter, n.Octave}
 		if idx, ok := open[k]; ok {
 			e := &events[idx]
@@ -156,32 +182,49 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				if n.Tie {
 					stillOpen[k] = idx
 				}
-				return
+				return false
 			}
 		}
-		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: MIDIPitch(n.Letter, n.Octave, alter(n)), Bar: barIdx, Pos: n.Pos, Decorations: decos})
+		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: MIDIPitch(n.Letter, n.Octave, alter(n)), Bar: barIdx, Pos: n.Pos, Decorations: decos, RestDecorations: restDecos})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}
+		return true
 	}
 	closeBar := func(last int) {
 		cur.End, cur.Last = now, last
 		bars = append(bars, cur)
 	}
 	for i, el := range v.Elements {
+		switch el.(type) {
+		case *Note, *Chord, *Rest, *GraceGroup:
+			if !content && marks != nil {
+				cur.Part = partAt(marks, el.Position().Offset)
+			}
+		}
 		switch e := el.(type) {
 		case *Note:
 			next := map[tieKey]int{}
-			sound(e, now, len(bars), next)
-			open, decos = next, nil
+			if sound(e, now, len(bars), next) {
+				decos, restDecos = nil, nil
+			} else {
+				carry()
+			}
+			open = next
 			now = now.Add(e.Duration)
 			content = true
 		case *Chord:
 			next := map[tieKey]int{}
+			added := false
 			for _, n := range e.Notes {
-				sound(n, now, len(bars), next)
+				added = sound(n, now, len(bars), next) || added
 			}
-			open, decos = next, nil
+			if added {
+				decos, restDecos = nil, nil
+			} else {
+				carry()
+			}
+			open = next
 			now = now.Add(e.Duration)
 			content = true
 		case *Decoration:
@@ -190,7 +233,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 		case *Rest:
 			clear(open)
-			decos = nil
+			carry()
 			now = now.Add(e.Duration)
 			content = true
 		case *GraceGroup:
@@ -252,6 +295,122 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		}
 	}
 	return walked{events, bars, changes}, nil
+}
+
+type partMark struct {
+	offset int
+	label  string
+}
+
+// partMarks returns the body P: fields of every voice in source order, or nil.
+func (t *Tune) partMarks() []partMark {
+	var marks []partMark
+	for _, v := range t.Voices {
+		for _, el := range v.Elements {
+			if f, ok := el.(*InlineField); ok && f.Field.Name == 'P' {
+				marks = append(marks, partMark{f.Field.Pos.Offset, strings.TrimSpace(f.Field.Value)})
+			}
+		}
+	}
+	sort.Slice(marks, func(i, j int) bool { return marks[i].offset < marks[j].offset })
+	return marks
+}
+
+// partAt returns the label of the last mark before offset.
+func partAt(marks []partMark, offset int) string {
+	i := sort.Search(len(marks), func(i int) bool { return marks[i].offset >= offset })
+	if i == 0 {
+		return ""
+	}
+	return marks[i-1].label
+}
+
+// PlayOrder returns the playing order of bars for a tune whose header P: field gives the order
+// of its parts (parts, e.g. "AABB", "A2B", "(AB)3C"; letters name parts, a number repeats the
+// part or bracketed group before it, other characters are ignored): the bars before the first
+// body P: field, then each part in turn with its repeats expanded (ExpandRepeats). Without a
+// header order or body P: fields it is ExpandRepeats(bars). Parts the body does not have are
+// skipped. The result is at most 16 times as long as bars.
+func PlayOrder(bars []Bar, parts string) []int {
+	labelled := false
+	for _, b := range bars {
+		labelled = labelled || b.Part != ""
+	}
+	seq := partSequence(parts)
+	if !labelled || len(seq) == 0 {
+		return ExpandRepeats(bars)
+	}
+	limit := 16*len(bars) + 16
+	byPart := map[string][]int{}
+	for i, b := range bars {
+		byPart[b.Part] = append(byPart[b.Part], i)
+	}
+	play := func(order []int, label string) []int {
+		idx := byPart[label]
+		sub := make([]Bar, len(idx))
+		for i, j := range idx {
+			sub[i] = bars[j]
+		}
+		for _, k := range ExpandRepeats(sub) {
+			if len(order) >= limit {
+				break
+			}
+			order = append(order, idx[k])
+		}
+		return order
+	}
+	order := play(nil, "")
+	for _, label := range seq {
+		if len(order) >= limit {
+			break
+		}
+		order = play(order, label)
+	}
+	return order
+}
+
+// partSequence expands a P: play order into part labels: "A2(BC)2" is A A B C B C. Counts are
+// capped so that the sequence stays short.
+func partSequence(s string) []string {
+	const maxLen = 256
+	var parse func(i int) ([]string, int)
+	parse = func(i int) ([]string, int) {
+		var out []string
+		var last []string // the item a following count repeats
+		for i < len(s) {
+			c := s[i]
+			switch {
+			case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+				last = []string{string(c)}
+				out = append(out, last...)
+				i++
+			case c == '(':
+				var group []string
+				group, i = parse(i + 1)
+				last = group
+				out = append(out, group...)
+			case c == ')':
+				return out, i + 1
+			case c >= '0' && c <= '9':
+				n := 0
+				for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+					n = min(n*10+int(s[i]-'0'), maxLen)
+					i++
+				}
+				for k := 1; k < n && len(out) < maxLen; k++ {
+					out = append(out, last...)
+				}
+			default:
+				i++
+			}
+			if len(out) > maxLen {
+				out = out[:maxLen]
+			}
+		}
+		return out, i
+	}
+	out, _ := parse(0)
+	return out
 }
 
 func contains(xs []int, x int) bool {

@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// The fuzzers check that Parse, Events, ExpandRepeats and Transpose never panic, and that what
+// The fuzzers check that Parse, Events, ExpandRepeats, PlayOrder and Transpose never panic, and that what
 // they return stays within the source. Time stays linear by construction (see Parse and
 // Transpose); the fuzzers would flag a run that stalls.
 
@@ -17,6 +17,7 @@ func addSeeds(f *testing.F) {
 		"", "X:", "X:1\nK:", "K:C\n[", "X:1\nK:C\n{", "X:1\nK:C\n(3", "X:1\nK:C\n[K:", "X:1\nK:C\n!",
 		"X:1\nK:C\nC/0", "X:1\nK:C\n|1|2|:|::|]", "X:1\nM:C|\nK:C\nZ4|", "X:1\nV:1\nK:C\nV:2\n&C|",
 		"X:1\nK:C exp ^f\n\"Am/G\"a>>>b<<<c", "\ufeffX:1\r\nK:D\r\nABc\\\r\nd|\r\n",
+		"X:1\nP:(AB)2C\nK:C\nE|\nP:A\n|:C:|\nP:B\n[P:C]D|]\n",
 	} {
 		f.Add(s)
 	}
@@ -53,6 +54,15 @@ func FuzzParse(f *testing.F) {
 				if err == nil {
 					if order := ExpandRepeats(bars); len(order) > 16*len(bars)+16 {
 						t.Fatalf("playing order of %d bars for %d bars", len(order), len(bars))
+					}
+					po := PlayOrder(bars, tu.Header.Parts)
+					if len(po) > 16*len(bars)+16 {
+						t.Fatalf("part order of %d bars for %d bars", len(po), len(bars))
+					}
+					for _, b := range po {
+						if b < 0 || b >= len(bars) {
+							t.Fatalf("part order plays bar %d of %d", b, len(bars))
+						}
 					}
 				}
 			}

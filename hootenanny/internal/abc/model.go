@@ -7,12 +7,13 @@
 // bytes of the pitches and keys it changes.
 //
 // Entry points: Parse and Validate; Transpose and TransposeToKey; (*Tune).Events, Bars and
-// Changes, and ExpandRepeats, for playback.
+// Changes (or Timeline, all three at once), and ExpandRepeats and PlayOrder (repeats, then the header P: order of the parts
+// that body P: fields label), for playback.
 //
 // Not modelled yet: voice overlays (& is kept as an element, and Events refuses the voice),
 // microtonal accidentals (^/), lyric alignment (w: text is kept whole), symbol lines (s:),
-// macros (m:) and redefinable symbols (U:), %% directives (skipped as comments), P: part
-// order in playback, and the old + chord syntax. Events does not apply clef transpose= or
+// macros (m:) and redefinable symbols (U:), %% directives (skipped as comments), and the old
+// + chord syntax. Events does not apply clef transpose= or
 // the hornpipe swing that some players add for R:hornpipe.
 package abc
 
@@ -100,7 +101,7 @@ type Header struct {
 	Tempo      *Tempo // nil when there is no Q:
 	Key        Key
 	Voices     []VoiceDef // V: definitions in the header
-	Parts      string     // P: in the header: the play order, e.g. "AABB"
+	Parts      string     // P: in the header: the play order, e.g. "AABB" (see PlayOrder)
 }
 
 // MeterKind says how the meter was written.

@@ -23,17 +23,20 @@ func SideOf(f *midi.File) Side {
 }
 
 // ABC2MIDIOptions suit comparing against abc2midi's output: abc2midi
-// (4.84, at 480 ticks per quarter) starts every note one tick late and ends
-// it on time, so onsets and durations within one of its ticks agree; notes up
-// to a sixteenth apart still pair so near misses show as onset differences.
-// Velocity is not compared (abc2midi applies its %%MIDI beat stress model).
+// (4.84, at 480 ticks per quarter) starts every note, and every mid-tune
+// tempo change, one tick late and ends notes on time, so onsets, durations
+// and tempo change ticks within one of its ticks agree; notes up to a
+// sixteenth apart still pair so near misses show as onset differences.
+// Velocity is counted separately (Result.VelocityAgreement), not in the note
+// agreement.
 var ABC2MIDIOptions = Options{OnsetTolerance: 1.0 / 480, DurationTolerance: 1.0 / 480, PairWindow: 0.25}
 
 // Options tunes Compare. The zero value compares pitch, onset, duration and
-// channel exactly and ignores velocity.
+// channel exactly, and velocity only for its own figure.
 type Options struct {
 	// OnsetTolerance and DurationTolerance are in quarter notes: paired
-	// notes whose onsets (durations) differ by no more still agree.
+	// notes whose onsets (durations) differ by no more still agree. Tempo
+	// changes whose ticks differ by no more than OnsetTolerance agree too.
 	OnsetTolerance    float64
 	DurationTolerance float64
 	// PairWindow, in quarter notes, is how far apart two onsets may be for
@@ -42,9 +45,8 @@ type Options struct {
 	PairWindow float64
 	// IgnoreChannel stops channel differences from counting.
 	IgnoreChannel bool
-	// CompareVelocity makes velocity differences count. Leave it off unless
-	// both renderings define velocities the same way (abc2midi applies a
-	// beat-stress model by default).
+	// CompareVelocity makes velocity differences count in the note
+	// agreement as well as in the velocity figure.
 	CompareVelocity bool
 	// TempoTolerance is the relative bpm difference accepted (0.001 when
 	// zero), absorbing the rounding to whole microseconds per quarter.
@@ -84,9 +86,13 @@ type Result struct {
 	RefNotes        int
 	OurNotes        int
 	// Matched notes were paired by pitch and onset; Agreeing ones also agree
-	// in every compared field.
+	// in onset, duration and channel (and velocity with CompareVelocity).
 	Matched  int
 	Agreeing int
+	// VelocityCompared counts the pairs whose velocities both sides define
+	// (above 0); VelocityAgreeing those of them with equal velocities.
+	VelocityCompared int
+	VelocityAgreeing int
 	// TempoAgrees reports whether the tempo maps agree.
 	TempoAgrees bool
 	Diffs       []Diff
@@ -100,6 +106,15 @@ func (r Result) Agreement() float64 {
 		return 1
 	}
 	return float64(r.Agreeing) / float64(union)
+}
+
+// VelocityAgreement is the share of compared pairs with equal velocities
+// (1 when none were compared).
+func (r Result) VelocityAgreement() float64 {
+	if r.VelocityCompared == 0 {
+		return 1
+	}
+	return float64(r.VelocityAgreeing) / float64(r.VelocityCompared)
 }
 
 func gcd(a, b int64) int64 {
@@ -141,8 +156,11 @@ func scale(t int64, from int, to int64) int64 {
 // within OnsetTolerance, each reference note (in onset order) taking the
 // closest unused note of ours, preferring the same channel and then the
 // closer duration. A pair agrees when onsets and durations are within their
-// tolerances and channel (and, if asked, velocity) are equal. Ticks are first scaled to a common resolution so files
-// with different time divisions compare directly. Tracks are not compared.
+// tolerances and channel (and, if asked, velocity) are equal. Velocities are
+// compared on every pair where both are above 0 and counted on their own
+// (VelocityCompared, VelocityAgreeing); a difference is listed as a Diff
+// either way. Ticks are first scaled to a common resolution so files with
+// different time divisions compare directly. Tracks are not compared.
 func Compare(name string, ref, ours Side, opts Options) Result {
 	res := Result{Name: name, RefNotes: len(ref.Notes), OurNotes: len(ours.Notes)}
 	res.TicksPerQuarter = int(commonResolution(ref.TicksPerQuarter, ours.TicksPerQuarter))
@@ -214,8 +232,16 @@ func Compare(name string, ref, ours Side, opts Options) Result {
 			agree = false
 			res.Diffs = append(res.Diffs, Diff{Kind: DiffChannel, Ref: r, Ours: o, Detail: fmt.Sprintf("pitch %d at %d on channel %d, ours %d", r.Pitch, r.OnTick, r.Channel, o.Channel)})
 		}
-		if opts.CompareVelocity && o.Velocity != r.Velocity {
-			agree = false
+		if o.Velocity > 0 && r.Velocity > 0 {
+			res.VelocityCompared++
+			if o.Velocity == r.Velocity {
+				res.VelocityAgreeing++
+			}
+		}
+		if (opts.CompareVelocity || o.Velocity > 0 && r.Velocity > 0) && o.Velocity != r.Velocity {
+			if opts.CompareVelocity {
+				agree = false
+			}
 			res.Diffs = append(res.Diffs, Diff{Kind: DiffVelocity, Ref: r, Ours: o, Detail: fmt.Sprintf("pitch %d at %d velocity %d, ours %d", r.Pitch, r.OnTick, r.Velocity, o.Velocity)})
 		}
 		if agree {
@@ -227,7 +253,7 @@ func Compare(name string, ref, ours Side, opts Options) Result {
 			res.Diffs = append(res.Diffs, Diff{Kind: DiffExtra, Ours: &on[j], Detail: fmt.Sprintf("our note %s not in the reference", noteString(on[j]))})
 		}
 	}
-	tdiffs := compareTempo(ref, ours, tpq, opts)
+	tdiffs := compareTempo(ref, ours, tpq, onTol, opts)
 	res.TempoAgrees = len(tdiffs) == 0
 	res.Diffs = append(res.Diffs, tdiffs...)
 	return res
@@ -263,7 +289,9 @@ func effectiveTempo(m []midi.TempoChange, from int, tpq int64) []midi.TempoChang
 	return out
 }
 
-func compareTempo(ref, ours Side, tpq int64, opts Options) []Diff {
+// compareTempo compares the effective tempo maps change by change: ticks
+// within tickTol and bpm within the relative TempoTolerance agree.
+func compareTempo(ref, ours Side, tpq, tickTol int64, opts Options) []Diff {
 	tol := opts.TempoTolerance
 	if tol == 0 {
 		tol = 0.001
@@ -277,7 +305,7 @@ func compareTempo(ref, ours Side, tpq int64, opts Options) []Diff {
 			diffs = append(diffs, Diff{Kind: DiffTempo, Detail: fmt.Sprintf("ours changes to %.3f bpm at %d, the reference does not", b[i].BPM, b[i].Tick)})
 		case i >= len(b):
 			diffs = append(diffs, Diff{Kind: DiffTempo, Detail: fmt.Sprintf("the reference changes to %.3f bpm at %d, ours does not", a[i].BPM, a[i].Tick)})
-		case a[i].Tick != b[i].Tick || math.Abs(a[i].BPM-b[i].BPM) > tol*a[i].BPM:
+		case max(a[i].Tick-b[i].Tick, b[i].Tick-a[i].Tick) > tickTol || math.Abs(a[i].BPM-b[i].BPM) > tol*a[i].BPM:
 			diffs = append(diffs, Diff{Kind: DiffTempo, Detail: fmt.Sprintf("reference %.3f bpm at %d, ours %.3f bpm at %d", a[i].BPM, a[i].Tick, b[i].BPM, b[i].Tick)})
 		}
 	}
@@ -290,7 +318,8 @@ type Report struct {
 }
 
 // Overall sums the note counts over all tunes and returns the agreement over
-// all notes and the number of tunes whose tempo maps agree.
+// all notes and the number of tunes whose tempo maps agree (see also
+// VelocityOverall).
 func (r Report) Overall() (agreement float64, tempoAgrees int) {
 	var sum Result
 	for _, x := range r.Results {
@@ -305,6 +334,17 @@ func (r Report) Overall() (agreement float64, tempoAgrees int) {
 	return sum.Agreement(), tempoAgrees
 }
 
+// VelocityOverall sums the velocity counts over all tunes: the share of
+// compared pairs with equal velocities, and how many pairs were compared.
+func (r Report) VelocityOverall() (agreement float64, compared int) {
+	var sum Result
+	for _, x := range r.Results {
+		sum.VelocityCompared += x.VelocityCompared
+		sum.VelocityAgreeing += x.VelocityAgreeing
+	}
+	return sum.VelocityAgreement(), sum.VelocityCompared
+}
+
 // Write prints one line per tune, then the overall agreement, then up to
 // maxDiffs differences per tune (none when maxDiffs is 0).
 func (r Report) Write(w io.Writer, maxDiffs int) error {
@@ -315,13 +355,15 @@ func (r Report) Write(w io.Writer, maxDiffs int) error {
 		if !x.TempoAgrees {
 			tempo = "tempo differs"
 		}
-		if _, err := fmt.Fprintf(w, "%-32s %6.1f%%  ref %4d  ours %4d  matched %4d  agreeing %4d  %s\n",
-			x.Name, 100*x.Agreement(), x.RefNotes, x.OurNotes, x.Matched, x.Agreeing, tempo); err != nil {
+		if _, err := fmt.Fprintf(w, "%-32s %6.1f%%  ref %4d  ours %4d  matched %4d  agreeing %4d  velocity %6.1f%%  %s\n",
+			x.Name, 100*x.Agreement(), x.RefNotes, x.OurNotes, x.Matched, x.Agreeing, 100*x.VelocityAgreement(), tempo); err != nil {
 			return err
 		}
 	}
 	agree, tempo := r.Overall()
-	if _, err := fmt.Fprintf(w, "overall: %.1f%% of notes agree; tempo agrees in %d of %d tunes\n", 100*agree, tempo, len(res)); err != nil {
+	vagree, vn := r.VelocityOverall()
+	if _, err := fmt.Fprintf(w, "overall: %.1f%% of notes agree; velocity agrees on %.1f%% of %d paired notes; tempo agrees in %d of %d tunes\n",
+		100*agree, 100*vagree, vn, tempo, len(res)); err != nil {
 		return err
 	}
 	for _, x := range res {

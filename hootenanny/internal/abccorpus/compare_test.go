@@ -130,3 +130,62 @@ func TestCommonResolution(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareVelocityFigure(t *testing.T) {
+	ref := Side{TicksPerQuarter: 96, Notes: []midi.Note{
+		{Pitch: 60, Velocity: 105, DurTicks: 96},
+		{Pitch: 62, Velocity: 80, OnTick: 96, DurTicks: 96},
+		{Pitch: 64, Velocity: 95, OnTick: 192, DurTicks: 96},
+		{Pitch: 65, Velocity: 80, OnTick: 288, DurTicks: 96},
+	}}
+	ours := Side{TicksPerQuarter: 96, Notes: []midi.Note{
+		{Pitch: 60, Velocity: 105, DurTicks: 96},
+		{Pitch: 62, Velocity: 90, OnTick: 96, DurTicks: 96}, // differs
+		{Pitch: 64, Velocity: 95, OnTick: 192, DurTicks: 96},
+		{Pitch: 65, OnTick: 288, DurTicks: 96}, // velocity not defined: not compared
+	}}
+	r := Compare("v", ref, ours, Options{})
+	if r.Agreeing != 4 || r.VelocityCompared != 3 || r.VelocityAgreeing != 2 {
+		t.Fatalf("%+v", r)
+	}
+	if got := r.VelocityAgreement(); got != 2.0/3 {
+		t.Fatalf("velocity agreement %v", got)
+	}
+	if len(r.Diffs) != 1 || r.Diffs[0].Kind != DiffVelocity {
+		t.Fatalf("diffs %v", r.Diffs)
+	}
+	// CompareVelocity also counts it against the note agreement.
+	if r := Compare("v", ref, ours, Options{CompareVelocity: true}); r.Agreeing != 2 {
+		t.Fatalf("%+v", r)
+	}
+	rep := Report{Results: []Result{r, Compare("same", ref, ref, Options{})}}
+	if agree, n := rep.VelocityOverall(); n != 7 || agree != 6.0/7 {
+		t.Fatalf("velocity overall %v of %d", agree, n)
+	}
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "velocity agrees on 85.7% of 7 paired notes") || !strings.Contains(buf.String(), "velocity   66.7%") {
+		t.Errorf("report:\n%s", buf.String())
+	}
+}
+
+func TestCompareTempoTickTolerance(t *testing.T) {
+	ref := Side{TicksPerQuarter: 480, Tempo: tempo(0, 120, 1921, 90)}
+	for _, c := range []struct {
+		at    float64
+		tol   float64
+		agree bool
+	}{
+		{1920, 1.0 / 480, true}, // one tick early: abc2midi's late start
+		{1921, 0, true},
+		{1920, 0, false},
+		{1919, 1.0 / 480, false}, // two ticks
+	} {
+		ours := Side{TicksPerQuarter: 480, Tempo: tempo(0, 120, c.at, 90)}
+		if r := Compare("t", ref, ours, Options{OnsetTolerance: c.tol}); r.TempoAgrees != c.agree {
+			t.Errorf("tempo change at %v with tolerance %v: agrees %v, want %v (%v)", c.at, c.tol, r.TempoAgrees, c.agree, r.Diffs)
+		}
+	}
+}

@@ -17,8 +17,11 @@
 //	go test -tags abc2midi -v -run Reference ./internal/abccorpus
 //
 // renders every tune, decodes it with package midi and logs a summary per
-// tune (format, tracks, notes, pitch range, bars, seconds, tempo). Without
-// the tag nothing here needs abc2midi.
+// tune (format, tracks, notes, pitch range, bars, seconds, tempo); -run
+// Agreement prints how far abcmidi agrees with abc2midi per tune and overall
+// (notes, velocities, tempo; docs/abc2midi.md explains the figures), and
+// -bench Corpus times both converters on the corpus. Without the tag nothing
+// here needs abc2midi.
 package abccorpus
 
 import (

@@ -13,7 +13,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 )
 
-func needABC2MIDI(t *testing.T) {
+func needABC2MIDI(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath(ABC2MIDI); err != nil {
 		t.Fatalf("the abc2midi build tag needs %s on PATH (Debian package abcmidi): %v", ABC2MIDI, err)

@@ -4,16 +4,34 @@
 //
 // The file has 480 ticks per quarter note. A tune with one voice gives a format 0 file; a tune
 // with several gives a format 1 file whose first track holds the tempo, time and key signature
-// events and whose other tracks hold one voice each (voice i on channel i, skipping the drum
-// channel 9).
+// events and whose other tracks hold one voice each. A voice plays on the channel its %%MIDI
+// channel line gives (Options.Voices; channel 10 is General MIDI percussion, whose notes
+// sound as written: C,, is the bass drum, key 36), else on the lowest channel no earlier voice
+// has, skipping the drum channel 9, as abc2midi does.
 //
-// Repeats and first and second endings are expanded with abc.ExpandRepeats; every played bar is
-// placed after the previous one, so a bar played twice sounds twice. Tempo comes from Q: with
-// its beat unit (Q:3/8=60 is 90 quarter notes a minute; a bare Q:240 counts quarter notes, as
-// abc2midi does; no Q: is 120 quarter notes a minute), and mid-tune Q:, M: and K: changes
-// become tempo, time and key signature events where they are played (those of the first voice
-// only, in a tune with several). Notes have a fixed
-// velocity (Options.Velocity, 80 by default).
+// Repeats and first and second endings are expanded, and the parts labelled by body P: fields
+// are played in the order of the header's P: field (P:AABB, P:(AB)2C), with abc.PlayOrder, as
+// abc2midi plays them; every played bar is placed after the previous one, so a bar played
+// twice sounds twice. Music written before the first V: line of a tune with voices is played
+// by the first voice, as abc2midi does; fields alone there (a P: line) give no track.
+//
+// Tempo comes from Q: with its beat unit (Q:3/8=60 is 90 quarter notes a minute; a bare Q:240
+// counts quarter notes, as abc2midi does; no Q: is 120 quarter notes a minute), and mid-tune
+// Q:, M: and K: changes become tempo, time and key signature events where they are played
+// (those of the first voice only, in a tune with several).
+//
+// Velocities follow abc2midi's default beat stress and its dynamics marks (velocity.go), unless
+// Options.Velocity gives every note one fixed velocity. A note on the first beat of its bar
+// gets 105, one on another strong beat 95, any other 80; the strong beats are every third beat
+// of the meter's denominator when the numerator is a multiple of 3 (6/8: beats 1 and 4), every
+// second when it is even (4/4: beats 1 and 3), else only the first (3/4). !ppp! to !fff! set
+// the first-beat velocity to 30, 45, ... 135 (at most 127), the others 10 and 25 below, and
+// make every beat strong until the next meter change; each crescendo or diminuendo mark
+// (!<(! !<)! !>(! !>)! and the long names) adds or takes 15. !pppp!, !ffff!, !sfz! and
+// accents change nothing, as in abc2midi 4.84. A mark on a rest applies from the next note.
+// Beats count from the last bar line, as the note is played (after grace notes and swing,
+// before the chord stagger); a repeat sign after a short bar (other than the first) does not
+// start a new bar, so a section's short last bar and the pickup after it count as one.
 //
 // Unless Options.Straight is set, the notes are performed as abc2midi 4.84 performs them by
 // default (checked against it on the corpus): a grace note sounds for a quarter of its written
@@ -26,9 +44,9 @@
 // notes (and mid-tune tempo changes) one tick late is not copied.
 //
 // The parser skips %% directives; MIDIDirectives reads %%MIDI program and channel from the
-// source for Options.Voices. Not handled: other %%MIDI directives (beat stress, gracedivider,
-// chordattack, ...); dynamics (velocity is fixed); voice overlays (&), which are an error; P:
-// part order; clef transpose=; chord symbols (guitar chords) and lyrics.
+// source for Options.Voices. Not handled: other %%MIDI directives (beat, beatstring,
+// gracedivider, chordattack, drum patterns of %%MIDI drum, ...); voice overlays (&), which
+// are an error; clef transpose=; chord symbols (guitar chords) and lyrics.
 package abcmidi
 
 import (
@@ -49,8 +67,9 @@ const TicksPerQuarter = 480
 // ticksPerWhole converts abc.Rat durations (fractions of a whole note) to ticks.
 const ticksPerWhole = 4 * TicksPerQuarter
 
-// DefaultVelocity is the note-on velocity when Options.Velocity is 0.
-const DefaultVelocity = 80
+// DefaultVelocity is the velocity of a note off the strong beats when no dynamics mark has
+// changed it (StressOther); Options.Velocity 0 leaves velocities to the beat-stress model.
+const DefaultVelocity = StressOther
 
 // GraceDivider divides a grace note's written length to give the time it sounds for
 // (abc2midi's default, %%MIDI gracedivider 4).
@@ -68,7 +87,8 @@ type Options struct {
 	// BPM, when positive, overrides every tempo of the tune (Q: in the header and in the body)
 	// with this many quarter notes a minute.
 	BPM float64
-	// Velocity of every note, 1..127; 0 means DefaultVelocity.
+	// Velocity, 1..127, gives every note that velocity, ignoring beat stress and dynamics
+	// marks; 0 follows them as abc2midi does (see the package doc).
 	Velocity int
 	// NoGrace drops grace notes instead of letting them take time from the following note.
 	NoGrace bool
@@ -94,18 +114,33 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	if opts.BPM < 0 || math.IsNaN(opts.BPM) || math.IsInf(opts.BPM, 0) {
 		return nil, fmt.Errorf("abcmidi: tempo override %v bpm is not a positive number", opts.BPM)
 	}
-	vel := uint8(DefaultVelocity)
+	var vel uint8 // 0: each note's own, from the beat-stress model
 	if opts.Velocity > 0 {
 		vel = uint8(opts.Velocity)
 	}
-	voices := make([]voiceTrack, len(t.Voices))
-	for i, v := range t.Voices {
+	t = leadIntoFirstVoice(t)
+	// A voice with no notes or rests (the fields before the first V: line of a tune whose
+	// voices all have ids, such as a P: line) gets no track; its changes, all at the start, go
+	// with the first voice's.
+	var tvs []*abc.Voice
+	var voices []voiceTrack
+	var lead []playedChange
+	for _, v := range t.Voices {
 		vt, err := playVoice(t, v.ID, opts)
 		if err != nil {
 			return nil, err
 		}
-		voices[i] = vt
+		if !hasMusic(v) && len(t.Voices) > 1 {
+			lead = append(lead, vt.changes...)
+			continue
+		}
+		tvs = append(tvs, v)
+		voices = append(voices, vt)
 	}
+	if len(voices) == 0 {
+		return nil, ErrNoVoices
+	}
+	voices[0].changes = append(lead, voices[0].changes...)
 
 	// Conductor events: header tempo, meter and key, then the first voice's changes.
 	var meta []midi.Event
@@ -135,7 +170,7 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 
 	out := &midi.File{TicksPerQuarter: TicksPerQuarter}
 	if len(voices) == 1 {
-		ch, prog := voiceSetup(opts, t.Voices[0].ID, 0)
+		ch, prog := voiceSetup(opts, tvs[0].ID, nil)
 		evs := append(meta, prog...)
 		evs = append(evs, voices[0].noteEvents(ch, vel)...)
 		out.Tracks = []midi.Track{finish(evs)}
@@ -155,10 +190,12 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		conductor = append([]midi.Event{midi.TrackName(0, title)}, conductor...)
 	}
 	out.Tracks = append(out.Tracks, finishAt(conductor, end))
+	var taken []uint8
 	for i, v := range voices {
-		ch, prog := voiceSetup(opts, t.Voices[i].ID, i)
+		ch, prog := voiceSetup(opts, tvs[i].ID, taken)
+		taken = append(taken, ch)
 		var evs []midi.Event
-		if name := voiceName(t.Voices[i]); name != "" {
+		if name := voiceName(tvs[i]); name != "" {
 			evs = append(evs, midi.TrackName(0, name))
 		}
 		evs = append(evs, prog...)
@@ -168,9 +205,35 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	return out, nil
 }
 
-// voiceSetup returns the channel of voice i and its program change, if any.
-func voiceSetup(opts Options, id string, i int) (uint8, []midi.Event) {
-	ch := channelFor(i)
+// leadIntoFirstVoice returns t with the music written before its first V: line (voice "") put
+// at the start of the first V: voice, as abc2midi plays it; t itself is not changed.
+func leadIntoFirstVoice(t *abc.Tune) *abc.Tune {
+	if len(t.Voices) < 2 || t.Voices[0].ID != "" || !hasMusic(t.Voices[0]) {
+		return t
+	}
+	lead, first := t.Voices[0], t.Voices[1]
+	merged := *first
+	merged.Elements = append(append([]abc.Element(nil), lead.Elements...), first.Elements...)
+	tu := *t
+	tu.Voices = append([]*abc.Voice{&merged}, t.Voices[2:]...)
+	return &tu
+}
+
+// hasMusic reports whether v has a note, chord or rest.
+func hasMusic(v *abc.Voice) bool {
+	for _, el := range v.Elements {
+		switch el.(type) {
+		case *abc.Note, *abc.Chord, *abc.Rest:
+			return true
+		}
+	}
+	return false
+}
+
+// voiceSetup returns the channel of a voice and its program change, if any. A voice without
+// a channel of its own gets the lowest channel no earlier voice has (taken lists theirs).
+func voiceSetup(opts Options, id string, taken []uint8) (uint8, []midi.Event) {
+	ch := channelFor(taken)
 	vm, ok := opts.Voices[id]
 	if !ok {
 		vm = VoiceMIDI{Program: -1}
@@ -188,12 +251,20 @@ func voiceSetup(opts Options, id string, i int) (uint8, []midi.Event) {
 	return ch, []midi.Event{midi.ProgramChange(0, ch, uint8(prog))}
 }
 
-// channelFor gives voice i its channel, skipping the percussion channel 9.
-func channelFor(i int) uint8 {
-	if i >= 9 {
-		i++
+// channelFor returns the lowest channel not in taken, skipping the percussion channel 9, as
+// abc2midi assigns them (a voice moved to channel 10 leaves its channel to the next voice);
+// when all are taken it wraps around.
+func channelFor(taken []uint8) uint8 {
+	for ch := uint8(0); ch < 16; ch++ {
+		if ch != 9 && !slices.Contains(taken, ch) {
+			return ch
+		}
 	}
-	return uint8(i % 16)
+	n := len(taken)
+	if n >= 9 {
+		n++
+	}
+	return uint8(n % 16)
 }
 
 func voiceName(v *abc.Voice) string {
@@ -206,6 +277,7 @@ func voiceName(v *abc.Voice) string {
 type playedNote struct {
 	on, off int64
 	pitch   uint8
+	vel     uint8 // from the beat-stress model
 }
 
 type playedChange struct {
@@ -219,10 +291,16 @@ type voiceTrack struct {
 	end     int64
 }
 
+// noteEvents returns the voice's note events on channel ch, every note with velocity vel, or
+// with its own velocity when vel is 0.
 func (v voiceTrack) noteEvents(ch, vel uint8) []midi.Event {
 	evs := make([]midi.Event, 0, 2*len(v.notes))
 	for _, n := range v.notes {
-		evs = append(evs, midi.NoteOn(n.on, ch, n.pitch, vel), midi.NoteOff(n.off, ch, n.pitch, 0))
+		nv := vel
+		if nv == 0 {
+			nv = n.vel
+		}
+		evs = append(evs, midi.NoteOn(n.on, ch, n.pitch, nv), midi.NoteOff(n.off, ch, n.pitch, 0))
 	}
 	return evs
 }
@@ -238,19 +316,10 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if name == "" {
 		name = "(default)"
 	}
-	events, err := t.Events(id)
+	events, bars, changes, err := t.Timeline(id) // events is ours to change
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}
-	bars, err := t.Bars(id)
-	if err != nil {
-		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
-	}
-	changes, err := t.Changes(id)
-	if err != nil {
-		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
-	}
-	events = append([]abc.Event(nil), events...)
 	if !opts.Straight {
 		if strings.Contains(strings.ToLower(t.Header.Rhythm), "hornpipe") {
 			swing(events, bars)
@@ -276,10 +345,51 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	tiedChord := tiedChordNotes(t.Voice(id))
 	var vt voiceTrack
 	var cursor abc.Rat
-	for _, b := range abc.ExpandRepeats(bars) {
+	st := newStress(t.Header.Meter)
+	prev := -1
+	var offset abc.Rat // where bar b starts in the bar the stress model counts in
+	for _, b := range abc.PlayOrder(bars, t.Header.Parts) {
 		bar := bars[b]
+		// abc2midi counts beats from the last bar line, except that a repeat sign (|: :| ::)
+		// after a bar shorter than the meter's does not start a new bar: a section ending
+		// short goes on into the pickup that follows, played or repeated. The tune's first
+		// bar (a pickup, D|:EBBA) counts on its own.
+		if prev > 0 && (bars[prev].RepeatEnd || bars[b].RepeatStart) {
+			if end := offset.Add(bars[prev].End.Sub(bars[prev].Start)); end.Cmp(st.barLength()) < 0 {
+				offset = end
+			} else {
+				offset = abc.Rat{Num: 0, Den: 1}
+			}
+		} else {
+			offset = abc.Rat{Num: 0, Den: 1}
+		}
+		prev = b
+		var barChanges []abc.Change
+		for _, c := range changes {
+			if c.Onset.Cmp(bar.Start) >= 0 && c.Onset.Cmp(bar.End) < 0 {
+				barChanges = append(barChanges, c)
+			}
+		}
+		ci := 0
+		applyChanges := func(upTo abc.Rat, all bool) {
+			for ; ci < len(barChanges) && (all || barChanges[ci].Onset.Cmp(upTo) <= 0); ci++ {
+				if m := barChanges[ci].Field.Meter; m != nil {
+					st.setMeter(*m)
+				}
+			}
+		}
+		var lastDecos, lastRest *string // the notes of a chord share their decorations
 		chordAt, chordIdx := abc.Rat{Num: -1, Den: 1}, 0
 		for _, e := range byBar[b] {
+			applyChanges(e.Onset, false)
+			if len(e.RestDecorations) > 0 && &e.RestDecorations[0] != lastRest {
+				lastRest = &e.RestDecorations[0]
+				st.decorate(e.RestDecorations)
+			}
+			if len(e.Decorations) > 0 && &e.Decorations[0] != lastDecos {
+				lastDecos = &e.Decorations[0]
+				st.decorate(e.Decorations)
+			}
 			if e.Onset.Cmp(chordAt) == 0 {
 				chordIdx++
 			} else {
@@ -291,7 +401,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 					name, e.Pos.Line, e.Pos.Col, p)
 			}
 			on := cursor.Add(e.Onset.Sub(bar.Start))
-			n := playedNote{on: ticks(on), off: ticks(on.Add(e.Duration)), pitch: uint8(p)}
+			n := playedNote{on: ticks(on), off: ticks(on.Add(e.Duration)), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start)))}
 			if !opts.Straight && !tiedChord[e.Pos.Offset] {
 				n.on += int64(chordIdx * ChordStagger)
 			}
@@ -301,10 +411,9 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			vt.notes = append(vt.notes, n)
 			vt.end = max(vt.end, n.off)
 		}
-		for _, c := range changes {
-			if c.Onset.Cmp(bar.Start) >= 0 && c.Onset.Cmp(bar.End) < 0 {
-				vt.changes = append(vt.changes, playedChange{tick: ticks(cursor.Add(c.Onset.Sub(bar.Start))), field: c.Field})
-			}
+		applyChanges(bar.End, true)
+		for _, c := range barChanges {
+			vt.changes = append(vt.changes, playedChange{tick: ticks(cursor.Add(c.Onset.Sub(bar.Start))), field: c.Field})
 		}
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
@@ -340,7 +449,8 @@ func tiedChordNotes(v *abc.Voice) map[int]bool {
 // placeGraces gives each grace note a quarter of its written length (GraceDivider), played
 // in order from the onset of the note that follows, and starts that note (all notes of its
 // chord) later by as much. Graces before a rest, at the end, or that would take all of the
-// following note are dropped. The graces kept are returned as plain events (Grace false).
+// following note are dropped. The graces kept are returned as plain events (Grace false), the
+// first with the decorations of the note they ornament.
 func placeGraces(events []abc.Event) []abc.Event {
 	out := make([]abc.Event, 0, len(events))
 	for i := 0; i < len(events); {
@@ -367,7 +477,12 @@ func placeGraces(events []abc.Event) []abc.Event {
 			continue
 		}
 		at := events[i].Onset
-		for _, g := range events[i:j] {
+		for gi, g := range events[i:j] {
+			if gi == 0 {
+				// Marks written before the graces (!p!{g}A) apply from the first grace on;
+				// the main note shares them, so they apply once.
+				g.Decorations, g.RestDecorations = events[j].Decorations, events[j].RestDecorations
+			}
 			g.Grace = false
 			g.Onset = at
 			g.Duration = g.Duration.Mul(abc.R(1, GraceDivider))

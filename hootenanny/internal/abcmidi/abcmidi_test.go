@@ -79,9 +79,10 @@ func TestExactTicks(t *testing.T) {
 	if !ts || !ks {
 		t.Errorf("time signature ok %v, key signature ok %v", ts, ks)
 	}
-	for _, n := range midi.NoteEvents(f) {
-		if n.Velocity != DefaultVelocity || n.Channel != 0 {
-			t.Errorf("note %+v: want velocity %d on channel 0", n, DefaultVelocity)
+	wantVel := []int{105, 80, 80, 80, 95, 80, 105} // beat stress: bar start, half bar, others
+	for i, n := range midi.NoteEvents(f) {
+		if n.Velocity != wantVel[i] || n.Channel != 0 {
+			t.Errorf("note %+v: want velocity %d on channel 0", n, wantVel[i])
 		}
 	}
 }
@@ -270,13 +271,86 @@ func TestMIDIDirectives(t *testing.T) {
 			}
 		}
 	}
-	// Voice 2 takes the header's program on its own channel; voice 3 the header's on channel 2.
-	if w := []string{"t1 ch0 p73", "t2 ch3 p20", "t3 ch2 p20"}; !reflect.DeepEqual(got, w) {
+	// Voice 2 takes the header's program on its own channel; voice 3 the header's on the
+	// lowest channel left, 1.
+	if w := []string{"t1 ch0 p73", "t2 ch3 p20", "t3 ch1 p20"}; !reflect.DeepEqual(got, w) {
 		t.Errorf("program changes %v, want %v", got, w)
 	}
 	for _, n := range midi.NoteEvents(f) {
 		if n.Track == 2 && n.Channel != 3 {
 			t.Errorf("voice 2 note on channel %d, want 3", n.Channel)
 		}
+	}
+}
+
+func TestDrumChannel(t *testing.T) {
+	// Checked against abc2midi: a voice on channel 10 plays its notes as written (GM drum
+	// keys); voices without a channel take the lowest channel no earlier voice has.
+	src := "X:1\nM:4/4\nL:1/4\nK:C\nV:1\nCDEF|\nV:2 clef=perc\n%%MIDI channel 10\nC,,^F,,D,,^F,,|\nV:3\nGABc|\n" +
+		"V:4\n%%MIDI channel 1\nc4|\nV:5\nC4|\n"
+	tu := parseTune(t, src)
+	f := convert(t, src, Options{Voices: MIDIDirectives(src, tu)})
+	chans := map[int]int{}
+	var drums []int
+	for _, n := range midi.NoteEvents(f) {
+		chans[n.Track] = n.Channel
+		if n.Channel == 9 {
+			drums = append(drums, n.Pitch)
+		}
+	}
+	if want := map[int]int{1: 0, 2: 9, 3: 1, 4: 0, 5: 2}; !reflect.DeepEqual(chans, want) {
+		t.Errorf("channels by track %v, want %v", chans, want)
+	}
+	if want := []int{36, 42, 38, 42}; !reflect.DeepEqual(drums, want) {
+		t.Errorf("drum keys %v, want %v", drums, want)
+	}
+	// A tune without voices can be all drums.
+	src = "X:1\nM:4/4\nL:1/4\nK:C\n%%MIDI channel 10\nC,,D,,|\n"
+	f = convert(t, src, Options{Voices: MIDIDirectives(src, parseTune(t, src))})
+	for _, n := range midi.NoteEvents(f) {
+		if n.Channel != 9 {
+			t.Errorf("note %+v not on the drum channel", n)
+		}
+	}
+}
+
+func TestParts(t *testing.T) {
+	// Checked against abc2midi: the P: line before the voices gives no track of its own and
+	// labels both voices; the parts play B A B.
+	src := "X:1\nM:4/4\nL:1/4\nP:BAB\nK:C\nP:A\nV:1\nCDEF|\nV:2\nC,4|\nP:B\nV:1\ncBAG|\nV:2\nG,4|\n"
+	f := convert(t, src, Options{})
+	if len(f.Tracks) != 3 {
+		t.Fatalf("%d tracks, want a conductor and two voices", len(f.Tracks))
+	}
+	var got []string
+	for _, n := range midi.NoteEvents(f) {
+		got = append(got, fmt.Sprintf("t%d ch%d %d@%d", n.Track, n.Channel, n.Pitch, n.OnTick))
+	}
+	want := []string{
+		"t1 ch0 72@0", "t2 ch1 55@0", "t1 ch0 71@480", "t1 ch0 69@960", "t1 ch0 67@1440",
+		"t1 ch0 60@1920", "t2 ch1 48@1920", "t1 ch0 62@2400", "t1 ch0 64@2880", "t1 ch0 65@3360",
+		"t1 ch0 72@3840", "t2 ch1 55@3840", "t1 ch0 71@4320", "t1 ch0 69@4800", "t1 ch0 67@5280",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("notes\n got %v\nwant %v", got, want)
+	}
+	// A tempo given before the first V: line still counts.
+	f = convert(t, "X:1\nM:4/4\nL:1/4\nK:C\nQ:1/4=60\nV:1\nC4|\nV:2\nC,4|\n", Options{})
+	if got := tempos(f); len(got) == 0 || got[len(got)-1] != "1000000@0" {
+		t.Errorf("tempos %v", got)
+	}
+}
+
+func TestMusicBeforeFirstVoice(t *testing.T) {
+	// Checked against abc2midi: the first voice plays what comes before the first V: line.
+	f := convert(t, "X:1\nM:4/4\nL:1/4\nK:C\nCDEF|\nV:1\ncBAG|\nV:2\nC,4|\n", Options{})
+	var got []string
+	for _, n := range midi.NoteEvents(f) {
+		got = append(got, fmt.Sprintf("t%d ch%d %d@%d", n.Track, n.Channel, n.Pitch, n.OnTick))
+	}
+	want := []string{"t1 ch0 60@0", "t2 ch1 48@0", "t1 ch0 62@480", "t1 ch0 64@960", "t1 ch0 65@1440",
+		"t1 ch0 72@1920", "t1 ch0 71@2400", "t1 ch0 69@2880", "t1 ch0 67@3360"}
+	if len(f.Tracks) != 3 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d tracks, notes\n got %v\nwant %v", len(f.Tracks), got, want)
 	}
 }

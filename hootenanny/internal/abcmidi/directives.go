@@ -9,8 +9,8 @@ import (
 
 // VoiceMIDI is the MIDI set-up of one voice.
 type VoiceMIDI struct {
-	// Channel is 1..16 as in %%MIDI channel; 0 leaves the default (voice i on channel i+1,
-	// skipping the drum channel 10).
+	// Channel is 1..16 as in %%MIDI channel (10 for drums); 0 leaves the default (the
+	// lowest channel no earlier voice has, skipping the drum channel 10).
 	Channel int
 	// Program is 0..127 as in %%MIDI program (abc2midi numbers programs from 0); -1 or an
 	// absent entry sends no program change.
