@@ -57,10 +57,16 @@ build: ## build bin/holler and bin/hootenanny
 	go build -o bin/hootenanny ./hootenanny/cmd/hootenanny
 
 .PHONY: test
-test: checkgenerate lint breaking build ## everything CI checks
+test: checkgenerate lint breaking build abc-compare ## everything CI checks
 	go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
 	@# The benchmark harness is a module of its own (see README, Speed); its tests keep it honest.
 	cd bench && GOWORK=off go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: abc-compare
+abc-compare: ## convert the ABC corpus with abc2midi and with hootenanny, and print their agreement
+	@command -v abc2midi >/dev/null || { echo "abc-compare needs abc2midi, the reference converter: apt-get install abcmidi"; exit 1; }
+	@# -v prints the agreement report of TestAgreement; the other tests only say ok or fail.
+	go test -count=1 -tags abc2midi -v ./hootenanny/internal/abccorpus | grep -v -e '^=== ' -e '^--- PASS' -e '^    --- PASS'
 
 .PHONY: run
 run: build ## start holler on 127.0.0.1:8080 (MCP at /mcp) with a local worker; Ctrl-C stops both
