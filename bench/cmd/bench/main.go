@@ -3,7 +3,8 @@
 //  1. builds bin/holler and bin/hootenanny from the workspace, and the peer server of this
 //     module;
 //  2. runs the project's Go benchmarks of the wire (hooteproto) and of the MCP handler
-//     (holler/internal/mcp);
+//     (holler/internal/mcp), and the ABC corpus converted in process against abc2midi
+//     (hootenanny/internal/abccorpus, when abc2midi is installed);
 //  3. starts three Streamable HTTP servers of the same echo tool on loopback: holler with one
 //     hootenanny worker over ZeroMQ, mcp-go and the official go-sdk;
 //  4. loads each at every concurrency, interleaved and repeated in rounds so that a noisy
@@ -126,7 +127,7 @@ func run(ctx context.Context, c config) error {
 		}
 	}
 
-	var wire wireFigures
+	var wire, abcFigures benchFigures
 	var goBenchErr error
 	if c.goBench {
 		var out bytes.Buffer
@@ -143,7 +144,15 @@ func run(ctx context.Context, c config) error {
 				fmt.Printf("bench: the Go benchmarks of %s failed; going on\n", pkg)
 			}
 		}
-		wire = parseWire(out.String())
+		wire = parseBench(out.String(), "BenchmarkWireRoundTrip")
+		abcFigures, err = runABCBench(ctx, c)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			goBenchErr = errors.Join(goBenchErr, err)
+			fmt.Printf("bench: %v; going on\n", err)
+		}
 	}
 
 	fmt.Println("\n== servers")
@@ -222,7 +231,7 @@ func run(ctx context.Context, c config) error {
 	for k, rs := range runs {
 		merged[k] = load.Merge(rs...)
 	}
-	report(os.Stdout, c, merged, cpu, wire)
+	report(os.Stdout, c, merged, cpu, wire, abcFigures)
 	return goBenchErr
 }
 
@@ -303,18 +312,19 @@ func goCmd(ctx context.Context, dir string, workspace bool, out io.Writer, args 
 	return cmd.Run()
 }
 
-// wireFigures are the wire benchmark's results, when it ran, by sub-benchmark name such as
-// "worker=process/sequential".
-type wireFigures map[string]map[string]float64
+// benchFigures are a Go benchmark's results by sub-benchmark name, such as
+// "worker=process/sequential" ("" for a benchmark without sub-benchmarks), each a map from
+// unit to value.
+type benchFigures map[string]map[string]float64
 
-var benchLine = regexp.MustCompile(`^BenchmarkWireRoundTrip/(\S+?)(-\d+)?\s+\d+\s+(.*)$`)
+var benchLine = regexp.MustCompile(`^(Benchmark[^/\s]+?)(?:/(\S+?))?(?:-\d+)?\s+\d+\s+(.*)$`)
 
-// parseWire reads the figures of BenchmarkWireRoundTrip from go test's output.
-func parseWire(out string) wireFigures {
-	w := wireFigures{}
+// parseBench reads the figures of the benchmark named name from go test's output.
+func parseBench(out, name string) benchFigures {
+	w := benchFigures{}
 	for _, line := range strings.Split(out, "\n") {
 		m := benchLine.FindStringSubmatch(line)
-		if m == nil {
+		if m == nil || m[1] != name {
 			continue
 		}
 		metrics := map[string]float64{}
@@ -324,13 +334,38 @@ func parseWire(out string) wireFigures {
 				metrics[f[i+1]] = v
 			}
 		}
-		w[m[1]] = metrics
+		w[m[2]] = metrics
 	}
 	return w
 }
 
+// runABCBench converts the ABC corpus in process and, when abc2midi is installed, with
+// abc2midi, one process per tune. The figures are keyed "convert" and "abc2midi".
+func runABCBench(ctx context.Context, c config) (benchFigures, error) {
+	args := []string{"test", "-run", "^$", "-bench", "^BenchmarkCorpus", "-benchmem", "-benchtime", c.benchtime}
+	if _, err := exec.LookPath("abc2midi"); err == nil {
+		args = append(args, "-tags", "abc2midi")
+	} else {
+		fmt.Println("\nbench: abc2midi is not installed (apt-get install abcmidi); the ABC corpus is converted in process only")
+	}
+	args = append(args, "./hootenanny/internal/abccorpus/")
+	fmt.Printf("\n== Go benchmarks: go %s\n", strings.Join(args, " "))
+	var out bytes.Buffer
+	if err := goCmd(ctx, c.root, true, io.MultiWriter(os.Stdout, &out), args...); err != nil {
+		return nil, fmt.Errorf("the ABC corpus benchmarks failed: %w", err)
+	}
+	f := benchFigures{}
+	if m := parseBench(out.String(), "BenchmarkCorpusConvert")[""]; m != nil {
+		f["convert"] = m
+	}
+	if m := parseBench(out.String(), "BenchmarkCorpusABC2MIDI")[""]; m != nil {
+		f["abc2midi"] = m
+	}
+	return f, nil
+}
+
 // report prints the table, the ratios and the targets.
-func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuUse, wire wireFigures) {
+func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuUse, wire, abcFigures benchFigures) {
 	cpuPerCall := func(k key) float64 {
 		u, r := cpu[k], res[k]
 		if u == nil || r == nil || r.Requests == 0 {
@@ -419,6 +454,17 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 		fmt.Fprintf(out, "  for comparison, holler's c1 p50 minus mcp-go's: %s (the hop plus every other difference between the two servers)\n", load.Micros(hr.P50-mr.P50))
 	}
 
+	fmt.Fprintln(out, "\nABC to MIDI, the corpus of hootenanny/internal/abccorpus (Go benchmarks of this run)")
+	conv, ref := abcFigures["convert"], abcFigures["abc2midi"]
+	if conv == nil {
+		fmt.Fprintln(out, "  not measured")
+	} else {
+		fmt.Fprintf(out, "  hootenanny, in process (parse, convert, encode): %.0f tunes/s, %.0fµs a tune\n", conv["tunes/s"], 1e6/conv["tunes/s"])
+	}
+	if ref != nil {
+		fmt.Fprintf(out, "  abc2midi, a process per tune:                    %.0f tunes/s, %.0fµs a tune\n", ref["tunes/s"], 1e6/ref["tunes/s"])
+	}
+
 	fmt.Fprintln(out, "\ntargets")
 	verdict := func(ok bool) string {
 		if ok {
@@ -437,6 +483,10 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 	if seq := wire["worker=process/sequential"]; seq != nil {
 		p50 := seq["p50-µs"]
 		fmt.Fprintf(out, "  wire hop p50 < %dµs at c1:            %.0fµs  %s\n", targetWireP50us, p50, verdict(p50 < targetWireP50us))
+	}
+	if conv != nil && ref != nil {
+		x := conv["tunes/s"] / ref["tunes/s"]
+		fmt.Fprintf(out, "  ABC to MIDI faster per tune than abc2midi: %.1fx  %s\n", x, verdict(x > 1))
 	}
 }
 
