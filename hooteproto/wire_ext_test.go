@@ -145,7 +145,8 @@ func TestWireRoundTrip(t *testing.T) {
 	startWorker(t, s.sock.Endpoint(), e)
 	waitLive(t, s.broker, "system", true)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// A bound for the whole test and its subtests, generous for a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := call(t, s.broker, ctx, "hello")
 	if err != nil {
@@ -155,8 +156,8 @@ func TestWireRoundTrip(t *testing.T) {
 		t.Fatalf("result = %v", res)
 	}
 	// The caller's deadline reached the handler.
-	if d := <-e.deadline; d <= 0 || d > 5*time.Second {
-		t.Fatalf("handler deadline %v, want within the caller's 5s", d)
+	if d := <-e.deadline; d <= 0 || d > 30*time.Second {
+		t.Fatalf("handler deadline %v, want within the caller's 30s", d)
 	}
 
 	t.Run("handler error becomes a ToolError", func(t *testing.T) {
@@ -217,15 +218,31 @@ func TestWireRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("a deadline stops the handler", func(t *testing.T) {
-		dctx, dcancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		// Long enough for the request to reach the worker on a loaded machine: a request whose
+		// deadline passes while it waits in the broker is never sent, and no handler starts.
+		dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer dcancel()
-		res, err := call(t, s.broker, dctx, "block")
-		// The worker's copy of the deadline and the caller's own race: either way it is a timeout.
-		if err == nil {
-			err = hooteproto.ErrorFromTool(res.GetError())
+		type answer struct {
+			res *hootv1.Result
+			err error
 		}
-		if hooteproto.CodeOf(err) != hooteproto.CodeDeadlineExceeded {
-			t.Fatalf("res = %v, err = %v, want deadline exceeded", res, err)
+		done := make(chan answer, 1)
+		go func() { res, err := call(t, s.broker, dctx, "block"); done <- answer{res, err} }()
+		for started := false; !started; {
+			select {
+			case m := <-e.started:
+				started = m == "block"
+			case a := <-done:
+				t.Fatalf("the call ended (%v, %v) before its handler started", a.res, a.err)
+			}
+		}
+		a := <-done
+		// The worker's copy of the deadline and the caller's own race: either way it is a timeout.
+		if a.err == nil {
+			a.err = hooteproto.ErrorFromTool(a.res.GetError())
+		}
+		if hooteproto.CodeOf(a.err) != hooteproto.CodeDeadlineExceeded {
+			t.Fatalf("res = %v, err = %v, want deadline exceeded", a.res, a.err)
 		}
 		select {
 		case <-e.cancelled:
