@@ -3724,7 +3724,7 @@ const file_hoot_v1_music_proto_rawDesc = "" +
 	"\n" +
 	"AbcTuneRef\x12\f\n" +
 	"\x01x\x18\x01 \x01(\rR\x01x\x12\x14\n" +
-	"\x05title\x18\x02 \x01(\tR\x05title\"\xe2\x04\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\"\xde\x04\n" +
 	"\x13AbcTransposeRequest\x12I\n" +
 	"\x03abc\x18\x01 \x01(\tB5\xca\xf3\x181\x10\x80\x80@J+X:1\\nT:Scale\\nM:4/4\\nL:1/8\\nK:G\\nGABc defg|H\x00R\x03abc\x12E\n" +
 	"\vartifact_id\x18\x02 \x01(\tB\"\xca\xf3\x18\x1eB\x1c^art_[0-9a-hjkmnp-tv-z]{26}$H\x00R\n" +
@@ -3733,8 +3733,8 @@ const file_hoot_v1_music_proto_rawDesc = "" +
 	"\tsemitones\x18\x04 \x01(\x05B\x1d\xca\xf3\x18\x19!\x00\x00\x00\x00\x00\x00H\xc0(\x011\x00\x00\x00\x00\x00\x00H@8\x01J\x012H\x01R\tsemitones\x12_\n" +
 	"\x06to_key\x18\x05 \x01(\tBF\xca\xf3\x18B\x10 J\x01DR\x01CR\x01GR\x01DR\x01AR\x01ER\x01BR\x02F#R\x01FR\x02BbR\x02EbR\x02AbR\x02DbR\x02AmR\x02EmR\x02BmR\x02DmR\x02GmH\x01R\x05toKey\x12\x12\n" +
 	"\x04save\x18\x06 \x01(\bR\x04save\x128\n" +
-	"\x04tags\x18\a \x03(\tB$\xca\xf3\x18 \x10 B\x1c^[a-z0-9][a-z0-9_.:-]{0,63}$R\x04tags:\x8a\x01\xc2\xf3\x18\x85\x01\n" +
-	"\rabc_transpose\x12\x16Transpose ABC notation\x1aMTranspose ABC notation by semitones or to a key, keeping comments and layout. \x02(\x012\x02\x18\x01:\x05musicB\b\n" +
+	"\x04tags\x18\a \x03(\tB$\xca\xf3\x18 \x10 B\x1c^[a-z0-9][a-z0-9_.:-]{0,63}$R\x04tags:\x86\x01\xc2\xf3\x18\x81\x01\n" +
+	"\rabc_transpose\x12\x16Transpose ABC notation\x1aMTranspose ABC notation by semitones or to a key, keeping comments and layout. \x02(\x01:\x05musicB\b\n" +
 	"\x06sourceB\b\n" +
 	"\x06target\"\xa5\x01\n" +
 	"\x12AbcTransposeResult\x12\x10\n" +
