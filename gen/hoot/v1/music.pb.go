@@ -26,7 +26,8 @@ const (
 // definitions, P, W), and for each voice its bars with their notes, rests, chords, ties, slurs,
 // tuplets, grace notes, decorations, chord symbols, inline fields and lyrics, and repeats with
 // their endings. Diagnostics carry line, column, a message and, where it helps, a suggestion.
-// Parsing is generous: a bad bar is reported and the rest is kept. For errors and warnings only,
+// Parsing is generous: a bad bar is reported and the rest is kept. One answer holds at most
+// 20000 elements; pass x to parse one tune of a large book. For errors and warnings only,
 // abc_validate is faster and shorter.
 type AbcParseRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`

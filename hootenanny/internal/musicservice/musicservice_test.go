@@ -186,3 +186,19 @@ func TestTransposeNames(t *testing.T) {
 		}
 	}
 }
+
+func TestParseBound(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	bar := strings.Repeat("CDEF GABc|", MaxParseElements/8/2+1)
+	book := "X:1\nK:C\n" + bar + "\n\nX:2\nK:C\n" + bar + "\n"
+	parse := func(x uint32) error {
+		_, err := h.AbcParse(context.Background(), &hootv1.AbcParseRequest{Source: &hootv1.AbcParseRequest_Abc{Abc: book}, X: x})
+		return err
+	}
+	// Both tunes together are too many; each alone fits.
+	wantError(t, parse(0), hooteproto.CodeInvalidArgument, "x", "more than the 20000")
+	if err := parse(2); err != nil {
+		t.Errorf("parse x=2: %v", err)
+	}
+}

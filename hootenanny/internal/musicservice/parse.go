@@ -30,8 +30,34 @@ func (h *Handler) AbcParse(ctx context.Context, req *hootv1.AbcParseRequest) (*h
 	if req.GetX() != 0 && len(res.Tunes) == 0 {
 		return nil, noSuchTune(book, req.GetX())
 	}
+	if n := elements(res.Tunes); n > MaxParseElements {
+		hint := "parse one tune at a time: pass its X: number in x (abc_validate lists them)"
+		if len(res.Tunes) == 1 {
+			hint = "for the problems alone, use abc_validate; for the sound, abc_to_midi and midi_info"
+		}
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("the structure has %d elements, more than the %d one answer holds", n, MaxParseElements)).
+			WithField("x").
+			WithHint(hint)
+	}
 	res.Errors, res.Warnings = count(diags)
 	return res, nil
+}
+
+// MaxParseElements bounds the elements (notes, rests, bar contents) of one abc_parse answer:
+// far more than a model can use at once, and far less than the wire's limit.
+const MaxParseElements = 20000
+
+func elements(tunes []*hootv1.AbcTune) int {
+	n := 0
+	for _, t := range tunes {
+		for _, v := range t.GetVoices() {
+			for _, b := range v.GetBars() {
+				n += len(b.GetElements())
+			}
+		}
+	}
+	return n
 }
 
 // AbcValidate returns the diagnostics alone.

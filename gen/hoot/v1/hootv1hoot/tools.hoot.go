@@ -452,7 +452,7 @@ var Tools = []Tool{
 	{
 		Name:         "abc_parse",
 		Title:        "Parse ABC notation",
-		Description:  "Parse ABC notation into tunes, voices, bars and notes, with diagnostics.\n\nParses ABC notation and returns its whole structure: for each tune the header fields (X, T, C, O, R, M, L, Q with its beat unit, K with its mode, explicit accidentals and clef, V definitions, P, W), and for each voice its bars with their notes, rests, chords, ties, slurs, tuplets, grace notes, decorations, chord symbols, inline fields and lyrics, and repeats with their endings. Diagnostics carry line, column, a message and, where it helps, a suggestion. Parsing is generous: a bad bar is reported and the rest is kept. For errors and warnings only, abc_validate is faster and shorter.",
+		Description:  "Parse ABC notation into tunes, voices, bars and notes, with diagnostics.\n\nParses ABC notation and returns its whole structure: for each tune the header fields (X, T, C, O, R, M, L, Q with its beat unit, K with its mode, explicit accidentals and clef, V definitions, P, W), and for each voice its bars with their notes, rests, chords, ties, slurs, tuplets, grace notes, decorations, chord symbols, inline fields and lyrics, and repeats with their endings. Diagnostics carry line, column, a message and, where it helps, a suggestion. Parsing is generous: a bad bar is reported and the rest is kept. One answer holds at most 20000 elements; pass x to parse one tune of a large book. For errors and warnings only, abc_validate is faster and shorter.",
 		Service:      "music",
 		Tier:         v1.Tier_TIER_BASIC,
 		Kind:         v1.Kind_KIND_SYNC,
