@@ -2525,9 +2525,9 @@ func (x *AbcToMidiResult) GetDiagnostics() []*AbcDiagnostic {
 }
 
 // Converts every tune of an ABC tune book to MIDI, one artifact per tune (each the child of the
-// book's artifact when the book came from one). It runs as a job: the call returns a job id at
-// once, progress counts converted tunes, and job_await gives the list of artifacts. A tune that
-// cannot be converted is reported and the others go on.
+// book's artifact when the book came from one). Progress counts the tunes converted, and the
+// result lists each tune's artifact. A tune that cannot be converted is reported with its reason
+// and the others go on.
 type AbcBookToMidiRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Where the ABC comes from: exactly one of abc, artifact_id or hash.

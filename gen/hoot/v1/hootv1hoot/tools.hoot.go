@@ -548,7 +548,7 @@ var Tools = []Tool{
 	{
 		Name:         "abc_book_to_midi",
 		Title:        "Convert an ABC tune book to MIDI",
-		Description:  "Convert every tune of an ABC tune book to MIDI, in the background.\n\nConverts every tune of an ABC tune book to MIDI, one artifact per tune (each the child of the book's artifact when the book came from one). It runs as a job: the call returns a job id at once, progress counts converted tunes, and job_await gives the list of artifacts. A tune that cannot be converted is reported and the others go on.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
+		Description:  "Convert every tune of an ABC tune book to MIDI, in the background.\n\nConverts every tune of an ABC tune book to MIDI, one artifact per tune (each the child of the book's artifact when the book came from one). Progress counts the tunes converted, and the result lists each tune's artifact. A tune that cannot be converted is reported with its reason and the others go on.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
 		Service:      "music",
 		Tier:         v1.Tier_TIER_STANDARD,
 		Kind:         v1.Kind_KIND_JOB,
