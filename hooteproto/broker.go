@@ -52,7 +52,8 @@ type brokerWorker struct {
 func (w *brokerWorker) serves(service string) bool { return slices.Contains(w.services, service) }
 
 type brokerCall struct {
-	worker *brokerWorker
+	worker  *brokerWorker
+	service string
 	// abandoned is set when the caller stopped waiting; the call keeps its worker's slot until
 	// the worker answers, so that the broker never counts a slot free that the worker still uses.
 	abandoned bool
@@ -66,6 +67,11 @@ type brokerCall struct {
 type callOutcome struct {
 	res *hootv1.Result
 	err error
+	// reply is the body of the worker's REPLY, which the caller decodes into res (so that the
+	// goroutine that receives frames does not), and draining whether the worker was draining
+	// when it answered.
+	reply    []byte
+	draining bool
 	// unstarted is set when the worker is known not to have run the call (it refused it while
 	// draining), so sending it elsewhere is safe for any tool.
 	unstarted bool
@@ -108,16 +114,37 @@ func (b *Broker) Run(ctx context.Context) error {
 	wg.Go(func() { b.heartbeat(ctx) })
 	defer wg.Wait()
 	defer b.stop()
-	for {
-		f, err := b.conn.Recv(ctx)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
-				return nil
-			}
-			return err
-		}
-		b.handle(ctx, f)
+	err := b.conn.Serve(ctx, brokerHandler{b})
+	if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+		return nil
 	}
+	return err
+}
+
+// brokerHandler takes the frames of the broker's connection, on the connection's own goroutine.
+type brokerHandler struct{ b *Broker }
+
+func (h brokerHandler) HandleFrame(f Frame) { h.b.handle(f) }
+
+// SendFailed ends a call whose REQUEST could not leave as unstarted, so that it goes to another
+// worker; other frames that fail are only logged.
+func (h brokerHandler) SendFailed(f Frame, err error) {
+	b := h.b
+	if f.Command != CommandRequest {
+		b.cfg.logger.Debug("send failed", "command", f.Command, "err", err)
+		return
+	}
+	b.mu.Lock()
+	call, ok := b.calls[f.ID]
+	if !ok || call.worker.peer != f.Peer {
+		b.mu.Unlock()
+		return
+	}
+	delete(b.calls, f.ID)
+	call.worker.inflight--
+	b.serveQueueLocked()
+	b.mu.Unlock()
+	call.done <- unreachable(call.service, err)
 }
 
 // Services returns the names of the services that at least one live worker, not draining,
@@ -189,7 +216,7 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 	if werr != nil {
 		return fail(werr)
 	}
-	call := &brokerCall{worker: w, done: make(chan callOutcome, 1), ctx: ctx, asker: ClientAskerFrom(ctx)}
+	call := &brokerCall{worker: w, service: service, done: make(chan callOutcome, 1), ctx: ctx, asker: ClientAskerFrom(ctx)}
 	if onProgress != nil {
 		call.progress = make(chan *hootv1.Progress, progressBuffer)
 	}
@@ -197,6 +224,7 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 	b.calls[id] = call
 	b.mu.Unlock()
 
+	// A REQUEST that cannot leave comes back through sendFailed as an unstarted outcome.
 	err = b.conn.Send(ctx, Frame{
 		Peer:        w.peer,
 		Command:     CommandRequest,
@@ -211,15 +239,14 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 			return fail(AsError(ctx.Err()))
 		}
 		// The frame never left, so the worker cannot have run it.
-		return callOutcome{unstarted: true, err: WrapError(CodeUnavailable, fmt.Errorf("could not reach the worker for service %q: %w", service, err)).
-			WithHint("retry the call; another worker may take it")}
+		return unreachable(service, err)
 	}
 
 	for {
 		select {
 		case o := <-call.done:
 			drainProgress(call.progress, onProgress)
-			return o
+			return o.decode()
 		case pr := <-call.progress:
 			onProgress(pr)
 		case <-ctx.Done():
@@ -230,9 +257,32 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 			// The answer won the race with the context: take it.
 			o := <-call.done
 			drainProgress(call.progress, onProgress)
-			return o
+			return o.decode()
 		}
 	}
+}
+
+// unreachable is the outcome of a REQUEST that never left: the worker cannot have run it.
+func unreachable(service string, err error) callOutcome {
+	return callOutcome{unstarted: true, err: WrapError(CodeUnavailable, fmt.Errorf("could not reach the worker for service %q: %w", service, err)).
+		WithHint("retry the call; another worker may take it")}
+}
+
+// decode turns the body of a REPLY into the call's result.
+func (o callOutcome) decode() callOutcome {
+	if o.reply == nil {
+		return o
+	}
+	res := new(hootv1.Result)
+	if err := proto.Unmarshal(o.reply, res); err != nil {
+		return callOutcome{err: WrapError(CodeInternal, fmt.Errorf("the worker sent a malformed reply: %w", err))}
+	}
+	// A worker refuses calls without running them when it drains (as unavailable) or is full
+	// (as overloaded, when its own count and ours briefly disagree).
+	category := res.GetError().GetCategory()
+	unstarted := category == hootv1.ErrorCategory_ERROR_CATEGORY_OVERLOADED ||
+		o.draining && category == hootv1.ErrorCategory_ERROR_CATEGORY_UNAVAILABLE
+	return callOutcome{res: res, unstarted: unstarted}
 }
 
 func drainProgress(ch chan *hootv1.Progress, f func(*hootv1.Progress)) {
@@ -412,7 +462,9 @@ func (b *Broker) cancelOnWorker(peer string, id RequestID) {
 	}
 }
 
-func (b *Broker) handle(ctx context.Context, f Frame) {
+// handle takes one frame from a worker. It runs on the connection's goroutine, so what it
+// sends, it sends from a goroutine of its own (Send may wait for the connection's goroutine).
+func (b *Broker) handle(f Frame) {
 	b.mu.Lock()
 	w := b.workers[f.Peer]
 	if w != nil {
@@ -428,7 +480,7 @@ func (b *Broker) handle(ctx context.Context, f Frame) {
 		// A worker we do not know (we restarted, or it was given up for dead) must announce
 		// itself again before it gets work.
 		if f.Command != CommandDisconnect {
-			b.send(ctx, Frame{Peer: f.Peer, Command: CommandDisconnect})
+			go b.send(context.Background(), Frame{Peer: f.Peer, Command: CommandDisconnect})
 		}
 		return
 	}
@@ -506,18 +558,11 @@ func (b *Broker) reply(f Frame) {
 	draining := call.worker.capacity == 0
 	b.serveQueueLocked()
 	b.mu.Unlock()
-
-	res := new(hootv1.Result)
-	if err := proto.Unmarshal(f.Body, res); err != nil {
-		call.done <- callOutcome{err: WrapError(CodeInternal, fmt.Errorf("the worker sent a malformed reply: %w", err))}
-		return
+	body := f.Body
+	if body == nil {
+		body = []byte{} // an empty Result is still a reply
 	}
-	// A worker refuses calls without running them when it drains (as unavailable) or is full
-	// (as overloaded, when its own count and ours briefly disagree).
-	category := res.GetError().GetCategory()
-	unstarted := category == hootv1.ErrorCategory_ERROR_CATEGORY_OVERLOADED ||
-		draining && category == hootv1.ErrorCategory_ERROR_CATEGORY_UNAVAILABLE
-	call.done <- callOutcome{res: res, unstarted: unstarted}
+	call.done <- callOutcome{reply: body, draining: draining}
 }
 
 func (b *Broker) progress(f Frame) {

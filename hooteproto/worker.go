@@ -138,34 +138,50 @@ func (w *Worker) readyBody() []byte {
 
 // receive handles frames from the gateway until loopCtx ends; calls run under workCtx.
 func (w *Worker) receive(loopCtx, workCtx context.Context) error {
-	for {
-		f, err := w.conn.Recv(loopCtx)
-		if err != nil {
-			if loopCtx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		w.lastHeard.Store(time.Now().UnixNano())
-		switch f.Command {
-		case CommandRequest:
-			w.start(workCtx, f)
-		case CommandCancel:
-			w.mu.Lock()
-			if stop, ok := w.running[f.ID]; ok {
-				stop()
-			}
-			w.mu.Unlock()
-		case CommandAnswer:
-			w.answer(f)
-		case CommandDisconnect:
-			// The gateway does not know us (it restarted): announce again.
-			w.send(loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
-		case CommandHeartbeat:
-		default:
-			w.cfg.logger.Warn("gateway sent a frame only a worker may send", "command", f.Command)
-		}
+	err := w.conn.Serve(loopCtx, workerHandler{w, loopCtx, workCtx})
+	if loopCtx.Err() != nil {
+		return nil
 	}
+	return err
+}
+
+// workerHandler takes the frames of the worker's connection, on the connection's own
+// goroutine, so what it sends, it sends from a goroutine of its own (Send may wait for the
+// connection's goroutine).
+type workerHandler struct {
+	w                *Worker
+	loopCtx, workCtx context.Context
+}
+
+func (h workerHandler) HandleFrame(f Frame) {
+	w := h.w
+	w.lastHeard.Store(time.Now().UnixNano())
+	switch f.Command {
+	case CommandRequest:
+		w.start(h.workCtx, f)
+	case CommandCancel:
+		w.mu.Lock()
+		if stop, ok := w.running[f.ID]; ok {
+			stop()
+		}
+		w.mu.Unlock()
+	case CommandAnswer:
+		w.answer(f)
+	case CommandDisconnect:
+		// The gateway does not know us (it restarted): announce again.
+		go w.send(h.loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
+	case CommandHeartbeat:
+	default:
+		w.cfg.logger.Warn("gateway sent a frame only a worker may send", "command", f.Command)
+	}
+}
+
+func (h workerHandler) SendFailed(f Frame, err error) {
+	if f.Command == CommandReply {
+		h.w.cfg.logger.Warn("could not send a reply", "request", f.ID, "err", err)
+		return
+	}
+	h.w.cfg.logger.Debug("send failed", "command", f.Command, "err", err)
 }
 
 func (w *Worker) heartbeat(ctx context.Context) {
@@ -187,8 +203,11 @@ func (w *Worker) heartbeat(ctx context.Context) {
 	}
 }
 
+// start begins a REQUEST on a goroutine of its own. It runs on the connection's goroutine, so
+// it leaves decoding the request, and any answer, to that goroutine.
 func (w *Worker) start(ctx context.Context, f Frame) {
-	fail := func(err *Error) { w.reply(f.ID, &hootv1.Result{Result: &hootv1.Result_Error{Error: ToolErrorOf(err)}}) }
+	id := f.ID
+	fail := func(err *Error) { go w.reply(id, errorResult(err)) }
 	if w.draining.Load() {
 		fail(NewError(CodeUnavailable, "this worker is stopping and takes no new calls").WithRetryable(true))
 		return
@@ -198,13 +217,8 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 		fail(NewError(CodeUnavailable, fmt.Sprintf("this worker does not serve the %q service", f.Service)))
 		return
 	}
-	var req hootv1.Request
-	if err := proto.Unmarshal(f.Body, &req); err != nil {
-		fail(NewError(CodeInvalidArgument, "the request is not a valid hoot.v1.Request: "+err.Error()))
-		return
-	}
 	w.mu.Lock()
-	if !w.seen.add(f.ID) {
+	if !w.seen.add(id) {
 		// A re-sent request: it runs at most once.
 		w.mu.Unlock()
 		return
@@ -218,9 +232,38 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 		return
 	}
 
+	// The call can be cancelled from now on: a CANCEL that follows is handled after this.
 	rctx, stop := context.WithCancel(ctx)
+	pending := &asks{waiting: make(map[uint32]chan *hootv1.ClientResponse)}
+	w.mu.Lock()
+	w.running[id] = stop
+	w.asking[id] = pending
+	w.mu.Unlock()
+
+	w.wg.Go(func() {
+		res := w.run(rctx, svc, f, pending)
+		// Free the slot before answering: the gateway sends the next call as soon as it has
+		// the answer, and it must find room.
+		w.mu.Lock()
+		delete(w.running, id)
+		delete(w.asking, id)
+		w.mu.Unlock()
+		stop()
+		<-w.slots
+		w.reply(id, res)
+	})
+}
+
+// run decodes the request of f and serves it under rctx.
+func (w *Worker) run(rctx context.Context, svc hootv1hoot.Service, f Frame, pending *asks) *hootv1.Result {
+	var req hootv1.Request
+	if err := proto.Unmarshal(f.Body, &req); err != nil {
+		return errorResult(NewError(CodeInvalidArgument, "the request is not a valid hoot.v1.Request: "+err.Error()))
+	}
 	if req.GetTimeoutMs() > 0 {
-		rctx, stop = context.WithTimeout(ctx, time.Duration(req.GetTimeoutMs())*time.Millisecond)
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(rctx, time.Duration(req.GetTimeoutMs())*time.Millisecond)
+		defer cancel()
 	}
 	if f.Traceparent != "" {
 		rctx = WithTraceparent(rctx, f.Traceparent)
@@ -241,27 +284,10 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 			w.send(rctx, Frame{Command: CommandProgress, ID: id, Body: body})
 		}
 	})
-	pending := &asks{waiting: make(map[uint32]chan *hootv1.ClientResponse)}
 	rctx = withAsk(rctx, func(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
 		return w.ask(ctx, id, pending, req)
 	})
-	w.mu.Lock()
-	w.running[id] = stop
-	w.asking[id] = pending
-	w.mu.Unlock()
-
-	w.wg.Go(func() {
-		res := w.serve(rctx, svc, req.GetPayload(), f.Traceparent)
-		// Free the slot before answering: the gateway sends the next call as soon as it has
-		// the answer, and it must find room.
-		w.mu.Lock()
-		delete(w.running, id)
-		delete(w.asking, id)
-		w.mu.Unlock()
-		stop()
-		<-w.slots
-		w.reply(id, res)
-	})
+	return w.serve(rctx, svc, req.GetPayload(), f.Traceparent)
 }
 
 // serve runs one request and always returns a Result.
@@ -326,10 +352,10 @@ func (w *Worker) reply(id RequestID, res *hootv1.Result) {
 	if err != nil {
 		body, _ = proto.Marshal(errorResult(WrapError(CodeInternal, fmt.Errorf("encode result: %w", err))))
 	}
-	// The reply goes out even when the request's own context has ended.
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.silence())
-	defer cancel()
-	if err := w.conn.Send(ctx, Frame{Command: CommandReply, ID: id, Body: body}); err != nil {
+	// The reply goes out even when the request's own context has ended. Send waits only while
+	// its queue is full (and returns when the connection closes); a reply that fails later is
+	// logged by workerHandler.SendFailed.
+	if err := w.conn.Send(context.Background(), Frame{Command: CommandReply, ID: id, Body: body}); err != nil {
 		w.cfg.logger.Warn("could not send a reply", "request", id, "err", err)
 	}
 }

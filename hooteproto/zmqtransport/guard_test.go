@@ -2,7 +2,6 @@ package zmqtransport_test
 
 import (
 	"bytes"
-	"context"
 	"testing"
 	"time"
 
@@ -14,24 +13,24 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// recv returns the next frame the socket hands out, or fails the test after a second.
-func recv(t *testing.T, s *zmqtransport.Socket) hooteproto.Frame {
+// recv returns the next frame of an inbox, or fails the test after a second.
+func recv(t *testing.T, in <-chan hooteproto.Frame) hooteproto.Frame {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	f, err := s.Recv(ctx)
-	if err != nil {
-		t.Fatalf("recv: %v", err)
+	select {
+	case f := <-in:
+		return f
+	case <-time.After(time.Second):
+		t.Fatal("recv: no frame within a second")
+		return hooteproto.Frame{}
 	}
-	return f
 }
 
-func nothing(t *testing.T, s *zmqtransport.Socket) {
+func nothing(t *testing.T, in <-chan hooteproto.Frame) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	if f, err := s.Recv(ctx); err == nil {
+	select {
+	case f := <-in:
 		t.Fatalf("got %s from peer %x, want nothing", f.Command, f.Peer)
+	case <-time.After(100 * time.Millisecond):
 	}
 }
 
@@ -55,21 +54,22 @@ func TestGuardBansAfterMalformedFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	in := inbox(t, s)
 	bad, good := rogue(t, s.Endpoint()), rogue(t, s.Endpoint())
 
 	// A well-formed frame first, to learn the rogue's routing identity.
 	send(t, bad, heartbeat()...)
-	peer := recv(t, s).Peer
+	peer := recv(t, in).Peer
 	for range zmqtransport.DefaultMaxMalformed {
 		send(t, bad, []byte("garbage"))
 	}
 	send(t, bad, heartbeat()...)
-	if f := recv(t, s); f.Peer != peer || f.Command != hooteproto.CommandHeartbeat {
+	if f := recv(t, in); f.Peer != peer || f.Command != hooteproto.CommandHeartbeat {
 		t.Fatalf("after %d malformed frames, got %s from %x; want the peer's heartbeat", zmqtransport.DefaultMaxMalformed, f.Command, f.Peer)
 	}
 	// One more is one too many: the peer is banned, which the reader learns as a DISCONNECT.
 	send(t, bad, []byte("GET / HTTP/1.1"), []byte{0xff})
-	if f := recv(t, s); f.Peer != peer || f.Command != hooteproto.CommandDisconnect {
+	if f := recv(t, in); f.Peer != peer || f.Command != hooteproto.CommandDisconnect {
 		t.Fatalf("got %s from %x, want a DISCONNECT from the banned peer %x", f.Command, f.Peer, peer)
 	}
 	if s.Banned() != 1 || s.Malformed() != zmqtransport.DefaultMaxMalformed+1 || !l.has("banned a peer") {
@@ -78,10 +78,10 @@ func TestGuardBansAfterMalformedFrames(t *testing.T) {
 	// Nothing from it is read any more, well-formed or not; other peers are heard.
 	send(t, bad, heartbeat()...)
 	send(t, bad, []byte("more garbage"))
-	nothing(t, s)
+	nothing(t, in)
 	eventually(t, "the banned peer's frames are dropped", func() bool { return s.Dropped() == 2 })
 	send(t, good, heartbeat()...)
-	if f := recv(t, s); f.Peer == peer || f.Command != hooteproto.CommandHeartbeat {
+	if f := recv(t, in); f.Peer == peer || f.Command != hooteproto.CommandHeartbeat {
 		t.Fatalf("got %s from %x, want the other peer's heartbeat", f.Command, f.Peer)
 	}
 	if s.Malformed() != zmqtransport.DefaultMaxMalformed+1 {
@@ -97,15 +97,16 @@ func TestGuardBansAnOversizedFrameAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	in := inbox(t, s)
 	bad := rogue(t, s.Endpoint())
 	// Over the body limit, but under ZeroMQ's own message limit, so it reaches the guard.
 	f := hooteproto.Frame{Command: hooteproto.CommandReply, ID: hooteproto.NewRequestID(), Body: make([]byte, maxBody+100)}
 	send(t, bad, f.Parts()...)
-	if got := recv(t, s); got.Command != hooteproto.CommandDisconnect || s.Banned() != 1 {
+	if got := recv(t, in); got.Command != hooteproto.CommandDisconnect || s.Banned() != 1 {
 		t.Fatalf("got %s, banned=%d; want a DISCONNECT and a ban after one oversized frame", got.Command, s.Banned())
 	}
 	send(t, bad, heartbeat()...)
-	nothing(t, s)
+	nothing(t, in)
 }
 
 // TestGuardMessageSizeLimit checks what ZeroMQ itself does with a message over ZMQ_MAXMSGSIZE:
@@ -118,6 +119,7 @@ func TestGuardMessageSizeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	in := inbox(t, s)
 
 	zctx, err := zmq.NewContext()
 	if err != nil {
@@ -147,14 +149,14 @@ func TestGuardMessageSizeLimit(t *testing.T) {
 	if ev, _, _, err := mon.RecvEvent(0); err != nil || ev != zmq.EVENT_DISCONNECTED {
 		t.Fatalf("event %v, %v; want the gateway to drop the connection", ev, err)
 	}
-	nothing(t, s)
+	nothing(t, in)
 	if s.Malformed() != 0 || s.Banned() != 0 {
 		t.Fatalf("malformed=%d banned=%d: the message reached the owner", s.Malformed(), s.Banned())
 	}
 	// The socket goes on serving other peers.
 	good := rogue(t, s.Endpoint())
 	send(t, good, heartbeat()...)
-	if f := recv(t, s); f.Command != hooteproto.CommandHeartbeat {
+	if f := recv(t, in); f.Command != hooteproto.CommandHeartbeat {
 		t.Fatalf("got %s", f.Command)
 	}
 }

@@ -58,18 +58,41 @@ type counting struct {
 	ready, disconnect atomic.Int64
 }
 
-func (c *counting) Recv(ctx context.Context) (hooteproto.Frame, error) {
-	f, err := c.Conn.Recv(ctx)
-	if err == nil {
-		switch f.Command {
-		case hooteproto.CommandReady:
-			c.ready.Add(1)
-		case hooteproto.CommandDisconnect:
-			c.disconnect.Add(1)
-		}
-	}
-	return f, err
+func (c *counting) Serve(ctx context.Context, h hooteproto.Handler) error {
+	return c.Conn.Serve(ctx, countingHandler{h, c})
 }
+
+type countingHandler struct {
+	hooteproto.Handler
+	c *counting
+}
+
+func (h countingHandler) HandleFrame(f hooteproto.Frame) {
+	switch f.Command {
+	case hooteproto.CommandReady:
+		h.c.ready.Add(1)
+	case hooteproto.CommandDisconnect:
+		h.c.disconnect.Add(1)
+	}
+	h.Handler.HandleFrame(f)
+}
+
+// inbox serves s until the test ends and returns the frames it receives.
+func inbox(t *testing.T, s *zmqtransport.Socket) <-chan hooteproto.Frame {
+	t.Helper()
+	h := inboxHandler(make(chan hooteproto.Frame, 4096))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Serve(ctx, h) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return h
+}
+
+// inboxHandler queues what it is handed; its buffer is larger than any test's traffic.
+type inboxHandler chan hooteproto.Frame
+
+func (h inboxHandler) HandleFrame(f hooteproto.Frame)     { h <- f }
+func (h inboxHandler) SendFailed(hooteproto.Frame, error) {}
 
 type gateway struct {
 	sock   *zmqtransport.Socket

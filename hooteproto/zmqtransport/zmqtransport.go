@@ -8,6 +8,11 @@
 // and on its own timers. Waiting in a cgo poll instead would pin one of the runtime's threads
 // for as long as the socket is idle, and waking it for a send needed an inproc socket pair and
 // a second goroutine; both cost latency on every call.
+//
+// The owner hands what it receives straight to the Handler of [Socket.Serve], on its own
+// goroutine, and [Socket.Send] only queues a frame for it: a failure to send is reported to the
+// Handler later. Every goroutine a frame passes through on its way costs a wake-up, so there
+// are as few as the rule of one owner allows.
 package zmqtransport
 
 import (
@@ -34,7 +39,7 @@ type Options struct {
 	Linger time.Duration
 	// HighWaterMark bounds ZeroMQ's queues per peer, in messages (default 10000).
 	HighWaterMark int
-	// QueueLen bounds the Go channels between callers and the owner goroutine (default 1024).
+	// QueueLen bounds the queue of frames between Send and the owner goroutine (default 1024).
 	QueueLen int
 	// Logger receives reports of malformed frames, banned peers and failed handshakes
 	// (default: discard).
@@ -55,11 +60,12 @@ type Socket struct {
 	log      *slog.Logger
 	curve    *Curve
 
-	out  chan outgoing
-	in   chan hooteproto.Frame
-	done chan struct{}
-	dead chan struct{} // closed when the owner goroutine has stopped
-	once sync.Once
+	out     chan hooteproto.Frame
+	attach  chan hooteproto.Handler // Serve hands its Handler to the owner, and nil when it ends
+	serving atomic.Bool
+	done    chan struct{}
+	dead    chan struct{} // closed when the owner goroutine has stopped
+	once    sync.Once
 
 	// Only the owner goroutine touches these.
 	guard      *peerGuard      // the listening side's banned peers
@@ -74,11 +80,6 @@ type Socket struct {
 }
 
 var _ hooteproto.Conn = (*Socket)(nil)
-
-type outgoing struct {
-	frame hooteproto.Frame
-	errc  chan error
-}
 
 // Listen binds a ROUTER socket to endpoint (such as "tcp://127.0.0.1:5580"): the gateway's side.
 func Listen(endpoint string, opts *Options) (*Socket, error) {
@@ -141,8 +142,8 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 		maxBody:  o.MaxBody,
 		log:      o.Logger,
 		curve:    o.Curve,
-		out:      make(chan outgoing, o.QueueLen),
-		in:       make(chan hooteproto.Frame, o.QueueLen),
+		out:      make(chan hooteproto.Frame, o.QueueLen),
+		attach:   make(chan hooteproto.Handler),
 		done:     make(chan struct{}),
 		dead:     make(chan struct{}),
 		logged:   newLRU[time.Time](64),
@@ -284,14 +285,11 @@ func (s *Socket) own(zctx *zmq.Context, z zsockets) {
 	sockReady, monReady, zapReady := watch(z.sock), watch(z.mon), watch(z.zap)
 	fallback := len(watches) < 2 || (z.zap != nil && zapReady == nil)
 
-	var held *hooteproto.Frame // received but not yet taken by a reader
+	var h hooteproto.Handler // nil while no Serve runs: frames then wait in the socket
 	for {
 		// ZMQ_FD signals edges, not levels: take what each socket holds now before waiting,
 		// or a message that arrived with an earlier signal would wait for the next one.
-		more := false
-		if held == nil {
-			held, more = s.drain(z.sock)
-		}
+		more := s.drain(z.sock, h)
 		for readable(z.mon) {
 			s.watch(z.mon)
 		}
@@ -299,11 +297,6 @@ func (s *Socket) own(zctx *zmq.Context, z zsockets) {
 			z.auth.serve(z.zap, s.endpoint)
 		}
 
-		var in chan<- hooteproto.Frame
-		var next hooteproto.Frame
-		if held != nil {
-			in, next = s.in, *held
-		}
 		var again <-chan time.Time
 		switch {
 		case more:
@@ -317,13 +310,13 @@ func (s *Socket) own(zctx *zmq.Context, z zsockets) {
 		}
 		select {
 		case <-s.done:
-			s.failQueued()
+			// What Send has queued goes to ZeroMQ, which sends it within the linger time.
+			s.flush(z.sock, h)
 			return
-		case o := <-s.out:
-			s.sendOne(z.sock, o)
-			s.flush(z.sock)
-		case in <- next:
-			held = nil
+		case f := <-s.out:
+			s.sendOne(z.sock, f, h)
+			s.flush(z.sock, h)
+		case h = <-s.attach:
 		case <-sockReady:
 		case <-monReady:
 		case <-zapReady:
@@ -346,24 +339,19 @@ var nowC = func() <-chan time.Time {
 // sending goes on under a flood; the loop comes back at once for the rest.
 const maxDrain = 256
 
-// drain hands the socket's waiting messages to readers. It returns a frame no reader could take
-// yet (the owner holds it and stops reading), and whether messages remain.
-func (s *Socket) drain(sock *zmq.Socket) (held *hooteproto.Frame, more bool) {
+// drain hands the socket's waiting messages to h and reports whether messages remain. Without
+// a handler it only lets ZeroMQ process its pending commands (which re-arms ZMQ_FD) and leaves
+// the messages where they are.
+func (s *Socket) drain(sock *zmq.Socket, h hooteproto.Handler) (more bool) {
 	for range maxDrain {
-		if !readable(sock) {
-			return nil, false
+		if !readable(sock) || h == nil {
+			return false
 		}
-		f := s.receive(sock)
-		if f == nil {
-			continue
-		}
-		select {
-		case s.in <- *f:
-		default:
-			return f, false
+		if f, ok := s.receive(sock); ok {
+			h.HandleFrame(f)
 		}
 	}
-	return nil, true
+	return true
 }
 
 // readable reports whether zs has a message waiting. Asking also lets ZeroMQ process its
@@ -381,23 +369,23 @@ func (s *Socket) redial(sock *zmq.Socket) {
 	}
 }
 
-// receive reads one message and returns its frame, or nil for a malformed one. When the
+// receive reads one message and returns its frame, or false for a malformed one. When the
 // message gets its sender banned, it returns a DISCONNECT from the sender instead, so that the
-// reader forgets the peer at once.
-func (s *Socket) receive(sock *zmq.Socket) *hooteproto.Frame {
+// handler forgets the peer at once.
+func (s *Socket) receive(sock *zmq.Socket) (hooteproto.Frame, bool) {
 	parts, err := sock.RecvMessageBytes(zmq.DONTWAIT)
 	if err != nil {
-		return nil
+		return hooteproto.Frame{}, false
 	}
 	var peer string
 	if s.router {
 		if len(parts) == 0 {
-			return nil
+			return hooteproto.Frame{}, false
 		}
 		peer, parts = string(parts[0]), parts[1:]
 		if s.guard.isBanned(peer) {
 			s.dropped.Add(1)
-			return nil
+			return hooteproto.Frame{}, false
 		}
 	}
 	size := 0
@@ -409,13 +397,13 @@ func (s *Socket) receive(sock *zmq.Socket) *hooteproto.Frame {
 		s.malformed.Add(1)
 		s.log.Warn("dropped a malformed frame", "endpoint", s.endpoint, "peer", fmt.Sprintf("%x", peer), "err", err)
 		if !s.router {
-			return nil
+			return hooteproto.Frame{}, false
 		}
 		oversized := size > s.maxBody+frameRoom || len(parts) == 6 && len(parts[5]) > s.maxBody
 		if oversized {
 			s.guard.ban(peer)
 		} else if !s.guard.strike(peer) {
-			return nil
+			return hooteproto.Frame{}, false
 		}
 		s.banned.Add(1)
 		why := fmt.Sprintf("more than %d malformed frames", s.guard.maxMalformed)
@@ -423,40 +411,52 @@ func (s *Socket) receive(sock *zmq.Socket) *hooteproto.Frame {
 			why = fmt.Sprintf("a frame of %d bytes, over the limit", size)
 		}
 		s.log.Warn("banned a peer: its frames are dropped unread from now on", "endpoint", s.endpoint, "peer", fmt.Sprintf("%x", peer), "why", why)
-		return &hooteproto.Frame{Peer: peer, Command: hooteproto.CommandDisconnect}
+		return hooteproto.Frame{Peer: peer, Command: hooteproto.CommandDisconnect}, true
 	}
 	f.Peer = peer
-	return &f
+	return f, true
 }
 
-func (s *Socket) flush(sock *zmq.Socket) {
+// flush sends every frame queued now.
+func (s *Socket) flush(sock *zmq.Socket, h hooteproto.Handler) {
 	for {
 		select {
-		case o := <-s.out:
-			s.sendOne(sock, o)
+		case f := <-s.out:
+			s.sendOne(sock, f, h)
 		default:
 			return
 		}
 	}
 }
 
-func (s *Socket) sendOne(sock *zmq.Socket, o outgoing) {
-	err := s.write(sock, &o.frame)
-	if o.errc != nil {
-		o.errc <- err
+// sendOne hands f to ZeroMQ and reports a failure to h, or logs it when no Serve runs.
+func (s *Socket) sendOne(sock *zmq.Socket, f hooteproto.Frame, h hooteproto.Handler) {
+	err := s.write(sock, &f)
+	if err == nil {
+		return
 	}
+	if h != nil {
+		h.SendFailed(f, err)
+		return
+	}
+	s.log.Debug("could not send a frame", "endpoint", s.endpoint, "command", f.Command, "err", err)
 }
 
-func (s *Socket) write(sock *zmq.Socket, f *hooteproto.Frame) error {
+// check returns what is wrong with f itself, before it is queued.
+func (s *Socket) check(f *hooteproto.Frame) error {
 	if len(f.Body) > s.maxBody {
 		return fmt.Errorf("zmqtransport: frame body of %d bytes is over the limit of %d", len(f.Body), s.maxBody)
 	}
+	if s.router && f.Peer == "" {
+		return errors.New("zmqtransport: a frame sent from the router side needs a Peer")
+	}
+	return nil
+}
+
+func (s *Socket) write(sock *zmq.Socket, f *hooteproto.Frame) error {
 	parts := f.Parts()
 	var err error
 	if s.router {
-		if f.Peer == "" {
-			return errors.New("zmqtransport: a frame sent from the router side needs a Peer")
-		}
 		_, err = sock.SendMessageDontwait([]byte(f.Peer), parts)
 	} else {
 		_, err = sock.SendMessageDontwait(parts)
@@ -473,51 +473,62 @@ func (s *Socket) write(sock *zmq.Socket, f *hooteproto.Frame) error {
 	return nil
 }
 
-func (s *Socket) failQueued() {
-	for {
-		select {
-		case o := <-s.out:
-			if o.errc != nil {
-				o.errc <- hooteproto.ErrClosed
-			}
-		default:
-			return
-		}
-	}
-}
-
-// Send queues f and waits until the owner goroutine has handed it to ZeroMQ, so that an
-// unroutable peer or a full queue is reported here rather than lost.
+// Send queues f for the owner goroutine and returns; it waits only while the queue is full.
+// What is wrong with f itself is reported here; a peer that is not connected or a full ZeroMQ
+// queue is reported later to the Handler of Serve. The owner sends f's Body as it is: the
+// caller must not change it after Send.
 func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
-	errc := make(chan error, 1)
+	if err := s.check(&f); err != nil {
+		return err
+	}
 	select {
-	case s.out <- outgoing{frame: f, errc: errc}:
+	case <-s.done:
+		return hooteproto.ErrClosed
+	default:
+	}
+	select {
+	case s.out <- f:
+		return nil
+	default:
+	}
+	select {
+	case s.out <- f:
+		return nil
 	case <-s.done:
 		return hooteproto.ErrClosed
 	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-errc:
-		return err
-	case <-s.dead:
-		return hooteproto.ErrClosed
-	case <-ctx.Done():
-		// The frame may still leave; the caller has stopped waiting for it.
 		return ctx.Err()
 	}
 }
 
-// Recv returns the next well-formed frame. When the listening side bans a peer, Recv returns a
-// DISCONNECT from that peer, as if it had said goodbye, and nothing from it after that.
-func (s *Socket) Recv(ctx context.Context) (hooteproto.Frame, error) {
+// Serve hands every well-formed frame to h, on the owner goroutine, until ctx ends (it then
+// returns ctx's error) or the socket closes (ErrClosed). When the listening side bans a peer, h
+// gets a DISCONNECT from that peer, as if it had said goodbye, and nothing from it after that.
+func (s *Socket) Serve(ctx context.Context, h hooteproto.Handler) error {
+	if h == nil {
+		return errors.New("zmqtransport: Serve needs a Handler")
+	}
+	if !s.serving.CompareAndSwap(false, true) {
+		return errors.New("zmqtransport: Serve is already running on this socket")
+	}
+	defer s.serving.Store(false)
 	select {
-	case f := <-s.in:
-		return f, nil
+	case s.attach <- h:
 	case <-s.done:
-		return hooteproto.Frame{}, hooteproto.ErrClosed
+		<-s.dead
+		return hooteproto.ErrClosed
+	}
+	select {
 	case <-ctx.Done():
-		return hooteproto.Frame{}, ctx.Err()
+		// Once the owner has taken nil it calls h no more.
+		select {
+		case s.attach <- nil:
+		case <-s.dead:
+		}
+		return ctx.Err()
+	case <-s.done:
+		<-s.dead
+		return hooteproto.ErrClosed
 	}
 }
 
