@@ -2,12 +2,11 @@
 // that imports a ZeroMQ binding.
 //
 // ZeroMQ sockets are not safe for concurrent use, so each [Socket] has one owner goroutine that
-// alone touches its ZeroMQ sockets. The owner never blocks inside ZeroMQ: each socket's ZMQ_FD
-// is watched through Go's own network poller by a small goroutine that only turns its readiness
-// into a channel signal, and the owner selects on those signals, on the frames callers queue
-// and on its own timers. Waiting in a cgo poll instead would pin one of the runtime's threads
-// for as long as the socket is idle, and waking it for a send needed an inproc socket pair and
-// a second goroutine; both cost latency on every call.
+// alone touches its ZeroMQ sockets. The owner never blocks inside ZeroMQ: it waits for its
+// socket's ZMQ_FD in Go's own network poller, and other goroutines wake it by moving that
+// descriptor's read deadline once they have queued work for it. Waiting in a cgo poll instead
+// would pin one of the runtime's threads for as long as the socket is idle, and waking it for a
+// send needed an inproc socket pair and a second goroutine; both cost latency on every call.
 //
 // The owner hands what it receives straight to the Handler of [Socket.Serve], on its own
 // goroutine, and [Socket.Send] only queues a frame for it: a failure to send is reported to the
@@ -61,8 +60,9 @@ type Socket struct {
 	curve    *Curve
 
 	out     chan hooteproto.Frame
-	attach  chan hooteproto.Handler // Serve hands its Handler to the owner, and nil when it ends
+	attach  chan attachment // Serve hands its Handler to the owner, and nil when it ends
 	serving atomic.Bool
+	poll    *poller // the owner waits in it; others wake it
 	done    chan struct{}
 	dead    chan struct{} // closed when the owner goroutine has stopped
 	once    sync.Once
@@ -80,6 +80,12 @@ type Socket struct {
 }
 
 var _ hooteproto.Conn = (*Socket)(nil)
+
+// An attachment hands the owner the Handler to call from now on; it closes ack once it has.
+type attachment struct {
+	h   hooteproto.Handler
+	ack chan struct{}
+}
 
 // Listen binds a ROUTER socket to endpoint (such as "tcp://127.0.0.1:5580"): the gateway's side.
 func Listen(endpoint string, opts *Options) (*Socket, error) {
@@ -143,7 +149,7 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 		log:      o.Logger,
 		curve:    o.Curve,
 		out:      make(chan hooteproto.Frame, o.QueueLen),
-		attach:   make(chan hooteproto.Handler),
+		attach:   make(chan attachment, 1),
 		done:     make(chan struct{}),
 		dead:     make(chan struct{}),
 		logged:   newLRU[time.Time](64),
@@ -158,13 +164,39 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 		return nil, fmt.Errorf("zmqtransport: new context: %w", err)
 	}
 	z, err := s.sockets(zctx, o)
+	var mon, zap *fdWatch
+	if err == nil {
+		mon, zap, err = s.pollers(z)
+	}
 	if err != nil {
+		mon.stop()
+		zap.stop()
+		if s.poll != nil {
+			s.poll.close()
+		}
 		z.close()
 		_ = zctx.Term()
 		return nil, err
 	}
-	go s.own(zctx, z)
+	go s.own(zctx, z, mon, zap)
 	return s, nil
+}
+
+// pollers sets up the owner's wait for its main socket and the watches of the others.
+func (s *Socket) pollers(z zsockets) (mon, zap *fdWatch, err error) {
+	if s.poll, err = newPoller(z.sock); err != nil {
+		return nil, nil, fmt.Errorf("zmqtransport: cannot watch the socket: %w", err)
+	}
+	if mon, err = newFDWatch(z.mon, s.poll.wake); err != nil {
+		return nil, nil, fmt.Errorf("zmqtransport: cannot watch the socket's monitor: %w", err)
+	}
+	if z.zap != nil {
+		if zap, err = newFDWatch(z.zap, s.poll.wake); err != nil {
+			mon.stop()
+			return nil, nil, fmt.Errorf("zmqtransport: cannot watch the ZAP handler: %w", err)
+		}
+	}
+	return mon, zap, nil
 }
 
 // zsockets are the ZeroMQ sockets of one Socket, all in its own context.
@@ -257,83 +289,78 @@ func (s *Socket) sockets(zctx *zmq.Context, o Options) (z zsockets, err error) {
 	return
 }
 
-// own is the only code that touches the ZeroMQ sockets.
-func (s *Socket) own(zctx *zmq.Context, z zsockets) {
+// own is the only code that touches the ZeroMQ sockets. It waits for its main socket in Go's
+// network poller itself (poller), so a frame that arrives wakes it directly; other goroutines
+// wake it when they queue work for it.
+func (s *Socket) own(zctx *zmq.Context, z zsockets, mon, zap *fdWatch) {
 	defer close(s.dead)
-	var watches []*fdWatch
 	defer func() {
-		// The watchers' descriptors go first: they are copies of descriptors the sockets own.
-		for _, w := range watches {
-			w.stop()
-		}
+		// The descriptors go first: they are copies of descriptors the sockets own.
+		mon.stop()
+		zap.stop()
+		s.poll.close()
 		z.close()
 		_ = zctx.Term()
 	}()
-	watch := func(zs *zmq.Socket) <-chan struct{} {
-		if zs == nil {
-			return nil
-		}
-		w, err := newFDWatch(zs)
-		if err != nil {
-			// Not expected on any platform ZeroMQ supports; a timer keeps the socket served.
-			s.log.Error("cannot watch a ZeroMQ socket; falling back to polling it", "endpoint", s.endpoint, "err", err)
-			return nil
-		}
-		watches = append(watches, w)
-		return w.ready
-	}
-	sockReady, monReady, zapReady := watch(z.sock), watch(z.mon), watch(z.zap)
-	fallback := len(watches) < 2 || (z.zap != nil && zapReady == nil)
 
 	var h hooteproto.Handler // nil while no Serve runs: frames then wait in the socket
+	first := true
 	for {
-		// ZMQ_FD signals edges, not levels: take what each socket holds now before waiting,
-		// or a message that arrived with an earlier signal would wait for the next one.
-		more := s.drain(z.sock, h)
-		for readable(z.mon) {
-			s.watch(z.mon)
-		}
-		for z.zap != nil && readable(z.zap) {
-			z.auth.serve(z.zap, s.endpoint)
-		}
-
-		var again <-chan time.Time
-		switch {
-		case more:
-			again = nowC
-		case fallback:
-			again = time.After(10 * time.Millisecond)
-		}
-		var redial <-chan time.Time
-		if !s.redialAt.IsZero() {
-			redial = time.After(time.Until(s.redialAt))
+		select {
+		case r := <-s.attach:
+			h = r.h
+			close(r.ack)
+		default:
 		}
 		select {
 		case <-s.done:
 			// What Send has queued goes to ZeroMQ, which sends it within the linger time.
 			s.flush(z.sock, h)
 			return
-		case f := <-s.out:
-			s.sendOne(z.sock, f, h)
-			s.flush(z.sock, h)
-		case h = <-s.attach:
-		case <-sockReady:
-		case <-monReady:
-		case <-zapReady:
-		case <-again:
-		case <-redial:
+		default:
+		}
+		s.flush(z.sock, h)
+		if mon.signalled() || first {
+			for readable(z.mon) {
+				s.watch(z.mon)
+			}
+			mon.rearm()
+		}
+		if zap.signalled() || first && zap != nil {
+			for readable(z.zap) {
+				z.auth.serve(z.zap, s.endpoint)
+			}
+			zap.rearm()
+		}
+		first = false
+		if !s.redialAt.IsZero() && !time.Now().Before(s.redialAt) {
 			s.redialAt = time.Time{}
 			s.redial(z.sock)
+		}
+		err := s.poll.wait(s.redialAt, func() bool {
+			more := s.drain(z.sock, h)
+			return more || s.busy(mon, zap)
+		})
+		if err != nil {
+			// Not expected: the descriptor is the owner's own. Poll slowly rather than spin.
+			s.log.Error("cannot wait for the ZeroMQ socket; polling it", "endpoint", s.endpoint, "err", err)
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 }
 
-// nowC is a channel that is always ready, for a loop that has more to do before it waits.
-var nowC = func() <-chan time.Time {
-	c := make(chan time.Time)
-	close(c)
-	return c
-}()
+// busy reports whether the owner has work besides the socket's messages.
+func (s *Socket) busy(mon, zap *fdWatch) bool {
+	if len(s.out) > 0 || len(s.attach) > 0 || mon.pending() || zap.pending() {
+		return true
+	}
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
 
 // maxDrain bounds how many messages one turn of the owner loop takes from the socket, so that
 // sending goes on under a flood; the loop comes back at once for the rest.
@@ -488,11 +515,13 @@ func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	}
 	select {
 	case s.out <- f:
+		s.poll.wake()
 		return nil
 	default:
 	}
 	select {
 	case s.out <- f:
+		s.poll.wake()
 		return nil
 	case <-s.done:
 		return hooteproto.ErrClosed
@@ -512,19 +541,13 @@ func (s *Socket) Serve(ctx context.Context, h hooteproto.Handler) error {
 		return errors.New("zmqtransport: Serve is already running on this socket")
 	}
 	defer s.serving.Store(false)
-	select {
-	case s.attach <- h:
-	case <-s.done:
-		<-s.dead
+	if !s.attachHandler(h) {
 		return hooteproto.ErrClosed
 	}
 	select {
 	case <-ctx.Done():
 		// Once the owner has taken nil it calls h no more.
-		select {
-		case s.attach <- nil:
-		case <-s.dead:
-		}
+		s.attachHandler(nil)
 		return ctx.Err()
 	case <-s.done:
 		<-s.dead
@@ -532,10 +555,31 @@ func (s *Socket) Serve(ctx context.Context, h hooteproto.Handler) error {
 	}
 }
 
+// attachHandler hands h to the owner and waits until it has taken it; false means the owner
+// has stopped (and calls no handler any more).
+func (s *Socket) attachHandler(h hooteproto.Handler) bool {
+	a := attachment{h: h, ack: make(chan struct{})}
+	select {
+	case s.attach <- a: // only one Serve runs, so there is room unless the owner has stopped
+	case <-s.dead:
+		return false
+	}
+	s.poll.wake()
+	select {
+	case <-a.ack:
+		return true
+	case <-s.dead:
+		return false
+	}
+}
+
 // Close stops both goroutines and closes the sockets, waiting up to the linger time for queued
 // frames to leave. It is safe to call more than once.
 func (s *Socket) Close() error {
-	s.once.Do(func() { close(s.done) })
+	s.once.Do(func() {
+		close(s.done)
+		s.poll.wake()
+	})
 	<-s.dead
 	return nil
 }
