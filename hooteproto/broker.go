@@ -302,9 +302,19 @@ func isIdempotent(p *hootv1.Payload) bool {
 	if m == nil {
 		return false
 	}
-	opts, ok := proto.GetExtension(m.ProtoReflect().Descriptor().Options(), hootv1.E_Tool).(*hootv1.ToolOptions)
-	return ok && opts.GetAnnotations().GetIdempotent()
+	d := m.ProtoReflect().Descriptor()
+	if v, ok := idempotent.Load(d.FullName()); ok {
+		return v.(bool)
+	}
+	opts, ok := proto.GetExtension(d.Options(), hootv1.E_Tool).(*hootv1.ToolOptions)
+	yes := ok && opts.GetAnnotations().GetIdempotent()
+	idempotent.Store(d.FullName(), yes)
+	return yes
 }
+
+// idempotent caches isIdempotent by request message name: reading the option decodes it anew
+// on every call.
+var idempotent sync.Map
 
 // reserve takes a slot on the least loaded live worker of service, waiting in the bounded
 // queue while all of them are busy.

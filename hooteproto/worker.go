@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"runtime/debug"
@@ -320,7 +321,10 @@ func (w *Worker) serve(ctx context.Context, svc hootv1hoot.Service, p *hootv1.Pa
 		}
 		return errorResult(e)
 	}
-	w.cfg.logger.Debug("served", "service", svc.Name, "request", msg.ProtoReflect().Descriptor().Name(), "took", time.Since(started), "traceparent", traceparent)
+	// Checked first: the arguments alone cost allocations on every call.
+	if w.cfg.logger.Enabled(ctx, slog.LevelDebug) {
+		w.cfg.logger.Debug("served", "service", svc.Name, "request", msg.ProtoReflect().Descriptor().Name(), "took", time.Since(started), "traceparent", traceparent)
+	}
 	return res
 }
 

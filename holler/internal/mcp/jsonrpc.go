@@ -95,8 +95,8 @@ type envelopeError struct {
 // server speaks send one message at a time.
 func decodeMessage(data []byte) (*message, *envelopeError) {
 	data = bytes.TrimSpace(data)
-	if !json.Valid(data) {
-		return nil, &envelopeError{
+	notJSON := func() *envelopeError {
+		return &envelopeError{
 			code:    codeParseError,
 			id:      nullID,
 			message: "parse error: the message is not valid JSON",
@@ -104,16 +104,26 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 			notRPC:  true,
 		}
 	}
-	switch data[0] {
-	case '{':
-	case '[':
-		return nil, &envelopeError{
-			code:    codeInvalidRequest,
-			id:      nullID,
-			message: "invalid request: JSON-RPC batches are not supported",
-			hint:    "Send each JSON-RPC message on its own; MCP does not allow batches in the protocol versions this server speaks.",
+	var env envelope
+	if len(data) > 0 && data[0] == '{' {
+		// Unmarshal checks the whole text before it decodes, and an object always decodes
+		// into raw members, so its only error is text that is not JSON. (Checking with
+		// json.Valid first would read every message twice.)
+		if err := json.Unmarshal(data, &env); err != nil {
+			return nil, notJSON()
 		}
-	default:
+	} else {
+		if !json.Valid(data) {
+			return nil, notJSON()
+		}
+		if data[0] == '[' {
+			return nil, &envelopeError{
+				code:    codeInvalidRequest,
+				id:      nullID,
+				message: "invalid request: JSON-RPC batches are not supported",
+				hint:    "Send each JSON-RPC message on its own; MCP does not allow batches in the protocol versions this server speaks.",
+			}
+		}
 		return nil, &envelopeError{
 			code:    codeInvalidRequest,
 			id:      nullID,
@@ -121,11 +131,6 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 			hint:    "This endpoint speaks MCP (JSON-RPC 2.0): send a JSON object with jsonrpc, id, method and params, such as the request in try.",
 			notRPC:  true,
 		}
-	}
-	var env envelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		// Valid JSON that is an object always decodes into raw members.
-		return nil, &envelopeError{code: codeParseError, id: nullID, message: "parse error: " + err.Error(), notRPC: true}
 	}
 
 	// The id comes first so that later errors can answer with it.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -151,38 +152,44 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	cctx = hooteproto.WithTraceparent(cctx, traceparent)
 	start := time.Now()
 	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), onProgress)
-	log := s.log.With("tool", name, "service", t.Service, "session", sess.id, "elapsed", time.Since(start), "traceparent", traceparent)
+	elapsed := time.Since(start)
+	// The call's logger is made only when something is logged: making it allocates.
+	log := func() *slog.Logger {
+		return s.log.With("tool", name, "service", t.Service, "session", sess.id, "elapsed", elapsed, "traceparent", traceparent)
+	}
 	if err != nil {
 		e := hooteproto.AsError(err)
 		if errors.Is(context.Cause(ctx), errCancelledByClient) {
 			e = hooteproto.WrapError(hooteproto.CodeCanceled, err).WithHint("The call was cancelled at the client's request.")
 		}
-		log.Info("mcp: tool call failed", "code", e.Code(), "err", err)
+		log().Info("mcp: tool call failed", "code", e.Code(), "err", err)
 		s.logCallFailure(sess, out, name, t.Service, e)
 		return newResult(msg.ID, toolErrorResult(name, e))
 	}
 	if res == nil {
-		log.Error("mcp: backend returned neither a result nor an error")
+		log().Error("mcp: backend returned neither a result nor an error")
 		return s.internalError(msg.ID, "the worker gave no result for tool "+quote(name))
 	}
 	if te := res.GetError(); te != nil {
 		e := hooteproto.ErrorFromTool(te)
-		log.Info("mcp: tool answered with an error", "code", e.Code(), "message", e.Message())
+		log().Info("mcp: tool answered with an error", "code", e.Code(), "message", e.Message())
 		return newResult(msg.ID, toolErrorResult(name, e))
 	}
 	m, ok := t.Unwrap(res)
 	if !ok || m == nil {
-		log.Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
+		log().Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
 		return s.internalError(msg.ID, "the worker answered tool "+quote(name)+" with a result of another kind")
 	}
 	b, err := resultJSON.Marshal(m)
 	if err != nil {
-		log.Error("mcp: result does not encode as JSON", "err", err)
+		log().Error("mcp: result does not encode as JSON", "err", err)
 		return s.internalError(msg.ID, "the result of tool "+quote(name)+" could not be encoded")
 	}
 	// protojson varies its whitespace on purpose; compact output is stable and smaller.
 	b = compact(b)
-	log.Debug("mcp: tool call done")
+	if s.log.Enabled(ctx, slog.LevelDebug) {
+		log().Debug("mcp: tool call done")
+	}
 	// Content blocks that the result carries (hoot.v1.Content fields) are the call's content;
 	// a result without them is shown as its JSON text.
 	content := contentBlocks(m)
