@@ -33,6 +33,8 @@ type Worker struct {
 	draining             atomic.Bool
 
 	slots     chan struct{}
+	idle      chan callJob // unbuffered: a goroutine waiting for its next call takes it
+	callers   atomic.Int64 // goroutines of serveCalls
 	lastHeard atomic.Int64 // unix nanoseconds of the gateway's last frame
 
 	mu      sync.Mutex
@@ -57,6 +59,7 @@ func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...Option) (*Worke
 		cfg:      cfg,
 		services: make(map[string]hootv1hoot.Service, len(services)),
 		slots:    make(chan struct{}, cfg.capacity),
+		idle:     make(chan callJob),
 		running:  make(map[RequestID]context.CancelFunc),
 		asking:   make(map[RequestID]*asks),
 		seen:     newRecentIDs(4096),
@@ -241,18 +244,59 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 	w.asking[id] = pending
 	w.mu.Unlock()
 
-	w.wg.Go(func() {
-		res := w.run(rctx, svc, f, pending)
-		// Free the slot before answering: the gateway sends the next call as soon as it has
-		// the answer, and it must find room.
-		w.mu.Lock()
-		delete(w.running, id)
-		delete(w.asking, id)
-		w.mu.Unlock()
-		stop()
-		<-w.slots
-		w.reply(id, res)
-	})
+	w.wg.Add(1)
+	j := callJob{rctx: rctx, stop: stop, svc: svc, f: f, pending: pending}
+	select {
+	case w.idle <- j:
+	default:
+		w.callers.Add(1)
+		go w.serveCalls(j, ctx.Done())
+	}
+}
+
+// A callJob is one call that start hands to a goroutine.
+type callJob struct {
+	rctx    context.Context
+	stop    context.CancelFunc
+	svc     hootv1hoot.Service
+	f       Frame
+	pending *asks
+}
+
+// serveCalls runs j and then, on the same goroutine, the calls that start hands it while it
+// waits idle, until stopped is closed. A goroutine that has run a call has the stack for the
+// next one, where a new goroutine grows (copies) its stack again on every call; at most about
+// the worker's capacity of them wait.
+func (w *Worker) serveCalls(j callJob, stopped <-chan struct{}) {
+	for {
+		w.call(j)
+		if w.callers.Load() > int64(cap(w.slots)) {
+			w.callers.Add(-1)
+			return
+		}
+		select {
+		case j = <-w.idle:
+		case <-stopped:
+			w.callers.Add(-1)
+			return
+		}
+	}
+}
+
+// call runs one call and answers it.
+func (w *Worker) call(j callJob) {
+	defer w.wg.Done()
+	id := j.f.ID
+	res := w.run(j.rctx, j.svc, j.f, j.pending)
+	// Free the slot before answering: the gateway sends the next call as soon as it has the
+	// answer, and it must find room.
+	w.mu.Lock()
+	delete(w.running, id)
+	delete(w.asking, id)
+	w.mu.Unlock()
+	j.stop()
+	<-w.slots
+	w.reply(id, res)
 }
 
 // run decodes the request of f and serves it under rctx.
