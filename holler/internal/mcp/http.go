@@ -330,11 +330,29 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, resp *response) {
 // isJSONMediaType reports whether a Content-Type names JSON: application/json, or a JSON
 // type with a suffix such as application/vnd.x+json.
 func isJSONMediaType(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
+	mt, ok := mediaType(ct)
+	if !ok {
 		return false
 	}
 	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// mediaType returns the media type of a Content-Type or Accept value, without parameters, as
+// mime.ParseMediaType does. The common plain forms ("application/json") are read without it:
+// it allocates a map of parameters for every value, on every request.
+func mediaType(v string) (string, bool) {
+	slash := strings.IndexByte(v, '/')
+	plain := slash > 0 && slash < len(v)-1
+	for i := 0; plain && i < len(v); i++ {
+		c := v[i]
+		plain = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == '*' ||
+			c == '/' && i == slash
+	}
+	if plain {
+		return v, true
+	}
+	mt, _, err := mime.ParseMediaType(v)
+	return mt, err == nil
 }
 
 // acceptable reads the Accept headers leniently: clients should list both application/json and
@@ -343,9 +361,9 @@ func isJSONMediaType(ct string) bool {
 func acceptable(values []string) (jsonOK, sseOK bool) {
 	named := false
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, ok := mediaType(strings.TrimSpace(part))
+			if !ok {
 				continue
 			}
 			named = true
