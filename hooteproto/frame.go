@@ -82,7 +82,7 @@ func (id RequestID) String() string { return hex.EncodeToString(id[:]) }
 // IsZero reports whether id is the zero id, which frames without a request carry.
 func (id RequestID) IsZero() bool { return id == RequestID{} }
 
-// A Frame is one HOOT/1 message.
+// A Frame is one HOOT/2 message.
 type Frame struct {
 	// Peer is the ZeroMQ routing identity of the other side. Only the router side (the gateway)
 	// sets and reads it; a worker's frames leave it empty.
@@ -105,73 +105,117 @@ const (
 	MaxServiceLen = 64
 	// DefaultMaxBody is the default limit on a frame's body: 16 MiB.
 	DefaultMaxBody = 16 << 20
-	framePartCount = 6
+	// MaxHeaderLen is the most a frame takes besides its body.
+	MaxHeaderLen   = len(Protocol) + 1 + 1 + len(RequestID{}) + 1 + MaxServiceLen + 1 + traceparentLen
 	traceparentLen = 55
 )
 
 // ErrFrame is wrapped by every error that DecodeFrame returns.
 var ErrFrame = errors.New("hooteproto: bad frame")
 
-// Parts returns the frame's ZeroMQ message parts (without the routing identity), sharing the body.
-func (f *Frame) Parts() [][]byte {
+// ErrFrameTooLarge is wrapped by the error of DecodeFrame for a body over the limit.
+var ErrFrameTooLarge = fmt.Errorf("%w: too large", ErrFrame)
+
+// Parts returns the frame's ZeroMQ message parts (without the routing identity): one part, the
+// frame's Encoding.
+func (f *Frame) Parts() [][]byte { return [][]byte{f.Encode()} }
+
+// Encode returns the frame as the wire carries it, in one ZeroMQ message part:
+//
+//	the protocol tag, 6 bytes ("HOOT/2")
+//	the command, 1 byte
+//	the request id: its length (16, or 0 for commands without one), 1 byte, and the id
+//	the service: its length, 1 byte, and the name
+//	the traceparent: its length (55 or 0), 1 byte, and the traceparent
+//	the body: the rest
+func (f *Frame) Encode() []byte {
 	var id []byte
 	if f.Command.needsID() {
 		id = f.ID[:]
 	}
-	return [][]byte{
-		[]byte(Protocol),
-		{byte(f.Command)},
-		id,
-		[]byte(f.Service),
-		[]byte(f.Traceparent),
-		f.Body,
-	}
+	b := make([]byte, 0, len(Protocol)+4+len(id)+len(f.Service)+len(f.Traceparent)+len(f.Body))
+	b = append(b, Protocol...)
+	b = append(b, byte(f.Command), byte(len(id)))
+	b = append(b, id...)
+	b = append(b, byte(len(f.Service)))
+	b = append(b, f.Service...)
+	b = append(b, byte(len(f.Traceparent)))
+	b = append(b, f.Traceparent...)
+	return append(b, f.Body...)
 }
 
 // DecodeFrame checks the message parts of one frame (without the routing identity) and returns
-// the frame. Every field is bounded: the protocol tag, a known command, a 16-byte id exactly when
-// the command needs one, a service name of [a-z0-9_] up to MaxServiceLen, a well-formed
-// traceparent or none, and a body of at most maxBody bytes (DefaultMaxBody when maxBody <= 0).
-// The frame's body shares memory with parts.
+// the frame. Every field is bounded: one part, the protocol tag, a known command, a 16-byte id
+// exactly when the command needs one, a service name of [a-z0-9_] up to MaxServiceLen, a
+// well-formed traceparent or none, and a body of at most maxBody bytes (DefaultMaxBody when
+// maxBody <= 0; over it the error wraps ErrFrameTooLarge). The frame's body shares memory with
+// parts.
 func DecodeFrame(parts [][]byte, maxBody int) (Frame, error) {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBody
 	}
 	var f Frame
-	if len(parts) != framePartCount {
-		return f, fmt.Errorf("%w: %d parts, want %d", ErrFrame, len(parts), framePartCount)
+	if len(parts) != 1 {
+		if len(parts) == 6 && string(parts[0]) == "HOOT/1" {
+			return f, fmt.Errorf("%w: a HOOT/1 frame of 6 parts: the peer runs an older version of the wire, which this one does not speak; upgrade it", ErrFrame)
+		}
+		return f, fmt.Errorf("%w: %d parts, want 1", ErrFrame, len(parts))
 	}
-	if string(parts[0]) != Protocol {
-		return f, fmt.Errorf("%w: protocol tag %q, want %q", ErrFrame, truncate(parts[0], 16), Protocol)
+	b := parts[0]
+	if len(b) < len(Protocol) || string(b[:len(Protocol)]) != Protocol {
+		return f, fmt.Errorf("%w: protocol tag %q, want %q", ErrFrame, truncate(b, len(Protocol)), Protocol)
 	}
-	if len(parts[1]) != 1 || Command(parts[1][0]) < minCommand || Command(parts[1][0]) > maxCommand {
-		return f, fmt.Errorf("%w: unknown command %x", ErrFrame, truncate(parts[1], 4))
+	b = b[len(Protocol):]
+	if len(b) == 0 || Command(b[0]) < minCommand || Command(b[0]) > maxCommand {
+		return f, fmt.Errorf("%w: unknown command %x", ErrFrame, truncate(b, 1))
 	}
-	f.Command = Command(parts[1][0])
+	f.Command = Command(b[0])
+	b = b[1:]
+	// field takes one length-prefixed field off b.
+	field := func(what string) ([]byte, error) {
+		if len(b) == 0 || len(b) < 1+int(b[0]) {
+			return nil, fmt.Errorf("%w: the frame ends inside its %s", ErrFrame, what)
+		}
+		v := b[1 : 1+int(b[0])]
+		b = b[1+int(b[0]):]
+		return v, nil
+	}
+	id, err := field("request id")
+	if err != nil {
+		return f, err
+	}
 	switch {
-	case f.Command.needsID() && len(parts[2]) != len(f.ID):
-		return f, fmt.Errorf("%w: %s needs a %d-byte request id, got %d bytes", ErrFrame, f.Command, len(f.ID), len(parts[2]))
-	case !f.Command.needsID() && len(parts[2]) != 0:
-		return f, fmt.Errorf("%w: %s carries no request id, got %d bytes", ErrFrame, f.Command, len(parts[2]))
+	case f.Command.needsID() && len(id) != len(f.ID):
+		return f, fmt.Errorf("%w: %s needs a %d-byte request id, got %d bytes", ErrFrame, f.Command, len(f.ID), len(id))
+	case !f.Command.needsID() && len(id) != 0:
+		return f, fmt.Errorf("%w: %s carries no request id, got %d bytes", ErrFrame, f.Command, len(id))
 	}
-	copy(f.ID[:], parts[2])
+	copy(f.ID[:], id)
 	if f.Command.needsID() && f.ID.IsZero() {
 		return f, fmt.Errorf("%w: %s with the zero request id", ErrFrame, f.Command)
 	}
-	if err := checkService(parts[3]); err != nil {
+	service, err := field("service")
+	if err != nil {
 		return f, err
 	}
-	f.Service = string(parts[3])
-	if len(parts[4]) != 0 {
-		if !validTraceparent(parts[4]) {
-			return f, fmt.Errorf("%w: malformed traceparent %q", ErrFrame, truncate(parts[4], traceparentLen))
+	if err := checkService(service); err != nil {
+		return f, err
+	}
+	f.Service = string(service)
+	traceparent, err := field("traceparent")
+	if err != nil {
+		return f, err
+	}
+	if len(traceparent) != 0 {
+		if !validTraceparent(traceparent) {
+			return f, fmt.Errorf("%w: malformed traceparent %q", ErrFrame, truncate(traceparent, traceparentLen))
 		}
-		f.Traceparent = string(parts[4])
+		f.Traceparent = string(traceparent)
 	}
-	if len(parts[5]) > maxBody {
-		return f, fmt.Errorf("%w: body of %d bytes is over the limit of %d", ErrFrame, len(parts[5]), maxBody)
+	if len(b) > maxBody {
+		return f, fmt.Errorf("%w: body of %d bytes is over the limit of %d", ErrFrameTooLarge, len(b), maxBody)
 	}
-	f.Body = parts[5]
+	f.Body = b
 	return f, nil
 }
 

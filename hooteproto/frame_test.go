@@ -25,33 +25,48 @@ func TestFrameRoundTrip(t *testing.T) {
 	}
 }
 
+// raw encodes the fields of a frame as Encode does, but as they are given, right or wrong.
+func raw(tag string, cmd byte, id, service, traceparent, body []byte) [][]byte {
+	b := append([]byte(tag), cmd, byte(len(id)))
+	b = append(b, id...)
+	b = append(b, byte(len(service)))
+	b = append(b, service...)
+	b = append(b, byte(len(traceparent)))
+	b = append(b, traceparent...)
+	return [][]byte{append(b, body...)}
+}
+
 func TestDecodeFrameRefuses(t *testing.T) {
 	t.Parallel()
 	id := NewRequestID()
-	good := func() [][]byte {
-		f := Frame{Command: CommandReply, ID: id, Body: []byte("x")}
-		return f.Parts()
+	reply := byte(CommandReply)
+	good := raw(Protocol, reply, id[:], nil, nil, []byte("x"))
+	if _, err := DecodeFrame(good, 10); err != nil {
+		t.Fatalf("the frame the cases start from: %v", err)
 	}
-	with := func(i int, b []byte) [][]byte { p := good(); p[i] = b; return p }
+	old := [][]byte{[]byte("HOOT/1"), {reply}, id[:], nil, nil, []byte("x")}
 	testCases := []struct {
 		name  string
 		parts [][]byte
 		want  string
 	}{
-		{"too few parts", good()[:5], "5 parts"},
-		{"too many parts", append(good(), nil), "7 parts"},
-		{"wrong tag", with(0, []byte("HOOT/2")), "protocol tag"},
-		{"empty command", with(1, nil), "unknown command"},
-		{"unknown command", with(1, []byte{99}), "unknown command"},
-		{"two-byte command", with(1, []byte{2, 2}), "unknown command"},
-		{"short id", with(2, make([]byte, 15)), "16-byte request id"},
-		{"zero id", with(2, make([]byte, 16)), "zero request id"},
-		{"id on heartbeat", func() [][]byte { p := with(1, []byte{byte(CommandHeartbeat)}); return p }(), "carries no request id"},
-		{"long service", with(3, bytes.Repeat([]byte("a"), 65)), "service name of 65 bytes"},
-		{"bad service", with(3, []byte("Cas")), "outside [a-z0-9_]"},
-		{"bad traceparent", with(4, []byte("00-xyz")), "malformed traceparent"},
-		{"zero trace id", with(4, []byte("00-00000000000000000000000000000000-00f067aa0ba902b7-01")), "malformed traceparent"},
-		{"big body", with(5, make([]byte, 11)), "over the limit of 10"},
+		{"no parts", nil, "0 parts"},
+		{"two parts", append(raw(Protocol, reply, id[:], nil, nil, nil), []byte("x")), "2 parts"},
+		{"six parts of HOOT/1", old, "older version of the wire"},
+		{"wrong tag", raw("HOOT/1", reply, id[:], nil, nil, nil), "protocol tag"},
+		{"only a tag", [][]byte{[]byte(Protocol)}, "unknown command"},
+		{"unknown command", raw(Protocol, 99, id[:], nil, nil, nil), "unknown command"},
+		{"zero command", raw(Protocol, 0, id[:], nil, nil, nil), "unknown command"},
+		{"cut in the id", [][]byte{append([]byte(Protocol), reply, 16, 1, 2)}, "ends inside its request id"},
+		{"no service length", [][]byte{append(append([]byte(Protocol), reply, 16), id[:]...)}, "ends inside its service"},
+		{"short id", raw(Protocol, reply, id[:15], nil, nil, nil), "16-byte request id"},
+		{"zero id", raw(Protocol, reply, make([]byte, 16), nil, nil, nil), "zero request id"},
+		{"id on heartbeat", raw(Protocol, byte(CommandHeartbeat), id[:], nil, nil, nil), "carries no request id"},
+		{"long service", raw(Protocol, reply, id[:], bytes.Repeat([]byte("a"), 65), nil, nil), "service name of 65 bytes"},
+		{"bad service", raw(Protocol, reply, id[:], []byte("Cas"), nil, nil), "outside [a-z0-9_]"},
+		{"bad traceparent", raw(Protocol, reply, id[:], nil, []byte("00-xyz"), nil), "malformed traceparent"},
+		{"zero trace id", raw(Protocol, reply, id[:], nil, []byte("00-00000000000000000000000000000000-00f067aa0ba902b7-01"), nil), "malformed traceparent"},
+		{"big body", raw(Protocol, reply, id[:], nil, nil, make([]byte, 11)), "over the limit of 10"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,20 +77,36 @@ func TestDecodeFrameRefuses(t *testing.T) {
 			}
 		})
 	}
+	if _, err := DecodeFrame(raw(Protocol, reply, id[:], nil, nil, make([]byte, 11)), 10); !errors.Is(err, ErrFrameTooLarge) {
+		t.Fatalf("a body over the limit: err = %v, want ErrFrameTooLarge", err)
+	}
+}
+
+func TestFrameHeaderBound(t *testing.T) {
+	t.Parallel()
+	f := Frame{Command: CommandRequest, ID: NewRequestID(), Service: strings.Repeat("s", MaxServiceLen), Traceparent: tp}
+	if n := len(f.Encode()); n != MaxHeaderLen {
+		t.Fatalf("the largest header takes %d bytes, MaxHeaderLen says %d", n, MaxHeaderLen)
+	}
 }
 
 func FuzzDecodeFrame(f *testing.F) {
 	seed := Frame{Command: CommandRequest, ID: NewRequestID(), Service: "cas", Traceparent: tp, Body: []byte{8, 1}}
-	p := seed.Parts()
-	f.Add(p[0], p[1], p[2], p[3], p[4], p[5])
-	f.Add([]byte("HOOT/1"), []byte{6}, []byte{}, []byte{}, []byte{}, []byte{})
-	f.Add([]byte{}, []byte{}, []byte{}, []byte{}, []byte{}, []byte{})
-	f.Fuzz(func(t *testing.T, a, b, c, d, e, body []byte) {
-		fr, err := DecodeFrame([][]byte{a, b, c, d, e, body}, 1024)
+	f.Add(seed.Encode())
+	hb := Frame{Command: CommandHeartbeat}
+	f.Add(hb.Encode())
+	f.Add([]byte{})
+	f.Add([]byte(Protocol + "\x02\x10"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fr, err := DecodeFrame([][]byte{data}, 1024)
 		if err != nil {
 			return
 		}
-		// Whatever decodes must encode back to the same parts and decode to the same frame.
+		// Whatever decodes must encode back to the same bytes and decode to the same frame.
+		enc := fr.Encode()
+		if !bytes.Equal(enc, data) {
+			t.Fatalf("a decoded frame encodes to other bytes")
+		}
 		again, err := DecodeFrame(fr.Parts(), 1024)
 		if err != nil {
 			t.Fatalf("re-decoding a decoded frame failed: %v", err)

@@ -1,11 +1,12 @@
 // Package hooteproto is the wire between holler, the MCP gateway, and hootenanny, its workers:
-// HOOT/1 frames over ZeroMQ, the broker that routes typed requests to workers, the worker loop
+// HOOT/2 frames over ZeroMQ, the broker that routes typed requests to workers, the worker loop
 // that serves them, and the errors both sides speak.
 //
 // # Frames
 //
-// Every message after the ZeroMQ routing identity is a [Frame]: protocol tag, command, request
-// id, service, W3C traceparent and a protobuf body. Nothing but protobuf crosses the wire.
+// Every message after the ZeroMQ routing identity is a [Frame], in one message part
+// ([Frame.Encode]): protocol tag, command, request id, service, W3C traceparent and a protobuf
+// body. Nothing but protobuf crosses the wire.
 //
 // # Sockets
 //
@@ -15,4 +16,7 @@
 package hooteproto
 
 // Protocol is the tag that starts every frame of this version of the wire.
-const Protocol = "HOOT/1"
+//
+// HOOT/1 carried the same fields as six ZeroMQ message parts; HOOT/2 packs them into one,
+// because every part costs the receiver several cgo calls and allocations (docs/decisions.md).
+const Protocol = "HOOT/2"

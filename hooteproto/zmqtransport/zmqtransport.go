@@ -1,4 +1,4 @@
-// Package zmqtransport carries HOOT/1 frames over ZeroMQ. It is the only package of the project
+// Package zmqtransport carries HOOT/2 frames over ZeroMQ. It is the only package of the project
 // that imports a ZeroMQ binding.
 //
 // ZeroMQ sockets are not safe for concurrent use, so each [Socket] has one owner goroutine that
@@ -217,8 +217,8 @@ func (z *zsockets) close() {
 	}
 }
 
-// frameRoom is the room left for a frame's other parts on top of the body in ZeroMQ's own
-// message size limit; a message over the limit is refused by ZeroMQ itself.
+// frameRoom is the room left for a frame's header (hooteproto.MaxHeaderLen) on top of the body
+// in ZeroMQ's own message size limit; a message over the limit is refused by ZeroMQ itself.
 const frameRoom = 1024
 
 var monitorSeq atomic.Uint64
@@ -426,7 +426,7 @@ func (s *Socket) receive(sock *zmq.Socket) (hooteproto.Frame, bool) {
 		if !s.router {
 			return hooteproto.Frame{}, false
 		}
-		oversized := size > s.maxBody+frameRoom || len(parts) == 6 && len(parts[5]) > s.maxBody
+		oversized := size > s.maxBody+frameRoom || errors.Is(err, hooteproto.ErrFrameTooLarge)
 		if oversized {
 			s.guard.ban(peer)
 		} else if !s.guard.strike(peer) {
@@ -473,6 +473,9 @@ func (s *Socket) sendOne(sock *zmq.Socket, f hooteproto.Frame, h hooteproto.Hand
 func (s *Socket) check(f *hooteproto.Frame) error {
 	if len(f.Body) > s.maxBody {
 		return fmt.Errorf("zmqtransport: frame body of %d bytes is over the limit of %d", len(f.Body), s.maxBody)
+	}
+	if len(f.Service) > hooteproto.MaxServiceLen || len(f.Traceparent) > 255 {
+		return fmt.Errorf("zmqtransport: a service name of %d bytes or a traceparent of %d bytes does not fit a frame", len(f.Service), len(f.Traceparent))
 	}
 	if s.router && f.Peer == "" {
 		return errors.New("zmqtransport: a frame sent from the router side needs a Peer")

@@ -1,5 +1,5 @@
 // Package worker assembles a hootenanny worker process: the domain services over their storage,
-// served over the HOOT/1 wire to a gateway.
+// served over the HOOT/2 wire to a gateway.
 package worker
 
 import (
