@@ -29,7 +29,8 @@ type Conn interface {
 type Handler interface {
 	// HandleFrame takes a received frame. On the router side Peer names the sender.
 	HandleFrame(f Frame)
-	// SendFailed reports a frame that Send had queued and that could not be sent.
+	// SendFailed reports a frame that Send had queued and that could not be sent (without its
+	// body, which the connection need not keep).
 	SendFailed(f Frame, err error)
 }
 

@@ -59,7 +59,7 @@ type Socket struct {
 	log      *slog.Logger
 	curve    *Curve
 
-	out     chan hooteproto.Frame
+	out     chan outgoing
 	attach  chan attachment // Serve hands its Handler to the owner, and nil when it ends
 	serving atomic.Bool
 	poll    *poller // the owner waits in it; others wake it
@@ -68,6 +68,7 @@ type Socket struct {
 	once    sync.Once
 
 	// Only the owner goroutine touches these.
+	parts      [][]byte        // the parts of the message received last
 	guard      *peerGuard      // the listening side's banned peers
 	logged     *lru[time.Time] // when a failed handshake of each kind was last logged
 	redialAt   time.Time       // the dialling side connects again then, if not zero
@@ -80,6 +81,13 @@ type Socket struct {
 }
 
 var _ hooteproto.Conn = (*Socket)(nil)
+
+// An outgoing frame waits for the owner in Send's queue, already encoded by the goroutine that
+// sent it, so that the owner, through which every frame passes, only hands it to ZeroMQ.
+type outgoing struct {
+	f   hooteproto.Frame // for SendFailed
+	enc []byte
+}
 
 // An attachment hands the owner the Handler to call from now on; it closes ack once it has.
 type attachment struct {
@@ -148,7 +156,7 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 		maxBody:  o.MaxBody,
 		log:      o.Logger,
 		curve:    o.Curve,
-		out:      make(chan hooteproto.Frame, o.QueueLen),
+		out:      make(chan outgoing, o.QueueLen),
 		attach:   make(chan attachment, 1),
 		done:     make(chan struct{}),
 		dead:     make(chan struct{}),
@@ -381,6 +389,30 @@ func (s *Socket) drain(sock *zmq.Socket, h hooteproto.Handler) (more bool) {
 	return true
 }
 
+// recvParts reads the parts of one message into the owner's own slice, which the next call
+// reuses (the parts themselves are new each time).
+func (s *Socket) recvParts(sock *zmq.Socket) ([][]byte, error) {
+	parts := s.parts[:0]
+	for {
+		b, err := sock.RecvBytes(zmq.DONTWAIT)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, b)
+		more, err := sock.GetRcvmore()
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+	}
+	if cap(parts) <= 8 { // a message of many parts is malformed anyway: do not keep its slice
+		s.parts = parts
+	}
+	return parts, nil
+}
+
 // readable reports whether zs has a message waiting. Asking also lets ZeroMQ process its
 // pending commands, which re-arms the socket's ZMQ_FD signal.
 func readable(zs *zmq.Socket) bool {
@@ -400,7 +432,7 @@ func (s *Socket) redial(sock *zmq.Socket) {
 // message gets its sender banned, it returns a DISCONNECT from the sender instead, so that the
 // handler forgets the peer at once.
 func (s *Socket) receive(sock *zmq.Socket) (hooteproto.Frame, bool) {
-	parts, err := sock.RecvMessageBytes(zmq.DONTWAIT)
+	parts, err := s.recvParts(sock)
 	if err != nil {
 		return hooteproto.Frame{}, false
 	}
@@ -448,25 +480,25 @@ func (s *Socket) receive(sock *zmq.Socket) (hooteproto.Frame, bool) {
 func (s *Socket) flush(sock *zmq.Socket, h hooteproto.Handler) {
 	for {
 		select {
-		case f := <-s.out:
-			s.sendOne(sock, f, h)
+		case o := <-s.out:
+			s.sendOne(sock, o, h)
 		default:
 			return
 		}
 	}
 }
 
-// sendOne hands f to ZeroMQ and reports a failure to h, or logs it when no Serve runs.
-func (s *Socket) sendOne(sock *zmq.Socket, f hooteproto.Frame, h hooteproto.Handler) {
-	err := s.write(sock, &f)
+// sendOne hands o to ZeroMQ and reports a failure to h, or logs it when no Serve runs.
+func (s *Socket) sendOne(sock *zmq.Socket, o outgoing, h hooteproto.Handler) {
+	err := s.write(sock, &o)
 	if err == nil {
 		return
 	}
 	if h != nil {
-		h.SendFailed(f, err)
+		h.SendFailed(o.f, err)
 		return
 	}
-	s.log.Debug("could not send a frame", "endpoint", s.endpoint, "command", f.Command, "err", err)
+	s.log.Debug("could not send a frame", "endpoint", s.endpoint, "command", o.f.Command, "err", err)
 }
 
 // check returns what is wrong with f itself, before it is queued.
@@ -483,13 +515,17 @@ func (s *Socket) check(f *hooteproto.Frame) error {
 	return nil
 }
 
-func (s *Socket) write(sock *zmq.Socket, f *hooteproto.Frame) error {
-	parts := f.Parts()
+func (s *Socket) write(sock *zmq.Socket, o *outgoing) error {
+	f := &o.f
 	var err error
 	if s.router {
-		_, err = sock.SendMessageDontwait([]byte(f.Peer), parts)
+		// ZeroMQ routes (or refuses) a message at its first part, the peer's identity; the
+		// rest of a message whose first part it took always follows.
+		if _, err = sock.SendBytes([]byte(f.Peer), zmq.SNDMORE|zmq.DONTWAIT); err == nil {
+			_, err = sock.SendBytes(o.enc, zmq.DONTWAIT)
+		}
 	} else {
-		_, err = sock.SendMessageDontwait(parts)
+		_, err = sock.SendBytes(o.enc, zmq.DONTWAIT)
 	}
 	if err != nil {
 		if errors.Is(err, zmq.EHOSTUNREACH) {
@@ -503,27 +539,28 @@ func (s *Socket) write(sock *zmq.Socket, f *hooteproto.Frame) error {
 	return nil
 }
 
-// Send queues f for the owner goroutine and returns; it waits only while the queue is full.
-// What is wrong with f itself is reported here; a peer that is not connected or a full ZeroMQ
-// queue is reported later to the Handler of Serve. The owner sends f's Body as it is: the
-// caller must not change it after Send.
+// Send encodes f, queues it for the owner goroutine and returns; it waits only while the queue
+// is full. What is wrong with f itself is reported here; a peer that is not connected or a full
+// ZeroMQ queue is reported later to the Handler of Serve.
 func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	if err := s.check(&f); err != nil {
 		return err
 	}
+	o := outgoing{f: f, enc: f.Encode()}
+	o.f.Body = nil // SendFailed reports the frame; its body need not stay alive meanwhile
 	select {
 	case <-s.done:
 		return hooteproto.ErrClosed
 	default:
 	}
 	select {
-	case s.out <- f:
+	case s.out <- o:
 		s.poll.wake()
 		return nil
 	default:
 	}
 	select {
-	case s.out <- f:
+	case s.out <- o:
 		s.poll.wake()
 		return nil
 	case <-s.done:
