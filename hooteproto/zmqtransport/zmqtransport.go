@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -346,7 +347,14 @@ func (s *Socket) own(zctx *zmq.Context, z zsockets, mon, zap *fdWatch) {
 			s.redial(z.sock)
 		}
 		err := s.poll.wait(s.redialAt, func() bool {
-			more := s.drain(z.sock, h)
+			more, delivered := s.drain(z.sock, h)
+			if delivered {
+				// Let the goroutines the handler has just readied (a worker's calls, a
+				// gateway's callers) run before the owner looks for work and parks: what they
+				// send in the meantime then goes out in this turn, without waking the owner
+				// again. At c16 this took the worker's CPU per call from 39-40 to 37 us.
+				runtime.Gosched()
+			}
 			return more || s.busy(mon, zap)
 		})
 		if err != nil {
@@ -374,19 +382,20 @@ func (s *Socket) busy(mon, zap *fdWatch) bool {
 // sending goes on under a flood; the loop comes back at once for the rest.
 const maxDrain = 256
 
-// drain hands the socket's waiting messages to h and reports whether messages remain. Without
-// a handler it only lets ZeroMQ process its pending commands (which re-arms ZMQ_FD) and leaves
-// the messages where they are.
-func (s *Socket) drain(sock *zmq.Socket, h hooteproto.Handler) (more bool) {
+// drain hands the socket's waiting messages to h and reports whether messages remain and
+// whether it handed over any. Without a handler it only lets ZeroMQ process its pending
+// commands (which re-arms ZMQ_FD) and leaves the messages where they are.
+func (s *Socket) drain(sock *zmq.Socket, h hooteproto.Handler) (more, delivered bool) {
 	for range maxDrain {
 		if !readable(sock) || h == nil {
-			return false
+			return false, delivered
 		}
 		if f, ok := s.receive(sock); ok {
 			h.HandleFrame(f)
+			delivered = true
 		}
 	}
-	return true
+	return true, delivered
 }
 
 // recvParts reads the parts of one message into the owner's own slice, which the next call
