@@ -329,17 +329,23 @@ func (s *Socket) own(zctx *zmq.Context, z zsockets, mon, zap *fdWatch) {
 		default:
 		}
 		s.flush(z.sock, h)
-		if mon.signalled() || first {
+		// The monitor and the ZAP handler are served when their watch signals (and once at
+		// the start); the watch looks at its descriptor again once they have been.
+		if sig := mon.signalled(); sig || first {
 			for readable(z.mon) {
 				s.watch(z.mon)
 			}
-			mon.rearm()
+			if sig {
+				mon.rearm()
+			}
 		}
-		if zap.signalled() || first && zap != nil {
+		if sig := zap.signalled(); sig || first && zap != nil {
 			for readable(z.zap) {
 				z.auth.serve(z.zap, s.endpoint)
 			}
-			zap.rearm()
+			if sig {
+				zap.rearm()
+			}
 		}
 		first = false
 		if !s.redialAt.IsZero() && !time.Now().Before(s.redialAt) {
