@@ -593,21 +593,25 @@ func (b *Broker) progress(f Frame) {
 	}
 }
 
-// drop forgets a worker and ends its calls as lost.
-func (b *Broker) drop(peer, why string) {
+// drop forgets a worker and ends its calls as lost. It returns the ids of those calls.
+func (b *Broker) drop(peer, why string) []RequestID {
 	b.mu.Lock()
 	w, ok := b.workers[peer]
 	if !ok {
 		b.mu.Unlock()
-		return
+		return nil
 	}
 	before := b.liveServicesLocked()
 	delete(b.workers, peer)
-	var lost []*brokerCall
+	var (
+		lost []*brokerCall
+		ids  []RequestID
+	)
 	for id, call := range b.calls {
 		if call.worker == w {
 			delete(b.calls, id)
 			lost = append(lost, call)
+			ids = append(ids, id)
 		}
 	}
 	b.noteChangeLocked(before)
@@ -620,6 +624,7 @@ func (b *Broker) drop(peer, why string) {
 			WithRetryable(true).
 			WithHint("retry the call; it goes to another worker if one is live")}
 	}
+	return ids
 }
 
 func (b *Broker) heartbeat(ctx context.Context) {
@@ -643,7 +648,11 @@ func (b *Broker) heartbeat(ctx context.Context) {
 		}
 		b.mu.Unlock()
 		for _, peer := range dead {
-			b.drop(peer, "it stopped sending heartbeats")
+			// A silent worker may only be slow. Its calls have been given up on (failed, or
+			// sent to another worker), so it is told to stop them, should it still hear.
+			for _, id := range b.drop(peer, "it stopped sending heartbeats") {
+				b.send(ctx, Frame{Peer: peer, Command: CommandCancel, ID: id})
+			}
 		}
 		for _, peer := range alive {
 			b.send(ctx, Frame{Peer: peer, Command: CommandHeartbeat})

@@ -13,6 +13,7 @@ import (
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 	zmq "github.com/pebbe/zmq4"
+	"google.golang.org/protobuf/proto"
 )
 
 const (
@@ -513,5 +514,58 @@ func TestWireSlowerWorkerHeartbeatIsHonoured(t *testing.T) {
 	}
 	if res, err := call(t, s.broker, context.Background(), "still here"); err != nil || res.GetEcho() == nil {
 		t.Fatalf("res=%v err=%v", res, err)
+	}
+}
+
+// frames is a Handler that passes on what a connection receives.
+type frames chan hooteproto.Frame
+
+func (c frames) HandleFrame(f hooteproto.Frame)     { c <- f }
+func (c frames) SendFailed(hooteproto.Frame, error) {}
+
+// A worker that falls silent is dropped and its calls fail; should it only have been slow, it
+// is told to stop those calls, so that they do not run on for nobody.
+func TestSilentWorkerIsToldToStop(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	conn, err := zmqtransport.Dial(s.sock.Endpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	got := make(frames, 16)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go func() { _ = conn.Serve(ctx, got) }()
+	ready, err := proto.Marshal(&hootv1.Ready{Services: []string{"system"}, Capacity: 1, Name: "mute", HeartbeatMs: uint32(hb.Milliseconds())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Send(ctx, hooteproto.Frame{Command: hooteproto.CommandReady, Body: ready}); err != nil {
+		t.Fatal(err)
+	}
+	waitLive(t, s.broker, "system", true)
+
+	_, err = call(t, s.broker, ctx, "never answered")
+	// echo is idempotent, so the broker tried to send it elsewhere and found nobody.
+	if hooteproto.CodeOf(err) != hooteproto.CodeUnavailable {
+		t.Fatalf("call to a silent worker: %v, want unavailable", err)
+	}
+	var request hooteproto.RequestID
+	for {
+		select {
+		case f := <-got:
+			switch f.Command {
+			case hooteproto.CommandRequest:
+				request = f.ID
+			case hooteproto.CommandCancel:
+				if f.ID != request {
+					t.Fatalf("CANCEL for %v, want the request %v", f.ID, request)
+				}
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("the silent worker was never told to stop its call")
+		}
 	}
 }
