@@ -109,7 +109,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		// The connection is gone: there is nobody to drain towards.
 		stopWork()
 	}
+	// Under the lock, so that a call start admits is added to wg before Wait below begins.
+	w.mu.Lock()
 	w.draining.Store(true)
+	w.mu.Unlock()
 	if err == nil {
 		w.send(loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
 	}
@@ -240,11 +243,19 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 	rctx, stop := context.WithCancel(ctx)
 	pending := &asks{waiting: make(map[uint32]chan *hootv1.ClientResponse)}
 	w.mu.Lock()
+	if w.draining.Load() {
+		// Run began to drain after the check above; it may be waiting on wg already.
+		w.mu.Unlock()
+		stop()
+		<-w.slots
+		fail(NewError(CodeUnavailable, "this worker is stopping and takes no new calls").WithRetryable(true))
+		return
+	}
 	w.running[id] = stop
 	w.asking[id] = pending
+	w.wg.Add(1)
 	w.mu.Unlock()
 
-	w.wg.Add(1)
 	j := callJob{rctx: rctx, stop: stop, svc: svc, f: f, pending: pending}
 	select {
 	case w.idle <- j:
