@@ -237,6 +237,10 @@ func kindOf(v json.RawMessage) string {
 
 // compact returns v without insignificant whitespace.
 func compact(v json.RawMessage) json.RawMessage {
+	// Most JSON arrives compact already; checking is much cheaper than compacting.
+	if isCompact(v) {
+		return v
+	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, v); err != nil {
 		return v
@@ -272,6 +276,11 @@ func newError(id json.RawMessage, code int64, msg string, data any) *response {
 // encode returns v as JSON. Values built by this package always encode; a failure is a fault
 // of the program, answered as an internal error so the client still hears back.
 func encode(v any) []byte {
+	if r, ok := v.(*response); ok {
+		if b, ok := encodeToolResult(r); ok {
+			return b
+		}
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		if r, ok := v.(*response); ok {

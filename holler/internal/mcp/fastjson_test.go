@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+)
+
+// fastJSONStrings are strings with every kind of character that JSON escapes or that
+// json.Marshal treats specially.
+var fastJSONStrings = []string{
+	"", "hello, bench", `quote " and backslash \`, "<script>&amp;</script>", "\b\f\n\r\t\x00\x01\x1f\x7f",
+	"line\u2028para\u2029", "bad \xff utf-8 \xe2\x80", "é ü 日本 🎵", "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa",
+	`{"message":"<b>","n":"1"}`,
+}
+
+// randomJSONString returns a string of random bytes, biased towards the interesting ones.
+func randomJSONString(r *rand.Rand) string {
+	pool := []byte("ab \"\\<>&\n\t\x00\x1f\x7f\xe2\x80\xa8\xa9\xff\xc3\xa9{}[]:,")
+	b := make([]byte, r.IntN(24))
+	for i := range b {
+		b[i] = pool[r.IntN(len(pool))]
+	}
+	return string(b)
+}
+
+func TestEncodeToolResultMatchesMarshal(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	strs := append([]string{}, fastJSONStrings...)
+	for range 2000 {
+		strs = append(strs, randomJSONString(r))
+	}
+	ids := []json.RawMessage{json.RawMessage("7"), json.RawMessage(`"a<b>&c\u2028"`), json.RawMessage("\"x\u2028y\u2029\""), json.RawMessage("-1.5e3"), nullID}
+	for i, s := range strs {
+		sc, _ := json.Marshal(map[string]string{"message": s, "worker": strs[(i+1)%len(strs)]})
+		text := s
+		res := callToolResult{Content: []contentBlock{textBlock(text)}, StructuredContent: sc}
+		switch i % 5 {
+		case 1:
+			res = callToolResult{Content: []contentBlock{textBlock(text), textBlock(strs[(i+3)%len(strs)])}, IsError: true}
+		case 2:
+			res.Content = nil
+		case 3:
+			res.Content = []contentBlock{}
+		}
+		resp := newResult(ids[i%len(ids)], res)
+		want, err := json.Marshal(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := encodeToolResult(resp)
+		if !ok {
+			t.Fatalf("case %d: the fast path refused %+v", i, res)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("case %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+func TestEncodeToolResultFallsBack(t *testing.T) {
+	sc := json.RawMessage(`{"a":1}`)
+	for _, resp := range []*response{
+		newResult(json.RawMessage(" 7 "), callToolResult{Content: []contentBlock{textBlock("x")}}),
+		newResult(json.RawMessage("7"), callToolResult{StructuredContent: json.RawMessage(`{"a": 1}`)}),
+		newResult(nil, callToolResult{StructuredContent: sc}),
+		newResult(json.RawMessage("7"), callToolResult{Content: []contentBlock{{Type: "image", Data: "AA=="}}}),
+		newResult(json.RawMessage("7"), callToolResult{Content: []contentBlock{{Type: "text"}}}),
+		newResult(json.RawMessage("7"), listToolsResult{}),
+		newError(json.RawMessage("7"), codeInternalError, "x", nil),
+	} {
+		if b, ok := encodeToolResult(resp); ok {
+			t.Errorf("fast path took %+v: %s", resp, b)
+		}
+		// encode still writes what json.Marshal writes.
+		want, err := json.Marshal(resp)
+		if err == nil && !bytes.Equal(encode(resp), want) {
+			t.Errorf("encode(%+v) = %s, want %s", resp, encode(resp), want)
+		}
+	}
+}
+
+func TestCompactMatchesJSONCompact(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	docs := []string{`{"a": 1}`, `{"a":"b c"}`, "[1,\n2]", `"x \" y"`, `"\\"`, `"\\" `, ` 1`, `{"a":"\\\" "}`, `not json`, `{"a" :"b"}`, ``}
+	for range 2000 {
+		s := randomJSONString(r)
+		docs = append(docs, s)
+		b, _ := json.Marshal(map[string]any{s: []any{s, 1.5, nil}})
+		docs = append(docs, string(b))
+		ind, _ := json.MarshalIndent(map[string]any{s: []any{s, 1.5, nil}}, " ", "\t")
+		docs = append(docs, string(ind))
+	}
+	for _, d := range docs {
+		want := []byte(d)
+		var buf bytes.Buffer
+		if json.Compact(&buf, want) == nil {
+			want = buf.Bytes()
+		}
+		if got := compact(json.RawMessage(d)); !bytes.Equal(got, want) {
+			t.Fatalf("compact(%q) = %q, want %q", d, got, want)
+		}
+	}
+}
