@@ -33,6 +33,40 @@ func isCompact(v []byte) bool {
 	return true
 }
 
+// compactValid returns the valid JSON text v without insignificant whitespace, as compact
+// does, without checking it again.
+func compactValid(v []byte) []byte {
+	if isCompact(v) {
+		return v
+	}
+	out := make([]byte, 0, len(v))
+	inString := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if inString {
+			out = append(out, c)
+			switch c {
+			case '\\':
+				if i+1 < len(v) {
+					i++
+					out = append(out, v[i])
+				}
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			inString = true
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 const hexDigits = "0123456789abcdef"
 
 // appendRaw appends the compact JSON text raw as json.Marshal writes a json.RawMessage: with

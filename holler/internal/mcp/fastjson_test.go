@@ -101,5 +101,10 @@ func TestCompactMatchesJSONCompact(t *testing.T) {
 		if got := compact(json.RawMessage(d)); !bytes.Equal(got, want) {
 			t.Fatalf("compact(%q) = %q, want %q", d, got, want)
 		}
+		if json.Valid([]byte(d)) {
+			if got := compactValid([]byte(d)); !bytes.Equal(got, want) {
+				t.Fatalf("compactValid(%q) = %q, want %q", d, got, want)
+			}
+		}
 	}
 }

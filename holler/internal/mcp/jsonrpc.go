@@ -106,11 +106,15 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 	}
 	var env envelope
 	if len(data) > 0 && data[0] == '{' {
-		// Unmarshal checks the whole text before it decodes, and an object always decodes
-		// into raw members, so its only error is text that is not JSON. (Checking with
-		// json.Valid first would read every message twice.)
-		if err := json.Unmarshal(data, &env); err != nil {
-			return nil, notJSON()
+		// scanEnvelope reads the usual message (plain member names) without reflection or
+		// copies, and leaves everything else to json.Unmarshal. Unmarshal checks the whole
+		// text before it decodes, and an object always decodes into raw members, so its only
+		// error is text that is not JSON. (Checking with json.Valid first would read every
+		// message twice.)
+		if !scanEnvelope(data, &env) {
+			if err := json.Unmarshal(data, &env); err != nil {
+				return nil, notJSON()
+			}
 		}
 	} else {
 		if !json.Valid(data) {
@@ -158,7 +162,7 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 		}
 	}
 	var version string
-	if env.JSONRPC == nil || json.Unmarshal(env.JSONRPC, &version) != nil || version != jsonrpcVersion {
+	if env.JSONRPC == nil || unquote(env.JSONRPC, &version) != nil || version != jsonrpcVersion {
 		got := "it is missing"
 		if env.JSONRPC != nil {
 			got = "it is " + string(compact(env.JSONRPC))
@@ -188,7 +192,7 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 			notRPC:  true,
 		}
 	}
-	if json.Unmarshal(env.Method, &msg.Method) != nil || msg.Method == "" {
+	if unquote(env.Method, &msg.Method) != nil || msg.Method == "" {
 		return nil, &envelopeError{
 			code:    codeInvalidRequest,
 			id:      id,
@@ -253,7 +257,7 @@ func compact(v json.RawMessage) json.RawMessage {
 func idKey(id json.RawMessage) string {
 	if kindOf(id) == "string" {
 		var s string
-		if json.Unmarshal(id, &s) == nil {
+		if unquote(id, &s) == nil {
 			return "s:" + s
 		}
 	}

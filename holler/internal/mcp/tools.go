@@ -101,8 +101,8 @@ var resultJSON = protojson.MarshalOptions{UseProtoNames: true, EmitDefaultValues
 func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *response {
 	var p callToolParams
 	var name string
-	if msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
-		kindOf(p.Name) != "string" || json.Unmarshal(p.Name, &name) != nil || name == "" {
+	if msg.Params == nil || kindOf(msg.Params) != "object" || (!scanCallToolParams(msg.Params, &p) && json.Unmarshal(msg.Params, &p) != nil) ||
+		kindOf(p.Name) != "string" || unquote(p.Name, &name) != nil || name == "" {
 		g := &guidance{
 			Hint:  "Name the tool in params.name and put its arguments in params.arguments.",
 			Tools: s.allowedNames,
@@ -186,7 +186,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		return s.internalError(msg.ID, "the result of tool "+quote(name)+" could not be encoded")
 	}
 	// protojson varies its whitespace on purpose; compact output is stable and smaller.
-	b = compact(b)
+	b = compactValid(b)
 	if s.log.Enabled(ctx, slog.LevelDebug) {
 		log().Debug("mcp: tool call done")
 	}
