@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"net/url"
+	"sync"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"google.golang.org/protobuf/proto"
@@ -21,23 +22,21 @@ func refLinks(m proto.Message, base string) []contentBlock {
 		return nil
 	}
 	var out []contentBlock
-	seen := make(map[string]bool)
+	var seen map[string]bool
 	var walk func(r protoreflect.Message)
 	walk = func(r protoreflect.Message) {
 		// Fields in declaration order: Range's order is unspecified, and links keep a stable order.
-		fields := r.Descriptor().Fields()
-		for i := range fields.Len() {
-			fd := fields.Get(i)
+		for _, lf := range linkPlan(r.Descriptor()) {
 			if len(out) >= maxLinks {
 				return
 			}
+			fd := lf.fd
 			if !r.Has(fd) {
 				continue
 			}
 			v := r.Get(fd)
 			switch {
-			case fd.IsMap():
-			case fd.Kind() == protoreflect.MessageKind:
+			case lf.ref == hootv1.Ref_REF_UNSPECIFIED:
 				if fd.IsList() {
 					for i := range v.List().Len() {
 						walk(v.List().Get(i).Message())
@@ -45,18 +44,12 @@ func refLinks(m proto.Message, base string) []contentBlock {
 				} else {
 					walk(v.Message())
 				}
-			case fd.Kind() == protoreflect.StringKind:
-				ref, _ := proto.GetExtension(fd.Options(), hootv1.E_Ref).(hootv1.Ref)
-				if ref == hootv1.Ref_REF_UNSPECIFIED {
-					continue
+			case fd.IsList():
+				for i := range v.List().Len() {
+					out = appendLink(out, &seen, base, lf.ref, v.List().Get(i).String())
 				}
-				if fd.IsList() {
-					for i := range v.List().Len() {
-						out = appendLink(out, seen, base, ref, v.List().Get(i).String())
-					}
-				} else {
-					out = appendLink(out, seen, base, ref, v.String())
-				}
+			default:
+				out = appendLink(out, &seen, base, lf.ref, v.String())
 			}
 		}
 	}
@@ -67,11 +60,14 @@ func refLinks(m proto.Message, base string) []contentBlock {
 	return out
 }
 
-func appendLink(out []contentBlock, seen map[string]bool, base string, ref hootv1.Ref, value string) []contentBlock {
-	if value == "" || seen[value] {
+func appendLink(out []contentBlock, seenp *map[string]bool, base string, ref hootv1.Ref, value string) []contentBlock {
+	if value == "" || (*seenp)[value] {
 		return out
 	}
-	seen[value] = true
+	if *seenp == nil {
+		*seenp = make(map[string]bool)
+	}
+	(*seenp)[value] = true
 	var path, desc string
 	switch ref {
 	case hootv1.Ref_REF_ARTIFACT:
@@ -82,4 +78,38 @@ func appendLink(out []contentBlock, seen map[string]bool, base string, ref hootv
 		return out
 	}
 	return append(out, contentBlock{Type: "resource_link", URI: base + path, Name: value, Description: desc})
+}
+
+// A linkField is a field that refLinks looks at: a message field to walk into (ref
+// unspecified), or a string field that names an artifact or a stored object.
+type linkField struct {
+	fd  protoreflect.FieldDescriptor
+	ref hootv1.Ref
+}
+
+// linkPlans caches linkPlan's answer by message descriptor: reading a field's options is
+// dear, and results are of a few generated types.
+var linkPlans sync.Map
+
+// linkPlan returns the fields of md that refLinks looks at, in declaration order.
+func linkPlan(md protoreflect.MessageDescriptor) []linkField {
+	if p, ok := linkPlans.Load(md); ok {
+		return p.([]linkField)
+	}
+	var plan []linkField
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		switch {
+		case fd.IsMap():
+		case fd.Kind() == protoreflect.MessageKind:
+			plan = append(plan, linkField{fd: fd})
+		case fd.Kind() == protoreflect.StringKind:
+			if ref, _ := proto.GetExtension(fd.Options(), hootv1.E_Ref).(hootv1.Ref); ref != hootv1.Ref_REF_UNSPECIFIED {
+				plan = append(plan, linkField{fd: fd, ref: ref})
+			}
+		}
+	}
+	linkPlans.Store(md, plan)
+	return plan
 }
