@@ -131,24 +131,26 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	// be read as cancellation): the call runs on, its events stay in the session's buffer, and a
 	// client that comes back with Last-Event-ID gets them and the response. A call still ends on
 	// notifications/cancelled, the session's end, the server's Close and the call timeout.
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	defer cancel()
+	// The context is the request's own: handle registers cancel for notifications/cancelled
+	// rather than deriving one more context from it.
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
+	defer cancel(nil)
 	// A W3C trace context from the client continues into the worker's logs.
 	if tp := r.Header.Get("traceparent"); hooteproto.ValidTraceparent(tp) {
 		ctx = hooteproto.WithTraceparent(ctx, tp)
 	}
 	// Close ends the calls in flight too, not only the client going away.
-	stop := context.AfterFunc(s.base, cancel)
+	stop := context.AfterFunc(s.base, func() { cancel(nil) })
 	defer stop()
 
 	if !msg.isRequest() {
-		s.handle(ctx, sess, msg, nil)
+		s.handle(ctx, sess, msg, nil, nil)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
 	reply := &httpReply{sw: sseWriter{w: w}, sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive}
-	resp := s.handle(ctx, sess, msg, reply)
+	resp := s.handle(ctx, sess, msg, reply, cancel)
 	if isInit && resp.Error == nil {
 		s.sessions.add(sess)
 		w.Header().Set(headerSessionID, sess.id)
@@ -213,7 +215,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		}
 		stream, after, resume = st, n, true
 	}
-	ctx, done, err := sess.begin(r.Context(), "stream:"+newSessionID())
+	ctx, done, err := sess.begin(r.Context(), "stream:"+newSessionID(), nil)
 	if err != nil {
 		s.httpFail(w, http.StatusNotFound, newError(nil, codeInvalidRequest, "the session has ended", nil),
 			"Start a new session: POST initialize without the "+headerSessionID+" header.")

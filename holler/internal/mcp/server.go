@@ -137,8 +137,9 @@ type notifier interface {
 
 // handle is the core: it answers one decoded message of sess and returns the response, or nil
 // for a notification or a client's response. Notifications of a running request go to out,
-// which may be nil when the transport cannot carry them.
-func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier) *response {
+// which may be nil when the transport cannot carry them. own, if not nil, cancels ctx, which
+// is then the request's own context (see session.begin).
+func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier, own context.CancelCauseFunc) *response {
 	if msg.Method == "" && s.clientCalls.deliver(sess.id, msg) {
 		return nil
 	}
@@ -152,7 +153,7 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 		s.handleNotification(sess, msg)
 		return nil
 	}
-	ctx, done, err := sess.begin(ctx, idKey(msg.ID))
+	ctx, done, err := sess.begin(ctx, idKey(msg.ID), own)
 	if err != nil {
 		if errors.Is(err, errSessionEnded) {
 			return s.fail(msg.ID, codeInvalidRequest, "invalid request: the session has ended", &guidance{

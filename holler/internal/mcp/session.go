@@ -94,8 +94,9 @@ func (s *session) isInitialized() bool {
 
 // begin registers a request in flight under key and returns its context and the function
 // that ends it. It fails with errSessionEnded on an ended session and with errDuplicateID when
-// a request with the same id is already in flight.
-func (s *session) begin(ctx context.Context, key string) (_ context.Context, done func(), err error) {
+// a request with the same id is already in flight. When own is not nil, ctx is the request's
+// own context already and own cancels it: begin then uses both instead of deriving another.
+func (s *session) begin(ctx context.Context, key string, own context.CancelCauseFunc) (_ context.Context, done func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
@@ -104,7 +105,10 @@ func (s *session) begin(ctx context.Context, key string) (_ context.Context, don
 	if _, dup := s.inflight[key]; dup {
 		return ctx, nil, errDuplicateID
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
+	cancel := own
+	if cancel == nil {
+		ctx, cancel = context.WithCancelCause(ctx)
+	}
 	s.inflight[key] = cancel
 	s.lastUsed = time.Now()
 	return ctx, func() {

@@ -80,7 +80,7 @@ func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg
 	if !msg.isRequest() || msg.Method == methodInitialize {
 		// In order: a request right after initialize must find the session initialized, and a
 		// cancellation must reach the request it names.
-		if resp := s.handle(ctx, sess, msg, w); resp != nil {
+		if resp := s.handle(ctx, sess, msg, w, nil); resp != nil {
 			w.send(resp)
 		}
 		return
@@ -88,7 +88,7 @@ func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		resp := s.handle(ctx, sess, msg, w)
+		resp := s.handle(ctx, sess, msg, w, nil)
 		// MCP asks that a cancelled request gets no response.
 		if resp != nil && !resp.abandoned {
 			w.send(resp)
