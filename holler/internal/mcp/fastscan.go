@@ -270,7 +270,7 @@ func scanNumber(data []byte, i int) (int, bool) {
 
 // unquote decodes the JSON value raw into a string as json.Unmarshal does, without
 // allocating more than the string for plain ones.
-func unquote(raw []byte, s *string) error {
+func unquote(raw []byte) (string, error) {
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
 		plain := true
 		for _, c := range raw[1 : len(raw)-1] {
@@ -280,15 +280,33 @@ func unquote(raw []byte, s *string) error {
 			}
 		}
 		if plain {
-			*s = string(raw[1 : len(raw)-1])
-			return nil
+			return string(raw[1 : len(raw)-1]), nil
 		}
 	}
-	return json.Unmarshal(raw, s)
+	// Declared here, so that only this path pays for the variable that Unmarshal's
+	// interface argument moves to the heap.
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }
 
 // envelopeNames are the members of an envelope, in the order of scanEnvelope's indexes.
 var envelopeNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// unmarshalEnvelope is json.Unmarshal into an envelope, in a function of its own so that
+// callers' envelopes stay off the heap.
+func unmarshalEnvelope(data []byte) (envelope, error) {
+	var env envelope
+	err := json.Unmarshal(data, &env)
+	return env, err
+}
+
+// unmarshalCallToolParams is json.Unmarshal into callToolParams, for the same reason.
+func unmarshalCallToolParams(data []byte) (callToolParams, error) {
+	var p callToolParams
+	err := json.Unmarshal(data, &p)
+	return p, err
+}
 
 // scanEnvelope decodes data into env as json.Unmarshal does, and returns false, with env
 // untouched, when it cannot tell that the two agree.

@@ -105,9 +105,9 @@ func TestScanCallToolParamsMatchesUnmarshal(t *testing.T) {
 
 func TestUnquoteMatchesUnmarshal(t *testing.T) {
 	for _, raw := range []string{`"2.0"`, `""`, `"a\"b"`, `"\u00e9"`, "\"\xff\"", `"é"`, `1`, `null`, `"x`, `{}`, `"tools/call"`} {
-		var want, got string
+		var want string
 		werr := json.Unmarshal([]byte(raw), &want)
-		gerr := unquote([]byte(raw), &got)
+		got, gerr := unquote([]byte(raw))
 		if (werr == nil) != (gerr == nil) || got != want {
 			t.Errorf("unquote(%s) = %q, %v; json.Unmarshal gives %q, %v", raw, got, gerr, want, werr)
 		}

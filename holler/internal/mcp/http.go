@@ -136,7 +136,8 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
 	defer cancel(nil)
 	// A W3C trace context from the client continues into the worker's logs.
-	if tp := r.Header.Get("traceparent"); hooteproto.ValidTraceparent(tp) {
+	// Header keys are spelled canonically: Get then has nothing to rewrite (and allocate).
+	if tp := r.Header.Get("Traceparent"); hooteproto.ValidTraceparent(tp) {
 		ctx = hooteproto.WithTraceparent(ctx, tp)
 	}
 	// Close ends the calls in flight too, not only the client going away.

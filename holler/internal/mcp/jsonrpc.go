@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 )
 
 // JSON-RPC 2.0 error codes, as the JSON-RPC specification numbers them.
@@ -112,7 +111,8 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 		// error is text that is not JSON. (Checking with json.Valid first would read every
 		// message twice.)
 		if !scanEnvelope(data, &env) {
-			if err := json.Unmarshal(data, &env); err != nil {
+			var err error
+			if env, err = unmarshalEnvelope(data); err != nil {
 				return nil, notJSON()
 			}
 		}
@@ -162,7 +162,11 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 		}
 	}
 	var version string
-	if env.JSONRPC == nil || unquote(env.JSONRPC, &version) != nil || version != jsonrpcVersion {
+	var versionErr error
+	if env.JSONRPC != nil {
+		version, versionErr = unquote(env.JSONRPC)
+	}
+	if env.JSONRPC == nil || versionErr != nil || version != jsonrpcVersion {
 		got := "it is missing"
 		if env.JSONRPC != nil {
 			got = "it is " + string(compact(env.JSONRPC))
@@ -192,7 +196,9 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 			notRPC:  true,
 		}
 	}
-	if unquote(env.Method, &msg.Method) != nil || msg.Method == "" {
+	method, err := unquote(env.Method)
+	msg.Method = method
+	if err != nil || msg.Method == "" {
 		return nil, &envelopeError{
 			code:    codeInvalidRequest,
 			id:      id,
@@ -256,12 +262,12 @@ func compact(v json.RawMessage) json.RawMessage {
 // the same text stay apart.
 func idKey(id json.RawMessage) string {
 	if kindOf(id) == "string" {
-		var s string
-		if unquote(id, &s) == nil {
+		if s, err := unquote(id); err == nil {
 			return "s:" + s
 		}
 	}
-	return "n:" + strings.TrimSpace(string(id))
+	// Concatenating string(bytes) does not copy the bytes first.
+	return "n:" + string(bytes.TrimSpace(id))
 }
 
 // newResult returns the response to the request with id, carrying result.

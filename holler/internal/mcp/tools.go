@@ -96,13 +96,30 @@ type progressParams struct {
 // them, and every field present, so that the output schema's properties are always there.
 var resultJSON = protojson.MarshalOptions{UseProtoNames: true, EmitDefaultValues: true}
 
+// readCallToolParams reads tools/call's params and the tool's name from them; ok is false
+// unless they are an object with a name that is a non-empty string.
+func readCallToolParams(params json.RawMessage) (p callToolParams, name string, ok bool) {
+	if params == nil || kindOf(params) != "object" {
+		return p, "", false
+	}
+	if !scanCallToolParams(params, &p) {
+		var err error
+		if p, err = unmarshalCallToolParams(params); err != nil {
+			return p, "", false
+		}
+	}
+	if kindOf(p.Name) != "string" {
+		return p, "", false
+	}
+	name, err := unquote(p.Name)
+	return p, name, err == nil && name != ""
+}
+
 // callTool answers tools/call: find the tool, apply the tier policy, decode and validate the
 // arguments, call the backend, and render its typed answer.
 func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *response {
-	var p callToolParams
-	var name string
-	if msg.Params == nil || kindOf(msg.Params) != "object" || (!scanCallToolParams(msg.Params, &p) && json.Unmarshal(msg.Params, &p) != nil) ||
-		kindOf(p.Name) != "string" || unquote(p.Name, &name) != nil || name == "" {
+	p, name, ok := readCallToolParams(msg.Params)
+	if !ok {
 		g := &guidance{
 			Hint:  "Name the tool in params.name and put its arguments in params.arguments.",
 			Tools: s.allowedNames,
