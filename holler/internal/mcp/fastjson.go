@@ -34,12 +34,13 @@ func isCompact(v []byte) bool {
 }
 
 // compactValid returns the valid JSON text v without insignificant whitespace, as compact
-// does, without checking it again.
+// does, without checking it again. It compacts in place: v's bytes are overwritten.
 func compactValid(v []byte) []byte {
 	if isCompact(v) {
 		return v
 	}
-	out := make([]byte, 0, len(v))
+	// Writing never overtakes reading, since compacting only drops bytes.
+	out := v[:0]
 	inString := false
 	for i := 0; i < len(v); i++ {
 		c := v[i]
@@ -149,7 +150,9 @@ func encodeToolResult(r *response) ([]byte, bool) {
 	if !ok || r.Error != nil || len(r.ID) == 0 || !isCompact(r.ID) || !isCompact(res.StructuredContent) {
 		return nil, false
 	}
-	size := 64 + len(r.ID) + 2*len(res.StructuredContent)
+	// Room for everything and some escapes; append grows the buffer in the rare case that
+	// more is needed.
+	size := 64 + len(r.ID) + len(res.StructuredContent) + len(res.StructuredContent)/16
 	for _, c := range res.Content {
 		if c.Type != "text" || c.Text == nil || c.Data != "" || c.MimeType != "" || c.URI != "" ||
 			c.Name != "" || c.Description != "" || c.Resource != nil {

@@ -3,8 +3,12 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // fastJSONStrings are strings with every kind of character that JSON escapes or that
@@ -102,8 +106,31 @@ func TestCompactMatchesJSONCompact(t *testing.T) {
 			t.Fatalf("compact(%q) = %q, want %q", d, got, want)
 		}
 		if json.Valid([]byte(d)) {
-			if got := compactValid([]byte(d)); !bytes.Equal(got, want) {
+			if got := compactValid([]byte(d)); !bytes.Equal(got, want) { // a copy: compactValid overwrites
 				t.Fatalf("compactValid(%q) = %q, want %q", d, got, want)
+			}
+		}
+	}
+}
+
+func TestReadBodyMatchesReadAll(t *testing.T) {
+	readers := map[string]func(s string) io.Reader{
+		"plain":    func(s string) io.Reader { return strings.NewReader(s) },
+		"one byte": func(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) },
+		"data+EOF": func(s string) io.Reader { return iotest.DataErrReader(strings.NewReader(s)) },
+		"failing": func(s string) io.Reader {
+			return io.MultiReader(strings.NewReader(s), iotest.ErrReader(io.ErrUnexpectedEOF))
+		},
+	}
+	for _, n := range []int{0, 1, 100, 511, 512, 513, 5000} {
+		body := strings.Repeat("x", n)
+		for name, newReader := range readers {
+			want, werr := io.ReadAll(newReader(body))
+			for _, declared := range []int64{-1, 0, int64(n) - 1, int64(n), int64(n) + 1, 1 << 20} {
+				got, gerr := readBody(newReader(body), declared, 1<<24)
+				if !bytes.Equal(got, want) || !errors.Is(gerr, werr) {
+					t.Fatalf("%s, %d bytes, declared %d: got %d bytes, %v; want %d bytes, %v", name, n, declared, len(got), gerr, len(want), werr)
+				}
 			}
 		}
 	}

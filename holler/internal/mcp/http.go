@@ -79,7 +79,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 			"Send the body with the header Content-Type: application/json.")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, s.cfg.MaxBodyBytes)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -157,6 +157,35 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(headerSessionID, sess.id)
 	}
 	reply.finish(resp)
+}
+
+// readBodyPrealloc is the largest declared length that readBody makes room for before the
+// bytes arrive: a client that declares much and sends little should not hold much memory.
+const readBodyPrealloc = 64 << 10
+
+// readBody reads r to its end, as io.ReadAll does, into a buffer sized for a body of the
+// declared length (negative when unknown) below limit, so that a usual message is read
+// without growing the buffer and without the spare capacity io.ReadAll starts with.
+func readBody(r io.Reader, declared, limit int64) ([]byte, error) {
+	size := int64(512)
+	if declared >= 0 && declared < limit && declared < readBodyPrealloc {
+		// One byte more, so that the read that finds the end needs no room of its own.
+		size = declared + 1
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF { // as io.ReadAll: the body's readers return io.EOF itself
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // serveDelete ends the session the request names.
