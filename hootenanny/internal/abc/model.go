@@ -53,6 +53,10 @@ type Book struct {
 	// FileHeader holds the fields that come before the first tune.
 	FileHeader []Field
 	Tunes      []*Tune
+	// Truncated is set when the input went past a limit of Options (bytes, tunes or elements)
+	// and Parse stopped reading: the last tune may be cut short and later ones are missing. A
+	// diagnostic says which limit.
+	Truncated bool
 }
 
 // Field is one information field, in the header, on its own line in the body, or inline ([K:G]).

@@ -57,10 +57,23 @@ func Parse(src string, opts Options) (*Book, []Diagnostic) {
 	if len(src) > opts.MaxBytes {
 		p.diagAt(Pos{1, 1, 0}, Error, fmt.Sprintf("input is %d bytes; the limit is %d", len(src), opts.MaxBytes),
 			"split the tune book into smaller files")
+		p.book.Truncated = true
 		return p.book, p.diags
 	}
 	p.run()
+	p.book.Truncated = p.stop
 	return p.book, p.diags
+}
+
+// TruncatedBecause returns the message of the diagnostic that says why a parse stopped early
+// (see Book.Truncated), or a general one when the diagnostics were capped before it.
+func TruncatedBecause(diags []Diagnostic) string {
+	for i := len(diags) - 1; i >= 0; i-- {
+		if m := diags[i].Message; strings.Contains(m, "the rest are not read") || strings.HasPrefix(m, "input is ") {
+			return m
+		}
+	}
+	return "it goes past a limit of the parser"
 }
 
 // Validate checks src and returns only its diagnostics.

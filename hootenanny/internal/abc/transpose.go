@@ -57,13 +57,18 @@ type edit struct {
 	text       string
 }
 
-var errTooLarge = errors.New("abc: input too large to transpose")
+// ErrTooLarge is returned by Transpose and TransposeToKey for input that Parse does not read
+// whole (see Book.Truncated): transposing part of it would be wrong without saying so.
+var ErrTooLarge = errors.New("abc: input too large to transpose")
 
 func transpose(src string, shift func(*Tune) (int, *Key)) (string, error) {
 	if len(src) > DefaultMaxBytes {
-		return "", fmt.Errorf("%w: %d bytes, the limit is %d", errTooLarge, len(src), DefaultMaxBytes)
+		return "", fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(src), DefaultMaxBytes)
 	}
-	book, _ := Parse(src, Options{})
+	book, diags := Parse(src, Options{})
+	if book.Truncated {
+		return "", fmt.Errorf("%w: %s", ErrTooLarge, TruncatedBecause(diags))
+	}
 	var edits []edit
 	for _, t := range book.Tunes {
 		s, target := shift(t)

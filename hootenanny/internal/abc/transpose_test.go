@@ -1,6 +1,8 @@
 package abc
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -134,5 +136,27 @@ func TestTransposeToKey(t *testing.T) {
 	}
 	if _, err := Transpose(reel, 100); err == nil {
 		t.Error("too far: no error")
+	}
+}
+
+// A book the parser does not read whole is refused, not transposed in part.
+func TestTransposeRefusesTruncated(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := 1; b.Len() < 400_000; i++ {
+		fmt.Fprintf(&b, "X:%d\nL:1/16\nK:G\n%s|\n\n", i, strings.Repeat("G", 300))
+	}
+	book, diags := Parse(b.String(), Options{})
+	if !book.Truncated || !strings.Contains(TruncatedBecause(diags), "elements") {
+		t.Fatalf("Truncated = %v (%s), want a parse cut short by the element limit", book.Truncated, TruncatedBecause(diags))
+	}
+	if _, err := Transpose(b.String(), 2); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "elements") {
+		t.Errorf("Transpose = %v, want ErrTooLarge naming the element limit", err)
+	}
+	if _, err := TransposeToKey(b.String(), "D"); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("TransposeToKey = %v, want ErrTooLarge", err)
+	}
+	if small, _ := Parse("X:1\nK:C\nCDEF|\n", Options{}); small.Truncated {
+		t.Error("a small tune is marked truncated")
 	}
 }
