@@ -121,7 +121,7 @@ type isAbcParseRequest_Source interface {
 }
 
 type AbcParseRequest_Abc struct {
-	// The ABC text: one tune (from X: on) or a tune book of several.
+	// The ABC text: one tune (from X: on) or a tune book of several; at most 1 MiB of UTF-8.
 	Abc string `protobuf:"bytes,1,opt,name=abc,proto3,oneof"`
 }
 
@@ -148,7 +148,7 @@ type AbcParseResult struct {
 	Tunes []*AbcTune `protobuf:"bytes,1,rep,name=tunes,proto3" json:"tunes,omitempty"`
 	// Fields before the first tune (the file header), which apply to every tune.
 	FileHeader []*AbcField `protobuf:"bytes,2,rep,name=file_header,json=fileHeader,proto3" json:"file_header,omitempty"`
-	// Errors and warnings, in the order of the text.
+	// Errors and warnings, in the order of the text (with x, those on that tune's lines).
 	Diagnostics   []*AbcDiagnostic `protobuf:"bytes,3,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
 	Errors        uint32           `protobuf:"varint,4,opt,name=errors,proto3" json:"errors,omitempty"`
 	Warnings      uint32           `protobuf:"varint,5,opt,name=warnings,proto3" json:"warnings,omitempty"`
@@ -1826,7 +1826,7 @@ type isAbcValidateRequest_Source interface {
 }
 
 type AbcValidateRequest_Abc struct {
-	// The ABC text: one tune (from X: on) or a tune book of several.
+	// The ABC text: one tune (from X: on) or a tune book of several; at most 1 MiB of UTF-8.
 	Abc string `protobuf:"bytes,1,opt,name=abc,proto3,oneof"`
 }
 
@@ -2116,7 +2116,7 @@ type isAbcTransposeRequest_Source interface {
 }
 
 type AbcTransposeRequest_Abc struct {
-	// The ABC text: one tune (from X: on) or a tune book of several.
+	// The ABC text: one tune (from X: on) or a tune book of several; at most 1 MiB of UTF-8.
 	Abc string `protobuf:"bytes,1,opt,name=abc,proto3,oneof"`
 }
 
@@ -2159,7 +2159,8 @@ func (*AbcTransposeRequest_ToKey) isAbcTransposeRequest_Target() {}
 type AbcTransposeResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Abc   string                 `protobuf:"bytes,1,opt,name=abc,proto3" json:"abc,omitempty"`
-	// The interval applied, in semitones.
+	// The interval applied to the first tune, in semitones (with to_key, each tune of a book
+	// moves its own way to the target).
 	Semitones int32 `protobuf:"varint,2,opt,name=semitones,proto3" json:"semitones,omitempty"`
 	// The first tune's key before and after, such as "G major" and "A major".
 	FromKey string `protobuf:"bytes,3,opt,name=from_key,json=fromKey,proto3" json:"from_key,omitempty"`
@@ -2351,7 +2352,8 @@ type isAbcToMidiRequest_Source interface {
 }
 
 type AbcToMidiRequest_Abc struct {
-	// The ABC text of one tune, or of a tune book (then x picks the tune).
+	// The ABC text of one tune, or of a tune book (then x picks the tune); at most 1 MiB of
+	// UTF-8.
 	Abc string `protobuf:"bytes,1,opt,name=abc,proto3,oneof"`
 }
 
@@ -2453,7 +2455,8 @@ type AbcToMidiResult struct {
 	X     uint32          `protobuf:"varint,2,opt,name=x,proto3" json:"x,omitempty"`
 	Title string          `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
 	Midi  *MidiInfoResult `protobuf:"bytes,4,opt,name=midi,proto3" json:"midi,omitempty"`
-	// Warnings from the ABC, which did not stop the conversion.
+	// The errors and warnings on the tune's lines. They did not stop the conversion: where the
+	// text has an error, the MIDI follows the parser's best reading of it.
 	Diagnostics   []*AbcDiagnostic `protobuf:"bytes,5,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2628,7 +2631,7 @@ type isAbcBookToMidiRequest_Source interface {
 }
 
 type AbcBookToMidiRequest_Abc struct {
-	// The ABC text of the tune book.
+	// The ABC text of the tune book; at most 1 MiB of UTF-8.
 	Abc string `protobuf:"bytes,1,opt,name=abc,proto3,oneof"`
 }
 

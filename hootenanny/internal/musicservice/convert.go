@@ -23,13 +23,16 @@ func (h *Handler) AbcToMidi(ctx context.Context, req *hootv1.AbcToMidiRequest) (
 		return nil, err
 	}
 	book, diags := parse(src.text)
-	t, err := pickTune(book, req.GetX())
+	if book.Truncated {
+		return nil, truncated(src.field, diags)
+	}
+	t, err := pickTune(book, req.GetX(), src.field)
 	if err != nil {
 		return nil, err
 	}
-	c, cerr := convert(src.text, t, req.GetRendering())
+	c, cerr := convert(src.text, t, req.GetRendering(), src.field)
 	if cerr != nil {
-		return nil, cerr.WithField(src.field)
+		return nil, cerr
 	}
 	a, err := h.storeMIDI(ctx, src, c, req.GetTags(), "abc_to_midi")
 	if err != nil {
@@ -50,7 +53,10 @@ func (h *Handler) AbcBookToMidi(ctx context.Context, req *hootv1.AbcBookToMidiRe
 	if err != nil {
 		return nil, err
 	}
-	book, _ := parse(src.text)
+	book, diags := parse(src.text)
+	if book.Truncated {
+		return nil, truncated(src.field, diags)
+	}
 	switch n := len(book.Tunes); {
 	case n == 0:
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the ABC holds no tune: a tune starts with an X: line").
@@ -70,7 +76,7 @@ func (h *Handler) AbcBookToMidi(ctx context.Context, req *hootv1.AbcBookToMidiRe
 			return nil, hooteproto.AsError(ctx.Err())
 		}
 		bt := &hootv1.AbcBookTune{X: uint32(t.Header.X), Title: title(t)}
-		c, cerr := convert(src.text, t, req.GetRendering())
+		c, cerr := convert(src.text, t, req.GetRendering(), src.field)
 		if cerr != nil {
 			bt.Error = cerr.Message()
 			res.Failed++
@@ -91,13 +97,14 @@ func (h *Handler) AbcBookToMidi(ctx context.Context, req *hootv1.AbcBookToMidiRe
 	return res, nil
 }
 
-// pickTune returns the tune numbered x, or the only tune when x is 0.
-func pickTune(book *abc.Book, x uint32) (*abc.Tune, error) {
+// pickTune returns the tune numbered x, or the only tune when x is 0. field names the source
+// in errors.
+func pickTune(book *abc.Book, x uint32, field string) (*abc.Tune, error) {
 	if x == 0 {
 		switch len(book.Tunes) {
 		case 0:
 			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the ABC holds no tune: a tune starts with an X: line, and its header ends with K:").
-				WithField("abc").
+				WithField(field).
 				WithHint(`check the text with abc_validate; a tune looks like "X:1\nT:Title\nM:4/4\nL:1/8\nK:G\nGABc dedB|"`)
 		case 1:
 			return book.Tunes[0], nil
@@ -121,8 +128,9 @@ type converted struct {
 	info midi.Info
 }
 
-// convert renders t. Its errors are about the music, so they are the caller's to fix.
-func convert(src string, t *abc.Tune, r *hootv1.MidiRendering) (converted, *hooteproto.Error) {
+// convert renders t. Its errors are about the music or the rendering, so they are the caller's
+// to fix; field names the source.
+func convert(src string, t *abc.Tune, r *hootv1.MidiRendering, field string) (converted, *hooteproto.Error) {
 	opts := abcmidi.Options{
 		Transpose: int(r.GetTranspose()),
 		BPM:       r.GetTempoBpm(),
@@ -134,22 +142,35 @@ func convert(src string, t *abc.Tune, r *hootv1.MidiRendering) (converted, *hoot
 	if err != nil {
 		// The domain packages prefix their errors with their names, which say nothing to a
 		// caller.
-		msg := fmt.Sprintf("tune X:%d cannot be converted: %s", t.Header.X,
-			strings.NewReplacer("abcmidi: ", "", "abc: ", "").Replace(err.Error()))
-		if errors.Is(err, abcmidi.ErrNoVoices) {
-			msg = fmt.Sprintf("tune X:%d has no music after its header", t.Header.X)
-		}
-		return converted{}, hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
+		why := strings.NewReplacer("abcmidi: ", "", "abc: ", "").Replace(err.Error())
+		e := hooteproto.NewError(hooteproto.CodeInvalidArgument, fmt.Sprintf("tune X:%d cannot be converted: %s", t.Header.X, why)).
+			WithField(field).
 			WithHint("check the tune with abc_validate and fix what it reports")
+		switch {
+		case errors.Is(err, abcmidi.ErrNoVoices):
+			e = hooteproto.NewError(hooteproto.CodeInvalidArgument, fmt.Sprintf("tune X:%d has no music after its header", t.Header.X)).
+				WithField(field).
+				WithHint("write the notes on the lines after the K: line")
+		case strings.Contains(why, "outside the MIDI range") && r.GetTranspose() != 0:
+			e.WithField("rendering.transpose").WithHint("transpose by fewer semitones: MIDI notes run from 0 to 127 (60 is middle C)")
+		case strings.Contains(why, "outside the MIDI range"):
+			e.WithHint("bring the note into the MIDI range (0 to 127, 60 is middle C) with fewer octave marks ' or ,")
+		case strings.Contains(why, "overlay"):
+			e.WithHint("write the music after & as a voice of its own (V:2) instead of an overlay")
+		}
+		return converted{}, e
 	}
 	b, err := midi.Encode(*f)
 	if err != nil {
 		return converted{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
-			fmt.Sprintf("tune X:%d cannot be written as MIDI: %v", t.Header.X, err))
+			fmt.Sprintf("tune X:%d cannot be written as MIDI: %v", t.Header.X, err)).
+			WithField(field).
+			WithHint("check the tune with abc_validate and fix what it reports")
 	}
 	if len(b) > MaxStoredMIDI {
 		return converted{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("tune X:%d makes a MIDI file of %d bytes, more than the %d allowed", t.Header.X, len(b), MaxStoredMIDI)).
+			WithField(field).
 			WithHint("shorten the tune: long rests (Z) and repeats multiply its length")
 	}
 	return converted{file: b, info: midi.Inspect(f)}, nil

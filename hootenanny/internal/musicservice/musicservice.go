@@ -20,6 +20,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/internal/abc"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -31,9 +32,9 @@ const ABCMediaType = "text/vnd.abc"
 // MIDIMediaType is the media type of the MIDI files the tools store.
 const MIDIMediaType = "audio/midi"
 
-// MaxStoredABC bounds ABC text read from an artifact or the content store. Inline text is
-// bounded by the tools' schemas (1 MiB); a stored tune book may be larger.
-const MaxStoredABC = 8 << 20
+// MaxStoredABC bounds ABC text read from an artifact or the content store: what the parser
+// reads in one go, as for inline text.
+const MaxStoredABC = abc.DefaultMaxBytes
 
 // MaxStoredMIDI bounds a MIDI file that midi_info reads.
 const MaxStoredMIDI = 16 << 20
@@ -163,6 +164,15 @@ func (h *Handler) read(ctx context.Context, field, value string, limit int64) ([
 		return nil, "", "", hooteproto.AsError(ctx.Err())
 	}
 	return b, parent, mimeType, nil
+}
+
+// truncated refuses ABC that the parser did not read whole: converting or transposing part of
+// it would look like success.
+func truncated(field string, diags []abc.Diagnostic) *hooteproto.Error {
+	return hooteproto.NewError(hooteproto.CodeInvalidArgument,
+		"the ABC is more than one call reads: "+abc.TruncatedBecause(diags)).
+		WithField(field).
+		WithHint("split the tune book into parts of at most 1 MiB and a few thousand tunes, and send them one by one")
 }
 
 func what(field string) string {

@@ -17,7 +17,7 @@ func (h *Handler) AbcParse(ctx context.Context, req *hootv1.AbcParseRequest) (*h
 		return nil, err
 	}
 	book, diags := parse(src.text)
-	res := &hootv1.AbcParseResult{Diagnostics: diagnostics(diags)}
+	res := &hootv1.AbcParseResult{}
 	for _, f := range book.FileHeader {
 		res.FileHeader = append(res.FileHeader, field(f))
 	}
@@ -25,21 +25,26 @@ func (h *Handler) AbcParse(ctx context.Context, req *hootv1.AbcParseRequest) (*h
 		if req.GetX() != 0 && uint32(t.Header.X) != req.GetX() {
 			continue
 		}
+		if req.GetX() != 0 {
+			// The diagnostics of the tune asked for, not of the whole book.
+			diags = tuneDiagnostics(src.text, t, diags)
+		}
 		res.Tunes = append(res.Tunes, tune(src.text, t))
 	}
 	if req.GetX() != 0 && len(res.Tunes) == 0 {
 		return nil, noSuchTune(book, req.GetX())
 	}
 	if n := elements(res.Tunes); n > MaxParseElements {
-		hint := "parse one tune at a time: pass its X: number in x (abc_validate lists them)"
+		field, hint := "x", "parse one tune at a time: pass its X: number in x (abc_validate lists them)"
 		if len(res.Tunes) == 1 {
-			hint = "for the problems alone, use abc_validate; for the sound, abc_to_midi and midi_info"
+			field, hint = src.field, "for the problems alone, use abc_validate; for the sound, abc_to_midi and midi_info"
 		}
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("the structure has %d elements, more than the %d one answer holds", n, MaxParseElements)).
-			WithField("x").
+			WithField(field).
 			WithHint(hint)
 	}
+	res.Diagnostics = diagnostics(diags)
 	res.Errors, res.Warnings = count(diags)
 	return res, nil
 }

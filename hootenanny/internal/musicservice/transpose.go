@@ -3,6 +3,7 @@ package musicservice
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
@@ -20,17 +21,22 @@ func (h *Handler) AbcTranspose(ctx context.Context, req *hootv1.AbcTransposeRequ
 		out  string
 		terr error
 	)
+	// A text the parser does not read whole is refused before the target is looked at.
+	before, diags := abc.Parse(src.text, abc.Options{})
+	if before.Truncated {
+		return nil, truncated(src.field, diags)
+	}
 	switch target := req.GetTarget().(type) {
 	case *hootv1.AbcTransposeRequest_Semitones:
 		out, terr = abc.Transpose(src.text, int(target.Semitones))
 		if terr != nil {
-			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, terr.Error()).WithField("semitones").
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, strings.TrimPrefix(terr.Error(), "abc: ")).WithField("semitones").
 				WithHint(fmt.Sprintf("move by at most %d semitones either way", abc.MaxSemitones))
 		}
 	case *hootv1.AbcTransposeRequest_ToKey:
 		out, terr = abc.TransposeToKey(src.text, target.ToKey)
 		if terr != nil {
-			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, terr.Error()).WithField("to_key").
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, strings.TrimPrefix(terr.Error(), "abc: ")).WithField("to_key").
 				WithHint(`name the key by its tonic and, if you like, its mode: "G", "Bb", "F#m", "A dorian"`)
 		}
 	default:
@@ -38,7 +44,6 @@ func (h *Handler) AbcTranspose(ctx context.Context, req *hootv1.AbcTransposeRequ
 			WithField("semitones").
 			WithHint(`pass "semitones": 2 to move up a whole tone, or "to_key": "D" to move to D`)
 	}
-	before, _ := abc.Parse(src.text, abc.Options{})
 	if len(before.Tunes) == 0 {
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the ABC holds no tune to transpose: a tune starts with an X: line, and its header ends with K:").
 			WithField(src.field).
@@ -49,11 +54,10 @@ func (h *Handler) AbcTranspose(ctx context.Context, req *hootv1.AbcTransposeRequ
 	from := before.Tunes[0].Header.Key
 	res.FromKey = keyName(from)
 	if len(after.Tunes) > 0 {
-		to := after.Tunes[0].Header.Key
-		res.ToKey = keyName(to)
-		if _, ok := req.GetTarget().(*hootv1.AbcTransposeRequest_ToKey); ok {
-			res.Semitones = int32(interval(from, to))
-		}
+		res.ToKey = keyName(after.Tunes[0].Header.Key)
+	}
+	if target, ok := req.GetTarget().(*hootv1.AbcTransposeRequest_ToKey); ok {
+		res.Semitones = int32(interval(from, target.ToKey))
 	}
 	if req.GetSave() {
 		n := artifacts.New{MimeType: ABCMediaType, Tags: req.GetTags(), Creator: "abc_transpose"}
@@ -83,15 +87,22 @@ func keyName(k abc.Key) string {
 	return pk.Tonic + " " + pk.Mode
 }
 
-// interval is the move from one key's tonic to another's, the shorter way (-6..5).
-func interval(from, to abc.Key) int {
+// interval is the move abc.TransposeToKey makes from a tune's key to the tonic of target, the
+// shorter way (-6..5). A tune without a tonic (K:none, the bagpipe keys, no K:) counts as C,
+// as it does there.
+func interval(from abc.Key, target string) int {
 	pc := func(k abc.Key) int {
-		if k.Tonic == 0 {
+		if k.Tonic == 0 || k.None || k.Highland {
 			return 0
 		}
 		return abc.MIDIPitch(k.Tonic, 0, k.TonicAcc.Semitones()) % 12
 	}
-	s := ((pc(to)-pc(from))%12 + 12) % 12
+	// The target is read as a K: field would be.
+	probe, _ := abc.Parse("X:1\nK:"+target+"\n", abc.Options{})
+	if len(probe.Tunes) == 0 {
+		return 0
+	}
+	s := ((pc(probe.Tunes[0].Header.Key)-pc(from))%12 + 12) % 12
 	if s > 5 {
 		s -= 12
 	}
