@@ -30,22 +30,36 @@ func Transpose(src string, semitones int) (string, error) {
 // (e.g. "A", "Bb", "F#m"), by the shorter way (at most 6 semitones down or 5 up). The mode
 // of each tune is kept.
 func TransposeToKey(src, targetKey string) (string, error) {
-	p := &parser{src: targetKey, opts: Options{}.withDefaults(), line: 1}
-	k := p.parseKey(targetKey, 0, Pos{1, 1, 0})
-	if k.Tonic == 0 || k.None || len(p.diags) > 0 || strings.TrimSpace(targetKey) == "" {
-		return "", fmt.Errorf("abc: bad target key %q; write a tonic such as G, Bb or F#m", targetKey)
+	k, err := ParseKey(targetKey)
+	if err != nil {
+		return "", err
 	}
-	return transpose(src, func(t *Tune) (int, *Key) {
-		from := t.Header.Key
-		if from.None || from.Highland || from.Tonic == 0 {
-			from = Key{Tonic: 'C'}
-		}
-		s := ((tonicPC(k)-tonicPC(from))%12 + 12) % 12
-		if s > 5 {
-			s -= 12
-		}
-		return s, &k
-	})
+	return transpose(src, func(t *Tune) (int, *Key) { return ShiftToTonic(t.Header.Key, k), &k })
+}
+
+// ParseKey reads a key as a K: field writes it ("G", "Bb", "F#m", "A dorian") and refuses
+// anything without a tonic.
+func ParseKey(text string) (Key, error) {
+	p := &parser{src: text, opts: Options{}.withDefaults(), line: 1}
+	k := p.parseKey(text, 0, Pos{1, 1, 0})
+	if k.Tonic == 0 || k.None || len(p.diags) > 0 || strings.TrimSpace(text) == "" {
+		return Key{}, fmt.Errorf("abc: bad target key %q; write a tonic such as G, Bb or F#m", text)
+	}
+	return k, nil
+}
+
+// ShiftToTonic is the move, in semitones, that takes the tonic of from to the tonic of target
+// the shorter way (at most 6 down or 5 up). A key without a tonic (K:none, the bagpipe keys, no
+// K:) counts as C.
+func ShiftToTonic(from, target Key) int {
+	if from.None || from.Highland || from.Tonic == 0 {
+		from = Key{Tonic: 'C'}
+	}
+	s := ((tonicPC(target)-tonicPC(from))%12 + 12) % 12
+	if s > 5 {
+		s -= 12
+	}
+	return s
 }
 
 func tonicPC(k Key) int {

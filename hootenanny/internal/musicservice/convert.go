@@ -59,9 +59,7 @@ func (h *Handler) AbcBookToMidi(ctx context.Context, req *hootv1.AbcBookToMidiRe
 	}
 	switch n := len(book.Tunes); {
 	case n == 0:
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the ABC holds no tune: a tune starts with an X: line").
-			WithField(src.field).
-			WithHint("check the text with abc_validate")
+		return nil, noTune(src.field)
 	case n > MaxBookTunes:
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("the book holds %d tunes; one job converts at most %d", n, MaxBookTunes)).
@@ -103,9 +101,7 @@ func pickTune(book *abc.Book, x uint32, field string) (*abc.Tune, error) {
 	if x == 0 {
 		switch len(book.Tunes) {
 		case 0:
-			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the ABC holds no tune: a tune starts with an X: line, and its header ends with K:").
-				WithField(field).
-				WithHint(`check the text with abc_validate; a tune looks like "X:1\nT:Title\nM:4/4\nL:1/8\nK:G\nGABc dedB|"`)
+			return nil, noTune(field)
 		case 1:
 			return book.Tunes[0], nil
 		}

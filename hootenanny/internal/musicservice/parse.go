@@ -86,13 +86,19 @@ func (h *Handler) AbcValidate(ctx context.Context, req *hootv1.AbcValidateReques
 func parse(src string) (*abc.Book, []abc.Diagnostic) {
 	book, diags := abc.Parse(src, abc.Options{})
 	if len(book.Tunes) == 0 {
-		diags = append(diags, abc.Diagnostic{
-			Line: 1, Col: 1, Severity: abc.Error,
-			Message:    "no tune found: a tune starts with an X: line, and its header ends with K:",
-			Suggestion: `start with "X:1", then "T:Title", "M:4/4", "L:1/8", "K:C" on lines of their own, then the notes`,
-		})
+		diags = append(diags, abc.Diagnostic{Line: 1, Col: 1, Severity: abc.Error, Message: noTuneMessage, Suggestion: noTuneHint})
 	}
 	return book, diags
+}
+
+const (
+	noTuneMessage = "no tune found: a tune starts with an X: line, and its header ends with K:"
+	noTuneHint    = `start with "X:1", then "T:Title", "M:4/4", "L:1/8", "K:C" on lines of their own, then the notes`
+)
+
+// noTune answers a tool that needs a tune when the text named by field holds none.
+func noTune(field string) *hooteproto.Error {
+	return hooteproto.NewError(hooteproto.CodeInvalidArgument, noTuneMessage).WithField(field).WithHint(noTuneHint)
 }
 
 func count(diags []abc.Diagnostic) (errs, warnings uint32) {

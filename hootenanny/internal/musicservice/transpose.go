@@ -26,6 +26,9 @@ func (h *Handler) AbcTranspose(ctx context.Context, req *hootv1.AbcTransposeRequ
 	if before.Truncated {
 		return nil, truncated(src.field, diags)
 	}
+	if len(before.Tunes) == 0 {
+		return nil, noTune(src.field)
+	}
 	switch target := req.GetTarget().(type) {
 	case *hootv1.AbcTransposeRequest_Semitones:
 		out, terr = abc.Transpose(src.text, int(target.Semitones))
@@ -44,11 +47,6 @@ func (h *Handler) AbcTranspose(ctx context.Context, req *hootv1.AbcTransposeRequ
 			WithField("semitones").
 			WithHint(`pass "semitones": 2 to move up a whole tone, or "to_key": "D" to move to D`)
 	}
-	if len(before.Tunes) == 0 {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the ABC holds no tune to transpose: a tune starts with an X: line, and its header ends with K:").
-			WithField(src.field).
-			WithHint("check the text with abc_validate")
-	}
 	after, _ := abc.Parse(out, abc.Options{})
 	res := &hootv1.AbcTransposeResult{Abc: out, Semitones: req.GetSemitones()}
 	from := before.Tunes[0].Header.Key
@@ -57,7 +55,9 @@ func (h *Handler) AbcTranspose(ctx context.Context, req *hootv1.AbcTransposeRequ
 		res.ToKey = keyName(after.Tunes[0].Header.Key)
 	}
 	if target, ok := req.GetTarget().(*hootv1.AbcTransposeRequest_ToKey); ok {
-		res.Semitones = int32(interval(from, target.ToKey))
+		// TransposeToKey took the key already, so it parses.
+		k, _ := abc.ParseKey(target.ToKey)
+		res.Semitones = int32(abc.ShiftToTonic(from, k))
 	}
 	if req.GetSave() {
 		n := artifacts.New{MimeType: ABCMediaType, Tags: req.GetTags(), Creator: "abc_transpose"}
@@ -85,26 +85,4 @@ func keyName(k abc.Key) string {
 		return "C major"
 	}
 	return pk.Tonic + " " + pk.Mode
-}
-
-// interval is the move abc.TransposeToKey makes from a tune's key to the tonic of target, the
-// shorter way (-6..5). A tune without a tonic (K:none, the bagpipe keys, no K:) counts as C,
-// as it does there.
-func interval(from abc.Key, target string) int {
-	pc := func(k abc.Key) int {
-		if k.Tonic == 0 || k.None || k.Highland {
-			return 0
-		}
-		return abc.MIDIPitch(k.Tonic, 0, k.TonicAcc.Semitones()) % 12
-	}
-	// The target is read as a K: field would be.
-	probe, _ := abc.Parse("X:1\nK:"+target+"\n", abc.Options{})
-	if len(probe.Tunes) == 0 {
-		return 0
-	}
-	s := ((pc(probe.Tunes[0].Header.Key)-pc(from))%12 + 12) % 12
-	if s > 5 {
-		s -= 12
-	}
-	return s
 }
