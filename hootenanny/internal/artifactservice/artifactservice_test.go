@@ -2,7 +2,6 @@ package artifactservice
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
-	"github.com/hootenanny/hoot/hootenanny/internal/database"
+	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -23,12 +22,7 @@ func newHandler(t *testing.T) *Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, database.FileName)
-	db, err := database.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, path := servicetest.Database(t)
 	return New(Config{Artifacts: artifacts.NewStore(db), CAS: store, DatabasePath: path, Logger: slog.New(slog.DiscardHandler)})
 }
 
@@ -43,17 +37,6 @@ func create(t *testing.T, h *Handler, req *hootv1.ArtifactCreateRequest) *hootv1
 
 func text(s string) *hootv1.ArtifactCreateRequest {
 	return &hootv1.ArtifactCreateRequest{Source: &hootv1.ArtifactCreateRequest_Content{Content: s}}
-}
-
-func wantError(t *testing.T, err error, code hooteproto.Code, field, inMessage string) {
-	t.Helper()
-	var e *hooteproto.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error = %v, want a *hooteproto.Error", err)
-	}
-	if e.Code() != code || e.Field() != field || !strings.Contains(e.Message(), inMessage) || e.Hint() == "" {
-		t.Errorf("error = %v (field %q, hint %q); want %v on %q mentioning %q, with a hint", e, e.Field(), e.Hint(), code, field, inMessage)
-	}
 }
 
 func TestCreateAndGet(t *testing.T) {
@@ -169,7 +152,7 @@ func TestErrors(t *testing.T) {
 			return err
 		}, hooteproto.CodeInvalidArgument, "cursor", "abc"},
 	} {
-		wantError(t, tc.call(), tc.code, tc.field, tc.inMessage)
+		servicetest.WantError(t, tc.call(), tc.code, tc.field, tc.inMessage)
 	}
 	// None of the failures changed anything.
 	stats, _ := h.StorageStats(ctx, &hootv1.StorageStatsRequest{})

@@ -4,23 +4,18 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
-	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
+	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
 func newHandler(t *testing.T) *Handler {
 	t.Helper()
-	db, err := database.Open(context.Background(), filepath.Join(t.TempDir(), database.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, _ := servicetest.Database(t)
 	r, err := jobs.NewRunner(context.Background(), jobs.NewStore(db), jobs.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
-	"github.com/hootenanny/hoot/hootenanny/internal/database"
+	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -23,23 +23,8 @@ func newHandler(t *testing.T) *Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := database.Open(context.Background(), filepath.Join(dir, database.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, _ := servicetest.Database(t)
 	return New(Config{CAS: store, Artifacts: artifacts.NewStore(db)})
-}
-
-func wantError(t *testing.T, err error, code hooteproto.Code, field, inMessage string) {
-	t.Helper()
-	var e *hooteproto.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error = %v, want a *hooteproto.Error", err)
-	}
-	if e.Code() != code || e.Field() != field || !strings.Contains(e.Message(), inMessage) || e.Hint() == "" {
-		t.Errorf("error = %v (field %q, hint %q); want %v on %q mentioning %q, with a hint", e, e.Field(), e.Hint(), code, field, inMessage)
-	}
 }
 
 func inline(s string) *hootv1.AbcValidateRequest {
@@ -67,15 +52,15 @@ func TestSources(t *testing.T) {
 		t.Errorf("validate by hash = %v, %v", res, err)
 	}
 	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_Hash{Hash: binHash}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "hash", "not ABC text")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "hash", "not ABC text")
 	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_Hash{Hash: midiHash}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "hash", "audio/midi")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "hash", "audio/midi")
 	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_Hash{Hash: strings.Repeat("0", 64)}})
-	wantError(t, err, hooteproto.CodeNotFound, "hash", "no stored object")
+	servicetest.WantError(t, err, hooteproto.CodeNotFound, "hash", "no stored object")
 	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_ArtifactId{ArtifactId: "art_00000000000000000000000000"}})
-	wantError(t, err, hooteproto.CodeNotFound, "artifact_id", "no artifact")
+	servicetest.WantError(t, err, hooteproto.CodeNotFound, "artifact_id", "no artifact")
 	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "abc", "needs ABC notation")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "abc", "needs ABC notation")
 	// An explicitly empty text is a source, and holds no tune.
 	res, err = h.AbcValidate(ctx, inline(""))
 	if err != nil || res.GetValid() || res.GetErrors() != 1 {
@@ -83,7 +68,7 @@ func TestSources(t *testing.T) {
 	}
 	// midi_info refuses what is not MIDI, and says at which byte.
 	_, err = h.MidiInfo(ctx, &hootv1.MidiInfoRequest{Source: &hootv1.MidiInfoRequest_Hash{Hash: midiHash}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "hash", "not a readable MIDI file")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "hash", "not a readable MIDI file")
 }
 
 func TestBars(t *testing.T) {
@@ -130,11 +115,11 @@ func TestTuneDiagnosticsAndPicking(t *testing.T) {
 		t.Errorf("diagnostics of X:2 = %v", d)
 	}
 	_, err = h.AbcToMidi(context.Background(), &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: book}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "x", "X:1 (One), X:2 (Two)")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "x", "X:1 (One), X:2 (Two)")
 	_, err = h.AbcToMidi(context.Background(), &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: book}, X: 5})
-	wantError(t, err, hooteproto.CodeNotFound, "x", "no tune X:5")
+	servicetest.WantError(t, err, hooteproto.CodeNotFound, "x", "no tune X:5")
 	_, err = h.AbcToMidi(context.Background(), &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: "just words"}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "abc", "no tune")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "abc", "no tune")
 }
 
 func TestBookLimitAndCancel(t *testing.T) {
@@ -142,7 +127,7 @@ func TestBookLimitAndCancel(t *testing.T) {
 	h := newHandler(t)
 	tooMany := strings.Repeat("X:1\nK:C\nC|\n\n", MaxBookTunes+1)
 	_, err := h.AbcBookToMidi(context.Background(), &hootv1.AbcBookToMidiRequest{Source: &hootv1.AbcBookToMidiRequest_Abc{Abc: tooMany}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "abc", "at most")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "abc", "at most")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = h.AbcBookToMidi(ctx, &hootv1.AbcBookToMidiRequest{Source: &hootv1.AbcBookToMidiRequest_Abc{Abc: "X:1\nK:C\nC|\n"}})
@@ -198,7 +183,7 @@ func TestParseBound(t *testing.T) {
 		return err
 	}
 	// Both tunes together are too many; each alone fits.
-	wantError(t, parse(0), hooteproto.CodeInvalidArgument, "x", "more than the 20000")
+	servicetest.WantError(t, parse(0), hooteproto.CodeInvalidArgument, "x", "more than the 20000")
 	if err := parse(2); err != nil {
 		t.Errorf("parse x=2: %v", err)
 	}
@@ -215,12 +200,12 @@ func TestTruncatedBookRefused(t *testing.T) {
 	}
 	book := b.String()
 	_, err := h.AbcBookToMidi(ctx, &hootv1.AbcBookToMidiRequest{Source: &hootv1.AbcBookToMidiRequest_Abc{Abc: book}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "abc", "elements")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "abc", "elements")
 	_, err = h.AbcToMidi(ctx, &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: book}, X: 1})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "abc", "elements")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "abc", "elements")
 	_, err = h.AbcTranspose(ctx, &hootv1.AbcTransposeRequest{Source: &hootv1.AbcTransposeRequest_Abc{Abc: book},
 		Target: &hootv1.AbcTransposeRequest_Semitones{Semitones: 2}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "abc", "elements")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "abc", "elements")
 	// abc_validate reads what it can and says where it stopped.
 	res, err := h.AbcValidate(ctx, inline(book))
 	if err != nil || res.GetValid() || !strings.Contains(res.GetDiagnostics()[len(res.GetDiagnostics())-1].GetMessage(), "not read") {
@@ -238,18 +223,18 @@ func TestErrorsNameTheirField(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = h.AbcValidate(ctx, &hootv1.AbcValidateRequest{Source: &hootv1.AbcValidateRequest_Hash{Hash: big.Hash.String()}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "hash", "more than the")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "hash", "more than the")
 	// A transposition out of the MIDI range is the rendering's fault, not the text's.
 	_, err = h.AbcToMidi(ctx, &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: "X:1\nK:C\nc''''|\n"},
 		Rendering: &hootv1.MidiRendering{Transpose: 48}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "rendering.transpose", "outside the MIDI range")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "rendering.transpose", "outside the MIDI range")
 	// A book's choice of tune is asked of x; a missing tune is on the source that was given.
 	obj, _, err := h.cfg.CAS.Put(ctx, strings.NewReader("no tune here"), ABCMediaType)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = h.AbcToMidi(ctx, &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Hash{Hash: obj.Hash.String()}})
-	wantError(t, err, hooteproto.CodeInvalidArgument, "hash", "no tune")
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "hash", "no tune")
 }
 
 func TestTransposeToKeyWithoutTonic(t *testing.T) {

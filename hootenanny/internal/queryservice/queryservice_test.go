@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
-	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/graph"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
+	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -27,11 +26,7 @@ func (q jobList) List(ctx context.Context, f jobs.Filter) ([]jobs.Job, string, e
 func TestThroughDispatch(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := database.Open(ctx, filepath.Join(t.TempDir(), database.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := servicetest.Database(t)
 	arts := artifacts.NewStore(db)
 	runner, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{})
 	if err != nil {
