@@ -20,8 +20,8 @@ const maxScanDepth = 200
 // member's name and its value as a slice of data. It returns false, possibly after some
 // calls, when data is not valid JSON, is not an object, or has a member name that is not
 // plain: one that needs unescaping or has bytes outside ASCII. names are the member names
-// that the caller knows, in lower case; a name that differs from one of them only in case
-// also returns false. The values of other names are not passed to member.
+// that the caller knows, as json tags spell them; a name that differs from one of them only
+// in case also returns false. The values of other names are not passed to member.
 func scanMembers(data []byte, names []string, member func(i int, value []byte)) bool {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -330,6 +330,7 @@ var (
 func scanCallToolParams(data []byte, p *callToolParams) bool {
 	var q callToolParams
 	var meta []byte
+	metas := 0
 	if !scanMembers(data, callToolNames, func(i int, v []byte) {
 		switch i {
 		case 0:
@@ -338,8 +339,14 @@ func scanCallToolParams(data []byte, p *callToolParams) bool {
 			q.Arguments = v
 		case 2:
 			meta = v
+			metas++
 		}
 	}) {
+		return false
+	}
+	if metas > 1 {
+		// json.Unmarshal merges a repeated _meta into one struct (a later {} keeps an earlier
+		// progressToken); leave that to it rather than copy the rule.
 		return false
 	}
 	if meta != nil && kindOf(meta) != "null" {

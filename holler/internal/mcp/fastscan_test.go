@@ -23,6 +23,8 @@ var scanDocs = []string{
 	`{"name":"echo","arguments":null,"_meta":{"progressToken":"t"}}`, `{"name":"e","_meta":null}`,
 	`{"name":"e","_meta":"x"}`, `{"name":"e","_meta":{"progresstoken":1}}`, `{"name":"e","_meta":{"progressToken":1,"progressToken":2}}`,
 	`{"name":1,"arguments":"x"}`, `{"NAME":"e"}`, `{"_meta":{"other":1},"name":"e"}`, `{"_meta":[1]}`,
+	`{"name":"e","_meta":{"progressToken":1},"_meta":{}}`, `{"name":"e","_meta":{"progressToken":1},"_meta":null}`,
+	`{"name":"e","_meta":{"progressToken":1},"_meta":{"other":2}}`, `{"name":"a","arguments":{},"name":"b","arguments":[]}`,
 	strings.Repeat("[", 300) + strings.Repeat("]", 300), `{"a":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`,
 }
 
