@@ -62,6 +62,8 @@ type brokerCall struct {
 	ctx   context.Context
 	asker ClientAsker
 	done  chan callOutcome // buffered: the sender never blocks
+	// idempotent calls are sent again when their worker is lost (see Call).
+	idempotent bool
 }
 
 type callOutcome struct {
@@ -216,7 +218,8 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 	if werr != nil {
 		return fail(werr)
 	}
-	call := &brokerCall{worker: w, service: service, done: make(chan callOutcome, 1), ctx: ctx, asker: ClientAskerFrom(ctx)}
+	call := &brokerCall{worker: w, service: service, done: make(chan callOutcome, 1), ctx: ctx, asker: ClientAskerFrom(ctx),
+		idempotent: isIdempotent(p)}
 	if onProgress != nil {
 		call.progress = make(chan *hootv1.Progress, progressBuffer)
 	}
@@ -593,7 +596,8 @@ func (b *Broker) progress(f Frame) {
 	}
 }
 
-// drop forgets a worker and ends its calls as lost. It returns the ids of those calls.
+// drop forgets a worker and ends its calls as lost. It returns the ids of those that will not
+// be sent again (the calls of tools that are not idempotent).
 func (b *Broker) drop(peer, why string) []RequestID {
 	b.mu.Lock()
 	w, ok := b.workers[peer]
@@ -611,7 +615,9 @@ func (b *Broker) drop(peer, why string) []RequestID {
 		if call.worker == w {
 			delete(b.calls, id)
 			lost = append(lost, call)
-			ids = append(ids, id)
+			if !call.idempotent {
+				ids = append(ids, id)
+			}
 		}
 	}
 	b.noteChangeLocked(before)
@@ -648,8 +654,9 @@ func (b *Broker) heartbeat(ctx context.Context) {
 		}
 		b.mu.Unlock()
 		for _, peer := range dead {
-			// A silent worker may only be slow. Its calls have been given up on (failed, or
-			// sent to another worker), so it is told to stop them, should it still hear.
+			// A silent worker may only be slow. Its calls that failed for good are told to
+			// stop, should it still hear. Idempotent ones are sent again under the same id,
+			// maybe to this worker once it is back, where the run still going answers them.
 			for _, id := range b.drop(peer, "it stopped sending heartbeats") {
 				b.send(ctx, Frame{Peer: peer, Command: CommandCancel, ID: id})
 			}

@@ -524,7 +524,8 @@ func (c frames) HandleFrame(f hooteproto.Frame)     { c <- f }
 func (c frames) SendFailed(hooteproto.Frame, error) {}
 
 // A worker that falls silent is dropped and its calls fail; should it only have been slow, it
-// is told to stop those calls, so that they do not run on for nobody.
+// is told to stop those that will not be sent again (artifact_create is not idempotent), so
+// that they do not run on for nobody.
 func TestSilentWorkerIsToldToStop(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t, "tcp://127.0.0.1:*")
@@ -537,19 +538,20 @@ func TestSilentWorkerIsToldToStop(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	go func() { _ = conn.Serve(ctx, got) }()
-	ready, err := proto.Marshal(&hootv1.Ready{Services: []string{"system"}, Capacity: 1, Name: "mute", HeartbeatMs: uint32(hb.Milliseconds())})
+	ready, err := proto.Marshal(&hootv1.Ready{Services: []string{hootv1hoot.ArtifactServiceName}, Capacity: 1, Name: "mute", HeartbeatMs: uint32(hb.Milliseconds())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := conn.Send(ctx, hooteproto.Frame{Command: hooteproto.CommandReady, Body: ready}); err != nil {
 		t.Fatal(err)
 	}
-	waitLive(t, s.broker, "system", true)
+	waitLive(t, s.broker, hootv1hoot.ArtifactServiceName, true)
 
-	_, err = call(t, s.broker, ctx, "never answered")
-	// echo is idempotent, so the broker tried to send it elsewhere and found nobody.
-	if hooteproto.CodeOf(err) != hooteproto.CodeUnavailable {
-		t.Fatalf("call to a silent worker: %v, want unavailable", err)
+	create := &hootv1.Payload{Request: &hootv1.Payload_ArtifactCreate{ArtifactCreate: &hootv1.ArtifactCreateRequest{
+		Source: &hootv1.ArtifactCreateRequest_Content{Content: "never answered"}}}}
+	_, err = s.broker.Call(ctx, hootv1hoot.ArtifactServiceName, create, nil)
+	if hooteproto.CodeOf(err) != hooteproto.CodeUnavailable || !strings.Contains(err.Error(), "heartbeats") {
+		t.Fatalf("call to a silent worker: %v, want unavailable for missed heartbeats", err)
 	}
 	var request hooteproto.RequestID
 	for {

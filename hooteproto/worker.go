@@ -224,20 +224,23 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 		fail(NewError(CodeUnavailable, fmt.Sprintf("this worker does not serve the %q service", f.Service)))
 		return
 	}
-	w.mu.Lock()
-	if !w.seen.add(id) {
-		// A re-sent request: it runs at most once.
-		w.mu.Unlock()
-		return
-	}
-	w.mu.Unlock()
 	select {
 	case w.slots <- struct{}{}:
 	default:
+		// Refused unstarted, so not remembered: the gateway may send it here again.
 		fail(NewError(CodeOverloaded, fmt.Sprintf("the worker is running %d requests, its capacity", cap(w.slots))).
 			WithRetryAfter(50 * time.Millisecond))
 		return
 	}
+	w.mu.Lock()
+	if !w.seen.add(id) {
+		// A re-sent request that this worker has taken already: it runs at most once, and the
+		// run answers under the same id.
+		w.mu.Unlock()
+		<-w.slots
+		return
+	}
+	w.mu.Unlock()
 
 	// The call can be cancelled from now on: a CANCEL that follows is handled after this.
 	rctx, stop := context.WithCancel(ctx)

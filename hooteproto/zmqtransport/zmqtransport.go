@@ -628,7 +628,8 @@ func (s *Socket) attachHandler(h hooteproto.Handler) bool {
 	}
 }
 
-// Close stops both goroutines and closes the sockets, waiting up to the linger time for queued
+// Close stops the owner (and the goroutines that watch the monitor and ZAP sockets) and closes
+// the sockets, waiting up to the linger time for queued
 // frames to leave. It is safe to call more than once.
 func (s *Socket) Close() error {
 	s.once.Do(func() {
