@@ -1,17 +1,18 @@
 // Package zmqtransport carries HOOT/2 frames over ZeroMQ. It is the only package of the project
 // that imports a ZeroMQ binding.
 //
-// ZeroMQ sockets are not safe for concurrent use, so each [Socket] has one owner goroutine that
-// alone touches its ZeroMQ sockets. The owner never blocks inside ZeroMQ: it waits for its
-// socket's ZMQ_FD in Go's own network poller, and other goroutines wake it by moving that
-// descriptor's read deadline once they have queued work for it. Waiting in a cgo poll instead
-// would pin one of the runtime's threads for as long as the socket is idle, and waking it for a
-// send needed an inproc socket pair and a second goroutine; both cost latency on every call.
+// ZeroMQ sockets are not safe for concurrent use; a ZeroMQ socket may move between threads with
+// a full memory barrier in between. Each [Socket] keeps its ZeroMQ socket behind a mutex: the
+// goroutine that sends a frame ([Socket.Send]) hands it to ZeroMQ itself when the mutex is free,
+// and one owner goroutine receives. The owner never blocks inside ZeroMQ, which would hold the
+// socket: it sleeps in poll(2) on the socket's ZMQ_FD (and on the monitor's and ZAP handler's
+// sockets, which it alone touches), and other goroutines wake it through a pipe when they have
+// work for it.
 //
 // The owner hands what it receives straight to the Handler of [Socket.Serve], on its own
-// goroutine, and [Socket.Send] only queues a frame for it: a failure to send is reported to the
-// Handler later. Every goroutine a frame passes through on its way costs a wake-up, so there
-// are as few as the rule of one owner allows.
+// goroutine. Every goroutine a frame passes through on its way costs a wake-up, so there are as
+// few as the rule of one socket at a time allows: a frame sent goes from its sender to ZeroMQ,
+// and a frame received from the owner to the handler.
 package zmqtransport
 
 import (
@@ -60,13 +61,24 @@ type Socket struct {
 	log      *slog.Logger
 	curve    *Curve
 
-	out     chan outgoing
+	out     chan outgoing   // frames waiting for whoever holds mu next
 	attach  chan attachment // Serve hands its Handler to the owner, and nil when it ends
 	serving atomic.Bool
-	poll    *poller // the owner waits in it; others wake it
+	wk      *waker // the owner sleeps until it is woken through it
 	done    chan struct{}
 	dead    chan struct{} // closed when the owner goroutine has stopped
 	once    sync.Once
+
+	// mu guards the ZeroMQ socket: whoever holds it may use sock. Holders never wait for
+	// anything but ZeroMQ's non-blocking calls and the Handler's SendFailed.
+	mu     sync.Mutex
+	sock   *zmq.Socket
+	h      hooteproto.Handler // written by the owner with mu held; SendFailed's receiver
+	closed bool               // the sockets are closed: nothing may touch sock
+	// idle is set while the owner sleeps on ZMQ_FD: from the turn that found the socket empty
+	// until the owner holds mu again. A holder that uses the socket meanwhile may have read the
+	// descriptor's signal of a message that has just arrived, so it must look for one.
+	idle bool
 
 	// Only the owner goroutine touches these.
 	parts      [][]byte        // the parts of the message received last
@@ -83,8 +95,8 @@ type Socket struct {
 
 var _ hooteproto.Conn = (*Socket)(nil)
 
-// An outgoing frame waits for the owner in Send's queue, already encoded by the goroutine that
-// sent it, so that the owner, through which every frame passes, only hands it to ZeroMQ.
+// An outgoing frame waits in Send's queue for whoever holds the socket next, already encoded by
+// the goroutine that sent it.
 type outgoing struct {
 	f   hooteproto.Frame // for SendFailed
 	enc []byte
@@ -173,39 +185,55 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 		return nil, fmt.Errorf("zmqtransport: new context: %w", err)
 	}
 	z, err := s.sockets(zctx, o)
-	var mon, zap *fdWatch
+	var fds []pollFD
 	if err == nil {
-		mon, zap, err = s.pollers(z)
+		fds, err = s.pollFDs(z)
 	}
 	if err != nil {
-		mon.stop()
-		zap.stop()
-		if s.poll != nil {
-			s.poll.close()
+		if s.wk != nil {
+			s.wk.close()
 		}
 		z.close()
 		_ = zctx.Term()
 		return nil, err
 	}
-	go s.own(zctx, z, mon, zap)
+	s.sock = z.sock
+	go s.own(zctx, z, fds)
 	return s, nil
 }
 
-// pollers sets up the owner's wait for its main socket and the watches of the others.
-func (s *Socket) pollers(z zsockets) (mon, zap *fdWatch, err error) {
-	if s.poll, err = newPoller(z.sock); err != nil {
-		return nil, nil, fmt.Errorf("zmqtransport: cannot watch the socket: %w", err)
-	}
-	if mon, err = newFDWatch(z.mon, s.poll.wake); err != nil {
-		return nil, nil, fmt.Errorf("zmqtransport: cannot watch the socket's monitor: %w", err)
-	}
-	if z.zap != nil {
-		if zap, err = newFDWatch(z.zap, s.poll.wake); err != nil {
-			mon.stop()
-			return nil, nil, fmt.Errorf("zmqtransport: cannot watch the ZAP handler: %w", err)
+// The owner's descriptors, in the order of pollFDs.
+const (
+	fdSock = iota
+	fdMon
+	fdWake
+	fdZap // present only with a ZAP handler
+)
+
+// pollFDs sets up the waker and returns the descriptors the owner sleeps on.
+func (s *Socket) pollFDs(z zsockets) ([]pollFD, error) {
+	var fds []pollFD
+	for _, zs := range []*zmq.Socket{z.sock, z.mon} {
+		fd, err := zs.GetFd()
+		if err != nil {
+			return nil, fmt.Errorf("zmqtransport: cannot watch the socket: ZMQ_FD: %w", err)
 		}
+		fds = append(fds, pollFD{fd: int32(fd)})
 	}
-	return mon, zap, nil
+	wk, err := newWaker()
+	if err != nil {
+		return nil, fmt.Errorf("zmqtransport: cannot make the owner's wake-up pipe: %w", err)
+	}
+	s.wk = wk
+	fds = append(fds, pollFD{fd: int32(wk.r)})
+	if z.zap != nil {
+		fd, err := z.zap.GetFd()
+		if err != nil {
+			return nil, fmt.Errorf("zmqtransport: cannot watch the ZAP handler: ZMQ_FD: %w", err)
+		}
+		fds = append(fds, pollFD{fd: int32(fd)})
+	}
+	return fds, nil
 }
 
 // zsockets are the ZeroMQ sockets of one Socket, all in its own context.
@@ -298,82 +326,91 @@ func (s *Socket) sockets(zctx *zmq.Context, o Options) (z zsockets, err error) {
 	return
 }
 
-// own is the only code that touches the ZeroMQ sockets. It waits for its main socket in Go's
-// network poller itself (poller), so a frame that arrives wakes it directly; other goroutines
-// wake it when they queue work for it.
-func (s *Socket) own(zctx *zmq.Context, z zsockets, mon, zap *fdWatch) {
+// own receives: it alone reads the main socket and touches the monitor and ZAP sockets. It
+// sleeps in poll(2) until one of them has something or another goroutine wakes it.
+func (s *Socket) own(zctx *zmq.Context, z zsockets, fds []pollFD) {
 	defer close(s.dead)
 	defer func() {
-		// The descriptors go first: they are copies of descriptors the sockets own.
-		mon.stop()
-		zap.stop()
-		s.poll.close()
+		s.mu.Lock()
+		// What Send has queued goes to ZeroMQ, which sends it within the linger time.
+		s.flushLocked()
+		s.closed = true
 		z.close()
+		s.mu.Unlock()
+		s.wk.close()
 		_ = zctx.Term()
 	}()
 
-	var h hooteproto.Handler // nil while no Serve runs: frames then wait in the socket
-	first := true
+	// The monitor and the ZAP handler are served when poll finds their descriptors readable,
+	// and once at the start; serving them reads the descriptors empty.
+	monReady, zapReady := true, z.zap != nil
+	var sleepErr error
 	for {
 		select {
 		case r := <-s.attach:
-			h = r.h
+			s.mu.Lock()
+			s.h = r.h
+			s.mu.Unlock()
 			close(r.ack)
 		default:
 		}
 		select {
 		case <-s.done:
-			// What Send has queued goes to ZeroMQ, which sends it within the linger time.
-			s.flush(z.sock, h)
 			return
 		default:
 		}
-		s.flush(z.sock, h)
-		// The monitor and the ZAP handler are served when their watch signals (and once at
-		// the start); the watch looks at its descriptor again once they have been.
-		if sig := mon.signalled(); sig || first {
+		if monReady {
 			for readable(z.mon) {
 				s.watch(z.mon)
 			}
-			if sig {
-				mon.rearm()
-			}
+			monReady = false
 		}
-		if sig := zap.signalled(); sig || first && zap != nil {
+		if zapReady {
 			for readable(z.zap) {
 				z.auth.serve(z.zap, s.endpoint)
 			}
-			if sig {
-				zap.rearm()
-			}
+			zapReady = false
 		}
-		first = false
 		if !s.redialAt.IsZero() && !time.Now().Before(s.redialAt) {
 			s.redialAt = time.Time{}
+			s.mu.Lock()
 			s.redial(z.sock)
+			s.mu.Unlock()
 		}
-		err := s.poll.wait(s.redialAt, func() bool {
-			more, delivered := s.drain(z.sock, h)
-			if delivered {
-				// Let the goroutines the handler has just readied (a worker's calls, a
-				// gateway's callers) run before the owner looks for work and parks: what they
-				// send in the meantime then goes out in this turn, without waking the owner
-				// again. At c16 this took the worker's CPU per call from 39-40 to 37 us.
-				runtime.Gosched()
-			}
-			return more || s.busy(mon, zap)
-		})
+		// Announce the sleep before the turn looks for work, so that work that comes after
+		// that look finds waiting set and wakes the owner.
+		s.wk.waiting.Store(true)
+		delivered, more := s.turn()
+		if delivered {
+			// Let the goroutines the handler has just readied (a worker's calls, a gateway's
+			// callers) run on this thread before the owner sleeps in a system call with them
+			// still queued behind it.
+			runtime.Gosched()
+		}
+		if delivered || more || s.busy() {
+			s.wk.waiting.Store(false)
+			continue
+		}
+		err := sleep(fds, s.redialAt)
+		s.wk.waiting.Store(false)
+		monReady, zapReady = fds[fdMon].ready(), len(fds) > fdZap && fds[fdZap].ready()
+		if fds[fdWake].ready() {
+			s.wk.drain()
+		}
 		if err != nil {
-			// Not expected: the descriptor is the owner's own. Poll slowly rather than spin.
-			s.log.Error("cannot wait for the ZeroMQ socket; polling it", "endpoint", s.endpoint, "err", err)
+			// Not expected: the descriptors are the owner's own. Poll slowly rather than spin.
+			if sleepErr == nil {
+				s.log.Error("cannot wait for the ZeroMQ socket; polling it", "endpoint", s.endpoint, "err", err)
+			}
 			time.Sleep(10 * time.Millisecond)
 		}
+		sleepErr = err
 	}
 }
 
 // busy reports whether the owner has work besides the socket's messages.
-func (s *Socket) busy(mon, zap *fdWatch) bool {
-	if len(s.out) > 0 || len(s.attach) > 0 || mon.pending() || zap.pending() {
+func (s *Socket) busy() bool {
+	if len(s.out) > 0 || len(s.attach) > 0 {
 		return true
 	}
 	select {
@@ -384,33 +421,53 @@ func (s *Socket) busy(mon, zap *fdWatch) bool {
 	}
 }
 
-// maxDrain bounds how many messages one turn of the owner loop takes from the socket, so that
-// sending goes on under a flood; the loop comes back at once for the rest.
+// maxDrain bounds how many messages one turn of the owner takes from the socket, so that the
+// owner looks at its other work under a flood; it comes back at once for the rest.
 const maxDrain = 256
 
-// drain hands the socket's waiting messages to h and reports whether messages remain and
-// whether it handed over any. Without a handler it only lets ZeroMQ process its pending
-// commands (which re-arms ZMQ_FD) and leaves the messages where they are.
-func (s *Socket) drain(sock *zmq.Socket, h hooteproto.Handler) (more, delivered bool) {
+// turn sends what Send has queued and hands the socket's waiting messages to the Handler, one
+// at a time with the socket free in between, and reports whether it handed over any and
+// whether messages remain. Without a handler it only lets ZeroMQ process its pending commands
+// (which re-arms ZMQ_FD) and leaves the messages where they are.
+func (s *Socket) turn() (delivered, more bool) {
+	h := s.h // only the owner writes it
 	for range maxDrain {
-		if !readable(sock) || h == nil {
-			return false, delivered
+		s.mu.Lock()
+		s.idle = false
+		s.flushLocked()
+		if h == nil {
+			readable(s.sock)
+			s.idle = true
+			s.mu.Unlock()
+			return delivered, false
 		}
-		if f, ok := s.receive(sock); ok {
+		// A receive that finds nothing has ZeroMQ process its commands, as asking for
+		// ZMQ_EVENTS does; asking before each receive would cost a system call more a message.
+		f, ok, empty := s.receive(s.sock)
+		s.idle = empty
+		s.mu.Unlock()
+		if empty {
+			return delivered, false
+		}
+		if ok {
 			h.HandleFrame(f)
 			delivered = true
 		}
 	}
-	return true, delivered
+	return delivered, true
 }
 
 // recvParts reads the parts of one message into the owner's own slice, which the next call
-// reuses (the parts themselves are new each time).
+// reuses (the parts themselves are new each time). With no message waiting it returns
+// errNoMessage.
 func (s *Socket) recvParts(sock *zmq.Socket) ([][]byte, error) {
 	parts := s.parts[:0]
 	for {
 		b, err := sock.RecvBytes(zmq.DONTWAIT)
 		if err != nil {
+			if len(parts) == 0 && errors.Is(err, zmq.Errno(syscall.EAGAIN)) {
+				return nil, errNoMessage
+			}
 			return nil, err
 		}
 		parts = append(parts, b)
@@ -443,41 +500,45 @@ func (s *Socket) redial(sock *zmq.Socket) {
 	}
 }
 
-// receive reads one message and returns its frame, or false for a malformed one. When the
-// message gets its sender banned, it returns a DISCONNECT from the sender instead, so that the
-// handler forgets the peer at once.
-func (s *Socket) receive(sock *zmq.Socket) (hooteproto.Frame, bool) {
+// errNoMessage says that the socket had no message waiting.
+var errNoMessage = errors.New("no message")
+
+// receive reads one message and returns its frame, or false for a malformed one; empty says
+// that no message was waiting (or the socket could not be read). When the message gets its sender banned, it returns a DISCONNECT
+// from the sender instead, so that the handler forgets the peer at once.
+func (s *Socket) receive(sock *zmq.Socket) (f hooteproto.Frame, ok, empty bool) {
 	parts, err := s.recvParts(sock)
 	if err != nil {
-		return hooteproto.Frame{}, false
+		// An error other than errNoMessage (the context ending) ends the turn as well.
+		return hooteproto.Frame{}, false, true
 	}
 	var peer string
 	if s.router {
 		if len(parts) == 0 {
-			return hooteproto.Frame{}, false
+			return hooteproto.Frame{}, false, false
 		}
 		peer, parts = string(parts[0]), parts[1:]
 		if s.guard.isBanned(peer) {
 			s.dropped.Add(1)
-			return hooteproto.Frame{}, false
+			return hooteproto.Frame{}, false, false
 		}
 	}
 	size := 0
 	for _, p := range parts {
 		size += len(p)
 	}
-	f, err := hooteproto.DecodeFrame(parts, s.maxBody)
+	f, err = hooteproto.DecodeFrame(parts, s.maxBody)
 	if err != nil {
 		s.malformed.Add(1)
 		s.log.Warn("dropped a malformed frame", "endpoint", s.endpoint, "peer", fmt.Sprintf("%x", peer), "err", err)
 		if !s.router {
-			return hooteproto.Frame{}, false
+			return hooteproto.Frame{}, false, false
 		}
 		oversized := size > s.maxBody+frameRoom || errors.Is(err, hooteproto.ErrFrameTooLarge)
 		if oversized {
 			s.guard.ban(peer)
 		} else if !s.guard.strike(peer) {
-			return hooteproto.Frame{}, false
+			return hooteproto.Frame{}, false, false
 		}
 		s.banned.Add(1)
 		why := fmt.Sprintf("more than %d malformed frames", s.guard.maxMalformed)
@@ -485,35 +546,66 @@ func (s *Socket) receive(sock *zmq.Socket) (hooteproto.Frame, bool) {
 			why = fmt.Sprintf("a frame of %d bytes, over the limit", size)
 		}
 		s.log.Warn("banned a peer: its frames are dropped unread from now on", "endpoint", s.endpoint, "peer", fmt.Sprintf("%x", peer), "why", why)
-		return hooteproto.Frame{Peer: peer, Command: hooteproto.CommandDisconnect}, true
+		return hooteproto.Frame{Peer: peer, Command: hooteproto.CommandDisconnect}, true, false
 	}
 	f.Peer = peer
-	return f, true
+	return f, true, false
 }
 
-// flush sends every frame queued now.
-func (s *Socket) flush(sock *zmq.Socket, h hooteproto.Handler) {
+// flushLocked sends every frame queued now; the caller holds mu.
+func (s *Socket) flushLocked() {
 	for {
 		select {
 		case o := <-s.out:
-			s.sendOne(sock, o, h)
+			s.sendLocked(o)
 		default:
 			return
 		}
 	}
 }
 
-// sendOne hands o to ZeroMQ and reports a failure to h, or logs it when no Serve runs.
-func (s *Socket) sendOne(sock *zmq.Socket, o outgoing, h hooteproto.Handler) {
-	err := s.write(sock, &o)
+// sendLocked hands o to ZeroMQ and reports a failure to the Handler, or logs it when no Serve
+// runs; the caller holds mu.
+func (s *Socket) sendLocked(o outgoing) {
+	if s.closed {
+		return
+	}
+	err := s.write(s.sock, &o)
 	if err == nil {
 		return
 	}
-	if h != nil {
-		h.SendFailed(o.f, err)
+	if s.h != nil {
+		s.h.SendFailed(o.f, err)
 		return
 	}
 	s.log.Debug("could not send a frame", "endpoint", s.endpoint, "command", o.f.Command, "err", err)
+}
+
+// flushRounds bounds how often one sender takes the socket again for frames that others queued
+// while it held it; the owner sends what is left.
+const flushRounds = 2
+
+// tryFlush sends what is queued if the socket is free. When it is not, its holder sends the
+// queue before it lets go or, failing that, wakes the owner to send it: every holder looks at
+// the queue again after it has let go of the socket, so no frame is left behind.
+func (s *Socket) tryFlush() {
+	for range flushRounds {
+		if len(s.out) == 0 || !s.mu.TryLock() {
+			return
+		}
+		s.flushLocked()
+		// Sending lets ZeroMQ process its pending commands, which may read the ZMQ_FD signal
+		// of a message that has just arrived: the owner, asleep on that signal, must look. (An
+		// owner that is awake receives until the socket is empty before it sleeps.)
+		look := s.idle && !s.closed && s.h != nil && readable(s.sock)
+		s.mu.Unlock()
+		if look {
+			s.wk.wake()
+		}
+	}
+	if len(s.out) > 0 {
+		s.wk.wake()
+	}
 }
 
 // check returns what is wrong with f itself, before it is queued.
@@ -554,9 +646,11 @@ func (s *Socket) write(sock *zmq.Socket, o *outgoing) error {
 	return nil
 }
 
-// Send encodes f, queues it for the owner goroutine and returns; it waits only while the queue
-// is full. What is wrong with f itself is reported here; a peer that is not connected or a full
-// ZeroMQ queue is reported later to the Handler of Serve.
+// Send encodes f and hands it to ZeroMQ, or, when another goroutine holds the socket, queues it
+// for that one; it waits only while the queue is full, and never for the owner goroutine, so a
+// Handler may call it. What is wrong with f itself is reported
+// here; a peer that is not connected or a full ZeroMQ queue is reported to the Handler of Serve,
+// on the goroutine that sent the frame.
 func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	if err := s.check(&f); err != nil {
 		return err
@@ -570,13 +664,17 @@ func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	}
 	select {
 	case s.out <- o:
-		s.poll.wake()
+		s.tryFlush()
 		return nil
 	default:
 	}
+	// The queue is full: empty it if the socket is free. If it is not, its holder is emptying
+	// it, so the wait below is short and never depends on the owner (whose Handler may be the
+	// caller).
+	s.tryFlush()
 	select {
 	case s.out <- o:
-		s.poll.wake()
+		s.tryFlush()
 		return nil
 	case <-s.done:
 		return hooteproto.ErrClosed
@@ -619,7 +717,7 @@ func (s *Socket) attachHandler(h hooteproto.Handler) bool {
 	case <-s.dead:
 		return false
 	}
-	s.poll.wake()
+	s.wk.wake()
 	select {
 	case <-a.ack:
 		return true
@@ -628,13 +726,12 @@ func (s *Socket) attachHandler(h hooteproto.Handler) bool {
 	}
 }
 
-// Close stops the owner (and the goroutines that watch the monitor and ZAP sockets) and closes
-// the sockets, waiting up to the linger time for queued
-// frames to leave. It is safe to call more than once.
+// Close stops the owner and closes the sockets, waiting up to the linger time for queued frames
+// to leave. It is safe to call more than once.
 func (s *Socket) Close() error {
 	s.once.Do(func() {
 		close(s.done)
-		s.poll.wake()
+		s.wk.wake()
 	})
 	<-s.dead
 	return nil
