@@ -12,6 +12,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // A Broker is the gateway's side of the wire. Workers connect to its router socket and announce
@@ -185,7 +186,7 @@ func (b *Broker) Call(ctx context.Context, service string, p *hootv1.Payload, on
 	id := NewRequestID()
 	idempotent := isIdempotent(p)
 	for attempt := 0; ; attempt++ {
-		o := b.attempt(ctx, id, service, p, onProgress)
+		o := b.attempt(ctx, id, service, p, idempotent, onProgress)
 		resend := o.unstarted || (o.lost && idempotent)
 		if !resend || attempt >= maxResends || ctx.Err() != nil {
 			return o.res, o.err
@@ -195,7 +196,7 @@ func (b *Broker) Call(ctx context.Context, service string, p *hootv1.Payload, on
 }
 
 // attempt sends the call to one worker and waits for what comes of it.
-func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) callOutcome {
+func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *hootv1.Payload, idempotent bool, onProgress func(*hootv1.Progress)) callOutcome {
 	fail := func(err error) callOutcome { return callOutcome{err: err} }
 	req := &hootv1.Request{Payload: p}
 	if dl, ok := ctx.Deadline(); ok {
@@ -219,7 +220,7 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 		return fail(werr)
 	}
 	call := &brokerCall{worker: w, service: service, done: make(chan callOutcome, 1), ctx: ctx, asker: ClientAskerFrom(ctx),
-		idempotent: isIdempotent(p)}
+		idempotent: idempotent}
 	if onProgress != nil {
 		call.progress = make(chan *hootv1.Progress, progressBuffer)
 	}
@@ -301,23 +302,31 @@ func drainProgress(ch chan *hootv1.Progress, f func(*hootv1.Progress)) {
 
 // isIdempotent reports whether the tool in p declares that running it twice does no harm.
 func isIdempotent(p *hootv1.Payload) bool {
-	m := RequestOf(p)
-	if m == nil {
+	m := p.ProtoReflect()
+	if !m.IsValid() {
 		return false
 	}
-	d := m.ProtoReflect().Descriptor()
-	if v, ok := idempotent.Load(d.FullName()); ok {
-		return v.(bool)
-	}
-	opts, ok := proto.GetExtension(d.Options(), hootv1.E_Tool).(*hootv1.ToolOptions)
-	yes := ok && opts.GetAnnotations().GetIdempotent()
-	idempotent.Store(d.FullName(), yes)
-	return yes
+	fd := m.WhichOneof(requestOneof)
+	return fd != nil && idempotentRequests[fd.Number()]
 }
 
-// idempotent caches isIdempotent by request message name: reading the option decodes it anew
-// on every call.
-var idempotent sync.Map
+// idempotentRequests holds the Payload fields whose tool declares itself idempotent, read once
+// from the schema's options rather than for every call.
+var idempotentRequests = func() map[protoreflect.FieldNumber]bool {
+	yes := make(map[protoreflect.FieldNumber]bool)
+	fields := requestOneof.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.Message() == nil {
+			continue
+		}
+		opts, ok := proto.GetExtension(fd.Message().Options(), hootv1.E_Tool).(*hootv1.ToolOptions)
+		if ok && opts.GetAnnotations().GetIdempotent() {
+			yes[fd.Number()] = true
+		}
+	}
+	return yes
+}()
 
 // reserve takes a slot on the least loaded live worker of service, waiting in the bounded
 // queue while all of them are busy.

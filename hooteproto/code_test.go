@@ -70,3 +70,23 @@ func TestAsError(t *testing.T) {
 		t.Error("nil must stay nil")
 	}
 }
+
+// TestIsIdempotent checks the table read from the schema's options against tools whose
+// annotations say either way: echo declares itself idempotent, abc_transpose (which may store a
+// new artifact each time) and an empty payload do not.
+func TestIsIdempotent(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    *hootv1.Payload
+		want bool
+	}{
+		{"echo", &hootv1.Payload{Request: &hootv1.Payload_Echo{Echo: &hootv1.EchoRequest{Message: "hi"}}}, true},
+		{"abc_transpose", &hootv1.Payload{Request: &hootv1.Payload_AbcTranspose{AbcTranspose: &hootv1.AbcTransposeRequest{}}}, false},
+		{"empty", &hootv1.Payload{}, false},
+		{"nil", nil, false},
+	} {
+		if got := isIdempotent(tc.p); got != tc.want {
+			t.Errorf("%s: isIdempotent = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -396,13 +396,15 @@ func RequestOf(p *hootv1.Payload) proto.Message {
 	if !m.IsValid() {
 		return nil
 	}
-	od := m.Descriptor().Oneofs().ByName("request")
-	fd := m.WhichOneof(od)
+	fd := m.WhichOneof(requestOneof)
 	if fd == nil {
 		return nil
 	}
 	return m.Get(fd).Message().Interface()
 }
+
+// requestOneof is the oneof of Payload that holds a tool's request.
+var requestOneof = (&hootv1.Payload{}).ProtoReflect().Descriptor().Oneofs().ByName("request")
 
 func (w *Worker) reply(id RequestID, res *hootv1.Result) {
 	body, err := proto.Marshal(res)
