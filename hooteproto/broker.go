@@ -34,6 +34,9 @@ type Broker struct {
 	calls   map[RequestID]*brokerCall
 	queue   []*waiter // calls waiting for room, oldest first
 	stopped bool
+	// told is when each unknown peer was last sent DISCONNECT: once per heartbeat interval is
+	// enough for a worker to announce itself again, and a peer that floods gets no more.
+	told map[string]time.Time
 
 	changed chan struct{} // closed and replaced whenever the set of live services changes
 }
@@ -104,6 +107,7 @@ func NewBroker(conn Conn, opts ...Option) *Broker {
 		cfg:     newConfig(opts),
 		workers: make(map[string]*brokerWorker),
 		calls:   make(map[RequestID]*brokerCall),
+		told:    make(map[string]time.Time),
 		changed: make(chan struct{}),
 	}
 }
@@ -484,13 +488,16 @@ func (b *Broker) cancelOnWorker(peer string, id RequestID) {
 	}
 }
 
-// handle takes one frame from a worker. It runs on the connection's goroutine, so what it
-// sends, it sends from a goroutine of its own (Send may wait for the connection's goroutine).
+// handle takes one frame from a worker, on the connection's goroutine.
 func (b *Broker) handle(f Frame) {
 	b.mu.Lock()
 	w := b.workers[f.Peer]
+	now := time.Now()
+	tell := false
 	if w != nil {
-		w.lastSeen = time.Now()
+		w.lastSeen = now
+	} else if f.Command != CommandReady && f.Command != CommandDisconnect {
+		tell = b.tellLocked(f.Peer, now)
 	}
 	b.mu.Unlock()
 
@@ -501,8 +508,8 @@ func (b *Broker) handle(f Frame) {
 	if w == nil {
 		// A worker we do not know (we restarted, or it was given up for dead) must announce
 		// itself again before it gets work.
-		if f.Command != CommandDisconnect {
-			go b.send(context.Background(), Frame{Peer: f.Peer, Command: CommandDisconnect})
+		if tell {
+			b.send(context.Background(), Frame{Peer: f.Peer, Command: CommandDisconnect})
 		}
 		return
 	}
@@ -551,6 +558,7 @@ func (b *Broker) register(f Frame) {
 	if !known {
 		w = &brokerWorker{peer: f.Peer}
 		b.workers[f.Peer] = w
+		delete(b.told, f.Peer)
 	}
 	draining := known && w.capacity > 0 && capacity == 0
 	w.name, w.services, w.capacity, w.lastSeen = name, slices.Clone(services), capacity, time.Now()
@@ -682,6 +690,28 @@ func (b *Broker) send(ctx context.Context, f Frame) {
 	if err := b.conn.Send(ctx, f); err != nil {
 		b.cfg.logger.Debug("send failed", "command", f.Command, "err", err)
 	}
+}
+
+// maxTold bounds the unknown peers whose last DISCONNECT the broker remembers.
+const maxTold = 1024
+
+// tellLocked reports whether an unknown peer is due a DISCONNECT now, and records it if so.
+func (b *Broker) tellLocked(peer string, now time.Time) bool {
+	if last, ok := b.told[peer]; ok && now.Sub(last) < b.cfg.heartbeat {
+		return false
+	}
+	if len(b.told) >= maxTold {
+		for p, last := range b.told {
+			if now.Sub(last) >= b.cfg.heartbeat {
+				delete(b.told, p)
+			}
+		}
+		if len(b.told) >= maxTold {
+			return false // a flood of new identities: those already told will announce themselves
+		}
+	}
+	b.told[peer] = now
+	return true
 }
 
 // stop fails every waiting call; later calls fail at once.

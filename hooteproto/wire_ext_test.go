@@ -571,3 +571,50 @@ func TestSilentWorkerIsToldToStop(t *testing.T) {
 		}
 	}
 }
+
+// A peer the broker does not know is told DISCONNECT, so that a worker forgotten by a restarted
+// gateway announces itself again; a peer that keeps sending is told once per heartbeat
+// interval, not once per frame.
+func TestUnknownPeerIsToldOncePerInterval(t *testing.T) {
+	t.Parallel()
+	s := startBroker(t, "tcp://127.0.0.1:*")
+	conn, err := zmqtransport.Dial(s.sock.Endpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	got := make(frames, 1024)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go func() { _ = conn.Serve(ctx, got) }()
+
+	const sent = 200
+	start := time.Now()
+	for range sent {
+		if err := conn.Send(ctx, hooteproto.Frame{Command: hooteproto.CommandHeartbeat}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first DISCONNECT comes at once; then wait a little more than one interval for any
+	// others the heartbeats could have earned.
+	select {
+	case f := <-got:
+		if f.Command != hooteproto.CommandDisconnect {
+			t.Fatalf("got %v, want DISCONNECT", f.Command)
+		}
+	case <-ctx.Done():
+		t.Fatal("the unknown peer was never told DISCONNECT")
+	}
+	time.Sleep(hb + hb/2)
+	told := 1
+	for len(got) > 0 {
+		if f := <-got; f.Command == hooteproto.CommandDisconnect {
+			told++
+		}
+	}
+	// Every heartbeat left within the first interval unless the machine stalled the sender.
+	intervals := int(time.Since(start)/hb) + 1
+	if told > intervals {
+		t.Fatalf("told DISCONNECT %d times for %d frames in %d heartbeat intervals, want at most one per interval", told, sent, intervals)
+	}
+}

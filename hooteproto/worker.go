@@ -176,7 +176,7 @@ func (h workerHandler) HandleFrame(f Frame) {
 		w.answer(f)
 	case CommandDisconnect:
 		// The gateway does not know us (it restarted): announce again.
-		go w.send(h.loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
+		w.send(h.loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
 	case CommandHeartbeat:
 	default:
 		w.cfg.logger.Warn("gateway sent a frame only a worker may send", "command", f.Command)
