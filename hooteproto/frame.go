@@ -191,40 +191,59 @@ func DecodeFrame(parts [][]byte, maxBody int) (Frame, error) {
 		return f, fmt.Errorf("%w: %s carries no request id, got %d bytes", ErrFrame, f.Command, len(id))
 	}
 	copy(f.ID[:], id)
-	if f.Command.needsID() && f.ID.IsZero() {
-		return f, fmt.Errorf("%w: %s with the zero request id", ErrFrame, f.Command)
-	}
 	service, err := field("service")
 	if err != nil {
 		return f, err
 	}
+	// Bounded before it is copied into a string (a length byte allows 255).
 	if err := checkService(service); err != nil {
 		return f, err
 	}
-	f.Service = string(service)
 	traceparent, err := field("traceparent")
 	if err != nil {
 		return f, err
 	}
-	if len(traceparent) != 0 {
-		if !validTraceparent(traceparent) {
-			return f, fmt.Errorf("%w: malformed traceparent %q", ErrFrame, truncate(traceparent, traceparentLen))
-		}
-		f.Traceparent = string(traceparent)
+	if len(traceparent) != 0 && !validTraceparent(traceparent) {
+		return f, fmt.Errorf("%w: malformed traceparent %q", ErrFrame, truncate(traceparent, traceparentLen))
 	}
-	if len(b) > maxBody {
-		return f, fmt.Errorf("%w: body of %d bytes is over the limit of %d", ErrFrameTooLarge, len(b), maxBody)
-	}
-	f.Body = b
-	return f, nil
+	f.Service, f.Traceparent, f.Body = string(service), string(traceparent), b
+	return f, f.Check(maxBody)
 }
 
-func checkService(b []byte) error {
+// Check reports what is wrong with a frame's fields, by the rules DecodeFrame applies to a
+// frame received: a known command, a request id other than zero when the command needs one
+// (a command without one sends none), a service name of [a-z0-9_] up to MaxServiceLen, a
+// well-formed traceparent or none, and a body of at most maxBody bytes (DefaultMaxBody when
+// maxBody <= 0; over it the error wraps ErrFrameTooLarge). Every error wraps ErrFrame. A
+// frame that passes is one the other side's DecodeFrame takes.
+func (f *Frame) Check(maxBody int) error {
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBody
+	}
+	if f.Command < minCommand || f.Command > maxCommand {
+		return fmt.Errorf("%w: unknown command %d", ErrFrame, f.Command)
+	}
+	if f.Command.needsID() && f.ID.IsZero() {
+		return fmt.Errorf("%w: %s with the zero request id", ErrFrame, f.Command)
+	}
+	if err := checkService(f.Service); err != nil {
+		return err
+	}
+	if f.Traceparent != "" && !validTraceparent(f.Traceparent) {
+		return fmt.Errorf("%w: malformed traceparent %q", ErrFrame, truncate(f.Traceparent, traceparentLen))
+	}
+	if len(f.Body) > maxBody {
+		return fmt.Errorf("%w: body of %d bytes is over the limit of %d", ErrFrameTooLarge, len(f.Body), maxBody)
+	}
+	return nil
+}
+
+func checkService[T ~string | ~[]byte](b T) error {
 	if len(b) > MaxServiceLen {
 		return fmt.Errorf("%w: service name of %d bytes is over the limit of %d", ErrFrame, len(b), MaxServiceLen)
 	}
-	for _, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+	for i := range len(b) {
+		if c := b[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
 			return fmt.Errorf("%w: service name %q has a character outside [a-z0-9_]", ErrFrame, b)
 		}
 	}
@@ -233,33 +252,33 @@ func checkService(b []byte) error {
 
 // validTraceparent checks the W3C trace context version 00 form:
 // 2 hex version, 32 hex trace id, 16 hex parent id, 2 hex flags, separated by dashes.
-func validTraceparent(b []byte) bool {
+func validTraceparent[T ~string | ~[]byte](b T) bool {
 	if len(b) != traceparentLen || b[2] != '-' || b[35] != '-' || b[52] != '-' {
 		return false
 	}
-	allZero := func(s []byte) bool {
-		for _, c := range s {
-			if c != '0' {
+	allZero := func(s T) bool {
+		for i := range len(s) {
+			if s[i] != '0' {
 				return false
 			}
 		}
 		return true
 	}
-	for i, c := range b {
+	for i := range len(b) {
 		if i == 2 || i == 35 || i == 52 {
 			continue
 		}
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+		if c := b[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
 		}
 	}
-	return string(b[:2]) != "ff" && !allZero(b[3:35]) && !allZero(b[36:52])
+	return !(b[0] == 'f' && b[1] == 'f') && !allZero(b[3:35]) && !allZero(b[36:52])
 }
 
 // ValidTraceparent reports whether s is a well-formed W3C traceparent header value.
-func ValidTraceparent(s string) bool { return validTraceparent([]byte(s)) }
+func ValidTraceparent(s string) bool { return validTraceparent(s) }
 
-func truncate(b []byte, n int) []byte {
+func truncate[T ~string | ~[]byte](b T, n int) T {
 	if len(b) > n {
 		return b[:n]
 	}

@@ -117,7 +117,46 @@ func FuzzDecodeFrame(f *testing.F) {
 		if len(fr.Body) > 1024 || len(fr.Service) > MaxServiceLen {
 			t.Fatalf("bounds not enforced")
 		}
+		if err := fr.Check(1024); err != nil {
+			t.Fatalf("Check refuses a frame DecodeFrame took: %v", err)
+		}
 	})
+}
+
+// TestCheckAgreesWithDecode checks that what Check refuses before a send is what the other
+// side's DecodeFrame would refuse, so that a bad frame fails at its sender.
+func TestCheckAgreesWithDecode(t *testing.T) {
+	good := Frame{Command: CommandRequest, ID: NewRequestID(), Service: "cas", Traceparent: tp, Body: []byte{8, 1}}
+	for _, tc := range []struct {
+		name  string
+		spoil func(*Frame)
+	}{
+		{"unknown command", func(f *Frame) { f.Command = maxCommand + 1 }},
+		{"zero id", func(f *Frame) { f.ID = RequestID{} }},
+		{"service with a capital", func(f *Frame) { f.Service = "Cas" }},
+		{"service too long", func(f *Frame) { f.Service = strings.Repeat("s", MaxServiceLen+1) }},
+		{"traceparent in upper case", func(f *Frame) { f.Traceparent = strings.ToUpper(tp) }},
+		{"traceparent of version ff", func(f *Frame) { f.Traceparent = "ff" + tp[2:] }},
+		{"traceparent cut short", func(f *Frame) { f.Traceparent = tp[:40] }},
+		{"body over the limit", func(f *Frame) { f.Body = make([]byte, 2048) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := good
+			tc.spoil(&f)
+			checkErr := f.Check(1024)
+			if !errors.Is(checkErr, ErrFrame) {
+				t.Fatalf("Check = %v, want an error wrapping ErrFrame", checkErr)
+			}
+			if f.Command <= maxCommand && len(f.Service) <= 255 {
+				if _, err := DecodeFrame(f.Parts(), 1024); err == nil {
+					t.Fatalf("DecodeFrame takes the frame Check refused (%v)", checkErr)
+				}
+			}
+		})
+	}
+	if err := good.Check(1024); err != nil {
+		t.Fatalf("Check refuses a good frame: %v", err)
+	}
 }
 
 func TestCommandStrings(t *testing.T) {

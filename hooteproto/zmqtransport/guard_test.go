@@ -2,6 +2,9 @@ package zmqtransport_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,5 +196,34 @@ func TestGuardForgetsABannedWorker(t *testing.T) {
 		if err != nil || res.GetEcho().GetWorker() != "honest" {
 			t.Fatalf("call %d: res=%v err=%v", i, res, err)
 		}
+	}
+}
+
+// Send refuses at once a frame the other side's decoder would drop (and count against the
+// sender), rather than sending it.
+func TestSendRefusesWhatThePeerWould(t *testing.T) {
+	t.Parallel()
+	router, err := zmqtransport.Listen("tcp://127.0.0.1:*", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer router.Close()
+	dealer, err := zmqtransport.Dial(router.Endpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dealer.Close()
+	ctx := context.Background()
+	for name, f := range map[string]hooteproto.Frame{
+		"malformed traceparent": {Command: hooteproto.CommandRequest, ID: hooteproto.NewRequestID(), Service: "cas", Traceparent: strings.Repeat("x", 55)},
+		"zero request id":       {Command: hooteproto.CommandRequest, Service: "cas"},
+		"bad service name":      {Command: hooteproto.CommandReady, Service: "Not A Service"},
+	} {
+		if err := dealer.Send(ctx, f); !errors.Is(err, hooteproto.ErrFrame) {
+			t.Errorf("%s: Send = %v, want an error wrapping hooteproto.ErrFrame", name, err)
+		}
+	}
+	if err := router.Send(ctx, hooteproto.Frame{Command: hooteproto.CommandHeartbeat}); err == nil {
+		t.Error("the router side sent a frame without a Peer")
 	}
 }

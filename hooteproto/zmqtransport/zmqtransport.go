@@ -608,13 +608,11 @@ func (s *Socket) tryFlush() {
 	}
 }
 
-// check returns what is wrong with f itself, before it is queued.
+// check returns what is wrong with f itself, before it is queued: what the other side's
+// decoder would refuse, and a frame from the router side without a peer.
 func (s *Socket) check(f *hooteproto.Frame) error {
-	if len(f.Body) > s.maxBody {
-		return fmt.Errorf("zmqtransport: frame body of %d bytes is over the limit of %d", len(f.Body), s.maxBody)
-	}
-	if len(f.Service) > hooteproto.MaxServiceLen || len(f.Traceparent) > 255 {
-		return fmt.Errorf("zmqtransport: a service name of %d bytes or a traceparent of %d bytes does not fit a frame", len(f.Service), len(f.Traceparent))
+	if err := f.Check(s.maxBody); err != nil {
+		return fmt.Errorf("zmqtransport: cannot send: %w", err)
 	}
 	if s.router && f.Peer == "" {
 		return errors.New("zmqtransport: a frame sent from the router side needs a Peer")
