@@ -2,7 +2,8 @@
 //
 //  1. builds bin/holler and bin/hootenanny from the workspace, and the peer server of this
 //     module;
-//  2. runs the project's Go benchmarks of the wire (hooteproto) and of the MCP handler
+//  2. runs the project's Go benchmarks of the wire (hooteproto), of bare ZeroMQ through the
+//     same binding as the wire's floor (hooteproto/zmqtransport), of the MCP handler
 //     (holler/internal/mcp), and the ABC corpus converted in process against abc2midi
 //     (hootenanny/internal/abccorpus, when abc2midi is installed);
 //  3. starts three Streamable HTTP servers of the same echo tool on loopback: holler with one
@@ -127,11 +128,11 @@ func run(ctx context.Context, c config) error {
 		}
 	}
 
-	var wire, abcFigures benchFigures
+	var wire, bare, abcFigures benchFigures
 	var goBenchErr error
 	if c.goBench {
 		var out bytes.Buffer
-		for _, pkg := range []string{"./hooteproto/", "./holler/internal/mcp/"} {
+		for _, pkg := range []string{"./hooteproto/", "./hooteproto/zmqtransport/", "./holler/internal/mcp/"} {
 			fmt.Printf("\n== Go benchmarks: go test -run '^$' -bench . -benchmem -benchtime %s %s\n", c.benchtime, pkg)
 			err := goCmd(ctx, c.root, true, io.MultiWriter(os.Stdout, &out),
 				"test", "-run", "^$", "-bench", ".", "-benchmem", "-benchtime", c.benchtime, pkg)
@@ -145,6 +146,7 @@ func run(ctx context.Context, c config) error {
 			}
 		}
 		wire = parseBench(out.String(), "BenchmarkWireRoundTrip")
+		bare = parseBench(out.String(), "BenchmarkBareZeroMQ")
 		abcFigures, err = runABCBench(ctx, c)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -231,7 +233,7 @@ func run(ctx context.Context, c config) error {
 	for k, rs := range runs {
 		merged[k] = load.Merge(rs...)
 	}
-	report(os.Stdout, c, merged, cpu, wire, abcFigures)
+	report(os.Stdout, c, merged, cpu, wire, bare, abcFigures)
 	return goBenchErr
 }
 
@@ -365,7 +367,7 @@ func runABCBench(ctx context.Context, c config) (benchFigures, error) {
 }
 
 // report prints the table, the ratios and the targets.
-func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuUse, wire, abcFigures benchFigures) {
+func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuUse, wire, bare, abcFigures benchFigures) {
 	cpuPerCall := func(k key) float64 {
 		u, r := cpu[k], res[k]
 		if u == nil || r == nil || r.Requests == 0 {
@@ -449,6 +451,13 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 		}
 		fmt.Fprintf(out, "  worker in %-8s sequential: p50 %.0fµs, p99 %.0fµs, %.0f round trips/s; pipelined (32 in flight): %.0f round trips/s\n",
 			map[string]string{"process": "its own process", "inproc": "the broker's process"}[mode], seq["p50-µs"], seq["p99-µs"], seq["rt/s"], pipe["rt/s"])
+	}
+	if seq, pipe := bare["sequential"], bare["pipelined"]; seq != nil && pipe != nil {
+		fmt.Fprintf(out, "  bare ZeroMQ (same binding, echo in its own process, blocking receives) sequential: p50 %.0fµs, %.0f round trips/s; pipelined (32 in flight): %.0f round trips/s\n",
+			seq["p50-µs"], seq["rt/s"], pipe["rt/s"])
+		if w := wire["worker=process/sequential"]; w != nil {
+			fmt.Fprintf(out, "  the wire's p50 over bare ZeroMQ's: %+.0fµs (the transport, the broker and the worker)\n", w["p50-µs"]-seq["p50-µs"])
+		}
 	}
 	if hr, mr := h(1), res[key{"mcp-go", 1}]; hr != nil && mr != nil {
 		fmt.Fprintf(out, "  for comparison, holler's c1 p50 minus mcp-go's: %s (the hop plus every other difference between the two servers)\n", load.Micros(hr.P50-mr.P50))
