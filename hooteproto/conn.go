@@ -9,9 +9,9 @@ import (
 // for concurrent use: Send may be called from any goroutine, and the socket underneath is used
 // by one at a time.
 type Conn interface {
-	// Send hands f to the connection and returns without waiting for it to leave; it waits
-	// only while the connection's queue is full, until ctx ends, and never for the goroutine
-	// that runs the Handler, so a Handler may call it. On the router side f.Peer names the
+	// Send hands f to the connection and returns without waiting for it to leave. It may
+	// wait while the connection is busy sending (until ctx ends, where it waits for room),
+	// but never for the goroutine that runs the Handler, so a Handler may call it. On the router side f.Peer names the
 	// receiver. Send reports at once what is wrong with f itself (too large, no peer) and a
 	// closed connection; a frame that the connection cannot pass on (its peer is gone, the
 	// peer's queue is full) is reported to the Handler's SendFailed.

@@ -81,10 +81,11 @@ type Socket struct {
 	idle bool
 
 	// Only the owner goroutine touches these.
-	parts      [][]byte        // the parts of the message received last
-	guard      *peerGuard      // the listening side's banned peers
-	logged     *lru[time.Time] // when a failed handshake of each kind was last logged
-	redialAt   time.Time       // the dialling side connects again then, if not zero
+	parts      [][]byte           // the parts of the message received last
+	batch      []hooteproto.Frame // the frames of one turn
+	guard      *peerGuard         // the listening side's banned peers
+	logged     *lru[time.Time]    // when a failed handshake of each kind was last logged
+	redialAt   time.Time          // the dialling side connects again then, if not zero
 	redialWait time.Duration
 
 	malformed         atomic.Uint64
@@ -245,7 +246,7 @@ type zsockets struct {
 }
 
 // close closes the sockets, sock first so that its monitor stops before the monitor's socket
-// closes. The owner goroutine clears push before it calls close: that one is the pump's.
+// closes.
 func (z *zsockets) close() {
 	for _, zs := range []*zmq.Socket{z.sock, z.mon, z.zap} {
 		if zs != nil {
@@ -425,36 +426,43 @@ func (s *Socket) busy() bool {
 // owner looks at its other work under a flood; it comes back at once for the rest.
 const maxDrain = 256
 
-// turn sends what Send has queued and hands the socket's waiting messages to the Handler, one
-// at a time with the socket free in between, and reports whether it handed over any and
-// whether messages remain. Without a handler it only lets ZeroMQ process its pending commands
-// (which re-arms ZMQ_FD) and leaves the messages where they are.
+// turn sends what Send has left in the queue, takes the socket's waiting messages (up to
+// maxDrain) and then, with the socket free, hands them to the Handler; it reports whether it
+// handed over any and whether messages remain. It holds the socket once a turn, so that the
+// owner receives however many senders wait for it. Without a handler it only lets ZeroMQ
+// process its pending commands (which re-arms ZMQ_FD) and leaves the messages where they are.
 func (s *Socket) turn() (delivered, more bool) {
 	h := s.h // only the owner writes it
-	for range maxDrain {
-		s.mu.Lock()
-		s.idle = false
-		s.flushLocked()
-		if h == nil {
-			readable(s.sock)
-			s.idle = true
-			s.mu.Unlock()
-			return delivered, false
-		}
+	s.mu.Lock()
+	s.idle = false
+	s.flushLocked()
+	if h == nil {
+		readable(s.sock)
+		s.idle = true
+		s.mu.Unlock()
+		return false, false
+	}
+	batch, empty := s.batch[:0], false
+	for len(batch) < maxDrain {
 		// A receive that finds nothing has ZeroMQ process its commands, as asking for
 		// ZMQ_EVENTS does; asking before each receive would cost a system call more a message.
-		f, ok, empty := s.receive(s.sock)
-		s.idle = empty
-		s.mu.Unlock()
-		if empty {
-			return delivered, false
+		f, ok, none := s.receive(s.sock)
+		if none {
+			empty = true
+			break
 		}
 		if ok {
-			h.HandleFrame(f)
-			delivered = true
+			batch = append(batch, f)
 		}
 	}
-	return delivered, true
+	s.idle = empty
+	s.mu.Unlock()
+	for _, f := range batch {
+		h.HandleFrame(f)
+	}
+	clear(batch) // the frames are the handler's now
+	s.batch = batch[:0]
+	return len(batch) > 0, !empty
 }
 
 // recvParts reads the parts of one message into the owner's own slice, which the next call
@@ -552,9 +560,11 @@ func (s *Socket) receive(sock *zmq.Socket) (f hooteproto.Frame, ok, empty bool) 
 	return f, true, false
 }
 
-// flushLocked sends every frame queued now; the caller holds mu.
+// flushLocked sends the frames queued when it starts; the caller holds mu. Frames queued
+// meanwhile are left to the next holder (every holder looks at the queue again once it has let
+// go of the socket), so that no goroutine sends for the others for as long as they queue.
 func (s *Socket) flushLocked() {
-	for {
+	for range len(s.out) {
 		select {
 		case o := <-s.out:
 			s.sendLocked(o)
@@ -585,6 +595,15 @@ func (s *Socket) sendLocked(o outgoing) {
 // while it held it; the owner sends what is left.
 const flushRounds = 2
 
+// lookLocked reports whether the owner must be woken to receive after the caller has used the
+// socket; the caller holds mu. Using the socket lets ZeroMQ process its pending commands, which
+// may read the ZMQ_FD signal of a message that has just arrived: the owner, asleep on that
+// signal, must look. (An owner that is awake receives until the socket is empty before it
+// sleeps.)
+func (s *Socket) lookLocked() bool {
+	return s.idle && !s.closed && s.h != nil && readable(s.sock)
+}
+
 // tryFlush sends what is queued if the socket is free. When it is not, its holder sends the
 // queue before it lets go or, failing that, wakes the owner to send it: every holder looks at
 // the queue again after it has let go of the socket, so no frame is left behind.
@@ -594,10 +613,7 @@ func (s *Socket) tryFlush() {
 			return
 		}
 		s.flushLocked()
-		// Sending lets ZeroMQ process its pending commands, which may read the ZMQ_FD signal
-		// of a message that has just arrived: the owner, asleep on that signal, must look. (An
-		// owner that is awake receives until the socket is empty before it sleeps.)
-		look := s.idle && !s.closed && s.h != nil && readable(s.sock)
+		look := s.lookLocked()
 		s.mu.Unlock()
 		if look {
 			s.wk.wake()
@@ -645,10 +661,10 @@ func (s *Socket) write(sock *zmq.Socket, o *outgoing) error {
 }
 
 // Send encodes f and hands it to ZeroMQ, or, when another goroutine holds the socket, queues it
-// for that one; it waits only while the queue is full, and never for the owner goroutine, so a
-// Handler may call it. What is wrong with f itself is reported
-// here; a peer that is not connected or a full ZeroMQ queue is reported to the Handler of Serve,
-// on the goroutine that sent the frame.
+// for that one. When the queue is full it waits for the socket and sends the queue and f
+// itself; it never waits for the owner goroutine, so a Handler may call it. What is wrong with
+// f itself is reported here; a peer that is not connected or a full ZeroMQ queue is reported
+// to the Handler of Serve, on the goroutine that sent the frame.
 func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	if err := s.check(&f); err != nil {
 		return err
@@ -666,19 +682,24 @@ func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 		return nil
 	default:
 	}
-	// The queue is full: empty it if the socket is free. If it is not, its holder is emptying
-	// it, so the wait below is short and never depends on the owner (whose Handler may be the
-	// caller).
-	s.tryFlush()
-	select {
-	case s.out <- o:
-		s.tryFlush()
-		return nil
-	case <-s.done:
+	// The queue is full: wait for the socket and send from here, the queue first (it holds
+	// this goroutine's earlier frames). Holders only hand frames to ZeroMQ, so the wait is
+	// short, and nobody is left waiting for a queue that no one empties: the owner, whose
+	// Handler may be the caller, does not have to come.
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
 		return hooteproto.ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	s.flushLocked()
+	s.sendLocked(o)
+	look := s.lookLocked()
+	s.mu.Unlock()
+	if look {
+		s.wk.wake()
+	}
+	s.tryFlush()
+	return nil
 }
 
 // Serve hands every well-formed frame to h, on the owner goroutine, until ctx ends (it then
