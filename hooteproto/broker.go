@@ -116,10 +116,10 @@ func NewBroker(conn Conn, opts ...Option) *Broker {
 // closes. When it returns, every call still waiting fails as unavailable.
 func (b *Broker) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
 	wg.Go(func() { b.heartbeat(ctx) })
-	defer wg.Wait()
+	// The heartbeat stops with ctx, which must end here too when the connection closes first.
+	defer func() { cancel(); wg.Wait() }()
 	defer b.stop()
 	err := b.conn.Serve(ctx, brokerHandler{b})
 	if ctx.Err() != nil || errors.Is(err, ErrClosed) {

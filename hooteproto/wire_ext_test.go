@@ -618,3 +618,25 @@ func TestUnknownPeerIsToldOncePerInterval(t *testing.T) {
 		t.Fatalf("told DISCONNECT %d times for %d frames in %d heartbeat intervals, want at most one per interval", told, sent, intervals)
 	}
 }
+
+// Run returns when its connection closes, not only when its context ends.
+func TestBrokerRunReturnsWhenTheConnectionCloses(t *testing.T) {
+	t.Parallel()
+	sock, err := zmqtransport.Listen("tcp://127.0.0.1:*", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := hooteproto.NewBroker(sock, hooteproto.WithHeartbeat(hb, liveness))
+	done := make(chan error, 1)
+	go func() { done <- b.Run(context.Background()) }()
+	time.Sleep(50 * time.Millisecond) // most often Run serves by now; it must return either way
+	sock.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run = %v, want nil after the connection closed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run still runs 10 s after its connection closed")
+	}
+}
