@@ -31,8 +31,8 @@ type Handler interface {
 	// HandleFrame takes a received frame. On the router side Peer names the sender.
 	HandleFrame(f Frame)
 	// SendFailed reports a frame that Send had accepted and that could not be sent (without
-	// its body, which the connection need not keep). It must not wait for anything that may
-	// itself be waiting to send.
+	// its body, which the connection need not keep). It may run while the connection's socket
+	// is held, so it must not call Send nor wait for anything that may itself be sending.
 	SendFailed(f Frame, err error)
 }
 
