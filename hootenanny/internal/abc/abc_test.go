@@ -225,6 +225,8 @@ func TestDiagnostics(t *testing.T) {
 		{"bad mode", "X:1\nK:Gxyz\nC|\n", 2, 4, Error, "unknown mode", "K:Gm"},
 		{"stray close", "X:1\nK:C\nC) D|\n", 3, 2, Warning, ") closes no slur", ""},
 		{"bad meter", "X:1\nM:x/4\nK:C\nC|\n", 2, 1, Error, "bad meter numerator", "6/8"},
+		{"X not a number", "X:abc\nK:C\nC|\n", 1, 1, Warning, "X: takes the tune's number, not \"abc\"; this tune counts as X:0", "X:1"},
+		{"X with words after", "X:3 (reel)\nK:C\nC|\n", 1, 1, Warning, "counts as X:3", "X:1"},
 	}
 	for _, c := range cases {
 		_, d := Parse(c.src, Options{})

@@ -2,6 +2,7 @@ package abc
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -384,9 +385,16 @@ func (p *parser) headerField(f Field) {
 	at := f.Pos
 	switch f.Name {
 	case 'X':
-		n := 0
-		for i := 0; i < len(f.Value) && f.Value[i] >= '0' && f.Value[i] <= '9' && n < maxNumber; i++ {
-			n = n*10 + int(f.Value[i]-'0')
+		v := strings.TrimSpace(f.Value)
+		n, digits := 0, 0
+		for ; digits < len(v) && v[digits] >= '0' && v[digits] <= '9'; digits++ {
+			if n < maxNumber {
+				n = n*10 + int(v[digits]-'0')
+			}
+		}
+		if digits == 0 || digits < len(v) {
+			p.diagAt(at, Warning, "X: takes the tune's number, not \""+v+"\"; this tune counts as X:"+strconv.Itoa(n),
+				"write a number, such as X:1, and give each tune of a book its own")
 		}
 		h.X = n
 		p.anyX = true
