@@ -2378,7 +2378,8 @@ type MidiRendering struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Move every note by this many semitones.
 	Transpose int32 `protobuf:"varint,1,opt,name=transpose,proto3" json:"transpose,omitempty"`
-	// Play at this many quarter notes a minute instead of the tune's Q: tempo (0 keeps it).
+	// Play at this many quarter notes a minute instead of the tune's Q: tempo (0 keeps it); MIDI
+	// plays no slower than about 3.6.
 	TempoBpm float64 `protobuf:"fixed64,2,opt,name=tempo_bpm,json=tempoBpm,proto3" json:"tempo_bpm,omitempty"`
 	// Give every note this velocity (1 to 127) instead of following the beat and the dynamics marks
 	// (0 follows them).

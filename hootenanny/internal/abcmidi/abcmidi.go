@@ -100,6 +100,10 @@ type Options struct {
 	Straight bool
 }
 
+// MinBPM is the slowest tempo a MIDI file can state, in quarter notes a minute: its tempo
+// event holds the microseconds of a quarter note in 24 bits.
+const MinBPM = 60e6 / 0xFFFFFF
+
 // ErrNoVoices is returned for a tune without any voice.
 var ErrNoVoices = errors.New("abcmidi: tune has no voices")
 
@@ -113,6 +117,9 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	}
 	if opts.BPM < 0 || math.IsNaN(opts.BPM) || math.IsInf(opts.BPM, 0) {
 		return nil, fmt.Errorf("abcmidi: tempo override %v bpm is not a positive number", opts.BPM)
+	}
+	if opts.BPM > 0 && opts.BPM < MinBPM {
+		return nil, fmt.Errorf("abcmidi: tempo override %v bpm is below MIDI's slowest tempo, %.2f bpm", opts.BPM, MinBPM)
 	}
 	var vel uint8 // 0: each note's own, from the beat-stress model
 	if opts.Velocity > 0 {

@@ -196,6 +196,13 @@ func TestErrors(t *testing.T) {
 	if _, err := Convert(parseTune(t, "X:1\nK:C\nC|\n"), Options{Velocity: 200}); err == nil {
 		t.Errorf("velocity 200 accepted")
 	}
+	// The slowest tempo a MIDI file states is about 3.58 bpm: slower is refused, not clamped.
+	if _, err := Convert(parseTune(t, "X:1\nK:C\nC|\n"), Options{BPM: 3.5}); err == nil || !strings.Contains(err.Error(), "slowest tempo") {
+		t.Errorf("BPM 3.5: err %v", err)
+	}
+	if _, err := Convert(parseTune(t, "X:1\nK:C\nC|\n"), Options{BPM: 3.6}); err != nil {
+		t.Errorf("BPM 3.6: %v", err)
+	}
 }
 
 func corpusTunes(t testing.TB) []*abc.Tune {

@@ -127,6 +127,12 @@ type converted struct {
 // convert renders t. Its errors are about the music or the rendering, so they are the caller's
 // to fix; field names the source.
 func convert(src string, t *abc.Tune, r *hootv1.MidiRendering, field string) (converted, *hooteproto.Error) {
+	if bpm := r.GetTempoBpm(); bpm > 0 && bpm < abcmidi.MinBPM {
+		return converted{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("tempo_bpm %g is slower than a MIDI file can play: its slowest tempo is %.2f quarter notes a minute", bpm, abcmidi.MinBPM)).
+			WithField("rendering.tempo_bpm").
+			WithHint("give 4 or more, or 0 to keep the tune's own Q: tempo")
+	}
 	opts := abcmidi.Options{
 		Transpose: int(r.GetTranspose()),
 		BPM:       r.GetTempoBpm(),

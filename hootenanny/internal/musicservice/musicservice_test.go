@@ -228,6 +228,10 @@ func TestErrorsNameTheirField(t *testing.T) {
 	_, err = h.AbcToMidi(ctx, &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: "X:1\nK:C\nc''''|\n"},
 		Rendering: &hootv1.MidiRendering{Transpose: 48}})
 	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "rendering.transpose", "outside the MIDI range")
+	// A tempo slower than MIDI can state is refused, not clamped in silence.
+	_, err = h.AbcToMidi(ctx, &hootv1.AbcToMidiRequest{Source: &hootv1.AbcToMidiRequest_Abc{Abc: "X:1\nK:C\nCDEF|\n"},
+		Rendering: &hootv1.MidiRendering{TempoBpm: 0.0001}})
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "rendering.tempo_bpm", "slowest tempo")
 	// A book's choice of tune is asked of x; a missing tune is on the source that was given.
 	obj, _, err := h.cfg.CAS.Put(ctx, strings.NewReader("no tune here"), ABCMediaType)
 	if err != nil {
