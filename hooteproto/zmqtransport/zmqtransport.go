@@ -40,7 +40,8 @@ type Options struct {
 	Linger time.Duration
 	// HighWaterMark bounds ZeroMQ's queues per peer, in messages (default 10000).
 	HighWaterMark int
-	// QueueLen bounds the queue of frames between Send and the owner goroutine (default 1024).
+	// QueueLen bounds the queue of frames that Send leaves for the goroutine holding the
+	// socket (default 1024); a Send that finds it full sends from its own goroutine.
 	QueueLen int
 	// Logger receives reports of malformed frames, banned peers and failed handshakes
 	// (default: discard).
@@ -179,8 +180,9 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 	if router {
 		s.guard = newPeerGuard(o.MaxMalformed)
 	}
-	// Sockets are created and bound here, then handed to their owner goroutines; the channel
-	// hand-off is the memory barrier ZeroMQ asks for when a socket moves between threads.
+	// Sockets are created and bound here, then handed to the owner goroutine; starting it is
+	// the memory barrier ZeroMQ asks for when a socket moves between threads, as the mutex is
+	// afterwards.
 	zctx, err := zmq.NewContext()
 	if err != nil {
 		return nil, fmt.Errorf("zmqtransport: new context: %w", err)
