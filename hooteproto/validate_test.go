@@ -2,6 +2,7 @@ package hooteproto_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -305,7 +306,13 @@ func TestValidateDoesNotAllocate(t *testing.T) {
 		if err := hooteproto.Validate(m); err != nil { // warms the plan cache
 			t.Fatal(err)
 		}
-		if n := testing.AllocsPerRun(100, func() { _ = hooteproto.Validate(m) }); n != 0 {
+		// AllocsPerRun counts the allocations of every goroutine, and one of an earlier test
+		// may still be finishing: a Validate that allocates does so in every measurement.
+		n := math.Inf(1)
+		for range 3 {
+			n = min(n, testing.AllocsPerRun(100, func() { _ = hooteproto.Validate(m) }))
+		}
+		if n != 0 {
 			t.Errorf("%s: Validate allocates %v times per call, want 0", name, n)
 		}
 	}
