@@ -86,8 +86,8 @@ func TestCancelStopsTheWork(t *testing.T) {
 	stopped := make(chan struct{})
 	running := make(chan struct{})
 	j, err := r.Start(context.Background(), "slow", nil, func(ctx context.Context, report ProgressFunc) Outcome {
+		report(1, 10, "working") // before running is closed: the test reads it then
 		close(running)
-		report(1, 10, "working")
 		<-ctx.Done()
 		close(stopped)
 		return Outcome{Result: []byte("cancelled"), Failed: true}
