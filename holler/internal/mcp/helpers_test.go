@@ -78,8 +78,11 @@ func (a *httpAnswer) last(t *testing.T) rpcResponse {
 
 // mcpHTTP is a raw Streamable HTTP client for tests.
 type mcpHTTP struct {
-	t       *testing.T
-	url     string
+	t   *testing.T
+	url string
+	// client is the test server's own: http.DefaultClient's idle connections are closed by
+	// every other test server's Close, which breaks a request of a test running alongside.
+	client  *http.Client
 	session string
 	// accept is the Accept header; empty means both JSON and event streams.
 	accept string
@@ -88,7 +91,7 @@ type mcpHTTP struct {
 func newMCPHTTP(t *testing.T, s *Server) *mcpHTTP {
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
-	return &mcpHTTP{t: t, url: ts.URL}
+	return &mcpHTTP{t: t, url: ts.URL, client: ts.Client()}
 }
 
 // post sends body by POST with the session header and the given extra headers.
@@ -120,7 +123,7 @@ func (c *mcpHTTP) post(body string, header map[string]string) *httpAnswer {
 // do sends req and reads the whole answer.
 func (c *mcpHTTP) do(req *http.Request) *httpAnswer {
 	c.t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.client.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}

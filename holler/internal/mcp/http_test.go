@@ -390,7 +390,7 @@ func TestHTTPCancel(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(headerSessionID, c.session)
 	go func() {
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := c.client.Do(req)
 		if err == nil {
 			resp.Body.Close()
 		}

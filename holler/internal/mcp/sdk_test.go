@@ -32,7 +32,7 @@ func TestSDKClient(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client()}, nil)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -133,7 +133,7 @@ func TestSDKClientOlderVersion(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-test", Version: "1.0.0"}, nil)
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL},
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client()},
 		&sdk.ClientSessionOptions{ProtocolVersion: protocolVersion20250618})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
