@@ -540,7 +540,7 @@ func (b *Broker) register(f Frame) {
 		return
 	}
 	for _, s := range services {
-		if s == "" || checkService([]byte(s)) != nil {
+		if s == "" || checkService(s) != nil {
 			b.cfg.logger.Warn("dropped a READY with a bad service name", "service", s)
 			return
 		}

@@ -60,7 +60,7 @@ func NextTraceparent(parent string) string {
 	if span == "0000000000000000" {
 		span = "0000000000000001"
 	}
-	if validTraceparent([]byte(parent)) {
+	if ValidTraceparent(parent) {
 		return parent[:36] + span + parent[52:]
 	}
 	trace := hex.EncodeToString(b[:16])

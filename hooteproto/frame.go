@@ -195,17 +195,11 @@ func DecodeFrame(parts [][]byte, maxBody int) (Frame, error) {
 	if err != nil {
 		return f, err
 	}
-	// Bounded before it is copied into a string (a length byte allows 255).
-	if err := checkService(service); err != nil {
-		return f, err
-	}
 	traceparent, err := field("traceparent")
 	if err != nil {
 		return f, err
 	}
-	if len(traceparent) != 0 && !validTraceparent(traceparent) {
-		return f, fmt.Errorf("%w: malformed traceparent %q", ErrFrame, truncate(traceparent, traceparentLen))
-	}
+	// Check applies the rules of every field; the lengths are bounded by their length bytes.
 	f.Service, f.Traceparent, f.Body = string(service), string(traceparent), b
 	return f, f.Check(maxBody)
 }
@@ -229,7 +223,7 @@ func (f *Frame) Check(maxBody int) error {
 	if err := checkService(f.Service); err != nil {
 		return err
 	}
-	if f.Traceparent != "" && !validTraceparent(f.Traceparent) {
+	if f.Traceparent != "" && !ValidTraceparent(f.Traceparent) {
 		return fmt.Errorf("%w: malformed traceparent %q", ErrFrame, truncate(f.Traceparent, traceparentLen))
 	}
 	if len(f.Body) > maxBody {
@@ -238,7 +232,7 @@ func (f *Frame) Check(maxBody int) error {
 	return nil
 }
 
-func checkService[T ~string | ~[]byte](b T) error {
+func checkService(b string) error {
 	if len(b) > MaxServiceLen {
 		return fmt.Errorf("%w: service name of %d bytes is over the limit of %d", ErrFrame, len(b), MaxServiceLen)
 	}
@@ -250,13 +244,14 @@ func checkService[T ~string | ~[]byte](b T) error {
 	return nil
 }
 
-// validTraceparent checks the W3C trace context version 00 form:
-// 2 hex version, 32 hex trace id, 16 hex parent id, 2 hex flags, separated by dashes.
-func validTraceparent[T ~string | ~[]byte](b T) bool {
+// ValidTraceparent reports whether b is a well-formed W3C traceparent header value, of the trace
+// context version 00 form: 2 hex version, 32 hex trace id, 16 hex parent id, 2 hex flags,
+// separated by dashes.
+func ValidTraceparent(b string) bool {
 	if len(b) != traceparentLen || b[2] != '-' || b[35] != '-' || b[52] != '-' {
 		return false
 	}
-	allZero := func(s T) bool {
+	allZero := func(s string) bool {
 		for i := range len(s) {
 			if s[i] != '0' {
 				return false
@@ -274,9 +269,6 @@ func validTraceparent[T ~string | ~[]byte](b T) bool {
 	}
 	return !(b[0] == 'f' && b[1] == 'f') && !allZero(b[3:35]) && !allZero(b[36:52])
 }
-
-// ValidTraceparent reports whether s is a well-formed W3C traceparent header value.
-func ValidTraceparent(s string) bool { return validTraceparent(s) }
 
 func truncate[T ~string | ~[]byte](b T, n int) T {
 	if len(b) > n {
