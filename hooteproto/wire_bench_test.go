@@ -16,6 +16,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
+	"github.com/hootenanny/hoot/hooteproto/internal/roundtrip"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
 
@@ -158,21 +159,7 @@ func benchWireRoundTrip(b *testing.B, inProcess bool) {
 				b.Fatal(err)
 			}
 		}
-		lat := make([]time.Duration, 0, b.N)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for range b.N {
-			t0 := time.Now()
-			if err := wireCall(broker, p); err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, time.Since(t0))
-		}
-		b.StopTimer()
-		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Microsecond), "p50-µs")
-		b.ReportMetric(float64(lat[len(lat)*99/100])/float64(time.Microsecond), "p99-µs")
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rt/s")
+		roundtrip.Sequential(b, func() error { return wireCall(broker, p) })
 	})
 
 	b.Run("pipelined", func(b *testing.B) {

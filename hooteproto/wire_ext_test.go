@@ -517,6 +517,23 @@ func TestWireSlowerWorkerHeartbeatIsHonoured(t *testing.T) {
 	}
 }
 
+// rawPeer connects a bare connection to the broker of s, as a worker's would be but with no
+// Worker on it: the test sends its frames itself and reads what the broker sends in got
+// (buffered for n frames). ctx, the test's deadline of 20 s, ends the connection's Serve.
+func rawPeer(t *testing.T, s *stack, n int) (ctx context.Context, conn *zmqtransport.Socket, got frames) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	conn, err := zmqtransport.Dial(s.sock.Endpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	got = make(frames, n)
+	go func() { _ = conn.Serve(ctx, got) }()
+	return ctx, conn, got
+}
+
 // frames is a Handler that passes on what a connection receives.
 type frames chan hooteproto.Frame
 
@@ -529,15 +546,7 @@ func (c frames) SendFailed(hooteproto.Frame, error) {}
 func TestSilentWorkerIsToldToStop(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t, "tcp://127.0.0.1:*")
-	conn, err := zmqtransport.Dial(s.sock.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	got := make(frames, 16)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	go func() { _ = conn.Serve(ctx, got) }()
+	ctx, conn, got := rawPeer(t, s, 16)
 	ready, err := proto.Marshal(&hootv1.Ready{Services: []string{hootv1hoot.ArtifactServiceName}, Capacity: 1, Name: "mute", HeartbeatMs: uint32(hb.Milliseconds())})
 	if err != nil {
 		t.Fatal(err)
@@ -578,15 +587,7 @@ func TestSilentWorkerIsToldToStop(t *testing.T) {
 func TestUnknownPeerIsToldOncePerInterval(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t, "tcp://127.0.0.1:*")
-	conn, err := zmqtransport.Dial(s.sock.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	got := make(frames, 1024)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	go func() { _ = conn.Serve(ctx, got) }()
+	ctx, conn, got := rawPeer(t, s, 1024)
 
 	const sent = 200
 	start := time.Now()

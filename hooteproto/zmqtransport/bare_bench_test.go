@@ -4,10 +4,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/hootenanny/hoot/hooteproto/internal/roundtrip"
 	zmq "github.com/pebbe/zmq4"
 )
 
@@ -114,18 +114,7 @@ func BenchmarkBareZeroMQ(b *testing.B) {
 	}
 
 	b.Run("sequential", func(b *testing.B) {
-		lat := make([]time.Duration, 0, b.N)
-		for range b.N {
-			t0 := time.Now()
-			send()
-			recv()
-			lat = append(lat, time.Since(t0))
-		}
-		b.StopTimer()
-		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Microsecond), "p50-µs")
-		b.ReportMetric(float64(lat[len(lat)*99/100])/float64(time.Microsecond), "p99-µs")
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rt/s")
+		roundtrip.Sequential(b, func() error { send(); recv(); return nil })
 	})
 	b.Run("pipelined", func(b *testing.B) {
 		const inFlight = 32

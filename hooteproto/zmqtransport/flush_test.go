@@ -2,6 +2,7 @@ package zmqtransport_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,16 +31,7 @@ func (h handlerFuncs) SendFailed(f hooteproto.Frame, err error) {
 // takes a while, as a log line does.
 func TestSendersDoNotStarveTheOwner(t *testing.T) {
 	t.Parallel()
-	router, err := zmqtransport.Listen("tcp://127.0.0.1:*", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer router.Close()
-	dealer, err := zmqtransport.Dial(router.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dealer.Close()
+	router, dealer := socketPair(t, nil, nil)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -56,21 +48,7 @@ func TestSendersDoNotStarveTheOwner(t *testing.T) {
 	}
 	go func() { _ = router.Serve(ctx, h) }()
 
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-arrived:
-					return
-				case <-ctx.Done():
-					return
-				default:
-				}
-				_ = router.Send(ctx, hooteproto.Frame{Peer: "nobody", Command: hooteproto.CommandHeartbeat})
-			}
-		})
-	}
+	fl := flood(t, router)
 	for range want {
 		if err := dealer.Send(ctx, hooteproto.Frame{Command: hooteproto.CommandHeartbeat}); err != nil {
 			t.Fatal(err)
@@ -81,8 +59,10 @@ func TestSendersDoNotStarveTheOwner(t *testing.T) {
 	case <-ctx.Done():
 		t.Errorf("the router's owner delivered %d of %d frames while other goroutines sent: it never got the socket", got.Load(), want)
 	}
-	cancel()
-	wg.Wait()
+	if !fl.allReturn(ctx) {
+		t.Errorf("a goroutine stayed in Send, sending for the others, for as long as they sent")
+	}
+	fl.stop()
 }
 
 // A Handler may call Send even when the queue is full, as the broker's does to answer a peer it
@@ -91,16 +71,7 @@ func TestSendersDoNotStarveTheOwner(t *testing.T) {
 // unknown) and their reports take a while, so that the queue stays full.
 func TestHandlerSendsOnAFullQueue(t *testing.T) {
 	t.Parallel()
-	router, err := zmqtransport.Listen("tcp://127.0.0.1:*", &zmqtransport.Options{QueueLen: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer router.Close()
-	dealer, err := zmqtransport.Dial(router.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dealer.Close()
+	router, dealer := socketPair(t, &zmqtransport.Options{QueueLen: 2}, nil)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -119,20 +90,7 @@ func TestHandlerSendsOnAFullQueue(t *testing.T) {
 		})
 	}()
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				_ = router.Send(ctx, hooteproto.Frame{Peer: "nobody", Command: hooteproto.CommandHeartbeat})
-			}
-		})
-	}
+	flood(t, router)
 	for range want {
 		if err := dealer.Send(ctx, hooteproto.Frame{Command: hooteproto.CommandHeartbeat}); err != nil {
 			t.Fatal(err)
@@ -149,6 +107,52 @@ func TestHandlerSendsOnAFullQueue(t *testing.T) {
 			t.Fatalf("the router's handler ran %d of %d times", i, want)
 		}
 	}
-	close(stop)
-	wg.Wait()
+}
+
+// A flooder sends frames to a peer the router does not know, so that every one fails, from
+// four goroutines as fast as they can, until stop is called or the test ends.
+type flooder struct {
+	sent   [4]atomic.Int64 // Sends that returned, by goroutine
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+}
+
+func flood(t *testing.T, router *zmqtransport.Socket) *flooder {
+	ctx, cancel := context.WithCancel(context.Background())
+	fl := &flooder{cancel: cancel}
+	for i := range fl.sent {
+		fl.wg.Go(func() {
+			for ctx.Err() == nil {
+				err := router.Send(ctx, hooteproto.Frame{Peer: "nobody", Command: hooteproto.CommandHeartbeat})
+				if errors.Is(err, hooteproto.ErrClosed) {
+					return
+				}
+				fl.sent[i].Add(1)
+			}
+		})
+	}
+	t.Cleanup(fl.stop) // before the sockets close: cleanups run last first
+	return fl
+}
+
+func (fl *flooder) stop() { fl.once.Do(func() { fl.cancel(); fl.wg.Wait() }) }
+
+// allReturn waits until every goroutine's Send has returned again, while all of them go on
+// sending, and reports false if one has not when ctx ends: that one is stuck in a Send.
+func (fl *flooder) allReturn(ctx context.Context) bool {
+	var from [4]int64
+	for i := range fl.sent {
+		from[i] = fl.sent[i].Load()
+	}
+	for i := range fl.sent {
+		for fl.sent[i].Load() <= from[i]+1 { // +1: a Send under way at the start may return
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}
+	return true
 }

@@ -203,16 +203,7 @@ func TestGuardForgetsABannedWorker(t *testing.T) {
 // sender), rather than sending it.
 func TestSendRefusesWhatThePeerWould(t *testing.T) {
 	t.Parallel()
-	router, err := zmqtransport.Listen("tcp://127.0.0.1:*", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer router.Close()
-	dealer, err := zmqtransport.Dial(router.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dealer.Close()
+	router, dealer := socketPair(t, nil, nil)
 	ctx := context.Background()
 	for name, f := range map[string]hooteproto.Frame{
 		"malformed traceparent": {Command: hooteproto.CommandRequest, ID: hooteproto.NewRequestID(), Service: "cas", Traceparent: strings.Repeat("x", 55)},

@@ -190,3 +190,20 @@ func rogue(t *testing.T, endpoint string) *zmq.Socket {
 	t.Cleanup(func() { s.Close(); zctx.Term() })
 	return s
 }
+
+// socketPair opens a listening socket on a loopback port of ZeroMQ's choosing and a dialling
+// one connected to it, with the given options (nil for the defaults); the test closes both.
+func socketPair(t *testing.T, routerOpts, dealerOpts *zmqtransport.Options) (router, dealer *zmqtransport.Socket) {
+	t.Helper()
+	router, err := zmqtransport.Listen("tcp://127.0.0.1:*", routerOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { router.Close() })
+	dealer, err = zmqtransport.Dial(router.Endpoint(), dealerOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dealer.Close() })
+	return router, dealer
+}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/hooteproto"
-	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
 
 // TestNoLostWakeups sends frames back and forth, one at a time and in bursts, with nothing
@@ -17,16 +16,7 @@ import (
 // pipelined runs rather than here.)
 func TestNoLostWakeups(t *testing.T) {
 	t.Parallel()
-	router, err := zmqtransport.Listen("tcp://127.0.0.1:*", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer router.Close()
-	dealer, err := zmqtransport.Dial(router.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dealer.Close()
+	router, dealer := socketPair(t, nil, nil)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
