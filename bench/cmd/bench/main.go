@@ -6,10 +6,11 @@
 //     same binding as the wire's floor (hooteproto/zmqtransport), of the MCP handler
 //     (holler/internal/mcp), and the ABC corpus converted in process against abc2midi
 //     (hootenanny/internal/abccorpus, when abc2midi is installed);
-//  3. starts three Streamable HTTP servers of the same echo tool on loopback: holler with one
-//     hootenanny worker over ZeroMQ, mcp-go and the official go-sdk;
+//  3. starts four Streamable HTTP servers of the same echo tool on loopback: holler with one
+//     hootenanny worker over ZeroMQ, mcp-go, the official go-sdk, and mcp-go+zeromq (mcp-go
+//     whose tool makes a plain ZeroMQ round trip to an echo process: the hop without holler);
 //  4. loads each at every concurrency, interleaved and repeated in rounds so that a noisy
-//     moment of the shared machine hurts all three alike;
+//     moment of the shared machine hurts all of them alike;
 //  5. stops everything it started, also on failure or Ctrl-C, and prints the table, the ratios
 //     holler/peer and how they compare with the targets.
 //
@@ -67,7 +68,7 @@ func main() {
 	var c config
 	var impls, conc string
 	flag.StringVar(&c.root, "root", "..", "the project's root `directory` (where go.work is)")
-	flag.StringVar(&impls, "impls", "holler,mcp-go,go-sdk", "servers to load, comma-separated")
+	flag.StringVar(&impls, "impls", "holler,mcp-go,go-sdk,mcp-go+zeromq", "servers to load, comma-separated")
 	flag.StringVar(&conc, "concurrency", "1,16", "concurrency levels, comma-separated")
 	flag.DurationVar(&c.duration, "duration", 3*time.Second, "measured time of one load run")
 	flag.DurationVar(&c.warmup, "warmup", 500*time.Millisecond, "unmeasured warm-up before each load run")
@@ -170,14 +171,14 @@ func run(ctx context.Context, c config) error {
 		switch impl {
 		case "holler":
 			s, err = startHoller(ctx, holler, hootenanny, tmp)
-		case "mcp-go", "go-sdk":
+		case "mcp-go", "go-sdk", "mcp-go+zeromq":
 			args := []string{"--impl", impl, "--addr", "127.0.0.1:0"}
-			if impl == "mcp-go" && c.mcpgoStateful {
+			if strings.HasPrefix(impl, "mcp-go") && c.mcpgoStateful {
 				args = append(args, "--mcpgo-stateful")
 			}
 			s, err = startPeer(ctx, impl, peer, args, tmp)
 		default:
-			err = fmt.Errorf("unknown server %q: want holler, mcp-go or go-sdk", impl)
+			err = fmt.Errorf("unknown server %q: want holler, mcp-go, go-sdk or mcp-go+zeromq", impl)
 		}
 		if s != nil {
 			servers[impl] = s
@@ -185,7 +186,7 @@ func run(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%-7s %s (pid %d)\n", impl, s.url, s.cmd.Process.Pid)
+		fmt.Printf("%-13s %s (pid %d)\n", impl, s.url, s.cmd.Process.Pid)
 	}
 
 	fmt.Printf("\n== load: %d round(s) of %s (after %s of warm-up) per server and concurrency; load average before: %s\n", c.rounds, c.duration, c.warmup, loadAverage())
@@ -216,7 +217,7 @@ func run(ctx context.Context, c config) error {
 				if err != nil {
 					return fmt.Errorf("%s at concurrency %d: %w%s", impl, conc, err, srv.tail())
 				}
-				fmt.Printf("round %d  %-7s %s\n", round, impl, r)
+				fmt.Printf("round %d  %-13s %s\n", round, impl, r)
 				if r.Failed() {
 					return fmt.Errorf("%s at concurrency %d: %d calls went wrong, first: %v%s", impl, conc, r.Errors, r.FirstErrors, servers[impl].tail())
 				}
@@ -396,12 +397,16 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%s\t%s\t%d\t%s\t%.2f\t%s\t\n", impl, conc, r.Requests, r.RPS, load.Micros(r.P50), load.Micros(r.P99), r.Errors,
 				perCall(all), all.Seconds()/r.Elapsed.Seconds(), perCall(u.load))
 			if u.children > 0 {
-				split = append(split, fmt.Sprintf("%s c%d: %s in the gateway, %s in the worker", impl, conc, perCall(u.server), perCall(u.children)))
+				parent, child := "the server", "its echo process"
+				if impl == "holler" {
+					parent, child = "the gateway", "the worker"
+				}
+				split = append(split, fmt.Sprintf("%s c%d: %s in %s, %s in %s", impl, conc, perCall(u.server), parent, perCall(u.children), child))
 			}
 		}
 	}
 	tw.Flush()
-	fmt.Fprintln(out, "(server CPU: user+system time of the server's processes, holler's worker included, during the measured calls)")
+	fmt.Fprintln(out, "(server CPU: user+system time of the server's processes, holler's worker and mcp-go+zeromq's echo process included, during the measured calls)")
 	for _, l := range split {
 		fmt.Fprintln(out, "  "+l)
 	}

@@ -58,29 +58,46 @@ type echoResult struct {
 }
 
 func main() {
-	impl := flag.String("impl", "", "the library: mcp-go or go-sdk")
+	impl := flag.String("impl", "", "the library: mcp-go, go-sdk, or mcp-go+zeromq (mcp-go with a ZeroMQ round trip to an echo process in each call)")
 	addr := flag.String("addr", "127.0.0.1:0", "loopback `address` to listen on")
 	mcpgoStateful := flag.Bool("mcpgo-stateful", false, "mcp-go only: keep a session table (server.WithStateful) instead of its default")
+	echo := flag.String(hopEchoFlag, "", "run as the echo process of mcp-go+zeromq, bound to this ZeroMQ `endpoint`")
 	flag.Parse()
 
+	if *echo != "" {
+		if err := runHopEcho(*echo); err != nil {
+			fmt.Fprintln(os.Stderr, "peer: echo:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var h http.Handler
 	switch *impl {
 	case "mcp-go":
-		h = newMCPGo(*mcpgoStateful)
+		h = newMCPGo(*mcpgoStateful, nil)
+	case "mcp-go+zeromq":
+		hp, err := startHop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "peer:", err)
+			os.Exit(1)
+		}
+		defer hp.stop()
+		h = newMCPGo(*mcpgoStateful, hp)
 	case "go-sdk":
 		h = newGoSDK()
 	default:
-		fmt.Fprintln(os.Stderr, "peer: --impl must be mcp-go or go-sdk")
+		fmt.Fprintln(os.Stderr, "peer: --impl must be mcp-go, go-sdk or mcp-go+zeromq")
 		os.Exit(2)
 	}
 	if err := serve(*addr, h); err != nil {
 		fmt.Fprintln(os.Stderr, "peer:", err)
-		os.Exit(1)
+		os.Exit(1) // the echo process ends with its standard input
 	}
 }
 
-// newMCPGo serves echo with github.com/mark3labs/mcp-go.
-func newMCPGo(stateful bool) http.Handler {
+// newMCPGo serves echo with github.com/mark3labs/mcp-go; with a hop, each call's message makes
+// a round trip over it.
+func newMCPGo(stateful bool, hp *hop) http.Handler {
 	s := mcpgoserver.NewMCPServer("mcp-go-echo", "1",
 		mcpgoserver.WithToolCapabilities(false),
 		mcpgoserver.WithInputSchemaValidation(),
@@ -91,8 +108,12 @@ func newMCPGo(stateful bool) http.Handler {
 		mcpgo.WithRawInputSchema(json.RawMessage(inputSchema)),
 		mcpgo.WithRawOutputSchema(json.RawMessage(outputSchema)),
 	)
-	s.AddTool(tool, mcpgo.NewStructuredToolHandler(func(_ context.Context, _ mcpgo.CallToolRequest, a echoArgs) (echoResult, error) {
-		return echoResult{Message: a.Message, Worker: "mcp-go"}, nil
+	s.AddTool(tool, mcpgo.NewStructuredToolHandler(func(ctx context.Context, _ mcpgo.CallToolRequest, a echoArgs) (echoResult, error) {
+		if hp == nil {
+			return echoResult{Message: a.Message, Worker: "mcp-go"}, nil
+		}
+		msg, err := hp.roundTrip(ctx, a.Message)
+		return echoResult{Message: msg, Worker: "mcp-go+zeromq"}, err
 	}))
 	var opts []mcpgoserver.StreamableHTTPOption
 	if stateful {
