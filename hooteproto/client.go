@@ -83,13 +83,16 @@ func clientAnswer(err error) *hootv1.ClientResponse {
 type asks struct {
 	mu      sync.Mutex
 	next    uint32
-	waiting map[uint32]chan *hootv1.ClientResponse
+	waiting map[uint32]chan *hootv1.ClientResponse // nil until the first ASK
 }
 
 // ask sends req as an ASK frame of the request id and waits for the ANSWER.
 func (w *Worker) ask(ctx context.Context, id RequestID, a *asks, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
 	ch := make(chan *hootv1.ClientResponse, 1)
 	a.mu.Lock()
+	if a.waiting == nil { // made on the first question: most calls ask none
+		a.waiting = make(map[uint32]chan *hootv1.ClientResponse)
+	}
 	a.next++
 	sub := a.next
 	a.waiting[sub] = ch

@@ -244,7 +244,7 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 
 	// The call can be cancelled from now on: a CANCEL that follows is handled after this.
 	rctx, stop := context.WithCancel(ctx)
-	pending := &asks{waiting: make(map[uint32]chan *hootv1.ClientResponse)}
+	pending := new(asks)
 	w.mu.Lock()
 	if w.draining.Load() {
 		// Run began to drain after the check above; it may be waiting on wg already.
