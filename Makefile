@@ -73,7 +73,7 @@ run: build ## start holler on 127.0.0.1:8080 (MCP at /mcp) with a local worker; 
 	bin/holler serve --worker-command bin/hootenanny
 
 .PHONY: bench
-bench: ## speed: holler vs mcp-go, go-sdk and mcp-go+zeromq over HTTP, the wire, allocations per call (~2.5 min)
+bench: ## speed: holler vs mcp-go, go-sdk and mcp-go+zeromq over HTTP, the wire, allocations per call (~2 min)
 	cd bench && GOWORK=off go run ./cmd/bench $(BENCH_FLAGS)
 
 .PHONY: conformance
