@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -35,7 +34,7 @@ func TestHopRoundTrip(t *testing.T) {
 		wg.Go(func() {
 			for i := range calls {
 				msg := fmt.Sprintf("g%d-%d", g, i)
-				got, err := h.roundTrip(context.Background(), msg)
+				got, err := h.roundTrip(msg)
 				if err != nil || got != msg {
 					errs <- fmt.Errorf("round trip of %q: %q, %v", msg, got, err)
 					return

@@ -108,11 +108,11 @@ func newMCPGo(stateful bool, hp *hop) http.Handler {
 		mcpgo.WithRawInputSchema(json.RawMessage(inputSchema)),
 		mcpgo.WithRawOutputSchema(json.RawMessage(outputSchema)),
 	)
-	s.AddTool(tool, mcpgo.NewStructuredToolHandler(func(ctx context.Context, _ mcpgo.CallToolRequest, a echoArgs) (echoResult, error) {
+	s.AddTool(tool, mcpgo.NewStructuredToolHandler(func(_ context.Context, _ mcpgo.CallToolRequest, a echoArgs) (echoResult, error) {
 		if hp == nil {
 			return echoResult{Message: a.Message, Worker: "mcp-go"}, nil
 		}
-		msg, err := hp.roundTrip(ctx, a.Message)
+		msg, err := hp.roundTrip(a.Message)
 		return echoResult{Message: msg, Worker: "mcp-go+zeromq"}, err
 	}))
 	var opts []mcpgoserver.StreamableHTTPOption

@@ -3,21 +3,16 @@ package artifacts
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/hootenanny/hoot/hootenanny/internal/database"
+	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 )
 
 func newStore(t *testing.T) *Store {
 	t.Helper()
-	db, err := database.Open(context.Background(), filepath.Join(t.TempDir(), database.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, _ := servicetest.Database(t)
 	return NewStore(db)
 }
 

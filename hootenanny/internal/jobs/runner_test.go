@@ -3,21 +3,16 @@ package jobs
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/database"
+	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 )
 
 func newRunner(t *testing.T, cfg Config) (*Runner, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), database.FileName)
-	db, err := database.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, path := servicetest.Database(t)
 	r, err := NewRunner(context.Background(), NewStore(db), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -1,5 +1,5 @@
-// Package servicetest holds what the tests of the worker's services share: a fresh database
-// and the check that an error teaches (code, field, message and a hint).
+// Package servicetest holds what the tests of the worker's services and stores share: a fresh
+// database and the check that an error teaches (code, field, message and a hint).
 package servicetest
 
 import (
