@@ -71,6 +71,10 @@ type Config struct {
 	CurveAllow      string
 	// InsecureWorkers lets a worker endpoint that other machines can reach go without CURVE.
 	InsecureWorkers bool
+
+	// backend, when set, takes the MCP server's tool calls instead of the broker: the package's
+	// benchmark server answers echo in process with it, to measure what the hop costs.
+	backend mcp.Backend
 }
 
 // A Gateway is a running holler: its worker endpoint is bound and its broker runs.
@@ -119,12 +123,16 @@ func Start(cfg Config) (*Gateway, error) {
 		hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
 		hooteproto.WithLogger(cfg.Logger),
 	)
+	var backend mcp.Backend = broker
+	if cfg.backend != nil {
+		backend = cfg.backend
+	}
 	contentBase := new(atomic.Value)
 	contentBase.Store("")
 	server, err := mcp.NewServer(&mcp.Config{
 		ContentBaseURL: func() string { return contentBase.Load().(string) },
 		Tools:          hootv1hoot.Tools,
-		Backend:        broker,
+		Backend:        backend,
 		MaxTier:        cfg.MaxTier,
 		MinimalErrors:  cfg.MinimalErrors,
 		CallTimeout:    cfg.CallTimeout,
