@@ -68,7 +68,7 @@ func main() {
 	var c config
 	var impls, conc string
 	flag.StringVar(&c.root, "root", "..", "the project's root `directory` (where go.work is)")
-	flag.StringVar(&impls, "impls", "holler,mcp-go,go-sdk,mcp-go+zeromq", "servers to load, comma-separated")
+	flag.StringVar(&impls, "impls", "holler,holler-no-hop,mcp-go,go-sdk,mcp-go+zeromq", "servers to load, comma-separated")
 	flag.StringVar(&conc, "concurrency", "1,16", "concurrency levels, comma-separated")
 	flag.DurationVar(&c.duration, "duration", 3*time.Second, "measured time of one load run")
 	flag.DurationVar(&c.warmup, "warmup", 500*time.Millisecond, "unmeasured warm-up before each load run")
@@ -114,7 +114,7 @@ func run(ctx context.Context, c config) error {
 
 	fmt.Println("== build")
 	holler, hootenanny := filepath.Join(c.root, "bin", "holler"), filepath.Join(c.root, "bin", "hootenanny")
-	peer := filepath.Join(tmp, "peer")
+	peer, noHop := filepath.Join(tmp, "peer"), filepath.Join(tmp, "holler-no-hop.test")
 	steps := []struct {
 		dir, out, pkg string
 		workspace     bool
@@ -127,6 +127,11 @@ func run(ctx context.Context, c config) error {
 		if err := goCmd(ctx, s.dir, s.workspace, os.Stdout, "build", "-o", s.out, s.pkg); err != nil {
 			return fmt.Errorf("go build %s: %w", s.pkg, err)
 		}
+	}
+	// holler-no-hop is the gateway package's test binary in its server mode (see
+	// holler/internal/gateway/nohop_test.go).
+	if err := goCmd(ctx, c.root, true, os.Stdout, "test", "-c", "-o", noHop, "./holler/internal/gateway"); err != nil {
+		return fmt.Errorf("go test -c ./holler/internal/gateway: %w", err)
 	}
 
 	var wire, bare, abcFigures benchFigures
@@ -171,6 +176,8 @@ func run(ctx context.Context, c config) error {
 		switch impl {
 		case "holler":
 			s, err = startHoller(ctx, holler, hootenanny, tmp)
+		case "holler-no-hop":
+			s, err = startPeer(ctx, impl, noHop, []string{"-no-hop-addr", "127.0.0.1:0"}, tmp)
 		case "mcp-go", "go-sdk", "mcp-go+zeromq":
 			args := []string{"--impl", impl, "--addr", "127.0.0.1:0"}
 			if strings.HasPrefix(impl, "mcp-go") && c.mcpgoStateful {
@@ -178,7 +185,7 @@ func run(ctx context.Context, c config) error {
 			}
 			s, err = startPeer(ctx, impl, peer, args, tmp)
 		default:
-			err = fmt.Errorf("unknown server %q: want holler, mcp-go, go-sdk or mcp-go+zeromq", impl)
+			err = fmt.Errorf("unknown server %q: want holler, holler-no-hop, mcp-go, go-sdk or mcp-go+zeromq", impl)
 		}
 		if s != nil {
 			servers[impl] = s
@@ -445,6 +452,32 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 		tw.Flush()
 	}
 
+	hopCost := func(conc int) (cpu float64, p50 time.Duration, ok bool) {
+		hr, nr := h(conc), res[key{"holler-no-hop", conc}]
+		hc, nc := cpuPerCall(key{"holler", conc}), cpuPerCall(key{"holler-no-hop", conc})
+		if hr == nil || nr == nil || hc == 0 || nc == 0 {
+			return 0, 0, false
+		}
+		return hc - nc, hr.P50 - nr.P50, true
+	}
+	if _, _, ok := hopCost(c.concurrency[0]); ok {
+		fmt.Fprintln(out, "\nthe process hop: holler minus holler-no-hop (the same gateway with echo answered in its own process)")
+		for _, conc := range c.concurrency {
+			cpu, p50, ok := hopCost(conc)
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(out, "  c%d: %s of server CPU per call, %s of p50, throughput %.2fx of holler-no-hop's\n", conc,
+				load.Micros(time.Duration(cpu)), load.Micros(p50), h(conc).RPS/res[key{"holler-no-hop", conc}].RPS)
+		}
+		if cpu, _, ok := hopCost(16); ok {
+			if mc, nc := cpuPerCall(key{"mcp-go", 16}), cpuPerCall(key{"holler-no-hop", 16}); mc > 0 {
+				fmt.Fprintf(out, "  for holler's server CPU per call at c16 to equal mcp-go's, the hop may cost %s (mcp-go's %s minus holler-no-hop's %s); it costs %s\n",
+					load.Micros(time.Duration(mc-nc)), load.Micros(time.Duration(mc)), load.Micros(time.Duration(nc)), load.Micros(time.Duration(cpu)))
+			}
+		}
+	}
+
 	fmt.Fprintln(out, "\nthe wire hop (broker -> worker -> broker over ZeroMQ on loopback; Go benchmark of this run)")
 	if len(wire) == 0 {
 		fmt.Fprintln(out, "  not measured")
@@ -497,6 +530,10 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 	if seq := wire["worker=process/sequential"]; seq != nil {
 		p50 := seq["p50-µs"]
 		fmt.Fprintf(out, "  wire hop p50 < %dµs at c1:            %.0fµs  %s\n", targetWireP50us, p50, verdict(p50 < targetWireP50us))
+	}
+	if _, p50, ok := hopCost(1); ok {
+		us := float64(p50) / float64(time.Microsecond)
+		fmt.Fprintf(out, "  p50 added by the hop < %dµs at c1 (holler - holler-no-hop): %.0fµs  %s\n", targetWireP50us, us, verdict(us < targetWireP50us))
 	}
 	if conv != nil && ref != nil {
 		x := conv["tunes/s"] / ref["tunes/s"]

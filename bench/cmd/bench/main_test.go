@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hootenanny/hoot/bench/internal/load"
+)
 
 func TestParseBench(t *testing.T) {
 	out := `goos: linux
@@ -29,5 +35,37 @@ PASS
 	}
 	if got := parseBench(out, "BenchmarkCorpusABC2MIDI"); len(got) != 0 {
 		t.Errorf("a benchmark that did not run = %v, want nothing", got)
+	}
+}
+
+// TestReportHopCost checks the arithmetic of the hop's lines: holler minus holler-no-hop, and
+// the hop's budget for CPU parity with mcp-go.
+func TestReportHopCost(t *testing.T) {
+	c := config{impls: []string{"holler", "holler-no-hop", "mcp-go"}, concurrency: []int{1, 16}, rounds: 1, duration: time.Second}
+	res := map[key]*load.Result{}
+	cpu := map[key]*cpuUse{}
+	add := func(impl string, conc, requests int, p50 time.Duration, server, children time.Duration) {
+		res[key{impl, conc}] = &load.Result{Requests: requests, RPS: float64(requests), P50: p50, Elapsed: time.Second}
+		cpu[key{impl, conc}] = &cpuUse{server: server, children: children}
+	}
+	// Per call at c16: holler 100+40µs, holler-no-hop 60µs, mcp-go 90µs.
+	add("holler", 16, 1000, 1500*time.Microsecond, 100*time.Millisecond, 40*time.Millisecond)
+	add("holler-no-hop", 16, 2000, 700*time.Microsecond, 120*time.Millisecond, 0)
+	add("mcp-go", 16, 1500, 1000*time.Microsecond, 135*time.Millisecond, 0)
+	add("holler", 1, 100, 350*time.Microsecond, 30*time.Millisecond, 10*time.Millisecond)
+	add("holler-no-hop", 1, 200, 170*time.Microsecond, 20*time.Millisecond, 0)
+	add("mcp-go", 1, 150, 200*time.Microsecond, 20*time.Millisecond, 0)
+	var out strings.Builder
+	report(&out, c, res, cpu, nil, nil, nil)
+	for _, want := range []string{
+		"c1: 300µs of server CPU per call, 180µs of p50, throughput 0.50x of holler-no-hop's",
+		"c16: 80µs of server CPU per call, 800µs of p50, throughput 0.50x of holler-no-hop's",
+		"the hop may cost 30µs (mcp-go's 90µs minus holler-no-hop's 60µs); it costs 80µs",
+		"p50 added by the hop < 100µs at c1 (holler - holler-no-hop): 180µs  MISSED",
+		"throughput at c16 >= 1.0x mcp-go's:  0.67x  MISSED",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
 	}
 }
