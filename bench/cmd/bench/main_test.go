@@ -61,7 +61,7 @@ func TestReportHopCost(t *testing.T) {
 		"c1: 300µs of server CPU per call, 180µs of p50, throughput 0.50x of holler-no-hop's",
 		"c16: 80µs of server CPU per call, 800µs of p50, throughput 0.50x of holler-no-hop's",
 		"the hop may cost 30µs (mcp-go's 90µs minus holler-no-hop's 60µs); it costs 80µs",
-		"p50 added by the hop < 100µs at c1 (holler - holler-no-hop): 180µs  MISSED",
+		"wire hop p50 < 100µs at c1, through HTTP (holler - holler-no-hop): 180µs  MISSED",
 		"throughput at c16 >= 1.0x mcp-go's:  0.67x  MISSED",
 	} {
 		if !strings.Contains(out.String(), want) {
