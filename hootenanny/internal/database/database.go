@@ -32,7 +32,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/*.sql
@@ -87,7 +88,7 @@ func Open(ctx context.Context, path string) (*sql.DB, error) {
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(5000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", busyWait.Milliseconds()), "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
@@ -110,7 +111,7 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := beginMigration(ctx, db)
 	if err != nil {
 		return fmt.Errorf("database: begin migration: %w", err)
 	}
@@ -142,6 +143,30 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("database: commit migrations: %w", err)
 	}
 	return nil
+}
+
+// busyWait is how long a writer waits for another's lock: the busy timeout, and how long the
+// migration's transaction is tried again when SQLite refuses it at once.
+const busyWait = 5 * time.Second
+
+// beginMigration begins the migration's transaction. While another connection switches a new
+// database file to WAL, SQLite can answer SQLITE_BUSY at once, without waiting for the busy
+// timeout (seen when several connections open a new database file at once); such a refusal is tried
+// again every few milliseconds for up to busyWait.
+func beginMigration(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	deadline := time.Now().Add(busyWait)
+	for {
+		tx, err := db.BeginTx(ctx, nil)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return tx, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 // Version returns the schema version of db: the number of the last migration applied.
