@@ -325,7 +325,7 @@ func (w *Worker) run(rctx context.Context, svc hootv1hoot.Service, f Frame, pend
 		defer cancel()
 	}
 	rctx = &callContext{Context: rctx, w: w, id: f.ID, service: f.Service, traceparent: f.Traceparent, pending: pending}
-	return w.serve(rctx, svc, req.GetPayload(), f.Traceparent)
+	return Serve(rctx, svc, req.GetPayload(), w.cfg.logger)
 }
 
 // A callContext is the context of one request's handler: it carries the request's traceparent
@@ -373,12 +373,20 @@ func (c *callContext) ask(ctx context.Context, req *hootv1.ClientRequest) (*hoot
 	return c.w.ask(ctx, c.id, c.pending, req)
 }
 
-// serve runs one request and always returns a Result.
-func (w *Worker) serve(ctx context.Context, svc hootv1hoot.Service, p *hootv1.Payload, traceparent string) (res *hootv1.Result) {
+// Serve does with one call what a worker does once the call has reached it: it checks the
+// request against the schema's rules, dispatches it to svc and returns the Result, always one:
+// a failure (a broken rule, a handler's error or panic, a request svc does not serve) is the
+// Result's error. Failures of the tool itself go to logger, with the traceparent of ctx. A
+// Worker serves every call with it; a process that answers calls itself, without the wire, can
+// too.
+func Serve(ctx context.Context, svc hootv1hoot.Service, p *hootv1.Payload, logger *slog.Logger) (res *hootv1.Result) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	started := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
-			w.cfg.logger.Error("handler panicked", "service", svc.Name, "panic", r, "stack", string(debug.Stack()))
+			logger.Error("handler panicked", "service", svc.Name, "panic", r, "stack", string(debug.Stack()))
 			res = errorResult(NewError(CodeInternal, "the tool failed unexpectedly; the worker's log has the details"))
 		}
 	}()
@@ -399,13 +407,13 @@ func (w *Worker) serve(ctx context.Context, svc hootv1hoot.Service, p *hootv1.Pa
 		}
 		e := AsError(err)
 		if e.Code() == CodeInternal {
-			w.cfg.logger.Error("tool failed", "service", svc.Name, "request", msg.ProtoReflect().Descriptor().Name(), "err", err, "traceparent", traceparent)
+			logger.Error("tool failed", "service", svc.Name, "request", msg.ProtoReflect().Descriptor().Name(), "err", err, "traceparent", TraceparentFrom(ctx))
 		}
 		return errorResult(e)
 	}
 	// Checked first: the arguments alone cost allocations on every call.
-	if w.cfg.logger.Enabled(ctx, slog.LevelDebug) {
-		w.cfg.logger.Debug("served", "service", svc.Name, "request", msg.ProtoReflect().Descriptor().Name(), "took", time.Since(started), "traceparent", traceparent)
+	if logger.Enabled(ctx, slog.LevelDebug) {
+		logger.Debug("served", "service", svc.Name, "request", msg.ProtoReflect().Descriptor().Name(), "took", time.Since(started), "traceparent", TraceparentFrom(ctx))
 	}
 	return res
 }

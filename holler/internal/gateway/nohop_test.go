@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -57,26 +56,16 @@ func serveNoHop(addr string) error {
 	return g.ServeHTTP(ctx, l)
 }
 
-// inProcess is a Backend that serves one service's calls on the caller's goroutine, with the
-// checks a worker makes before it dispatches.
+// inProcess is a Backend that serves one service's calls on the caller's goroutine, as a
+// worker serves them once they have reached it (hooteproto.Serve).
 type inProcess struct{ svc hootv1hoot.Service }
 
 func (b inProcess) Call(ctx context.Context, service string, p *hootv1.Payload, _ func(*hootv1.Progress)) (*hootv1.Result, error) {
 	if service != b.svc.Name {
-		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, fmt.Sprintf("no worker serves the %q service here", service))
+		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, fmt.Sprintf("this benchmark server serves only the %q service, not %q", b.svc.Name, service)).
+			WithHint("call echo, or use holler with a worker for the other tools")
 	}
-	msg := hooteproto.RequestOf(p)
-	if msg == nil {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the request holds no tool call")
-	}
-	if err := hooteproto.Validate(msg); err != nil {
-		return nil, err
-	}
-	res, err := b.svc.Dispatch(ctx, p)
-	if errors.Is(err, hootv1hoot.ErrNotServed) {
-		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "this server answers echo only")
-	}
-	return res, err
+	return hooteproto.Serve(ctx, b.svc, p, nil), nil
 }
 
 type echoHandler struct{}
@@ -97,7 +86,8 @@ func TestNoHopServerAnswersEcho(t *testing.T) {
 	if _, err := b.Call(t.Context(), "music", &hootv1.Payload{}, nil); hooteproto.AsError(err).Code() != hooteproto.CodeUnavailable {
 		t.Fatalf("another service: %v, want unavailable", err)
 	}
-	if _, err := b.Call(t.Context(), hootv1hoot.SystemServiceName, &hootv1.Payload{}, nil); hooteproto.AsError(err).Code() != hooteproto.CodeInvalidArgument {
-		t.Fatalf("an empty payload: %v, want invalid argument", err)
+	res, err = b.Call(t.Context(), hootv1hoot.SystemServiceName, &hootv1.Payload{}, nil)
+	if err != nil || hooteproto.ErrorFromTool(res.GetError()).Code() != hooteproto.CodeInvalidArgument {
+		t.Fatalf("an empty payload: %v, %v, want a result with an invalid-argument error", res, err)
 	}
 }
