@@ -64,6 +64,23 @@ func (e *echoer) Echo(ctx context.Context, req *hootv1.EchoRequest) (*hootv1.Ech
 	return &hootv1.EchoResult{Message: req.GetMessage(), Worker: e.name}, nil
 }
 
+// waitStarted waits until e has started a call with message msg, skipping others; a call that
+// never starts fails the test after 10s instead of hanging it.
+func waitStarted(t *testing.T, e *echoer, msg string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case m := <-e.started:
+			if m == msg {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("worker %q never started a call %q", e.name, msg)
+		}
+	}
+}
+
 type stack struct {
 	sock   *zmqtransport.Socket
 	broker *hooteproto.Broker
@@ -206,8 +223,7 @@ func TestWireRoundTrip(t *testing.T) {
 		cctx, ccancel := context.WithCancel(ctx)
 		errc := make(chan error, 1)
 		go func() { _, err := call(t, s.broker, cctx, "block"); errc <- err }()
-		for m := <-e.started; m != "block"; m = <-e.started {
-		}
+		waitStarted(t, e, "block")
 		ccancel()
 		if err := <-errc; hooteproto.CodeOf(err) != hooteproto.CodeCanceled {
 			t.Fatalf("err = %v, want canceled", err)
@@ -275,7 +291,7 @@ func TestWireWorkerDiesMidRequest(t *testing.T) {
 		_, err := call(t, s.broker, context.Background(), "block")
 		errc <- err
 	}()
-	<-e.started
+	waitStarted(t, e, "block")
 	kill()
 	select {
 	case err := <-errc:
@@ -331,7 +347,7 @@ func TestWireQueueAndOverload(t *testing.T) {
 	firstCtx, stopFirst := context.WithCancel(ctx)
 	first := make(chan error, 1)
 	go func() { _, err := call(t, s.broker, firstCtx, "block"); first <- err }()
-	<-e.started
+	waitStarted(t, e, "block")
 	queued := make(chan *hootv1.Result, 1)
 	go func() { res, _ := call(t, s.broker, ctx, "queued"); queued <- res }()
 	for s.broker.Waiting() != 1 {
@@ -409,7 +425,7 @@ func TestWireDrain(t *testing.T) {
 		}
 		errc <- err
 	}()
-	<-e.started
+	waitStarted(t, e, "slow")
 	// Stopping the worker lets the running call finish instead of cutting it off.
 	stop()
 	if err := <-errc; err != nil {
@@ -424,14 +440,14 @@ func TestWireResendWhenRefusedWhileDraining(t *testing.T) {
 	leaving, staying := newEchoer("leaving"), newEchoer("staying")
 	stopLeaving, _ := startWorker(t, s.sock.Endpoint(), leaving)
 	waitLive(t, s.broker, "system", true)
-	startWorker(t, s.sock.Endpoint(), staying)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	// Keep the leaving worker busy so its drain lasts a while, then stop it.
+	// Keep the leaving worker busy so its drain lasts a while, then stop it. The staying worker
+	// starts only once the slow call runs: started before, it could take that call itself.
 	go func() { _, _ = call(t, s.broker, ctx, "slow") }()
-	for m := <-leaving.started; m != "slow"; m = <-leaving.started {
-	}
+	waitStarted(t, leaving, "slow")
+	startWorker(t, s.sock.Endpoint(), staying)
 	// Wait until the staying worker takes calls (the leaving one is busy, so it gets them).
 	for {
 		res, err := call(t, s.broker, ctx, "ping")
