@@ -39,6 +39,9 @@ type Broker struct {
 	told map[string]time.Time
 
 	changed chan struct{} // closed and replaced whenever the set of live services changes
+	// probe asks the heartbeat loop to send a heartbeat to every worker now, so that a
+	// worker whose link closed is found at once (its frame fails with ErrPeerGone).
+	probe chan struct{}
 }
 
 type brokerWorker struct {
@@ -83,10 +86,15 @@ type callOutcome struct {
 	unstarted bool
 	// lost is set when the worker went away with the call.
 	lost bool
+	// peer is the worker the attempt went to, and noOther is set when no worker was left
+	// that had not failed the call already.
+	peer    string
+	noOther bool
 }
 
 type waiter struct {
 	service string
+	avoid   []string // peers that already failed this call
 	got     chan *brokerWorker // buffered; receives the worker whose slot was reserved
 	err     chan *Error        // buffered; receives why no worker will come
 }
@@ -109,6 +117,7 @@ func NewBroker(conn Conn, opts ...Option) *Broker {
 		calls:   make(map[RequestID]*brokerCall),
 		told:    make(map[string]time.Time),
 		changed: make(chan struct{}),
+		probe:   make(chan struct{}, 1),
 	}
 }
 
@@ -133,25 +142,40 @@ type brokerHandler struct{ b *Broker }
 
 func (h brokerHandler) HandleFrame(f Frame) { h.b.handle(f) }
 
+// PeerLost asks for every worker to be probed now: the one whose link closed fails its probe.
+func (h brokerHandler) PeerLost() {
+	select {
+	case h.b.probe <- struct{}{}:
+	default: // a probe is due already
+	}
+}
+
 // SendFailed ends a call whose REQUEST could not leave as unstarted, so that it goes to another
-// worker; other frames that fail are only logged.
+// worker. A frame of any kind that failed because its peer is not connected retires that worker
+// at once, with the calls it held: the link is gone, and waiting for its heartbeats to stop
+// would only send it more calls meanwhile (it holds none, so it looks least loaded). Other
+// failures are only logged.
 func (h brokerHandler) SendFailed(f Frame, err error) {
 	b := h.b
-	if f.Command != CommandRequest {
-		b.cfg.logger.Debug("send failed", "command", f.Command, "err", err)
-		return
-	}
-	b.mu.Lock()
-	call, ok := b.calls[f.ID]
-	if !ok || call.worker.peer != f.Peer {
+	gone := errors.Is(err, ErrPeerGone)
+	if f.Command == CommandRequest {
+		b.mu.Lock()
+		call, ok := b.calls[f.ID]
+		if ok && call.worker.peer == f.Peer {
+			delete(b.calls, f.ID)
+			call.worker.inflight--
+			b.serveQueueLocked()
+		}
 		b.mu.Unlock()
-		return
+		if ok && call.worker.peer == f.Peer {
+			call.done <- unreachable(call.service, f.Peer, err)
+		}
+	} else if !gone {
+		b.cfg.logger.Debug("send failed", "command", f.Command, "err", err)
 	}
-	delete(b.calls, f.ID)
-	call.worker.inflight--
-	b.serveQueueLocked()
-	b.mu.Unlock()
-	call.done <- unreachable(call.service, err)
+	if gone {
+		b.drop(f.Peer, "its connection closed")
+	}
 }
 
 // Services returns the names of the services that at least one live worker, not draining,
@@ -186,21 +210,33 @@ func (b *Broker) Changed() <-chan struct{} {
 // Errors are *Error values: unavailable when no worker serves the service or the worker is lost,
 // overloaded when the queue for busy workers is full, deadline exceeded or canceled with the
 // context.
+//
+// A call that a worker refused unstarted, or could not be given, goes to another worker; so does
+// a call of an idempotent tool whose worker was lost. It never goes back to a worker that failed
+// it, and when no other worker is left it ends with what the last one did.
 func (b *Broker) Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
 	id := NewRequestID()
 	idempotent := isIdempotent(p)
+	var (
+		avoid []string
+		last  callOutcome
+	)
 	for attempt := 0; ; attempt++ {
-		o := b.attempt(ctx, id, service, p, idempotent, onProgress)
+		o := b.attempt(ctx, id, service, p, idempotent, avoid, onProgress)
+		if o.noOther {
+			return last.res, last.err
+		}
 		resend := o.unstarted || (o.lost && idempotent)
 		if !resend || attempt >= maxResends || ctx.Err() != nil {
 			return o.res, o.err
 		}
+		avoid, last = append(avoid, o.peer), o
 		b.cfg.logger.Info("sending a call to another worker", "request", id, "service", service, "unstarted", o.unstarted)
 	}
 }
 
-// attempt sends the call to one worker and waits for what comes of it.
-func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *hootv1.Payload, idempotent bool, onProgress func(*hootv1.Progress)) callOutcome {
+// attempt sends the call to one worker, none of those in avoid, and waits for what comes of it.
+func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *hootv1.Payload, idempotent bool, avoid []string, onProgress func(*hootv1.Progress)) callOutcome {
 	fail := func(err error) callOutcome { return callOutcome{err: err} }
 	req := &hootv1.Request{Payload: p}
 	if dl, ok := ctx.Deadline(); ok {
@@ -219,7 +255,10 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 			WithHint("send less content in one call"))
 	}
 
-	w, werr := b.reserve(ctx, service)
+	w, werr := b.reserve(ctx, service, avoid)
+	if werr == errAllAvoided {
+		return callOutcome{noOther: true}
+	}
 	if werr != nil {
 		return fail(werr)
 	}
@@ -247,14 +286,15 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 			return fail(AsError(ctx.Err()))
 		}
 		// The frame never left, so the worker cannot have run it.
-		return unreachable(service, err)
+		return unreachable(service, w.peer, err)
 	}
 
+	var o callOutcome
+wait:
 	for {
 		select {
-		case o := <-call.done:
-			drainProgress(call.progress, onProgress)
-			return o.decode()
+		case o = <-call.done:
+			break wait
 		case pr := <-call.progress:
 			onProgress(pr)
 		case <-ctx.Done():
@@ -263,16 +303,20 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 				return fail(AsError(ctx.Err()))
 			}
 			// The answer won the race with the context: take it.
-			o := <-call.done
-			drainProgress(call.progress, onProgress)
-			return o.decode()
+			o = <-call.done
+			break wait
 		}
 	}
+	drainProgress(call.progress, onProgress)
+	o = o.decode()
+	o.peer = w.peer
+	return o
 }
 
-// unreachable is the outcome of a REQUEST that never left: the worker cannot have run it.
-func unreachable(service string, err error) callOutcome {
-	return callOutcome{unstarted: true, err: WrapError(CodeUnavailable, fmt.Errorf("could not reach the worker for service %q: %w", service, err)).
+// unreachable is the outcome of a REQUEST that never left for peer: the worker cannot have run it.
+func unreachable(service, peer string, err error) callOutcome {
+	return callOutcome{unstarted: true, peer: peer, err: WrapError(CodeUnavailable, fmt.Errorf("could not reach the worker for service %q: %w", service, err)).
+		WithRetryable(true).
 		WithHint("retry the call; another worker may take it")}
 }
 
@@ -332,11 +376,15 @@ var idempotentRequests = func() map[protoreflect.FieldNumber]bool {
 	return yes
 }()
 
-// reserve takes a slot on the least loaded live worker of service, waiting in the bounded
-// queue while all of them are busy.
-func (b *Broker) reserve(ctx context.Context, service string) (*brokerWorker, *Error) {
+// errAllAvoided is reserve's answer when the only live workers of a service are those that
+// already failed the call.
+var errAllAvoided = NewError(CodeUnavailable, "every live worker of the service already failed this call")
+
+// reserve takes a slot on the least loaded live worker of service that is not in avoid, waiting
+// in the bounded queue while all of them are busy.
+func (b *Broker) reserve(ctx context.Context, service string, avoid []string) (*brokerWorker, *Error) {
 	b.mu.Lock()
-	w, serving := b.pickLocked(service)
+	w, serving := b.pickLocked(service, avoid)
 	waiting, backlog := b.backlogLocked(service)
 	switch {
 	case b.stopped:
@@ -346,6 +394,9 @@ func (b *Broker) reserve(ctx context.Context, service string) (*brokerWorker, *E
 		w.inflight++
 		b.mu.Unlock()
 		return w, nil
+	case serving == 0 && len(avoid) > 0:
+		b.mu.Unlock()
+		return nil, errAllAvoided
 	case serving == 0:
 		b.mu.Unlock()
 		return nil, errNoWorker(service)
@@ -355,7 +406,7 @@ func (b *Broker) reserve(ctx context.Context, service string) (*brokerWorker, *E
 			WithRetryAfter(b.retryAfter()).
 			WithHint("retry after the pause in retry_after_ms")
 	}
-	wt := &waiter{service: service, got: make(chan *brokerWorker, 1), err: make(chan *Error, 1)}
+	wt := &waiter{service: service, avoid: avoid, got: make(chan *brokerWorker, 1), err: make(chan *Error, 1)}
 	b.queue = append(b.queue, wt)
 	b.mu.Unlock()
 
@@ -416,11 +467,11 @@ func errNoWorker(service string) *Error {
 		WithHint("start a hootenanny worker connected to this gateway; the call works as soon as one announces itself")
 }
 
-// pickLocked returns the least loaded live worker of service with room, or nil, and how many
-// live workers serve it at all; b.mu is held.
-func (b *Broker) pickLocked(service string) (best *brokerWorker, serving int) {
+// pickLocked returns the least loaded live worker of service with room, not one of those in
+// avoid, or nil, and how many such live workers serve it at all; b.mu is held.
+func (b *Broker) pickLocked(service string, avoid []string) (best *brokerWorker, serving int) {
 	for _, w := range b.workers {
-		if w.capacity == 0 || !w.serves(service) {
+		if w.capacity == 0 || !w.serves(service) || slices.Contains(avoid, w.peer) {
 			continue
 		}
 		serving++
@@ -439,11 +490,13 @@ func (b *Broker) pickLocked(service string) (best *brokerWorker, serving int) {
 func (b *Broker) serveQueueLocked() {
 	kept := b.queue[:0]
 	for _, wt := range b.queue {
-		w, serving := b.pickLocked(wt.service)
+		w, serving := b.pickLocked(wt.service, wt.avoid)
 		switch {
 		case w != nil:
 			w.inflight++
 			wt.got <- w
+		case serving == 0 && len(wt.avoid) > 0:
+			wt.err <- errAllAvoided
 		case serving == 0:
 			wt.err <- errNoWorker(wt.service)
 		default:
@@ -643,7 +696,7 @@ func (b *Broker) drop(peer, why string) []RequestID {
 
 	b.cfg.logger.Warn("worker gone", "worker", w.name, "why", why, "calls_lost", len(lost))
 	for _, call := range lost {
-		call.done <- callOutcome{lost: true, err: NewError(CodeUnavailable, "the worker serving this call was lost ("+why+"); the call may or may not have run").
+		call.done <- callOutcome{lost: true, peer: peer, err: NewError(CodeUnavailable, "the worker serving this call was lost ("+why+"); the call may or may not have run").
 			WithRetryable(true).
 			WithHint("retry the call; it goes to another worker if one is live")}
 	}
@@ -653,11 +706,21 @@ func (b *Broker) drop(peer, why string) []RequestID {
 func (b *Broker) heartbeat(ctx context.Context) {
 	t := time.NewTicker(b.cfg.heartbeat)
 	defer t.Stop()
+	// A link that just closed may not be known as closed to the sending side for a moment:
+	// a probe is sent again after a short pause.
+	var again <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-b.probe:
+			b.probeAll(ctx)
+			again = time.After(probeAgain)
+			continue
+		case <-again:
+			b.probeAll(ctx)
+			continue
 		}
 		now := time.Now()
 		var alive, dead []string
@@ -681,6 +744,22 @@ func (b *Broker) heartbeat(ctx context.Context) {
 		for _, peer := range alive {
 			b.send(ctx, Frame{Peer: peer, Command: CommandHeartbeat})
 		}
+	}
+}
+
+// probeAgain is the pause before a worker probe is sent a second time.
+const probeAgain = 100 * time.Millisecond
+
+// probeAll sends a heartbeat to every worker; one whose link is gone fails it and is retired.
+func (b *Broker) probeAll(ctx context.Context) {
+	b.mu.Lock()
+	peers := make([]string, 0, len(b.workers))
+	for peer := range b.workers {
+		peers = append(peers, peer)
+	}
+	b.mu.Unlock()
+	for _, peer := range peers {
+		b.send(ctx, Frame{Peer: peer, Command: CommandHeartbeat})
 	}
 }
 

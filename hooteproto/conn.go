@@ -36,5 +36,20 @@ type Handler interface {
 	SendFailed(f Frame, err error)
 }
 
+// A PeerWatcher is a Handler that also wants to hear when the connection saw the link to one of
+// its peers close. The router side of a transport learns that a link closed before it knows
+// which peer it carried, so the Handler is told only that some peer may be gone: a frame sent to
+// that peer now fails with ErrPeerGone, which names it. Like HandleFrame, PeerLost must return
+// quickly.
+type PeerWatcher interface {
+	Handler
+	PeerLost()
+}
+
 // ErrClosed is returned by a Conn's methods after Close.
 var ErrClosed = errors.New("hooteproto: connection closed")
+
+// ErrPeerGone is wrapped by the errors a Conn reports to SendFailed for a frame whose peer is
+// not connected: the link to that peer has closed, so the peer is gone now (a peer that comes
+// back connects anew and announces itself again).
+var ErrPeerGone = errors.New("hooteproto: the peer is not connected")

@@ -53,6 +53,7 @@ func TestFaults(t *testing.T) {
 		{"kill -9 mid-request, then restart", faultKillAndRestart},
 		{"kill -9 mid-request beside a live worker", faultKillBesideSurvivor},
 		{"kill -9 with calls waiting in the queue", faultKillWithQueue},
+		{"kill -9 of one of two workers under load", faultKillUnderLoad},
 		{"two workers share the load", faultShareLoad},
 		{"a slow worker does not block the others", faultSlowWorker},
 		{"gateway restart, workers come back", faultGatewayRestart},
@@ -177,6 +178,93 @@ func faultKillBesideSurvivor(t *testing.T, bin string) {
 	if len(resent) > 0 {
 		survivor.waitStarted(t, resent...)
 	}
+}
+
+// faultKillUnderLoad: while calls of an idempotent tool (echo) flow to two workers, one is
+// killed with SIGKILL. Heartbeats are slow here (a lost worker would be noticed by its silence
+// only after 15 seconds), so the broker must learn of the death from the closed link itself:
+// every call succeeds, those in flight on the dead worker on the survivor, none waits for the
+// heartbeats, none is sent back to the dead worker, and none runs twice on the survivor.
+func faultKillUnderLoad(t *testing.T, bin string) {
+	const hb, liveness = 5 * time.Second, 3
+	g := startFaultGateway(t, "tcp://127.0.0.1:*", nil, hooteproto.WithHeartbeat(hb, liveness))
+	slow := []string{"--heartbeat", hb.String(), "--liveness", fmt.Sprint(liveness)}
+	doomed := startFaultWorker(t, bin, g.endpoint, "doomed", slow...)
+	survivor := startFaultWorker(t, bin, g.endpoint, "survivor", slow...)
+	waitWorkers(t, g.broker, "doomed", "survivor")
+
+	type outcome struct {
+		msg   string
+		res   *hootv1.EchoResult
+		err   error
+		took  time.Duration
+		ended time.Time
+	}
+	var (
+		mu       sync.Mutex
+		outcomes []outcome
+		stop     = make(chan struct{})
+		wg       sync.WaitGroup
+	)
+	const callers = 8
+	for c := range callers {
+		wg.Go(func() {
+			for i := 0; i < 10000; i++ { // bounded; stop ends it long before
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				msg := fmt.Sprintf("quick/%d/%d", c, i)
+				if i%4 == 0 {
+					msg = fmt.Sprintf("sleep:200ms/%d/%d", c, i)
+				}
+				start := time.Now()
+				res, err := faultCall(g.broker, 30*time.Second, msg)
+				mu.Lock()
+				outcomes = append(outcomes, outcome{msg, res, err, time.Since(start), time.Now()})
+				mu.Unlock()
+			}
+		})
+	}
+	time.Sleep(500 * time.Millisecond)
+	doomed.kill()
+	killed := time.Now()
+	time.Sleep(1500 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+
+	// The calls in flight on the dead worker wait for the broker to notice; without the
+	// closed link they would wait for the next heartbeat (5s) or the silence (15s).
+	const bound = 2500 * time.Millisecond
+	var after, onDoomedBefore int
+	for _, o := range outcomes {
+		if o.err != nil {
+			t.Errorf("call %q failed after %v: %v", o.msg, o.took.Round(time.Millisecond), o.err)
+			continue
+		}
+		if o.res.GetMessage() != o.msg {
+			t.Errorf("call %q answered %q", o.msg, o.res.GetMessage())
+		}
+		if o.took > bound {
+			t.Errorf("call %q took %v, over %v: it waited for the heartbeats", o.msg, o.took.Round(time.Millisecond), bound)
+		}
+		if o.ended.After(killed) {
+			after++
+			if o.res.GetWorker() == "doomed" && o.ended.Sub(killed) > bound {
+				t.Errorf("call %q was answered by the dead worker %v after the kill", o.msg, o.ended.Sub(killed))
+			}
+		} else if o.res.GetWorker() == "doomed" {
+			onDoomedBefore++
+		}
+	}
+	if onDoomedBefore == 0 || after < callers {
+		t.Fatalf("the load did not reach both workers: %d calls answered by the doomed worker before the kill, %d ended after it", onDoomedBefore, after)
+	}
+	if twice := survivor.startedTwice(); len(twice) > 0 {
+		t.Errorf("calls run twice on the survivor: %v", twice)
+	}
+	t.Logf("%d calls, %d ended after the kill, all answered", len(outcomes), after)
 }
 
 // faultKillWithQueue: when the only worker of a service dies, the call it ran and the calls
@@ -577,14 +665,14 @@ type faultWorker struct {
 	killed bool
 
 	mu      sync.Mutex
-	started map[string]bool
+	started map[string]int // how often each message started
 }
 
 func startFaultWorker(t *testing.T, bin, endpoint, name string, args ...string) *faultWorker {
 	t.Helper()
 	args = append([]string{"--gateway", endpoint, "--name", name,
 		"--heartbeat", faultHB.String(), "--liveness", fmt.Sprint(faultLiveness)}, args...)
-	w := &faultWorker{cmd: exec.Command(bin, args...), exited: make(chan struct{}), started: map[string]bool{}}
+	w := &faultWorker{cmd: exec.Command(bin, args...), exited: make(chan struct{}), started: map[string]int{}}
 	w.cmd.Stderr = &w.stderr
 	// Should the test binary die, its workers die with it.
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -601,7 +689,7 @@ func startFaultWorker(t *testing.T, bin, endpoint, name string, args ...string) 
 		for sc.Scan() {
 			if msg, ok := strings.CutPrefix(sc.Text(), "started "); ok {
 				w.mu.Lock()
-				w.started[msg] = true
+				w.started[msg]++
 				w.mu.Unlock()
 			}
 		}
@@ -639,7 +727,21 @@ func (w *faultWorker) exitedEarly() bool {
 func (w *faultWorker) hasStarted(msg string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.started[msg]
+	return w.started[msg] > 0
+}
+
+// startedTwice returns the messages the worker started more than once, but for the probes of
+// waitWorkers, which all say the same.
+func (w *faultWorker) startedTwice() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var twice []string
+	for msg, n := range w.started {
+		if n > 1 && !strings.HasSuffix(msg, "/probe") {
+			twice = append(twice, msg)
+		}
+	}
+	return twice
 }
 
 func (w *faultWorker) waitStarted(t *testing.T, msgs ...string) {

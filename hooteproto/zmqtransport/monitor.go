@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hootenanny/hoot/hooteproto"
 	zmq "github.com/pebbe/zmq4"
 )
 
-// The handshake events a Socket watches on its own ZeroMQ socket.
+// The events a Socket watches on its own ZeroMQ socket: handshakes, and closed links.
 const watchedEvents = zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL |
-	zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_SUCCEEDED
+	zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
 
 // Values of EVENT_HANDSHAKE_FAILED_PROTOCOL from zmq.h.
 const (
@@ -26,15 +27,24 @@ const (
 )
 
 // watch reads the events waiting on the monitor socket: it counts failed handshakes and says
-// why they failed, at most once a minute for each reason. Only the owner goroutine calls it.
+// why they failed, at most once a minute for each reason, and tells a Handler that watches its
+// peers when a link closed. Only the owner goroutine calls it.
 func (s *Socket) watch(mon *zmq.Socket) {
 	for {
 		event, _, value, err := mon.RecvEvent(zmq.DONTWAIT)
 		if err != nil {
 			return
 		}
-		if event == zmq.EVENT_HANDSHAKE_SUCCEEDED {
+		switch event {
+		case zmq.EVENT_HANDSHAKE_SUCCEEDED:
 			s.redialWait = 0
+			continue
+		case zmq.EVENT_DISCONNECTED:
+			// A link closed. On the router side it carried some peer, whose frames now fail
+			// with ErrPeerGone; the Handler finds out which one by sending.
+			if pw, ok := s.h.(hooteproto.PeerWatcher); ok && s.router {
+				pw.PeerLost()
+			}
 			continue
 		}
 		s.handshakeFailures.Add(1)

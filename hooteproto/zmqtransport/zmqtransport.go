@@ -652,7 +652,7 @@ func (s *Socket) write(sock *zmq.Socket, o *outgoing) error {
 	}
 	if err != nil {
 		if errors.Is(err, zmq.EHOSTUNREACH) {
-			return fmt.Errorf("zmqtransport: peer %x is not connected: %w", f.Peer, err)
+			return fmt.Errorf("zmqtransport: peer %x: %w (%w)", f.Peer, hooteproto.ErrPeerGone, err)
 		}
 		if errors.Is(err, zmq.Errno(syscall.EAGAIN)) {
 			return fmt.Errorf("zmqtransport: send queue to the peer is full: %w", err)
