@@ -708,11 +708,11 @@ const file_hoot_v1_cas_proto_rawDesc = "" +
 	"\x04hash\x18\x01 \x01(\tB\x04\xd0\xf3\x18\x02R\x04hash\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x04R\x04size\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x127\n" +
-	"\tstored_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\bstoredAt\"\xfe\x01\n" +
+	"\tstored_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\bstoredAt\"\x80\x02\n" +
 	"\x10CasVerifyRequest\x12q\n" +
-	"\x06hashes\x18\x01 \x03(\tBY\xca\xf3\x18U\x10\xe8\aB\x0e^[0-9a-f]{64}$J@b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9R\x06hashes:w\xc2\xf3\x18s\n" +
+	"\x06hashes\x18\x01 \x03(\tBY\xca\xf3\x18U\x10\xe8\aB\x0e^[0-9a-f]{64}$J@b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9R\x06hashes:y\xc2\xf3\x18u\n" +
 	"\n" +
-	"cas_verify\x12\x0eVerify content\x1aFCheck that stored objects still match their hashes, in the background. \x02(\x022\x04\b\x01\x18\x01:\x03cas\"r\n" +
+	"cas_verify\x12\x0eVerify content\x1aFCheck that stored objects still match their hashes, in the background. \x02(\x022\x04\b\x01\x18\x01:\x03cas`\x01\"r\n" +
 	"\x0fCasVerifyResult\x12\x18\n" +
 	"\achecked\x18\x01 \x01(\x04R\achecked\x12\x14\n" +
 	"\x05bytes\x18\x02 \x01(\x04R\x05bytes\x12/\n" +

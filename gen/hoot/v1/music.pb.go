@@ -3768,15 +3768,15 @@ const file_hoot_v1_music_proto_rawDesc = "" +
 	"\x01x\x18\x02 \x01(\rR\x01x\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12+\n" +
 	"\x04midi\x18\x04 \x01(\v2\x17.hoot.v1.MidiInfoResultR\x04midi\x128\n" +
-	"\vdiagnostics\x18\x05 \x03(\v2\x16.hoot.v1.AbcDiagnosticR\vdiagnostics\"\xde\x03\n" +
+	"\vdiagnostics\x18\x05 \x03(\v2\x16.hoot.v1.AbcDiagnosticR\vdiagnostics\"\xe0\x03\n" +
 	"\x14AbcBookToMidiRequest\x12N\n" +
 	"\x03abc\x18\x01 \x01(\tB:\xca\xf3\x186\x10\x80\x80@J0X:1\\nT:One\\nK:G\\nGABc|\\n\\nX:2\\nT:Two\\nK:D\\nDEFG|H\x00R\x03abc\x12E\n" +
 	"\vartifact_id\x18\x02 \x01(\tB\"\xca\xf3\x18\x1eB\x1c^art_[0-9a-hjkmnp-tv-z]{26}$H\x00R\n" +
 	"artifactId\x12*\n" +
 	"\x04hash\x18\x03 \x01(\tB\x14\xca\xf3\x18\x10B\x0e^[0-9a-f]{64}$H\x00R\x04hash\x124\n" +
 	"\trendering\x18\x04 \x01(\v2\x16.hoot.v1.MidiRenderingR\trendering\x128\n" +
-	"\x04tags\x18\x05 \x03(\tB$\xca\xf3\x18 \x10 B\x1c^[a-z0-9][a-z0-9_.:-]{0,63}$R\x04tags:\x88\x01\xc2\xf3\x18\x83\x01\n" +
-	"\x10abc_book_to_midi\x12 Convert an ABC tune book to MIDI\x1aBConvert every tune of an ABC tune book to MIDI, in the background. \x02(\x02:\x05musicB\b\n" +
+	"\x04tags\x18\x05 \x03(\tB$\xca\xf3\x18 \x10 B\x1c^[a-z0-9][a-z0-9_.:-]{0,63}$R\x04tags:\x8a\x01\xc2\xf3\x18\x85\x01\n" +
+	"\x10abc_book_to_midi\x12 Convert an ABC tune book to MIDI\x1aBConvert every tune of an ABC tune book to MIDI, in the background. \x02(\x02:\x05music`\x01B\b\n" +
 	"\x06source\"w\n" +
 	"\x13AbcBookToMidiResult\x12*\n" +
 	"\x05tunes\x18\x01 \x03(\v2\x14.hoot.v1.AbcBookTuneR\x05tunes\x12\x1c\n" +

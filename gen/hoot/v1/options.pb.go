@@ -338,7 +338,12 @@ type ToolOptions struct {
 	// fields of the request, filled from the URI that a client reads.
 	Uri string `protobuf:"bytes,10,opt,name=uri,proto3" json:"uri,omitempty"`
 	// For a resource: the media type of its contents, when known.
-	MimeType      string `protobuf:"bytes,11,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	MimeType string `protobuf:"bytes,11,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// For a tool of kind JOB: when the worker that runs its job dies, another worker may take the
+	// job up and run it again from the start. Set it only when a second run does no harm: the work
+	// reads, or writes content-addressed objects and artifacts, whose creation is keyed by the job
+	// so that a run taken up again finds those of the first run instead of making them twice.
+	Resumable     bool `protobuf:"varint,12,opt,name=resumable,proto3" json:"resumable,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -448,6 +453,13 @@ func (x *ToolOptions) GetMimeType() string {
 		return x.MimeType
 	}
 	return ""
+}
+
+func (x *ToolOptions) GetResumable() bool {
+	if x != nil {
+		return x.Resumable
+	}
+	return false
 }
 
 // FieldRules bound and describe one field of a tool's request. The gateway publishes them in
@@ -639,7 +651,7 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"idempotent\x18\x03 \x01(\bR\n" +
 	"idempotent\x12\x1d\n" +
 	"\n" +
-	"open_world\x18\x04 \x01(\bR\topenWorld\"\xe8\x02\n" +
+	"open_world\x18\x04 \x01(\bR\topenWorld\"\x86\x03\n" +
 	"\vToolOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -652,7 +664,8 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\asurface\x18\t \x01(\x0e2\x10.hoot.v1.SurfaceR\asurface\x12\x10\n" +
 	"\x03uri\x18\n" +
 	" \x01(\tR\x03uri\x12\x1b\n" +
-	"\tmime_type\x18\v \x01(\tR\bmimeType\"\xb2\x02\n" +
+	"\tmime_type\x18\v \x01(\tR\bmimeType\x12\x1c\n" +
+	"\tresumable\x18\f \x01(\bR\tresumable\"\xb2\x02\n" +
 	"\n" +
 	"FieldRules\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +

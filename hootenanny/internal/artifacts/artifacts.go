@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
@@ -105,9 +107,40 @@ type Store struct {
 // NewStore returns a Store over db.
 func NewStore(db *sql.DB) *Store { return &Store{db: db, now: time.Now} }
 
+type jobKeysKey struct{}
+
+// jobKeys numbers the artifacts made under one run of a job.
+type jobKeys struct {
+	job string
+	n   atomic.Int64
+}
+
+// WithJobKeys returns a context under which the artifacts that Create makes are keyed by the
+// job: the n-th one made under it has the key "JOB#n". A later run of the same job (taken up
+// again after its worker died), under a new WithJobKeys(ctx, job), finds the artifacts of the
+// first run by their keys and gets them back from Create instead of new ones, so no artifact is
+// made twice, as long as the work makes its artifacts in the same order each run.
+func WithJobKeys(ctx context.Context, job string) context.Context {
+	if job == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, jobKeysKey{}, &jobKeys{job: job})
+}
+
+// nextJobKey returns the key of the next artifact made under ctx, or "" outside a job.
+func nextJobKey(ctx context.Context) string {
+	k, ok := ctx.Value(jobKeysKey{}).(*jobKeys)
+	if !ok {
+		return ""
+	}
+	return k.job + "#" + strconv.FormatInt(k.n.Add(1), 10)
+}
+
 // Create stores a new artifact and returns it. A parent that does not exist gives a
-// [*NotFoundError] naming it; nothing is stored then.
+// [*NotFoundError] naming it; nothing is stored then. Under [WithJobKeys], an artifact that an
+// earlier run of the job made at the same place is returned as it is instead.
 func (s *Store) Create(ctx context.Context, n New) (Artifact, error) {
+	key := nextJobKey(ctx)
 	tags := normalizeTags(n.Tags)
 	if len(tags) > MaxTags {
 		return Artifact{}, &LimitError{fmt.Sprintf("an artifact has at most %d tags; %d were given", MaxTags, len(tags))}
@@ -128,7 +161,16 @@ func (s *Store) Create(ctx context.Context, n New) (Artifact, error) {
 		ParentIDs:    slices.Clone(n.ParentIDs),
 		VariationSet: n.VariationSet,
 	}
+	var earlier string
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		if key != "" {
+			switch err := tx.QueryRowContext(ctx, `SELECT id FROM artifacts WHERE job_key = ?`, key).Scan(&earlier); {
+			case err == nil:
+				return nil
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+		}
 		for i, p := range a.ParentIDs {
 			if err := exists(ctx, tx, p); err != nil {
 				if errors.Is(err, ErrNotFound) {
@@ -143,9 +185,9 @@ func (s *Store) Create(ctx context.Context, n New) (Artifact, error) {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO artifacts (id, hash, size, mime_type, creator, created_at, metadata, variation_set, variation_index)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			a.ID, a.Hash, a.Size, a.MimeType, a.Creator, a.CreatedAt.UnixNano(), nullBytes(a.Metadata), a.VariationSet, a.VariationIndex); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO artifacts (id, hash, size, mime_type, creator, created_at, metadata, variation_set, variation_index, job_key)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, a.Hash, a.Size, a.MimeType, a.Creator, a.CreatedAt.UnixNano(), nullBytes(a.Metadata), a.VariationSet, a.VariationIndex, nullString(key)); err != nil {
 			return err
 		}
 		for _, t := range a.Tags {
@@ -162,6 +204,9 @@ func (s *Store) Create(ctx context.Context, n New) (Artifact, error) {
 	})
 	if err != nil {
 		return Artifact{}, err
+	}
+	if earlier != "" {
+		return s.Get(ctx, earlier)
 	}
 	return a, nil
 }
@@ -501,6 +546,13 @@ func anys(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+func nullString(v string) any {
+	if v == "" {
+		return nil
+	}
+	return v
 }
 
 func nullBytes(b []byte) any {

@@ -203,3 +203,41 @@ func TestAnnotateAndTag(t *testing.T) {
 		t.Errorf("Tag(missing) = %v", err)
 	}
 }
+
+func TestJobKeysMakeEachArtifactOnce(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	run := func(job string, n int) []string {
+		ctx := WithJobKeys(context.Background(), job)
+		var made []string
+		for i := range n {
+			a, err := s.Create(ctx, New{Hash: hash, Size: 11, MimeType: "text/plain", Tags: []string{"run"}, Creator: string(rune('a' + i))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			made = append(made, a.ID)
+		}
+		return made
+	}
+	// A first run made two artifacts before its worker died; the second run makes three.
+	first := run("job_1", 2)
+	second := run("job_1", 3)
+	if !slices.Equal(first, second[:2]) || slices.Contains(first, second[2]) {
+		t.Errorf("second run made %v after the first made %v; want the first two again and one new", second, first)
+	}
+	if other := run("job_2", 1); slices.Contains(second, other[0]) {
+		t.Errorf("another job got artifact %s of job_1", other[0])
+	}
+	if again, err := s.Get(context.Background(), second[1]); err != nil || again.Creator != "b" {
+		t.Errorf("the keyed artifact = %+v, %v", again, err)
+	}
+	// Outside a job, the same call makes a new artifact each time.
+	a := create(t, s, New{})
+	b := create(t, s, New{})
+	if a.ID == b.ID {
+		t.Error("two artifacts made outside a job share an id")
+	}
+	if total, _, err := s.Counts(context.Background()); err != nil || total != 6 {
+		t.Errorf("%d artifacts stored (%v), want 6 (3 + 1 keyed, 2 plain)", total, err)
+	}
+}

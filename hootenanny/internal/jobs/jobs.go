@@ -2,12 +2,16 @@
 // each job has an id, a status, progress, and once done an outcome, kept for a retention period.
 // The package does not know what the work is: a job's request and result are opaque bytes.
 //
-// # Restarts
+// # Jobs outlive their worker
 //
-// A job belongs to the process that runs it (its owner, "host/pid"). A job that was pending or
-// running when its owner died can never finish, so a [Runner] that starts, and every minute
-// after, marks such jobs of dead owners on its host failed, with a message that says so. Work is
-// not resumed: the caller is told to run the tool again.
+// A job belongs to the process that runs it (its owner, "host/pid/nonce"), which holds a lease
+// on it and renews it while the job is pending or running. A job whose lease has lapsed (or
+// whose owner was a process on this host that has ended) is an orphan. Once [Runner.TakeUp] has
+// been called, a runner looks for orphans three times per lease: a job whose tool its
+// [Resumer] says is resumable is claimed (one claim wins, by a conditional update) and run again
+// from its stored request, up to [MaxAttempts] runs; other orphans end failed, with a message
+// that tells the caller to run the tool again. A worker that stops in good order hands its
+// resumable jobs over at once instead of failing them.
 //
 // # Several processes
 //
@@ -21,10 +25,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -203,17 +205,18 @@ func (s *Store) scan(ctx context.Context, withResult bool, q string, args ...any
 	return out, rows.Err()
 }
 
-// insert records a new pending job.
-func (s *Store) insert(ctx context.Context, j Job, request []byte, owner string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO jobs (id, tool, status, request, owner, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		j.ID, j.Tool, int(j.Status), request, owner, j.CreatedAt.UnixNano())
+// insert records a new pending job, owned by owner until leaseUntil.
+func (s *Store) insert(ctx context.Context, j Job, request []byte, owner string, leaseUntil time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO jobs (id, tool, status, request, owner, created_at, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		j.ID, j.Tool, int(j.Status), request, owner, j.CreatedAt.UnixNano(), leaseUntil.UnixNano())
 	return err
 }
 
-// start marks a job running, unless a cancel was asked for meanwhile; it reports whether it did.
-func (s *Store) start(ctx context.Context, id string, at time.Time) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = ?, started_at = ? WHERE id = ? AND status = ? AND cancel_requested = 0`,
-		int(StatusRunning), at.UnixNano(), id, int(StatusPending))
+// start marks a job of owner running, unless a cancel was asked for meanwhile; it reports
+// whether it did.
+func (s *Store) start(ctx context.Context, id, owner string, at time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = ?, started_at = ? WHERE id = ? AND owner = ? AND status = ? AND cancel_requested = 0`,
+		int(StatusRunning), at.UnixNano(), id, owner, int(StatusPending))
 	if err != nil {
 		return false, err
 	}
@@ -221,29 +224,34 @@ func (s *Store) start(ctx context.Context, id string, at time.Time) (bool, error
 	return n == 1, err
 }
 
-// progress records a running job's progress and reports whether a cancel was asked for.
-func (s *Store) progress(ctx context.Context, id string, done, total float64, msg string) (cancel bool, err error) {
+// progress records the progress of a running job of owner's, and reports whether a cancel was
+// asked for and whether the job is still owner's (another worker may have taken it up).
+func (s *Store) progress(ctx context.Context, id, owner string, done, total float64, msg string) (cancel, ours bool, err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET progress = ?, total = ?, message = ? WHERE id = ? AND status = ?`,
-		done, total, msg, id, int(StatusRunning)); err != nil {
-		return false, err
+	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET progress = ?, total = ?, message = ? WHERE id = ? AND owner = ? AND status = ?`,
+		done, total, msg, id, owner, int(StatusRunning)); err != nil {
+		return false, false, err
 	}
-	var c int
-	if err := tx.QueryRowContext(ctx, `SELECT cancel_requested FROM jobs WHERE id = ?`, id).Scan(&c); err != nil {
-		return false, err
+	var (
+		c  int
+		by string
+	)
+	if err := tx.QueryRowContext(ctx, `SELECT cancel_requested, owner FROM jobs WHERE id = ?`, id).Scan(&c, &by); err != nil {
+		return false, false, err
 	}
-	return c != 0, tx.Commit()
+	return c != 0, by == owner, tx.Commit()
 }
 
-// finish records a job's end; a job that has ended already keeps its first end.
-func (s *Store) finish(ctx context.Context, j Job) error {
+// finish records the end of a job of owner's; a job that has ended already keeps its first end,
+// and one that another worker has taken up is left to it.
+func (s *Store) finish(ctx context.Context, j Job, owner string) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = ?, progress = ?, total = ?, message = ?, result = ?, finished_at = ?
-		WHERE id = ? AND status IN (?, ?)`,
-		int(j.Status), j.Progress, j.Total, j.Message, j.Result, j.FinishedAt.UnixNano(), j.ID, int(StatusPending), int(StatusRunning))
+		WHERE id = ? AND owner = ? AND status IN (?, ?)`,
+		int(j.Status), j.Progress, j.Total, j.Message, j.Result, j.FinishedAt.UnixNano(), j.ID, owner, int(StatusPending), int(StatusRunning))
 	return err
 }
 
@@ -259,45 +267,6 @@ func (s *Store) requestCancel(ctx context.Context, id string) (bool, error) {
 	return n == 1, err
 }
 
-// failOrphans marks failed the jobs that have not ended and whose owner, on host, is dead (or is
-// this very process, which means an earlier process had our pid). It returns how many.
-func (s *Store) failOrphans(ctx context.Context, host string, self int, now time.Time) (int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT owner FROM jobs WHERE status IN (?, ?)`, int(StatusPending), int(StatusRunning))
-	if err != nil {
-		return 0, err
-	}
-	var owners []string
-	for rows.Next() {
-		var o string
-		if err := rows.Scan(&o); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		owners = append(owners, o)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	total := 0
-	for _, o := range owners {
-		h, pidText, ok := strings.Cut(o, "/")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || h != host || (pid != self && alive(pid)) {
-			continue
-		}
-		res, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = ?, message = ?, finished_at = ? WHERE owner = ? AND status IN (?, ?)`,
-			int(StatusFailed), "the worker that ran this job stopped before it finished; run the tool again",
-			now.UnixNano(), o, int(StatusPending), int(StatusRunning))
-		if err != nil {
-			return total, err
-		}
-		n, _ := res.RowsAffected()
-		total += int(n)
-	}
-	return total, nil
-}
-
 // purge removes the jobs that ended before cutoff and returns how many.
 func (s *Store) purge(ctx context.Context, cutoff time.Time) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?`, cutoff.UnixNano())
@@ -305,20 +274,4 @@ func (s *Store) purge(ctx context.Context, cutoff time.Time) (int64, error) {
 		return 0, err
 	}
 	return res.RowsAffected()
-}
-
-// alive reports whether a process with this pid exists on this host.
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// ownerName names this process as a job owner.
-func ownerName() (host string, pid int, owner string) {
-	host, _ = os.Hostname()
-	pid = os.Getpid()
-	return host, pid, host + "/" + strconv.Itoa(pid)
 }

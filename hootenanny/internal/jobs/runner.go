@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
@@ -19,9 +20,14 @@ const (
 	// FlushInterval is how often a running job's progress is written to the database, and how
 	// soon a cancel asked for by another process reaches the job.
 	FlushInterval = 250 * time.Millisecond
-	// sweepInterval is how often finished jobs past their retention are removed and jobs of dead
-	// owners are failed.
+	// sweepInterval is how often finished jobs past their retention are removed.
 	sweepInterval = time.Minute
+	// DefaultLeaseTTL is how long a job's owner may go without renewing its claim before other
+	// workers count the job orphaned. The owner renews it three times as often.
+	DefaultLeaseTTL = 15 * time.Second
+	// MaxAttempts is how many runs a resumable job may have: one that has stopped its worker
+	// that often is failed rather than taken up again.
+	MaxAttempts = 3
 	// stopGrace is how long Close waits for jobs to stop after cancelling them.
 	stopGrace = 10 * time.Second
 )
@@ -32,8 +38,19 @@ type Config struct {
 	Concurrency int
 	// Retention is how long a finished job, with its result, is kept.
 	Retention time.Duration
+	// LeaseTTL is how long a job's claim holds without renewal; see [DefaultLeaseTTL].
+	LeaseTTL time.Duration
 	// Logger receives reports of faults. Nil discards them.
 	Logger *slog.Logger
+}
+
+// A Resumer knows which jobs may run again on another worker, and how: it is given to
+// [Runner.TakeUp] by whoever knows the tools.
+type Resumer interface {
+	// Resumable reports whether a job of tool may be run again from the start.
+	Resumable(tool string) bool
+	// Resume returns the work of a job of tool from the request it was started with.
+	Resume(tool string, request []byte) (Func, error)
 }
 
 // A ProgressFunc reports how far a job has come: work done, work in all (0 when not known) and
@@ -57,16 +74,27 @@ type Func func(ctx context.Context, report ProgressFunc) Outcome
 var (
 	errCancelled = errors.New("jobs: cancelled at a caller's request")
 	errStopping  = errors.New("jobs: the worker is stopping")
+	errLostClaim = errors.New("jobs: another worker has taken the job up")
 )
+
+type jobIDKey struct{}
+
+// IDFrom returns the id of the job whose work runs with ctx, or "" outside a job.
+func IDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(jobIDKey{}).(string)
+	return id
+}
 
 // A Runner runs jobs in the background of this process and keeps their records in a [Store].
 type Runner struct {
 	store *Store
 	cfg   Config
 	host  string
-	pid   int
 	owner string
 	slots chan struct{}
+	// resumer is set by TakeUp; until then orphans are left to their lease.
+	resumer atomic.Pointer[Resumer]
+	takeUp  chan struct{} // asks the lease loop for a pass over orphans now
 
 	ctx  context.Context
 	stop context.CancelCauseFunc
@@ -90,8 +118,9 @@ type liveJob struct {
 	cancelled bool
 }
 
-// NewRunner returns a Runner over store. It fails the jobs of dead owners on this host and then
-// sweeps every minute: old finished jobs go, and orphans fail. Close stops it.
+// NewRunner returns a Runner over store. It removes finished jobs past their retention now and
+// every minute, and renews the claims of its own jobs. Jobs whose owner is gone are dealt with
+// once [Runner.TakeUp] has been called. Close stops it.
 func NewRunner(ctx context.Context, store *Store, cfg Config) (*Runner, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
@@ -99,15 +128,19 @@ func NewRunner(ctx context.Context, store *Store, cfg Config) (*Runner, error) {
 	if cfg.Retention <= 0 {
 		cfg.Retention = DefaultRetention
 	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	host, pid, owner := ownerName()
+	host, owner := ownerName()
 	rctx, stop := context.WithCancelCause(context.Background())
 	r := &Runner{
-		store: store, cfg: cfg, host: host, pid: pid, owner: owner,
-		slots: make(chan struct{}, cfg.Concurrency),
-		ctx:   rctx, stop: stop,
+		store: store, cfg: cfg, host: host, owner: owner,
+		slots:  make(chan struct{}, cfg.Concurrency),
+		takeUp: make(chan struct{}, 1),
+		ctx:    rctx, stop: stop,
 		live:    make(map[string]*liveJob),
 		changed: make(chan struct{}),
 	}
@@ -116,6 +149,7 @@ func NewRunner(ctx context.Context, store *Store, cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	r.wg.Go(r.sweepLoop)
+	r.wg.Go(r.leaseLoop)
 	return r, nil
 }
 
@@ -124,13 +158,6 @@ func (r *Runner) Store() *Store { return r.store }
 
 func (r *Runner) sweep(ctx context.Context) error {
 	now := time.Now()
-	n, err := r.store.failOrphans(ctx, r.host, r.pid, now)
-	if err != nil {
-		return fmt.Errorf("jobs: failing orphaned jobs: %w", err)
-	}
-	if n > 0 {
-		r.cfg.Logger.Warn("jobs: failed jobs whose worker had stopped", "count", n)
-	}
 	if _, err := r.store.purge(ctx, now.Add(-r.cfg.Retention)); err != nil {
 		return fmt.Errorf("jobs: removing old jobs: %w", err)
 	}
@@ -160,16 +187,21 @@ func (r *Runner) Start(ctx context.Context, tool string, request []byte, fn Func
 	}
 	now := time.Now().UTC()
 	j := Job{ID: ids.New(ids.Job, now), Tool: tool, Status: StatusPending, CreatedAt: now}
-	if err := r.store.insert(ctx, j, request, r.owner); err != nil {
+	if err := r.store.insert(ctx, j, request, r.owner, now.Add(r.cfg.LeaseTTL)); err != nil {
 		return Job{}, fmt.Errorf("jobs: recording the job: %w", err)
 	}
-	jctx, cancel := context.WithCancelCause(r.ctx)
+	r.launch(j, fn)
+	return j, nil
+}
+
+// launch runs fn as the work of j, a job of this runner's, in the background.
+func (r *Runner) launch(j Job, fn Func) {
+	jctx, cancel := context.WithCancelCause(context.WithValue(r.ctx, jobIDKey{}, j.ID))
 	l := &liveJob{cancel: cancel, done: make(chan struct{})}
 	r.mu.Lock()
 	r.live[j.ID] = l
 	r.mu.Unlock()
 	r.wg.Go(func() { r.run(jctx, j, l, fn) })
-	return j, nil
 }
 
 func (r *Runner) run(ctx context.Context, j Job, l *liveJob, fn Func) {
@@ -189,7 +221,7 @@ func (r *Runner) run(ctx context.Context, j Job, l *liveJob, fn Func) {
 		return
 	}
 	now := time.Now().UTC()
-	started, err := r.store.start(context.WithoutCancel(ctx), j.ID, now)
+	started, err := r.store.start(context.WithoutCancel(ctx), j.ID, r.owner, now)
 	if err != nil || !started {
 		if err != nil {
 			r.cfg.Logger.Error("jobs: recording the start", "job", j.ID, "err", err)
@@ -245,14 +277,21 @@ func (r *Runner) flushLoop(ctx context.Context, id string, l *liveJob) {
 		done, total, msg := l.progress, l.total, l.message
 		l.dirty = false
 		l.mu.Unlock()
-		cancel, err := r.store.progress(ctx, id, done, total, msg)
+		cancel, ours, err := r.store.progress(ctx, id, r.owner, done, total, msg)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.cfg.Logger.Warn("jobs: recording progress", "job", id, "err", err)
 			}
 			continue
 		}
-		if cancel {
+		switch {
+		case !ours:
+			// This worker's claim lapsed (it could not reach the database for longer than the
+			// lease) and another took the job up: stop, and write nothing more.
+			r.cfg.Logger.Warn("jobs: another worker has taken up a job of this one", "job", id)
+			l.cancel(errLostClaim)
+			return
+		case cancel:
 			l.mu.Lock()
 			l.cancelled = true
 			l.mu.Unlock()
@@ -268,11 +307,24 @@ func (r *Runner) end(ctx context.Context, j Job, l *liveJob, out Outcome) {
 	cancelled := l.cancelled
 	l.mu.Unlock()
 	j.Result = out.Result
+	cause := context.Cause(ctx)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	switch {
-	case cancelled || errors.Is(context.Cause(ctx), errCancelled):
+	case errors.Is(cause, errLostClaim):
+		return
+	case errors.Is(cause, errStopping) && !cancelled && r.resumable(j.Tool):
+		// Another worker takes the job up at once.
+		if err := r.store.release(wctx, j.ID, r.owner, "waiting for another worker: the one that ran it stopped"); err != nil {
+			r.cfg.Logger.Error("jobs: handing the job over", "job", j.ID, "err", err)
+		}
+		return
+	}
+	switch {
+	case cancelled || errors.Is(cause, errCancelled):
 		j.Status = StatusCancelled
 		j.Message = "cancelled at a caller's request"
-	case errors.Is(context.Cause(ctx), errStopping):
+	case errors.Is(cause, errStopping):
 		j.Status = StatusFailed
 		j.Message = "the worker stopped while the job ran; run the tool again"
 		j.Result = nil
@@ -282,11 +334,102 @@ func (r *Runner) end(ctx context.Context, j Job, l *liveJob, out Outcome) {
 		j.Status = StatusSucceeded
 	}
 	j.FinishedAt = time.Now().UTC()
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if err := r.store.finish(wctx, j); err != nil {
+	if err := r.store.finish(wctx, j, r.owner); err != nil {
 		r.cfg.Logger.Error("jobs: recording the outcome", "job", j.ID, "err", err)
 	}
+}
+
+// TakeUp hands the runner a Resumer and deals with the jobs whose owner is gone, now and from
+// then on: a job of a resumable tool that has had fewer than MaxAttempts runs is run again here;
+// the others end, failed (or cancelled, when a cancel was asked for), with a message that says
+// why. res may be nil: no job is then run again.
+func (r *Runner) TakeUp(ctx context.Context, res Resumer) error {
+	r.resumer.Store(&res)
+	return r.adopt(ctx)
+}
+
+func (r *Runner) resumable(tool string) bool {
+	p := r.resumer.Load()
+	return p != nil && *p != nil && (*p).Resumable(tool)
+}
+
+// leaseLoop renews the claims of this runner's jobs, and once TakeUp has been called looks for
+// orphans, three times per lease.
+func (r *Runner) leaseLoop() {
+	t := time.NewTicker(r.cfg.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := r.store.renew(r.ctx, r.owner, time.Now().Add(r.cfg.LeaseTTL)); err != nil && r.ctx.Err() == nil {
+			r.cfg.Logger.Warn("jobs: renewing the claims of running jobs", "err", err)
+		}
+		if r.resumer.Load() == nil {
+			continue
+		}
+		if err := r.adopt(r.ctx); err != nil && r.ctx.Err() == nil {
+			r.cfg.Logger.Warn("jobs: looking for jobs whose worker stopped", "err", err)
+		}
+	}
+}
+
+// adopt deals with the orphans it finds, up to what this runner has room for.
+func (r *Runner) adopt(ctx context.Context) error {
+	if r.ctx.Err() != nil {
+		return nil
+	}
+	now := time.Now()
+	found, err := r.store.orphans(ctx, r.owner, r.host, now, 2*r.cfg.Concurrency)
+	if err != nil {
+		return fmt.Errorf("jobs: reading jobs whose worker stopped: %w", err)
+	}
+	var res Resumer
+	if p := r.resumer.Load(); p != nil {
+		res = *p
+	}
+	for _, o := range found {
+		status, msg := StatusFailed, "the worker that ran this job stopped before it finished; run the tool again"
+		switch {
+		case o.Cancelled:
+			status, msg = StatusCancelled, "cancelled at a caller's request"
+		case res == nil || !res.Resumable(o.Tool):
+		case o.Attempts >= MaxAttempts:
+			msg = fmt.Sprintf("the job's worker stopped during each of its %d runs; run the tool again, maybe with less work", o.Attempts)
+		default:
+			r.mu.Lock()
+			room := len(r.live) < r.cfg.Concurrency
+			r.mu.Unlock()
+			if !room {
+				continue // another worker may take it, or this one later
+			}
+			fn, err := res.Resume(o.Tool, o.Request)
+			if err != nil {
+				msg = "the job could not be taken up by another worker: " + err.Error()
+				break
+			}
+			ok, err := r.store.claim(ctx, o, r.owner, now.Add(r.cfg.LeaseTTL),
+				fmt.Sprintf("taken up by another worker (run %d) after its worker stopped", o.Attempts+1))
+			if err != nil {
+				return fmt.Errorf("jobs: taking up job %s: %w", o.ID, err)
+			}
+			if ok {
+				r.cfg.Logger.Info("jobs: took up a job whose worker stopped", "job", o.ID, "tool", o.Tool, "run", o.Attempts+1)
+				r.launch(Job{ID: o.ID, Tool: o.Tool, Status: StatusPending}, fn)
+			}
+			continue
+		}
+		ok, err := r.store.endOrphan(ctx, o, status, msg, now)
+		if err != nil {
+			return fmt.Errorf("jobs: ending job %s: %w", o.ID, err)
+		}
+		if ok {
+			r.cfg.Logger.Warn("jobs: ended a job whose worker stopped", "job", o.ID, "tool", o.Tool, "status", status)
+		}
+	}
+	return nil
 }
 
 func (r *Runner) notify() {

@@ -153,14 +153,20 @@ func TestRestartFailsOrphans(t *testing.T) {
 	t.Parallel()
 	r, path := newRunner(t, Config{})
 	ctx := context.Background()
-	host, _, _ := ownerName()
-	// A job of a process on this host that no longer exists, and one of another host.
+	host, _ := ownerName()
+	hour := time.Now().Add(time.Hour)
+	// A job of a process on this host that no longer exists, one of another host whose lease
+	// holds, and one of another host whose lease has lapsed.
 	orphan := Job{ID: "job_00000000000000000000000001", Tool: "t", Status: StatusRunning, CreatedAt: time.Now()}
 	foreign := Job{ID: "job_00000000000000000000000002", Tool: "t", Status: StatusRunning, CreatedAt: time.Now()}
-	if err := r.store.insert(ctx, orphan, nil, host+"/999999999"); err != nil {
+	lapsed := Job{ID: "job_00000000000000000000000003", Tool: "t", Status: StatusRunning, CreatedAt: time.Now()}
+	if err := r.store.insert(ctx, orphan, nil, host+"/999999999", hour); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.store.insert(ctx, foreign, nil, "elsewhere/1"); err != nil {
+	if err := r.store.insert(ctx, foreign, nil, "elsewhere/1/00", hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.store.insert(ctx, lapsed, nil, "elsewhere/2/00", time.Now().Add(-time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	db, err := database.Open(ctx, path)
@@ -173,8 +179,13 @@ func TestRestartFailsOrphans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	if got, _ := again.Get(ctx, orphan.ID, false); got.Status != StatusFailed || got.Message == "" {
-		t.Errorf("orphan after restart = %+v, want failed with a reason", got)
+	if err := again.TakeUp(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range []Job{orphan, lapsed} {
+		if got, _ := again.Get(ctx, j.ID, false); got.Status != StatusFailed || got.Message == "" {
+			t.Errorf("orphan after restart = %+v, want failed with a reason", got)
+		}
 	}
 	if got, _ := again.Get(ctx, foreign.ID, false); got.Status != StatusRunning {
 		t.Errorf("another host's job = %+v, want it left alone", got)

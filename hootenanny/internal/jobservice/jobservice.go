@@ -17,6 +17,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -57,14 +58,37 @@ func New(runner *jobs.Runner, log *slog.Logger) *Handler {
 }
 
 // StartJob runs the work of the call p of a tool of kind JOB in the background and answers
-// at once with the job's id.
+// at once with the job's id. When the call is a job taken up again (see Resumer), it hands the
+// work to the runner instead.
 func (h *Handler) StartJob(ctx context.Context, tool string, p *hootv1.Payload, run func(context.Context) (*hootv1.Result, error)) (*hootv1.Result, error) {
+	if slot, ok := ctx.Value(resumeKey{}).(*jobs.Func); ok {
+		*slot = h.work(tool, run)
+		return nil, nil
+	}
 	request, err := proto.Marshal(p)
 	if err != nil {
 		return nil, hooteproto.WrapError(hooteproto.CodeInternal, fmt.Errorf("encoding the request: %w", err))
 	}
-	j, err := h.runner.Start(ctx, tool, request, func(ctx context.Context, report jobs.ProgressFunc) jobs.Outcome {
+	j, err := h.runner.Start(ctx, tool, request, h.work(tool, run))
+	if err != nil {
+		return nil, hooteproto.WrapError(hooteproto.CodeUnavailable, fmt.Errorf("starting the job: %w", err)).
+			WithHint("the worker could not start the job; try again")
+	}
+	return &hootv1.Result{Result: &hootv1.Result_JobStarted{JobStarted: &hootv1.JobStarted{
+		JobId:     j.ID,
+		Tool:      tool,
+		Status:    hootv1.JobStatus(j.Status),
+		CreatedAt: timestamppb.New(j.CreatedAt),
+	}}}, nil
+}
+
+// work returns the job's work: run, with its progress reported to the runner, its artifacts
+// keyed by the job (so that a run taken up again finds those of an earlier run), and its
+// Result or error kept as the job's outcome.
+func (h *Handler) work(tool string, run func(context.Context) (*hootv1.Result, error)) jobs.Func {
+	return func(ctx context.Context, report jobs.ProgressFunc) jobs.Outcome {
 		ctx = hooteproto.WithProgress(ctx, func(pr *hootv1.Progress) { report(pr.GetProgress(), pr.GetTotal(), pr.GetMessage()) })
+		ctx = artifacts.WithJobKeys(ctx, jobs.IDFrom(ctx))
 		res, err := run(ctx)
 		if err == nil && res == nil {
 			err = hooteproto.NewError(hooteproto.CodeInternal, "the tool returned no result")
@@ -85,17 +109,7 @@ func (h *Handler) StartJob(ctx context.Context, tool string, p *hootv1.Payload, 
 		}
 		out.Result = b
 		return out
-	})
-	if err != nil {
-		return nil, hooteproto.WrapError(hooteproto.CodeUnavailable, fmt.Errorf("starting the job: %w", err)).
-			WithHint("the worker could not start the job; try again")
 	}
-	return &hootv1.Result{Result: &hootv1.Result_JobStarted{JobStarted: &hootv1.JobStarted{
-		JobId:     j.ID,
-		Tool:      tool,
-		Status:    hootv1.JobStatus(j.Status),
-		CreatedAt: timestamppb.New(j.CreatedAt),
-	}}}, nil
 }
 
 // JobStatus returns a job, with its result once it is done.

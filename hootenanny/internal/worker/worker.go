@@ -155,6 +155,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Conformance {
 		services = append(services, conformance.New())
 	}
+	// Jobs whose worker died are taken up (resumable tools) or ended, now and from now on.
+	if err := runner.TakeUp(ctx, jobHandler.Resumer(services)); err != nil {
+		return err
+	}
 	w, err := hooteproto.NewWorker(conn, services,
 		hooteproto.WithName(cfg.Name),
 		hooteproto.WithCapacity(cfg.Capacity),

@@ -1,0 +1,205 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
+)
+
+// echoResumer resumes jobs of tool "again" by running work with their request; it counts runs.
+type echoResumer struct {
+	runs atomic.Int32
+	work func(ctx context.Context, request []byte) Outcome
+}
+
+func (e *echoResumer) Resumable(tool string) bool { return tool == "again" }
+
+func (e *echoResumer) Resume(tool string, request []byte) (Func, error) {
+	if string(request) == "undecodable" {
+		return nil, errors.New("the request does not decode")
+	}
+	return func(ctx context.Context, _ ProgressFunc) Outcome {
+		e.runs.Add(1)
+		if e.work != nil {
+			return e.work(ctx, request)
+		}
+		return Outcome{Result: append([]byte("ran "), request...)}
+	}, nil
+}
+
+// openAgain opens a second Runner on the database at path, as a second worker process would.
+func openAgain(t *testing.T, path string, cfg Config) *Runner {
+	t.Helper()
+	db, err := database.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRunner(context.Background(), NewStore(db), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); db.Close() })
+	return r
+}
+
+func TestTakeUpRunsAResumableJobOnce(t *testing.T) {
+	t.Parallel()
+	r, path := newRunner(t, Config{})
+	ctx := context.Background()
+	dead := Job{ID: "job_00000000000000000000000010", Tool: "again", Status: StatusRunning, CreatedAt: time.Now()}
+	if err := r.store.insert(ctx, dead, []byte("the request"), "elsewhere/1/00", time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	// Three workers look for orphans at once: one claim wins.
+	res := &echoResumer{}
+	others := []*Runner{r, openAgain(t, path, Config{}), openAgain(t, path, Config{})}
+	var wg sync.WaitGroup
+	for _, o := range others {
+		wg.Go(func() {
+			if err := o.TakeUp(ctx, res); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got := await(t, r, dead.ID)
+	if got.Status != StatusSucceeded || string(got.Result) != "ran the request" {
+		t.Fatalf("taken-up job = %+v (result %q), want succeeded with the work's result", got, got.Result)
+	}
+	if n := res.runs.Load(); n != 1 {
+		t.Errorf("the job ran %d times, want once", n)
+	}
+	var attempts int
+	if err := r.store.db.QueryRowContext(ctx, `SELECT attempts FROM jobs WHERE id = ?`, dead.ID).Scan(&attempts); err != nil || attempts != 2 {
+		t.Errorf("attempts = %d, %v; want 2", attempts, err)
+	}
+}
+
+func TestTakeUpEndsWhatItCannotRun(t *testing.T) {
+	t.Parallel()
+	r, _ := newRunner(t, Config{})
+	ctx := context.Background()
+	past := time.Now().Add(-time.Second)
+	cases := []struct {
+		job      Job
+		request  string
+		attempts int
+		cancel   bool
+		want     Status
+		message  string
+	}{
+		{Job{ID: "job_00000000000000000000000021", Tool: "once"}, "x", 1, false, StatusFailed, "run the tool again"},
+		{Job{ID: "job_00000000000000000000000022", Tool: "again"}, "x", MaxAttempts, false, StatusFailed, fmt.Sprintf("during each of its %d runs", MaxAttempts)},
+		{Job{ID: "job_00000000000000000000000023", Tool: "again"}, "x", 1, true, StatusCancelled, "cancelled"},
+		{Job{ID: "job_00000000000000000000000024", Tool: "again"}, "undecodable", 1, false, StatusFailed, "does not decode"},
+	}
+	for _, c := range cases {
+		c.job.Status, c.job.CreatedAt = StatusRunning, time.Now()
+		if err := r.store.insert(ctx, c.job, []byte(c.request), "elsewhere/1/00", past); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.store.db.ExecContext(ctx, `UPDATE jobs SET attempts = ?, cancel_requested = ? WHERE id = ?`, c.attempts, c.cancel, c.job.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := &echoResumer{}
+	if err := r.TakeUp(ctx, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		got, err := r.Get(ctx, c.job.ID, false)
+		if err != nil || got.Status != c.want || !strings.Contains(got.Message, c.message) {
+			t.Errorf("job of %s (request %q, %d runs, cancel %v) = %v %q, %v; want %v with %q",
+				c.job.Tool, c.request, c.attempts, c.cancel, got.Status, got.Message, err, c.want, c.message)
+		}
+	}
+	if n := res.runs.Load(); n != 0 {
+		t.Errorf("%d jobs ran, want none", n)
+	}
+}
+
+func TestStopHandsResumableJobsOver(t *testing.T) {
+	t.Parallel()
+	first, path := newRunner(t, Config{})
+	ctx := context.Background()
+	running := make(chan struct{})
+	res := &echoResumer{}
+	if err := first.TakeUp(ctx, res); err != nil {
+		t.Fatal(err)
+	}
+	j, err := first.Start(ctx, "again", []byte("long"), func(ctx context.Context, _ ProgressFunc) Outcome {
+		close(running)
+		<-ctx.Done()
+		return Outcome{Failed: true, Message: "stopped"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-running
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second := openAgain(t, path, Config{})
+	if got, _ := second.Get(ctx, j.ID, false); got.Status != StatusPending {
+		t.Fatalf("a resumable job after its worker stopped = %v %q, want pending for another worker", got.Status, got.Message)
+	}
+	if err := second.TakeUp(ctx, res); err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, second, j.ID); got.Status != StatusSucceeded || string(got.Result) != "ran long" {
+		t.Fatalf("handed-over job = %v %q, want succeeded", got.Status, got.Result)
+	}
+}
+
+func TestLeaseLapsesAndAnotherWorkerTakesOver(t *testing.T) {
+	t.Parallel()
+	// The first worker's claim is renewed every 100ms; here it stops renewing because its
+	// owner is changed under it, as when another worker took the job up after the lease
+	// lapsed: the first stops its work and writes nothing more.
+	first, _ := newRunner(t, Config{LeaseTTL: 300 * time.Millisecond})
+	ctx := context.Background()
+	stopped := make(chan error, 1)
+	running := make(chan struct{})
+	j, err := first.Start(ctx, "again", nil, func(ctx context.Context, _ ProgressFunc) Outcome {
+		close(running)
+		<-ctx.Done()
+		stopped <- context.Cause(ctx)
+		return Outcome{Result: []byte("first")}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-running
+	if _, err := first.store.db.ExecContext(ctx, `UPDATE jobs SET owner = 'elsewhere/9/00' WHERE id = ?`, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case cause := <-stopped:
+		if !errors.Is(cause, errLostClaim) {
+			t.Errorf("the work stopped with %v, want the lost claim", cause)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first worker's work did not stop within 10s of losing its claim")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		first.mu.Lock()
+		n := len(first.live)
+		first.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got, _ := first.store.Get(ctx, j.ID, true)
+	if got.Status != StatusRunning || got.Result != nil {
+		t.Errorf("the job after the first worker lost it = %v %q, want running, left to its new owner", got.Status, got.Result)
+	}
+}
