@@ -94,7 +94,7 @@ type callOutcome struct {
 
 type waiter struct {
 	service string
-	avoid   []string // peers that already failed this call
+	avoid   []string           // peers that already failed this call
 	got     chan *brokerWorker // buffered; receives the worker whose slot was reserved
 	err     chan *Error        // buffered; receives why no worker will come
 }
