@@ -16,7 +16,7 @@ import (
 
 // metadata answers cas_inspect and artifact_get from the store, as a worker would.
 type metadata struct {
-	store     *cas.Store
+	store     cas.Store
 	artifacts map[string]string // id -> hash
 	down      bool
 }
@@ -29,7 +29,7 @@ func (m *metadata) Call(_ context.Context, _ string, p *hootv1.Payload, _ func(*
 	switch x := p.GetRequest().(type) {
 	case *hootv1.Payload_CasInspect:
 		h, _ := cas.ParseHash(x.CasInspect.GetHash())
-		obj, err := m.store.Stat(h)
+		obj, err := m.store.Stat(context.Background(), h)
 		if err != nil {
 			return notFound, nil
 		}
@@ -47,7 +47,7 @@ func (m *metadata) Call(_ context.Context, _ string, p *hootv1.Payload, _ func(*
 
 func TestContent(t *testing.T) {
 	t.Parallel()
-	store, err := cas.Open(t.TempDir(), &cas.Options{MaxObjectSize: 1 << 10})
+	store, err := cas.OpenDir(t.TempDir(), &cas.Options{MaxObjectSize: 1 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestContent(t *testing.T) {
 			}
 		})
 	}
-	if n, _, _ := store.Stats(); n != 1 {
+	if n, _, _ := store.Stats(context.Background()); n != 1 {
 		t.Errorf("the store holds %d objects after the failed uploads, want 1", n)
 	}
 

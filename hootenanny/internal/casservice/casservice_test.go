@@ -27,7 +27,7 @@ func newHandler(t *testing.T, opts *cas.Options) (*Handler, string) {
 		opts = &cas.Options{}
 	}
 	opts.Logger = quiet
-	store, err := cas.Open(dir, opts)
+	store, err := cas.OpenDir(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
