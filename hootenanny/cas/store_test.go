@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -282,5 +284,40 @@ func TestOpenURL(t *testing.T) {
 		if got, err := cas.ParseS3URL(in); err != nil || got != want {
 			t.Errorf("ParseS3URL(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
+	}
+}
+
+// BenchmarkPutGet stores a new 1 MiB object and reads it back whole, in each store.
+func BenchmarkPutGet(b *testing.B) {
+	for _, backend := range []string{"dir", "s3"} {
+		b.Run(backend, func(b *testing.B) {
+			var s cas.Store
+			var err error
+			if backend == "dir" {
+				s, err = cas.OpenDir(b.TempDir(), &cas.Options{Logger: quiet})
+			} else {
+				s, err = cas.OpenURL(b.Context(), storetest.S3URL(b), &cas.Options{Logger: quiet})
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			content := make([]byte, 1<<20)
+			b.SetBytes(int64(len(content)))
+			for i := 0; b.Loop(); i++ {
+				copy(content, fmt.Sprintf("object %d", i))
+				obj, _, err := s.Put(b.Context(), bytes.NewReader(content), "application/octet-stream")
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, _, err := s.Open(b.Context(), obj.Hash)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n, err := io.Copy(io.Discard, r); err != nil || n != int64(len(content)) {
+					b.Fatal(n, err)
+				}
+				r.Close()
+			}
+		})
 	}
 }
