@@ -19,6 +19,10 @@ var (
 	// ErrOutOfRange reports a range that does not lie within an object; for an offset past
 	// the end, the error is a [*RangeError].
 	ErrOutOfRange = errors.New("cas: range out of bounds")
+	// ErrUnavailable reports a store that cannot be reached now: its server does not answer,
+	// or answers that it cannot serve. A later try may succeed. The error is an
+	// [*UnavailableError].
+	ErrUnavailable = errors.New("cas: the object store is unavailable")
 )
 
 // A HashError reports a string that is not a hash.
@@ -78,6 +82,25 @@ func (e *RangeError) Error() string {
 
 // Is reports whether target is [ErrOutOfRange].
 func (e *RangeError) Is(target error) bool { return target == ErrOutOfRange }
+
+// An UnavailableError reports a store that cannot be reached now.
+type UnavailableError struct {
+	// Store is where the store is, as [Store.String] says.
+	Store string
+	// Err is what happened, such as a refused connection or a server's 503.
+	Err error
+}
+
+// Error names the store and the cause.
+func (e *UnavailableError) Error() string {
+	return "the object store " + e.Store + " is unavailable: " + e.Err.Error()
+}
+
+// Is reports whether target is [ErrUnavailable].
+func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+// Unwrap returns the cause.
+func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // FormatSize returns n bytes for people: "10 bytes", "1 byte", or, for whole KiB, MiB or GiB,
 // "64 MiB (67108864 bytes)".

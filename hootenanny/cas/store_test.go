@@ -1,641 +1,323 @@
-package cas
+package cas_test
 
 import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/cas/storetest"
 )
 
-// quietLogger discards what the store logs.
-var quietLogger = slog.New(slog.DiscardHandler)
+var quiet = slog.New(slog.DiscardHandler)
 
-func openStore(t *testing.T, opts *Options) (*Store, string) {
-	t.Helper()
-	dir := t.TempDir()
-	if opts == nil {
-		opts = &Options{}
+func withQuietLogger(opts *cas.Options) *cas.Options {
+	var o cas.Options
+	if opts != nil {
+		o = *opts
 	}
-	if opts.Logger == nil {
-		opts.Logger = quietLogger
-	}
-	s, err := Open(dir, opts)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	return s, dir
+	o.Logger = quiet
+	return &o
 }
 
-func put(t *testing.T, s *Store, content, mimeType string) (Object, bool) {
-	t.Helper()
-	obj, existed, err := s.Put(context.Background(), strings.NewReader(content), mimeType)
-	if err != nil {
-		t.Fatalf("Put(%q, %q): %v", content, mimeType, err)
-	}
-	return obj, existed
+func TestDirContract(t *testing.T) {
+	storetest.Run(t, storetest.Backend{
+		Open: func(t *testing.T, opts *cas.Options) cas.Store {
+			s, err := cas.OpenDir(t.TempDir(), withQuietLogger(opts))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		Corrupt: func(t *testing.T, s cas.Store, h cas.Hash, b []byte) {
+			name := h.String()
+			path := filepath.Join(s.String(), "objects", name[:2], name)
+			if err := os.Chmod(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+	})
 }
 
-// assertNoTemps fails unless the store's tmp directory is empty.
-func assertNoTemps(t *testing.T, dir string) {
-	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(dir, tmpDir))
+func TestS3Contract(t *testing.T) {
+	url := storetest.S3URL(t)
+	storetest.Run(t, storetest.Backend{
+		Open: func(t *testing.T, opts *cas.Options) cas.Store {
+			// Each subtest has a prefix of its own under the test's.
+			s, err := cas.OpenURL(t.Context(), url+"/"+strings.ReplaceAll(t.Name(), "/", "-"), withQuietLogger(opts))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		Corrupt: storetest.S3Corrupt,
+	})
+}
+
+// TestS3ServerConditions checks that the server keeps the two promises the S3 store's
+// writes stand on, with a plain client: a PUT with If-None-Match: * never replaces an
+// object (412), and a PUT whose x-amz-checksum-sha256 does not match its body is refused
+// and leaves nothing.
+func TestS3ServerConditions(t *testing.T) {
+	cfg, err := cas.ParseS3URL(storetest.S3URL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		t.Errorf("temporary file left behind: %s", e.Name())
+	client, err := storetest.NewS3Client(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	putObject := func(key string, body []byte, sum [32]byte) error {
+		_, err := client.PutObject(t.Context(), &s3.PutObjectInput{
+			Bucket:         aws.String(cfg.Bucket),
+			Key:            aws.String(key),
+			Body:           bytes.NewReader(body),
+			ChecksumSHA256: aws.String(base64.StdEncoding.EncodeToString(sum[:])),
+			IfNoneMatch:    aws.String("*"),
+		})
+		return err
+	}
+	status := func(err error) int {
+		var re *smithyhttp.ResponseError
+		if errors.As(err, &re) {
+			return re.HTTPStatusCode()
+		}
+		return 0
+	}
+	head := func(key string) ([]byte, error) {
+		out, err := client.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(cfg.Bucket), Key: aws.String(key)})
+		if err != nil {
+			return nil, err
+		}
+		defer out.Body.Close()
+		var buf bytes.Buffer
+		_, err = buf.ReadFrom(out.Body)
+		return buf.Bytes(), err
+	}
+
+	key := cfg.Prefix + "/conditional"
+	if err := putObject(key, []byte("first"), sha256.Sum256([]byte("first"))); err != nil {
+		t.Fatalf("first PUT: %v", err)
+	}
+	err = putObject(key, []byte("second"), sha256.Sum256([]byte("second")))
+	t.Logf("PUT over an object: %v", err)
+	if status(err) != http.StatusPreconditionFailed {
+		t.Errorf("PUT with If-None-Match: * over an object = %v (status %d), want 412", err, status(err))
+	}
+	if b, err := head(key); err != nil || string(b) != "first" {
+		t.Errorf("the object holds %q, %v; want the first", b, err)
+	}
+
+	wrong := cfg.Prefix + "/wrong-checksum"
+	err = putObject(wrong, []byte("the bytes sent"), sha256.Sum256([]byte("other bytes")))
+	t.Logf("PUT with a wrong checksum: %v", err)
+	if err == nil || status(err) != http.StatusBadRequest {
+		t.Errorf("PUT with a wrong checksum = %v (status %d), want 400", err, status(err))
+	}
+	if _, err := head(wrong); status(err) != http.StatusNotFound {
+		t.Errorf("after a refused PUT, reading the key = %v, want 404", err)
 	}
 }
 
-// objectFiles returns the names of the files under objects/.
-func objectFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var names []string
-	err := filepath.WalkDir(filepath.Join(dir, objectsDir), func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			names = append(names, d.Name())
-		}
-		return nil
+// TestS3PutSendsChecksum checks that a Put sends the content's SHA-256 for the server to check:
+// the server records it with the object.
+func TestS3PutSendsChecksum(t *testing.T) {
+	url := storetest.S3URL(t)
+	s, err := cas.OpenURL(t.Context(), url, &cas.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _, err := s.Put(t.Context(), strings.NewReader("checked by the server"), "text/plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := cas.ParseS3URL(url)
+	client, err := storetest.NewS3Client(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := obj.Hash.String()
+	out, err := client.HeadObject(t.Context(), &s3.HeadObjectInput{
+		Bucket:       aws.String(cfg.Bucket),
+		Key:          aws.String(cfg.Prefix + "/objects/" + name[:2] + "/" + name),
+		ChecksumMode: types.ChecksumModeEnabled,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return names
+	if got, want := aws.ToString(out.ChecksumSHA256), base64.StdEncoding.EncodeToString(obj.Hash[:]); got != want {
+		t.Errorf("the server recorded the checksum %q, want %q", got, want)
+	}
+	if got := aws.ToString(out.ContentType); got != "text/plain" {
+		t.Errorf("Content-Type = %q, want text/plain", got)
+	}
 }
 
-func TestPutRoundTrip(t *testing.T) {
-	s, dir := openStore(t, nil)
-	content := "X:1\nT:Example\nK:C\nCDEF|\n"
-	before := time.Now().Add(-time.Second)
-	obj, existed := put(t, s, content, "text/vnd.abc")
-	if existed {
-		t.Error("existed = true for a new object")
-	}
-	want := Sum([]byte(content))
-	if obj.Hash != want {
-		t.Errorf("Hash = %s, want %s", obj.Hash, want)
-	}
-	sum := sha256.Sum256([]byte(content))
-	if obj.Hash.String() != hex.EncodeToString(sum[:]) {
-		t.Errorf("Hash.String() = %s", obj.Hash)
-	}
-	if obj.Size != int64(len(content)) || obj.MimeType != "text/vnd.abc" {
-		t.Errorf("obj = %+v", obj)
-	}
-	if obj.StoredAt.Before(before) || obj.StoredAt.After(time.Now().Add(time.Second)) || obj.StoredAt.Location() != time.UTC {
-		t.Errorf("StoredAt = %v", obj.StoredAt)
-	}
-
-	got, err := s.Stat(obj.Hash)
-	if err != nil || got != obj {
-		t.Errorf("Stat = %+v, %v; want %+v", got, err, obj)
-	}
-	b, got, err := s.ReadRange(obj.Hash, 0, 1<<20)
-	if err != nil || string(b) != content || got != obj {
-		t.Errorf("ReadRange = %q, %+v, %v", b, got, err)
-	}
-	r, got, err := s.OpenObject(obj.Hash)
-	if err != nil || got != obj {
-		t.Fatalf("OpenObject = %+v, %v", got, err)
-	}
-	all, err := io.ReadAll(r)
-	if err != nil || string(all) != content {
-		t.Errorf("reading the object: %q, %v", all, err)
-	}
-	if _, err := r.Seek(5, io.SeekStart); err != nil {
-		t.Error(err)
-	}
-	rest, _ := io.ReadAll(r)
-	if string(rest) != content[5:] {
-		t.Errorf("after Seek(5): %q", rest)
-	}
-	if err := r.Close(); err != nil {
-		t.Error(err)
-	}
-
-	// The layout: objects/<first two digits>/<hash> and its sidecar, nothing in tmp/.
-	name := obj.Hash.String()
-	path := filepath.Join(dir, objectsDir, name[:2], name)
-	info, err := os.Stat(path)
+// TestS3Unavailable stops the object store under an open store: every operation fails with an
+// error that says the store is unavailable, quickly, and works again once the server is back.
+func TestS3Unavailable(t *testing.T) {
+	srv := storetest.StartS3Server(t)
+	cfg, _ := cas.ParseS3URL(srv.URL("down"))
+	cfg.Endpoint = srv.Endpoint
+	s, err := cas.OpenS3(t.Context(), cfg, &cas.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Mode().Perm() != 0o444 {
-		t.Errorf("object mode = %v, want read-only", info.Mode())
-	}
-	meta, err := os.ReadFile(path + sidecarSuffix)
+	obj, _, err := s.Put(t.Context(), strings.NewReader("before"), "text/plain")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMeta := "hoot-cas-meta 1\nmime-type text/vnd.abc\nstored-at " + obj.StoredAt.Format(time.RFC3339Nano) + "\n"
-	if string(meta) != wantMeta {
-		t.Errorf("sidecar = %q, want %q", meta, wantMeta)
-	}
-	assertNoTemps(t, dir)
-}
 
-func TestPutDefaultsAndEmpty(t *testing.T) {
-	s, _ := openStore(t, nil)
-	obj, _ := put(t, s, "", "")
-	if obj.Hash.String() != "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
-		t.Errorf("hash of no bytes = %s", obj.Hash)
-	}
-	if obj.Size != 0 || obj.MimeType != DefaultMediaType {
-		t.Errorf("obj = %+v", obj)
-	}
-	b, _, err := s.ReadRange(obj.Hash, 0, 10)
-	if err != nil || len(b) != 0 {
-		t.Errorf("ReadRange of an empty object = %q, %v", b, err)
-	}
-}
-
-func TestPutExisting(t *testing.T) {
-	s, dir := openStore(t, nil)
-	first, _ := put(t, s, "same bytes", "text/plain")
-	time.Sleep(2 * time.Millisecond)
-	again, existed := put(t, s, "same bytes", "application/json")
-	if !existed {
-		t.Error("existed = false for a stored object")
-	}
-	if again != first {
-		t.Errorf("second Put = %+v, want the first object %+v", again, first)
-	}
-	if got, _ := s.Stat(first.Hash); got.MimeType != "text/plain" {
-		t.Errorf("media type after a second Put = %q, want the first one", got.MimeType)
-	}
-	if n := len(objectFiles(t, dir)); n != 2 {
-		t.Errorf("%d files under objects/, want 2", n)
-	}
-	assertNoTemps(t, dir)
-}
-
-func TestPutConcurrentSameContent(t *testing.T) {
-	s, dir := openStore(t, nil)
-	content := strings.Repeat("the same content, again and again\n", 5000)
-	const writers = 64
-	type answer struct {
-		obj     Object
-		existed bool
-		err     error
-	}
-	answers := make([]answer, writers)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range writers {
-		wg.Go(func() {
-			<-start
-			mimeType := fmt.Sprintf("text/x-writer-%d", i)
-			obj, existed, err := s.Put(context.Background(), strings.NewReader(content), mimeType)
-			answers[i] = answer{obj, existed, err}
-		})
-	}
-	close(start)
-	wg.Wait()
-
-	created := 0
-	var first Object
-	for i, a := range answers {
-		if a.err != nil {
-			t.Fatalf("writer %d: %v", i, a.err)
-		}
-		if !a.existed {
-			created++
-			first = a.obj
+	srv.Stop()
+	start := time.Now()
+	check := func(op string, err error) {
+		t.Helper()
+		var ue *cas.UnavailableError
+		if !errors.Is(err, cas.ErrUnavailable) || !errors.As(err, &ue) || ue.Store != s.String() {
+			t.Errorf("%s with the server down = %v, want an UnavailableError of %s", op, err, s)
 		}
 	}
-	if created != 1 {
-		t.Fatalf("%d writers created the object, want exactly 1", created)
+	_, err = s.Stat(t.Context(), obj.Hash)
+	check("Stat", err)
+	t.Logf("Stat with the server down: %v", err)
+	_, _, err = s.Put(t.Context(), strings.NewReader("during"), "text/plain")
+	check("Put", err)
+	_, _, err = s.ReadRange(t.Context(), obj.Hash, 0, 3)
+	check("ReadRange", err)
+	_, err = s.Verify(t.Context(), obj.Hash)
+	check("Verify", err)
+	check("Walk", s.Walk(t.Context(), func(cas.Hash) error { return nil }))
+	if err != nil && !strings.Contains(err.Error(), "the object store "+s.String()+" is unavailable") {
+		t.Errorf("message %q does not name the store", err)
 	}
-	for i, a := range answers {
-		if a.obj != first {
-			t.Errorf("writer %d got %+v, want %+v", i, a.obj, first)
-		}
+	t.Logf("five operations failed in %v", time.Since(start))
+	if _, err := cas.OpenS3(t.Context(), cfg, &cas.Options{Logger: quiet}); !errors.Is(err, cas.ErrUnavailable) {
+		t.Errorf("OpenS3 with the server down = %v, want ErrUnavailable", err)
 	}
-	b, _, err := s.ReadRange(first.Hash, 0, len(content)+1)
-	if err != nil || string(b) != content {
-		t.Errorf("stored content differs: %d bytes, %v", len(b), err)
+
+	srv.Start()
+	if got, err := s.Stat(t.Context(), obj.Hash); err != nil || got.Size != 6 {
+		t.Errorf("Stat after the server is back = %+v, %v", got, err)
 	}
-	if n := len(objectFiles(t, dir)); n != 2 {
-		t.Errorf("%d files under objects/, want 2", n)
+	if _, _, err := s.Put(t.Context(), strings.NewReader("after"), "text/plain"); err != nil {
+		t.Errorf("Put after the server is back: %v", err)
 	}
-	assertNoTemps(t, dir)
 }
 
-func TestPutConcurrentStoresSharingADirectory(t *testing.T) {
-	// Two stores on one directory stand for two processes: they share no locks, only the
-	// filesystem.
-	first, dir := openStore(t, nil)
-	second, err := Open(dir, &Options{Logger: quietLogger})
+func TestOpenS3Refusals(t *testing.T) {
+	srv := storetest.StartS3Server(t)
+	open := func(bucket string) error {
+		_, err := cas.OpenS3(t.Context(), cas.S3Config{Bucket: bucket, Prefix: "p", Endpoint: srv.Endpoint}, &cas.Options{Logger: quiet})
+		return err
+	}
+	if err := open("no-such-bucket"); err == nil || !strings.Contains(err.Error(), `the bucket "no-such-bucket" does not exist`) {
+		t.Errorf("a missing bucket: %v", err)
+	}
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
+	if err := open(srv.Bucket); err == nil || !strings.Contains(err.Error(), "refuses these credentials") {
+		t.Errorf("wrong keys: %v", err)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	start := time.Now()
+	if err := open(srv.Bucket); err == nil || !strings.Contains(err.Error(), "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY") {
+		t.Errorf("no keys: %v", err)
+	}
+	t.Logf("without keys, OpenS3 failed in %v", time.Since(start))
+}
+
+func TestOpenURL(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cas")
+	s, err := cas.OpenURL(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stores := []*Store{first, second}
-	for round := range 20 {
-		content := fmt.Sprintf("round %d", round)
-		const writers = 16
-		objs := make([]Object, writers)
-		existed := make([]bool, writers)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range writers {
-			wg.Go(func() {
-				<-start
-				var err error
-				objs[i], existed[i], err = stores[i%2].Put(context.Background(), strings.NewReader(content), fmt.Sprintf("text/x-%d", i))
-				if err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		close(start)
-		wg.Wait()
-		created := 0
-		for i := range writers {
-			if !existed[i] {
-				created++
-			}
-			if objs[i] != objs[0] {
-				t.Errorf("round %d: writer %d got %+v, writer 0 %+v", round, i, objs[i], objs[0])
-			}
-		}
-		if created != 1 {
-			t.Errorf("round %d: %d writers created the object, want 1", round, created)
-		}
-	}
-	assertNoTemps(t, dir)
-}
-
-func TestPutConcurrentDifferentContent(t *testing.T) {
-	s, dir := openStore(t, nil)
-	var wg sync.WaitGroup
-	for i := range 50 {
-		wg.Go(func() {
-			content := fmt.Sprintf("object %d", i)
-			obj, _, err := s.Put(context.Background(), strings.NewReader(content), "text/plain")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if b, _, err := s.ReadRange(obj.Hash, 0, 100); err != nil || string(b) != content {
-				t.Errorf("object %d reads %q, %v", i, b, err)
-			}
-		})
-	}
-	wg.Wait()
-	if n := len(objectFiles(t, dir)); n != 100 {
-		t.Errorf("%d files under objects/, want 100", n)
-	}
-	assertNoTemps(t, dir)
-}
-
-func TestPutSizeLimit(t *testing.T) {
-	s, dir := openStore(t, &Options{MaxObjectSize: 10})
-	if s.MaxObjectSize() != 10 {
-		t.Errorf("MaxObjectSize = %d", s.MaxObjectSize())
-	}
-	_, _, err := s.Put(context.Background(), strings.NewReader("eleven byte"), "text/plain")
-	if !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("Put of 11 bytes: %v, want ErrTooLarge", err)
-	}
-	var tl *TooLargeError
-	if !errors.As(err, &tl) || tl.Limit != 10 {
-		t.Errorf("error %v carries no limit of 10", err)
-	}
-	if want := "content is larger than the store's limit of 10 bytes"; err.Error() != want {
-		t.Errorf("message = %q, want %q", err, want)
-	}
-	if files := objectFiles(t, dir); len(files) != 0 {
-		t.Errorf("files left behind: %v", files)
-	}
-	assertNoTemps(t, dir)
-
-	if _, _, err := s.Put(context.Background(), strings.NewReader("ten bytes!"), "text/plain"); err != nil {
-		t.Errorf("Put of exactly the limit: %v", err)
-	}
-
-	big, _ := openStore(t, nil)
-	if big.MaxObjectSize() != DefaultMaxObjectSize {
-		t.Errorf("default MaxObjectSize = %d", big.MaxObjectSize())
-	}
-	msg := (&TooLargeError{Limit: DefaultMaxObjectSize}).Error()
-	if want := "content is larger than the store's limit of 64 MiB (67108864 bytes)"; msg != want {
-		t.Errorf("message = %q, want %q", msg, want)
-	}
-}
-
-// failingReader yields some bytes, then fails.
-type failingReader struct {
-	n   int
-	err error
-}
-
-func (r *failingReader) Read(p []byte) (int, error) {
-	if r.n <= 0 {
-		return 0, r.err
-	}
-	n := min(len(p), r.n)
-	for i := range n {
-		p[i] = 'x'
-	}
-	r.n -= n
-	return n, nil
-}
-
-func TestPutFailingReader(t *testing.T) {
-	s, dir := openStore(t, nil)
-	boom := errors.New("connection reset")
-	_, _, err := s.Put(context.Background(), &failingReader{n: 200 << 10, err: boom}, "text/plain")
-	if !errors.Is(err, boom) {
-		t.Fatalf("Put = %v, want the reader's error", err)
-	}
-	if files := objectFiles(t, dir); len(files) != 0 {
-		t.Errorf("files left behind: %v", files)
-	}
-	assertNoTemps(t, dir)
-}
-
-// cancelingReader cancels its context after the first read.
-type cancelingReader struct {
-	cancel context.CancelFunc
-}
-
-func (r *cancelingReader) Read(p []byte) (int, error) {
-	r.cancel()
-	return copy(p, "some bytes"), nil
-}
-
-func TestPutCanceled(t *testing.T) {
-	s, dir := openStore(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	_, _, err := s.Put(ctx, &cancelingReader{cancel}, "text/plain")
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Put = %v, want context.Canceled", err)
-	}
-	if files := objectFiles(t, dir); len(files) != 0 {
-		t.Errorf("files left behind: %v", files)
-	}
-	assertNoTemps(t, dir)
-}
-
-func TestPutMediaType(t *testing.T) {
-	s, dir := openStore(t, nil)
-	for _, mt := range []string{"text/plain; charset=utf-8", "audio/midi", "application/vnd.api+json", "TEXT/Plain"} {
-		if obj, _ := put(t, s, "content for "+mt, mt); obj.MimeType != mt {
-			t.Errorf("media type %q recorded as %q", mt, obj.MimeType)
-		}
+	if _, ok := s.(*cas.Dir); !ok || s.String() != dir {
+		t.Errorf("OpenURL(%q) = %T %s, want the directory store", dir, s, s)
 	}
 	for _, tc := range []struct{ in, want string }{
-		{"text", `media type "text" has no '/'`},
-		{"text/", "the subtype is empty"},
-		{"/plain", "the type is empty"},
-		{"te xt/plain", `the type has ' '`},
-		{"text/plain\nx", `media type has '\n' at byte 11`},
-		{"text/pläin", "printable ASCII only"},
-		{".text/plain", "starts with '.'"},
-		{"text/plain;", "no parameter after it"},
-		{"text/plain; charset", "malformed parameters"},
-		{"text/" + strings.Repeat("a", 300), "media type is 305 bytes long; the limit is 255"},
+		{"", "no content store given; give a directory path"},
+		{"ftp://host/x", `a content store of the scheme "ftp" is not known; give a directory path (such as /var/lib/hootenanny/cas) or s3://bucket/prefix`},
+		{"s3://", "the bucket is missing"},
+		{"s3://Bucket/x", `the bucket "Bucket" has 'B'`},
+		{"s3://ab/x", `the bucket "ab" is 2 characters long`},
+		{"s3://bucket:9000/x", "a bucket has no port; set the server in AWS_ENDPOINT_URL"},
+		{"s3://key:secret@bucket/x", "keys do not belong in the URL"},
+		{"s3://bucket/a//b", `the prefix has an empty, "." or ".." folder`},
+		{"s3://bucket/a/../b", `the prefix has an empty, "." or ".." folder`},
+		{"s3://bucket/x?region=eu", "it takes no query or fragment"},
+		{"s3://bucket/" + strings.Repeat("p", 600), "the prefix is 600 bytes long; the limit is 512"},
 	} {
-		_, _, err := s.Put(context.Background(), strings.NewReader("x"), tc.in)
-		var me *MediaTypeError
-		if !errors.Is(err, ErrInvalidMediaType) || !errors.As(err, &me) || me.MediaType != tc.in {
-			t.Errorf("Put with media type %q: %v, want a MediaTypeError", tc.in, err)
-			continue
-		}
-		if !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("media type %q: message %q does not say %q", tc.in, err, tc.want)
+		_, err := cas.OpenURL(context.Background(), tc.in, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("OpenURL(%q) = %v, want an error saying %q", tc.in, err, tc.want)
 		}
 	}
-	assertNoTemps(t, dir)
-}
-
-func TestReadRange(t *testing.T) {
-	s, _ := openStore(t, nil)
-	obj, _ := put(t, s, "0123456789", "text/plain")
-	for _, tc := range []struct {
-		offset int64
-		length int
-		want   string
-	}{
-		{0, 3, "012"},
-		{3, 4, "3456"},
-		{7, 100, "789"},
-		{9, 1, "9"},
-		{10, 5, ""},
-		{4, 0, ""},
+	for in, want := range map[string]cas.S3Config{
+		"s3://hoot":            {Bucket: "hoot"},
+		"s3://hoot/":           {Bucket: "hoot"},
+		"S3://hoot/studio/a/":  {Bucket: "hoot", Prefix: "studio/a"},
+		"s3://my.bucket-1/x y": {Bucket: "my.bucket-1", Prefix: "x y"},
 	} {
-		b, got, err := s.ReadRange(obj.Hash, tc.offset, tc.length)
-		if err != nil || string(b) != tc.want || got != obj {
-			t.Errorf("ReadRange(%d, %d) = %q, %v; want %q", tc.offset, tc.length, b, err, tc.want)
-		}
-	}
-
-	_, _, err := s.ReadRange(obj.Hash, 11, 1)
-	var re *RangeError
-	if !errors.Is(err, ErrOutOfRange) || !errors.As(err, &re) || re.Size != 10 || re.Offset != 11 {
-		t.Errorf("ReadRange past the end = %v, want a RangeError with size 10", err)
-	}
-	if want := "offset 11 is past the end of the object, which is 10 bytes long"; err.Error() != want {
-		t.Errorf("message = %q, want %q", err, want)
-	}
-	if _, _, err := s.ReadRange(obj.Hash, -1, 1); !errors.Is(err, ErrOutOfRange) {
-		t.Errorf("negative offset: %v", err)
-	}
-	if _, _, err := s.ReadRange(obj.Hash, 0, -1); !errors.Is(err, ErrOutOfRange) {
-		t.Errorf("negative length: %v", err)
-	}
-}
-
-func TestNotFound(t *testing.T) {
-	s, _ := openStore(t, nil)
-	h := Sum([]byte("never stored"))
-	if _, err := s.Stat(h); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), h.String()) {
-		t.Errorf("Stat = %v, want ErrNotFound naming the hash", err)
-	}
-	if _, _, err := s.ReadRange(h, 0, 1); !errors.Is(err, ErrNotFound) {
-		t.Errorf("ReadRange = %v, want ErrNotFound", err)
-	}
-	if _, _, err := s.OpenObject(h); !errors.Is(err, ErrNotFound) {
-		t.Errorf("OpenObject = %v, want ErrNotFound", err)
-	}
-}
-
-func TestObjectNotARegularFile(t *testing.T) {
-	s, dir := openStore(t, nil)
-	h := Sum([]byte("a directory in its place"))
-	name := h.String()
-	if err := os.MkdirAll(filepath.Join(dir, objectsDir, name[:2], name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Stat(h); err == nil || errors.Is(err, ErrNotFound) {
-		t.Errorf("Stat of a directory = %v, want an error", err)
-	}
-	if _, _, err := s.ReadRange(h, 0, 1); err == nil || errors.Is(err, ErrNotFound) {
-		t.Errorf("ReadRange of a directory = %v, want an error", err)
-	}
-}
-
-func TestMissingSidecar(t *testing.T) {
-	s, dir := openStore(t, nil)
-	obj, _ := put(t, s, "content", "text/plain")
-	meta := s.sidecarPath(obj.Hash)
-	if err := os.Remove(meta); err != nil {
-		t.Fatal(err)
-	}
-	mtime := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	if err := os.Chtimes(s.objectPath(obj.Hash), mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-
-	got, err := s.Stat(obj.Hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.MimeType != DefaultMediaType || !got.StoredAt.Equal(mtime) || got.Size != obj.Size {
-		t.Errorf("object without a sidecar = %+v, want %s stored at %v", got, DefaultMediaType, mtime)
-	}
-
-	// Storing the content again completes the object with the new media type and the time
-	// the bytes landed.
-	again, existed := put(t, s, "content", "text/markdown")
-	if !existed || again.MimeType != "text/markdown" || !again.StoredAt.Equal(mtime) {
-		t.Errorf("Put after a lost sidecar = %+v, existed %v", again, existed)
-	}
-	if got, _ := s.Stat(obj.Hash); got != again {
-		t.Errorf("Stat = %+v, want %+v", got, again)
-	}
-	assertNoTemps(t, dir)
-}
-
-func TestCorruptSidecar(t *testing.T) {
-	s, dir := openStore(t, nil)
-	obj, _ := put(t, s, "content", "text/plain")
-	meta := s.sidecarPath(obj.Hash)
-	if err := os.Chmod(meta, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, garbage := range []string{"", "nonsense", "hoot-cas-meta 1\nmime-type text/plain\n", strings.Repeat("x", 5000)} {
-		if err := os.WriteFile(meta, []byte(garbage), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		got, err := s.Stat(obj.Hash)
-		if err != nil {
-			t.Fatalf("Stat with sidecar %q: %v", garbage, err)
-		}
-		if got.MimeType != DefaultMediaType || got.Size != obj.Size {
-			t.Errorf("object with sidecar %q = %+v", garbage, got)
-		}
-		if b, _, err := s.ReadRange(obj.Hash, 0, 100); err != nil || string(b) != "content" {
-			t.Errorf("ReadRange = %q, %v", b, err)
-		}
-	}
-	again, existed := put(t, s, "content", "text/markdown")
-	if !existed || again.MimeType != "text/markdown" {
-		t.Errorf("Put over a corrupt sidecar = %+v, existed %v", again, existed)
-	}
-	assertNoTemps(t, dir)
-}
-
-func TestOpenCleansTemps(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir, &Options{Logger: quietLogger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj, _ := put(t, s, "kept", "text/plain")
-
-	tmp := filepath.Join(dir, tmpDir)
-	old := time.Now().Add(-2 * time.Hour)
-	for _, name := range []string{"object-123", "meta-456"} {
-		path := filepath.Join(tmp, name)
-		if err := os.WriteFile(path, []byte("half an object"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(path, old, old); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fresh := filepath.Join(tmp, "object-789")
-	if err := os.WriteFile(fresh, []byte("being written by another store"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err = Open(dir, &Options{Logger: quietLogger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, _ := os.ReadDir(tmp)
-	if len(entries) != 1 || entries[0].Name() != "object-789" {
-		t.Errorf("tmp/ after Open holds %v, want only the fresh file", entries)
-	}
-	if got, err := s.Stat(obj.Hash); err != nil || got != obj {
-		t.Errorf("object after reopening = %+v, %v", got, err)
-	}
-
-	// A shorter StaleTempAge removes the fresh file too.
-	time.Sleep(10 * time.Millisecond)
-	if _, err := Open(dir, &Options{StaleTempAge: time.Millisecond, Logger: quietLogger}); err != nil {
-		t.Fatal(err)
-	}
-	assertNoTemps(t, dir)
-}
-
-func TestOpenErrors(t *testing.T) {
-	if _, err := Open("", nil); err == nil {
-		t.Error("Open(\"\") succeeded")
-	}
-	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Open(file, nil); err == nil {
-		t.Error("Open of a file succeeded")
-	}
-	if _, err := Open(filepath.Join(file, "below"), nil); err == nil {
-		t.Error("Open below a file succeeded")
-	}
-}
-
-func TestFormatSize(t *testing.T) {
-	for n, want := range map[int64]string{
-		0:       "0 bytes",
-		1:       "1 byte",
-		1000:    "1000 bytes",
-		1024:    "1 KiB (1024 bytes)",
-		1 << 20: "1 MiB (1048576 bytes)",
-		3 << 30: "3 GiB (3221225472 bytes)",
-	} {
-		if got := FormatSize(n); got != want {
-			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
+		if got, err := cas.ParseS3URL(in); err != nil || got != want {
+			t.Errorf("ParseS3URL(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
 	}
 }
 
-func BenchmarkPut(b *testing.B) {
-	s, err := Open(b.TempDir(), &Options{Logger: quietLogger})
-	if err != nil {
-		b.Fatal(err)
-	}
-	content := bytes.Repeat([]byte("benchmark "), 10000)
-	b.SetBytes(int64(len(content)))
-	for i := 0; b.Loop(); i++ {
-		copy(content, fmt.Sprintf("%020d", i))
-		if _, _, err := s.Put(context.Background(), bytes.NewReader(content), "text/plain"); err != nil {
-			b.Fatal(err)
-		}
+// BenchmarkPutGet stores a new 1 MiB object and reads it back whole, in each store.
+func BenchmarkPutGet(b *testing.B) {
+	for _, backend := range []string{"dir", "s3"} {
+		b.Run(backend, func(b *testing.B) {
+			var s cas.Store
+			var err error
+			if backend == "dir" {
+				s, err = cas.OpenDir(b.TempDir(), &cas.Options{Logger: quiet})
+			} else {
+				s, err = cas.OpenURL(b.Context(), storetest.S3URL(b), &cas.Options{Logger: quiet})
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			content := make([]byte, 1<<20)
+			b.SetBytes(int64(len(content)))
+			for i := 0; b.Loop(); i++ {
+				copy(content, fmt.Sprintf("object %d", i))
+				obj, _, err := s.Put(b.Context(), bytes.NewReader(content), "application/octet-stream")
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, _, err := s.Open(b.Context(), obj.Hash)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n, err := io.Copy(io.Discard, r); err != nil || n != int64(len(content)) {
+					b.Fatal(n, err)
+				}
+				r.Close()
+			}
+		})
 	}
 }

@@ -33,7 +33,7 @@ func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 // Walk calls fn with the hash of every object in the store, in the order of their hashes,
 // until fn returns an error, which Walk returns. Files in objects/ that are not objects (a
 // sidecar, anything else) are skipped.
-func (s *Store) Walk(fn func(h Hash) error) error {
+func (s *Dir) Walk(ctx context.Context, fn func(h Hash) error) error {
 	shards, err := os.ReadDir(s.objects)
 	if err != nil {
 		return fmt.Errorf("cas: listing objects: %w", err)
@@ -47,6 +47,9 @@ func (s *Store) Walk(fn func(h Hash) error) error {
 			return fmt.Errorf("cas: listing objects: %w", err)
 		}
 		for _, e := range entries {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			name := e.Name()
 			if strings.HasSuffix(name, sidecarSuffix) || !strings.HasPrefix(name, shard.Name()) {
 				continue
@@ -64,8 +67,8 @@ func (s *Store) Walk(fn func(h Hash) error) error {
 }
 
 // Stats returns how many objects the store holds and their size in bytes.
-func (s *Store) Stats() (objects, bytes int64, err error) {
-	err = s.Walk(func(h Hash) error {
+func (s *Dir) Stats(ctx context.Context) (objects, bytes int64, err error) {
+	err = s.Walk(ctx, func(h Hash) error {
 		info, err := os.Lstat(s.objectPath(h))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -83,7 +86,7 @@ func (s *Store) Stats() (objects, bytes int64, err error) {
 // Verify reads the object h and checks that its bytes hash to h. It returns the object's size;
 // a missing object gives an error that matches [ErrNotFound], bytes that do not match a
 // [*CorruptError]. It stops early, with ctx's error, when ctx ends.
-func (s *Store) Verify(ctx context.Context, h Hash) (int64, error) {
+func (s *Dir) Verify(ctx context.Context, h Hash) (int64, error) {
 	f, err := os.Open(s.objectPath(h))
 	if err != nil {
 		return 0, s.openError(h, err)

@@ -10,7 +10,7 @@ import (
 
 func TestWalkStatsVerify(t *testing.T) {
 	t.Parallel()
-	s, err := Open(t.TempDir(), nil)
+	s, err := OpenDir(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,12 +23,12 @@ func TestWalkStatsVerify(t *testing.T) {
 		}
 		stored = append(stored, obj.Hash)
 	}
-	n, bytes, err := s.Stats()
+	n, bytes, err := s.Stats(ctx)
 	if err != nil || n != 3 || bytes != 11 {
 		t.Errorf("Stats = %d, %d, %v; want 3, 11", n, bytes, err)
 	}
 	var walked int
-	if err := s.Walk(func(Hash) error { walked++; return nil }); err != nil || walked != 3 {
+	if err := s.Walk(ctx, func(Hash) error { walked++; return nil }); err != nil || walked != 3 {
 		t.Errorf("Walk saw %d objects, %v", walked, err)
 	}
 	for _, h := range stored {

@@ -20,6 +20,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
+	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
 )
@@ -139,6 +140,7 @@ type flags struct {
 	allowHosts     string
 	allowOrigins   string
 	dataDir        string
+	casURL         string
 	maxUpload      int64
 
 	curveSecret     string
@@ -160,6 +162,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&f.allowHosts, "allow-hosts", "", "comma-separated host `names` HTTP clients may use besides loopback ones, such as holler.example.com; * for any")
 	f.fs.StringVar(&f.allowOrigins, "allow-origins", "", "comma-separated browser `origins` allowed besides loopback ones, such as https://app.example.com; * for any")
 	f.fs.StringVar(&f.dataDir, "data", defaultDataDir(), "the workers' data `directory` on this machine, for the content routes (/cas, /artifacts/{id}/content); empty turns them off")
+	f.fs.StringVar(&f.casURL, "cas", "", "the workers' content `store`, for the content routes and a worker started with --worker-command: "+cas.URLForms+" (default: the --data directory's cas/)")
 	f.fs.Int64Var(&f.maxUpload, "max-upload", gateway.DefaultMaxUpload, "largest body PUT /cas takes, in `bytes`")
 	f.fs.StringVar(&f.curveSecret, "curve-secret", "", "the gateway's secret key `file` (NAME.key_secret from holler keygen); turns on CURVE for workers")
 	f.fs.StringVar(&f.curveAllow, "curve-allow", "", "the public keys of the workers to let in: a NAME.key `file` or a directory of them")
@@ -194,6 +197,7 @@ func (f *flags) config() (gateway.Config, error) {
 		CallTimeout:    f.callTimeout,
 		Heartbeat:      f.heartbeat,
 		DataDir:        f.dataDir,
+		CAS:            f.casURL,
 		MaxUpload:      f.maxUpload,
 		Version:        version,
 		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),

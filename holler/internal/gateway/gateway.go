@@ -51,9 +51,13 @@ type Config struct {
 	// DataDir is the workers' data directory on this machine. The gateway reads stored bytes
 	// from its content store (cas/) for GET /cas/{hash} and GET /artifacts/{id}/content, and
 	// writes uploads of PUT /cas there. A worker command started by the gateway is pointed at it
-	// (HOOTENANNY_DATA) unless its own flags say otherwise. Empty leaves the content routes
-	// answering 503.
+	// (HOOTENANNY_DATA) unless its own flags say otherwise. Empty, with CAS empty too, leaves
+	// the content routes answering 503.
 	DataDir string
+	// CAS is the workers' content store, as cas.OpenURL takes it: a directory or
+	// s3://bucket/prefix. Empty means DataDir's cas/. A worker command started by the gateway
+	// is pointed at it (HOOTENANNY_CAS).
+	CAS string
 	// MaxUpload is the largest body PUT /cas takes (default DefaultMaxUpload).
 	MaxUpload int64
 	// AllowedHosts and AllowedOrigins extend the loopback names that HTTP requests may name in
@@ -82,7 +86,7 @@ type Gateway struct {
 	cfg    Config
 	sock   *zmqtransport.Socket
 	broker *hooteproto.Broker
-	store  *cas.Store
+	store  cas.Store
 	// contentBase is the base URL of the content routes once HTTP is served, for the resource
 	// links of tool results.
 	contentBase *atomic.Value
@@ -103,12 +107,15 @@ func Start(cfg Config) (*Gateway, error) {
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = DefaultMaxUpload
 	}
-	var store *cas.Store
-	if cfg.DataDir != "" {
+	var store cas.Store
+	if where := cfg.CAS; where != "" || cfg.DataDir != "" {
+		if where == "" {
+			where = filepath.Join(cfg.DataDir, "cas")
+		}
 		var err error
-		store, err = cas.Open(filepath.Join(cfg.DataDir, "cas"), &cas.Options{MaxObjectSize: cfg.MaxUpload, Logger: cfg.Logger})
+		store, err = cas.OpenURL(context.Background(), where, &cas.Options{MaxObjectSize: cfg.MaxUpload, Logger: cfg.Logger})
 		if err != nil {
-			return nil, fmt.Errorf("open the content store in %s: %w", cfg.DataDir, err)
+			return nil, fmt.Errorf("open the content store %s: %w", where, err)
 		}
 	}
 	opts, err := listenOptions(cfg)
@@ -153,7 +160,7 @@ func Start(cfg Config) (*Gateway, error) {
 		}
 	})
 	if len(cfg.WorkerCommand) > 0 {
-		g.wg.Go(func() { superviseWorker(ctx, cfg.WorkerCommand, sock.Endpoint(), cfg.DataDir, cfg.Logger) })
+		g.wg.Go(func() { superviseWorker(ctx, cfg.WorkerCommand, sock.Endpoint(), cfg.DataDir, cfg.CAS, cfg.Logger) })
 	}
 	cfg.Logger.Info("worker endpoint bound", "endpoint", sock.Endpoint())
 	return g, nil

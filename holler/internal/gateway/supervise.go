@@ -10,10 +10,11 @@ import (
 )
 
 // superviseWorker runs the worker command, pointed at endpoint through HOOTENANNY_GATEWAY (and,
-// when dataDir is set, at that data directory through HOOTENANNY_DATA), and
+// when dataDir is set, at that data directory through HOOTENANNY_DATA, and when casURL is set,
+// at that content store through HOOTENANNY_CAS), and
 // starts it again after a pause that grows while it keeps failing. When ctx ends the worker gets
 // SIGTERM, and SIGKILL if it has not stopped within stopGrace.
-func superviseWorker(ctx context.Context, command []string, endpoint, dataDir string, log *slog.Logger) {
+func superviseWorker(ctx context.Context, command []string, endpoint, dataDir, casURL string, log *slog.Logger) {
 	const stopGrace = 10 * time.Second
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -21,6 +22,9 @@ func superviseWorker(ctx context.Context, command []string, endpoint, dataDir st
 		cmd.Env = append(os.Environ(), "HOOTENANNY_GATEWAY="+endpoint)
 		if dataDir != "" {
 			cmd.Env = append(cmd.Env, "HOOTENANNY_DATA="+dataDir)
+		}
+		if casURL != "" {
+			cmd.Env = append(cmd.Env, "HOOTENANNY_CAS="+casURL)
 		}
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr // stdout may be the MCP stdio stream
 		// Its own process group keeps a terminal's Ctrl-C for the gateway, which stops the worker in

@@ -30,14 +30,16 @@ type Backend interface {
 //
 // The metadata (does the object or artifact exist, what media type it has) comes from a
 // worker over the wire (cas_inspect, artifact_get); the bytes are read from, and uploads
-// written to, the content store directly, which the gateway shares with the workers on its
-// machine. GETs carry the media type, an ETag (the hash, since content never changes at an
+// written to, the content store directly, which the gateway shares with the workers: the same
+// directory on one machine, or the same S3 bucket and prefix. The gateway passes the bytes
+// through itself rather than redirecting to the object store, so that clients have one origin
+// and one place where access is checked. GETs carry the media type, an ETag (the hash, since content never changes at an
 // address), Last-Modified, and support Range and conditional requests.
 type Content struct {
 	// Backend asks the workers for metadata.
 	Backend Backend
 	// Store is the content store the workers write. Nil answers 503 with a hint.
-	Store *cas.Store
+	Store cas.Store
 	// CallTimeout bounds one metadata call (default 30 s).
 	CallTimeout time.Duration
 }
@@ -127,14 +129,14 @@ func (c *Content) serve(w http.ResponseWriter, r *http.Request, hash, mimeType s
 		httpError(w, http.StatusBadGateway, "the worker named a malformed hash")
 		return
 	}
-	f, obj, err := c.Store.OpenObject(h)
+	f, obj, err := c.Store.Open(r.Context(), h)
 	if errors.Is(err, cas.ErrNotFound) {
 		httpError(w, http.StatusBadGateway, "a worker has object "+hash+" but this gateway's content store does not: "+
-			"start holler with --data pointing at the workers' data directory")
+			"start holler with --cas naming the workers' content store (or --data their data directory)")
 		return
 	}
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, "reading the object failed")
+		storeError(w, err, "reading the object failed")
 		return
 	}
 	defer f.Close()
@@ -184,7 +186,7 @@ func (c *Content) putObject(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusRequestEntityTooLarge, "the body is too large")
 			return
 		}
-		httpError(w, http.StatusInternalServerError, "storing the body failed")
+		storeError(w, err, "storing the body failed")
 		return
 	}
 	status := http.StatusCreated
@@ -203,7 +205,19 @@ func (c *Content) putObject(w http.ResponseWriter, r *http.Request) {
 }
 
 func noStore(w http.ResponseWriter) {
-	httpError(w, http.StatusServiceUnavailable, "this gateway has no content store: start holler with --data pointing at the workers' data directory")
+	httpError(w, http.StatusServiceUnavailable, "this gateway has no content store: start holler with --cas naming the workers' content store (or --data their data directory)")
+}
+
+// storeError answers a failure of the content store: 503, with when to try again, when the
+// store cannot be reached now; 500 with msg otherwise.
+func storeError(w http.ResponseWriter, err error, msg string) {
+	if errors.Is(err, cas.ErrUnavailable) {
+		w.Header().Set("Retry-After", "5")
+		httpError(w, http.StatusServiceUnavailable, "the content store cannot be reached now; try again in a few seconds. "+
+			"If it keeps failing, the gateway's operator should check that its object store is running and reachable.")
+		return
+	}
+	httpError(w, http.StatusInternalServerError, msg)
 }
 
 func httpError(w http.ResponseWriter, status int, msg string) {

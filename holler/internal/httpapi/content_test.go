@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,13 +12,15 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/cas/storetest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // metadata answers cas_inspect and artifact_get from the store, as a worker would.
 type metadata struct {
-	store     *cas.Store
+	store     cas.Store
 	artifacts map[string]string // id -> hash
+	known     map[string]string // hash -> media type, answered without the store
 	down      bool
 }
 
@@ -28,8 +31,14 @@ func (m *metadata) Call(_ context.Context, _ string, p *hootv1.Payload, _ func(*
 	notFound := &hootv1.Result{Result: &hootv1.Result_Error{Error: &hootv1.ToolError{Category: hootv1.ErrorCategory_ERROR_CATEGORY_NOT_FOUND, Message: "not here"}}}
 	switch x := p.GetRequest().(type) {
 	case *hootv1.Payload_CasInspect:
+		if mt, ok := m.known[x.CasInspect.GetHash()]; ok {
+			return &hootv1.Result{Result: &hootv1.Result_CasInspect{CasInspect: &hootv1.CasInspectResult{Hash: x.CasInspect.GetHash(), MimeType: mt}}}, nil
+		}
 		h, _ := cas.ParseHash(x.CasInspect.GetHash())
-		obj, err := m.store.Stat(h)
+		obj, err := m.store.Stat(context.Background(), h)
+		if errors.Is(err, cas.ErrUnavailable) {
+			return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "the content store cannot be reached now").WithHint("call again in a few seconds")
+		}
 		if err != nil {
 			return notFound, nil
 		}
@@ -47,10 +56,68 @@ func (m *metadata) Call(_ context.Context, _ string, p *hootv1.Payload, _ func(*
 
 func TestContent(t *testing.T) {
 	t.Parallel()
-	store, err := cas.Open(t.TempDir(), &cas.Options{MaxObjectSize: 1 << 10})
+	store, err := cas.OpenDir(t.TempDir(), &cas.Options{MaxObjectSize: 1 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
+	testContent(t, store)
+}
+
+// TestContentS3 serves the content routes from an S3 store: the gateway passes the bytes
+// through, ranges included.
+func TestContentS3(t *testing.T) {
+	t.Parallel()
+	store, err := cas.OpenURL(t.Context(), storetest.S3URL(t), &cas.Options{MaxObjectSize: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testContent(t, store)
+}
+
+// TestContentS3Down stops the object store under the gateway: uploads and downloads answer
+// 503 with what to do, and work again once it is back.
+func TestContentS3Down(t *testing.T) {
+	srv := storetest.StartS3Server(t)
+	cfg, _ := cas.ParseS3URL(srv.URL("gateway"))
+	cfg.Endpoint = srv.Endpoint
+	store, err := cas.OpenS3(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _, err := store.Put(t.Context(), strings.NewReader("kept"), "text/plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := &metadata{store: store, known: map[string]string{obj.Hash.String(): "text/plain"}}
+	h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md, Store: store}})
+	do := func(method, path, body string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+		return rec
+	}
+
+	srv.Stop()
+	for _, tc := range []struct{ method, path, want string }{
+		{"PUT", "/cas", "the content store cannot be reached now; try again in a few seconds"},
+		{"GET", "/cas/" + obj.Hash.String(), "the content store cannot be reached now; try again in a few seconds"},
+		{"GET", "/cas/" + cas.Sum([]byte("other")).String(), "hint: call again in a few seconds"},
+	} {
+		rec := do(tc.method, tc.path, "uploaded")
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), tc.want) {
+			t.Errorf("%s %s with the store down = %d %q (Retry-After %q), want 503 saying %q", tc.method, tc.path, rec.Code, rec.Body, rec.Header().Get("Retry-After"), tc.want)
+		}
+	}
+
+	srv.Start()
+	if rec := do("GET", "/cas/"+obj.Hash.String(), ""); rec.Code != http.StatusOK || rec.Body.String() != "kept" {
+		t.Errorf("GET once the store is back = %d %q", rec.Code, rec.Body)
+	}
+	if rec := do("PUT", "/cas", "uploaded"); rec.Code != http.StatusCreated {
+		t.Errorf("PUT once the store is back = %d %q", rec.Code, rec.Body)
+	}
+}
+
+func testContent(t *testing.T, store cas.Store) {
 	md := &metadata{store: store, artifacts: map[string]string{}}
 	h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md, Store: store}})
 	do := func(method, path, body string, header ...string) *httptest.ResponseRecorder {
@@ -116,7 +183,7 @@ func TestContent(t *testing.T) {
 			}
 		})
 	}
-	if n, _, _ := store.Stats(); n != 1 {
+	if n, _, _ := store.Stats(context.Background()); n != 1 {
 		t.Errorf("the store holds %d objects after the failed uploads, want 1", n)
 	}
 
@@ -127,7 +194,7 @@ func TestContent(t *testing.T) {
 	noStore := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md}})
 	rec = httptest.NewRecorder()
 	noStore.ServeHTTP(rec, httptest.NewRequest("PUT", "/cas", strings.NewReader("x")))
-	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "--data") {
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "--cas") {
 		t.Errorf("PUT without a store = %d %s", rec.Code, rec.Body)
 	}
 }

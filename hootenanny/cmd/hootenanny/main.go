@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/worker"
 	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
@@ -27,7 +28,10 @@ storage_stats; job: job_status, job_await, job_list, job_cancel; query:
 artifact_query; music: abc_parse, abc_validate, abc_transpose, abc_to_midi,
 abc_book_to_midi, midi_info and the compose_abc prompt) and runs the tool calls the gateway sends it. Start as many as you
 like, on any machine that reaches the gateway; each needs its own --data
-directory or a shared one on one machine.
+directory or a shared one on one machine. Workers on several machines share
+their content through S3-compatible object storage: --cas s3://bucket/prefix,
+with the server and keys in AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY (and AWS_REGION, default us-east-1).
 
 Usage:
   hootenanny [flags]
@@ -50,7 +54,8 @@ func run() error {
 	dataDefault, _ := worker.DefaultDataDir()
 	fs := flag.NewFlagSet("hootenanny", flag.ContinueOnError)
 	gateway := fs.String("gateway", worker.DefaultGateway, "the gateway's worker `endpoint`")
-	data := fs.String("data", dataDefault, "the `directory` for stored content")
+	data := fs.String("data", dataDefault, "the `directory` for the database and, by default, the content store")
+	casURL := fs.String("cas", "", "the content `store`: "+cas.URLForms+" (default: the data directory's cas/)")
 	name := fs.String("name", "", "the worker's `name` in the gateway's logs (default host/pid)")
 	capacity := fs.Int("capacity", 64, "how many tool calls to run at once")
 	heartbeat := fs.Duration("heartbeat", 2500*time.Millisecond, "how often to tell the gateway the worker is alive")
@@ -84,6 +89,7 @@ func run() error {
 	return worker.Run(ctx, worker.Config{
 		Gateway:        *gateway,
 		DataDir:        *data,
+		CAS:            *casURL,
 		Name:           *name,
 		Capacity:       *capacity,
 		Heartbeat:      *heartbeat,

@@ -17,6 +17,7 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/casservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
@@ -32,7 +33,7 @@ const DefaultTextMediaType = "text/plain; charset=utf-8"
 // A Config is what a Handler serves over.
 type Config struct {
 	Artifacts *artifacts.Store
-	CAS       *cas.Store
+	CAS       cas.Store
 	// CountJobs returns how many jobs are kept, for storage_stats; nil reports none.
 	CountJobs func(context.Context) (int64, error)
 	// DatabasePath is the database file, whose size storage_stats reports.
@@ -130,7 +131,7 @@ func (h *Handler) content(ctx context.Context, req *hootv1.ArtifactCreateRequest
 			return cas.Object{}, hooteproto.NewError(hooteproto.CodeInvalidArgument, err.Error()).WithField("hash").
 				WithHint("pass the hash exactly as cas_store returned it")
 		}
-		obj, err := h.cfg.CAS.Stat(hash)
+		obj, err := h.cfg.CAS.Stat(ctx, hash)
 		if errors.Is(err, cas.ErrNotFound) {
 			return cas.Object{}, hooteproto.NewError(hooteproto.CodeNotFound, "no stored object has the hash "+src.Hash).
 				WithField("hash").
@@ -257,7 +258,7 @@ func (h *Handler) ArtifactTag(ctx context.Context, req *hootv1.ArtifactTagReques
 
 // StorageStats counts what the worker stores.
 func (h *Handler) StorageStats(ctx context.Context, _ *hootv1.StorageStatsRequest) (*hootv1.StorageStatsResult, error) {
-	objects, objectBytes, err := h.cfg.CAS.Stats()
+	objects, objectBytes, err := h.cfg.CAS.Stats(ctx)
 	if err != nil {
 		return nil, h.internal("counting stored objects", err)
 	}
@@ -323,6 +324,10 @@ func mediaTypeError(err error) error {
 
 // internal logs err and returns an error that says what failed without inner details.
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
+	if errors.Is(err, cas.ErrUnavailable) {
+		h.cfg.Logger.Warn("artifactservice: "+op+" failed", "err", err)
+		return casservice.StoreUnavailable(op)
+	}
 	h.cfg.Logger.Error("artifactservice: "+op+" failed", "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed inside the worker").
 		WithHint("this is a fault in the server, not in the call; if it keeps happening, tell the server's operator")

@@ -18,7 +18,7 @@ import (
 func newHandler(t *testing.T) *Handler {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := cas.Open(filepath.Join(dir, "cas"), &cas.Options{MaxObjectSize: 1 << 10})
+	store, err := cas.OpenDir(filepath.Join(dir, "cas"), &cas.Options{MaxObjectSize: 1 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

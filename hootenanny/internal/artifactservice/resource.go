@@ -30,7 +30,7 @@ func (h *Handler) ArtifactContent(ctx context.Context, req *hootv1.ArtifactConte
 	if err != nil {
 		return nil, h.internal("reading the artifact's hash", err)
 	}
-	data, _, err := h.cfg.CAS.ReadRange(hash, 0, maxResourceBytes)
+	data, _, err := h.cfg.CAS.ReadRange(ctx, hash, 0, maxResourceBytes)
 	if err != nil {
 		return nil, h.internal("reading the artifact's content", err)
 	}

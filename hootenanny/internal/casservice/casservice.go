@@ -29,6 +29,7 @@ import (
 	"math"
 	"mime"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
@@ -49,7 +50,7 @@ const (
 
 // A Handler serves the "cas" tools over a store.
 type Handler struct {
-	store *cas.Store
+	store cas.Store
 	// Logger receives the causes of internal failures, which the caller is not shown. Nil
 	// means slog.Default(). Set it before the Handler serves calls.
 	Logger *slog.Logger
@@ -58,7 +59,7 @@ type Handler struct {
 var _ hootv1hoot.CasHandler = (*Handler)(nil)
 
 // New returns a Handler that serves the "cas" tools over store.
-func New(store *cas.Store) *Handler { return &Handler{store: store} }
+func New(store cas.Store) *Handler { return &Handler{store: store} }
 
 // CasStore stores the content of req and returns its hash. Text in content without a media
 // type is recorded as [DefaultTextMediaType], bytes in content_base64 without one as
@@ -114,7 +115,7 @@ func (h *Handler) CasStore(ctx context.Context, req *hootv1.CasStoreRequest) (*h
 
 // CasGet returns a part of a stored object: length bytes (at most [MaxPartLength], and that
 // many when length is 0) from offset on, as text or as base64 (see the package documentation).
-func (h *Handler) CasGet(_ context.Context, req *hootv1.CasGetRequest) (*hootv1.CasGetResult, error) {
+func (h *Handler) CasGet(ctx context.Context, req *hootv1.CasGetRequest) (*hootv1.CasGetResult, error) {
 	hash, herr := parseHash(req.GetHash())
 	if herr != nil {
 		return nil, herr
@@ -131,13 +132,13 @@ func (h *Handler) CasGet(_ context.Context, req *hootv1.CasGetRequest) (*hootv1.
 	}
 	offset := req.GetOffset()
 	if offset > math.MaxInt64 {
-		obj, err := h.store.Stat(hash)
+		obj, err := h.store.Stat(ctx, hash)
 		if err != nil {
 			return nil, h.readError(hash, "reading the object", err)
 		}
 		return nil, pastEnd(offset, obj.Size)
 	}
-	part, obj, err := h.store.ReadRange(hash, int64(offset), int(length))
+	part, obj, err := h.store.ReadRange(ctx, hash, int64(offset), int(length))
 	if err != nil {
 		var re *cas.RangeError
 		if errors.As(err, &re) {
@@ -164,12 +165,12 @@ func (h *Handler) CasGet(_ context.Context, req *hootv1.CasGetRequest) (*hootv1.
 
 // CasInspect returns what the store knows about an object: its size, media type and when it
 // was stored.
-func (h *Handler) CasInspect(_ context.Context, req *hootv1.CasInspectRequest) (*hootv1.CasInspectResult, error) {
+func (h *Handler) CasInspect(ctx context.Context, req *hootv1.CasInspectRequest) (*hootv1.CasInspectResult, error) {
 	hash, herr := parseHash(req.GetHash())
 	if herr != nil {
 		return nil, herr
 	}
-	obj, err := h.store.Stat(hash)
+	obj, err := h.store.Stat(ctx, hash)
 	if err != nil {
 		return nil, h.readError(hash, "inspecting the object", err)
 	}
@@ -233,10 +234,26 @@ func pastEnd(offset uint64, size int64) *hooteproto.Error {
 // internal logs err and returns an error that tells the caller what failed without the
 // store's paths or other details.
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
+	if errors.Is(err, cas.ErrUnavailable) {
+		h.logger().Warn("casservice: "+op+" failed", "err", err)
+		return StoreUnavailable(op)
+	}
 	h.logger().Error("casservice: "+op+" failed", "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed inside the content store").
 		WithHint("this is a fault in the server, not in the call; if it keeps happening, tell the server's operator")
 }
+
+// StoreUnavailable is the error of a call that failed, doing op, because the content store
+// cannot be reached now (see [cas.ErrUnavailable]): retryable, with a hint to try again.
+func StoreUnavailable(op string) *hooteproto.Error {
+	return hooteproto.NewError(hooteproto.CodeUnavailable, op+" failed: the content store cannot be reached now").
+		WithRetryAfter(storeRetryAfter).
+		WithHint("call again in a few seconds; if it keeps failing, tell the server's operator that the worker cannot reach its object store")
+}
+
+// storeRetryAfter is how long a caller is asked to wait before it tries again when the content
+// store is unavailable.
+const storeRetryAfter = 5 * time.Second
 
 // A textKind says whether objects of a media type are returned as text.
 type textKind int

@@ -14,6 +14,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/cas/storetest"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 )
@@ -27,7 +28,7 @@ func newHandler(t *testing.T, opts *cas.Options) (*Handler, string) {
 		opts = &cas.Options{}
 	}
 	opts.Logger = quiet
-	store, err := cas.Open(dir, opts)
+	store, err := cas.OpenDir(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,5 +490,50 @@ func TestCompleteRunes(t *testing.T) {
 		if got := completeRunes([]byte(tc.in)); got != tc.want {
 			t.Errorf("completeRunes(%q) = %d, want %d", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestStoreUnavailable stops the object store under the handler: the tools answer with a
+// retryable unavailable error that says to call again, not an internal fault.
+func TestStoreUnavailable(t *testing.T) {
+	srv := storetest.StartS3Server(t)
+	cfg, _ := cas.ParseS3URL(srv.URL("tools"))
+	cfg.Endpoint = srv.Endpoint
+	store, err := cas.OpenS3(t.Context(), cfg, &cas.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(store)
+	h.Logger = quiet
+	stored := storeText(t, h, "abc", "text/plain")
+	srv.Stop()
+	calls := map[string]func() error{
+		"cas_store": func() error {
+			_, err := h.CasStore(t.Context(), &hootv1.CasStoreRequest{Data: &hootv1.CasStoreRequest_Content{Content: "new"}})
+			return err
+		},
+		"cas_get": func() error {
+			_, err := h.CasGet(t.Context(), &hootv1.CasGetRequest{Hash: stored.Hash})
+			return err
+		},
+		"cas_inspect": func() error {
+			_, err := h.CasInspect(t.Context(), &hootv1.CasInspectRequest{Hash: stored.Hash})
+			return err
+		},
+		"cas_verify": func() error {
+			_, err := h.CasVerify(t.Context(), &hootv1.CasVerifyRequest{Hashes: []string{stored.Hash}})
+			return err
+		},
+	}
+	for name, call := range calls {
+		e := hooteproto.AsError(call())
+		if e.Code() != hooteproto.CodeUnavailable || !e.Retryable() || !strings.Contains(e.Message(), "the content store cannot be reached now") ||
+			!strings.Contains(e.Hint(), "call again in a few seconds") {
+			t.Errorf("%s with the store down = %v (code %v, retryable %v, hint %q), want a retryable unavailable error", name, e, e.Code(), e.Retryable(), e.Hint())
+		}
+	}
+	srv.Start()
+	if _, err := h.CasInspect(t.Context(), &hootv1.CasInspectRequest{Hash: stored.Hash}); err != nil {
+		t.Errorf("cas_inspect once the store is back: %v", err)
 	}
 }

@@ -11,12 +11,12 @@ import (
 
 // CasObject serves the resource hoot://cas/{hash}: the whole content of an object of at most
 // [MaxPartLength] bytes, as text when it is text and as a blob otherwise.
-func (h *Handler) CasObject(_ context.Context, req *hootv1.CasObjectResourceRequest) (*hootv1.CasObjectResourceResult, error) {
+func (h *Handler) CasObject(ctx context.Context, req *hootv1.CasObjectResourceRequest) (*hootv1.CasObjectResourceResult, error) {
 	hash, herr := parseHash(req.GetHash())
 	if herr != nil {
 		return nil, herr
 	}
-	part, obj, err := h.store.ReadRange(hash, 0, MaxPartLength+1)
+	part, obj, err := h.store.ReadRange(ctx, hash, 0, MaxPartLength+1)
 	if err != nil {
 		return nil, h.readError(hash, "reading the object", err)
 	}

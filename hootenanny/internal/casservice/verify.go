@@ -23,7 +23,7 @@ func (h *Handler) CasVerify(ctx context.Context, req *hootv1.CasVerifyRequest) (
 		hashes = append(hashes, hash)
 	}
 	if len(hashes) == 0 {
-		if err := h.store.Walk(func(hash cas.Hash) error {
+		if err := h.store.Walk(ctx, func(hash cas.Hash) error {
 			hashes = append(hashes, hash)
 			return ctx.Err()
 		}); err != nil {
@@ -48,6 +48,9 @@ func (h *Handler) CasVerify(ctx context.Context, req *hootv1.CasVerifyRequest) (
 		case err == nil:
 		case errors.As(err, &ce):
 			res.Problems = append(res.Problems, &hootv1.CasProblem{Hash: hash.String(), Problem: "hash mismatch: " + ce.Error()})
+		case errors.Is(err, cas.ErrUnavailable):
+			// Every further object would fail the same way: the job fails, and can be run again.
+			return nil, h.internal("reading the objects", err)
 		case errors.Is(err, cas.ErrNotFound):
 			res.Problems = append(res.Problems, &hootv1.CasProblem{Hash: hash.String(), Problem: "missing: no object has this hash"})
 		default:

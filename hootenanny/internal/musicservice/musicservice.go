@@ -23,6 +23,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/casservice"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -44,7 +45,7 @@ const MaxBookTunes = 2000
 
 // Config is what the handler works with.
 type Config struct {
-	CAS       *cas.Store
+	CAS       cas.Store
 	Artifacts *artifacts.Store
 	// Logger receives internal failures (default: discard).
 	Logger *slog.Logger
@@ -137,7 +138,7 @@ func (h *Handler) read(ctx context.Context, field, value string, limit int64) ([
 		return nil, "", "", hooteproto.NewError(hooteproto.CodeInvalidArgument, err.Error()).WithField(field).
 			WithHint("pass the hash exactly as cas_store returned it")
 	}
-	f, obj, err := h.cfg.CAS.OpenObject(hash)
+	f, obj, err := h.cfg.CAS.Open(ctx, hash)
 	if errors.Is(err, cas.ErrNotFound) {
 		return nil, "", "", hooteproto.NewError(hooteproto.CodeNotFound, "no stored object has the hash "+hashText).
 			WithField(field).
@@ -217,6 +218,10 @@ func (h *Handler) storeArtifact(ctx context.Context, b []byte, n artifacts.New) 
 }
 
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
+	if errors.Is(err, cas.ErrUnavailable) {
+		h.cfg.Logger.Warn("musicservice: "+op, "err", err)
+		return casservice.StoreUnavailable(op)
+	}
 	h.cfg.Logger.Error("musicservice: "+op, "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed; the worker's log has the details")
 }

@@ -19,7 +19,7 @@ import (
 func newHandler(t *testing.T) *Handler {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := cas.Open(filepath.Join(dir, "cas"), nil)
+	store, err := cas.OpenDir(filepath.Join(dir, "cas"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

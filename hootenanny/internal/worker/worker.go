@@ -38,6 +38,9 @@ type Config struct {
 	Gateway string
 	// DataDir holds the worker's storage (default: DefaultDataDir()).
 	DataDir string
+	// CAS is the content store, as cas.OpenURL takes it: a directory or s3://bucket/prefix
+	// (default: DataDir's cas/).
+	CAS string
 	// Name names the worker in the gateway's logs (default: host/pid).
 	Name string
 	// Capacity is how many requests the worker runs at once (default hooteproto.DefaultCapacity).
@@ -77,7 +80,7 @@ func DefaultDataDir() (string, error) {
 }
 
 // Run opens the storage, connects to the gateway and serves until ctx ends. The data directory
-// holds the content store (cas/) and the database (hoot.db).
+// holds the database (hoot.db) and, unless cfg.CAS names another, the content store (cas/).
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Gateway == "" {
 		cfg.Gateway = DefaultGateway
@@ -96,7 +99,10 @@ func Run(ctx context.Context, cfg Config) error {
 		host, _ := os.Hostname()
 		cfg.Name = fmt.Sprintf("%s/%d", host, os.Getpid())
 	}
-	store, err := cas.Open(filepath.Join(cfg.DataDir, "cas"), &cas.Options{Logger: cfg.Logger})
+	if cfg.CAS == "" {
+		cfg.CAS = filepath.Join(cfg.DataDir, "cas")
+	}
+	store, err := cas.OpenURL(ctx, cfg.CAS, &cas.Options{Logger: cfg.Logger})
 	if err != nil {
 		return fmt.Errorf("open the content store: %w", err)
 	}
@@ -168,7 +174,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	cfg.Logger.Info("hootenanny worker starting", "gateway", cfg.Gateway, "data", cfg.DataDir, "name", cfg.Name)
+	cfg.Logger.Info("hootenanny worker starting", "gateway", cfg.Gateway, "data", cfg.DataDir, "cas", store.String(), "name", cfg.Name)
 	if err := w.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
