@@ -21,7 +21,8 @@ import (
 
 const usage = `hootenanny: a worker for the holler MCP gateway.
 
-It connects to the gateway's worker endpoint, announces the services it serves
+It connects to the gateway's worker endpoint (to each of them, when --gateway is
+given more than once), announces the services it serves
 (system: echo; cas: cas_store, cas_get, cas_inspect, cas_verify; artifact:
 artifact_create, artifact_get, artifact_list, artifact_annotate, artifact_tag,
 storage_stats; job: job_status, job_await, job_list, job_cancel; query:
@@ -53,7 +54,8 @@ func run() error {
 	}
 	dataDefault, _ := worker.DefaultDataDir()
 	fs := flag.NewFlagSet("hootenanny", flag.ContinueOnError)
-	gateway := fs.String("gateway", worker.DefaultGateway, "the gateway's worker `endpoint`")
+	gateways := envflag.NewList(worker.DefaultGateway)
+	fs.Var(gateways, "gateway", "the gateway's worker `endpoint`; give it once per gateway to serve several (HOOTENANNY_GATEWAY: separated by commas)")
 	data := fs.String("data", dataDefault, "the `directory` for the database and, by default, the content store")
 	casURL := fs.String("cas", "", "the content `store`: "+cas.URLForms+" (default: the data directory's cas/)")
 	name := fs.String("name", "", "the worker's `name` in the gateway's logs (default host/pid)")
@@ -64,7 +66,8 @@ func run() error {
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	conformanceFixtures := fs.Bool("conformance", false, "also serve the fixtures of the official MCP conformance suite (for tests)")
 	curveSecret := fs.String("curve-secret", "", "this worker's secret key `file` (NAME.key_secret from hootenanny keygen); turns on CURVE")
-	curveServer := fs.String("curve-server", "", "the gateway's public key `file` (the .key file from holler keygen)")
+	curveServer := envflag.NewList()
+	fs.Var(curveServer, "curve-server", "the gateway's public key `file` (the .key file from holler keygen); with several gateways, once for all or once for each, in the order of --gateway")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
@@ -87,7 +90,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return worker.Run(ctx, worker.Config{
-		Gateway:        *gateway,
+		Gateways:       gateways.Values(),
 		DataDir:        *data,
 		CAS:            *casURL,
 		Name:           *name,
@@ -98,8 +101,8 @@ func run() error {
 		Logger:         logger,
 		Conformance:    *conformanceFixtures,
 
-		CurveSecretFile: *curveSecret,
-		CurveServerFile: *curveServer,
+		CurveSecretFile:  *curveSecret,
+		CurveServerFiles: curveServer.Values(),
 	})
 }
 

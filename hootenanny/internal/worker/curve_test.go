@@ -31,14 +31,16 @@ func TestDialOptions(t *testing.T) {
 		want string
 		keys bool
 	}{
-		{"without keys", Config{Gateway: "tcp://127.0.0.1:5580"}, "", false},
-		{"with keys", Config{Gateway: "tcp://10.0.0.1:5580", CurveSecretFile: workerSecret, CurveServerFile: gatewayPublic}, "", true},
-		{"secret only", Config{CurveSecretFile: workerSecret}, "--curve-server", false},
-		{"server only", Config{CurveServerFile: gatewayPublic}, "--curve-secret", false},
-		{"missing file", Config{CurveSecretFile: workerSecret, CurveServerFile: filepath.Join(dir, "nope.key")}, "no such file", false},
+		{"without keys", Config{Gateways: []string{"tcp://127.0.0.1:5580"}}, "", false},
+		{"with keys", Config{Gateways: []string{"tcp://10.0.0.1:5580"}, CurveSecretFile: workerSecret, CurveServerFiles: []string{gatewayPublic}}, "", true},
+		{"secret only", Config{Gateways: []string{"tcp://10.0.0.1:5580"}, CurveSecretFile: workerSecret}, "--curve-server", false},
+		{"server only", Config{Gateways: []string{"tcp://10.0.0.1:5580"}, CurveServerFiles: []string{gatewayPublic}}, "--curve-secret", false},
+		{"missing file", Config{Gateways: []string{"tcp://10.0.0.1:5580"}, CurveSecretFile: workerSecret, CurveServerFiles: []string{filepath.Join(dir, "nope.key")}}, "no such file", false},
+		{"second gateway's key", Config{Gateways: []string{"tcp://10.0.0.1:5580", "tcp://10.0.0.2:5580"}, CurveSecretFile: workerSecret,
+			CurveServerFiles: []string{filepath.Join(dir, "nope.key"), gatewayPublic}}, "", true},
 	} {
 		tc.cfg.Logger = slog.New(slog.DiscardHandler)
-		opts, err := dialOptions(tc.cfg)
+		opts, err := dialOptions(tc.cfg, len(tc.cfg.Gateways)-1)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)

@@ -34,8 +34,9 @@ const DefaultGateway = "tcp://127.0.0.1:5580"
 // Config says where a worker connects, where it keeps its data and how much it takes on.
 // Zero fields take their defaults.
 type Config struct {
-	// Gateway is the gateway's worker endpoint (default DefaultGateway).
-	Gateway string
+	// Gateways are the worker endpoints of the gateways to serve (default DefaultGateway). The
+	// worker connects to each and takes calls from all of them; its Capacity holds for each.
+	Gateways []string
 	// DataDir holds the worker's storage (default: DefaultDataDir()).
 	DataDir string
 	// CAS is the content store, as cas.OpenURL takes it: a directory or s3://bucket/prefix
@@ -63,7 +64,9 @@ type Config struct {
 	// worker's secret key file and the gateway's public key file. Both or neither; see package
 	// hooteproto/curvekey.
 	CurveSecretFile string
-	CurveServerFile string
+	// CurveServerFiles are the gateways' public key files: one for all gateways, or one for
+	// each, in the order of Gateways.
+	CurveServerFiles []string
 }
 
 // DefaultDataDir returns the per-user state directory for hootenanny's data:
@@ -82,8 +85,11 @@ func DefaultDataDir() (string, error) {
 // Run opens the storage, connects to the gateway and serves until ctx ends. The data directory
 // holds the database (hoot.db) and, unless cfg.CAS names another, the content store (cas/).
 func Run(ctx context.Context, cfg Config) error {
-	if cfg.Gateway == "" {
-		cfg.Gateway = DefaultGateway
+	if len(cfg.Gateways) == 0 {
+		cfg.Gateways = []string{DefaultGateway}
+	}
+	if n := len(cfg.CurveServerFiles); n > 1 && n != len(cfg.Gateways) {
+		return fmt.Errorf("%d gateways and %d gateway keys (--curve-server): give one key for all gateways, or one for each, in the order of --gateway", len(cfg.Gateways), n)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -131,15 +137,6 @@ func Run(ctx context.Context, cfg Config) error {
 	casHandler.Logger = cfg.Logger
 	artifactStore := artifacts.NewStore(db)
 
-	dialOpts, err := dialOptions(cfg)
-	if err != nil {
-		return err
-	}
-	conn, err := zmqtransport.Dial(cfg.Gateway, dialOpts)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
 	services := []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(systemservice.New(cfg.Name)),
 		hootv1hoot.NewCasService(casHandler, jobHandler),
@@ -165,18 +162,51 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := runner.TakeUp(ctx, jobHandler.Resumer(services)); err != nil {
 		return err
 	}
-	w, err := hooteproto.NewWorker(conn, services,
-		hooteproto.WithName(cfg.Name),
-		hooteproto.WithCapacity(cfg.Capacity),
-		hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
-		hooteproto.WithLogger(cfg.Logger),
-	)
-	if err != nil {
-		return err
+	// One connection and one worker loop per gateway, all over the same services.
+	var loops []*hooteproto.Worker
+	for i, gw := range cfg.Gateways {
+		dialOpts, err := dialOptions(cfg, i)
+		if err != nil {
+			return err
+		}
+		conn, err := zmqtransport.Dial(gw, dialOpts)
+		if err != nil {
+			return fmt.Errorf("gateway %s: %w", gw, err)
+		}
+		defer conn.Close()
+		w, err := hooteproto.NewWorker(conn, services,
+			hooteproto.WithName(cfg.Name),
+			hooteproto.WithCapacity(cfg.Capacity),
+			hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
+			hooteproto.WithLogger(cfg.Logger.With("gateway", gw)),
+		)
+		if err != nil {
+			return err
+		}
+		loops = append(loops, w)
 	}
-	cfg.Logger.Info("hootenanny worker starting", "gateway", cfg.Gateway, "data", cfg.DataDir, "cas", store.String(), "name", cfg.Name)
-	if err := w.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
+	cfg.Logger.Info("hootenanny worker starting", "gateways", cfg.Gateways, "data", cfg.DataDir, "cas", store.String(), "name", cfg.Name)
+	// A loop that fails stops the others: the worker exits, and whoever runs it sees why.
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	errs := make(chan error, len(loops))
+	for _, w := range loops {
+		go func() {
+			err := w.Run(lctx)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				stop()
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for range loops {
+		if err := <-errs; err != nil && !errors.Is(err, context.Canceled) && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return first
 	}
 	cfg.Logger.Info("hootenanny worker stopped")
 	return nil

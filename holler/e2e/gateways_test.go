@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/gateway"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// servedGateway is an in-process gateway serving HTTP on a loopback port.
+type servedGateway struct {
+	g    *gateway.Gateway
+	base string // http://127.0.0.1:PORT
+	stop func()
+}
+
+func serveGateway(t *testing.T, dir string) *servedGateway {
+	t.Helper()
+	g, err := gateway.Start(gateway.Config{WorkerEndpoint: "tcp://127.0.0.1:*", DataDir: dir, Heartbeat: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- g.ServeHTTP(ctx, l) }()
+	sg := &servedGateway{g: g, base: "http://" + l.Addr().String()}
+	stopped := false
+	sg.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		<-served
+		g.Close()
+	}
+	t.Cleanup(sg.stop)
+	return sg
+}
+
+// TestOneWorkerSeveralGateways runs one worker connected to two gateways over one data
+// directory: what is made through one gateway is read, awaited and cancelled through the other,
+// content is served by both, and when one gateway goes away the other goes on serving.
+func TestOneWorkerSeveralGateways(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b := serveGateway(t, dir), serveGateway(t, dir)
+	cmd := exec.Command(bin(t, "hootenanny"), "--gateway", a.g.WorkerEndpoint(), "--gateway", b.g.WorkerEndpoint(),
+		"--data", dir, "--heartbeat", "500ms", "--log-level", "warn")
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	for _, g := range []*servedGateway{a, b} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := g.g.WaitForServices(ctx, hootv1hoot.ArtifactServiceName, hootv1hoot.JobServiceName, hootv1hoot.MusicServiceName)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ca, cb := newCaller(t, connectHTTP(t, a.base+"/mcp")), newCaller(t, connectHTTP(t, b.base+"/mcp"))
+
+	// An artifact made through one gateway is read through the other, and its bytes are
+	// served by both.
+	const content = "X:1\nT:Two doors\nK:G\nGABc dedB|\n"
+	id := toString(obj(ca.call("artifact_create", map[string]any{"content": content, "mime_type": "text/vnd.abc"}), "artifact")["id"])
+	if got := toString(obj(cb.call("artifact_get", map[string]any{"id": id}), "artifact")["id"]); got != id {
+		t.Fatalf("artifact_get through the second gateway = %q, want %s", got, id)
+	}
+	for _, g := range []*servedGateway{a, b} {
+		resp, err := http.Get(g.base + "/artifacts/" + id + "/content")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(body) != content {
+			t.Errorf("GET %s/artifacts/%s/content = %d %q, want the content", g.base, id, resp.StatusCode, body)
+		}
+	}
+
+	// A job started through one gateway is awaited through the other.
+	job := toString(ca.call("abc_book_to_midi", map[string]any{"artifact_id": id})["job_id"])
+	done := list(cb.call("job_await", map[string]any{"ids": []any{job}, "timeout_ms": 30000})["jobs"])
+	if len(done) != 1 || done[0].(map[string]any)["status"] != "JOB_STATUS_SUCCEEDED" {
+		t.Fatalf("job_await through the second gateway = %v", done)
+	}
+
+	// A long job started through one gateway is cancelled through the other.
+	var book strings.Builder
+	for x := 1; x <= 400; x++ {
+		fmt.Fprintf(&book, "X:%d\nT:Reel %d\nM:4/4\nL:1/8\nK:D\n%s\n", x, x, strings.Repeat("|:DFAF dFAF|GBdB AFEF|DFAF dfed|cdec d2d2:|\n", 8))
+	}
+	long := toString(cb.call("abc_book_to_midi", map[string]any{"abc": book.String()})["job_id"])
+	cancelled := obj(ca.call("job_cancel", map[string]any{"id": long}), "job")
+	if s := cancelled["status"]; s != "JOB_STATUS_CANCELLED" && s != "JOB_STATUS_SUCCEEDED" {
+		t.Errorf("job_cancel through the other gateway = %v, want cancelled (or done, had it ended first)", cancelled)
+	}
+
+	// One gateway goes away; the other goes on serving the same worker.
+	a.stop()
+	res, err := cb.s.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "still here"}})
+	if err != nil || res.IsError || obj(res.StructuredContent)["message"] != "still here" {
+		t.Fatalf("echo through the gateway left = %v, %v", res, err)
+	}
+}
