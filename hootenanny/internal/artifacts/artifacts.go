@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
 )
 
@@ -95,15 +96,15 @@ type Annotation struct {
 	CreatedAt  time.Time
 }
 
-// A Store keeps artifacts in a database opened with package database. It is safe for
-// concurrent use, also by several processes sharing the database.
+// A Store keeps artifacts in a database opened with package database, of either engine. It is
+// safe for concurrent use, also by several processes sharing the database.
 type Store struct {
-	db  *sql.DB
+	db  *database.DB
 	now func() time.Time
 }
 
 // NewStore returns a Store over db.
-func NewStore(db *sql.DB) *Store { return &Store{db: db, now: time.Now} }
+func NewStore(db *database.DB) *Store { return &Store{db: db, now: time.Now} }
 
 // Create stores a new artifact and returns it. A parent that does not exist gives a
 // [*NotFoundError] naming it; nothing is stored then.
@@ -128,7 +129,7 @@ func (s *Store) Create(ctx context.Context, n New) (Artifact, error) {
 		ParentIDs:    slices.Clone(n.ParentIDs),
 		VariationSet: n.VariationSet,
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx *database.Tx) error {
 		for i, p := range a.ParentIDs {
 			if err := exists(ctx, tx, p); err != nil {
 				if errors.Is(err, ErrNotFound) {
@@ -222,7 +223,7 @@ func (s *Store) lineage(ctx context.Context, id string, depth, limit int, step s
 	// UNION (not UNION ALL) keeps the walk from visiting a (node, depth) pair twice; the
 	// outer query keeps each artifact at its nearest depth.
 	q := `WITH RECURSIVE lineage(id, depth) AS (
-			SELECT ?, 0
+			SELECT CAST(? AS TEXT), 0
 			UNION ` + step + ` WHERE l.depth < ?
 		)
 		SELECT ` + artifactColumns + ` FROM artifacts a
@@ -256,7 +257,7 @@ func (s *Store) Annotations(ctx context.Context, id string, limit int) ([]Annota
 func (s *Store) Annotate(ctx context.Context, artifactID, message, vibe, source string) (Annotation, error) {
 	now := s.now().UTC()
 	a := Annotation{ID: ids.New(ids.Annotation, now), ArtifactID: artifactID, Message: message, Vibe: vibe, Source: source, CreatedAt: now}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx *database.Tx) error {
 		if err := exists(ctx, tx, artifactID); err != nil {
 			return err
 		}
@@ -273,12 +274,12 @@ func (s *Store) Annotate(ctx context.Context, artifactID, message, vibe, source 
 // Tag adds and removes tags of an artifact and returns it. A tag both added and removed is
 // removed.
 func (s *Store) Tag(ctx context.Context, id string, add, remove []string) (Artifact, error) {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx *database.Tx) error {
 		if err := exists(ctx, tx, id); err != nil {
 			return err
 		}
 		for _, t := range normalizeTags(add) {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO artifact_tags (artifact_id, tag) VALUES (?, ?)`, id, t); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO artifact_tags (artifact_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, t); err != nil {
 				return err
 			}
 		}
@@ -455,20 +456,7 @@ func (s *Store) each(ctx context.Context, q string, idList []string, fn func(id,
 	return rows.Err()
 }
 
-// write runs fn in a write transaction.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-func exists(ctx context.Context, tx *sql.Tx, id string) error {
+func exists(ctx context.Context, tx *database.Tx, id string) error {
 	var one int
 	err := tx.QueryRowContext(ctx, `SELECT 1 FROM artifacts WHERE id = ?`, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {

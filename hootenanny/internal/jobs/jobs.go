@@ -26,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 )
 
 // A Status is where a job stands. The numbers are those of hoot.v1.JobStatus.
@@ -96,11 +98,11 @@ type Filter struct {
 
 // A Store reads and writes job records.
 type Store struct {
-	db *sql.DB
+	db *database.DB
 }
 
-// NewStore returns a Store over db, a database opened with package database.
-func NewStore(db *sql.DB) *Store { return &Store{db: db} }
+// NewStore returns a Store over db, a database opened with package database, of either engine.
+func NewStore(db *database.DB) *Store { return &Store{db: db} }
 
 const jobColumns = `id, tool, status, progress, total, message, created_at, started_at, finished_at`
 
@@ -223,20 +225,19 @@ func (s *Store) start(ctx context.Context, id string, at time.Time) (bool, error
 
 // progress records a running job's progress and reports whether a cancel was asked for.
 func (s *Store) progress(ctx context.Context, id string, done, total float64, msg string) (cancel bool, err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET progress = ?, total = ?, message = ? WHERE id = ? AND status = ?`,
-		done, total, msg, id, int(StatusRunning)); err != nil {
-		return false, err
-	}
-	var c int
-	if err := tx.QueryRowContext(ctx, `SELECT cancel_requested FROM jobs WHERE id = ?`, id).Scan(&c); err != nil {
-		return false, err
-	}
-	return c != 0, tx.Commit()
+	err = s.db.Write(ctx, func(tx *database.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET progress = ?, total = ?, message = ? WHERE id = ? AND status = ?`,
+			done, total, msg, id, int(StatusRunning)); err != nil {
+			return err
+		}
+		var c int
+		if err := tx.QueryRowContext(ctx, `SELECT cancel_requested FROM jobs WHERE id = ?`, id).Scan(&c); err != nil {
+			return err
+		}
+		cancel = c != 0
+		return nil
+	})
+	return cancel, err
 }
 
 // finish records a job's end; a job that has ended already keeps its first end.
