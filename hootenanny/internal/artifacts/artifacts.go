@@ -223,7 +223,7 @@ func (s *Store) lineage(ctx context.Context, id string, depth, limit int, step s
 	// UNION (not UNION ALL) keeps the walk from visiting a (node, depth) pair twice; the
 	// outer query keeps each artifact at its nearest depth.
 	q := `WITH RECURSIVE lineage(id, depth) AS (
-			SELECT CAST(? AS TEXT), 0
+			SELECT id, 0 FROM artifacts WHERE id = ?
 			UNION ` + step + ` WHERE l.depth < ?
 		)
 		SELECT ` + artifactColumns + ` FROM artifacts a

@@ -85,7 +85,7 @@ func postgresKind(err error) error {
 }
 
 // maxAttempts is how many times a write transaction runs before a conflict is given up on.
-const maxAttempts = 10
+const maxAttempts = 16
 
 // retrySerialization runs fn until it does not fail for a conflict with a concurrent
 // transaction (serialization_failure, deadlock_detected), up to maxAttempts times, waiting a
