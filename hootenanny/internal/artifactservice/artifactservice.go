@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
@@ -35,8 +34,9 @@ type Config struct {
 	CAS       *cas.Store
 	// CountJobs returns how many jobs are kept, for storage_stats; nil reports none.
 	CountJobs func(context.Context) (int64, error)
-	// DatabasePath is the database file, whose size storage_stats reports.
-	DatabasePath string
+	// DatabaseSize returns how many bytes the database takes, for storage_stats; nil reports
+	// none.
+	DatabaseSize func(context.Context) (int64, error)
 	// Logger receives the causes of internal failures. Nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -278,12 +278,12 @@ func (h *Handler) StorageStats(ctx context.Context, _ *hootv1.StorageStatsReques
 		}
 		res.Jobs = uint64(n)
 	}
-	if h.cfg.DatabasePath != "" {
-		for _, suffix := range []string{"", "-wal"} {
-			if info, err := os.Stat(h.cfg.DatabasePath + suffix); err == nil {
-				res.DatabaseBytes += uint64(info.Size())
-			}
+	if h.cfg.DatabaseSize != nil {
+		n, err := h.cfg.DatabaseSize(ctx)
+		if err != nil {
+			return nil, h.internal("measuring the database", err)
 		}
+		res.DatabaseBytes = uint64(n)
 	}
 	return res, nil
 }

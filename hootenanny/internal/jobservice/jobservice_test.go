@@ -8,14 +8,15 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
-func newHandler(t *testing.T) *Handler {
+func newHandler(t *testing.T, engine database.Engine) *Handler {
 	t.Helper()
-	db, _ := servicetest.Database(t)
+	db, _ := servicetest.OpenDatabase(t, engine)
 	r, err := jobs.NewRunner(context.Background(), jobs.NewStore(db), jobs.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -39,9 +40,10 @@ func start(t *testing.T, h *Handler, run func(context.Context) (*hootv1.Result, 
 	return js.GetJobId()
 }
 
-func TestJobLifecycle(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+func TestJobLifecycle(t *testing.T) { servicetest.EachEngine(t, testJobLifecycle) }
+
+func testJobLifecycle(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	ctx := context.Background()
 	ok := start(t, h, func(ctx context.Context) (*hootv1.Result, error) {
 		hooteproto.ReportProgress(ctx, 1, 1, "checked one")
@@ -70,9 +72,10 @@ func TestJobLifecycle(t *testing.T) {
 	}
 }
 
-func TestCancel(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+func TestCancel(t *testing.T) { servicetest.EachEngine(t, testCancel) }
+
+func testCancel(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	ctx := context.Background()
 	running := make(chan struct{})
 	id := start(t, h, func(ctx context.Context) (*hootv1.Result, error) {
@@ -91,9 +94,10 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func TestErrors(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+func TestErrors(t *testing.T) { servicetest.EachEngine(t, testErrors) }
+
+func testErrors(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	ctx := context.Background()
 	missing := "job_00000000000000000000000000"
 	id := start(t, h, func(context.Context) (*hootv1.Result, error) { return &hootv1.Result{}, nil })
@@ -123,8 +127,11 @@ func TestErrors(t *testing.T) {
 }
 
 func TestAwaitEndsBeforeTheCallDoes(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+	servicetest.EachEngine(t, testAwaitEndsBeforeTheCallDoes)
+}
+
+func testAwaitEndsBeforeTheCallDoes(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	block := make(chan struct{})
 	defer close(block)
 	id := start(t, h, func(ctx context.Context) (*hootv1.Result, error) {

@@ -10,6 +10,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/graph"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
@@ -23,10 +24,11 @@ func (q jobList) List(ctx context.Context, f jobs.Filter) ([]jobs.Job, string, e
 	return q.Store().List(ctx, f)
 }
 
-func TestThroughDispatch(t *testing.T) {
-	t.Parallel()
+func TestThroughDispatch(t *testing.T) { servicetest.EachEngine(t, testThroughDispatch) }
+
+func testThroughDispatch(t *testing.T, engine database.Engine) {
 	ctx := context.Background()
-	db, _ := servicetest.Database(t)
+	db, _ := servicetest.OpenDatabase(t, engine)
 	arts := artifacts.NewStore(db)
 	runner, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{})
 	if err != nil {

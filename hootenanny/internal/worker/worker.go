@@ -141,7 +141,7 @@ func Run(ctx context.Context, cfg Config) error {
 			Artifacts:    artifactStore,
 			CAS:          store,
 			CountJobs:    runner.Store().Count,
-			DatabasePath: dbPath,
+			DatabaseSize: db.Size,
 			Logger:       cfg.Logger,
 		})),
 		hootv1hoot.NewJobService(jobHandler),
