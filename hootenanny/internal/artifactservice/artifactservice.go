@@ -11,11 +11,13 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
@@ -321,8 +323,15 @@ func mediaTypeError(err error) error {
 		WithHint("give a media type such as text/plain, text/vnd.abc or audio/midi, or leave mime_type out")
 }
 
-// internal logs err and returns an error that says what failed without inner details.
+// internal logs err and returns an error that says what failed without inner details: a
+// retryable unavailable error when the database cannot be reached, an internal one otherwise.
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
+	if errors.Is(err, database.ErrUnavailable) {
+		h.cfg.Logger.Warn("artifactservice: "+op+" failed", "err", err)
+		return hooteproto.NewError(hooteproto.CodeUnavailable, "the database cannot be reached now").
+			WithRetryAfter(time.Second).
+			WithHint("try again in a moment; if it keeps failing, the server's operator should check the database the workers use (--database)")
+	}
 	h.cfg.Logger.Error("artifactservice: "+op+" failed", "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed inside the worker").
 		WithHint("this is a fault in the server, not in the call; if it keeps happening, tell the server's operator")

@@ -163,3 +163,32 @@ func testErrors(t *testing.T, engine database.Engine) {
 		t.Errorf("after the failures: %v", stats)
 	}
 }
+
+// A database that cannot be reached gives a retryable unavailable error (not an internal one),
+// and the tools work again once it is back.
+func TestDatabaseUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := cas.Open(filepath.Join(t.TempDir(), "cas"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, proxy := servicetest.CuttableDatabase(t)
+	h := New(Config{Artifacts: artifacts.NewStore(db), CAS: store, DatabaseSize: db.Size, Logger: slog.New(slog.DiscardHandler)})
+	a := create(t, h, text("la"))
+	proxy.Cut()
+	_, err = h.ArtifactCreate(ctx, text("di"))
+	servicetest.WantUnavailable(t, err)
+	_, err = h.ArtifactGet(ctx, &hootv1.ArtifactGetRequest{Id: a.GetId()})
+	servicetest.WantUnavailable(t, err)
+	_, err = h.StorageStats(ctx, &hootv1.StorageStatsRequest{})
+	servicetest.WantUnavailable(t, err)
+	proxy.Restore(t)
+	servicetest.Eventually(t, func() error {
+		_, err := h.ArtifactGet(ctx, &hootv1.ArtifactGetRequest{Id: a.GetId()})
+		return err
+	})
+	if res, err := h.ArtifactList(ctx, &hootv1.ArtifactListRequest{}); err != nil || len(res.GetArtifacts()) != 1 {
+		t.Errorf("artifact_list after the database is back = %v, %v; want the one artifact made before", res, err)
+	}
+}

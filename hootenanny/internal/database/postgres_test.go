@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -14,91 +12,6 @@ import (
 
 	"github.com/hootenanny/hoot/hootenanny/internal/pgtest"
 )
-
-// A cuttable proxy forwards TCP connections to a server until it is cut: then it closes every
-// connection and stops listening, so the server looks gone (refused connections, ended ones),
-// until it is restored on the same address.
-type cuttable struct {
-	upstream string
-	addr     string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns []net.Conn
-	wg    sync.WaitGroup
-}
-
-func newCuttable(t *testing.T, upstream string) *cuttable {
-	t.Helper()
-	p := &cuttable{upstream: upstream}
-	if err := p.listen("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.cut(); p.wg.Wait() })
-	return p
-}
-
-func (p *cuttable) listen(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	p.ln, p.addr = ln, ln.Addr().String()
-	p.mu.Unlock()
-	p.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.upstream)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			p.wg.Go(func() { io.Copy(up, c); up.Close() })
-			p.wg.Go(func() { io.Copy(c, up); c.Close() })
-		}
-	})
-	return nil
-}
-
-// cut closes the listener and every connection.
-func (p *cuttable) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// restore listens again on the address of before.
-func (p *cuttable) restore(t *testing.T) {
-	t.Helper()
-	if err := p.listen(p.addr); err != nil {
-		t.Fatalf("listen again on %s: %v", p.addr, err)
-	}
-}
-
-// through returns dsn with its host and port replaced by the proxy's.
-func (p *cuttable) through(t *testing.T, dsn string) string {
-	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Host = p.addr
-	return u.String()
-}
 
 // wantBack calls fn until it succeeds, for a bounded while; every failure meanwhile must be an
 // unavailable database.
@@ -122,14 +35,10 @@ func wantBack(t *testing.T, what string, fn func() error) {
 func TestPostgresGoesAway(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.Database(t)
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newCuttable(t, u.Host)
+	p, proxied := pgtest.NewProxy(t, dsn)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db, err := Open(ctx, p.through(t, dsn+"&connect_timeout=5"))
+	db, err := Open(ctx, proxied+"&connect_timeout=5")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +64,7 @@ func TestPostgresGoesAway(t *testing.T) {
 	}
 	wg.Wait()
 
-	p.cut()
+	p.Cut()
 	for _, c := range []struct {
 		what string
 		fn   func() error
@@ -166,7 +75,7 @@ func TestPostgresGoesAway(t *testing.T) {
 		}
 	}
 
-	p.restore(t)
+	p.Restore(t)
 	wantBack(t, "a query", count)
 	if err := write(); err != nil {
 		t.Errorf("a write after the server is back: %v", err)

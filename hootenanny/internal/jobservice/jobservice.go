@@ -17,6 +17,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -230,6 +231,12 @@ func (h *Handler) jobError(err error, field string) error {
 		return hooteproto.NewError(hooteproto.CodeNotFound, err.Error()[len("jobs: "):]).
 			WithField(field).
 			WithHint("pass a job id that a tool of kind JOB returned (job_started.job_id); job_list shows the jobs kept, and finished jobs are kept only for a while")
+	}
+	if errors.Is(err, database.ErrUnavailable) {
+		h.log.Warn("jobservice: job store failed", "err", err)
+		return hooteproto.NewError(hooteproto.CodeUnavailable, "the database cannot be reached now").
+			WithRetryAfter(time.Second).
+			WithHint("try again in a moment; if it keeps failing, the server's operator should check the database the workers use (--database)")
 	}
 	h.log.Error("jobservice: job store failed", "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, "reading the jobs failed inside the worker").

@@ -149,3 +149,30 @@ func testAwaitEndsBeforeTheCallDoes(t *testing.T, engine database.Engine) {
 		t.Errorf("job_await within a short call = %v, %v; want the running job and timed_out", res, err)
 	}
 }
+
+// A database that cannot be reached gives a retryable unavailable error, and the job tools work
+// again once it is back.
+func TestDatabaseUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, proxy := servicetest.CuttableDatabase(t)
+	r, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	h := New(r, slog.New(slog.DiscardHandler))
+	list := func() error {
+		_, err := h.JobList(ctx, &hootv1.JobListRequest{})
+		return err
+	}
+	if err := list(); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Cut()
+	servicetest.WantUnavailable(t, list())
+	_, err = h.JobStatus(ctx, &hootv1.JobStatusRequest{Id: "job_00000000000000000000000000"})
+	servicetest.WantUnavailable(t, err)
+	proxy.Restore(t)
+	servicetest.Eventually(t, list)
+}

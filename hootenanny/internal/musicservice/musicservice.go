@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"mime"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
@@ -23,6 +24,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -217,6 +219,12 @@ func (h *Handler) storeArtifact(ctx context.Context, b []byte, n artifacts.New) 
 }
 
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
+	if errors.Is(err, database.ErrUnavailable) {
+		h.cfg.Logger.Warn("musicservice: "+op, "err", err)
+		return hooteproto.NewError(hooteproto.CodeUnavailable, "the database cannot be reached now").
+			WithRetryAfter(time.Second).
+			WithHint("try again in a moment; if it keeps failing, the server's operator should check the database the workers use (--database)")
+	}
 	h.cfg.Logger.Error("musicservice: "+op, "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed; the worker's log has the details")
 }

@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/graph"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -40,6 +42,12 @@ func (h *Handler) ArtifactQuery(ctx context.Context, req *hootv1.ArtifactQueryRe
 	}
 	if ctx.Err() != nil {
 		return nil, hooteproto.AsError(ctx.Err())
+	}
+	if errors.Is(err, database.ErrUnavailable) {
+		h.log.Warn("queryservice: the query failed", "err", err)
+		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "the database cannot be reached now").
+			WithRetryAfter(time.Second).
+			WithHint("try again in a moment; if it keeps failing, the server's operator should check the database the workers use (--database)")
 	}
 	h.log.Error("queryservice: the query failed", "err", err)
 	return nil, hooteproto.NewError(hooteproto.CodeInternal, "reading the artifacts failed inside the worker").

@@ -58,3 +58,29 @@ func testThroughDispatch(t *testing.T, engine database.Engine) {
 		t.Errorf("a failing store = %v, want an internal error without its details", err)
 	}
 }
+
+// A database that cannot be reached gives a retryable unavailable error, and queries work again
+// once it is back.
+func TestDatabaseUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, proxy := servicetest.CuttableDatabase(t)
+	arts := artifacts.NewStore(db)
+	runner, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runner.Close()
+	svc := hootv1hoot.NewQueryService(New(graph.New(arts, jobList{runner}), slog.New(slog.DiscardHandler)))
+	query := func() error {
+		_, err := svc.Dispatch(ctx, &hootv1.Payload{Request: &hootv1.Payload_ArtifactQuery{ArtifactQuery: &hootv1.ArtifactQueryRequest{Query: "{ artifacts { id } jobs { id } }"}}})
+		return err
+	}
+	if err := query(); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Cut()
+	servicetest.WantUnavailable(t, query())
+	proxy.Restore(t)
+	servicetest.Eventually(t, query)
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/pgtest"
@@ -62,6 +63,43 @@ func EachEngine(t *testing.T, fn func(t *testing.T, engine database.Engine)) {
 			fn(t, e)
 		})
 	}
+}
+
+// CuttableDatabase opens a new PostgreSQL database through a [pgtest.Proxy], closed when the
+// test ends, so that the test can make the server go away (Cut) and come back (Restore).
+func CuttableDatabase(t testing.TB) (*database.DB, *pgtest.Proxy) {
+	t.Helper()
+	p, target := pgtest.NewProxy(t, pgtest.Database(t))
+	db, err := database.Open(context.Background(), target+"&connect_timeout=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, p
+}
+
+// WantUnavailable fails the test unless err is a retryable *hooteproto.Error of code
+// unavailable with a hint.
+func WantUnavailable(t testing.TB, err error) {
+	t.Helper()
+	var e *hooteproto.Error
+	if !errors.As(err, &e) || e.Code() != hooteproto.CodeUnavailable || !e.Retryable() || e.Hint() == "" {
+		t.Errorf("error = %v, want a retryable unavailable error with a hint", err)
+	}
+}
+
+// Eventually calls fn until it returns nil, a bounded number of times, and fails the test with
+// its last error if it never does.
+func Eventually(t testing.TB, fn func() error) {
+	t.Helper()
+	var err error
+	for range 50 {
+		if err = fn(); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("still failing: %v", err)
 }
 
 // WantError fails the test unless err is a *hooteproto.Error with the code and field, a
