@@ -10,9 +10,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/worker"
 	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
@@ -27,7 +29,8 @@ storage_stats; job: job_status, job_await, job_list, job_cancel; query:
 artifact_query; music: abc_parse, abc_validate, abc_transpose, abc_to_midi,
 abc_book_to_midi, midi_info and the compose_abc prompt) and runs the tool calls the gateway sends it. Start as many as you
 like, on any machine that reaches the gateway; each needs its own --data
-directory or a shared one on one machine.
+directory or a shared one on one machine. Workers on several machines share
+artifacts and jobs through one PostgreSQL database: --database postgres://...
 
 Usage:
   hootenanny [flags]
@@ -51,6 +54,8 @@ func run() error {
 	fs := flag.NewFlagSet("hootenanny", flag.ContinueOnError)
 	gateway := fs.String("gateway", worker.DefaultGateway, "the gateway's worker `endpoint`")
 	data := fs.String("data", dataDefault, "the `directory` for stored content")
+	databaseTarget := fs.String("database", "", "where artifacts and jobs are kept, a `path-or-URL`: a SQLite file, or postgres://USER:PASSWORD@HOST:PORT/DBNAME\n"+
+		"(also postgresql://) for workers on several machines sharing one PostgreSQL database (default: hoot.db in --data)")
 	name := fs.String("name", "", "the worker's `name` in the gateway's logs (default host/pid)")
 	capacity := fs.Int("capacity", 64, "how many tool calls to run at once")
 	heartbeat := fs.Duration("heartbeat", 2500*time.Millisecond, "how often to tell the gateway the worker is alive")
@@ -73,6 +78,11 @@ func run() error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q; see hootenanny --help", fs.Arg(0))
 	}
+	if *databaseTarget != "" {
+		if _, err := database.EngineOf(*databaseTarget); err != nil {
+			return fmt.Errorf("--database: %s", strings.TrimPrefix(err.Error(), "database: "))
+		}
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -84,6 +94,7 @@ func run() error {
 	return worker.Run(ctx, worker.Config{
 		Gateway:        *gateway,
 		DataDir:        *data,
+		Database:       *databaseTarget,
 		Name:           *name,
 		Capacity:       *capacity,
 		Heartbeat:      *heartbeat,

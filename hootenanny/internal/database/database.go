@@ -84,7 +84,7 @@ func EngineOf(target string) (Engine, error) {
 	switch {
 	case !hasScheme:
 		if strings.HasPrefix(target, "postgres:") || strings.HasPrefix(target, "postgresql:") {
-			return 0, fmt.Errorf("database: %q is not a PostgreSQL URL: write postgres://HOST/DBNAME; the accepted forms are %s", target, Forms)
+			return 0, fmt.Errorf("database: a PostgreSQL URL starts with postgres:// (or postgresql://); give %s", Forms)
 		}
 		return SQLite, nil
 	case strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql"):

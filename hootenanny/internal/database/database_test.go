@@ -38,7 +38,7 @@ func TestEngineOf(t *testing.T) {
 		{"POSTGRES://u@db/hoot", Postgres, ""},
 		{"", 0, "no database given"},
 		{"mysql://u@db/hoot", 0, "mysql:// is not a database"},
-		{"postgres:hoot", 0, "not a PostgreSQL URL"},
+		{"postgres:hoot", 0, "starts with postgres://"},
 	} {
 		got, err := EngineOf(c.target)
 		if c.err != "" {

@@ -38,6 +38,9 @@ type Config struct {
 	Gateway string
 	// DataDir holds the worker's storage (default: DefaultDataDir()).
 	DataDir string
+	// Database names the database of artifacts and jobs: a SQLite file path or a PostgreSQL URL
+	// (see database.Forms; default: the file database.FileName in DataDir).
+	Database string
 	// Name names the worker in the gateway's logs (default: host/pid).
 	Name string
 	// Capacity is how many requests the worker runs at once (default hooteproto.DefaultCapacity).
@@ -77,7 +80,7 @@ func DefaultDataDir() (string, error) {
 }
 
 // Run opens the storage, connects to the gateway and serves until ctx ends. The data directory
-// holds the content store (cas/) and the database (hoot.db).
+// holds the content store (cas/) and, unless cfg.Database names another, the database (hoot.db).
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Gateway == "" {
 		cfg.Gateway = DefaultGateway
@@ -96,14 +99,20 @@ func Run(ctx context.Context, cfg Config) error {
 		host, _ := os.Hostname()
 		cfg.Name = fmt.Sprintf("%s/%d", host, os.Getpid())
 	}
+	if cfg.Database == "" {
+		cfg.Database = filepath.Join(cfg.DataDir, database.FileName)
+	}
+	engine, err := database.EngineOf(cfg.Database)
+	if err != nil {
+		return err
+	}
 	store, err := cas.Open(filepath.Join(cfg.DataDir, "cas"), &cas.Options{Logger: cfg.Logger})
 	if err != nil {
 		return fmt.Errorf("open the content store: %w", err)
 	}
-	dbPath := filepath.Join(cfg.DataDir, database.FileName)
-	db, err := database.Open(ctx, dbPath)
+	db, err := database.Open(ctx, cfg.Database)
 	if err != nil {
-		return fmt.Errorf("open the database: %w", err)
+		return fmt.Errorf("open the %v database: %w", engine, err)
 	}
 	defer db.Close()
 	runner, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{
@@ -164,7 +173,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	cfg.Logger.Info("hootenanny worker starting", "gateway", cfg.Gateway, "data", cfg.DataDir, "name", cfg.Name)
+	cfg.Logger.Info("hootenanny worker starting", "gateway", cfg.Gateway, "data", cfg.DataDir, "database", engine, "name", cfg.Name)
 	if err := w.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
