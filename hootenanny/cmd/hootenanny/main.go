@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/worker"
 	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
@@ -30,7 +32,8 @@ artifact_query; music: abc_parse, abc_validate, abc_transpose, abc_to_midi,
 abc_book_to_midi, midi_info and the compose_abc prompt) and runs the tool calls the gateway sends it. Start as many as you
 like, on any machine that reaches the gateway; each needs its own --data
 directory or a shared one on one machine. Workers on several machines share
-their content through S3-compatible object storage: --cas s3://bucket/prefix,
+artifacts and jobs through one PostgreSQL database (--database postgres://...)
+and their content through S3-compatible object storage: --cas s3://bucket/prefix,
 with the server and keys in AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY (and AWS_REGION, default us-east-1).
 
@@ -56,8 +59,10 @@ func run() error {
 	fs := flag.NewFlagSet("hootenanny", flag.ContinueOnError)
 	gateways := envflag.NewList(worker.DefaultGateway)
 	fs.Var(gateways, "gateway", "the gateway's worker `endpoint`; give it once per gateway to serve several (HOOTENANNY_GATEWAY: separated by commas)")
-	data := fs.String("data", dataDefault, "the `directory` for the database and, by default, the content store")
+	data := fs.String("data", dataDefault, "the `directory` for the database and the content store, unless --database and --cas say otherwise")
 	casURL := fs.String("cas", "", "the content `store`: "+cas.URLForms+" (default: the data directory's cas/)")
+	databaseTarget := fs.String("database", "", "where artifacts and jobs are kept, a `path-or-URL`: a SQLite file, or postgres://USER:PASSWORD@HOST:PORT/DBNAME\n"+
+		"(also postgresql://) for workers on several machines sharing one PostgreSQL database (default: hoot.db in --data)")
 	name := fs.String("name", "", "the worker's `name` in the gateway's logs (default host/pid)")
 	capacity := fs.Int("capacity", 64, "how many tool calls to run at once")
 	heartbeat := fs.Duration("heartbeat", 2500*time.Millisecond, "how often to tell the gateway the worker is alive")
@@ -81,6 +86,11 @@ func run() error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q; see hootenanny --help", fs.Arg(0))
 	}
+	if *databaseTarget != "" {
+		if _, err := database.EngineOf(*databaseTarget); err != nil {
+			return fmt.Errorf("--database: %s", strings.TrimPrefix(err.Error(), "database: "))
+		}
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -93,6 +103,7 @@ func run() error {
 		Gateways:       gateways.Values(),
 		DataDir:        *data,
 		CAS:            *casURL,
+		Database:       *databaseTarget,
 		Name:           *name,
 		Capacity:       *capacity,
 		Heartbeat:      *heartbeat,

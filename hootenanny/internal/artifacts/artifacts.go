@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
 )
 
@@ -97,15 +98,15 @@ type Annotation struct {
 	CreatedAt  time.Time
 }
 
-// A Store keeps artifacts in a database opened with package database. It is safe for
-// concurrent use, also by several processes sharing the database.
+// A Store keeps artifacts in a database opened with package database, of either engine. It is
+// safe for concurrent use, also by several processes sharing the database.
 type Store struct {
-	db  *sql.DB
+	db  *database.DB
 	now func() time.Time
 }
 
 // NewStore returns a Store over db.
-func NewStore(db *sql.DB) *Store { return &Store{db: db, now: time.Now} }
+func NewStore(db *database.DB) *Store { return &Store{db: db, now: time.Now} }
 
 type jobKeysKey struct{}
 
@@ -162,7 +163,7 @@ func (s *Store) Create(ctx context.Context, n New) (Artifact, error) {
 		VariationSet: n.VariationSet,
 	}
 	var earlier string
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx *database.Tx) error {
 		if key != "" {
 			switch err := tx.QueryRowContext(ctx, `SELECT id FROM artifacts WHERE job_key = ?`, key).Scan(&earlier); {
 			case err == nil:
@@ -267,7 +268,7 @@ func (s *Store) lineage(ctx context.Context, id string, depth, limit int, step s
 	// UNION (not UNION ALL) keeps the walk from visiting a (node, depth) pair twice; the
 	// outer query keeps each artifact at its nearest depth.
 	q := `WITH RECURSIVE lineage(id, depth) AS (
-			SELECT ?, 0
+			SELECT id, 0 FROM artifacts WHERE id = ?
 			UNION ` + step + ` WHERE l.depth < ?
 		)
 		SELECT ` + artifactColumns + ` FROM artifacts a
@@ -301,7 +302,7 @@ func (s *Store) Annotations(ctx context.Context, id string, limit int) ([]Annota
 func (s *Store) Annotate(ctx context.Context, artifactID, message, vibe, source string) (Annotation, error) {
 	now := s.now().UTC()
 	a := Annotation{ID: ids.New(ids.Annotation, now), ArtifactID: artifactID, Message: message, Vibe: vibe, Source: source, CreatedAt: now}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx *database.Tx) error {
 		if err := exists(ctx, tx, artifactID); err != nil {
 			return err
 		}
@@ -318,12 +319,12 @@ func (s *Store) Annotate(ctx context.Context, artifactID, message, vibe, source 
 // Tag adds and removes tags of an artifact and returns it. A tag both added and removed is
 // removed.
 func (s *Store) Tag(ctx context.Context, id string, add, remove []string) (Artifact, error) {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx *database.Tx) error {
 		if err := exists(ctx, tx, id); err != nil {
 			return err
 		}
 		for _, t := range normalizeTags(add) {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO artifact_tags (artifact_id, tag) VALUES (?, ?)`, id, t); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO artifact_tags (artifact_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, t); err != nil {
 				return err
 			}
 		}
@@ -500,20 +501,7 @@ func (s *Store) each(ctx context.Context, q string, idList []string, fn func(id,
 	return rows.Err()
 }
 
-// write runs fn in a write transaction.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-func exists(ctx context.Context, tx *sql.Tx, id string) error {
+func exists(ctx context.Context, tx *database.Tx, id string) error {
 	var one int
 	err := tx.QueryRowContext(ctx, `SELECT 1 FROM artifacts WHERE id = ?`, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -3,17 +3,41 @@ package artifacts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 )
 
-func newStore(t *testing.T) *Store {
-	t.Helper()
-	db, _ := servicetest.Database(t)
-	return NewStore(db)
+// TestStore is the store's contract: every case runs against each database engine, on a
+// database of its own.
+func TestStore(t *testing.T) {
+	servicetest.EachEngine(t, func(t *testing.T, engine database.Engine) {
+		for _, c := range []struct {
+			name string
+			fn   func(*testing.T, *Store)
+		}{
+			{"CreateGet", testCreateGet},
+			{"CreateErrors", testCreateErrors},
+			{"Lineage", testLineage},
+			{"ListFiltersAndPages", testListFiltersAndPages},
+			{"AnnotateAndTag", testAnnotateAndTag},
+			{"ConcurrentVariations", testConcurrentVariations},
+			{"ConcurrentTags", testConcurrentTags},
+			{"TagOrder", testTagOrder},
+			{"JobKeys", testJobKeys},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				db, _ := servicetest.OpenDatabase(t, engine)
+				c.fn(t, NewStore(db))
+			})
+		}
+	})
 }
 
 const hash = "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"
@@ -38,9 +62,7 @@ func idsOf(as []Artifact) []string {
 	return out
 }
 
-func TestCreateGet(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
+func testCreateGet(t *testing.T, s *Store) {
 	ctx := context.Background()
 	p := create(t, s, New{Tags: []string{"b", "a", "b"}, Creator: "me", Metadata: []byte{1, 2}})
 	if !slices.Equal(p.Tags, []string{"a", "b"}) {
@@ -71,9 +93,7 @@ func TestCreateGet(t *testing.T) {
 	}
 }
 
-func TestCreateErrors(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
+func testCreateErrors(t *testing.T, s *Store) {
 	ctx := context.Background()
 	p := create(t, s, New{})
 	missing := "art_00000000000000000000000000"
@@ -98,9 +118,7 @@ func TestCreateErrors(t *testing.T) {
 	}
 }
 
-func TestLineage(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
+func testLineage(t *testing.T, s *Store) {
 	ctx := context.Background()
 	// g0 -> g1 -> g2 -> g3, and g0 -> g3 directly: g0 is both 1 and 3 generations back.
 	g0 := create(t, s, New{})
@@ -128,9 +146,7 @@ func TestLineage(t *testing.T) {
 	}
 }
 
-func TestListFiltersAndPages(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
+func testListFiltersAndPages(t *testing.T, s *Store) {
 	ctx := context.Background()
 	start := time.Now()
 	p := create(t, s, New{Tags: []string{"root"}, Creator: "alice"})
@@ -180,9 +196,7 @@ func TestListFiltersAndPages(t *testing.T) {
 	}
 }
 
-func TestAnnotateAndTag(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
+func testAnnotateAndTag(t *testing.T, s *Store) {
 	ctx := context.Background()
 	a := create(t, s, New{Tags: []string{"draft"}})
 	if _, err := s.Annotate(ctx, a.ID, "too slow", "sleepy", "listener"); err != nil {
@@ -204,9 +218,8 @@ func TestAnnotateAndTag(t *testing.T) {
 	}
 }
 
-func TestJobKeysMakeEachArtifactOnce(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
+// Under a job's keys, each artifact of the job is made once, however often the job runs.
+func testJobKeys(t *testing.T, s *Store) {
 	run := func(job string, n int) []string {
 		ctx := WithJobKeys(context.Background(), job)
 		var made []string
@@ -239,5 +252,99 @@ func TestJobKeysMakeEachArtifactOnce(t *testing.T) {
 	}
 	if total, _, err := s.Counts(context.Background()); err != nil || total != 6 {
 		t.Errorf("%d artifacts stored (%v), want 6 (3 + 1 keyed, 2 plain)", total, err)
+	}
+}
+
+// Artifacts made at once in one variation set get the indexes 1, 2, 3... each once.
+func testConcurrentVariations(t *testing.T, s *Store) {
+	const n = 12
+	var wg sync.WaitGroup
+	indexes := make(chan int, n)
+	for range n {
+		wg.Go(func() {
+			a, err := s.Create(context.Background(), New{Hash: hash, Size: 11, MimeType: "text/plain", VariationSet: "takes"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			indexes <- a.VariationIndex
+		})
+	}
+	wg.Wait()
+	close(indexes)
+	var got []int
+	for i := range indexes {
+		got = append(got, i)
+	}
+	slices.Sort(got)
+	want := make([]int, n)
+	for i := range want {
+		want[i] = i + 1
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("variation indexes = %v, want %v", got, want)
+	}
+	if as, _, err := s.List(context.Background(), Filter{VariationSet: "takes"}); err != nil || len(as) != n {
+		t.Errorf("List(variation set) = %d artifacts, %v; want %d", len(as), err, n)
+	}
+}
+
+// Tags added at once never take an artifact past MaxTags: each change sees the others.
+func testConcurrentTags(t *testing.T, s *Store) {
+	ctx := context.Background()
+	var start []string
+	for i := range MaxTags - 4 {
+		start = append(start, fmt.Sprintf("t%02d", i))
+	}
+	a := create(t, s, New{Tags: start})
+	const n = 8
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	added, refused := 0, 0
+	for i := range n {
+		wg.Go(func() {
+			_, err := s.Tag(ctx, a.ID, []string{fmt.Sprintf("x%d", i), fmt.Sprintf("y%d", i)}, nil)
+			var le *LimitError
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				added++
+			case errors.As(err, &le):
+				refused++
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got, err := s.Get(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if added != 2 || refused != n-2 || len(got.Tags) != MaxTags {
+		t.Errorf("%d changes added tags, %d were refused, the artifact has %d tags; want 2, %d, %d", added, refused, len(got.Tags), n-2, MaxTags)
+	}
+}
+
+// Tags come back sorted by bytes, as Go sorts strings, and adding a tag again changes nothing.
+func testTagOrder(t *testing.T, s *Store) {
+	ctx := context.Background()
+	tags := []string{"b", "B", "a", "_z", "é", "Z9", "a-b", "a_b", "ab"}
+	a := create(t, s, New{Tags: tags})
+	want := slices.Sorted(slices.Values(tags))
+	got, err := s.Get(ctx, a.ID)
+	if err != nil || !slices.Equal(got.Tags, want) {
+		t.Errorf("Get tags = %q, %v; want %q", got.Tags, err, want)
+	}
+	got, err = s.Tag(ctx, a.ID, []string{"b", "b", "new"}, nil)
+	if want := slices.Sorted(slices.Values(append(tags, "new"))); err != nil || !slices.Equal(got.Tags, want) {
+		t.Errorf("Tag again = %q, %v; want %q", got.Tags, err, want)
+	}
+	if as, _, err := s.List(ctx, Filter{Tag: "é"}); err != nil || len(as) != 1 {
+		t.Errorf("List(tag é) = %d, %v", len(as), err)
+	}
+	if n, _, err := s.Counts(ctx); err != nil || n != 1 {
+		t.Errorf("Counts = %d, %v; want 1", n, err)
 	}
 }

@@ -10,15 +10,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
-	"github.com/hootenanny/hoot/hootenanny/internal/casservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
+	"github.com/hootenanny/hoot/hootenanny/internal/outage"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -36,8 +35,9 @@ type Config struct {
 	CAS       cas.Store
 	// CountJobs returns how many jobs are kept, for storage_stats; nil reports none.
 	CountJobs func(context.Context) (int64, error)
-	// DatabasePath is the database file, whose size storage_stats reports.
-	DatabasePath string
+	// DatabaseSize returns how many bytes the database takes, for storage_stats; nil reports
+	// none.
+	DatabaseSize func(context.Context) (int64, error)
 	// Logger receives the causes of internal failures. Nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -279,12 +279,12 @@ func (h *Handler) StorageStats(ctx context.Context, _ *hootv1.StorageStatsReques
 		}
 		res.Jobs = uint64(n)
 	}
-	if h.cfg.DatabasePath != "" {
-		for _, suffix := range []string{"", "-wal"} {
-			if info, err := os.Stat(h.cfg.DatabasePath + suffix); err == nil {
-				res.DatabaseBytes += uint64(info.Size())
-			}
+	if h.cfg.DatabaseSize != nil {
+		n, err := h.cfg.DatabaseSize(ctx)
+		if err != nil {
+			return nil, h.internal("measuring the database", err)
 		}
+		res.DatabaseBytes = uint64(n)
 	}
 	return res, nil
 }
@@ -322,11 +322,12 @@ func mediaTypeError(err error) error {
 		WithHint("give a media type such as text/plain, text/vnd.abc or audio/midi, or leave mime_type out")
 }
 
-// internal logs err and returns an error that says what failed without inner details.
+// internal logs err and returns an error that says what failed without inner details: a
+// retryable unavailable error when the database cannot be reached, an internal one otherwise.
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
-	if errors.Is(err, cas.ErrUnavailable) {
+	if e := outage.Error(op, err); e != nil {
 		h.cfg.Logger.Warn("artifactservice: "+op+" failed", "err", err)
-		return casservice.StoreUnavailable(op)
+		return e
 	}
 	h.cfg.Logger.Error("artifactservice: "+op+" failed", "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed inside the worker").

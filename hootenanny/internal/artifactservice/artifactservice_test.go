@@ -11,19 +11,20 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
-func newHandler(t *testing.T) *Handler {
+func newHandler(t *testing.T, engine database.Engine) *Handler {
 	t.Helper()
 	dir := t.TempDir()
 	store, err := cas.OpenDir(filepath.Join(dir, "cas"), &cas.Options{MaxObjectSize: 1 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, path := servicetest.Database(t)
-	return New(Config{Artifacts: artifacts.NewStore(db), CAS: store, DatabasePath: path, Logger: slog.New(slog.DiscardHandler)})
+	db, _ := servicetest.OpenDatabase(t, engine)
+	return New(Config{Artifacts: artifacts.NewStore(db), CAS: store, DatabaseSize: db.Size, Logger: slog.New(slog.DiscardHandler)})
 }
 
 func create(t *testing.T, h *Handler, req *hootv1.ArtifactCreateRequest) *hootv1.Artifact {
@@ -39,9 +40,10 @@ func text(s string) *hootv1.ArtifactCreateRequest {
 	return &hootv1.ArtifactCreateRequest{Source: &hootv1.ArtifactCreateRequest_Content{Content: s}}
 }
 
-func TestCreateAndGet(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+func TestCreateAndGet(t *testing.T) { servicetest.EachEngine(t, testCreateAndGet) }
+
+func testCreateAndGet(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	ctx := context.Background()
 	root := create(t, h, &hootv1.ArtifactCreateRequest{
 		Source:   &hootv1.ArtifactCreateRequest_ContentBase64{ContentBase64: []byte("MThd")},
@@ -94,9 +96,10 @@ func TestCreateAndGet(t *testing.T) {
 	}
 }
 
-func TestErrors(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+func TestErrors(t *testing.T) { servicetest.EachEngine(t, testErrors) }
+
+func testErrors(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	ctx := context.Background()
 	a := create(t, h, text("a"))
 	missing := "art_00000000000000000000000000"
@@ -158,5 +161,34 @@ func TestErrors(t *testing.T) {
 	stats, _ := h.StorageStats(ctx, &hootv1.StorageStatsRequest{})
 	if stats.GetArtifacts() != 1 || stats.GetObjects() != 1 || stats.GetAnnotations() != 0 {
 		t.Errorf("after the failures: %v", stats)
+	}
+}
+
+// A database that cannot be reached gives a retryable unavailable error (not an internal one),
+// and the tools work again once it is back.
+func TestDatabaseUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := cas.OpenDir(filepath.Join(t.TempDir(), "cas"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, proxy := servicetest.CuttableDatabase(t)
+	h := New(Config{Artifacts: artifacts.NewStore(db), CAS: store, DatabaseSize: db.Size, Logger: slog.New(slog.DiscardHandler)})
+	a := create(t, h, text("la"))
+	proxy.Cut()
+	_, err = h.ArtifactCreate(ctx, text("di"))
+	servicetest.WantUnavailable(t, err)
+	_, err = h.ArtifactGet(ctx, &hootv1.ArtifactGetRequest{Id: a.GetId()})
+	servicetest.WantUnavailable(t, err)
+	_, err = h.StorageStats(ctx, &hootv1.StorageStatsRequest{})
+	servicetest.WantUnavailable(t, err)
+	proxy.Restore(t)
+	servicetest.Eventually(t, func() error {
+		_, err := h.ArtifactGet(ctx, &hootv1.ArtifactGetRequest{Id: a.GetId()})
+		return err
+	})
+	if res, err := h.ArtifactList(ctx, &hootv1.ArtifactListRequest{}); err != nil || len(res.GetArtifacts()) != 1 {
+		t.Errorf("artifact_list after the database is back = %v, %v; want the one artifact made before", res, err)
 	}
 }

@@ -5,12 +5,17 @@ import (
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
+	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
 func TestArtifactContentResource(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+	servicetest.EachEngine(t, testArtifactContentResource)
+}
+
+func testArtifactContentResource(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	ctx := context.Background()
 	midi := create(t, h, &hootv1.ArtifactCreateRequest{
 		Source:   &hootv1.ArtifactCreateRequest_ContentBase64{ContentBase64: []byte("MThd")},

@@ -29,12 +29,12 @@ import (
 	"math"
 	"mime"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/internal/outage"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -234,26 +234,14 @@ func pastEnd(offset uint64, size int64) *hooteproto.Error {
 // internal logs err and returns an error that tells the caller what failed without the
 // store's paths or other details.
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
-	if errors.Is(err, cas.ErrUnavailable) {
+	if e := outage.Error(op, err); e != nil {
 		h.logger().Warn("casservice: "+op+" failed", "err", err)
-		return StoreUnavailable(op)
+		return e
 	}
 	h.logger().Error("casservice: "+op+" failed", "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed inside the content store").
 		WithHint("this is a fault in the server, not in the call; if it keeps happening, tell the server's operator")
 }
-
-// StoreUnavailable is the error of a call that failed, doing op, because the content store
-// cannot be reached now (see [cas.ErrUnavailable]): retryable, with a hint to try again.
-func StoreUnavailable(op string) *hooteproto.Error {
-	return hooteproto.NewError(hooteproto.CodeUnavailable, op+" failed: the content store cannot be reached now").
-		WithRetryAfter(storeRetryAfter).
-		WithHint("call again in a few seconds; if it keeps failing, tell the server's operator that the worker cannot reach its object store")
-}
-
-// storeRetryAfter is how long a caller is asked to wait before it tries again when the content
-// store is unavailable.
-const storeRetryAfter = 5 * time.Second
 
 // A textKind says whether objects of a media type are returned as text.
 type textKind int

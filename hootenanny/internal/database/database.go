@@ -1,103 +1,122 @@
-// Package database opens the worker's SQLite database, one file under its data directory that
-// holds artifacts and jobs, and brings its schema up to date.
+// Package database opens the worker's database, which holds artifacts and jobs, and brings its
+// schema up to date. It speaks to one of two engines, chosen by the target given to [Open]: a
+// SQLite file (the default, one file under the data directory) or a PostgreSQL server (for a
+// fleet of workers on several machines).
+//
+// The stores (packages artifacts and jobs) write their SQL once, with ? placeholders, in the
+// part of SQL both engines share; a [DB] rewrites the placeholders for PostgreSQL, runs write
+// transactions as each engine needs, and turns each engine's errors into [ErrUnavailable] and
+// [ErrDuplicate], so that no store needs to know which engine it talks to.
 //
 // # Migrations
 //
-// The schema is the numbered SQL files in migrations/, embedded in the binary and applied in
-// order: 0001_artifacts.sql, 0002_jobs.sql and so on. Open applies those the database has not
-// seen, all in one transaction, and records each in schema_migrations; a crash in the middle
-// leaves the database as it was. A database that has seen a migration this binary does not know
-// was written by a newer hootenanny, and Open refuses it rather than guess.
+// The schema is the numbered SQL files in migrations/sqlite and migrations/postgres, embedded
+// in the binary and applied in order: 0001_artifacts.sql, 0002_jobs.sql and so on; both engines
+// have the same steps under the same names. Open applies those the database has not seen, all
+// in one transaction, and records each in schema_migrations; a crash in the middle leaves the
+// database as it was. A database that has seen a migration this binary does not know was
+// written by a newer hootenanny, and Open refuses it rather than guess. On PostgreSQL the
+// transaction first takes an advisory lock, so of several workers starting at once one
+// migrates and the others then find nothing left to do.
 //
-// # Settings
+// # SQLite
 //
 // The database runs in WAL mode, so readers never wait for the writer, with synchronous=FULL,
 // so a committed transaction survives a crash of the process or the machine; foreign keys are
 // enforced; a writer that finds the database locked (by another process sharing the data
 // directory) waits up to five seconds; and write transactions take the lock when they begin
 // (BEGIN IMMEDIATE), so two of them never deadlock on an upgrade from read to write.
+//
+// # PostgreSQL
+//
+// Write transactions run SERIALIZABLE, so they keep the meaning they have on SQLite, where
+// writers take turns; one that PostgreSQL aborts for a conflict with another is run again, a few
+// times at most. Times are Unix nanoseconds in BIGINT columns and blobs are BYTEA, as the
+// stores read them on SQLite. A server that cannot be reached, or that ends the connection,
+// gives errors that match [ErrUnavailable]; the connection pool opens new connections when it
+// is back.
 package database
 
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"path/filepath"
-	"slices"
-	"strconv"
+	"os"
 	"strings"
-	"time"
-
-	"modernc.org/sqlite" // also registers the "sqlite" driver
-	sqlite3 "modernc.org/sqlite/lib"
 )
-
-//go:embed migrations/*.sql
-var migrationFiles embed.FS
 
 // FileName is the database's file name in the data directory.
 const FileName = "hoot.db"
 
-// A Migration is one numbered step of the schema.
-type Migration struct {
-	Version int
-	Name    string
-	SQL     string
+// An Engine is a kind of database server.
+type Engine int
+
+// The engines.
+const (
+	SQLite Engine = iota + 1
+	Postgres
+)
+
+// String returns the engine's name in lowercase: "sqlite" or "postgres".
+func (e Engine) String() string {
+	switch e {
+	case SQLite:
+		return "sqlite"
+	case Postgres:
+		return "postgres"
+	}
+	return fmt.Sprintf("engine_%d", int(e))
 }
 
-// Migrations returns the embedded migrations in order.
-func Migrations() ([]Migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
+// Forms says in words which targets [Open] takes.
+const Forms = "a SQLite file path (such as /var/lib/hootenanny/hoot.db) or a PostgreSQL URL " +
+	"(postgres://USER:PASSWORD@HOST:PORT/DBNAME?sslmode=disable; postgresql:// also works)"
+
+// EngineOf returns the engine that target names: PostgreSQL for a postgres:// or postgresql://
+// URL, SQLite for a file path. Any other URL, and an empty target, is an error that says which
+// forms are accepted.
+func EngineOf(target string) (Engine, error) {
+	if target == "" {
+		return 0, fmt.Errorf("database: no database given; give %s", Forms)
+	}
+	scheme, _, hasScheme := strings.Cut(target, "://")
+	switch {
+	case !hasScheme:
+		if strings.HasPrefix(target, "postgres:") || strings.HasPrefix(target, "postgresql:") {
+			return 0, fmt.Errorf("database: a PostgreSQL URL starts with postgres:// (or postgresql://); give %s", Forms)
+		}
+		return SQLite, nil
+	case strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql"):
+		return Postgres, nil
+	}
+	return 0, fmt.Errorf("database: %s:// is not a database this hootenanny speaks; give %s", scheme, Forms)
+}
+
+// A DB is an open database of either engine. It is safe for concurrent use.
+type DB struct {
+	db     *sql.DB
+	engine Engine
+	path   string // the SQLite file
+}
+
+// Open opens the database that target names, a SQLite file path (created if needed) or a
+// PostgreSQL URL (whose database must exist), and migrates its schema.
+func Open(ctx context.Context, target string) (*DB, error) {
+	engine, err := EngineOf(target)
 	if err != nil {
 		return nil, err
 	}
-	var ms []Migration
-	for _, e := range entries {
-		name := e.Name()
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 || !strings.HasSuffix(name, ".sql") {
-			return nil, fmt.Errorf("database: migration %q is not named NNNN_name.sql", name)
-		}
-		b, err := migrationFiles.ReadFile("migrations/" + name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, Migration{Version: v, Name: name, SQL: string(b)})
+	var db *DB
+	switch engine {
+	case SQLite:
+		db, err = openSQLite(target)
+	case Postgres:
+		db, err = openPostgres(target)
 	}
-	slices.SortFunc(ms, func(a, b Migration) int { return a.Version - b.Version })
-	for i, m := range ms {
-		if m.Version != i+1 {
-			return nil, fmt.Errorf("database: migration %s should be number %d: the numbers run from 1 without gaps", m.Name, i+1)
-		}
-	}
-	return ms, nil
-}
-
-// Open opens (creating if needed) the database in the file at path and migrates its schema.
-func Open(ctx context.Context, path string) (*sql.DB, error) {
-	if path == "" {
-		return nil, errors.New("database: no path given")
-	}
-	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("database: %w", err)
+		return nil, err
 	}
-	q := url.Values{}
-	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", busyWait.Milliseconds()), "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
-		q.Add("_pragma", p)
-	}
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+abs+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("database: open %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(8)
-	db.SetConnMaxIdleTime(time.Minute)
 	if err := Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err
@@ -105,73 +124,170 @@ func Open(ctx context.Context, path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// Migrate applies the migrations that db has not seen, in one transaction.
-func Migrate(ctx context.Context, db *sql.DB) error {
-	ms, err := Migrations()
-	if err != nil {
-		return err
+// Engine returns the engine db talks to.
+func (db *DB) Engine() Engine { return db.engine }
+
+// SQL returns the database/sql handle, for statements written for db's engine alone.
+func (db *DB) SQL() *sql.DB { return db.db }
+
+// Close closes the database.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Size returns how many bytes the database takes: the file and its write-ahead log on SQLite,
+// the database on the server on PostgreSQL.
+func (db *DB) Size(ctx context.Context) (int64, error) {
+	if db.engine == Postgres {
+		var n int64
+		err := db.QueryRowContext(ctx, `SELECT pg_database_size(current_database())`).Scan(&n)
+		return n, err
 	}
-	tx, err := beginMigration(ctx, db)
+	var n int64
+	for _, suffix := range []string{"", "-wal"} {
+		if info, err := os.Stat(db.path + suffix); err == nil {
+			n += info.Size()
+		}
+	}
+	return n, nil
+}
+
+// QueryContext runs a query written with ? placeholders.
+func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*Rows, error) {
+	rows, err := db.db.QueryContext(ctx, db.rebind(query), args...)
 	if err != nil {
-		return fmt.Errorf("database: begin migration: %w", err)
+		return nil, db.classify(err)
+	}
+	return &Rows{Rows: rows, db: db}, nil
+}
+
+// QueryRowContext runs a query written with ? placeholders that returns at most one row.
+func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *Row {
+	return &Row{row: db.db.QueryRowContext(ctx, db.rebind(query), args...), db: db}
+}
+
+// ExecContext runs a statement written with ? placeholders.
+func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	res, err := db.db.ExecContext(ctx, db.rebind(query), args...)
+	return res, db.classify(err)
+}
+
+// Write runs fn in a write transaction and commits it when fn returns nil; anything fn wrote is
+// undone when it returns an error. On PostgreSQL fn may run more than once: a transaction that
+// conflicts with another is run again (see the package doc), so fn must not keep what it did
+// in one run for the next.
+func (db *DB) Write(ctx context.Context, fn func(*Tx) error) error {
+	if db.engine != Postgres {
+		return db.writeOnce(ctx, nil, fn)
+	}
+	return retrySerialization(ctx, func() error {
+		return db.writeOnce(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable}, fn)
+	})
+}
+
+func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) error) error {
+	tx, err := db.db.BeginTx(ctx, opts)
+	if err != nil {
+		return db.classify(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT NOT NULL,
-		applied_at INTEGER NOT NULL
-	) STRICT`); err != nil {
-		return fmt.Errorf("database: create schema_migrations: %w", err)
+	if err := fn(&Tx{tx: tx, db: db}); err != nil {
+		return err
 	}
-	var current int
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-		return fmt.Errorf("database: read the schema version: %w", err)
-	}
-	if current > len(ms) {
-		return fmt.Errorf("database: the schema is at version %d, newer than this hootenanny knows (%d): run a newer hootenanny, or another data directory", current, len(ms))
-	}
-	for _, m := range ms[current:] {
-		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-			return fmt.Errorf("database: migration %s: %w", m.Name, err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-			m.Version, m.Name, time.Now().UnixNano()); err != nil {
-			return fmt.Errorf("database: record migration %s: %w", m.Name, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("database: commit migrations: %w", err)
-	}
-	return nil
+	return db.classify(tx.Commit())
 }
 
-// busyWait is how long a writer waits for another's lock: the busy timeout, and how long the
-// migration's transaction is tried again when SQLite refuses it at once.
-const busyWait = 5 * time.Second
-
-// beginMigration begins the migration's transaction. While another connection switches a new
-// database file to WAL, SQLite can answer SQLITE_BUSY at once, without waiting for the busy
-// timeout (seen when several connections open a new database file at once); such a refusal is tried
-// again every few milliseconds for up to busyWait.
-func beginMigration(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
-	deadline := time.Now().Add(busyWait)
-	for {
-		tx, err := db.BeginTx(ctx, nil)
-		var se *sqlite.Error
-		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
-			return tx, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+// A Tx is a transaction that [DB.Write] runs.
+type Tx struct {
+	tx *sql.Tx
+	db *DB
 }
 
-// Version returns the schema version of db: the number of the last migration applied.
-func Version(ctx context.Context, db *sql.DB) (int, error) {
-	var v int
-	err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
-	return v, err
+// QueryContext runs a query written with ? placeholders in the transaction.
+func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Rows, error) {
+	rows, err := tx.tx.QueryContext(ctx, tx.db.rebind(query), args...)
+	if err != nil {
+		return nil, tx.db.classify(err)
+	}
+	return &Rows{Rows: rows, db: tx.db}, nil
+}
+
+// QueryRowContext runs a query written with ? placeholders that returns at most one row, in
+// the transaction.
+func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *Row {
+	return &Row{row: tx.tx.QueryRowContext(ctx, tx.db.rebind(query), args...), db: tx.db}
+}
+
+// ExecContext runs a statement written with ? placeholders in the transaction.
+func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	res, err := tx.tx.ExecContext(ctx, tx.db.rebind(query), args...)
+	return res, tx.db.classify(err)
+}
+
+// Rows are the rows of a query; their errors match [ErrUnavailable] and [ErrDuplicate] as the
+// DB's do.
+type Rows struct {
+	*sql.Rows
+	db *DB
+}
+
+// Scan copies the current row's columns into dest.
+func (r *Rows) Scan(dest ...any) error { return r.db.classify(r.Rows.Scan(dest...)) }
+
+// Err returns the error that ended the rows, if any.
+func (r *Rows) Err() error { return r.db.classify(r.Rows.Err()) }
+
+// A Row is the result of [DB.QueryRowContext].
+type Row struct {
+	row *sql.Row
+	db  *DB
+}
+
+// Scan copies the row's columns into dest; with no row it returns [sql.ErrNoRows].
+func (r *Row) Scan(dest ...any) error { return r.db.classify(r.row.Scan(dest...)) }
+
+// rebind returns query with its ? placeholders written as db's engine wants them: as they are
+// for SQLite, $1, $2... for PostgreSQL. A ? inside a quoted string or identifier is left alone.
+func (db *DB) rebind(query string) string {
+	if db.engine != Postgres || !strings.Contains(query, "?") {
+		return query
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	var quote byte
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '?':
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// classify returns err marked with [ErrUnavailable] or [ErrDuplicate] when it is one of those
+// for db's engine, and err itself otherwise.
+func (db *DB) classify(err error) error {
+	if err == nil || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrDuplicate) {
+		return err
+	}
+	var kind error
+	switch db.engine {
+	case SQLite:
+		kind = sqliteKind(err)
+	case Postgres:
+		kind = postgresKind(err)
+	}
+	if kind == nil {
+		return err
+	}
+	return &classified{kind: kind, err: err}
 }

@@ -10,6 +10,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -25,10 +26,10 @@ type fixture struct {
 	job                          string
 }
 
-func newFixture(t testing.TB) *fixture {
+func newFixture(t testing.TB, engine database.Engine) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	db, _ := servicetest.Database(t)
+	db, _ := servicetest.OpenDatabase(t, engine)
 	arts := artifacts.NewStore(db)
 	runner, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{})
 	if err != nil {
@@ -97,9 +98,10 @@ func vars(t *testing.T, m map[string]any) *structpb.Struct {
 	return s
 }
 
-func TestQueries(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
+func TestQueries(t *testing.T) { servicetest.EachEngine(t, testQueries) }
+
+func testQueries(t *testing.T, engine database.Engine) {
+	f := newFixture(t, engine)
 	for _, tc := range []struct {
 		name  string
 		query string
@@ -148,9 +150,10 @@ func TestQueries(t *testing.T) {
 	}
 }
 
-func TestQueryErrors(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
+func TestQueryErrors(t *testing.T) { servicetest.EachEngine(t, testQueryErrors) }
+
+func testQueryErrors(t *testing.T, engine database.Engine) {
+	f := newFixture(t, engine)
 	deep := "{ artifact(id: \"" + f.seed + "\") " + strings.Repeat("{ parents ", 8) + "{ id }" + strings.Repeat(" }", 8) + " }"
 	for _, tc := range []struct {
 		name, query, op string
@@ -192,9 +195,10 @@ func TestQueryErrors(t *testing.T) {
 	}
 }
 
-func TestNodeLimit(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
+func TestNodeLimit(t *testing.T) { servicetest.EachEngine(t, testNodeLimit) }
+
+func testNodeLimit(t *testing.T, engine database.Engine) {
+	f := newFixture(t, engine)
 	ctx := context.Background()
 	// Every artifact's whole lineage both ways, many times over, passes the limit.
 	q := "{"
@@ -210,7 +214,7 @@ func TestNodeLimit(t *testing.T) {
 }
 
 func FuzzQuery(f *testing.F) {
-	fx := newFixture(f)
+	fx := newFixture(f, database.SQLite)
 	for _, s := range []string{
 		`{ artifacts { id tags parents { id } } }`,
 		`query L($id: ID!) { artifact(id: $id) { ancestors(depth: 2) { id } } }`,

@@ -28,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 )
 
 // A Status is where a job stands. The numbers are those of hoot.v1.JobStatus.
@@ -98,11 +100,11 @@ type Filter struct {
 
 // A Store reads and writes job records.
 type Store struct {
-	db *sql.DB
+	db *database.DB
 }
 
-// NewStore returns a Store over db, a database opened with package database.
-func NewStore(db *sql.DB) *Store { return &Store{db: db} }
+// NewStore returns a Store over db, a database opened with package database, of either engine.
+func NewStore(db *database.DB) *Store { return &Store{db: db} }
 
 const jobColumns = `id, tool, status, progress, total, message, created_at, started_at, finished_at`
 
@@ -227,23 +229,22 @@ func (s *Store) start(ctx context.Context, id, owner string, at time.Time) (bool
 // progress records the progress of a running job of owner's, and reports whether a cancel was
 // asked for and whether the job is still owner's (another worker may have taken it up).
 func (s *Store) progress(ctx context.Context, id, owner string, done, total float64, msg string) (cancel, ours bool, err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, false, err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET progress = ?, total = ?, message = ? WHERE id = ? AND owner = ? AND status = ?`,
-		done, total, msg, id, owner, int(StatusRunning)); err != nil {
-		return false, false, err
-	}
-	var (
-		c  int
-		by string
-	)
-	if err := tx.QueryRowContext(ctx, `SELECT cancel_requested, owner FROM jobs WHERE id = ?`, id).Scan(&c, &by); err != nil {
-		return false, false, err
-	}
-	return c != 0, by == owner, tx.Commit()
+	err = s.db.Write(ctx, func(tx *database.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET progress = ?, total = ?, message = ? WHERE id = ? AND owner = ? AND status = ?`,
+			done, total, msg, id, owner, int(StatusRunning)); err != nil {
+			return err
+		}
+		var (
+			c  int
+			by string
+		)
+		if err := tx.QueryRowContext(ctx, `SELECT cancel_requested, owner FROM jobs WHERE id = ?`, id).Scan(&c, &by); err != nil {
+			return err
+		}
+		cancel, ours = c != 0, by == owner
+		return nil
+	})
+	return cancel, ours, err
 }
 
 // finish records the end of a job of owner's; a job that has ended already keeps its first end,

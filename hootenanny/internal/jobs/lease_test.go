@@ -49,9 +49,8 @@ func openAgain(t *testing.T, path string, cfg Config) *Runner {
 	return r
 }
 
-func TestTakeUpRunsAResumableJobOnce(t *testing.T) {
-	t.Parallel()
-	r, path := newRunner(t, Config{})
+func testTakeUpRunsAResumableJobOnce(t *testing.T, engine database.Engine) {
+	r, path := newRunner(t, engine, Config{})
 	ctx := context.Background()
 	dead := Job{ID: "job_00000000000000000000000010", Tool: "again", Status: StatusRunning, CreatedAt: time.Now()}
 	if err := r.store.insert(ctx, dead, []byte("the request"), "elsewhere/1/00", time.Now().Add(-time.Second)); err != nil {
@@ -82,9 +81,8 @@ func TestTakeUpRunsAResumableJobOnce(t *testing.T) {
 	}
 }
 
-func TestTakeUpEndsWhatItCannotRun(t *testing.T) {
-	t.Parallel()
-	r, _ := newRunner(t, Config{})
+func testTakeUpEndsWhatItCannotRun(t *testing.T, engine database.Engine) {
+	r, _ := newRunner(t, engine, Config{})
 	ctx := context.Background()
 	past := time.Now().Add(-time.Second)
 	cases := []struct {
@@ -105,7 +103,7 @@ func TestTakeUpEndsWhatItCannotRun(t *testing.T) {
 		if err := r.store.insert(ctx, c.job, []byte(c.request), "elsewhere/1/00", past); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.store.db.ExecContext(ctx, `UPDATE jobs SET attempts = ?, cancel_requested = ? WHERE id = ?`, c.attempts, c.cancel, c.job.ID); err != nil {
+		if _, err := r.store.db.ExecContext(ctx, `UPDATE jobs SET attempts = ?, cancel_requested = ? WHERE id = ?`, c.attempts, map[bool]int{true: 1}[c.cancel], c.job.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -125,9 +123,8 @@ func TestTakeUpEndsWhatItCannotRun(t *testing.T) {
 	}
 }
 
-func TestStopHandsResumableJobsOver(t *testing.T) {
-	t.Parallel()
-	first, path := newRunner(t, Config{})
+func testStopHandsResumableJobsOver(t *testing.T, engine database.Engine) {
+	first, path := newRunner(t, engine, Config{})
 	ctx := context.Background()
 	running := make(chan struct{})
 	res := &echoResumer{}
@@ -158,12 +155,11 @@ func TestStopHandsResumableJobsOver(t *testing.T) {
 	}
 }
 
-func TestLeaseLapsesAndAnotherWorkerTakesOver(t *testing.T) {
-	t.Parallel()
+func testLeaseLapsesAndAnotherWorkerTakesOver(t *testing.T, engine database.Engine) {
 	// The first worker's claim is renewed every 100ms; here it stops renewing because its
 	// owner is changed under it, as when another worker took the job up after the lease
 	// lapsed: the first stops its work and writes nothing more.
-	first, _ := newRunner(t, Config{LeaseTTL: 300 * time.Millisecond})
+	first, _ := newRunner(t, engine, Config{LeaseTTL: 300 * time.Millisecond})
 	ctx := context.Background()
 	stopped := make(chan error, 1)
 	running := make(chan struct{})

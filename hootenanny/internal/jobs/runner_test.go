@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,9 +11,40 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 )
 
-func newRunner(t *testing.T, cfg Config) (*Runner, string) {
+// TestRunner is the contract of the runner and its store: every case runs against each
+// database engine, on a database of its own.
+func TestRunner(t *testing.T) {
+	servicetest.EachEngine(t, func(t *testing.T, engine database.Engine) {
+		for _, c := range []struct {
+			name string
+			fn   func(*testing.T, database.Engine)
+		}{
+			{"Outcomes", testOutcomes},
+			{"CancelStopsTheWork", testCancelStopsTheWork},
+			{"AwaitAnyAndTimeout", testAwaitAnyAndTimeout},
+			{"RestartFailsOrphans", testRestartFailsOrphans},
+			{"Retention", testRetention},
+			{"CloseFailsRunningJobs", testCloseFailsRunningJobs},
+			{"ListAndCount", testListAndCount},
+			{"CancelFromAnotherProcess", testCancelFromAnotherProcess},
+			{"TakeUpRunsAResumableJobOnce", testTakeUpRunsAResumableJobOnce},
+			{"TakeUpEndsWhatItCannotRun", testTakeUpEndsWhatItCannotRun},
+			{"StopHandsResumableJobsOver", testStopHandsResumableJobsOver},
+			{"LeaseLapsesAndAnotherWorkerTakesOver", testLeaseLapsesAndAnotherWorkerTakesOver},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				c.fn(t, engine)
+			})
+		}
+	})
+}
+
+// newRunner returns a runner over a new database of the engine, and the target that opens the
+// database again.
+func newRunner(t *testing.T, engine database.Engine, cfg Config) (*Runner, string) {
 	t.Helper()
-	db, path := servicetest.Database(t)
+	db, path := servicetest.OpenDatabase(t, engine)
 	r, err := NewRunner(context.Background(), NewStore(db), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -32,9 +64,8 @@ func await(t *testing.T, r *Runner, id string) Job {
 	return jobs[0]
 }
 
-func TestOutcomes(t *testing.T) {
-	t.Parallel()
-	r, _ := newRunner(t, Config{})
+func testOutcomes(t *testing.T, engine database.Engine) {
+	r, _ := newRunner(t, engine, Config{})
 	for _, tc := range []struct {
 		name   string
 		fn     Func
@@ -75,9 +106,8 @@ func TestOutcomes(t *testing.T) {
 	}
 }
 
-func TestCancelStopsTheWork(t *testing.T) {
-	t.Parallel()
-	r, _ := newRunner(t, Config{Concurrency: 1})
+func testCancelStopsTheWork(t *testing.T, engine database.Engine) {
+	r, _ := newRunner(t, engine, Config{Concurrency: 1})
 	stopped := make(chan struct{})
 	running := make(chan struct{})
 	j, err := r.Start(context.Background(), "slow", nil, func(ctx context.Context, report ProgressFunc) Outcome {
@@ -119,9 +149,8 @@ func TestCancelStopsTheWork(t *testing.T) {
 	}
 }
 
-func TestAwaitAnyAndTimeout(t *testing.T) {
-	t.Parallel()
-	r, _ := newRunner(t, Config{})
+func testAwaitAnyAndTimeout(t *testing.T, engine database.Engine) {
+	r, _ := newRunner(t, engine, Config{})
 	block := make(chan struct{})
 	defer close(block)
 	slow, _ := r.Start(context.Background(), "slow", nil, func(ctx context.Context, _ ProgressFunc) Outcome {
@@ -149,9 +178,8 @@ func TestAwaitAnyAndTimeout(t *testing.T) {
 	}
 }
 
-func TestRestartFailsOrphans(t *testing.T) {
-	t.Parallel()
-	r, path := newRunner(t, Config{})
+func testRestartFailsOrphans(t *testing.T, engine database.Engine) {
+	r, path := newRunner(t, engine, Config{})
 	ctx := context.Background()
 	host, _ := ownerName()
 	hour := time.Now().Add(time.Hour)
@@ -192,9 +220,8 @@ func TestRestartFailsOrphans(t *testing.T) {
 	}
 }
 
-func TestRetention(t *testing.T) {
-	t.Parallel()
-	r, _ := newRunner(t, Config{Retention: time.Hour})
+func testRetention(t *testing.T, engine database.Engine) {
+	r, _ := newRunner(t, engine, Config{Retention: time.Hour})
 	ctx := context.Background()
 	j, _ := r.Start(ctx, "t", nil, func(context.Context, ProgressFunc) Outcome { return Outcome{} })
 	await(t, r, j.ID)
@@ -206,9 +233,8 @@ func TestRetention(t *testing.T) {
 	}
 }
 
-func TestCloseFailsRunningJobs(t *testing.T) {
-	t.Parallel()
-	r, _ := newRunner(t, Config{})
+func testCloseFailsRunningJobs(t *testing.T, engine database.Engine) {
+	r, _ := newRunner(t, engine, Config{})
 	running := make(chan struct{})
 	j, _ := r.Start(context.Background(), "t", nil, func(ctx context.Context, _ ProgressFunc) Outcome {
 		close(running)
@@ -225,5 +251,112 @@ func TestCloseFailsRunningJobs(t *testing.T) {
 	}
 	if _, err := r.Start(context.Background(), "t", nil, nil); err == nil {
 		t.Error("Start after Close succeeded")
+	}
+}
+
+func testListAndCount(t *testing.T, engine database.Engine) {
+	r, _ := newRunner(t, engine, Config{})
+	ctx := context.Background()
+	start := time.Now()
+	var made []string
+	for i := range 7 {
+		tool := "a"
+		if i%2 == 1 {
+			tool = "b"
+		}
+		j, err := r.Start(ctx, tool, []byte{byte(i)}, func(context.Context, ProgressFunc) Outcome {
+			return Outcome{Result: []byte("r"), Failed: tool == "b"}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		await(t, r, j.ID)
+		made = append(made, j.ID)
+	}
+	slices.Reverse(made)
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		want int
+	}{
+		{"all", Filter{}, 7},
+		{"tool", Filter{Tool: "a"}, 4},
+		{"status", Filter{Status: StatusFailed}, 3},
+		{"tool and status", Filter{Tool: "a", Status: StatusFailed}, 0},
+		{"since", Filter{Since: start.Add(-time.Minute)}, 7},
+		{"since later", Filter{Since: time.Now().Add(time.Minute)}, 0},
+		{"since the end of time", Filter{Since: time.Unix(1<<62, 0)}, 0},
+	} {
+		js, _, err := r.Store().List(ctx, tc.f)
+		if err != nil || len(js) != tc.want {
+			t.Errorf("%s: %d jobs, %v; want %d", tc.name, len(js), err, tc.want)
+		}
+		for _, j := range js {
+			if j.Result != nil {
+				t.Errorf("%s: List gave a result", tc.name)
+			}
+		}
+	}
+	var paged []string
+	cursor := ""
+	for range 10 {
+		js, next, err := r.Store().List(ctx, Filter{Limit: 3, After: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range js {
+			paged = append(paged, j.ID)
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if !slices.Equal(paged, made) {
+		t.Errorf("pages gave %v, want %v (newest first)", paged, made)
+	}
+	if n, err := r.Store().Count(ctx); err != nil || n != 7 {
+		t.Errorf("Count = %d, %v; want 7", n, err)
+	}
+	if got, err := r.Get(ctx, made[0], true); err != nil || string(got.Result) != "r" || got.StartedAt.IsZero() || got.FinishedAt.Before(got.StartedAt) {
+		t.Errorf("Get with result = %+v, %v", got, err)
+	}
+}
+
+// A cancel asked through another connection to the database stops the work in the runner
+// that owns the job, within a flush of its progress.
+func testCancelFromAnotherProcess(t *testing.T, engine database.Engine) {
+	r, target := newRunner(t, engine, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stopped := make(chan struct{})
+	j, err := r.Start(ctx, "slow", nil, func(ctx context.Context, report ProgressFunc) Outcome {
+		defer close(stopped)
+		for i := 0; ctx.Err() == nil && i < 2000; i++ {
+			report(float64(i), 0, "working")
+			time.Sleep(5 * time.Millisecond)
+		}
+		return Outcome{Failed: true, Message: "stopped"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := database.Open(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Another process's runner would fail this process's jobs as orphans (they share the pid
+	// here), so the other side is its store alone: what its runner's Cancel writes.
+	if ok, err := NewStore(db).requestCancel(ctx, j.ID); err != nil || !ok {
+		t.Fatalf("requestCancel from the other store = %v, %v", ok, err)
+	}
+	if got := await(t, r, j.ID); got.Status != StatusCancelled {
+		t.Errorf("job cancelled from the other store = %+v", got)
+	}
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		t.Fatal("the work did not stop")
 	}
 }

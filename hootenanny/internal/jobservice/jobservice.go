@@ -20,6 +20,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/ids"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
+	"github.com/hootenanny/hoot/hootenanny/internal/outage"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -244,6 +245,10 @@ func (h *Handler) jobError(err error, field string) error {
 		return hooteproto.NewError(hooteproto.CodeNotFound, err.Error()[len("jobs: "):]).
 			WithField(field).
 			WithHint("pass a job id that a tool of kind JOB returned (job_started.job_id); job_list shows the jobs kept, and finished jobs are kept only for a while")
+	}
+	if e := outage.Error("reading the jobs", err); e != nil {
+		h.log.Warn("jobservice: job store failed", "err", err)
+		return e
 	}
 	h.log.Error("jobservice: job store failed", "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, "reading the jobs failed inside the worker").

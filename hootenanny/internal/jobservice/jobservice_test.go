@@ -8,14 +8,15 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
-func newHandler(t *testing.T) *Handler {
+func newHandler(t *testing.T, engine database.Engine) *Handler {
 	t.Helper()
-	db, _ := servicetest.Database(t)
+	db, _ := servicetest.OpenDatabase(t, engine)
 	r, err := jobs.NewRunner(context.Background(), jobs.NewStore(db), jobs.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -39,9 +40,10 @@ func start(t *testing.T, h *Handler, run func(context.Context) (*hootv1.Result, 
 	return js.GetJobId()
 }
 
-func TestJobLifecycle(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+func TestJobLifecycle(t *testing.T) { servicetest.EachEngine(t, testJobLifecycle) }
+
+func testJobLifecycle(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	ctx := context.Background()
 	ok := start(t, h, func(ctx context.Context) (*hootv1.Result, error) {
 		hooteproto.ReportProgress(ctx, 1, 1, "checked one")
@@ -70,9 +72,10 @@ func TestJobLifecycle(t *testing.T) {
 	}
 }
 
-func TestCancel(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+func TestCancel(t *testing.T) { servicetest.EachEngine(t, testCancel) }
+
+func testCancel(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	ctx := context.Background()
 	running := make(chan struct{})
 	id := start(t, h, func(ctx context.Context) (*hootv1.Result, error) {
@@ -91,9 +94,10 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func TestErrors(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+func TestErrors(t *testing.T) { servicetest.EachEngine(t, testErrors) }
+
+func testErrors(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	ctx := context.Background()
 	missing := "job_00000000000000000000000000"
 	id := start(t, h, func(context.Context) (*hootv1.Result, error) { return &hootv1.Result{}, nil })
@@ -123,8 +127,11 @@ func TestErrors(t *testing.T) {
 }
 
 func TestAwaitEndsBeforeTheCallDoes(t *testing.T) {
-	t.Parallel()
-	h := newHandler(t)
+	servicetest.EachEngine(t, testAwaitEndsBeforeTheCallDoes)
+}
+
+func testAwaitEndsBeforeTheCallDoes(t *testing.T, engine database.Engine) {
+	h := newHandler(t, engine)
 	block := make(chan struct{})
 	defer close(block)
 	id := start(t, h, func(ctx context.Context) (*hootv1.Result, error) {
@@ -141,4 +148,31 @@ func TestAwaitEndsBeforeTheCallDoes(t *testing.T) {
 	if err != nil || !res.GetTimedOut() || res.GetJobs()[0].GetStatus() == hootv1.JobStatus_JOB_STATUS_SUCCEEDED {
 		t.Errorf("job_await within a short call = %v, %v; want the running job and timed_out", res, err)
 	}
+}
+
+// A database that cannot be reached gives a retryable unavailable error, and the job tools work
+// again once it is back.
+func TestDatabaseUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, proxy := servicetest.CuttableDatabase(t)
+	r, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	h := New(r, slog.New(slog.DiscardHandler))
+	list := func() error {
+		_, err := h.JobList(ctx, &hootv1.JobListRequest{})
+		return err
+	}
+	if err := list(); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Cut()
+	servicetest.WantUnavailable(t, list())
+	_, err = h.JobStatus(ctx, &hootv1.JobStatusRequest{Id: "job_00000000000000000000000000"})
+	servicetest.WantUnavailable(t, err)
+	proxy.Restore(t)
+	servicetest.Eventually(t, list)
 }

@@ -7,6 +7,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"google.golang.org/protobuf/proto"
 )
@@ -20,7 +21,7 @@ func (verifier) CasVerify(_ context.Context, req *hootv1.CasVerifyRequest) (*hoo
 
 func TestResumerRunsTheStoredRequestAgain(t *testing.T) {
 	t.Parallel()
-	h := newHandler(t)
+	h := newHandler(t, database.SQLite)
 	res := h.Resumer([]hootv1hoot.Service{hootv1hoot.NewCasService(verifier{}, h)})
 	if !res.Resumable("cas_verify") || res.Resumable("cas_store") || res.Resumable("abc_book_to_midi") {
 		t.Errorf("resumable: cas_verify %v, cas_store %v, abc_book_to_midi (not served here) %v; want true, false, false",

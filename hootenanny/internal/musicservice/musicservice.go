@@ -23,7 +23,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
-	"github.com/hootenanny/hoot/hootenanny/internal/casservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/outage"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -218,9 +218,9 @@ func (h *Handler) storeArtifact(ctx context.Context, b []byte, n artifacts.New) 
 }
 
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
-	if errors.Is(err, cas.ErrUnavailable) {
+	if e := outage.Error(op, err); e != nil {
 		h.cfg.Logger.Warn("musicservice: "+op, "err", err)
-		return casservice.StoreUnavailable(op)
+		return e
 	}
 	h.cfg.Logger.Error("musicservice: "+op, "err", err)
 	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed; the worker's log has the details")

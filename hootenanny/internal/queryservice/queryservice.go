@@ -10,6 +10,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/internal/graph"
+	"github.com/hootenanny/hoot/hootenanny/internal/outage"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -40,6 +41,10 @@ func (h *Handler) ArtifactQuery(ctx context.Context, req *hootv1.ArtifactQueryRe
 	}
 	if ctx.Err() != nil {
 		return nil, hooteproto.AsError(ctx.Err())
+	}
+	if e := outage.Error("the query", err); e != nil {
+		h.log.Warn("queryservice: the query failed", "err", err)
+		return nil, e
 	}
 	h.log.Error("queryservice: the query failed", "err", err)
 	return nil, hooteproto.NewError(hooteproto.CodeInternal, "reading the artifacts failed inside the worker").

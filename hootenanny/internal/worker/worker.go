@@ -42,6 +42,9 @@ type Config struct {
 	// CAS is the content store, as cas.OpenURL takes it: a directory or s3://bucket/prefix
 	// (default: DataDir's cas/).
 	CAS string
+	// Database names the database of artifacts and jobs: a SQLite file path or a PostgreSQL URL
+	// (see database.Forms; default: the file database.FileName in DataDir).
+	Database string
 	// Name names the worker in the gateway's logs (default: host/pid).
 	Name string
 	// Capacity is how many requests the worker runs at once (default hooteproto.DefaultCapacity).
@@ -83,7 +86,8 @@ func DefaultDataDir() (string, error) {
 }
 
 // Run opens the storage, connects to the gateway and serves until ctx ends. The data directory
-// holds the database (hoot.db) and, unless cfg.CAS names another, the content store (cas/).
+// holds the database (hoot.db) and the content store (cas/), unless cfg.Database and cfg.CAS
+// name others.
 func Run(ctx context.Context, cfg Config) error {
 	if len(cfg.Gateways) == 0 {
 		cfg.Gateways = []string{DefaultGateway}
@@ -108,14 +112,20 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.CAS == "" {
 		cfg.CAS = filepath.Join(cfg.DataDir, "cas")
 	}
+	if cfg.Database == "" {
+		cfg.Database = filepath.Join(cfg.DataDir, database.FileName)
+	}
+	engine, err := database.EngineOf(cfg.Database)
+	if err != nil {
+		return err
+	}
 	store, err := cas.OpenURL(ctx, cfg.CAS, &cas.Options{Logger: cfg.Logger})
 	if err != nil {
 		return fmt.Errorf("open the content store: %w", err)
 	}
-	dbPath := filepath.Join(cfg.DataDir, database.FileName)
-	db, err := database.Open(ctx, dbPath)
+	db, err := database.Open(ctx, cfg.Database)
 	if err != nil {
-		return fmt.Errorf("open the database: %w", err)
+		return fmt.Errorf("open the %v database: %w", engine, err)
 	}
 	defer db.Close()
 	runner, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{
@@ -144,7 +154,7 @@ func Run(ctx context.Context, cfg Config) error {
 			Artifacts:    artifactStore,
 			CAS:          store,
 			CountJobs:    runner.Store().Count,
-			DatabasePath: dbPath,
+			DatabaseSize: db.Size,
 			Logger:       cfg.Logger,
 		})),
 		hootv1hoot.NewJobService(jobHandler),
@@ -185,7 +195,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		loops = append(loops, w)
 	}
-	cfg.Logger.Info("hootenanny worker starting", "gateways", cfg.Gateways, "data", cfg.DataDir, "cas", store.String(), "name", cfg.Name)
+	cfg.Logger.Info("hootenanny worker starting", "gateways", cfg.Gateways, "data", cfg.DataDir, "database", engine, "cas", store.String(), "name", cfg.Name)
 	// A loop that fails stops the others: the worker exits, and whoever runs it sees why.
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
