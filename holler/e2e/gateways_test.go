@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -121,5 +122,142 @@ func TestOneWorkerSeveralGateways(t *testing.T) {
 	res, err := cb.s.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "still here"}})
 	if err != nil || res.IsError || obj(res.StructuredContent)["message"] != "still here" {
 		t.Fatalf("echo through the gateway left = %v, %v", res, err)
+	}
+}
+
+// freeAddr returns a loopback TCP address that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startHoller runs a holler process serving HTTP and a worker endpoint of its own.
+func startHoller(t *testing.T, dir string) (cmd *exec.Cmd, base, workers string) {
+	t.Helper()
+	httpAddr, workerAddr := freeAddr(t), freeAddr(t)
+	cmd = exec.Command(bin(t, "holler"), "serve", "--http-addr", httpAddr, "--worker-endpoint", "tcp://"+workerAddr,
+		"--data", dir, "--heartbeat", "500ms", "--log-level", "warn")
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	base = "http://" + httpAddr
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("holler at %s did not answer: %v", base, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return cmd, base, "tcp://" + workerAddr
+}
+
+// TestGatewayKilled kills one of two gateway processes with SIGKILL while clients call through
+// both: the calls through the other gateway all succeed, the worker stays, and a job started
+// through the killed gateway finishes and is read through the other.
+func TestGatewayKilled(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doomed, baseA, workersA := startHoller(t, dir)
+	_, baseB, workersB := startHoller(t, dir)
+	worker := exec.Command(bin(t, "hootenanny"), "--gateway", workersA, "--gateway", workersB,
+		"--data", dir, "--heartbeat", "500ms", "--log-level", "warn")
+	worker.Stderr = testWriter{t}
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		worker.Process.Signal(os.Interrupt)
+		worker.Wait()
+	})
+	sa, sb := connectHTTP(t, baseA+"/mcp"), connectHTTP(t, baseB+"/mcp")
+	ca, cb := newCaller(t, sa), newCaller(t, sb)
+	// Both gateways reach the worker.
+	for _, c := range []*caller{ca, cb} {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			res, err := c.s.CallTool(c.ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "ready?"}})
+			if err == nil && !res.IsError {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no worker behind a gateway: %v %v", res, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	var book strings.Builder
+	for x := 1; x <= 200; x++ {
+		fmt.Fprintf(&book, "X:%d\nT:Jig %d\nM:6/8\nL:1/8\nK:G\n%s\n", x, x, strings.Repeat("|:GAG GAB|dBG GAB|c2e dBG|AGF G3:|\n", 6))
+	}
+	job := toString(ca.call("abc_book_to_midi", map[string]any{"abc": book.String()})["job_id"])
+
+	// Calls through B run on while A is killed.
+	stop := make(chan struct{})
+	type outcome struct {
+		n    int
+		errs []string
+	}
+	results := make(chan outcome)
+	for w := range 3 {
+		go func() {
+			var o outcome
+			for i := 0; i < 100000; i++ { // bounded; stop ends it long before
+				select {
+				case <-stop:
+					results <- o
+					return
+				default:
+				}
+				msg := fmt.Sprintf("b/%d/%d", w, i)
+				res, err := sb.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}})
+				o.n++
+				if err != nil || res.IsError || obj(res.StructuredContent)["message"] != msg {
+					o.errs = append(o.errs, fmt.Sprintf("%s: %v %v", msg, err, res))
+				}
+			}
+			results <- o
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := doomed.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	doomed.Wait()
+	// A call through the killed gateway fails; the client may try again elsewhere.
+	if res, err := sa.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "a"}}); err == nil && !res.IsError {
+		t.Error("a call through the killed gateway succeeded")
+	}
+	time.Sleep(1500 * time.Millisecond) // past the worker's liveness for the dead gateway
+	close(stop)
+	total := 0
+	for range 3 {
+		o := <-results
+		total += o.n
+		for _, e := range o.errs {
+			t.Errorf("a call through the gateway left failed: %s", e)
+		}
+	}
+	t.Logf("%d calls through the gateway left while the other was killed", total)
+	if err := worker.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the worker is gone since a gateway died: %v", err)
+	}
+	done := list(cb.call("job_await", map[string]any{"ids": []any{job}, "timeout_ms": 30000})["jobs"])
+	if len(done) != 1 || done[0].(map[string]any)["status"] != "JOB_STATUS_SUCCEEDED" {
+		t.Fatalf("the job started through the killed gateway = %v, want it finished", done)
 	}
 }
