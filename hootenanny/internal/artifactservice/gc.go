@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
@@ -29,6 +30,8 @@ const (
 	// gcBatch is how many objects storage_gc looks at together: one question to the database
 	// about their names, then one progress report.
 	gcBatch = 500
+	// gcStatConcurrency is how many objects' ages storage_gc reads at once.
+	gcStatConcurrency = 8
 )
 
 // StorageGc removes the objects that no artifact names and that are older than the call's
@@ -115,6 +118,10 @@ func (h *Handler) collect(ctx context.Context, batch []cas.Hash, cutoff time.Tim
 	if err != nil {
 		return err
 	}
+	objs, err := h.stats(ctx, batch, named)
+	if err != nil {
+		return err
+	}
 	for i, hash := range batch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -124,13 +131,10 @@ func (h *Handler) collect(ctx context.Context, batch []cas.Hash, cutoff time.Tim
 			res.ObjectsNamed++
 			continue
 		}
-		obj, err := h.cfg.CAS.Stat(ctx, hash)
-		if errors.Is(err, cas.ErrNotFound) {
+		obj := objs[i]
+		if obj.Hash != hash {
 			// Removed since the walk saw it, by another collection.
 			continue
-		}
-		if err != nil {
-			return err
 		}
 		if !obj.StoredAt.Before(cutoff) {
 			res.ObjectsYoung++
@@ -157,6 +161,40 @@ func (h *Handler) collect(ctx context.Context, batch []cas.Hash, cutoff time.Tim
 		}
 	}
 	return nil
+}
+
+// stats returns the metadata of the objects of batch that named does not hold, at their
+// places; an object that is gone has a zero Object. It asks gcStatConcurrency at a time, since
+// each is a round trip to an S3 server.
+func (h *Handler) stats(ctx context.Context, batch []cas.Hash, named map[string]bool) ([]cas.Object, error) {
+	objs := make([]cas.Object, len(batch))
+	errs := make([]error, len(batch))
+	sem := make(chan struct{}, gcStatConcurrency)
+	var wg sync.WaitGroup
+	for i, hash := range batch {
+		if named[hash.String()] {
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			obj, err := h.cfg.CAS.Stat(ctx, hash)
+			if !errors.Is(err, cas.ErrNotFound) {
+				objs[i], errs[i] = obj, err
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return objs, errors.Join(errs...)
 }
 
 // gcError turns an error of a collection into the caller's: the job's cancellation, a
