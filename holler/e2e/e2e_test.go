@@ -65,13 +65,23 @@ func bin(t *testing.T, name string) string {
 // serves HTTP on a loopback port, and returns the MCP endpoint URL.
 func startStack(t *testing.T) string {
 	t.Helper()
+	return startStackWith(t, nil)
+}
+
+// startStackWith is startStack with a gateway configured by edit (nil leaves the defaults).
+func startStackWith(t *testing.T, edit func(*gateway.Config)) string {
+	t.Helper()
 	dir := t.TempDir()
-	g, err := gateway.Start(gateway.Config{
+	cfg := gateway.Config{
 		WorkerEndpoint: "tcp://127.0.0.1:*",
 		WorkerCommand:  []string{bin(t, "hootenanny"), "--data", dir, "--log-level", "warn", "--heartbeat", "500ms"},
 		DataDir:        dir,
 		Heartbeat:      500 * time.Millisecond,
-	})
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	g, err := gateway.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +201,13 @@ func exerciseEveryTool(t *testing.T, s *mcp.ClientSession) {
 		// Prompts and resources are not tools; the conformance fixtures are served only by a
 		// worker started with them, and tools/conformance.sh runs the suite on them.
 		if want.Surface != hootv1.Surface_SURFACE_UNSPECIFIED || want.Service == hootv1hoot.ConformanceServiceName {
+			continue
+		}
+		// Admin tools are hidden unless the gateway allows them (admin_test.go).
+		if want.Tier > hootv1.Tier_TIER_STANDARD {
+			if slices.Contains(names, want.Name) {
+				t.Errorf("tools/list shows %s, of tier %v, on a gateway that allows up to STANDARD", want.Name, want.Tier)
+			}
 			continue
 		}
 		if !slices.Contains(names, want.Name) {

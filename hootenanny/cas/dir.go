@@ -59,6 +59,7 @@ type Dir struct {
 	tmp     string
 	maxSize int64
 	log     *slog.Logger
+	now     func() time.Time
 	// locks serialize the commits of objects whose hashes share a first byte, so that writers
 	// of the same content in this process agree on its metadata.
 	locks [256]sync.Mutex
@@ -83,12 +84,16 @@ func OpenDir(dir string, opts *Options) (*Dir, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	s := &Dir{
 		dir:     dir,
 		objects: filepath.Join(dir, objectsDir),
 		tmp:     filepath.Join(dir, tmpDir),
 		maxSize: o.MaxObjectSize,
 		log:     o.Logger,
+		now:     o.Now,
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cas: creating the store: %w", err)
@@ -104,8 +109,12 @@ func OpenDir(dir string, opts *Options) (*Dir, error) {
 			}
 		}
 	}
-	if err := s.removeStaleTemps(time.Now().Add(-o.StaleTempAge)); err != nil {
+	removed, _, err := s.CleanTemps(context.Background(), time.Now().Add(-o.StaleTempAge), false)
+	if err != nil {
 		return nil, err
+	}
+	if removed > 0 {
+		s.log.Info("cas: removed temporary files left over by an earlier run", "count", removed)
 	}
 	return s, nil
 }
@@ -134,33 +143,41 @@ func (s *Dir) Remove(_ context.Context, h Hash) error {
 	return nil
 }
 
-// removeStaleTemps removes the files in tmp/ last modified before cutoff.
-func (s *Dir) removeStaleTemps(cutoff time.Time) error {
+// CleanTemps removes the files in tmp/ last modified before cutoff, and returns how many there
+// were and their bytes; with dryRun it only counts them. A file modified since cutoff may be a
+// Put in progress, in this process or another, and is left alone. See [TempCleaner].
+func (s *Dir) CleanTemps(ctx context.Context, cutoff time.Time, dryRun bool) (files, bytes int64, err error) {
 	entries, err := os.ReadDir(s.tmp)
 	if err != nil {
-		return fmt.Errorf("cas: cleaning temporary files: %w", err)
+		return 0, 0, fmt.Errorf("cas: cleaning temporary files: %w", err)
 	}
-	removed := 0
 	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return files, bytes, err
+		}
 		info, err := e.Info()
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("cas: cleaning temporary files: %w", err)
+			return files, bytes, fmt.Errorf("cas: cleaning temporary files: %w", err)
 		}
 		if info.IsDir() || !info.ModTime().Before(cutoff) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(s.tmp, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("cas: cleaning temporary files: %w", err)
+		if !dryRun {
+			err := os.Remove(filepath.Join(s.tmp, e.Name()))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return files, bytes, fmt.Errorf("cas: cleaning temporary files: %w", err)
+			}
 		}
-		removed++
+		files++
+		bytes += info.Size()
 	}
-	if removed > 0 {
-		s.log.Info("cas: removed temporary files left over by an earlier run", "count", removed)
-	}
-	return nil
+	return files, bytes, nil
 }
 
 // Put stores the content that r yields with the media type mimeType ("" means
@@ -220,7 +237,7 @@ func (s *Dir) Put(ctx context.Context, r io.Reader, mimeType string) (obj Object
 			return Object{}, false, fmt.Errorf("cas: storing %s: %w", h, err)
 		}
 	}
-	storedAt := time.Now()
+	storedAt := s.now()
 	if existed {
 		// Only a missing or unreadable sidecar is written now: the time the bytes landed
 		// is the best record of when the object was stored.

@@ -594,6 +594,46 @@ func TestOpenCleansTemps(t *testing.T) {
 	assertNoTemps(t, dir)
 }
 
+func TestCleanTemps(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenDir(dir, &Options{Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, tmpDir)
+	old := time.Now().Add(-2 * time.Hour)
+	for name, content := range map[string]string{"object-1": "12345", "object-2": "1234567"} {
+		path := filepath.Join(tmp, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "object-3"), []byte("being written"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cutoff := time.Now().Add(-time.Hour)
+	files, bytes, err := s.CleanTemps(context.Background(), cutoff, true)
+	if err != nil || files != 2 || bytes != 12 {
+		t.Errorf("dry run = %d files, %d bytes, %v; want 2 files, 12 bytes", files, bytes, err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 3 {
+		t.Errorf("a dry run removed files: tmp/ holds %d", len(entries))
+	}
+	files, bytes, err = s.CleanTemps(context.Background(), cutoff, false)
+	if err != nil || files != 2 || bytes != 12 {
+		t.Errorf("CleanTemps = %d files, %d bytes, %v; want 2 files, 12 bytes", files, bytes, err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 1 || entries[0].Name() != "object-3" {
+		t.Errorf("tmp/ after CleanTemps holds %v, want only the fresh file", entries)
+	}
+	if files, _, err := s.CleanTemps(context.Background(), cutoff, false); err != nil || files != 0 {
+		t.Errorf("second CleanTemps = %d files, %v; want none", files, err)
+	}
+}
+
 func TestOpenErrors(t *testing.T) {
 	if _, err := OpenDir("", nil); err == nil {
 		t.Error("Open(\"\") succeeded")

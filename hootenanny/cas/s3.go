@@ -94,6 +94,7 @@ type S3 struct {
 	maxSize  int64
 	spoolDir string
 	log      *slog.Logger
+	now      func() time.Time
 }
 
 // ParseS3URL parses s3://bucket/prefix into the bucket and prefix of an [S3Config]. The
@@ -191,7 +192,10 @@ func OpenS3(ctx context.Context, cfg S3Config, opts *Options) (*S3, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s.maxSize, s.spoolDir, s.log = o.MaxObjectSize, o.SpoolDir, o.Logger
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s.maxSize, s.spoolDir, s.log, s.now = o.MaxObjectSize, o.SpoolDir, o.Logger, o.Now
 
 	httpClient := awshttp.NewBuildableClient().
 		WithDialerOptions(func(d *net.Dialer) { d.Timeout = 5 * time.Second }).
@@ -302,7 +306,7 @@ func (s *S3) Put(ctx context.Context, r io.Reader, mimeType string) (obj Object,
 	if !errors.Is(err, ErrNotFound) {
 		return Object{}, false, err
 	}
-	storedAt := time.Now().UTC()
+	storedAt := s.now().UTC()
 	for attempt := 1; ; attempt++ {
 		body, err := sp.Reader()
 		if err != nil {

@@ -84,7 +84,21 @@ type Options struct {
 	// Logger receives warnings, such as metadata that cannot be parsed. Nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// Now is the store's clock: it gives the time a Put records as an object's StoredAt. Nil
+	// means time.Now. Tests set it to store objects that look old.
+	Now func() time.Time
 }
+
+// A TempCleaner is a [Store] that keeps temporary files of writes in progress, which a crash
+// or an interrupted upload may leave behind. [Dir] is one; [S3] writes none and is not.
+type TempCleaner interface {
+	// CleanTemps removes the temporary files last modified before cutoff and returns how many
+	// there were and their bytes. With dryRun it removes nothing and returns what it would
+	// remove.
+	CleanTemps(ctx context.Context, cutoff time.Time, dryRun bool) (files, bytes int64, err error)
+}
+
+var _ TempCleaner = (*Dir)(nil)
 
 // An Object is what the store knows about one stored object.
 type Object struct {

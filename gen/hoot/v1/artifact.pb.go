@@ -1334,6 +1334,211 @@ func (x *StorageStatsResult) GetDatabaseBytes() uint64 {
 	return 0
 }
 
+// Removes from the content store the objects that no artifact names, and the temporary files
+// that interrupted uploads left behind. Run it with dry_run first: a dry run reports what would
+// be removed and removes nothing; then run it again without dry_run. An object stored less than
+// min_age_seconds ago (24 hours unless told otherwise, never less than 600 seconds) is kept even
+// when nothing names it, because content is stored before the artifact that names it is
+// created. Only artifacts count as names: hashes mentioned in job results or kept outside this
+// server do not keep an object. Each object is checked again just before it is removed. A
+// content store in S3 keeps no temporary files, so only a directory store has any to remove. It
+// runs as a job: the call returns a job id at once, progress is reported as objects are
+// examined, job_cancel stops it, and a second run with the same arguments finds nothing more to
+// remove.
+type StorageGcRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Report what would be removed and remove nothing. Start with a dry run.
+	DryRun bool `protobuf:"varint,1,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// Keep objects stored less than this many seconds ago, named or not. Absent (or 0) means
+	// 86400 (24 hours); otherwise at least 600 (10 minutes), since content is stored before the
+	// artifact that names it and a younger object may be about to be named.
+	MinAgeSeconds uint64 `protobuf:"varint,2,opt,name=min_age_seconds,json=minAgeSeconds,proto3" json:"min_age_seconds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StorageGcRequest) Reset() {
+	*x = StorageGcRequest{}
+	mi := &file_hoot_v1_artifact_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StorageGcRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StorageGcRequest) ProtoMessage() {}
+
+func (x *StorageGcRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_artifact_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StorageGcRequest.ProtoReflect.Descriptor instead.
+func (*StorageGcRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_artifact_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *StorageGcRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *StorageGcRequest) GetMinAgeSeconds() uint64 {
+	if x != nil {
+		return x.MinAgeSeconds
+	}
+	return 0
+}
+
+// StorageGcResult says what the collection found and removed (or, in a dry run, would remove).
+type StorageGcResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when nothing was removed because the call asked for a dry run.
+	DryRun bool `protobuf:"varint,1,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// The age limit applied, in seconds: objects stored more recently were kept.
+	MinAgeSeconds uint64 `protobuf:"varint,2,opt,name=min_age_seconds,json=minAgeSeconds,proto3" json:"min_age_seconds,omitempty"`
+	// Objects in the content store when the collection began, as far as it could tell.
+	ObjectsTotal uint64 `protobuf:"varint,3,opt,name=objects_total,json=objectsTotal,proto3" json:"objects_total,omitempty"`
+	// Objects examined.
+	ObjectsExamined uint64 `protobuf:"varint,4,opt,name=objects_examined,json=objectsExamined,proto3" json:"objects_examined,omitempty"`
+	// Objects kept because an artifact names them.
+	ObjectsNamed uint64 `protobuf:"varint,5,opt,name=objects_named,json=objectsNamed,proto3" json:"objects_named,omitempty"`
+	// Objects that nothing names but that were kept because they are younger than the age limit.
+	ObjectsYoung uint64 `protobuf:"varint,6,opt,name=objects_young,json=objectsYoung,proto3" json:"objects_young,omitempty"`
+	// Objects that no artifact named and that were old enough: removed, or in a dry run, that
+	// would be removed.
+	ObjectsRemoved uint64 `protobuf:"varint,7,opt,name=objects_removed,json=objectsRemoved,proto3" json:"objects_removed,omitempty"`
+	// The bytes of those objects.
+	BytesFreed uint64 `protobuf:"varint,8,opt,name=bytes_freed,json=bytesFreed,proto3" json:"bytes_freed,omitempty"`
+	// Temporary files of interrupted uploads, unmodified for an hour, removed (or that would be).
+	// Always 0 for a content store in S3, which keeps none.
+	TempFilesRemoved uint64 `protobuf:"varint,9,opt,name=temp_files_removed,json=tempFilesRemoved,proto3" json:"temp_files_removed,omitempty"`
+	// The bytes of those temporary files.
+	TempBytesFreed uint64 `protobuf:"varint,10,opt,name=temp_bytes_freed,json=tempBytesFreed,proto3" json:"temp_bytes_freed,omitempty"`
+	// Up to 100 of the hashes in objects_removed, in the order of their hashes.
+	SampleHashes  []string `protobuf:"bytes,11,rep,name=sample_hashes,json=sampleHashes,proto3" json:"sample_hashes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StorageGcResult) Reset() {
+	*x = StorageGcResult{}
+	mi := &file_hoot_v1_artifact_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StorageGcResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StorageGcResult) ProtoMessage() {}
+
+func (x *StorageGcResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_artifact_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StorageGcResult.ProtoReflect.Descriptor instead.
+func (*StorageGcResult) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_artifact_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *StorageGcResult) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *StorageGcResult) GetMinAgeSeconds() uint64 {
+	if x != nil {
+		return x.MinAgeSeconds
+	}
+	return 0
+}
+
+func (x *StorageGcResult) GetObjectsTotal() uint64 {
+	if x != nil {
+		return x.ObjectsTotal
+	}
+	return 0
+}
+
+func (x *StorageGcResult) GetObjectsExamined() uint64 {
+	if x != nil {
+		return x.ObjectsExamined
+	}
+	return 0
+}
+
+func (x *StorageGcResult) GetObjectsNamed() uint64 {
+	if x != nil {
+		return x.ObjectsNamed
+	}
+	return 0
+}
+
+func (x *StorageGcResult) GetObjectsYoung() uint64 {
+	if x != nil {
+		return x.ObjectsYoung
+	}
+	return 0
+}
+
+func (x *StorageGcResult) GetObjectsRemoved() uint64 {
+	if x != nil {
+		return x.ObjectsRemoved
+	}
+	return 0
+}
+
+func (x *StorageGcResult) GetBytesFreed() uint64 {
+	if x != nil {
+		return x.BytesFreed
+	}
+	return 0
+}
+
+func (x *StorageGcResult) GetTempFilesRemoved() uint64 {
+	if x != nil {
+		return x.TempFilesRemoved
+	}
+	return 0
+}
+
+func (x *StorageGcResult) GetTempBytesFreed() uint64 {
+	if x != nil {
+		return x.TempBytesFreed
+	}
+	return 0
+}
+
+func (x *StorageGcResult) GetSampleHashes() []string {
+	if x != nil {
+		return x.SampleHashes
+	}
+	return nil
+}
+
 var File_hoot_v1_artifact_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_artifact_proto_rawDesc = "" +
@@ -1446,7 +1651,27 @@ const file_hoot_v1_artifact_proto_rawDesc = "" +
 	"\tartifacts\x18\x03 \x01(\x04R\tartifacts\x12 \n" +
 	"\vannotations\x18\x04 \x01(\x04R\vannotations\x12\x12\n" +
 	"\x04jobs\x18\x05 \x01(\x04R\x04jobs\x12%\n" +
-	"\x0edatabase_bytes\x18\x06 \x01(\x04R\rdatabaseBytesB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x0edatabase_bytes\x18\x06 \x01(\x04R\rdatabaseBytes\"\xa6\x02\n" +
+	"\x10StorageGcRequest\x12#\n" +
+	"\adry_run\x18\x01 \x01(\bB\n" +
+	"\xca\xf3\x18\x06J\x04trueR\x06dryRun\x12I\n" +
+	"\x0fmin_age_seconds\x18\x02 \x01(\x04B!\xca\xf3\x18\x1d!\x00\x00\x00\x00\x00\xc0\x82@(\x011\x00\x00\x00\x00\x03̲A8\x01J\x0586400R\rminAgeSeconds:\xa1\x01\xc2\xf3\x18\x9c\x01\n" +
+	"\n" +
+	"storage_gc\x12\x17Collect unnamed content\x1a_Remove stored objects that no artifact names; run with dry_run true first to see what would go. \x03(\x022\x04\x10\x01\x18\x01:\bartifact`\x01\"\xb3\x03\n" +
+	"\x0fStorageGcResult\x12\x17\n" +
+	"\adry_run\x18\x01 \x01(\bR\x06dryRun\x12&\n" +
+	"\x0fmin_age_seconds\x18\x02 \x01(\x04R\rminAgeSeconds\x12#\n" +
+	"\robjects_total\x18\x03 \x01(\x04R\fobjectsTotal\x12)\n" +
+	"\x10objects_examined\x18\x04 \x01(\x04R\x0fobjectsExamined\x12#\n" +
+	"\robjects_named\x18\x05 \x01(\x04R\fobjectsNamed\x12#\n" +
+	"\robjects_young\x18\x06 \x01(\x04R\fobjectsYoung\x12'\n" +
+	"\x0fobjects_removed\x18\a \x01(\x04R\x0eobjectsRemoved\x12\x1f\n" +
+	"\vbytes_freed\x18\b \x01(\x04R\n" +
+	"bytesFreed\x12,\n" +
+	"\x12temp_files_removed\x18\t \x01(\x04R\x10tempFilesRemoved\x12(\n" +
+	"\x10temp_bytes_freed\x18\n" +
+	" \x01(\x04R\x0etempBytesFreed\x12#\n" +
+	"\rsample_hashes\x18\v \x03(\tR\fsampleHashesB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_artifact_proto_rawDescOnce sync.Once
@@ -1460,7 +1685,7 @@ func file_hoot_v1_artifact_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_artifact_proto_rawDescData
 }
 
-var file_hoot_v1_artifact_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_hoot_v1_artifact_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_hoot_v1_artifact_proto_goTypes = []any{
 	(*Artifact)(nil),                // 0: hoot.v1.Artifact
 	(*ArtifactMetadata)(nil),        // 1: hoot.v1.ArtifactMetadata
@@ -1479,21 +1704,23 @@ var file_hoot_v1_artifact_proto_goTypes = []any{
 	(*ArtifactTagResult)(nil),       // 14: hoot.v1.ArtifactTagResult
 	(*StorageStatsRequest)(nil),     // 15: hoot.v1.StorageStatsRequest
 	(*StorageStatsResult)(nil),      // 16: hoot.v1.StorageStatsResult
-	(*timestamppb.Timestamp)(nil),   // 17: google.protobuf.Timestamp
+	(*StorageGcRequest)(nil),        // 17: hoot.v1.StorageGcRequest
+	(*StorageGcResult)(nil),         // 18: hoot.v1.StorageGcResult
+	(*timestamppb.Timestamp)(nil),   // 19: google.protobuf.Timestamp
 }
 var file_hoot_v1_artifact_proto_depIdxs = []int32{
-	17, // 0: hoot.v1.Artifact.created_at:type_name -> google.protobuf.Timestamp
+	19, // 0: hoot.v1.Artifact.created_at:type_name -> google.protobuf.Timestamp
 	1,  // 1: hoot.v1.Artifact.metadata:type_name -> hoot.v1.ArtifactMetadata
 	2,  // 2: hoot.v1.ArtifactMetadata.midi:type_name -> hoot.v1.MidiInfo
 	3,  // 3: hoot.v1.ArtifactMetadata.audio:type_name -> hoot.v1.AudioInfo
-	17, // 4: hoot.v1.Annotation.created_at:type_name -> google.protobuf.Timestamp
+	19, // 4: hoot.v1.Annotation.created_at:type_name -> google.protobuf.Timestamp
 	1,  // 5: hoot.v1.ArtifactCreateRequest.metadata:type_name -> hoot.v1.ArtifactMetadata
 	0,  // 6: hoot.v1.ArtifactCreateResult.artifact:type_name -> hoot.v1.Artifact
 	0,  // 7: hoot.v1.ArtifactGetResult.artifact:type_name -> hoot.v1.Artifact
 	0,  // 8: hoot.v1.ArtifactGetResult.parents:type_name -> hoot.v1.Artifact
 	0,  // 9: hoot.v1.ArtifactGetResult.children:type_name -> hoot.v1.Artifact
 	4,  // 10: hoot.v1.ArtifactGetResult.annotations:type_name -> hoot.v1.Annotation
-	17, // 11: hoot.v1.ArtifactListRequest.since:type_name -> google.protobuf.Timestamp
+	19, // 11: hoot.v1.ArtifactListRequest.since:type_name -> google.protobuf.Timestamp
 	0,  // 12: hoot.v1.ArtifactListResult.artifacts:type_name -> hoot.v1.Artifact
 	4,  // 13: hoot.v1.ArtifactAnnotateResult.annotation:type_name -> hoot.v1.Annotation
 	0,  // 14: hoot.v1.ArtifactTagResult.artifact:type_name -> hoot.v1.Artifact
@@ -1525,7 +1752,7 @@ func file_hoot_v1_artifact_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_artifact_proto_rawDesc), len(file_hoot_v1_artifact_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -127,6 +127,7 @@ type Payload struct {
 	//	*Payload_AbcToMidi
 	//	*Payload_AbcBookToMidi
 	//	*Payload_MidiInfo
+	//	*Payload_StorageGc
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
 	//	*Payload_ComposeAbc
@@ -385,6 +386,15 @@ func (x *Payload) GetMidiInfo() *MidiInfoRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_MidiInfo); ok {
 			return x.MidiInfo
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetStorageGc() *StorageGcRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_StorageGc); ok {
+			return x.StorageGc
 		}
 	}
 	return nil
@@ -689,6 +699,10 @@ type Payload_MidiInfo struct {
 	MidiInfo *MidiInfoRequest `protobuf:"bytes,22,opt,name=midi_info,json=midiInfo,proto3,oneof"`
 }
 
+type Payload_StorageGc struct {
+	StorageGc *StorageGcRequest `protobuf:"bytes,23,opt,name=storage_gc,json=storageGc,proto3,oneof"`
+}
+
 type Payload_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceRequest `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -828,6 +842,8 @@ func (*Payload_AbcBookToMidi) isPayload_Request() {}
 
 func (*Payload_MidiInfo) isPayload_Request() {}
 
+func (*Payload_StorageGc) isPayload_Request() {}
+
 func (*Payload_CasObject) isPayload_Request() {}
 
 func (*Payload_ArtifactContent) isPayload_Request() {}
@@ -904,6 +920,7 @@ type Result struct {
 	//	*Result_AbcToMidi
 	//	*Result_AbcBookToMidi
 	//	*Result_MidiInfo
+	//	*Result_StorageGc
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
 	//	*Result_MusicPrompt
@@ -1168,6 +1185,15 @@ func (x *Result) GetMidiInfo() *MidiInfoResult {
 	return nil
 }
 
+func (x *Result) GetStorageGc() *StorageGcResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_StorageGc); ok {
+			return x.StorageGc
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetCasObject() *CasObjectResourceResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_CasObject); ok {
@@ -1322,6 +1348,10 @@ type Result_MidiInfo struct {
 	MidiInfo *MidiInfoResult `protobuf:"bytes,24,opt,name=midi_info,json=midiInfo,proto3,oneof"`
 }
 
+type Result_StorageGc struct {
+	StorageGc *StorageGcResult `protobuf:"bytes,25,opt,name=storage_gc,json=storageGc,proto3,oneof"`
+}
+
 type Result_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceResult `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -1396,6 +1426,8 @@ func (*Result_AbcToMidi) isResult_Result() {}
 func (*Result_AbcBookToMidi) isResult_Result() {}
 
 func (*Result_MidiInfo) isResult_Result() {}
+
+func (*Result_StorageGc) isResult_Result() {}
 
 func (*Result_CasObject) isResult_Result() {}
 
@@ -1826,7 +1858,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xfd\x1b\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xb9\x1c\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -1854,7 +1886,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\rabc_transpose\x18\x13 \x01(\v2\x1c.hoot.v1.AbcTransposeRequestH\x00R\fabcTranspose\x12;\n" +
 	"\vabc_to_midi\x18\x14 \x01(\v2\x19.hoot.v1.AbcToMidiRequestH\x00R\tabcToMidi\x12H\n" +
 	"\x10abc_book_to_midi\x18\x15 \x01(\v2\x1d.hoot.v1.AbcBookToMidiRequestH\x00R\rabcBookToMidi\x127\n" +
-	"\tmidi_info\x18\x16 \x01(\v2\x18.hoot.v1.MidiInfoRequestH\x00R\bmidiInfo\x12C\n" +
+	"\tmidi_info\x18\x16 \x01(\v2\x18.hoot.v1.MidiInfoRequestH\x00R\bmidiInfo\x12:\n" +
+	"\n" +
+	"storage_gc\x18\x17 \x01(\v2\x19.hoot.v1.StorageGcRequestH\x00R\tstorageGc\x12C\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
@@ -1881,7 +1915,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10test_elicitation\x18\xf9\a \x01(\v2&.hoot.v1.ConformanceElicitationRequestH\x00R\x0ftestElicitation\x12|\n" +
 	"!test_elicitation_sep1034_defaults\x18\xfa\a \x01(\v2..hoot.v1.ConformanceElicitationDefaultsRequestH\x00R\x1etestElicitationSep1034Defaults\x12s\n" +
 	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330EnumsB\t\n" +
-	"\arequest\"\xad\x0f\n" +
+	"\arequest\"\xe8\x0f\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -1912,7 +1946,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\rabc_transpose\x18\x15 \x01(\v2\x1b.hoot.v1.AbcTransposeResultH\x00R\fabcTranspose\x12:\n" +
 	"\vabc_to_midi\x18\x16 \x01(\v2\x18.hoot.v1.AbcToMidiResultH\x00R\tabcToMidi\x12G\n" +
 	"\x10abc_book_to_midi\x18\x17 \x01(\v2\x1c.hoot.v1.AbcBookToMidiResultH\x00R\rabcBookToMidi\x126\n" +
-	"\tmidi_info\x18\x18 \x01(\v2\x17.hoot.v1.MidiInfoResultH\x00R\bmidiInfo\x12B\n" +
+	"\tmidi_info\x18\x18 \x01(\v2\x17.hoot.v1.MidiInfoResultH\x00R\bmidiInfo\x129\n" +
+	"\n" +
+	"storage_gc\x18\x19 \x01(\v2\x18.hoot.v1.StorageGcResultH\x00R\tstorageGc\x12B\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
@@ -2011,56 +2047,58 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*AbcToMidiRequest)(nil),                             // 28: hoot.v1.AbcToMidiRequest
 	(*AbcBookToMidiRequest)(nil),                         // 29: hoot.v1.AbcBookToMidiRequest
 	(*MidiInfoRequest)(nil),                              // 30: hoot.v1.MidiInfoRequest
-	(*CasObjectResourceRequest)(nil),                     // 31: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),               // 32: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                      // 33: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                 // 34: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),               // 35: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),               // 36: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),           // 37: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),       // 38: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),              // 39: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),           // 40: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),               // 41: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),        // 42: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 43: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),            // 44: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                 // 45: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),               // 46: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),            // 47: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),               // 48: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),            // 49: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                   // 50: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                // 51: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),        // 52: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),           // 53: hoot.v1.ConformanceElicitationEnumsRequest
-	(*EchoResult)(nil),                                   // 54: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                               // 55: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                 // 56: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                             // 57: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                         // 58: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                            // 59: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                           // 60: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                       // 61: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                            // 62: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                           // 63: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                   // 64: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                              // 65: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                          // 66: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                               // 67: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                            // 68: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                           // 69: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                              // 70: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                          // 71: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                               // 72: hoot.v1.MidiInfoResult
-	(*CasObjectResourceResult)(nil),                      // 73: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                // 74: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                            // 75: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                     // 76: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                      // 77: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 78: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                       // 79: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                        // 80: google.protobuf.Timestamp
+	(*StorageGcRequest)(nil),                             // 31: hoot.v1.StorageGcRequest
+	(*CasObjectResourceRequest)(nil),                     // 32: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),               // 33: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                      // 34: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                 // 35: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),               // 36: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),               // 37: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),           // 38: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),       // 39: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),              // 40: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),           // 41: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),               // 42: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),        // 43: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 44: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),            // 45: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                 // 46: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),               // 47: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),            // 48: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),               // 49: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),            // 50: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                   // 51: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                // 52: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),        // 53: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),           // 54: hoot.v1.ConformanceElicitationEnumsRequest
+	(*EchoResult)(nil),                                   // 55: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                               // 56: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                 // 57: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                             // 58: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                         // 59: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                            // 60: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                           // 61: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                       // 62: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                            // 63: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                           // 64: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                   // 65: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                              // 66: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                          // 67: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                               // 68: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                            // 69: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                           // 70: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                              // 71: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                          // 72: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                               // 73: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                              // 74: hoot.v1.StorageGcResult
+	(*CasObjectResourceResult)(nil),                      // 75: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                // 76: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                            // 77: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                     // 78: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                      // 79: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                    // 80: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                       // 81: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                        // 82: google.protobuf.Timestamp
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2085,74 +2123,76 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	28, // 19: hoot.v1.Payload.abc_to_midi:type_name -> hoot.v1.AbcToMidiRequest
 	29, // 20: hoot.v1.Payload.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiRequest
 	30, // 21: hoot.v1.Payload.midi_info:type_name -> hoot.v1.MidiInfoRequest
-	31, // 22: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	32, // 23: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	33, // 24: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	34, // 25: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	35, // 26: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	36, // 27: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	37, // 28: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	38, // 29: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	39, // 30: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	40, // 31: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	41, // 32: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	42, // 33: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	43, // 34: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	44, // 35: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	45, // 36: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	46, // 37: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	47, // 38: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	48, // 39: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	49, // 40: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	50, // 41: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	51, // 42: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	52, // 43: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	53, // 44: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	8,  // 45: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	54, // 46: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	55, // 47: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	56, // 48: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	57, // 49: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	58, // 50: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	59, // 51: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	60, // 52: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	61, // 53: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	62, // 54: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	63, // 55: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	64, // 56: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	65, // 57: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,  // 58: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,  // 59: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,  // 60: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,  // 61: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	66, // 62: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	67, // 63: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	68, // 64: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	69, // 65: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	70, // 66: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	71, // 67: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	72, // 68: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	73, // 69: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	74, // 70: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	75, // 71: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	76, // 72: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	77, // 73: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	78, // 74: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	79, // 75: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	80, // 76: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	80, // 77: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	80, // 78: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 79: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	3,  // 80: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,  // 81: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,  // 82: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,  // 83: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,  // 84: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	85, // [85:85] is the sub-list for method output_type
-	85, // [85:85] is the sub-list for method input_type
-	85, // [85:85] is the sub-list for extension type_name
-	85, // [85:85] is the sub-list for extension extendee
-	0,  // [0:85] is the sub-list for field type_name
+	31, // 22: hoot.v1.Payload.storage_gc:type_name -> hoot.v1.StorageGcRequest
+	32, // 23: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	33, // 24: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	34, // 25: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	35, // 26: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	36, // 27: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	37, // 28: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	38, // 29: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	39, // 30: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	40, // 31: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	41, // 32: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	42, // 33: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	43, // 34: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	44, // 35: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	45, // 36: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	46, // 37: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	47, // 38: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	48, // 39: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	49, // 40: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	50, // 41: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	51, // 42: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	52, // 43: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	53, // 44: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	54, // 45: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	8,  // 46: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	55, // 47: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	56, // 48: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	57, // 49: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	58, // 50: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	59, // 51: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	60, // 52: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	61, // 53: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	62, // 54: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	63, // 55: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	64, // 56: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	65, // 57: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	66, // 58: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	4,  // 59: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	5,  // 60: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	6,  // 61: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	7,  // 62: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	67, // 63: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	68, // 64: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	69, // 65: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	70, // 66: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	71, // 67: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	72, // 68: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	73, // 69: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	74, // 70: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	75, // 71: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	76, // 72: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	77, // 73: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	78, // 74: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	79, // 75: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	80, // 76: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	81, // 77: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	82, // 78: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	82, // 79: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	82, // 80: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 81: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	3,  // 82: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	3,  // 83: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	3,  // 84: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	3,  // 85: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	0,  // 86: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
+	87, // [87:87] is the sub-list for method output_type
+	87, // [87:87] is the sub-list for method input_type
+	87, // [87:87] is the sub-list for extension type_name
+	87, // [87:87] is the sub-list for extension extendee
+	0,  // [0:87] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2191,6 +2231,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_AbcToMidi)(nil),
 		(*Payload_AbcBookToMidi)(nil),
 		(*Payload_MidiInfo)(nil),
+		(*Payload_StorageGc)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
 		(*Payload_ComposeAbc)(nil),
@@ -2240,6 +2281,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_AbcToMidi)(nil),
 		(*Result_AbcBookToMidi)(nil),
 		(*Result_MidiInfo)(nil),
+		(*Result_StorageGc)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
 		(*Result_MusicPrompt)(nil),

@@ -430,7 +430,8 @@ func TestTierPolicy(t *testing.T) {
 		t.Errorf("tools/list with MaxTier BASIC = %s", list.Result)
 	}
 	tr := toolResultOf(t, c.call(2, "tools/call", map[string]any{"name": "cas_get", "arguments": map[string]any{"hash": "x"}}))
-	if !tr.IsError || !strings.Contains(tr.text(), "permission_denied") || !strings.Contains(tr.text(), "STANDARD") {
+	if !tr.IsError || !strings.Contains(tr.text(), "permission_denied") || !strings.Contains(tr.text(), "STANDARD") ||
+		!strings.Contains(tr.text(), "--max-tier standard") {
 		t.Errorf("cas_get above the tier = %q", tr.text())
 	}
 	if n := b.calls.Load(); n != 0 {

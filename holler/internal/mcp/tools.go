@@ -145,7 +145,8 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		// Refused here, before anything reaches the network.
 		e := hooteproto.NewError(hooteproto.CodePermissionDenied,
 			"tool "+quote(name)+" needs tier "+tierName(t.Tier)+" and this server allows tools up to tier "+tierName(s.cfg.MaxTier)).
-			WithHint("Use the tools that tools/list shows; only the operator can raise the server's tier.")
+			WithHint("Use the tools that tools/list shows. The server's operator can allow this one by starting holler with --max-tier " +
+				strings.ToLower(tierName(t.Tier)) + " (or HOLLER_MAX_TIER=" + strings.ToLower(tierName(t.Tier)) + ").")
 		s.log.Info("mcp: tool refused by tier", "tool", name, "tier", t.Tier, "maxTier", s.cfg.MaxTier)
 		return newResult(msg.ID, toolErrorResult(name, e))
 	}

@@ -50,6 +50,7 @@ func Run(t *testing.T, b Backend) {
 	}{
 		{"PutStatRead", testPutStatRead},
 		{"MediaTypeKept", testMediaTypeKept},
+		{"Clock", testClock},
 		{"InvalidMediaType", testInvalidMediaType},
 		{"EmptyObject", testEmptyObject},
 		{"TooLarge", testTooLarge},
@@ -165,6 +166,27 @@ func testMediaTypeKept(t *testing.T, b Backend) {
 	def, _ := put(t, s, []byte("no type"), "")
 	if def.MimeType != cas.DefaultMediaType {
 		t.Errorf("Put without a media type recorded %q, want %q", def.MimeType, cas.DefaultMediaType)
+	}
+}
+
+// testClock checks that a Put records the store's clock as the object's StoredAt, and that an
+// object stored again keeps the time it was first stored.
+func testClock(t *testing.T, b Backend) {
+	then := time.Date(2020, 2, 3, 4, 5, 6, 7000, time.FixedZone("east", 3600))
+	s := b.Open(t, &cas.Options{Now: func() time.Time { return then }})
+	obj, _ := put(t, s, []byte("stored long ago"), "text/plain")
+	if !obj.StoredAt.Equal(then) || obj.StoredAt.Location() != time.UTC {
+		t.Errorf("Put with a clock at %v: StoredAt = %v, want the clock's time in UTC", then, obj.StoredAt)
+	}
+	if got, err := s.Stat(t.Context(), obj.Hash); err != nil || !got.StoredAt.Equal(then) {
+		t.Errorf("Stat = %+v, %v; want StoredAt %v", got, err, then)
+	}
+	again, err := cas.OpenURL(t.Context(), s.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, existed := put(t, again, []byte("stored long ago"), "text/plain"); !existed || !got.StoredAt.Equal(then) {
+		t.Errorf("Put again by a store on today's clock = %+v (existed %v), want the first StoredAt %v", got, existed, then)
 	}
 }
 

@@ -421,6 +421,36 @@ func (s *Store) Counts(ctx context.Context) (artifacts, annotations int64, err e
 	return artifacts, annotations, err
 }
 
+// ReferencedBatch is how many hashes [Store.Referenced] asks the database about in one query.
+const ReferencedBatch = 500
+
+// Referenced reports which of hashes some artifact names: the map holds true for each one that
+// is named, and nothing for the others. It asks in batches of [ReferencedBatch], one query each,
+// so that a caller walking a large content store never holds every named hash in memory.
+func (s *Store) Referenced(ctx context.Context, hashes []string) (map[string]bool, error) {
+	named := make(map[string]bool)
+	for chunk := range slices.Chunk(hashes, ReferencedBatch) {
+		rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT hash FROM artifacts WHERE hash IN (`+placeholders(len(chunk))+`)`, anys(chunk)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var h string
+			if err := rows.Scan(&h); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			named[h] = true
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return named, nil
+}
+
 const artifactColumns = `a.id, a.hash, a.size, a.mime_type, a.creator, a.created_at, a.metadata, a.variation_set, a.variation_index`
 
 // query returns the artifacts that the rest of a SELECT over artifacts a picks, with their tags

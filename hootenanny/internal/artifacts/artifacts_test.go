@@ -30,6 +30,7 @@ func TestStore(t *testing.T) {
 			{"ConcurrentTags", testConcurrentTags},
 			{"TagOrder", testTagOrder},
 			{"JobKeys", testJobKeys},
+			{"Referenced", testReferenced},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
@@ -346,5 +347,38 @@ func testTagOrder(t *testing.T, s *Store) {
 	}
 	if n, _, err := s.Counts(ctx); err != nil || n != 1 {
 		t.Errorf("Counts = %d, %v; want 1", n, err)
+	}
+}
+
+func testReferenced(t *testing.T, s *Store) {
+	ctx := context.Background()
+	hashOf := func(i int) string { return fmt.Sprintf("%064x", i) }
+	// Named hashes on both sides of a batch's edge, one of them by two artifacts.
+	named := []int{0, 7, ReferencedBatch - 1, ReferencedBatch, ReferencedBatch + 3}
+	for _, i := range named {
+		create(t, s, New{Hash: hashOf(i), Size: 1, MimeType: "text/plain"})
+	}
+	create(t, s, New{Hash: hashOf(7), Size: 1, MimeType: "text/plain"})
+	var ask []string
+	for i := range ReferencedBatch + 10 {
+		ask = append(ask, hashOf(i))
+	}
+	got, err := s.Referenced(ctx, ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(named) {
+		t.Errorf("Referenced found %d named hashes, want %d: %v", len(got), len(named), got)
+	}
+	for _, i := range named {
+		if !got[hashOf(i)] {
+			t.Errorf("hash %d is named by an artifact, but Referenced says it is not", i)
+		}
+	}
+	if got, err := s.Referenced(ctx, nil); err != nil || len(got) != 0 {
+		t.Errorf("Referenced(nil) = %v, %v", got, err)
+	}
+	if got, err := s.Referenced(ctx, []string{hashOf(1)}); err != nil || got[hashOf(1)] {
+		t.Errorf("Referenced of an unnamed hash = %v, %v", got, err)
 	}
 }

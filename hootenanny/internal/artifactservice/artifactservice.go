@@ -1,6 +1,9 @@
 // Package artifactservice serves the tools of the "artifact" service: artifact_create,
-// artifact_get, artifact_list, artifact_annotate, artifact_tag and storage_stats, over the
-// artifact store and the content store.
+// artifact_get, artifact_list, artifact_annotate, artifact_tag, storage_stats and storage_gc
+// (a job), over the artifact store and the content store.
+//
+// storage_gc is served here rather than by the "cas" service because it needs both stores:
+// the artifacts say which objects are named, the content store holds what is to be removed.
 package artifactservice
 
 import (
@@ -11,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -40,6 +44,8 @@ type Config struct {
 	DatabaseSize func(context.Context) (int64, error)
 	// Logger receives the causes of internal failures. Nil means slog.Default().
 	Logger *slog.Logger
+	// Now is the clock storage_gc measures ages by. Nil means time.Now.
+	Now func() time.Time
 }
 
 // A Handler serves the "artifact" tools.
@@ -53,6 +59,9 @@ var _ hootv1hoot.ArtifactHandler = (*Handler)(nil)
 func New(cfg Config) *Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	return &Handler{cfg: cfg}
 }

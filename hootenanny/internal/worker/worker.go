@@ -156,7 +156,7 @@ func Run(ctx context.Context, cfg Config) error {
 			CountJobs:    runner.Store().Count,
 			DatabaseSize: db.Size,
 			Logger:       cfg.Logger,
-		})),
+		}), jobHandler),
 		hootv1hoot.NewJobService(jobHandler),
 		hootv1hoot.NewQueryService(queryservice.New(graph.New(artifactStore, jobQueries{runner}), cfg.Logger)),
 		hootv1hoot.NewMusicService(musicservice.New(musicservice.Config{

@@ -166,15 +166,19 @@ type ArtifactHandler interface {
 	// StorageStats serves the tool "storage_stats". Show how many objects, bytes, artifacts,
 	// annotations and jobs are stored.
 	StorageStats(context.Context, *v1.StorageStatsRequest) (*v1.StorageStatsResult, error)
+	// StorageGc serves the tool "storage_gc". Remove stored objects that no artifact names; run
+	// with dry_run true first to see what would go.
+	StorageGc(context.Context, *v1.StorageGcRequest) (*v1.StorageGcResult, error)
 	// ArtifactContent serves the tool "artifact_content". The content of an artifact, by its id.
 	ArtifactContent(context.Context, *v1.ArtifactContentResourceRequest) (*v1.ArtifactContentResourceResult, error)
 }
 
-// NewArtifactService returns the Service that dispatches the "artifact" tools to h.
-func NewArtifactService(h ArtifactHandler) Service {
+// NewArtifactService returns the Service that dispatches the "artifact" tools to h, and
+// starts the tools of kind JOB with jobs.
+func NewArtifactService(h ArtifactHandler, jobs JobStarter) Service {
 	return Service{
 		Name:  ArtifactServiceName,
-		Tools: []string{"artifact_create", "artifact_get", "artifact_list", "artifact_annotate", "artifact_tag", "storage_stats", "artifact_content"},
+		Tools: []string{"artifact_create", "artifact_get", "artifact_list", "artifact_annotate", "artifact_tag", "storage_stats", "storage_gc", "artifact_content"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_ArtifactCreate:
@@ -213,6 +217,15 @@ func NewArtifactService(h ArtifactHandler) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_StorageStats{StorageStats: res}}, nil
+			case *v1.Payload_StorageGc:
+				req := x.StorageGc
+				return jobs.StartJob(ctx, "storage_gc", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.StorageGc(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_StorageGc{StorageGc: res}}, nil
+				})
 			case *v1.Payload_ArtifactContent:
 				res, err := h.ArtifactContent(ctx, x.ArtifactContent)
 				if err != nil {

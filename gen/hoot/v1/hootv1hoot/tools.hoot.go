@@ -594,6 +594,30 @@ var Tools = []Tool{
 		},
 	},
 	{
+		Name:         "storage_gc",
+		Title:        "Collect unnamed content",
+		Description:  "Remove stored objects that no artifact names; run with dry_run true first to see what would go.\n\nRemoves from the content store the objects that no artifact names, and the temporary files that interrupted uploads left behind. Run it with dry_run first: a dry run reports what would be removed and removes nothing; then run it again without dry_run. An object stored less than min_age_seconds ago (24 hours unless told otherwise, never less than 600 seconds) is kept even when nothing names it, because content is stored before the artifact that names it is created. Only artifacts count as names: hashes mentioned in job results or kept outside this server do not keep an object. Each object is checked again just before it is removed. A content store in S3 keeps no temporary files, so only a directory store has any to remove. It runs as a job: the call returns a job id at once, progress is reported as objects are examined, job_cancel stops it, and a second run with the same arguments finds nothing more to remove.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
+		Service:      "artifact",
+		Tier:         v1.Tier_TIER_ADMIN,
+		Kind:         v1.Kind_KIND_JOB,
+		Annotations:  Annotations{Destructive: true, Idempotent: true},
+		InputSchema:  `{"type":"object","properties":{"dry_run":{"type":"boolean","description":"Report what would be removed and remove nothing. Start with a dry run."},"min_age_seconds":{"type":["integer","string"],"description":"Keep objects stored less than this many seconds ago, named or not. Absent (or 0) means 86400 (24 hours); otherwise at least 600 (10 minutes), since content is stored before the artifact that names it and a younger object may be about to be named.","minimum":600,"maximum":315360000}},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}`,
+		Usage:        "storage_gc(dry_run?: boolean, min_age_seconds?: integer)",
+		Example:      `{"dry_run":true,"min_age_seconds":86400}`,
+		NewRequest:   func() proto.Message { return new(v1.StorageGcRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_StorageGc{StorageGc: m.(*v1.StorageGcRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_JobStarted)
+			if !ok {
+				return nil, false
+			}
+			return x.JobStarted, true
+		},
+	},
+	{
 		Name:         "cas_object",
 		Title:        "Stored object",
 		Description:  "The content of a stored object, by its hash.\n\nA stored object's content, read whole. Text content (a text/* type, or valid UTF-8) comes back as text, anything else as a base64 blob. Objects larger than one read (1 MiB) are refused; read them in parts with cas_get.",
