@@ -49,11 +49,19 @@ tail_log() {
 	fi
 }
 
-# running PID: whether the process is alive (a zombie is not: nobody may be left to reap it).
+# running PID: whether the process is alive. A zombie is not: the server's parent may be a
+# PID 1 that reaps nobody. /proc/PID/stat reads "PID (NAME) STATE ..."; ps is not on every
+# machine.
 running() {
-	local state
-	state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-	[[ $state != Z* ]]
+	local stat
+	if [[ -d /proc/self ]]; then
+		# read, not $(<file): under set -e a missing file would end the script.
+		{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+		stat=${stat##*) }
+		[[ ${stat%% *} != Z ]]
+	else
+		kill -0 "$1" 2>/dev/null
+	fi
 }
 
 # stop_pid PID SIGNAL: sends SIGNAL, waits up to STOP_TIMEOUT seconds, then sends SIGKILL.
@@ -318,9 +326,10 @@ stop_s3() {
 # --- the run ------------------------------------------------------------------------------------
 
 work=
-cmd_pid=
+wrapper_pid=
 signalled=
-interrupted=
+# The signal CMD gets for a SIGINT; see where CMD starts.
+sigint_as=INT
 
 cleanup() {
 	local status=$?
@@ -334,16 +343,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# exit_status SIG: the status of a process that a signal ended.
+exit_status() { case $1 in INT) echo 130 ;; HUP) echo 129 ;; *) echo 143 ;; esac; }
+
 # on_signal SIG: while CMD runs, passes SIG on to it and lets it end as it would in a terminal;
 # before CMD runs, exits (cleanup stops what has started).
 on_signal() {
+	local pid sig=$1
 	signalled=$1
-	interrupted=1
-	if [[ -n $cmd_pid ]]; then
-		kill -s "$1" "$cmd_pid" 2>/dev/null || true
-	else
-		case $1 in INT) exit 130 ;; HUP) exit 129 ;; *) exit 143 ;; esac
-	fi
+	[[ -n $wrapper_pid ]] || exit "$(exit_status "$sig")"
+	[[ $sig != INT ]] || sig=$sigint_as
+	{ read -r pid <"$work/cmd.pid"; } 2>/dev/null || pid=$wrapper_pid
+	kill -s "$sig" "$pid" 2>/dev/null || true
 }
 trap 'on_signal INT' INT
 trap 'on_signal TERM' TERM
@@ -380,24 +391,38 @@ if (($# == 0)); then
 	set -- sleep infinity
 fi
 
-# CMD runs in the background so that this shell can act on signals while it waits (a shell
+# CMD runs in the background so that this shell can act on signals while it runs (a shell
 # waiting for a foreground command acts only once the command has ended). A command started
 # with & from a script ignores SIGINT; env --default-signal (coreutils 8.31 and later) restores
-# it, so CMD sees Ctrl-C and a forwarded SIGINT as it would in the foreground. stdin stays CMD's.
+# it, so that CMD sees Ctrl-C and a forwarded SIGINT as it would in the foreground. Without it
+# SIGINT is passed on as SIGTERM. stdin stays CMD's.
+reset=()
 if env --default-signal=INT true 2>/dev/null; then
-	env --default-signal=INT,QUIT "$@" <&0 &
+	reset=(env --default-signal='INT,QUIT')
 else
-	"$@" <&0 &
-	# Without it, SIGINT is passed on as SIGTERM, which CMD does not ignore.
-	trap 'on_signal TERM' INT
+	sigint_as=TERM
 fi
-cmd_pid=$!
-# wait also returns when a trapped signal arrives, with CMD still running: then it waits again.
-while :; do
-	interrupted=
-	wait "$cmd_pid" && status=0 || status=$?
-	[[ -n $interrupted ]] || break
+# A subshell starts CMD, writes its PID for on_signal and, when it ends, its exit status. This
+# shell never waits for CMD itself: after a trap has interrupted a wait for a child, bash (5.2)
+# may lose the child's status, and a second wait for it then hangs.
+(
+	"${reset[@]}" "$@" <&0 &
+	echo "$!" >"$work/cmd.pid"
+	wait "$!" && status=0 || status=$?
+	echo "$status" >"$work/cmd.status"
+) <&0 &
+wrapper_pid=$!
+# A trap interrupts the wait for the sleep, never one for CMD.
+while running "$wrapper_pid"; do
+	sleep 0.1 &
+	wait "$!" || true
 done
+status=
+{ read -r status <"$work/cmd.status"; } 2>/dev/null || true
+if [[ -z $status ]]; then
+	# The subshell was killed before CMD ended, by a signal sent to the whole process group.
+	status=$(exit_status "${signalled:-TERM}")
+fi
 # Ended by a signal while idle is how `make testservers` is meant to end.
 if [[ -n $idle && -n $signalled ]]; then
 	status=0
