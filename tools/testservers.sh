@@ -246,6 +246,8 @@ install_versitygw() {
 	command -v flock >/dev/null && flock 9
 	if ! [[ -x $VERSITYGW && $(versitygw_version) == "$VERSITYGW_VERSION" ]]; then
 		say "installing versitygw $VERSITYGW_VERSION into bin/ (once; a few minutes)"
+		# go install will not replace a file it cannot tell is a Go binary.
+		rm -f "$VERSITYGW"
 		GOBIN="$ROOT/bin" GOWORK=off go install "$VERSITYGW_MODULE/cmd/versitygw@$VERSITYGW_VERSION" ||
 			die "go install $VERSITYGW_MODULE/cmd/versitygw@$VERSITYGW_VERSION failed"
 	fi
