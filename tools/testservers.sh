@@ -15,10 +15,11 @@
 #
 # Without CMD it prints the exports and waits until Ctrl-C (this is `make testservers`).
 #
-# Needs PostgreSQL 14 or later (initdb, pg_ctl, pg_isready; apt-get install postgresql), curl,
-# and Go the first time: versitygw is installed into bin/ with `go install` and kept there.
-# Run as root, PostgreSQL runs as the postgres user. HOOT_PG_BINDIR overrides the directory in
-# which initdb is looked for.
+# Needs PostgreSQL 14 or later (initdb, pg_ctl, pg_isready; apt-get install postgresql), curl
+# and Go: versitygw is installed into bin/ with `go install` when bin/ lacks that version.
+# bin/ also keeps a copy of what initdb makes, to start faster. Run as root, PostgreSQL runs as
+# the postgres user. HOOT_PG_BINDIR overrides the directory in which initdb is looked for.
+
 # Functions that only traps call look unreachable to shellcheck (SC2317).
 # shellcheck disable=SC2317
 set -euo pipefail
