@@ -58,9 +58,15 @@ build: ## build bin/holler and bin/hootenanny
 
 .PHONY: test
 test: checkgenerate lint breaking build abc-compare ## everything CI checks
-	go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
+	@# The tests run under tools/testservers.sh: a throwaway PostgreSQL and versitygw (S3) on
+	@# 127.0.0.1 for the fleet storage tests, stopped when the tests end.
+	tools/testservers.sh go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
 	@# The benchmark harness is a module of its own (see README, Speed); its tests keep it honest.
-	cd bench && GOWORK=off go test $(GO_TEST_FLAGS) ./...
+	cd bench && GOWORK=off ../tools/testservers.sh go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: testservers
+testservers: ## PostgreSQL and versitygw on 127.0.0.1 for fleet tests; prints the exports, Ctrl-C stops them
+	tools/testservers.sh
 
 .PHONY: abc-compare
 abc-compare: ## convert the ABC corpus with abc2midi and with hootenanny, and print their agreement
