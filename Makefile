@@ -62,7 +62,11 @@ test: checkgenerate lint breaking build abc-compare ## everything CI checks
 	@# 127.0.0.1 for the fleet storage tests, stopped when the tests end.
 	tools/testservers.sh go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
 	@# The benchmark harness is a module of its own (see README, Speed); its tests keep it honest.
-	cd bench && GOWORK=off ../tools/testservers.sh go test $(GO_TEST_FLAGS) ./...
+	cd bench && GOWORK=off go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: run-fleet
+run-fleet: build ## two gateways and three workers on a throwaway PostgreSQL and object store; Ctrl-C stops all
+	tools/testservers.sh tools/fleet.sh
 
 .PHONY: testservers
 testservers: ## PostgreSQL and versitygw on 127.0.0.1 for fleet tests; prints the exports, Ctrl-C stops them

@@ -12,6 +12,7 @@
 #   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY  random for each run
 #   AWS_REGION          us-east-1
 #   HOOT_FLEET_TESTS    required: tests that need these servers fail instead of skipping
+#   HOOT_VERSITYGW      the versitygw binary, for tests that run an object store of their own
 #
 # Without CMD it prints the exports and waits until Ctrl-C (this is `make testservers`).
 #
@@ -380,6 +381,8 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port"
 export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
 export AWS_REGION=$REGION
 export HOOT_FLEET_TESTS=required
+# Tests that stop and start an object store of their own run this binary.
+export HOOT_VERSITYGW=$VERSITYGW
 
 elapsed=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
 say "PostgreSQL $pg_version on 127.0.0.1:$pg_port, versitygw $VERSITYGW_VERSION on 127.0.0.1:$s3_port (started in ${elapsed}s)"
@@ -387,7 +390,7 @@ say "PostgreSQL $pg_version on 127.0.0.1:$pg_port, versitygw $VERSITYGW_VERSION 
 idle=
 if (($# == 0)); then
 	idle=1
-	for name in HOOT_TEST_POSTGRES HOOT_TEST_S3 AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION HOOT_FLEET_TESTS; do
+	for name in HOOT_TEST_POSTGRES HOOT_TEST_S3 AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION HOOT_FLEET_TESTS HOOT_VERSITYGW; do
 		printf 'export %s=%q\n' "$name" "${!name}"
 	done
 	say "running until Ctrl-C; in another terminal paste the exports above, then e.g. go test ./hootenanny/..."
