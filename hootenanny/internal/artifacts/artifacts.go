@@ -108,6 +108,10 @@ type Store struct {
 // NewStore returns a Store over db.
 func NewStore(db *database.DB) *Store { return &Store{db: db, now: time.Now} }
 
+// ErrJobRunDiffers reports a run of a job, taken up again, that makes other artifacts than its
+// earlier run made.
+var ErrJobRunDiffers = errors.New("the job's runs differ")
+
 type jobKeysKey struct{}
 
 // jobKeys numbers the artifacts made under one run of a job.
@@ -207,7 +211,14 @@ func (s *Store) Create(ctx context.Context, n New) (Artifact, error) {
 		return Artifact{}, err
 	}
 	if earlier != "" {
-		return s.Get(ctx, earlier)
+		got, err := s.Get(ctx, earlier)
+		if err == nil && (got.Hash != a.Hash || !slices.Equal(got.ParentIDs, a.ParentIDs)) {
+			// The work did not make the same artifacts in the same order as its earlier run
+			// (it changed between the runs): handing back the earlier one would be wrong.
+			return Artifact{}, fmt.Errorf("artifacts: the earlier run of job %s made a different artifact (%s) at this place: %w",
+				strings.SplitN(key, "#", 2)[0], earlier, ErrJobRunDiffers)
+		}
+		return got, err
 	}
 	return a, nil
 }

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"os"
@@ -23,37 +24,96 @@ type orphan struct {
 	Cancelled bool // a cancel was asked for
 }
 
-// renew extends the lease of every job of owner that has not ended.
-func (s *Store) renew(ctx context.Context, owner string, until time.Time) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE jobs SET lease_until = ? WHERE owner = ? AND status IN (?, ?)`,
-		until.UnixNano(), owner, int(StatusPending), int(StatusRunning))
-	return err
+// renewBatch bounds the ids of one renewal statement.
+const renewBatch = 500
+
+// renew extends the lease of the jobs ids of owner that have not ended. Only the jobs that the
+// owner still holds are renewed: a job whose end could not be written is left to lapse, so that
+// a takeover deals with it.
+func (s *Store) renew(ctx context.Context, owner string, ids []string, until time.Time) error {
+	for len(ids) > 0 {
+		n := min(len(ids), renewBatch)
+		args := []any{until.UnixNano(), owner, int(StatusPending), int(StatusRunning)}
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		if _, err := s.db.ExecContext(ctx, `UPDATE jobs SET lease_until = ? WHERE owner = ? AND status IN (?, ?) AND id IN (`+
+			placeholders(n)+`)`, args...); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
 }
 
-// orphans returns up to limit jobs that have not ended, are not self's, and whose owner is gone
-// at now: their lease lapsed, or their owner ran on host and that process has ended.
-func (s *Store) orphans(ctx context.Context, self, host string, now time.Time, limit int) ([]orphan, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, tool, owner, request, attempts, cancel_requested, lease_until FROM jobs
-		WHERE status IN (?, ?) AND owner <> ? AND (lease_until < ? OR substr(owner, 1, ?) = ?) ORDER BY id LIMIT ?`,
-		int(StatusPending), int(StatusRunning), self, now.UnixNano(), len(host)+1, host+"/", 4*limit)
+// placeholders returns n question marks separated by commas.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+const orphanColumns = `id, tool, owner, request, attempts, cancel_requested`
+
+// orphans returns up to limit jobs that have not ended and whose owner is gone at now: their
+// lease lapsed, or their owner ran on host and that process has ended. Jobs whose lease lapsed
+// come first, the longest lapsed first.
+func (s *Store) orphans(ctx context.Context, host string, now time.Time, limit int) ([]orphan, error) {
+	out, err := s.scanOrphans(ctx, `SELECT `+orphanColumns+` FROM jobs WHERE status IN (?, ?) AND lease_until < ?
+		ORDER BY lease_until, id LIMIT ?`, int(StatusPending), int(StatusRunning), now.UnixNano(), limit)
+	if err != nil || len(out) >= limit {
+		return out, err
+	}
+	// Owners on this host whose process has ended: found at once, without waiting for their
+	// leases. Few processes run on one host, so their names are read and checked here.
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT owner FROM jobs WHERE status IN (?, ?) AND lease_until >= ?
+		AND substr(owner, 1, ?) = ?`, int(StatusPending), int(StatusRunning), now.UnixNano(), len(host)+1, host+"/")
+	if err != nil {
+		return nil, err
+	}
+	var dead []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if deadOnHost(o, host) {
+			dead = append(dead, o)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, o := range dead {
+		more, err := s.scanOrphans(ctx, `SELECT `+orphanColumns+` FROM jobs WHERE status IN (?, ?) AND owner = ? ORDER BY id LIMIT ?`,
+			int(StatusPending), int(StatusRunning), o, limit-len(out))
+		if err != nil {
+			return nil, err
+		}
+		if out = append(out, more...); len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) scanOrphans(ctx context.Context, q string, args ...any) ([]orphan, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []orphan
-	for rows.Next() && len(out) < limit {
+	for rows.Next() {
 		var (
-			o     orphan
-			c     int
-			lease int64
+			o orphan
+			c int
 		)
-		if err := rows.Scan(&o.ID, &o.Tool, &o.Owner, &o.Request, &o.Attempts, &c, &lease); err != nil {
+		if err := rows.Scan(&o.ID, &o.Tool, &o.Owner, &o.Request, &o.Attempts, &c); err != nil {
 			return nil, err
 		}
 		o.Cancelled = c != 0
-		if lease < now.UnixNano() || deadOnHost(o.Owner, host) {
-			out = append(out, o)
-		}
+		out = append(out, o)
 	}
 	return out, rows.Err()
 }
@@ -85,21 +145,38 @@ func (s *Store) endOrphan(ctx context.Context, o orphan, status Status, message 
 }
 
 // release gives up owner's claim on the job id, which has not ended, so that another worker
-// takes it up at once: it becomes pending with a lapsed lease.
+// takes it up at once: it becomes pending with a lapsed lease. The run it had does not count
+// against its attempts: it was handed over, not lost.
 func (s *Store) release(ctx context.Context, id, owner, message string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = ?, lease_until = 0, message = ?
+	_, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = ?, lease_until = 0, message = ?, attempts = attempts - 1
 		WHERE id = ? AND owner = ? AND status IN (?, ?)`,
 		int(StatusPending), message, id, owner, int(StatusPending), int(StatusRunning))
 	return err
 }
 
-// An owner names the process that runs a job: "host/pid/nonce". The nonce tells apart two
-// processes that had the same pid; older records hold "host/pid".
+// An owner names the process that runs a job: "host/pid/nonce". The host part is the host name
+// and, where Linux tells them, the boot and the pid namespace, so that processes in two
+// containers that share a host name are not taken for one another (a pid means nothing outside
+// its namespace). The nonce tells apart two processes that had the same pid.
 func ownerName() (host, owner string) {
-	host, _ = os.Hostname()
+	host = hostIdentity()
 	var nonce [4]byte
 	_, _ = rand.Read(nonce[:])
 	return host, host + "/" + strconv.Itoa(os.Getpid()) + "/" + hex.EncodeToString(nonce[:])
+}
+
+// hostIdentity returns the host name, with a short digest of the boot id and the pid
+// namespace when they can be read. Neither holds a "/".
+func hostIdentity() string {
+	name, _ := os.Hostname()
+	name = strings.ReplaceAll(name, "/", "_")
+	boot, err1 := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	ns, err2 := os.Readlink("/proc/self/ns/pid")
+	if err1 != nil || err2 != nil {
+		return name
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(string(boot)) + "|" + ns))
+	return name + "~" + hex.EncodeToString(sum[:6])
 }
 
 // deadOnHost reports whether owner names a process on host that no longer runs.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/database"
+	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 )
 
 // echoResumer resumes jobs of tool "again" by running work with their request; it counts runs.
@@ -197,5 +198,122 @@ func testLeaseLapsesAndAnotherWorkerTakesOver(t *testing.T, engine database.Engi
 	got, _ := first.store.Get(ctx, j.ID, true)
 	if got.Status != StatusRunning || got.Result != nil {
 		t.Errorf("the job after the first worker lost it = %v %q, want running, left to its new owner", got.Status, got.Result)
+	}
+}
+
+// A job whose end could not be written (the database failed at that moment, each time it was
+// tried) is no longer renewed by its owner: its lease lapses and a takeover ends it. (SQLite
+// only: the failure is a trigger in SQLite's syntax.)
+func TestUnwrittenEndIsTakenUp(t *testing.T) {
+	t.Parallel()
+	db, path := servicetest.OpenDatabase(t, database.SQLite)
+	ctx := context.Background()
+	ttl := 300 * time.Millisecond
+	r, err := NewRunner(ctx, NewStore(db), Config{LeaseTTL: ttl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := db.ExecContext(ctx, `CREATE TRIGGER fail_finish BEFORE UPDATE OF finished_at ON jobs
+		WHEN NEW.finished_at IS NOT NULL BEGIN SELECT RAISE(ABORT, 'injected outage'); END`); err != nil {
+		t.Fatal(err)
+	}
+	j, err := r.Start(ctx, "t", nil, func(ctx context.Context, _ ProgressFunc) Outcome { return Outcome{Result: []byte("ok")} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for { // wait until the job has ended in its runner
+		r.mu.Lock()
+		n := len(r.live)
+		r.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := db.ExecContext(ctx, `DROP TRIGGER fail_finish`); err != nil {
+		t.Fatal(err)
+	}
+	other := openAgain(t, path, Config{LeaseTTL: ttl})
+	deadline := time.Now().Add(10 * ttl)
+	for time.Now().Before(deadline) {
+		if err := other.TakeUp(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(ttl / 3)
+	}
+	got, _ := other.Get(ctx, j.ID, false)
+	if !got.Status.Done() {
+		t.Fatalf("after %v (10 leases) the job whose end was not written is still %v", 10*ttl, got.Status)
+	}
+}
+
+// A live worker on the same host with a backlog of pending jobs does not hide a job whose lease
+// lapsed from a takeover.
+func testBacklogDoesNotHideLapsed(t *testing.T, engine database.Engine) {
+	db, path := servicetest.OpenDatabase(t, engine)
+	ctx := context.Background()
+	busy, err := NewRunner(ctx, NewStore(db), Config{Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	block := func(ctx context.Context, _ ProgressFunc) Outcome { <-ctx.Done(); return Outcome{} }
+	for range 40 {
+		if _, err := busy.Start(ctx, "t", nil, block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lapsed := Job{ID: "job_zzzzzzzzzzzzzzzzzzzzzzzzzz", Tool: "t", Status: StatusRunning, CreatedAt: time.Now()}
+	if err := busy.store.insert(ctx, lapsed, nil, "elsewhere/1/00", time.Now().Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	other := openAgain(t, path, Config{Concurrency: 4})
+	if err := other.TakeUp(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := other.Get(ctx, lapsed.ID, false); !got.Status.Done() {
+		t.Fatalf("a job whose lease lapsed a minute ago is still %v after TakeUp, behind 40 live jobs of another worker on this host", got.Status)
+	}
+}
+
+// A worker that stops in good order hands a resumable job over, and that does not count as a
+// run that failed: a job handed over MaxAttempts times (a rolling restart) still runs.
+func testHandOversAreNotFailedRuns(t *testing.T, engine database.Engine) {
+	db, path := servicetest.OpenDatabase(t, engine)
+	ctx := context.Background()
+	seed, err := NewRunner(ctx, NewStore(db), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := Job{ID: "job_00000000000000000000000099", Tool: "again", Status: StatusRunning, CreatedAt: time.Now()}
+	if err := seed.store.insert(ctx, j, []byte("x"), "elsewhere/1/00", time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	seed.Close()
+	res := &echoResumer{work: func(ctx context.Context, _ []byte) Outcome { <-ctx.Done(); return Outcome{} }}
+	for range MaxAttempts {
+		db2, err := database.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewRunner(ctx, NewStore(db2), Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.TakeUp(ctx, res); err != nil {
+			t.Fatal(err)
+		}
+		r.Close() // a graceful stop: the job is handed over
+		db2.Close()
+	}
+	last := openAgain(t, path, Config{})
+	if err := last.TakeUp(ctx, res); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := last.Get(ctx, j.ID, false)
+	t.Logf("after %d graceful hand-overs: %v %q", MaxAttempts, got.Status, got.Message)
+	if got.Status == StatusFailed {
+		t.Errorf("the job failed although no worker running it ever crashed")
 	}
 }

@@ -150,6 +150,7 @@ func NewRunner(ctx context.Context, store *Store, cfg Config) (*Runner, error) {
 	}
 	r.wg.Go(r.sweepLoop)
 	r.wg.Go(r.leaseLoop)
+	r.wg.Go(r.adoptLoop)
 	return r, nil
 }
 
@@ -334,10 +335,27 @@ func (r *Runner) end(ctx context.Context, j Job, l *liveJob, out Outcome) {
 		j.Status = StatusSucceeded
 	}
 	j.FinishedAt = time.Now().UTC()
-	if err := r.store.finish(wctx, j, r.owner); err != nil {
-		r.cfg.Logger.Error("jobs: recording the outcome", "job", j.ID, "err", err)
+	// A database that blinks should not lose the outcome: the write is tried a few times. If it
+	// still fails, the job's lease is no longer renewed (it leaves r.live), so it lapses and a
+	// takeover runs the job again or ends it.
+	for try := 1; ; try++ {
+		err := r.store.finish(wctx, j, r.owner)
+		if err == nil {
+			return
+		}
+		if try == finishTries || wctx.Err() != nil {
+			r.cfg.Logger.Error("jobs: recording the outcome; the job is left to a takeover", "job", j.ID, "err", err)
+			return
+		}
+		select {
+		case <-wctx.Done():
+		case <-time.After(time.Duration(try) * 500 * time.Millisecond):
+		}
 	}
 }
+
+// finishTries is how often the outcome of a job is written before it is left to a takeover.
+const finishTries = 4
 
 // TakeUp hands the runner a Resumer and deals with the jobs whose owner is gone, now and from
 // then on: a job of a resumable tool that has had fewer than MaxAttempts runs is run again here;
@@ -353,9 +371,40 @@ func (r *Runner) resumable(tool string) bool {
 	return p != nil && *p != nil && (*p).Resumable(tool)
 }
 
-// leaseLoop renews the claims of this runner's jobs, and once TakeUp has been called looks for
-// orphans, three times per lease.
+// leaseLoop renews the claims of this runner's jobs three times per lease. It does nothing
+// else, and each renewal is bounded by the interval, so that nothing slower (such as taking up
+// orphans) can make this runner's own leases lapse.
 func (r *Runner) leaseLoop() {
+	every := r.cfg.LeaseTTL / 3
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		ids := make([]string, 0, len(r.live))
+		for id := range r.live {
+			ids = append(ids, id)
+		}
+		r.mu.Unlock()
+		if len(ids) == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(r.ctx, every)
+		err := r.store.renew(ctx, r.owner, ids, time.Now().Add(r.cfg.LeaseTTL))
+		cancel()
+		if err != nil && r.ctx.Err() == nil {
+			r.cfg.Logger.Warn("jobs: renewing the claims of running jobs", "err", err)
+		}
+	}
+}
+
+// adoptLoop looks for orphans three times per lease once TakeUp has been called; each pass is
+// bounded by the lease.
+func (r *Runner) adoptLoop() {
 	t := time.NewTicker(r.cfg.LeaseTTL / 3)
 	defer t.Stop()
 	for {
@@ -364,13 +413,13 @@ func (r *Runner) leaseLoop() {
 			return
 		case <-t.C:
 		}
-		if err := r.store.renew(r.ctx, r.owner, time.Now().Add(r.cfg.LeaseTTL)); err != nil && r.ctx.Err() == nil {
-			r.cfg.Logger.Warn("jobs: renewing the claims of running jobs", "err", err)
-		}
 		if r.resumer.Load() == nil {
 			continue
 		}
-		if err := r.adopt(r.ctx); err != nil && r.ctx.Err() == nil {
+		ctx, cancel := context.WithTimeout(r.ctx, r.cfg.LeaseTTL)
+		err := r.adopt(ctx)
+		cancel()
+		if err != nil && r.ctx.Err() == nil {
 			r.cfg.Logger.Warn("jobs: looking for jobs whose worker stopped", "err", err)
 		}
 	}
@@ -382,7 +431,7 @@ func (r *Runner) adopt(ctx context.Context) error {
 		return nil
 	}
 	now := time.Now()
-	found, err := r.store.orphans(ctx, r.owner, r.host, now, 2*r.cfg.Concurrency)
+	found, err := r.store.orphans(ctx, r.host, now, 2*r.cfg.Concurrency)
 	if err != nil {
 		return fmt.Errorf("jobs: reading jobs whose worker stopped: %w", err)
 	}
@@ -391,6 +440,12 @@ func (r *Runner) adopt(ctx context.Context) error {
 		res = *p
 	}
 	for _, o := range found {
+		r.mu.Lock()
+		_, mine := r.live[o.ID]
+		r.mu.Unlock()
+		if mine {
+			continue // a job of this runner whose renewal failed: it still runs here
+		}
 		status, msg := StatusFailed, "the worker that ran this job stopped before it finished; run the tool again"
 		switch {
 		case o.Cancelled:

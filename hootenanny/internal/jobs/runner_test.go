@@ -31,6 +31,8 @@ func TestRunner(t *testing.T) {
 			{"TakeUpEndsWhatItCannotRun", testTakeUpEndsWhatItCannotRun},
 			{"StopHandsResumableJobsOver", testStopHandsResumableJobsOver},
 			{"LeaseLapsesAndAnotherWorkerTakesOver", testLeaseLapsesAndAnotherWorkerTakesOver},
+			{"BacklogDoesNotHideLapsed", testBacklogDoesNotHideLapsed},
+			{"HandOversAreNotFailedRuns", testHandOversAreNotFailedRuns},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
@@ -329,9 +331,10 @@ func testCancelFromAnotherProcess(t *testing.T, engine database.Engine) {
 	r, target := newRunner(t, engine, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	stopped := make(chan struct{})
+	stopped, running := make(chan struct{}), make(chan struct{})
 	j, err := r.Start(ctx, "slow", nil, func(ctx context.Context, report ProgressFunc) Outcome {
 		defer close(stopped)
+		close(running)
 		for i := 0; ctx.Err() == nil && i < 2000; i++ {
 			report(float64(i), 0, "working")
 			time.Sleep(5 * time.Millisecond)
@@ -346,8 +349,11 @@ func testCancelFromAnotherProcess(t *testing.T, engine database.Engine) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	// Another process's runner would fail this process's jobs as orphans (they share the pid
-	// here), so the other side is its store alone: what its runner's Cancel writes.
+	// The cancel is asked for once the work runs (asked for earlier, the job would end
+	// cancelled without running, which another test covers). Another process's runner would
+	// fail this process's jobs as orphans (they share the pid here), so the other side is its
+	// store alone: what its runner's Cancel writes.
+	<-running
 	if ok, err := NewStore(db).requestCancel(ctx, j.ID); err != nil || !ok {
 		t.Fatalf("requestCancel from the other store = %v, %v", ok, err)
 	}

@@ -72,8 +72,14 @@ func (h *Handler) StartJob(ctx context.Context, tool string, p *hootv1.Payload, 
 	}
 	j, err := h.runner.Start(ctx, tool, request, h.work(tool, run))
 	if err != nil {
-		return nil, hooteproto.WrapError(hooteproto.CodeUnavailable, fmt.Errorf("starting the job: %w", err)).
-			WithHint("the worker could not start the job; try again")
+		if e := outage.Error("starting the job", err); e != nil {
+			h.log.Warn("jobservice: starting a job", "tool", tool, "err", err)
+			return nil, e
+		}
+		h.log.Error("jobservice: starting a job", "tool", tool, "err", err)
+		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "the worker could not start the job").
+			WithRetryable(true).
+			WithHint("call the tool again; if it keeps failing, the worker's log says why")
 	}
 	return &hootv1.Result{Result: &hootv1.Result_JobStarted{JobStarted: &hootv1.JobStarted{
 		JobId:     j.ID,

@@ -168,10 +168,6 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Conformance {
 		services = append(services, conformance.New())
 	}
-	// Jobs whose worker died are taken up (resumable tools) or ended, now and from now on.
-	if err := runner.TakeUp(ctx, jobHandler.Resumer(services)); err != nil {
-		return err
-	}
 	// One connection and one worker loop per gateway, all over the same services.
 	var loops []*hooteproto.Worker
 	for i, gw := range cfg.Gateways {
@@ -194,6 +190,11 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 		loops = append(loops, w)
+	}
+	// Jobs whose worker died are taken up (resumable tools) or ended, now and from now on; only
+	// once everything else is set up, so that a worker that cannot start claims nothing.
+	if err := runner.TakeUp(ctx, jobHandler.Resumer(services)); err != nil {
+		return err
 	}
 	cfg.Logger.Info("hootenanny worker starting", "gateways", cfg.Gateways, "data", cfg.DataDir, "database", engine, "cas", store.String(), "name", cfg.Name)
 	// A loop that fails stops the others: the worker exits, and whoever runs it sees why.
