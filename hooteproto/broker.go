@@ -707,19 +707,31 @@ func (b *Broker) heartbeat(ctx context.Context) {
 	t := time.NewTicker(b.cfg.heartbeat)
 	defer t.Stop()
 	// A link that just closed may not be known as closed to the sending side for a moment:
-	// a probe is sent again after a short pause.
-	var again <-chan time.Time
+	// a probe is sent again after a short pause. Probes come at most once per pause, however
+	// many links close (a flood of peers that connect and hang up gets no more).
+	var (
+		again     <-chan time.Time
+		lastProbe time.Time
+	)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-b.probe:
-			b.probeAll(ctx)
+			if again != nil {
+				continue // a probe is due already
+			}
+			if time.Since(lastProbe) >= probeAgain {
+				b.probeAll(ctx)
+				lastProbe = time.Now()
+			}
 			again = time.After(probeAgain)
 			continue
 		case <-again:
+			again = nil
 			b.probeAll(ctx)
+			lastProbe = time.Now()
 			continue
 		}
 		now := time.Now()
