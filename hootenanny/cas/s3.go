@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -95,7 +97,23 @@ type S3 struct {
 	spoolDir string
 	log      *slog.Logger
 	now      func() time.Time
+
+	// stats caches the last count of Stats, which lists the whole prefix; changes counts the
+	// objects this store has added or removed, which make a count stale.
+	statsMu sync.Mutex
+	stats   s3Stats
+	changes atomic.Int64
 }
+
+// s3Stats is one count of the objects under the prefix.
+type s3Stats struct {
+	objects, bytes int64
+	at             time.Time
+	changes        int64 // the value of S3.changes when the count began
+}
+
+// statsFresh is how long a count of Stats is given out again before the prefix is listed anew.
+const statsFresh = time.Minute
 
 // ParseS3URL parses s3://bucket/prefix into the bucket and prefix of an [S3Config]. The
 // bucket follows S3's rules for names (3 to 63 lowercase letters, digits, dots and hyphens);
@@ -279,6 +297,11 @@ func (s *S3) key(h Hash) string {
 // [DefaultMediaType]); see [Store]. The content goes to a spool first, then to the server in
 // one conditional PUT (see the type's documentation).
 func (s *S3) Put(ctx context.Context, r io.Reader, mimeType string) (obj Object, existed bool, err error) {
+	defer func() {
+		if err == nil && !existed {
+			s.changes.Add(1)
+		}
+	}()
 	if mimeType == "" {
 		mimeType = DefaultMediaType
 	}
@@ -401,6 +424,7 @@ func (s *S3) object(h Hash, size int64, contentType string, meta map[string]stri
 
 // Remove removes the object h, if it is there; see [Store].
 func (s *S3) Remove(ctx context.Context, h Hash) error {
+	defer s.changes.Add(1)
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.key(h))})
 	if err != nil && statusOf(err) != http.StatusNotFound {
 		return s.fail("removing", h, err)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -142,12 +143,26 @@ func (s *S3) Walk(ctx context.Context, fn func(h Hash) error) error {
 }
 
 // Stats returns how many objects the store holds and their size in bytes; see [Store].
+//
+// Counting lists the whole prefix, a page per thousand objects, so a count is kept for
+// [statsFresh] and given out again while this store has added or removed nothing: a caller
+// that asks in a loop costs one listing a minute, and calls at once share one listing. What
+// other processes store meanwhile shows within the minute.
 func (s *S3) Stats(ctx context.Context) (objects, bytes int64, err error) {
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	changes := s.changes.Load()
+	if !s.stats.at.IsZero() && time.Since(s.stats.at) < statsFresh && s.stats.changes == changes {
+		return s.stats.objects, s.stats.bytes, nil
+	}
 	err = s.list(ctx, func(_ Hash, size int64) error {
 		objects++
 		bytes += size
 		return nil
 	})
+	if err == nil {
+		s.stats = s3Stats{objects: objects, bytes: bytes, at: time.Now(), changes: changes}
+	}
 	return objects, bytes, err
 }
 

@@ -118,6 +118,10 @@ func (c *Content) call(w http.ResponseWriter, r *http.Request, service string, p
 	return res, true
 }
 
+// maxRemoteRanges is the most byte ranges that one request may ask of an object in a store
+// that is not on this machine.
+const maxRemoteRanges = 4
+
 // serve writes the bytes of the object hash, which a worker says exists.
 func (c *Content) serve(w http.ResponseWriter, r *http.Request, hash, mimeType string) {
 	if c.Store == nil {
@@ -140,6 +144,11 @@ func (c *Content) serve(w http.ResponseWriter, r *http.Request, hash, mimeType s
 		return
 	}
 	defer f.Close()
+	if _, local := c.Store.(*cas.Dir); !local && strings.Count(r.Header.Get("Range"), ",") >= maxRemoteRanges {
+		// Each range of a remote store's object is a request of its own to the store: a
+		// request with many ranges gets the whole object instead, as HTTP allows.
+		r.Header.Del("Range")
+	}
 	if mimeType == "" {
 		mimeType = obj.MimeType
 	}
