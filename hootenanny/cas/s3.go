@@ -493,7 +493,8 @@ func truncate(s string, n int) string {
 }
 
 // A spool holds a Put's content until it is sent: in memory up to spoolInMemory bytes, then
-// in a file of its own, removed by Close.
+// in a file of its own. The file is unlinked as soon as it is made (it lives on while open), so
+// a process killed mid-upload leaves nothing behind.
 type spool struct {
 	dir  string
 	mem  []byte
@@ -510,6 +511,10 @@ func (sp *spool) Write(p []byte) (int, error) {
 	if sp.file == nil {
 		f, err := os.CreateTemp(sp.dir, "hoot-cas-spool-*")
 		if err != nil {
+			return 0, err
+		}
+		if err := os.Remove(f.Name()); err != nil {
+			f.Close()
 			return 0, err
 		}
 		sp.file = f
@@ -535,6 +540,5 @@ func (sp *spool) Close() error {
 	if sp.file == nil {
 		return nil
 	}
-	err := sp.file.Close()
-	return errors.Join(err, os.Remove(sp.file.Name()))
+	return sp.file.Close()
 }
