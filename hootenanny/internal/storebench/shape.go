@@ -38,7 +38,7 @@ const (
 	pContinue  = 0.55 // one parent among the recent ones
 	pMerge     = 0.10 // two or three parents
 	pFanOut    = 0.12 // a theme as parent
-	pVariation = 0.08 // starts a variation set of 3 to 12 artifacts with the same parents
+	pVariation = 0.02 // starts a variation set of 3 to 12 artifacts with the same parents
 )
 
 // vocabulary are the tags other than session tags, most common first.
