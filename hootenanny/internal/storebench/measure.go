@@ -10,7 +10,8 @@ import (
 // Figures are what one operation measured: how many were done in how long, and their
 // latencies.
 type Figures struct {
-	N       int
+	N int
+	// Elapsed is the time spent in the operations.
 	Elapsed time.Duration
 	P50     time.Duration
 	P99     time.Duration
@@ -63,36 +64,55 @@ type Budget struct {
 // Measure calls op one after another, within b, and returns the figures. An error of op ends
 // the measurement with that error.
 func Measure(ctx context.Context, b Budget, op func(ctx context.Context, i int) (bytes int64, err error)) (Figures, error) {
+	fs, err := MeasureEach(ctx, b, op)
+	if err != nil {
+		return Figures{}, err
+	}
+	return fs[0], nil
+}
+
+// MeasureEach measures several operations interleaved: each is called once in turn, round
+// after round, within b (MinOps and MaxOps count rounds, Duration the whole), so that a noisy
+// moment of a shared machine falls on all of them alike and their ratio stays fair. Each
+// one's Elapsed is the time spent in its own calls. An error of any ends the measurement.
+func MeasureEach(ctx context.Context, b Budget, ops ...func(ctx context.Context, i int) (bytes int64, err error)) ([]Figures, error) {
 	for i := range b.Warmup {
-		if _, err := op(ctx, -1-i); err != nil {
-			return Figures{}, err
+		for _, op := range ops {
+			if _, err := op(ctx, -1-i); err != nil {
+				return nil, err
+			}
 		}
 	}
 	maxOps := b.MaxOps
 	if maxOps <= 0 {
 		maxOps = 1 << 30
 	}
-	lat := make([]time.Duration, 0, min(maxOps, 1<<16))
-	var f Figures
+	lat := make([][]time.Duration, len(ops))
+	fs := make([]Figures, len(ops))
 	start := time.Now()
 	for i := 0; i < maxOps; i++ {
 		if err := ctx.Err(); err != nil {
-			return Figures{}, err
+			return nil, err
 		}
 		if i >= max(b.MinOps, 1) && time.Since(start) >= b.Duration {
 			break
 		}
-		t0 := time.Now()
-		n, err := op(ctx, i)
-		if err != nil {
-			return Figures{}, fmt.Errorf("operation %d: %w", i+1, err)
+		for k, op := range ops {
+			t0 := time.Now()
+			n, err := op(ctx, i)
+			if err != nil {
+				return nil, fmt.Errorf("operation %d: %w", i+1, err)
+			}
+			d := time.Since(t0)
+			lat[k] = append(lat[k], d)
+			fs[k].Elapsed += d
+			fs[k].Bytes += n
 		}
-		lat = append(lat, time.Since(t0))
-		f.Bytes += n
 	}
-	f.Elapsed = time.Since(start)
-	f.N = len(lat)
-	slices.Sort(lat)
-	f.P50, f.P99 = Percentile(lat, 50), Percentile(lat, 99)
-	return f, nil
+	for k := range fs {
+		slices.Sort(lat[k])
+		fs[k].N = len(lat[k])
+		fs[k].P50, fs[k].P99 = Percentile(lat[k], 50), Percentile(lat[k], 99)
+	}
+	return fs, nil
 }

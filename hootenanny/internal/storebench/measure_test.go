@@ -83,6 +83,31 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
+func TestMeasureEachInterleaves(t *testing.T) {
+	var calls []string
+	op := func(name string, bytes int64) func(context.Context, int) (int64, error) {
+		return func(_ context.Context, i int) (int64, error) {
+			if i >= 0 {
+				calls = append(calls, name)
+			}
+			return bytes, nil
+		}
+	}
+	fs, err := MeasureEach(context.Background(), Budget{Duration: time.Hour, MaxOps: 3, Warmup: 1}, op("a", 1), op("b", 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(calls, ""); got != "ababab" {
+		t.Errorf("calls went %q, want a and b in turn: ababab", got)
+	}
+	if len(fs) != 2 || fs[0].N != 3 || fs[1].N != 3 || fs[0].Bytes != 3 || fs[1].Bytes != 30 {
+		t.Errorf("figures %+v, want 3 calls of each, 3 and 30 bytes", fs)
+	}
+	if fs[0].Elapsed <= 0 || fs[1].Elapsed <= 0 {
+		t.Errorf("elapsed %v and %v, want the time of each one's calls", fs[0].Elapsed, fs[1].Elapsed)
+	}
+}
+
 func TestFiguresRates(t *testing.T) {
 	f := Figures{N: 50, Elapsed: 2 * time.Second, Bytes: 10e6}
 	if got := f.OpsPerSec(); got != 25 {

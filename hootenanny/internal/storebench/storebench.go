@@ -106,12 +106,21 @@ func RunStores(ctx context.Context, o StoreOptions) (*Table, error) {
 			fmt.Fprintf(o.Out, "  %s in %.1fs (%d MB)", e.name, took[i].Seconds(), bytes>>20)
 		}
 		fmt.Fprintln(o.Out)
-		for _, e := range engines {
-			for _, op := range ops {
-				f, err := Measure(ctx, o.Budget, func(ctx context.Context, _ int) (int64, error) { return 0, op.do(e, ctx) })
-				if err != nil {
-					return nil, fmt.Errorf("%s on %s at %d artifacts: %w", op.name, e.name, size, err)
-				}
+		// Each operation runs on the engines in turn, one call each, so that they share the
+		// machine's noisy moments.
+		b := o.Budget
+		b.Duration *= time.Duration(len(engines))
+		for _, op := range ops {
+			var each []func(context.Context, int) (int64, error)
+			for _, e := range engines {
+				each = append(each, func(ctx context.Context, _ int) (int64, error) { return 0, op.do(e, ctx) })
+			}
+			fs, err := MeasureEach(ctx, b, each...)
+			if err != nil {
+				return nil, fmt.Errorf("%s at %d artifacts: %w", op.name, size, err)
+			}
+			for i, e := range engines {
+				f := fs[i]
 				t.Add(Result{Op: op.name, Engine: e.name, Size: size, Figures: f})
 				fmt.Fprintf(o.Out, "  %-8s %-26s %6s  %7.0f ops/s  p50 %8s  p99 %8s\n", e.name, op.name, FormatSize(size),
 					f.OpsPerSec(), FormatLatency(f.P50), FormatLatency(f.P99))

@@ -79,7 +79,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	budget := storebench.Budget{Duration: o.duration, MinOps: 5, Warmup: 3}
+	budget := storebench.Budget{Duration: o.duration, MinOps: 5, Warmup: 10}
 
 	var table *storebench.Table
 	var storesTook time.Duration
@@ -117,7 +117,7 @@ func run(ctx context.Context, o options) error {
 	}
 
 	if table != nil {
-		fmt.Printf("\n== the stores as they grow (seeded in bulk, then each operation one at a time for %s; %s in all)\n", o.duration, storesTook.Round(time.Second))
+		fmt.Printf("\n== the stores as they grow (seeded in bulk, then each operation one call at a time, the engines in turn, for %s each; %s in all)\n", o.duration, storesTook.Round(time.Second))
 		table.Print(os.Stdout)
 		fmt.Println("(vs 10^4: this size's figure over the smallest size's; ops/s below 1x and p50 above 1x mean slower as the store grows.")
 		fmt.Println(" vs sqlite: PostgreSQL's figure over SQLite's at the same size; ops/s above 1x means PostgreSQL is faster.)")
