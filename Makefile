@@ -83,8 +83,9 @@ run: build ## start holler on 127.0.0.1:8080 (MCP at /mcp) with a local worker; 
 	bin/holler serve --worker-command bin/hootenanny
 
 .PHONY: bench
-bench: ## speed: holler vs mcp-go, go-sdk and mcp-go+zeromq over HTTP, the wire, allocations per call (~2 min)
-	cd bench && GOWORK=off go run ./cmd/bench $(BENCH_FLAGS)
+bench: ## speed: holler vs peers over HTTP, the wire, allocations per call, storage as it grows (~5 min)
+	@# Under the test servers (PostgreSQL and S3 on loopback), which the storage part measures.
+	cd bench && GOWORK=off ../tools/testservers.sh go run ./cmd/bench $(BENCH_FLAGS)
 
 .PHONY: conformance
 conformance: build ## the official MCP conformance suite (npm, pinned in package.json) against holler and a fixture worker

@@ -12,7 +12,13 @@
 //  4. loads each at every concurrency, interleaved and repeated in rounds so that a noisy
 //     moment of the shared machine hurts all of them alike;
 //  5. stops everything it started, also on failure or Ctrl-C, and prints the table, the ratios
-//     holler/peer and how they compare with the targets.
+//     holler/peer and how they compare with the targets;
+//  6. runs the storage benchmark (hootenanny/internal/storebench): the artifact and job stores
+//     at 10^4, 10^5 and 10^6 artifacts on SQLite and PostgreSQL, and PUT and GET of /cas
+//     through holler on a directory and on S3 against the stores' own speed. PostgreSQL and S3
+//     are the servers of tools/testservers.sh, which `make bench` runs this driver under;
+//     without them (HOOT_TEST_POSTGRES, HOOT_TEST_S3) SQLite and the directory are measured
+//     alone.
 //
 // Run it from the bench directory, outside the workspace:
 //
@@ -62,6 +68,8 @@ type config struct {
 	goBench       bool
 	benchtime     string
 	mcpgoStateful bool
+	storage       bool
+	storageFlags  string
 }
 
 func main() {
@@ -76,6 +84,8 @@ func main() {
 	flag.BoolVar(&c.goBench, "gobench", true, "also run the Go benchmarks of the wire and the MCP handler")
 	flag.StringVar(&c.benchtime, "benchtime", "1s", "-benchtime of the Go benchmarks")
 	flag.BoolVar(&c.mcpgoStateful, "mcpgo-stateful", false, "serve mcp-go with server.WithStateful instead of its default session handling")
+	flag.BoolVar(&c.storage, "storage", true, "also run the storage benchmark (hootenanny/internal/storebench)")
+	flag.StringVar(&c.storageFlags, "storage-flags", "", "flags for the storage benchmark, space-separated, such as \"-sizes 10000,100000 -duration 500ms\"")
 	flag.Parse()
 	c.impls = strings.Split(impls, ",")
 	for _, f := range strings.Split(conc, ",") {
@@ -115,6 +125,7 @@ func run(ctx context.Context, c config) error {
 	fmt.Println("== build")
 	holler, hootenanny := filepath.Join(c.root, "bin", "holler"), filepath.Join(c.root, "bin", "hootenanny")
 	peer, noHop := filepath.Join(tmp, "peer"), filepath.Join(tmp, "holler-no-hop.test")
+	storebench := filepath.Join(tmp, "storebench")
 	steps := []struct {
 		dir, out, pkg string
 		workspace     bool
@@ -122,6 +133,7 @@ func run(ctx context.Context, c config) error {
 		{c.root, holler, "./holler/cmd/holler", true},
 		{c.root, hootenanny, "./hootenanny/cmd/hootenanny", true},
 		{benchDir, peer, "./cmd/peer", false},
+		{c.root, storebench, "./hootenanny/internal/storebench/cmd/storebench", true},
 	}
 	for _, s := range steps {
 		if err := goCmd(ctx, s.dir, s.workspace, os.Stdout, "build", "-o", s.out, s.pkg); err != nil {
@@ -244,7 +256,31 @@ func run(ctx context.Context, c config) error {
 		merged[k] = load.Merge(rs...)
 	}
 	report(os.Stdout, c, merged, cpu, wire, bare, abcFigures)
+	if c.storage {
+		if err := runStorage(ctx, c, storebench, holler, hootenanny); err != nil {
+			return errors.Join(goBenchErr, err)
+		}
+	}
 	return goBenchErr
+}
+
+// runStorage runs the storage benchmark, which prints its own tables.
+func runStorage(ctx context.Context, c config, storebench, holler, hootenanny string) error {
+	fmt.Printf("\n== storage: %s (load average before: %s)\n", "hootenanny/internal/storebench", loadAverage())
+	args := append([]string{"-holler", holler, "-hootenanny", hootenanny}, strings.Fields(c.storageFlags)...)
+	cmd := exec.CommandContext(ctx, storebench, args...)
+	cmd.Dir = c.root
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	// On Ctrl-C the storage benchmark gets SIGTERM rather than SIGKILL, so it stops the
+	// gateway it started and drops its database.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("the storage benchmark failed: %w", err)
+	}
+	fmt.Printf("storage benchmark: %s in all; load average after: %s\n", time.Since(start).Round(time.Second), loadAverage())
+	return nil
 }
 
 // loadAverage returns the 1, 5 and 15 minute load averages.
