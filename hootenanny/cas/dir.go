@@ -193,13 +193,8 @@ func (s *Dir) CleanTemps(ctx context.Context, cutoff time.Time, dryRun bool) (fi
 // [*MediaTypeError]; a failing r or a done ctx an error that wraps theirs. On any error
 // nothing of the content is kept.
 func (s *Dir) Put(ctx context.Context, r io.Reader, mimeType string) (obj Object, existed bool, err error) {
-	if mimeType == "" {
-		mimeType = DefaultMediaType
-	}
-	if err := ValidateMediaType(mimeType); err != nil {
-		return Object{}, false, err
-	}
-	if err := ctx.Err(); err != nil {
+	mimeType, err = beginPut(ctx, mimeType)
+	if err != nil {
 		return Object{}, false, err
 	}
 	tmp, err := os.CreateTemp(s.tmp, "object-*")

@@ -423,43 +423,6 @@ func TestPutMediaType(t *testing.T) {
 	assertNoTemps(t, dir)
 }
 
-func TestReadRange(t *testing.T) {
-	s, _ := openStore(t, nil)
-	obj, _ := put(t, s, "0123456789", "text/plain")
-	for _, tc := range []struct {
-		offset int64
-		length int
-		want   string
-	}{
-		{0, 3, "012"},
-		{3, 4, "3456"},
-		{7, 100, "789"},
-		{9, 1, "9"},
-		{10, 5, ""},
-		{4, 0, ""},
-	} {
-		b, got, err := s.ReadRange(context.Background(), obj.Hash, tc.offset, tc.length)
-		if err != nil || string(b) != tc.want || got != obj {
-			t.Errorf("ReadRange(%d, %d) = %q, %v; want %q", tc.offset, tc.length, b, err, tc.want)
-		}
-	}
-
-	_, _, err := s.ReadRange(context.Background(), obj.Hash, 11, 1)
-	var re *RangeError
-	if !errors.Is(err, ErrOutOfRange) || !errors.As(err, &re) || re.Size != 10 || re.Offset != 11 {
-		t.Errorf("ReadRange past the end = %v, want a RangeError with size 10", err)
-	}
-	if want := "offset 11 is past the end of the object, which is 10 bytes long"; err.Error() != want {
-		t.Errorf("message = %q, want %q", err, want)
-	}
-	if _, _, err := s.ReadRange(context.Background(), obj.Hash, -1, 1); !errors.Is(err, ErrOutOfRange) {
-		t.Errorf("negative offset: %v", err)
-	}
-	if _, _, err := s.ReadRange(context.Background(), obj.Hash, 0, -1); !errors.Is(err, ErrOutOfRange) {
-		t.Errorf("negative length: %v", err)
-	}
-}
-
 func TestNotFound(t *testing.T) {
 	s, _ := openStore(t, nil)
 	h := Sum([]byte("never stored"))

@@ -302,13 +302,8 @@ func (s *S3) Put(ctx context.Context, r io.Reader, mimeType string) (obj Object,
 			s.changes.Add(1)
 		}
 	}()
-	if mimeType == "" {
-		mimeType = DefaultMediaType
-	}
-	if err := ValidateMediaType(mimeType); err != nil {
-		return Object{}, false, err
-	}
-	if err := ctx.Err(); err != nil {
+	mimeType, err = beginPut(ctx, mimeType)
+	if err != nil {
 		return Object{}, false, err
 	}
 	sp := &spool{dir: s.spoolDir}

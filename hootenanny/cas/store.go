@@ -111,3 +111,15 @@ type Object struct {
 	// StoredAt is when the object was first stored, in UTC.
 	StoredAt time.Time
 }
+
+// beginPut checks what every Put checks before it reads the content: the media type (empty
+// means DefaultMediaType), and that ctx is not done. It returns the media type to store.
+func beginPut(ctx context.Context, mimeType string) (string, error) {
+	if mimeType == "" {
+		mimeType = DefaultMediaType
+	}
+	if err := ValidateMediaType(mimeType); err != nil {
+		return "", err
+	}
+	return mimeType, ctx.Err()
+}

@@ -3,8 +3,6 @@ package storetest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -21,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/internal/fleettest"
 )
 
 // The environment of tests that need servers, as the repository's tools/testservers.sh sets it.
@@ -39,28 +38,18 @@ const (
 // missing skips t, or fails it when the environment says the servers are required.
 func missing(t testing.TB, what string) {
 	t.Helper()
-	msg := what + "; run the test through `make test` or `tools/testservers.sh go test ...`, which start the servers"
-	if os.Getenv(EnvRequired) == "required" {
-		t.Fatal(msg + " (" + EnvRequired + "=required)")
-	}
-	t.Skip(msg)
+	fleettest.Missing(t, what)
 }
 
 // S3URL returns s3://bucket/prefix for a store of the test's own: a new random prefix in the
 // bucket that HOOT_TEST_S3 names. Everything under the prefix is removed when the test ends.
 func S3URL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(EnvS3)
-	if base == "" {
-		missing(t, EnvS3+" is not set, so there is no S3 server to test against")
-	}
-	cfg, err := cas.ParseS3URL(base)
+	cfg, err := cas.ParseS3URL(fleettest.S3URL(t))
 	if err != nil {
 		t.Fatalf("%s: %v", EnvS3, err)
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	prefix := strings.Trim(cfg.Prefix+"/t-"+hex.EncodeToString(b[:]), "/")
+	prefix := cfg.Prefix
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

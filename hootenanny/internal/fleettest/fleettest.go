@@ -71,24 +71,30 @@ func S3URL(t testing.TB) string {
 // lookup returns the variable's value, or skips or fails the test when it is empty.
 func lookup(t testing.TB, name string) string {
 	t.Helper()
-	required := false
-	switch v := os.Getenv(EnvRequired); v {
-	case "":
-	case "required":
-		required = true
-	default:
+	if v := os.Getenv(EnvRequired); v != "" && v != "required" {
 		// A misspelt value must not let the tests skip unnoticed.
 		t.Fatalf("%s is %q; it is either unset or required", EnvRequired, v)
 	}
 	value := os.Getenv(name)
-	if value != "" {
-		return value
+	if value == "" {
+		Missing(t, name+" is not set")
 	}
-	if required {
-		t.Fatalf("%s is not set, and %s=required: %s", name, EnvRequired, howToRun)
+	return value
+}
+
+// Missing ends a test that lacks a server (or a program) it needs, saying what is missing: it
+// skips the test, or fails it when HOOT_FLEET_TESTS is required, as make test sets it.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	switch v := os.Getenv(EnvRequired); v {
+	case "":
+		t.Skipf("%s: %s", what, howToRun)
+	case "required":
+		t.Fatalf("%s, and %s=required: %s", what, EnvRequired, howToRun)
+	default:
+		// A misspelt value must not let the tests skip unnoticed.
+		t.Fatalf("%s is %q; it is either unset or required", EnvRequired, v)
 	}
-	t.Skipf("%s is not set: %s", name, howToRun)
-	return ""
 }
 
 var unsafeKey = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

@@ -10,11 +10,11 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hootenanny/hoot/hootenanny/internal/fleettest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -22,15 +22,7 @@ import (
 // required) the test when there is none.
 func URL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv("HOOT_TEST_POSTGRES")
-	if u != "" {
-		return u
-	}
-	if os.Getenv("HOOT_FLEET_TESTS") == "required" {
-		t.Fatal("HOOT_FLEET_TESTS=required but HOOT_TEST_POSTGRES is not set: run the tests through make test or tools/testservers.sh, which start PostgreSQL and set it")
-	}
-	t.Skip("no PostgreSQL to test against: run through make test or tools/testservers.sh go test ..., which start one and set HOOT_TEST_POSTGRES")
-	return ""
+	return fleettest.PostgresURL(t)
 }
 
 // Database creates a new, empty database on the test server, dropped when the test ends (after
