@@ -403,3 +403,23 @@ func TestConfirmationOverStdio(t *testing.T) {
 		t.Errorf("the backend was called %d times, want once (the accepted call)", n)
 	}
 }
+
+// TestConformanceFixturesNeedNoConfirmation keeps the conformance suite's tools callable: its
+// client is not a person, and a fixture that needed confirmation would be refused.
+func TestConformanceFixturesNeedNoConfirmation(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for i := range hootv1hoot.Tools {
+		tool := &hootv1hoot.Tools[i]
+		if tool.Service != hootv1hoot.ConformanceServiceName {
+			continue
+		}
+		n++
+		if needsConfirmation(tool) || tool.Tier > hootv1.Tier_TIER_STANDARD {
+			t.Errorf("conformance fixture %s needs confirmation or a tier above standard (tier %v, confirm %v)", tool.Name, tool.Tier, tool.Confirm)
+		}
+	}
+	if n == 0 {
+		t.Error("no tool of the conformance service in the table")
+	}
+}
