@@ -41,12 +41,15 @@ func TestAdminToolRefusedByDefault(t *testing.T) {
 	}
 }
 
-// TestAdminToolWithTierRaised runs storage_gc through a gateway that allows admin tools: a dry
-// run and a real run over a store holding one named and one young object, neither of which
-// may go.
+// TestAdminToolWithTierRaised runs storage_gc through a gateway that allows admin tools, from a
+// client whose user confirms every call: a dry run and a real run over a store holding one
+// named and one young object, neither of which may go.
 func TestAdminToolWithTierRaised(t *testing.T) {
 	t.Parallel()
-	s := connectHTTP(t, startStackWith(t, func(cfg *gateway.Config) { cfg.MaxTier = hootv1.Tier_TIER_ADMIN }))
+	s := connectHTTPWith(t, startStackWith(t, func(cfg *gateway.Config) { cfg.MaxTier = hootv1.Tier_TIER_ADMIN }),
+		&mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+		}})
 	c := newCaller(t, s)
 	if names := toolNames(t, s); !slices.Contains(names, "storage_gc") {
 		t.Fatalf("tools/list with --max-tier admin lacks storage_gc: %v", names)

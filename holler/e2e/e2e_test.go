@@ -112,7 +112,13 @@ func startStackWith(t *testing.T, edit func(*gateway.Config)) string {
 
 func connectHTTP(t *testing.T, url string) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	return connectHTTPWith(t, url, nil)
+}
+
+// connectHTTPWith is connectHTTP with a client configured by opts (nil for the defaults).
+func connectHTTPWith(t *testing.T, url string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)

@@ -343,7 +343,13 @@ type ToolOptions struct {
 	// job up and run it again from the start. Set it only when a second run does no harm: the work
 	// reads, or writes content-addressed objects and artifacts, whose creation is keyed by the job
 	// so that a run taken up again finds those of the first run instead of making them twice.
-	Resumable     bool `protobuf:"varint,12,opt,name=resumable,proto3" json:"resumable,omitempty"`
+	Resumable bool `protobuf:"varint,12,opt,name=resumable,proto3" json:"resumable,omitempty"`
+	// A person must confirm each call: before anything reaches a worker, the gateway asks the MCP
+	// client to put the call to its user (elicitation) and refuses the call unless they accept.
+	// Every tool of tier TIER_ADMIN is confirmed whether or not it sets this; a destructive tool
+	// may opt in. Set it only on destructive or admin tools, and only on tools (not on prompts or
+	// resources): the generator refuses it elsewhere.
+	Confirm       bool `protobuf:"varint,13,opt,name=confirm,proto3" json:"confirm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -458,6 +464,13 @@ func (x *ToolOptions) GetMimeType() string {
 func (x *ToolOptions) GetResumable() bool {
 	if x != nil {
 		return x.Resumable
+	}
+	return false
+}
+
+func (x *ToolOptions) GetConfirm() bool {
+	if x != nil {
+		return x.Confirm
 	}
 	return false
 }
@@ -651,7 +664,7 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"idempotent\x18\x03 \x01(\bR\n" +
 	"idempotent\x12\x1d\n" +
 	"\n" +
-	"open_world\x18\x04 \x01(\bR\topenWorld\"\x86\x03\n" +
+	"open_world\x18\x04 \x01(\bR\topenWorld\"\xa0\x03\n" +
 	"\vToolOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -665,7 +678,8 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\x03uri\x18\n" +
 	" \x01(\tR\x03uri\x12\x1b\n" +
 	"\tmime_type\x18\v \x01(\tR\bmimeType\x12\x1c\n" +
-	"\tresumable\x18\f \x01(\bR\tresumable\"\xb2\x02\n" +
+	"\tresumable\x18\f \x01(\bR\tresumable\x12\x18\n" +
+	"\aconfirm\x18\r \x01(\bR\aconfirm\"\xb2\x02\n" +
 	"\n" +
 	"FieldRules\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +

@@ -96,6 +96,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if cfg.NoConfirm {
+		cfg.Logger.Warn("--confirm never: admin tools and destructive tools marked confirm run without asking anyone")
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -133,6 +136,7 @@ type flags struct {
 	workerEndpoint string
 	workerCommand  string
 	maxTier        string
+	confirm        string
 	minimalErrors  bool
 	callTimeout    time.Duration
 	heartbeat      time.Duration
@@ -155,6 +159,8 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&f.workerEndpoint, "worker-endpoint", gateway.DefaultWorkerEndpoint, "ZeroMQ `endpoint` that workers connect to")
 	f.fs.StringVar(&f.workerCommand, "worker-command", "", "a worker `command` to start and keep running, such as \"hootenanny\"")
 	f.fs.StringVar(&f.maxTier, "max-tier", "standard", "highest tool `tier` to serve: basic, standard or admin")
+	f.fs.StringVar(&f.confirm, "confirm", "ask", "`ask` a person (through the MCP client) before each call of an admin tool or a destructive tool marked confirm, and refuse it when the client cannot ask; "+
+		"never runs them without asking anyone. never is dangerous: a model can then destroy data on its own; use it only for trusted clients")
 	f.fs.BoolVar(&f.minimalErrors, "minimal-errors", false, "answer errors with code and message only, without guidance")
 	f.fs.DurationVar(&f.callTimeout, "call-timeout", 60*time.Second, "longest a tool call may take")
 	f.fs.DurationVar(&f.heartbeat, "heartbeat", 2500*time.Millisecond, "how often to check that workers are alive")
@@ -183,6 +189,9 @@ func (f *flags) config() (gateway.Config, error) {
 	if !ok || tier == 0 {
 		return gateway.Config{}, fmt.Errorf("--max-tier %q: want basic, standard or admin", f.maxTier)
 	}
+	if f.confirm != "ask" && f.confirm != "never" {
+		return gateway.Config{}, fmt.Errorf("--confirm %q: want ask (the default) or never", f.confirm)
+	}
 	var command []string
 	if f.workerCommand != "" {
 		command = strings.Fields(f.workerCommand)
@@ -191,6 +200,7 @@ func (f *flags) config() (gateway.Config, error) {
 		WorkerEndpoint: f.workerEndpoint,
 		WorkerCommand:  command,
 		MaxTier:        hootv1.Tier(tier),
+		NoConfirm:      f.confirm == "never",
 		MinimalErrors:  f.minimalErrors,
 		AllowedHosts:   splitList(f.allowHosts),
 		AllowedOrigins: splitList(f.allowOrigins),

@@ -41,6 +41,9 @@ type Config struct {
 	WorkerCommand []string
 	// MaxTier is the highest tool tier served (default TIER_STANDARD).
 	MaxTier hootv1.Tier
+	// NoConfirm runs the tools that need a person's confirmation without asking (see
+	// mcp.Config.NoConfirm). Dangerous: a model may then destroy data on its own.
+	NoConfirm bool
 	// MinimalErrors turns off guidance in errors.
 	MinimalErrors bool
 	// CallTimeout bounds one tool call (default mcp.DefaultCallTimeout).
@@ -141,6 +144,7 @@ func Start(cfg Config) (*Gateway, error) {
 		Tools:          hootv1hoot.Tools,
 		Backend:        backend,
 		MaxTier:        cfg.MaxTier,
+		NoConfirm:      cfg.NoConfirm,
 		MinimalErrors:  cfg.MinimalErrors,
 		CallTimeout:    cfg.CallTimeout,
 		AllowedHosts:   cfg.AllowedHosts,

@@ -69,16 +69,36 @@ func (s *Server) clientAsker(sess *session, out notifier) hooteproto.ClientAsker
 		if method == "" {
 			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the request for the client is empty")
 		}
-		id, key, ch := s.clientCalls.add(sess.id)
-		defer s.clientCalls.remove(key)
-		out.notify(&notification{JSONRPC: jsonrpcVersion, ID: id, Method: method, Params: params})
-		select {
-		case msg := <-ch:
-			return clientResponse(req, msg), nil
-		case <-ctx.Done():
-			return nil, hooteproto.AsError(ctx.Err())
+		msg, err := s.requestClient(ctx, sess, out, method, params)
+		if err != nil {
+			return nil, hooteproto.AsError(err)
 		}
+		return clientResponse(req, msg), nil
 	}
+}
+
+// requestClient sends the request method with params to the client of sess on out, the
+// stream of the tools/call it belongs to, and waits for the client's response. When ctx ends
+// first, the client is told with notifications/cancelled that no answer is awaited any more.
+func (s *Server) requestClient(ctx context.Context, sess *session, out notifier, method string, params any) (*message, error) {
+	id, key, ch := s.clientCalls.add(sess.id)
+	defer s.clientCalls.remove(key)
+	out.notify(&notification{JSONRPC: jsonrpcVersion, ID: id, Method: method, Params: params})
+	select {
+	case msg := <-ch:
+		return msg, nil
+	case <-ctx.Done():
+		out.notify(&notification{JSONRPC: jsonrpcVersion, Method: notifyCancelled, Params: cancelledParams{
+			RequestID: id, Reason: "the server no longer waits for an answer",
+		}})
+		return nil, ctx.Err()
+	}
+}
+
+// cancelledParams are notifications/cancelled's params.
+type cancelledParams struct {
+	RequestID json.RawMessage `json:"requestId"`
+	Reason    string          `json:"reason,omitempty"`
 }
 
 // samplingMessage is one message of sampling/createMessage.

@@ -51,6 +51,11 @@ type Config struct {
 	// MaxTier is the highest tier of tool the server lists and calls; tools above it are hidden
 	// and refused. Zero means TIER_STANDARD.
 	MaxTier hootv1.Tier
+	// NoConfirm runs the tools that need a person's confirmation (every tool of tier ADMIN,
+	// and the destructive tools whose schema asks for it) without asking anyone. Dangerous: a
+	// model may then destroy data on its own. Set it only for trusted clients that cannot ask
+	// their user. False means ask, and refuse the call when the client cannot ask.
+	NoConfirm bool
 	// Name, Title and Version describe the server in initialize's serverInfo. Zero values mean
 	// DefaultName, DefaultTitle and DefaultVersion.
 	Name, Title, Version string

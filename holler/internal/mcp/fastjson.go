@@ -147,7 +147,7 @@ func appendString(dst []byte, s string) []byte {
 // is text only, and false for every other response.
 func encodeToolResult(r *response) ([]byte, bool) {
 	res, ok := r.Result.(callToolResult)
-	if !ok || r.Error != nil || len(r.ID) == 0 || !isCompact(r.ID) || !isCompact(res.StructuredContent) {
+	if !ok || r.Error != nil || len(r.ID) == 0 || !isCompact(r.ID) || !isCompact(res.StructuredContent) || res.Meta != nil {
 		return nil, false
 	}
 	// Room for everything and some escapes; append grows the buffer in the rare case that

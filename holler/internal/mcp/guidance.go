@@ -41,6 +41,8 @@ type guidance struct {
 	Supported []string `json:"supported,omitempty"`
 	// Try is a complete JSON-RPC request to copy.
 	Try json.RawMessage `json:"try,omitempty"`
+	// Policy is the decision of the gateway's policy that refused a call.
+	Policy *decision `json:"policy,omitempty"`
 }
 
 // tryInitialize returns an initialize request to copy.

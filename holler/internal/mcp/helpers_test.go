@@ -86,6 +86,9 @@ type mcpHTTP struct {
 	session string
 	// accept is the Accept header; empty means both JSON and event streams.
 	accept string
+	// stream holds the messages of the last callAnswering's stream other than its response
+	// and the questions it answered.
+	stream []rpcResponse
 }
 
 func newMCPHTTP(t *testing.T, s *Server) *mcpHTTP {
@@ -170,7 +173,14 @@ func parseSSE(t *testing.T, body []byte) []rpcResponse {
 // initialize starts a session with protocol version v and sends notifications/initialized.
 func (c *mcpHTTP) initialize(v string) {
 	c.t.Helper()
-	a := c.post(initializeRequest(v), nil)
+	c.initializeWith(v, `{}`)
+}
+
+// initializeWith starts a session with protocol version v in which the client declares the
+// capabilities caps (a JSON object), and sends notifications/initialized.
+func (c *mcpHTTP) initializeWith(v, caps string) {
+	c.t.Helper()
+	a := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"test","version":"0"}}}`, v, caps), nil)
 	if a.status != http.StatusOK {
 		c.t.Fatalf("initialize: status %d: %s", a.status, a.body)
 	}

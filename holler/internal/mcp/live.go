@@ -67,7 +67,7 @@ func (s *Server) liveTools() []toolDescription {
 			tools = append(tools, t)
 		}
 	}
-	return toolDescriptions(tools)
+	return s.policy.toolDescriptions(tools)
 }
 
 // listedNames returns the names of the tools tools/list shows now.

@@ -36,6 +36,8 @@ var methodList = append([]string{methodInitialize, methodPing, methodToolsList, 
 type Server struct {
 	cfg *Config
 	log *slog.Logger
+	// policy decides which calls may go to a worker (policy.go).
+	policy policy
 
 	// tools holds every tool of the table by name, allowed or not, so that a tool above the
 	// tier limit is refused by name rather than reported unknown.
@@ -76,6 +78,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s := &Server{
 		cfg:    c,
 		log:    c.Logger,
+		policy: policy{maxTier: c.MaxTier, noConfirm: c.NoConfirm},
 		tools:  make(map[string]*hootv1hoot.Tool, len(c.Tools)),
 		closed: make(chan struct{}),
 	}
@@ -96,7 +99,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.cursorKey = randomBytes(32)
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout)
-	s.listed = toolDescriptions(s.allowed)
+	s.listed = s.policy.toolDescriptions(s.allowed)
 	if lb, ok := c.Backend.(LiveBackend); ok {
 		s.live = lb
 		changed := lb.Changed()
@@ -230,6 +233,7 @@ func (s *Server) handleNotification(sess *session, msg *message) {
 // initializeParams are the members of initialize's params that this server reads.
 type initializeParams struct {
 	ProtocolVersion json.RawMessage `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
 	ClientInfo      clientInfo      `json:"clientInfo"`
 }
 
@@ -289,9 +293,10 @@ func (s *Server) initialize(sess *session, msg *message) *response {
 		})
 	}
 	sess.initialized, sess.version, sess.client = true, version, p.ClientInfo
+	sess.caps = readClientCapabilities(p.Capabilities, version)
 	sess.mu.Unlock()
 	s.log.Info("mcp: session initialized", "session", sess.id, "client", p.ClientInfo.Name,
-		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version)
+		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version, "elicitForm", sess.caps.elicitForm)
 	return newResult(msg.ID, initializeResult{
 		ProtocolVersion: version,
 		Capabilities:    s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: s.live != nil}}),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -31,6 +32,7 @@ type session struct {
 	ready       bool // notifications/initialized came
 	version     string
 	client      clientInfo
+	caps        clientCapabilities
 	inflight    map[string]context.CancelCauseFunc
 	lastUsed    time.Time
 	ended       bool
@@ -48,6 +50,37 @@ type session struct {
 type clientInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+}
+
+// clientCapabilities are what the client declared in initialize that it can do, as far as
+// this server makes use of it.
+type clientCapabilities struct {
+	// elicitForm: the client puts forms to its user (elicitation/create in form mode).
+	elicitForm bool
+}
+
+// readClientCapabilities reads initialize's capabilities for a session of protocol version v.
+// Malformed capabilities declare nothing.
+func readClientCapabilities(raw json.RawMessage, v string) clientCapabilities {
+	var c struct {
+		Elicitation *struct {
+			Form json.RawMessage `json:"form"`
+			URL  json.RawMessage `json:"url"`
+		} `json:"elicitation"`
+	}
+	if v < protocolVersion20250618 || len(raw) == 0 || json.Unmarshal(raw, &c) != nil || c.Elicitation == nil {
+		return clientCapabilities{}
+	}
+	// 2025-11-25 splits elicitation into form and url modes; an empty object still means form,
+	// as it did in 2025-06-18, and only a client that lists url alone cannot fill in forms.
+	return clientCapabilities{elicitForm: c.Elicitation.Form != nil || c.Elicitation.URL == nil}
+}
+
+// canElicitForm reports whether the client declared that it puts forms to its user.
+func (s *session) canElicitForm() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps.elicitForm
 }
 
 // newSession returns a session named id that has not been initialized.

@@ -105,10 +105,16 @@ type lineWriter struct {
 	failed error
 }
 
-var _ notifier = (*lineWriter)(nil)
+var (
+	_ notifier       = (*lineWriter)(nil)
+	_ requestCarrier = (*lineWriter)(nil)
+)
 
 // notify writes a notification.
 func (lw *lineWriter) notify(n *notification) { lw.write(encode(n)) }
+
+// carriesRequests reports that a request of the server reaches the client over stdio.
+func (lw *lineWriter) carriesRequests() bool { return true }
 
 // send writes a response.
 func (lw *lineWriter) send(r *response) { lw.write(encode(r)) }

@@ -268,7 +268,14 @@ type httpReply struct {
 	stopKeep  chan struct{}
 }
 
-var _ notifier = (*httpReply)(nil)
+var (
+	_ notifier       = (*httpReply)(nil)
+	_ requestCarrier = (*httpReply)(nil)
+)
+
+// carriesRequests reports whether a request of the server reaches the client on this answer:
+// only as an event stream, which the client must accept.
+func (h *httpReply) carriesRequests() bool { return h.sseOK }
 
 // notify sends n as an event, switching the response to an event stream first. A client that
 // does not take event streams does not get notifications; it still gets the response.

@@ -43,14 +43,23 @@ type toolAnnotations struct {
 	OpenWorldHint   bool   `json:"openWorldHint"`
 }
 
+// confirmNote ends the description of a tool whose calls a person confirms, so that a model
+// knows that the call waits for someone and may be refused.
+const confirmNote = "Each call is put to a person first (the client asks its user to confirm it); " +
+	"a call they decline fails without running."
+
 // toolDescriptions describes tools for tools/list.
-func toolDescriptions(tools []*hootv1hoot.Tool) []toolDescription {
+func (p policy) toolDescriptions(tools []*hootv1hoot.Tool) []toolDescription {
 	out := make([]toolDescription, 0, len(tools))
 	for _, t := range tools {
+		desc := t.Description
+		if p.asks(t) {
+			desc = strings.TrimSpace(desc + "\n\n" + confirmNote)
+		}
 		d := toolDescription{
 			Name:        t.Name,
 			Title:       t.Title,
-			Description: t.Description,
+			Description: desc,
 			InputSchema: compact(json.RawMessage(t.InputSchema)),
 			Annotations: toolAnnotations{
 				Title:           t.Title,
@@ -82,6 +91,15 @@ type callToolResult struct {
 	Content           []contentBlock  `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
+	Meta              *resultMeta     `json:"_meta,omitempty"`
+}
+
+// resultMeta is the _meta of a tool result.
+type resultMeta struct {
+	// Guidance is the data of a failure that the gateway itself answered, as error.data holds
+	// it for a JSON-RPC error: the hint and, for a call the policy refused, its decision. It
+	// cannot be structuredContent, which must conform to the tool's output schema.
+	Guidance *guidance `json:"hootenanny/guidance,omitempty"`
 }
 
 // progressParams are notifications/progress's params.
@@ -115,8 +133,9 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 	return p, name, err == nil && name != ""
 }
 
-// callTool answers tools/call: find the tool, apply the tier policy, decode and validate the
-// arguments, call the backend, and render its typed answer.
+// callTool answers tools/call: find the tool, apply the policy (policy.go), decode and validate
+// the arguments, have a person confirm the call if the policy says so, call the backend, and
+// render its typed answer.
 func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *response {
 	p, name, ok := readCallToolParams(msg.Params)
 	if !ok {
@@ -141,19 +160,34 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 			Try:        tryToolsList(),
 		})
 	}
-	if t.Tier > s.cfg.MaxTier {
-		// Refused here, before anything reaches the network.
-		e := hooteproto.NewError(hooteproto.CodePermissionDenied,
-			"tool "+quote(name)+" needs tier "+tierName(t.Tier)+" and this server allows tools up to tier "+tierName(s.cfg.MaxTier)).
-			WithHint("Use the tools that tools/list shows. The server's operator can allow this one by starting holler with --max-tier " +
-				strings.ToLower(tierName(t.Tier)) + " (or HOLLER_MAX_TIER=" + strings.ToLower(tierName(t.Tier)) + ").")
-		s.log.Info("mcp: tool refused by tier", "tool", name, "tier", t.Tier, "maxTier", s.cfg.MaxTier)
-		return newResult(msg.ID, toolErrorResult(name, e))
+	// The policy decides before the arguments are read what it can decide without them: a
+	// call that would be refused anyway is not sent back to have its arguments fixed first.
+	d, ask, cannot := s.policy.decide(t, func() (confirmer, string) { return s.confirmerFor(sess, out) })
+	if d.refused() {
+		return s.refuse(msg.ID, sess, t, d, cannot, nil)
 	}
 
 	req, bad := decodeArguments(t, p.Arguments)
 	if bad != nil {
 		return s.badArguments(msg.ID, sess, t, bad)
+	}
+	if d.Confirmation == confirmationRequired {
+		// Only a call that decoded is put to a person, and the wait is bounded like a call.
+		actx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
+		d = s.policy.confirm(actx, d, ask, t, req)
+		err := context.Cause(actx)
+		cancel()
+		if errors.Is(context.Cause(ctx), errCancelledByClient) {
+			e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+quote(name)+" was cancelled while a person was asked to confirm it").
+				WithHint("The call was cancelled at the client's request.")
+			return newResult(msg.ID, toolErrorResult(name, e))
+		}
+		if d.refused() {
+			return s.refuse(msg.ID, sess, t, d, "", err)
+		}
+	}
+	if d.Confirmation != confirmationNotRequired {
+		s.log.Info("mcp: tool call allowed", "tool", name, "session", sess.id, "confirmation", d.Confirmation, "outcome", d.Outcome)
 	}
 
 	var onProgress func(*hootv1.Progress)
@@ -223,6 +257,15 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	})
 }
 
+// refuse answers a call that the policy refused with decision d, before anything reached a
+// worker.
+func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d decision, cannot string, unanswered error) *response {
+	r := s.policy.refusal(t, d, cannot, unanswered)
+	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.id, "tier", d.Tier, "maxTier", d.MaxTier,
+		"confirmation", d.Confirmation, "outcome", d.Outcome)
+	return newResult(id, guidedToolErrorResult(t.Name, r.err, r.data))
+}
+
 // badArguments answers arguments that do not decode or validate: as a tool result with
 // isError for protocol versions from 2025-11-25 (so that the model sees it), and as -32602
 // with the same guidance before.
@@ -271,6 +314,21 @@ func toolErrorResult(tool string, e *hooteproto.Error) callToolResult {
 	return callToolResult{
 		Content: []contentBlock{textBlock(toolErrorText(tool, e))},
 		IsError: true,
+	}
+}
+
+// guidedToolErrorResult renders a failure that the gateway answered itself, with its data g:
+// for a model in the text, and for programs in _meta, since structuredContent must conform to
+// the tool's output schema.
+func guidedToolErrorResult(tool string, e *hooteproto.Error, g *guidance) callToolResult {
+	text := toolErrorText(tool, e)
+	if g != nil && g.Policy != nil {
+		text += "\npolicy: " + g.Policy.String()
+	}
+	return callToolResult{
+		Content: []contentBlock{textBlock(text)},
+		IsError: true,
+		Meta:    &resultMeta{Guidance: g},
 	}
 }
 

@@ -47,6 +47,8 @@ func TestRefusals(t *testing.T) {
 		{"resource_without_uri", []string{"hoot.refuse.resource_without_uri.DoItRequest", `resource "do_it" has no uri`}},
 		{"uri_on_tool", []string{"hoot.refuse.uri_on_tool.DoItRequest", "uri and mime_type are for resources", "SURFACE_RESOURCE"}},
 		{"template_unknown_variable", []string{"hoot.refuse.template_unknown_variable.DoItRequest", `names {id}, which is not a string field`}},
+		{"confirm_not_destructive", []string{"hoot.refuse.confirm_not_destructive.DoItRequest", "confirm is for destructive or admin tools", "destructive: true"}},
+		{"confirm_on_prompt", []string{"hoot.refuse.confirm_on_prompt.DoItRequest", "confirm is for tools", "drop confirm"}},
 		{"prompt_as_job", []string{"hoot.refuse.prompt_as_job.DoItRequest", "SURFACE_PROMPT and must be of kind KIND_SYNC"}},
 	}
 	seen := make(map[string]bool)

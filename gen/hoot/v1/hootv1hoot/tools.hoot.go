@@ -26,6 +26,9 @@ type Tool struct {
 	Kind v1.Kind
 	// Annotations are the tool's behaviour hints.
 	Annotations Annotations
+	// Confirm says that the schema asks a person to confirm each call before it runs. The gateway
+	// also asks for every tool of tier ADMIN, whether or not it is set.
+	Confirm bool
 	// Surface says how MCP clients see the request: as a tool (the zero value), a prompt or a
 	// resource.
 	Surface v1.Surface
@@ -601,6 +604,7 @@ var Tools = []Tool{
 		Tier:         v1.Tier_TIER_ADMIN,
 		Kind:         v1.Kind_KIND_JOB,
 		Annotations:  Annotations{Destructive: true, Idempotent: true},
+		Confirm:      true,
 		InputSchema:  `{"type":"object","properties":{"dry_run":{"type":"boolean","description":"Report what would be removed and remove nothing. Start with a dry run."},"min_age_seconds":{"type":["integer","string"],"description":"Keep objects stored less than this many seconds ago, named or not. Absent (or 0) means 86400 (24 hours); otherwise at least 600 (10 minutes), since content is stored before the artifact that names it and a younger object may be about to be named.","minimum":600,"maximum":315360000}},"additionalProperties":false}`,
 		OutputSchema: `{"type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}`,
 		Usage:        "storage_gc(dry_run?: boolean, min_age_seconds?: integer)",

@@ -227,8 +227,25 @@ func (c *catalog) checkTool(t *tool, names map[string]*tool, bad *refusals) {
 	}
 	t.description = joinProse(o.GetDescription(), prose(t.request.Comments.Leading))
 	c.checkSurface(t, bad)
+	checkConfirm(t, bad)
 	if t.isJob() {
 		t.description = joinProse(t.description, jobNote)
+	}
+}
+
+// checkConfirm refuses confirm where the gateway would never ask: on prompts and resources,
+// which are not called with tools/call, and on tools that neither destroy state nor are of tier
+// ADMIN, where asking a person would only teach them to accept without reading.
+func checkConfirm(t *tool, bad *refusals) {
+	m, o := t.request.Desc.FullName(), t.opts
+	if !o.GetConfirm() {
+		return
+	}
+	switch {
+	case o.GetSurface() != hootv1.Surface_SURFACE_UNSPECIFIED:
+		bad.add("%s: (hoot.v1.tool).confirm is for tools: %q is not called with tools/call, so nothing would ask; drop confirm", m, o.GetName())
+	case !o.GetAnnotations().GetDestructive() && o.GetTier() != hootv1.Tier_TIER_ADMIN:
+		bad.add("%s: (hoot.v1.tool).confirm is for destructive or admin tools: mark %q destructive (annotations: {destructive: true}) if it may destroy state, or drop confirm", m, o.GetName())
 	}
 }
 

@@ -30,6 +30,9 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 	g.P("Kind ", c.kindEnum.GoIdent)
 	g.P("// Annotations are the tool's behaviour hints.")
 	g.P("Annotations Annotations")
+	g.P("// Confirm says that the schema asks a person to confirm each call before it runs. The gateway")
+	g.P("// also asks for every tool of tier ADMIN, whether or not it is set.")
+	g.P("Confirm bool")
 	g.P("// Surface says how MCP clients see the request: as a tool (the zero value), a prompt or a")
 	g.P("// resource.")
 	g.P("Surface ", c.surfaceEnum.GoIdent)
@@ -97,6 +100,9 @@ func generateTool(g *protogen.GeneratedFile, t *tool, payload, result, protoMess
 		}
 	}
 	g.P("Annotations: Annotations{", strings.Join(hints, ", "), "},")
+	if t.opts.GetConfirm() {
+		g.P("Confirm: true,")
+	}
 	if t.opts.GetSurface() != 0 {
 		g.P("Surface: ", t.surface.GoIdent, ",")
 	}

@@ -1,0 +1,189 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+// This file puts a call to a person before it runs, for the policy (policy.go). The policy
+// only sees a [confirmer]; the one here asks with elicitation/create on the call's own stream,
+// which protocol versions 2025-06-18 and 2025-11-25 have. A protocol era that asks the client
+// another way needs another confirmer, not another policy.
+
+// An answer is what a person made of a [confirmQuestion]. The zero value declines, so that an
+// answer that was never set refuses the call.
+type answer int
+
+const (
+	answerDeclined answer = iota
+	answerAccepted
+	// answerAcceptedUnticked: the form was accepted without its confirm box ticked.
+	answerAcceptedUnticked
+	answerCancelled
+)
+
+// A confirmer puts a question to a person and waits for the answer; an error means that no
+// answer came (ctx ended, or the client failed the request).
+type confirmer interface {
+	confirm(ctx context.Context, q confirmQuestion) (answer, error)
+}
+
+// A confirmQuestion is one call put to a person: the tool and its decoded arguments.
+type confirmQuestion struct {
+	tool *hootv1hoot.Tool
+	// args are the call's arguments that differ from their defaults, each as "name: value",
+	// in the order of the request's fields, values shortened.
+	args []string
+}
+
+// maxShownArguments bounds the arguments a question lists; the rest are counted.
+const maxShownArguments = 12
+
+// newConfirmQuestion returns the question whether the call of t with req may run.
+func newConfirmQuestion(t *hootv1hoot.Tool, req proto.Message) confirmQuestion {
+	return confirmQuestion{tool: t, args: argumentLines(req)}
+}
+
+// argumentLines returns the fields set in req as "name: value" lines, in field order, with
+// each value as compact JSON shortened to a line.
+func argumentLines(req proto.Message) []string {
+	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(req)
+	var set map[string]json.RawMessage
+	if err != nil || json.Unmarshal(b, &set) != nil {
+		return nil
+	}
+	var lines []string
+	fields := req.ProtoReflect().Descriptor().Fields()
+	for i := range fields.Len() {
+		name := string(fields.Get(i).Name())
+		if v, ok := set[name]; ok {
+			lines = append(lines, name+": "+short(string(compact(v))))
+		}
+	}
+	return lines
+}
+
+// message is what the person reads: which tool, what it does, why they are asked, and the
+// arguments.
+func (q confirmQuestion) message() string {
+	t := q.tool
+	var b strings.Builder
+	b.WriteString("Run the tool " + t.Name)
+	if t.Title != "" {
+		b.WriteString(" (" + t.Title + ")")
+	}
+	b.WriteString("? ")
+	if first, _, _ := strings.Cut(t.Description, "\n\n"); first != "" {
+		b.WriteString(strings.TrimSpace(first) + " ")
+	}
+	switch {
+	case t.Annotations.Destructive && t.Tier >= hootv1.Tier_TIER_ADMIN:
+		b.WriteString("It is destructive (it may destroy or overwrite stored data) and an admin tool.")
+	case t.Annotations.Destructive:
+		b.WriteString("It is destructive: it may destroy or overwrite stored data.")
+	default:
+		b.WriteString("It is an admin tool: it changes the server itself.")
+	}
+	b.WriteString("\nArguments: ")
+	switch n := len(q.args); {
+	case n == 0:
+		b.WriteString("none (the tool's defaults)")
+	case n > maxShownArguments:
+		b.WriteString(strings.Join(q.args[:maxShownArguments], ", ") + " and " + strconv.Itoa(n-maxShownArguments) + " more")
+	default:
+		b.WriteString(strings.Join(q.args, ", "))
+	}
+	b.WriteString("\nA model asked for this call. Tick confirm and accept to run it once, with these arguments; decline to refuse it.")
+	return b.String()
+}
+
+// confirmField is the one field of the confirmation form.
+const confirmField = "confirm"
+
+// requestedSchema is the form of the question: one boolean, unticked until the person ticks
+// it, so that a client that accepts forms unread does not confirm anything.
+func (q confirmQuestion) requestedSchema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			confirmField: map[string]any{
+				"type":        "boolean",
+				"title":       "Run " + q.tool.Name,
+				"description": "Tick to run " + q.tool.Name + " once with the arguments shown.",
+				"default":     false,
+			},
+		},
+		"required": []string{confirmField},
+	}
+}
+
+// An elicitConfirmer asks with elicitation/create, a request on the stream of the tools/call
+// being confirmed.
+type elicitConfirmer struct {
+	s    *Server
+	sess *session
+	out  notifier
+}
+
+var _ confirmer = elicitConfirmer{}
+
+func (c elicitConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer, error) {
+	msg, err := c.s.requestClient(ctx, c.sess, c.out, methodElicit, struct {
+		Message         string         `json:"message"`
+		RequestedSchema map[string]any `json:"requestedSchema"`
+	}{q.message(), q.requestedSchema()})
+	if err != nil {
+		return answerDeclined, err
+	}
+	if msg.Error != nil {
+		return answerDeclined, errors.New("the client failed elicitation/create: " + string(msg.Error))
+	}
+	var r struct {
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content"`
+	}
+	if json.Unmarshal(msg.Result, &r) != nil {
+		return answerDeclined, errors.New("the client's answer to elicitation/create is malformed")
+	}
+	switch r.Action {
+	case "accept":
+		if r.Content[confirmField] == true {
+			return answerAccepted, nil
+		}
+		return answerAcceptedUnticked, nil
+	case "decline":
+		return answerDeclined, nil
+	case "cancel":
+		return answerCancelled, nil
+	}
+	return answerDeclined, errors.New("the client answered elicitation/create with the unknown action " + quote(r.Action))
+}
+
+// A requestCarrier is a notifier that can tell whether a request of the server reaches the
+// client on it (an HTTP answer does only as an event stream).
+type requestCarrier interface {
+	carriesRequests() bool
+}
+
+// confirmerFor returns how a person can be asked during a call of sess whose stream is out, or
+// nil and the reason, as the end of a sentence, why they cannot.
+func (s *Server) confirmerFor(sess *session, out notifier) (confirmer, string) {
+	v := sess.protocolVersion()
+	switch rc, ok := out.(requestCarrier); {
+	case v < protocolVersion20250618:
+		return nil, "this session speaks protocol " + v + ", which has no elicitation to ask a person with"
+	case !sess.canElicitForm():
+		return nil, "this client did not declare the elicitation capability (form mode) in initialize, so nobody can be asked"
+	case !ok || !rc.carriesRequests():
+		return nil, "this request cannot carry a question to the client (over HTTP, its Accept header must include text/event-stream)"
+	}
+	return elicitConfirmer{s: s, sess: sess, out: out}, ""
+}
