@@ -1,0 +1,626 @@
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/hootenanny/hoot/holler/internal/gateway"
+	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/cas/storetest"
+	"github.com/jackc/pgx/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The fleet tests run workers as separate processes, each with a data directory of its own (as
+// on separate machines), sharing a PostgreSQL database and an S3 prefix of the test's own on
+// the servers that tools/testservers.sh starts (make test runs them there).
+
+// fleetVars are the variables the fleet tests need; tools/testservers.sh sets them all.
+var fleetVars = []string{"HOOT_TEST_POSTGRES", "HOOT_TEST_S3", "AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+
+// requireFleet skips t when the test servers are not there, or fails it when
+// HOOT_FLEET_TESTS=required says they must be.
+func requireFleet(t *testing.T) {
+	t.Helper()
+	var missing []string
+	for _, v := range fleetVars {
+		if os.Getenv(v) == "" {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	msg := "no PostgreSQL and S3 test servers (" + strings.Join(missing, ", ") + " unset); run this test through " +
+		"`make test` or `tools/testservers.sh go test ...`, which start them and set the variables"
+	if os.Getenv("HOOT_FLEET_TESTS") == "required" {
+		t.Fatal(msg + " (HOOT_FLEET_TESTS=required)")
+	}
+	t.Skip(msg)
+}
+
+// A fleet is the shared storage of a test's workers: a PostgreSQL database and an S3 store of
+// the test's own.
+type fleet struct {
+	t *testing.T
+	// db is the database's URL.
+	db string
+	// cas is the content store, s3://bucket/prefix.
+	cas string
+	// env is added to the environment of the fleet's processes.
+	env []string
+}
+
+// newFleet makes a new database and S3 prefix for t, both removed when t ends.
+func newFleet(t *testing.T) *fleet {
+	t.Helper()
+	requireFleet(t)
+	return &fleet{t: t, db: newDatabase(t), cas: storetest.S3URL(t)}
+}
+
+// newDatabase creates an empty database on the test server and returns its URL; it is dropped
+// (with any connection left to it) when t ends, after the cleanups registered later.
+func newDatabase(t *testing.T) string {
+	t.Helper()
+	admin := os.Getenv("HOOT_TEST_POSTGRES")
+	name := "hoot_e2e_" + strings.ToLower(rand.Text()[:16])
+	ident := pgx.Identifier{name}.Sanitize()
+	if err := pgExec(admin, "CREATE DATABASE "+ident); err != nil {
+		t.Fatalf("creating a database on the test server: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := pgExec(admin, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping the test database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("HOOT_TEST_POSTGRES is not a URL: %v", err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func pgExec(dsn, statement string, args ...any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, statement, args...)
+	return err
+}
+
+// worker returns a hootenanny process (not started) that serves the gateways over the fleet's
+// storage, with a data directory of its own.
+func (f *fleet) worker(name string, gateways []string, extra ...string) *proc {
+	args := []string{"--database", f.db, "--cas", f.cas, "--data", f.t.TempDir(), "--name", name,
+		"--heartbeat", "500ms", "--log-level", "error"}
+	for _, g := range gateways {
+		args = append(args, "--gateway", g)
+	}
+	return newProc(f.t, name, bin(f.t, "hootenanny"), f.env, append(args, extra...)...)
+}
+
+// A hollerProc is a gateway process serving HTTP and a worker endpoint on loopback ports that
+// stay the same when it is killed and started again.
+type hollerProc struct {
+	*proc
+	// base is the HTTP server's URL, http://127.0.0.1:PORT.
+	base string
+	// workers is the worker endpoint, tcp://127.0.0.1:PORT.
+	workers string
+}
+
+// holler returns a holler gateway process (not started) whose content routes read the fleet's
+// store.
+func (f *fleet) holler(name string) *hollerProc {
+	httpAddr, workerAddr := freeAddr(f.t), freeAddr(f.t)
+	p := newProc(f.t, name, bin(f.t, "holler"), f.env, "serve", "--http-addr", httpAddr,
+		"--worker-endpoint", "tcp://"+workerAddr, "--cas", f.cas, "--data", "",
+		"--heartbeat", "500ms", "--call-timeout", "20s", "--log-level", "error")
+	return &hollerProc{proc: p, base: "http://" + httpAddr, workers: "tcp://" + workerAddr}
+}
+
+// startServing starts the gateway and waits until its HTTP server answers.
+func (h *hollerProc) startServing() {
+	h.t.Helper()
+	h.start()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(h.base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) || !h.running() {
+			h.t.Fatalf("%s at %s does not answer: %v", h.name, h.base, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A proc is a process of the test's that can be killed and started again with the same
+// arguments. The test's cleanup kills it.
+type proc struct {
+	t    *testing.T
+	name string
+	path string
+	args []string
+	env  []string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{} // closed once cmd has been waited for
+}
+
+func newProc(t *testing.T, name, path string, env []string, args ...string) *proc {
+	p := &proc{t: t, name: name, path: path, args: args, env: env}
+	t.Cleanup(p.kill)
+	return p
+}
+
+// start starts the process; it must not be running.
+func (p *proc) start() {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd != nil {
+		p.t.Fatalf("%s runs already", p.name)
+	}
+	cmd := exec.Command(p.path, p.args...)
+	cmd.Env = append(os.Environ(), p.env...)
+	cmd.Stderr = prefixWriter{p.t, p.name + ": "}
+	if err := cmd.Start(); err != nil {
+		p.t.Fatalf("starting %s: %v", p.name, err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	p.cmd, p.done = cmd, done
+}
+
+// kill sends SIGKILL, if the process runs, and waits until it has exited (and been reaped, so
+// that its pid is free: a zombie would still look alive to the workers' check on this host).
+func (p *proc) kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGCONT) // a stopped process dies of SIGKILL too, but say it
+	p.cmd.Process.Kill()
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		p.t.Errorf("%s (pid %d) did not exit after SIGKILL", p.name, p.cmd.Process.Pid)
+	}
+	p.cmd = nil
+}
+
+// restart kills the process and starts it again.
+func (p *proc) restart() {
+	p.t.Helper()
+	p.kill()
+	p.start()
+}
+
+// signal sends sig to the running process.
+func (p *proc) signal(sig syscall.Signal) {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		p.t.Fatalf("%s does not run", p.name)
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		p.t.Fatalf("signalling %s: %v", p.name, err)
+	}
+}
+
+// pid returns the running process's id.
+func (p *proc) pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
+// running reports whether the process is running (it may have exited by itself).
+func (p *proc) running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// prefixWriter logs a process's output to the test, a line at a time, with the process's name.
+type prefixWriter struct {
+	t      *testing.T
+	prefix string
+}
+
+func (w prefixWriter) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		w.t.Log(w.prefix + line)
+	}
+	return len(b), nil
+}
+
+// serveGatewayWith starts an in-process gateway with cfg (on a free loopback worker endpoint,
+// unless cfg names one) serving HTTP on a loopback port; the test's cleanup stops it.
+func serveGatewayWith(t *testing.T, cfg gateway.Config) *servedGateway {
+	t.Helper()
+	if cfg.WorkerEndpoint == "" {
+		cfg.WorkerEndpoint = "tcp://127.0.0.1:*"
+	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = 500 * time.Millisecond
+	}
+	g, err := gateway.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- g.ServeHTTP(ctx, l) }()
+	sg := &servedGateway{g: g, base: "http://" + l.Addr().String()}
+	stopped := false
+	sg.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		<-served
+		g.Close()
+	}
+	t.Cleanup(sg.stop)
+	return sg
+}
+
+// waitForWorkerNamed calls echo until the worker named name answers it (the gateway picks the
+// least loaded worker, at random among equals), so that name is known to serve.
+func waitForWorkerNamed(t *testing.T, s *mcp.ClientSession, name string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "who?"}})
+		cancel()
+		switch {
+		case err != nil:
+			last = err.Error()
+		case res.IsError:
+			last = text(res)
+		default:
+			if last = toString(obj(res.StructuredContent)["worker"]); last == name {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the worker %s never answered echo (last answer: %s)", name, last)
+}
+
+// A failure is how a tool call failed, in the categories the fault tests count.
+type failure string
+
+const (
+	// unavailable: a tool error of category unavailable that says a retry may succeed.
+	failUnavailable failure = "unavailable, retryable"
+	// retryable: another tool error that says a retry may succeed (overloaded, say).
+	failRetryable failure = "other retryable"
+	// transport: the call got no answer over HTTP (its gateway was killed).
+	failTransport failure = "transport error"
+	// hung: the call did not end within its bound.
+	failHung failure = "hung"
+	// other: anything else, such as an internal error or one that says not to retry.
+	failOther failure = "other"
+)
+
+var toolErrorCategory = regexp.MustCompile(`failed \(([a-z_]+)\)`)
+
+// classify says how a call failed, or "" when it succeeded.
+func classify(res *mcp.CallToolResult, err error) failure {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return failHung
+	case err != nil:
+		return failTransport
+	case !res.IsError:
+		return ""
+	}
+	msg := text(res)
+	if !strings.Contains(msg, "\nretryable: yes") {
+		return failOther
+	}
+	if m := toolErrorCategory.FindStringSubmatch(msg); m != nil && m[1] == "unavailable" {
+		return failUnavailable
+	}
+	return failRetryable
+}
+
+// randomText returns n random lowercase letters, content that does not compress.
+func randomText(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	for i := range b {
+		b[i] = 'a' + b[i]%26
+	}
+	return string(b)
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// checkStoreWhole checks every object of the S3 store spec: its bytes hash to its key. It also
+// lists the store's prefix with a plain client and fails on any key that is not an object's
+// final key (objects/ab/abcd...), so that nothing partial or temporary is left anywhere. endpoint
+// is the S3 server ("" for AWS_ENDPOINT_URL). It returns the objects' hashes.
+func checkStoreWhole(t *testing.T, spec, endpoint string) map[cas.Hash]bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	store, err := cas.OpenURL(ctx, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[cas.Hash]bool{}
+	if err := store.Walk(ctx, func(h cas.Hash) error {
+		seen[h] = true
+		return nil
+	}); err != nil {
+		t.Fatalf("walking %s: %v", spec, err)
+	}
+	for h := range seen {
+		if _, err := store.Verify(ctx, h); err != nil {
+			t.Errorf("object %s: %v", h, err)
+		}
+		if _, err := store.Stat(ctx, h); err != nil {
+			t.Errorf("object %s has no metadata: %v", h, err)
+		}
+	}
+
+	cfg, err := cas.ParseS3URL(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := storetest.NewS3Client(ctx, endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finalKey := regexp.MustCompile(`^objects/([0-9a-f]{2})/([0-9a-f]{64})$`)
+	pages := s3.NewListObjectsV2Paginator(client, &s3.ListObjectsV2Input{Bucket: aws.String(cfg.Bucket), Prefix: aws.String(cfg.Prefix + "/")})
+	keys := 0
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			t.Fatalf("listing %s: %v", spec, err)
+		}
+		for _, o := range page.Contents {
+			keys++
+			key := strings.TrimPrefix(aws.ToString(o.Key), cfg.Prefix+"/")
+			m := finalKey.FindStringSubmatch(key)
+			if m == nil || !strings.HasPrefix(m[2], m[1]) {
+				t.Errorf("%s holds %q, which is no object's final key: a leftover of an interrupted write?", spec, key)
+				continue
+			}
+			h, _ := cas.ParseHash(m[2])
+			if !seen[h] {
+				t.Errorf("the store's walk missed %s", key)
+			}
+		}
+	}
+	if keys != len(seen) {
+		t.Errorf("%s holds %d keys and its walk found %d objects", spec, keys, len(seen))
+	}
+	// STORAGE_GC: once the storage_gc admin tool exists, run it here and check that it removes
+	// only objects that no artifact names (the interrupted artifact_create calls leave some), and
+	// that every acknowledged artifact and object is still whole afterwards.
+	return seen
+}
+
+// httpGet returns the status, body and headers of GET url.
+func httpGet(t *testing.T, url string) (int, string, http.Header) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), resp.Header
+}
+
+// TestFleetWorkerKilledMidUpload kills workers with SIGKILL, at random moments, while clients
+// store content of a few KiB to a megabyte (cas_store and artifact_create) through the gateway;
+// each killed worker is started again at once. Afterwards every acknowledged object and
+// artifact is there with the right bytes, the calls that failed said a retry may help, and
+// every key under the store's prefix is a whole object at its final key.
+func TestFleetWorkerKilledMidUpload(t *testing.T) {
+	f := newFleet(t)
+	t.Parallel()
+	// The gateway is a process of its own, as the workers are, so that calls spend their time
+	// there rather than in this test's process, slowed by the race detector.
+	g := f.holler("upload-gateway")
+	g.startServing()
+	workers := []*proc{
+		f.worker("upload-w0", []string{g.workers}),
+		f.worker("upload-w1", []string{g.workers}),
+	}
+	s := connectHTTP(t, g.base+"/mcp")
+	for _, w := range workers {
+		w.start()
+		waitForWorkerNamed(t, s, w.name)
+	}
+
+	type acked struct {
+		kind, id, hash string
+		size           int
+	}
+	var (
+		mu       sync.Mutex
+		acks     []acked
+		calls    int
+		failures = map[failure]int{}
+		others   []string
+	)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 3 {
+		ws := connectHTTP(t, g.base+"/mcp")
+		wg.Go(func() {
+			for i := 0; i < 10000; i++ { // bounded; stop ends it long before
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// Sizes spread evenly over the powers of two from 2 KiB to 1 MiB.
+				size := 2048 << mrand.IntN(10)
+				size += mrand.IntN(size)
+				size = min(size, 1<<20)
+				var args map[string]any
+				var hash string
+				kind := "cas_store"
+				if i%2 == 0 {
+					content := []byte(randomText(size))
+					hash = sha256Hex(content)
+					kind = "artifact_create"
+					args = map[string]any{"content": string(content), "tags": []any{"upload"}, "creator": fmt.Sprintf("writer-%d", w)}
+				} else {
+					content := make([]byte, size)
+					rand.Read(content)
+					hash = sha256Hex(content)
+					args = map[string]any{"content_base64": base64.StdEncoding.EncodeToString(content), "mime_type": "application/octet-stream"}
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				res, err := ws.CallTool(ctx, &mcp.CallToolParams{Name: kind, Arguments: args})
+				cancel()
+				mu.Lock()
+				calls++
+				if why := classify(res, err); why != "" {
+					failures[why]++
+					if why != failUnavailable {
+						others = append(others, fmt.Sprintf("%s: %v %s", kind, err, resultText(res)))
+					}
+					mu.Unlock()
+					time.Sleep(20 * time.Millisecond)
+					continue
+				}
+				a := acked{kind: kind, hash: hash, size: size}
+				if kind == "artifact_create" {
+					art := obj(res.StructuredContent, "artifact")
+					a.id = toString(art["id"])
+					if art["hash"] != hash {
+						t.Errorf("artifact_create answered %v for content whose hash is %s", art, hash)
+					}
+				} else if got := toString(obj(res.StructuredContent)["hash"]); got != hash {
+					t.Errorf("cas_store answered the hash %s for content whose hash is %s", got, hash)
+				}
+				acks = append(acks, a)
+				mu.Unlock()
+			}
+		})
+	}
+	const kills = 8
+	for range kills {
+		time.Sleep(time.Duration(200+mrand.IntN(600)) * time.Millisecond)
+		w := workers[mrand.IntN(len(workers))]
+		w.restart()
+	}
+	time.Sleep(500 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	t.Logf("%d calls, %d acknowledged, failed: %v, over %d kills", calls, len(acks), failures, kills)
+	for _, o := range others {
+		t.Errorf("a call failed other than with a retryable unavailable error: %s", o)
+	}
+	if len(acks) == 0 {
+		t.Fatal("no call was acknowledged")
+	}
+
+	// Every acknowledged artifact names its content, and every acknowledged object is whole.
+	for _, w := range workers {
+		waitForWorkerNamed(t, s, w.name)
+	}
+	c := newCaller(t, s)
+	objects := checkStoreWhole(t, f.cas, "")
+	for _, a := range acks {
+		h, err := cas.ParseHash(a.hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !objects[h] {
+			t.Errorf("the %s acknowledged %s (%d bytes) is not in the store", a.kind, a.hash, a.size)
+		}
+		if a.kind != "artifact_create" {
+			continue
+		}
+		art := obj(c.call("artifact_get", map[string]any{"id": a.id}), "artifact")
+		if art["hash"] != a.hash || jsonNumber(art["size"]) != a.size {
+			t.Errorf("artifact %s = %v, want hash %s and size %d", a.id, art, a.hash, a.size)
+		}
+	}
+	// Its bytes, through the gateway's content route, for a few of them.
+	n := 0
+	for _, a := range acks {
+		if a.kind != "artifact_create" || n == 3 {
+			continue
+		}
+		n++
+		status, body, _ := httpGet(t, g.base+"/artifacts/"+a.id+"/content")
+		if status != http.StatusOK || sha256Hex([]byte(body)) != a.hash {
+			t.Errorf("GET /artifacts/%s/content = %d and %d bytes, want the content of hash %s", a.id, status, len(body), a.hash)
+		}
+	}
+}
+
+// resultText is the text of a tool result, or "" for none.
+func resultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	return text(res)
+}
