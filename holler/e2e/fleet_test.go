@@ -624,3 +624,177 @@ func resultText(res *mcp.CallToolResult) string {
 	}
 	return text(res)
 }
+
+// tuneBook returns an ABC tune book of n reels.
+func tuneBook(n int) string {
+	var b strings.Builder
+	for x := 1; x <= n; x++ {
+		fmt.Fprintf(&b, "X:%d\nT:Reel %d\nM:4/4\nL:1/8\nK:D\n", x, x)
+		b.WriteString(strings.Repeat("|:DFAF dFAF|GBdB AFEF|DFAF dfed|cdec d2d2:|\n", 4) + "\n")
+	}
+	return b.String()
+}
+
+// A jobRow is a job's record, read from the database around the tools: who owns it, how many
+// runs it has had, and the times (Unix nanoseconds) its lease ends and its run started.
+type jobRow struct {
+	owner      string
+	attempts   int
+	leaseUntil int64
+	startedAt  int64
+	status     int
+}
+
+func readJob(t *testing.T, dsn, id string) jobRow {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var r jobRow
+	var started *int64
+	if err := conn.QueryRow(ctx, `SELECT owner, attempts, lease_until, started_at, status FROM jobs WHERE id = $1`, id).
+		Scan(&r.owner, &r.attempts, &r.leaseUntil, &started, &r.status); err != nil {
+		t.Fatalf("reading job %s: %v", id, err)
+	}
+	if started != nil {
+		r.startedAt = *started
+	}
+	return r
+}
+
+// ownedBy reports whether a job's owner ("host/pid/nonce") is the process p.
+func (r jobRow) ownedBy(p *proc) bool {
+	return strings.Contains(r.owner, fmt.Sprintf("/%d/", p.pid()))
+}
+
+// TestFleetJobWorkerKilled kills, with SIGKILL, the worker that runs a tune book's conversion;
+// the other worker on the same database and store finds at once that the owner's process is
+// gone (they share a host), takes the job up before its lease has lapsed, and finishes it with
+// one artifact per tune, none made twice.
+func TestFleetJobWorkerKilled(t *testing.T) { testJobTakeover(t, false) }
+
+// TestFleetJobWorkerFrozen stops the worker that runs a tune book's conversion with SIGSTOP: its
+// process lives on, so only its lapsed lease (--job-lease 2s) lets the other worker take the
+// job up. The frozen worker is then let go on while the other runs the job: it must find the job
+// no longer its own and stop, and the book still ends with one artifact per tune.
+func TestFleetJobWorkerFrozen(t *testing.T) { testJobTakeover(t, true) }
+
+func testJobTakeover(t *testing.T, freeze bool) {
+	f := newFleet(t)
+	t.Parallel()
+	g := serveGatewayWith(t, gateway.Config{CAS: f.cas})
+	name, lease := "killed", []string{}
+	if freeze {
+		name, lease = "frozen", []string{"--job-lease", "2s"}
+	}
+	first := f.worker(name+"-w1", []string{g.g.WorkerEndpoint()}, lease...)
+	second := f.worker(name+"-w2", []string{g.g.WorkerEndpoint()}, lease...)
+	s := connectHTTP(t, g.base+"/mcp")
+	c := newCaller(t, s)
+	// The first worker alone: the job is its.
+	first.start()
+	waitForWorkerNamed(t, s, first.name)
+
+	const tunes = 800
+	book := toString(obj(c.call("artifact_create", map[string]any{"content": tuneBook(tunes), "mime_type": "text/vnd.abc"}), "artifact")["id"])
+	job := toString(c.call("abc_book_to_midi", map[string]any{"artifact_id": book})["job_id"])
+	started := time.Now()
+	var progress float64
+	for {
+		j := obj(c.call("job_status", map[string]any{"id": job}), "job")
+		if j["status"] != "JOB_STATUS_PENDING" && j["status"] != "JOB_STATUS_RUNNING" {
+			t.Fatalf("the job ended before it could be interrupted (%v); give it a larger book", j)
+		}
+		if progress, _ = j["progress"].(float64); progress > 0 {
+			break
+		}
+		if time.Since(started) > 30*time.Second {
+			t.Fatalf("the job made no progress in 30 s: %v", j)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	second.start()
+	waitForWorkerNamed(t, s, second.name)
+	before := readJob(t, f.db, job)
+	if !before.ownedBy(first) || before.attempts != 1 {
+		t.Fatalf("the job's record before the fault = %+v, want it owned by %s (pid %d), in its first run", before, first.name, first.pid())
+	}
+	if freeze {
+		first.signal(syscall.SIGSTOP)
+	} else {
+		first.kill()
+	}
+	faulted := time.Now()
+
+	// The second worker takes the job up: a second run, its own.
+	var after jobRow
+	for {
+		after = readJob(t, f.db, job)
+		if after.attempts > 1 && after.startedAt != 0 {
+			break
+		}
+		if time.Since(faulted) > 30*time.Second {
+			t.Fatalf("nobody took the job up in 30 s: %+v", after)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("the job was taken up %v after the fault, which came after %v tunes of %d",
+		time.Since(faulted).Round(time.Millisecond), progress, tunes)
+	if !after.ownedBy(second) || after.attempts != 2 {
+		t.Errorf("the job's record after the takeover = %+v, want it owned by %s (pid %d), in its second run", after, second.name, second.pid())
+	}
+	if freeze {
+		// Only the lapsed lease could let the second worker in: the owner's process is alive.
+		if after.startedAt < before.leaseUntil {
+			t.Errorf("the job was taken up at %d, before the lease it had then (%d) lapsed", after.startedAt, before.leaseUntil)
+		}
+		first.signal(syscall.SIGCONT)
+	} else if after.startedAt >= before.leaseUntil {
+		// A lapsed lease could have let it in as well: the dead owner was not noticed.
+		t.Errorf("the job was taken up at %d, after its lease (%d) lapsed: the dead owner on this host went unnoticed", after.startedAt, before.leaseUntil)
+	}
+
+	done := list(c.call("job_await", map[string]any{"ids": []any{job}, "timeout_ms": 50000})["jobs"])
+	if len(done) != 1 || obj(done[0])["status"] != "JOB_STATUS_SUCCEEDED" {
+		t.Fatalf("job_await = %v, want the job finished", done)
+	}
+	if freeze {
+		// The first worker, let go on, has given the job up without writing to it, and serves
+		// again.
+		waitForWorkerNamed(t, s, first.name)
+	}
+	if end := readJob(t, f.db, job); !end.ownedBy(second) || end.attempts != 2 {
+		t.Errorf("the finished job's record = %+v, want it owned by %s in its second run", end, second.name)
+	}
+	result := list(obj(c.call("job_status", map[string]any{"id": job}), "job", "result", "abc_book_to_midi")["tunes"])
+	made := map[string]bool{}
+	for _, tune := range result {
+		made[toString(obj(tune)["artifact_id"])] = true
+	}
+	var children []any
+	cursor := ""
+	for range 10 {
+		args := map[string]any{"parent_id": book, "limit": 500}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		page := c.call("artifact_list", args)
+		children = append(children, list(page["artifacts"])...)
+		if cursor = toString(page["next_cursor"]); cursor == "" {
+			break
+		}
+	}
+	if len(result) != tunes || len(made) != tunes || len(children) != tunes {
+		t.Errorf("the book of %d tunes gave %d tunes naming %d distinct artifacts, and its artifact has %d children; want %d of each",
+			tunes, len(result), len(made), len(children), tunes)
+	}
+	for _, ch := range children {
+		if id := toString(obj(ch)["id"]); !made[id] {
+			t.Errorf("the book's artifact has a child %s that the job's result does not name: made twice?", id)
+		}
+	}
+}
