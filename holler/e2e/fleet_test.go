@@ -798,3 +798,234 @@ func testJobTakeover(t *testing.T, freeze bool) {
 		}
 	}
 }
+
+// A tcpProxy forwards TCP connections to a server until it is cut: then it closes every
+// connection and stops listening, so that the server looks gone (connections refused, open ones
+// ended) until it is restored on the same address. It stands for a database server that
+// restarts, without disturbing the test server that other tests share.
+type tcpProxy struct {
+	upstream string
+	addr     string
+
+	mu    sync.Mutex
+	ln    net.Listener
+	conns []net.Conn
+	wg    sync.WaitGroup
+}
+
+// newTCPProxy starts a proxy to the server of the URL dsn, stopped when the test ends, and
+// returns it with dsn rewritten to connect through it.
+func newTCPProxy(t *testing.T, dsn string) (*tcpProxy, string) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{upstream: u.Host}
+	if err := p.listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.cut(); p.wg.Wait() })
+	u.Host = p.addr
+	return p, u.String()
+}
+
+func (p *tcpProxy) listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.ln, p.addr = ln, ln.Addr().String()
+	p.mu.Unlock()
+	p.wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.DialTimeout("tcp", p.upstream, 5*time.Second)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			if p.ln != ln { // cut meanwhile
+				p.mu.Unlock()
+				c.Close()
+				up.Close()
+				continue
+			}
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			p.wg.Go(func() { io.Copy(up, c); up.Close() })
+			p.wg.Go(func() { io.Copy(c, up); c.Close() })
+		}
+	})
+	return nil
+}
+
+// cut closes the listener and every connection.
+func (p *tcpProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// restore listens again on the address of before.
+func (p *tcpProxy) restore(t *testing.T) {
+	t.Helper()
+	var err error
+	for range 50 { // the port may linger a moment after the close
+		if err = p.listen(p.addr); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("listening again on %s: %v", p.addr, err)
+}
+
+// A callRecord is one tool call of a load: when it was sent and ended, and how it failed.
+type callRecord struct {
+	tool       string
+	start, end time.Time
+	failed     failure
+	detail     string
+}
+
+// TestFleetDatabaseRestart cuts the workers off their PostgreSQL for two seconds (through a
+// proxy of the test's own: open connections dropped, new ones refused), under continuous
+// artifact_create and artifact_get load. Calls during the outage fail as unavailable and
+// retryable, calls after it succeed, and every acknowledged artifact is there afterwards.
+func TestFleetDatabaseRestart(t *testing.T) {
+	f := newFleet(t)
+	t.Parallel()
+	proxy, dsn := newTCPProxy(t, f.db)
+	f.db = dsn
+	g := serveGatewayWith(t, gateway.Config{CAS: f.cas})
+	s := connectHTTP(t, g.base+"/mcp")
+	var workers []*proc
+	for i := range 2 {
+		w := f.worker(fmt.Sprintf("pg-w%d", i), []string{g.g.WorkerEndpoint()})
+		w.start()
+		waitForWorkerNamed(t, s, w.name)
+		workers = append(workers, w)
+	}
+
+	type acked struct{ id, hash string }
+	var (
+		mu      sync.Mutex
+		records []callRecord
+		acks    []acked
+	)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 3 {
+		ws := connectHTTP(t, g.base+"/mcp")
+		wg.Go(func() {
+			call := func(tool string, args map[string]any) map[string]any {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				r := callRecord{tool: tool, start: time.Now()}
+				res, err := ws.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+				r.end, r.failed = time.Now(), classify(res, err)
+				if r.failed != "" {
+					r.detail = fmt.Sprint(err, resultText(res))
+				}
+				mu.Lock()
+				records = append(records, r)
+				mu.Unlock()
+				if r.failed != "" {
+					return nil
+				}
+				return obj(res.StructuredContent)
+			}
+			for i := 0; i < 100000; i++ { // bounded; stop ends it long before
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				content := fmt.Sprintf("client %d call %d %s", w, i, randomText(64))
+				if got := call("artifact_create", map[string]any{"content": content, "tags": []any{"pg"}}); got != nil {
+					mu.Lock()
+					acks = append(acks, acked{toString(obj(got, "artifact")["id"]), sha256Hex([]byte(content))})
+					mu.Unlock()
+				}
+				mu.Lock()
+				var a acked
+				if len(acks) > 0 {
+					a = acks[mrand.IntN(len(acks))]
+				}
+				mu.Unlock()
+				if a.id != "" {
+					if got := call("artifact_get", map[string]any{"id": a.id}); got != nil && obj(got, "artifact")["hash"] != a.hash {
+						t.Errorf("artifact_get %s = %v, want hash %s", a.id, got, a.hash)
+					}
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+	time.Sleep(time.Second)
+	cut := time.Now()
+	proxy.cut()
+	time.Sleep(2 * time.Second)
+	restored := time.Now()
+	proxy.restore(t)
+	time.Sleep(2 * time.Second)
+	close(stop)
+	wg.Wait()
+
+	var before, during, after, failedDuring int
+	failures := map[failure]int{}
+	for _, r := range records {
+		if r.failed != "" {
+			failures[r.failed]++
+			if r.failed != failUnavailable {
+				t.Errorf("%s failed other than as unavailable and retryable (%s): %s", r.tool, r.failed, r.detail)
+			}
+		}
+		switch {
+		case r.end.Before(cut):
+			before++
+			if r.failed != "" {
+				t.Errorf("%s failed before the outage: %s", r.tool, r.detail)
+			}
+		case r.start.After(cut) && r.end.Before(restored):
+			during++
+			if r.failed != "" {
+				failedDuring++
+			}
+		case r.start.After(restored):
+			after++
+			if r.failed != "" {
+				t.Errorf("%s sent %v after the database came back failed: %s", r.tool, r.start.Sub(restored).Round(time.Millisecond), r.detail)
+			}
+		}
+	}
+	t.Logf("%d calls before the outage, %d during (%d failed), %d after; failures: %v", before, during, failedDuring, after, failures)
+	if failedDuring == 0 || before == 0 || after == 0 {
+		t.Errorf("want calls before, during and after the outage, and failures during it")
+	}
+
+	// Nothing acknowledged was lost.
+	c := newCaller(t, s)
+	for _, a := range acks {
+		if got := obj(c.call("artifact_get", map[string]any{"id": a.id}), "artifact"); got["hash"] != a.hash {
+			t.Errorf("artifact %s = %v after the outage, want hash %s", a.id, got, a.hash)
+		}
+	}
+	for _, w := range workers {
+		if !w.running() {
+			t.Errorf("%s exited during the outage", w.name)
+		}
+	}
+}
