@@ -399,7 +399,12 @@ func checkStoreWhole(t *testing.T, spec, endpoint string) map[cas.Hash]bool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	store, err := cas.OpenURL(ctx, spec, nil)
+	cfg, err := cas.ParseS3URL(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Endpoint = endpoint
+	store, err := cas.OpenS3(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,10 +424,6 @@ func checkStoreWhole(t *testing.T, spec, endpoint string) map[cas.Hash]bool {
 		}
 	}
 
-	cfg, err := cas.ParseS3URL(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
 	client, err := storetest.NewS3Client(ctx, endpoint)
 	if err != nil {
 		t.Fatal(err)
@@ -1026,6 +1027,102 @@ func TestFleetDatabaseRestart(t *testing.T) {
 	for _, w := range workers {
 		if !w.running() {
 			t.Errorf("%s exited during the outage", w.name)
+		}
+	}
+}
+
+// TestFleetObjectStoreStopped runs a gateway and a worker on an S3 server of the test's own and
+// stops it: the content routes answer 503 with a body that says what to do, the tools that
+// need the store answer a retryable unavailable error, and the ones that need only the database
+// go on. Started again over the same directory, everything works, and nothing acknowledged is
+// lost.
+func TestFleetObjectStoreStopped(t *testing.T) {
+	requireFleet(t) // with the AWS keys set, StartS3Server uses them rather than set its own
+	t.Parallel()
+	srv := storetest.StartS3Server(t)
+	f := &fleet{t: t, db: newDatabase(t), cas: srv.URL("t-" + strings.ToLower(rand.Text()[:12])),
+		env: []string{"AWS_ENDPOINT_URL=" + srv.Endpoint}}
+	gw := f.holler("s3-gateway")
+	gw.startServing()
+	w := f.worker("s3-w0", []string{gw.workers})
+	w.start()
+	s := connectHTTP(t, gw.base+"/mcp")
+	waitForWorkerNamed(t, s, w.name)
+	c := newCaller(t, s)
+
+	const before = "X:1\nT:Before the outage\nK:G\nGABc dedB|\n"
+	art := obj(c.call("artifact_create", map[string]any{"content": before, "mime_type": "text/vnd.abc"}), "artifact")
+	id, artHash := toString(art["id"]), toString(art["hash"])
+	blob := randomText(300 << 10)
+	blobHash := toString(c.call("cas_store", map[string]any{"content": blob})["hash"])
+
+	srv.Stop()
+
+	for _, path := range []string{"/cas/" + blobHash, "/artifacts/" + id + "/content"} {
+		status, body, header := httpGet(t, gw.base+path)
+		if status != http.StatusServiceUnavailable || !strings.Contains(body, "again") || header.Get("Retry-After") == "" {
+			t.Errorf("GET %s with the object store stopped = %d (Retry-After %q) %q; want 503, when to try again, and what to do",
+				path, status, header.Get("Retry-After"), body)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPut, gw.base+"/cas", strings.NewReader("uploaded during the outage"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "again") {
+		t.Errorf("PUT /cas with the object store stopped = %d %q; want 503 saying to try again", resp.StatusCode, body)
+	}
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"cas_store", map[string]any{"content": "stored during the outage"}},
+		{"artifact_create", map[string]any{"content": "created during the outage"}},
+		{"cas_get", map[string]any{"hash": blobHash}},
+	} {
+		res, err := s.CallTool(c.ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+		if why := classify(res, err); why != failUnavailable || !strings.Contains(resultText(res), "content store") {
+			t.Errorf("%s with the object store stopped = %v %s; want a retryable unavailable error naming the content store", call.tool, err, resultText(res))
+		}
+	}
+	// What lives in the database alone is still served.
+	if got := obj(c.call("artifact_get", map[string]any{"id": id}), "artifact"); got["hash"] != artHash {
+		t.Errorf("artifact_get with the object store stopped = %v", got)
+	}
+
+	srv.Start()
+
+	status, got, _ := httpGet(t, gw.base+"/artifacts/"+id+"/content")
+	if status != http.StatusOK || got != before {
+		t.Errorf("GET /artifacts/%s/content after the restart = %d %q, want the content", id, status, got)
+	}
+	status, got, _ = httpGet(t, gw.base+"/cas/"+blobHash)
+	if status != http.StatusOK || got != blob {
+		t.Errorf("GET /cas/%s after the restart = %d and %d bytes, want the %d stored", blobHash, status, len(got), len(blob))
+	}
+	after := obj(c.call("artifact_create", map[string]any{"content": "created after the outage"}), "artifact")
+	if after["hash"] != sha256Hex([]byte("created after the outage")) {
+		t.Errorf("artifact_create after the restart = %v", after)
+	}
+	if got := c.call("cas_get", map[string]any{"hash": blobHash}); got["content"] != blob[:min(len(blob), 1<<20)] {
+		t.Errorf("cas_get after the restart did not give the stored content back")
+	}
+	req, _ = http.NewRequest(http.MethodPut, gw.base+"/cas", strings.NewReader("uploaded after the outage"))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("PUT /cas after the restart = %d, want 201", resp.StatusCode)
+	}
+	objects := checkStoreWhole(t, f.cas, srv.Endpoint)
+	for _, h := range []string{artHash, blobHash, toString(after["hash"]), sha256Hex([]byte("uploaded after the outage"))} {
+		if hh, _ := cas.ParseHash(h); !objects[hh] {
+			t.Errorf("object %s is not in the store", h)
 		}
 	}
 }
