@@ -644,6 +644,7 @@ type jobRow struct {
 	leaseUntil int64
 	startedAt  int64
 	status     int
+	progress   float64
 }
 
 func readJob(t *testing.T, dsn, id string) jobRow {
@@ -657,8 +658,8 @@ func readJob(t *testing.T, dsn, id string) jobRow {
 	defer conn.Close(context.Background())
 	var r jobRow
 	var started *int64
-	if err := conn.QueryRow(ctx, `SELECT owner, attempts, lease_until, started_at, status FROM jobs WHERE id = $1`, id).
-		Scan(&r.owner, &r.attempts, &r.leaseUntil, &started, &r.status); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT owner, attempts, lease_until, started_at, status, progress FROM jobs WHERE id = $1`, id).
+		Scan(&r.owner, &r.attempts, &r.leaseUntil, &started, &r.status, &r.progress); err != nil {
 		t.Fatalf("reading job %s: %v", id, err)
 	}
 	if started != nil {
@@ -704,13 +705,12 @@ func testJobTakeover(t *testing.T, freeze bool) {
 	book := toString(obj(c.call("artifact_create", map[string]any{"content": tuneBook(tunes), "mime_type": "text/vnd.abc"}), "artifact")["id"])
 	job := toString(c.call("abc_book_to_midi", map[string]any{"artifact_id": book})["job_id"])
 	started := time.Now()
-	var progress float64
 	for {
 		j := obj(c.call("job_status", map[string]any{"id": job}), "job")
 		if j["status"] != "JOB_STATUS_PENDING" && j["status"] != "JOB_STATUS_RUNNING" {
 			t.Fatalf("the job ended before it could be interrupted (%v); give it a larger book", j)
 		}
-		if progress, _ = j["progress"].(float64); progress > 0 {
+		if p, _ := j["progress"].(float64); p > 0 {
 			break
 		}
 		if time.Since(started) > 30*time.Second {
@@ -743,8 +743,8 @@ func testJobTakeover(t *testing.T, freeze bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("the job was taken up %v after the fault, which came after %v tunes of %d",
-		time.Since(faulted).Round(time.Millisecond), progress, tunes)
+	t.Logf("the job was taken up %v after the fault, which came after some %v tunes of %d",
+		time.Since(faulted).Round(time.Millisecond), before.progress, tunes)
 	if !after.ownedBy(second) || after.attempts != 2 {
 		t.Errorf("the job's record after the takeover = %+v, want it owned by %s (pid %d), in its second run", after, second.name, second.pid())
 	}
