@@ -27,30 +27,7 @@ type servedGateway struct {
 
 func serveGateway(t *testing.T, dir string) *servedGateway {
 	t.Helper()
-	g, err := gateway.Start(gateway.Config{WorkerEndpoint: "tcp://127.0.0.1:*", DataDir: dir, Heartbeat: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- g.ServeHTTP(ctx, l) }()
-	sg := &servedGateway{g: g, base: "http://" + l.Addr().String()}
-	stopped := false
-	sg.stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		<-served
-		g.Close()
-	}
-	t.Cleanup(sg.stop)
-	return sg
+	return serveGatewayWith(t, gateway.Config{DataDir: dir})
 }
 
 // TestOneWorkerSeveralGateways runs one worker connected to two gateways over one data

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,7 +107,9 @@ func (c *Content) call(w http.ResponseWriter, r *http.Request, service string, p
 			status = http.StatusGatewayTimeout
 		}
 		if e.Retryable() {
-			w.Header().Set("Retry-After", "1")
+			// As long as the worker asks callers to wait (a content store that is down asks
+			// for seconds), at least a second.
+			w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, e.RetryAfter()+time.Second-1)/time.Second)))
 		}
 		msg := e.Message()
 		if e.Hint() != "" {

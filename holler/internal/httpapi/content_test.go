@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
@@ -236,6 +237,34 @@ func TestContentManyRangesRemote(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		if rec.Code != tc.want || (tc.want == http.StatusOK && rec.Body.String() != body) {
 			t.Errorf("%s: GET with Range %q = %d (%d bytes), want %d", tc.name, tc.ranges, rec.Code, rec.Body.Len(), tc.want)
+		}
+	}
+}
+
+// retryAfter is a backend whose every call fails as unavailable, retryable after d.
+type retryAfter time.Duration
+
+func (d retryAfter) Call(context.Context, string, *hootv1.Payload, func(*hootv1.Progress)) (*hootv1.Result, error) {
+	e := hooteproto.NewError(hooteproto.CodeUnavailable, "the content store cannot be reached now")
+	if d > 0 {
+		e = e.WithRetryAfter(time.Duration(d))
+	}
+	return nil, e
+}
+
+// TestContentRetryAfter: the Retry-After of a 503 is the wait the worker asked for, in whole
+// seconds rounded up, and at least one.
+func TestContentRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		wait time.Duration
+		want string
+	}{{0, "1"}, {300 * time.Millisecond, "1"}, {time.Second, "1"}, {5 * time.Second, "5"}, {4500 * time.Millisecond, "5"}} {
+		h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: retryAfter(tc.wait)}})
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/cas/"+strings.Repeat("ab", 32), nil))
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != tc.want {
+			t.Errorf("a worker asking to wait %v: %d, Retry-After %q; want 503, %q", tc.wait, rec.Code, rec.Header().Get("Retry-After"), tc.want)
 		}
 	}
 }

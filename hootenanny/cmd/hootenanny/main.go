@@ -68,6 +68,9 @@ func run() error {
 	heartbeat := fs.Duration("heartbeat", 2500*time.Millisecond, "how often to tell the gateway the worker is alive")
 	jobConcurrency := fs.Int("job-concurrency", 4, "how many background jobs to run at once")
 	jobRetention := fs.Duration("job-retention", 24*time.Hour, "how long to keep finished jobs and their results")
+	jobLease := fs.Duration("job-lease", 15*time.Second, "how long a running job's claim holds unless renewed (three times per lease);\n"+
+		"when it lapses, as when this worker freezes or loses the database, another worker takes the job up.\n"+
+		"All workers on one database should use the same lease")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	conformanceFixtures := fs.Bool("conformance", false, "also serve the fixtures of the official MCP conformance suite (for tests)")
 	curveSecret := fs.String("curve-secret", "", "this worker's secret key `file` (NAME.key_secret from hootenanny keygen); turns on CURVE")
@@ -109,6 +112,7 @@ func run() error {
 		Heartbeat:      *heartbeat,
 		JobConcurrency: *jobConcurrency,
 		JobRetention:   *jobRetention,
+		JobLease:       *jobLease,
 		Logger:         logger,
 		Conformance:    *conformanceFixtures,
 

@@ -334,6 +334,11 @@ func mediaTypeError(err error) error {
 // internal logs err and returns an error that says what failed without inner details: a
 // retryable unavailable error when the database cannot be reached, an internal one otherwise.
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// The call's context ended (its caller went away, or its job was cancelled or taken up
+		// by another worker): not a fault of the worker's.
+		return hooteproto.AsError(err)
+	}
 	if e := outage.Error(op, err); e != nil {
 		h.cfg.Logger.Warn("artifactservice: "+op+" failed", "err", err)
 		return e

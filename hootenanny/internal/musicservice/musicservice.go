@@ -218,6 +218,11 @@ func (h *Handler) storeArtifact(ctx context.Context, b []byte, n artifacts.New) 
 }
 
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// The call's context ended (its caller went away, or its job was cancelled or taken up
+		// by another worker): not a fault of the worker's.
+		return hooteproto.AsError(err)
+	}
 	if e := outage.Error(op, err); e != nil {
 		h.cfg.Logger.Warn("musicservice: "+op, "err", err)
 		return e

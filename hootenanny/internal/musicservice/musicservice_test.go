@@ -267,3 +267,18 @@ func TestParseOneTuneHasItsOwnDiagnostics(t *testing.T) {
 		t.Errorf("the whole book's errors = 0, want tune 1's")
 	}
 }
+
+// A call whose context ended is no fault of the worker's: a book job taken up by another worker
+// (its context ends) must not be reported, and logged, as an internal error.
+func TestEndedContextIsNotInternal(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t)
+	for _, err := range []error{context.Canceled, fmt.Errorf("insert: %w", context.DeadlineExceeded)} {
+		if code := h.internal("creating the artifact", err).Code(); code == hooteproto.CodeInternal {
+			t.Errorf("internal(%v) has code %v, want the context's", err, code)
+		}
+	}
+	if code := h.internal("creating the artifact", errors.New("disk on fire")).Code(); code != hooteproto.CodeInternal {
+		t.Errorf("internal of another error has code %v, want internal", code)
+	}
+}

@@ -57,6 +57,9 @@ type Config struct {
 	// JobRetention is how long finished jobs and their results are kept (default
 	// jobs.DefaultRetention).
 	JobRetention time.Duration
+	// JobLease is how long a job's claim holds without renewal before another worker may take
+	// the job up (default jobs.DefaultLeaseTTL).
+	JobLease time.Duration
 	// Logger receives the worker's logs (default: discard).
 	Logger *slog.Logger
 	// Conformance adds the "conformance" service: the fixtures of the official MCP
@@ -131,6 +134,7 @@ func Run(ctx context.Context, cfg Config) error {
 	runner, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{
 		Concurrency: cfg.JobConcurrency,
 		Retention:   cfg.JobRetention,
+		LeaseTTL:    cfg.JobLease,
 		Logger:      cfg.Logger,
 	})
 	if err != nil {
