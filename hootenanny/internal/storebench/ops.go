@@ -93,13 +93,13 @@ func (e *engine) Close() error {
 func (e *engine) row() int { return e.rng.IntN(e.shape.Made()) }
 
 // tag returns a tag to list by: half the time one of the vocabulary, common ones more often,
-// and half the time a session's, which few artifacts carry.
+// and half the time a project's, which few artifacts carry.
 func (e *engine) tag() string {
 	if e.rng.IntN(2) == 0 {
 		v := Vocabulary()
 		return v[min(int(e.rng.ExpFloat64()*8), len(v)-1)]
 	}
-	return SessionTag(e.row())
+	return ProjectTag(e.row())
 }
 
 // create makes an artifact as a tool would: two tags, a creator, a parent, and one time in ten

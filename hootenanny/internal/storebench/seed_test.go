@@ -119,13 +119,13 @@ func TestGrowAndOperate(t *testing.T) {
 			}
 			break
 		}
-		page, _, err := e.arts.List(ctx, artifacts.Filter{Tag: SessionTag(2500), Limit: 500})
+		page, _, err := e.arts.List(ctx, artifacts.Filter{Tag: ProjectTag(2500), Limit: 500})
 		if err != nil || len(page) == 0 {
-			t.Fatalf("listing a session's tag: %d artifacts, %v", len(page), err)
+			t.Fatalf("listing a project's tag: %d artifacts, %v", len(page), err)
 		}
 		for _, a := range page {
-			if !slices.Contains(a.Tags, SessionTag(2500)) {
-				t.Fatalf("artifact %s listed by tag %s has tags %v", a.ID, SessionTag(2500), a.Tags)
+			if !slices.Contains(a.Tags, ProjectTag(2500)) {
+				t.Fatalf("artifact %s listed by tag %s has tags %v", a.ID, ProjectTag(2500), a.Tags)
 			}
 		}
 

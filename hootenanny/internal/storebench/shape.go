@@ -13,13 +13,13 @@ import (
 
 // The shape of a seeded store: what fraction of artifacts has which kind of lineage, how tags
 // and creators are spread. The figures are a guess at a working music store, where most work
-// continues something recent, some of it merges or fans out from a theme, and a few sessions
+// continues something recent, some of it merges or fans out from a theme, and a few projects
 // are tagged by name.
 const (
 	// Creators is how many agents make artifacts; a few make most of them (Zipf).
 	Creators = 40
-	// sessionLen is how many consecutive artifacts share a session tag.
-	sessionLen = 500
+	// projectLen is how many consecutive artifacts share a project tag.
+	projectLen = 500
 	// recentWindow is how far back a continued artifact finds its parent: a small window
 	// makes long chains.
 	recentWindow = 64
@@ -41,7 +41,7 @@ const (
 	pVariation = 0.02 // starts a variation set of 3 to 12 artifacts with the same parents
 )
 
-// vocabulary are the tags other than session tags, most common first.
+// vocabulary are the tags other than project tags, most common first.
 var vocabulary = []string{
 	"draft", "keeper", "piano", "drums", "bass", "melody", "chords", "jazz", "folk", "ambient",
 	"reel", "jig", "waltz", "strings", "guitar", "loop", "intro", "outro", "bridge", "verse",
@@ -141,10 +141,10 @@ func (s *Shape) VariationSet(k int) (name string, first int) {
 // CreatorName returns the name of creator c.
 func CreatorName(c int) string { return fmt.Sprintf("agent-%02d", c) }
 
-// SessionTag returns the session tag of row i.
-func SessionTag(i int) string { return "session-" + strconv.Itoa(i/sessionLen) }
+// ProjectTag returns the project tag of row i.
+func ProjectTag(i int) string { return "project-" + strconv.Itoa(i/projectLen) }
 
-// Vocabulary returns the tags other than session tags, most common first.
+// Vocabulary returns the tags other than project tags, most common first.
 func Vocabulary() []string { return vocabulary }
 
 // Next makes the next row, and the job seeded with it (nil for most rows).
@@ -169,9 +169,9 @@ func (s *Shape) Next() (Row, *JobRow) {
 		w -= m.weight
 	}
 
-	// Tags: the session's for half of them, and up to three more, common ones more often.
+	// Tags: the project's for half of them, and up to three more, common ones more often.
 	if s.rng.IntN(2) == 0 {
-		r.Tags = append(r.Tags, SessionTag(i))
+		r.Tags = append(r.Tags, ProjectTag(i))
 	}
 	for range s.rng.IntN(4) {
 		r.Tags = append(r.Tags, vocabulary[s.tag.Uint64()])

@@ -148,18 +148,18 @@ func TestShapeTagsAndCreators(t *testing.T) {
 	rows, _ := shapeRows(1, n)
 	tagCount := map[string]int{}
 	creatorCount := map[string]int{}
-	withSession := 0
+	withProject := 0
 	for _, r := range rows {
 		creatorCount[r.Creator]++
 		for _, tag := range r.Tags {
 			tagCount[tag]++
-			if tag == SessionTag(r.Index) {
-				withSession++
+			if tag == ProjectTag(r.Index) {
+				withProject++
 			}
 		}
 	}
-	if f := float64(withSession) / n; f < 0.4 || f > 0.6 {
-		t.Errorf("%.2f of the artifacts carry their session's tag, want about half", f)
+	if f := float64(withProject) / n; f < 0.4 || f > 0.6 {
+		t.Errorf("%.2f of the artifacts carry their project's tag, want about half", f)
 	}
 	// Tags: common ones on many artifacts, rare ones on a few.
 	common, rare := tagCount[Vocabulary()[0]], tagCount[Vocabulary()[len(Vocabulary())-1]]
