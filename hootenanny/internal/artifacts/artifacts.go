@@ -377,8 +377,13 @@ type Filter struct {
 func (s *Store) List(ctx context.Context, f Filter) ([]Artifact, string, error) {
 	var where []string
 	var args []any
+	// A tag's page is read along the index of the tag's artifacts, newest first, stopping at
+	// the page's end: a subquery of all the tag's artifacts would cost in proportion to how
+	// common the tag is, however short the page.
+	from, order := `FROM artifacts a`, `a.id`
 	if f.Tag != "" {
-		where = append(where, `a.id IN (SELECT artifact_id FROM artifact_tags WHERE tag = ?)`)
+		from, order = `FROM artifact_tags t JOIN artifacts a ON a.id = t.artifact_id`, `t.artifact_id`
+		where = append(where, `t.tag = ?`)
 		args = append(args, f.Tag)
 	}
 	if f.Creator != "" {
@@ -402,7 +407,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Artifact, string, error) 
 		args = append(args, f.Since.UnixNano())
 	}
 	if f.After != "" {
-		where = append(where, `a.id < ?`)
+		where = append(where, order+` < ?`)
 		args = append(args, f.After)
 	}
 	limit := f.Limit
@@ -414,7 +419,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Artifact, string, error) 
 	if len(where) > 0 {
 		clause = "WHERE " + strings.Join(where, " AND ")
 	}
-	as, err := s.query(ctx, clause+` ORDER BY a.id DESC LIMIT ?`, append(args, limit+1)...)
+	as, err := s.scan(ctx, `SELECT `+artifactColumns+` `+from+` `+clause+` ORDER BY `+order+` DESC LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
 		return nil, "", err
 	}
