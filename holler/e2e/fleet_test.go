@@ -12,7 +12,6 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -27,6 +26,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/gateway"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/cas/storetest"
+	"github.com/hootenanny/hoot/hootenanny/pgtest"
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,30 +75,7 @@ type fleet struct {
 func newFleet(t *testing.T) *fleet {
 	t.Helper()
 	requireFleet(t)
-	return &fleet{t: t, db: newDatabase(t), cas: storetest.S3URL(t)}
-}
-
-// newDatabase creates an empty database on the test server and returns its URL; it is dropped
-// (with any connection left to it) when t ends, after the cleanups registered later.
-func newDatabase(t *testing.T) string {
-	t.Helper()
-	admin := os.Getenv("HOOT_TEST_POSTGRES")
-	name := "hoot_e2e_" + strings.ToLower(rand.Text()[:16])
-	ident := pgx.Identifier{name}.Sanitize()
-	if err := pgExec(admin, "CREATE DATABASE "+ident); err != nil {
-		t.Fatalf("creating a database on the test server: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := pgExec(admin, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping the test database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatalf("HOOT_TEST_POSTGRES is not a URL: %v", err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return &fleet{t: t, db: pgtest.Database(t), cas: storetest.S3URL(t)}
 }
 
 func pgExec(dsn, statement string, args ...any) error {
@@ -826,99 +803,6 @@ func testJobTakeover(t *testing.T, freeze bool) {
 	}
 }
 
-// A tcpProxy forwards TCP connections to a server until it is cut: then it closes every
-// connection and stops listening, so that the server looks gone (connections refused, open ones
-// ended) until it is restored on the same address. It stands for a database server that
-// restarts, without disturbing the test server that other tests share.
-type tcpProxy struct {
-	upstream string
-	addr     string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns []net.Conn
-	wg    sync.WaitGroup
-}
-
-// newTCPProxy starts a proxy to the server of the URL dsn, stopped when the test ends, and
-// returns it with dsn rewritten to connect through it.
-func newTCPProxy(t *testing.T, dsn string) (*tcpProxy, string) {
-	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{upstream: u.Host}
-	if err := p.listen("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.cut(); p.wg.Wait() })
-	u.Host = p.addr
-	return p, u.String()
-}
-
-func (p *tcpProxy) listen(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	p.ln, p.addr = ln, ln.Addr().String()
-	p.mu.Unlock()
-	p.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.DialTimeout("tcp", p.upstream, 5*time.Second)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			if p.ln != ln { // cut meanwhile
-				p.mu.Unlock()
-				c.Close()
-				up.Close()
-				continue
-			}
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			p.wg.Go(func() { io.Copy(up, c); up.Close() })
-			p.wg.Go(func() { io.Copy(c, up); c.Close() })
-		}
-	})
-	return nil
-}
-
-// cut closes the listener and every connection.
-func (p *tcpProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// restore listens again on the address of before.
-func (p *tcpProxy) restore(t *testing.T) {
-	t.Helper()
-	var err error
-	for range 50 { // the port may linger a moment after the close
-		if err = p.listen(p.addr); err == nil {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("listening again on %s: %v", p.addr, err)
-}
-
 // A callRecord is one tool call of a load: when it was sent and ended, and how it failed.
 type callRecord struct {
 	tool       string
@@ -934,7 +818,7 @@ type callRecord struct {
 func TestFleetDatabaseRestart(t *testing.T) {
 	f := newFleet(t)
 	t.Parallel()
-	proxy, dsn := newTCPProxy(t, f.db)
+	proxy, dsn := pgtest.NewProxy(t, f.db)
 	f.db = dsn
 	g := serveGatewayWith(t, gateway.Config{CAS: f.cas})
 	s := connectHTTP(t, g.base+"/mcp")
@@ -1003,10 +887,10 @@ func TestFleetDatabaseRestart(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	cut := time.Now()
-	proxy.cut()
+	proxy.Cut()
 	time.Sleep(2 * time.Second)
 	restored := time.Now()
-	proxy.restore(t)
+	proxy.Restore(t)
 	time.Sleep(2 * time.Second)
 	close(stop)
 	wg.Wait()
@@ -1066,7 +950,7 @@ func TestFleetObjectStoreStopped(t *testing.T) {
 	requireFleet(t) // with the AWS keys set, StartS3Server uses them rather than set its own
 	t.Parallel()
 	srv := storetest.StartS3Server(t)
-	f := &fleet{t: t, db: newDatabase(t), cas: srv.URL("t-" + strings.ToLower(rand.Text()[:12])),
+	f := &fleet{t: t, db: pgtest.Database(t), cas: srv.URL("t-" + strings.ToLower(rand.Text()[:12])),
 		env: []string{"AWS_ENDPOINT_URL=" + srv.Endpoint}}
 	gw := f.holler("s3-gateway")
 	gw.startServing()

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hootenanny/hoot/hootenanny/internal/pgtest"
+	"github.com/hootenanny/hoot/hootenanny/pgtest"
 )
 
 // eachEngine runs fn for each engine, with a target that names a new, empty database.

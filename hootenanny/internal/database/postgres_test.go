@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hootenanny/hoot/hootenanny/internal/pgtest"
+	"github.com/hootenanny/hoot/hootenanny/pgtest"
 )
 
 // wantBack calls fn until it succeeds, for a bounded while; every failure meanwhile must be an

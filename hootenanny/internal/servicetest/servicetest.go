@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/database"
-	"github.com/hootenanny/hoot/hootenanny/internal/pgtest"
+	"github.com/hootenanny/hoot/hootenanny/pgtest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
