@@ -165,19 +165,27 @@ func (r *Runner) sweep(ctx context.Context) error {
 	return nil
 }
 
-func (r *Runner) sweepLoop() {
-	t := time.NewTicker(min(sweepInterval, r.cfg.Retention/4))
+// every calls fn every d until the runner stops.
+func (r *Runner) every(d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-r.ctx.Done():
 			return
 		case <-t.C:
-			if err := r.sweep(r.ctx); err != nil && r.ctx.Err() == nil {
-				r.cfg.Logger.Error("jobs: sweep failed", "err", err)
-			}
+			fn()
 		}
 	}
+}
+
+// sweepLoop removes old finished jobs every sweepInterval (or a quarter of the retention).
+func (r *Runner) sweepLoop() {
+	r.every(min(sweepInterval, r.cfg.Retention/4), func() {
+		if err := r.sweep(r.ctx); err != nil && r.ctx.Err() == nil {
+			r.cfg.Logger.Error("jobs: sweep failed", "err", err)
+		}
+	})
 }
 
 // Start records a new job of tool, with its request for the record, and runs fn in the
@@ -375,15 +383,8 @@ func (r *Runner) resumable(tool string) bool {
 // else, and each renewal is bounded by the interval, so that nothing slower (such as taking up
 // orphans) can make this runner's own leases lapse.
 func (r *Runner) leaseLoop() {
-	every := r.cfg.LeaseTTL / 3
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-r.ctx.Done():
-			return
-		case <-t.C:
-		}
+	interval := r.cfg.LeaseTTL / 3
+	r.every(interval, func() {
 		r.mu.Lock()
 		ids := make([]string, 0, len(r.live))
 		for id := range r.live {
@@ -391,30 +392,23 @@ func (r *Runner) leaseLoop() {
 		}
 		r.mu.Unlock()
 		if len(ids) == 0 {
-			continue
+			return
 		}
-		ctx, cancel := context.WithTimeout(r.ctx, every)
+		ctx, cancel := context.WithTimeout(r.ctx, interval)
 		err := r.store.renew(ctx, r.owner, ids, time.Now().Add(r.cfg.LeaseTTL))
 		cancel()
 		if err != nil && r.ctx.Err() == nil {
 			r.cfg.Logger.Warn("jobs: renewing the claims of running jobs", "err", err)
 		}
-	}
+	})
 }
 
 // adoptLoop looks for orphans three times per lease once TakeUp has been called; each pass is
 // bounded by the lease.
 func (r *Runner) adoptLoop() {
-	t := time.NewTicker(r.cfg.LeaseTTL / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-r.ctx.Done():
-			return
-		case <-t.C:
-		}
+	r.every(r.cfg.LeaseTTL/3, func() {
 		if r.resumer.Load() == nil {
-			continue
+			return
 		}
 		ctx, cancel := context.WithTimeout(r.ctx, r.cfg.LeaseTTL)
 		err := r.adopt(ctx)
@@ -422,7 +416,7 @@ func (r *Runner) adoptLoop() {
 		if err != nil && r.ctx.Err() == nil {
 			r.cfg.Logger.Warn("jobs: looking for jobs whose worker stopped", "err", err)
 		}
-	}
+	})
 }
 
 // adopt deals with the orphans it finds, up to what this runner has room for.
