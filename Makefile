@@ -92,6 +92,11 @@ conformance: build ## the official MCP conformance suite (npm, pinned in package
 	npm ci --no-audit --no-fund --loglevel=error
 	tools/conformance.sh $(CONFORMANCE_ARGS)
 
+.PHONY: conformance-modern
+conformance-modern: build ## the suite's requirements of MCP 2026-07-28 with the scored counts; fails until every scored check passes
+	npm ci --no-audit --no-fund --loglevel=error
+	CONFORMANCE_REQUIREMENTS=2026-07-28 tools/conformance.sh $(CONFORMANCE_ARGS)
+
 .PHONY: clean
 clean: ## remove built binaries
 	rm -rf bin

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (pinned in package.json) in server mode against the
 # real stack: bin/holler on a free loopback port with a hootenanny worker that serves the
-# conformance fixtures. Exits non-zero when any check fails. Called by `make conformance`.
+# conformance fixtures. Exits non-zero when any scored check fails. Called by `make conformance`
+# (the requirements of protocol 2025-11-25) and `make conformance-modern` (2026-07-28), which
+# set CONFORMANCE_REQUIREMENTS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-spec="${CONFORMANCE_SPEC_VERSION:-2025-11-25}"
+requirements="${CONFORMANCE_REQUIREMENTS:-2025-11-25}"
 node=node_modules/.bin/node
 suite=node_modules/@modelcontextprotocol/conformance/dist/index.js
 [[ -x $node && -f $suite ]] || { echo "conformance: run 'npm ci' first (make conformance does)"; exit 1; }
@@ -45,10 +47,25 @@ fetch(process.argv[1]).then(r => r.text().then(t => process.exit(r.ok && t.inclu
 done
 [[ -n $live ]] || { cat "$log"; echo "conformance: no conformance worker became live"; exit 1; }
 
+# --requirements runs the scenarios a protocol version requires, on that version's wire; it
+# cannot be combined with --spec-version.
 set +e
-"$node" "$suite" server --url "http://127.0.0.1:$http_port/mcp" --spec-version "$spec" "$@"
-status=$?
+"$node" "$suite" server --url "http://127.0.0.1:$http_port/mcp" --requirements "$requirements" "$@" | tee "$work/out"
+status=${PIPESTATUS[0]}
 set -e
+# The suite's total counts the scenarios that are not scored too (extensions, pending ones);
+# the scored counts are what conformance to the version means.
+awk -v req="$requirements" '
+/^=== SUMMARY/ { summary = 1; next }
+summary && /^[^ ]+ [^ :]+: [0-9]+ passed, [0-9]+ failed/ {
+	split($0, f, /[ :,]+/); scen[f[2]] = 1; pass[f[2]] = f[3]; fail[f[2]] = f[5]
+}
+/^Not scored/ { notscored = 1; next }
+notscored && /^  [^ ]+ [^ ]+ \(/ { split($0, f, / +/); skip[f[3]] = 1 }
+END {
+	for (s in scen) if (!(s in skip)) { n++; p += pass[s]; q += fail[s]; if (fail[s] == 0) ok++ }
+	if (n) printf "scored for %s: %d of %d checks pass, %d of %d scenarios pass\n", req, p, p + q, ok, n
+}' "$work/out"
 if ((status != 0)); then
 	echo "--- holler log ---"
 	tail -50 "$log"

@@ -115,13 +115,20 @@ func connectHTTP(t *testing.T, url string) *mcp.ClientSession {
 	return connectHTTPWith(t, url, nil)
 }
 
-// connectHTTPWith is connectHTTP with a client configured by opts (nil for the defaults).
+// connectHTTPWith is connectHTTP with a client configured by opts (nil for the defaults). The
+// client speaks its default protocol version (2026-07-28), except a client that answers
+// elicitations: holler asks a person to confirm a call by elicitation only in the 2025
+// versions, so that client speaks 2025-11-25.
 func connectHTTPWith(t *testing.T, url string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	var session *mcp.ClientSessionOptions
+	if opts != nil && opts.ElicitationHandler != nil {
+		session = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, session)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,6 +178,8 @@ type requestCarrier interface {
 func (s *Server) confirmerFor(sess *session, out notifier) (confirmer, string) {
 	v := sess.protocolVersion()
 	switch rc, ok := out.(requestCarrier); {
+	case sess.modern:
+		return nil, "protocol " + v + " asks a person through an input_required result, which this server does not return yet"
 	case v < protocolVersion20250618:
 		return nil, "this session speaks protocol " + v + ", which has no elicitation to ask a person with"
 	case !sess.canElicitForm():

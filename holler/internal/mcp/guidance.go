@@ -39,6 +39,10 @@ type guidance struct {
 	Methods []string `json:"methods,omitempty"`
 	// Supported lists the protocol versions this server speaks.
 	Supported []string `json:"supported,omitempty"`
+	// Requested is the protocol version a request asked for that this server does not speak.
+	Requested string `json:"requested,omitempty"`
+	// URI is the resource URI the error is about.
+	URI string `json:"uri,omitempty"`
 	// Try is a complete JSON-RPC request to copy.
 	Try json.RawMessage `json:"try,omitempty"`
 	// Policy is the decision of the gateway's policy that refused a call.

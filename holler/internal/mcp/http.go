@@ -97,6 +97,10 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, s.envelopeFailure(bad))
 		return
 	}
+	if s.eraOf(r, msg) == eraModern {
+		s.servePostModern(w, r, msg)
+		return
+	}
 	id := msg.ID
 	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !isSupportedVersion(pv) {
 		s.writeJSON(w, http.StatusBadRequest, s.badVersion(id, pv))

@@ -45,8 +45,11 @@ type Backend interface {
 	Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error)
 }
 
-// The protocol versions this server speaks, newest first.
+// The protocol versions this server speaks, newest first. 2026-07-28 is the modern era: it has
+// no initialize and no sessions, and every request carries its version in params._meta
+// (modern.go). The others are the legacy era, negotiated by initialize.
 const (
+	protocolVersion20260728 = "2026-07-28"
 	protocolVersion20251125 = "2025-11-25"
 	protocolVersion20250618 = "2025-06-18"
 	protocolVersion20250326 = "2025-03-26"
@@ -60,6 +63,13 @@ var supportedProtocolVersions = []string{
 	protocolVersion20250618,
 	protocolVersion20250326,
 }
+
+// modernProtocolVersions lists the versions served per request, without initialize.
+var modernProtocolVersions = []string{protocolVersion20260728}
+
+// allProtocolVersions lists every version this server speaks, modern and legacy, newest first:
+// what server/discover and an unsupported version's error name.
+var allProtocolVersions = append(append([]string{}, modernProtocolVersions...), supportedProtocolVersions...)
 
 // isSupportedVersion reports whether v is one of supportedProtocolVersions.
 func isSupportedVersion(v string) bool {

@@ -11,10 +11,25 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestSDKClient drives the server with the official Go SDK's Streamable HTTP client, which
-// also tries a GET stream after initialize and must live with the 405.
+// TestSDKClient drives the server with the official Go SDK's Streamable HTTP client in both
+// eras: in 2025-11-25, where it initializes and also tries a GET stream after initialize and
+// must live with the 405, and in 2026-07-28, its default, where it calls server/discover and
+// sends every request with _meta and the routing headers.
 func TestSDKClient(t *testing.T) {
 	t.Parallel()
+	t.Run("2025-11-25", func(t *testing.T) {
+		t.Parallel()
+		testSDKClient(t, latestProtocolVersion, &sdk.ClientSessionOptions{ProtocolVersion: latestProtocolVersion})
+	})
+	t.Run("2026-07-28", func(t *testing.T) {
+		t.Parallel()
+		testSDKClient(t, protocolVersion20260728, nil)
+	})
+}
+
+// testSDKClient connects the SDK's client with opts, expects protocol version want, and uses
+// the tools.
+func testSDKClient(t *testing.T, want string, opts *sdk.ClientSessionOptions) {
 	s, _ := newTestServer(t, nil)
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
@@ -32,13 +47,13 @@ func TestSDKClient(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client()}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client()}, opts)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
 	defer cs.Close()
 	init := cs.InitializeResult()
-	if init.ProtocolVersion != latestProtocolVersion || init.ServerInfo.Name != DefaultName || init.Capabilities.Tools == nil {
+	if init.ProtocolVersion != want || init.ServerInfo == nil || init.ServerInfo.Name != DefaultName || init.Capabilities.Tools == nil {
 		t.Errorf("initialize result = %+v", init)
 	}
 
@@ -119,8 +134,11 @@ func TestSDKClient(t *testing.T) {
 		t.Errorf("unknown tool: %v", err)
 	}
 
-	if err := cs.Ping(ctx, nil); err != nil {
-		t.Errorf("Ping: %v", err)
+	// 2026-07-28 has no ping.
+	if want < protocolVersion20260728 {
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Errorf("Ping: %v", err)
+		}
 	}
 }
 

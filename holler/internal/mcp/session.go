@@ -26,6 +26,9 @@ var errSessionEnded = errors.New("mcp: the session ended")
 type session struct {
 	// id is the Mcp-Session-Id; empty for stdio.
 	id string
+	// modern marks the session of one request of the 2026-07-28 era, which lives only as long
+	// as that request (modern.go).
+	modern bool
 
 	mu          sync.Mutex
 	initialized bool // initialize was answered

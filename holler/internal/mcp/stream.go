@@ -217,12 +217,15 @@ func (sw *sseWriter) start() {
 // event) and flushes it.
 func (sw *sseWriter) event(id string, data []byte) {
 	buf := make([]byte, 0, len(data)+len(id)+32)
-	buf = append(buf, "id: "...)
-	buf = append(buf, id...)
+	if id != "" {
+		buf = append(buf, "id: "...)
+		buf = append(buf, id...)
+		buf = append(buf, '\n')
+	}
 	if len(data) == 0 {
-		buf = append(buf, "\ndata: \n\n"...)
+		buf = append(buf, "data: \n\n"...)
 	} else {
-		buf = append(buf, "\nevent: message\ndata: "...)
+		buf = append(buf, "event: message\ndata: "...)
 		buf = append(buf, data...)
 		buf = append(buf, "\n\n"...)
 	}
@@ -260,6 +263,8 @@ type httpReply struct {
 	jsonOK    bool // the client accepts application/json
 	sseOK     bool // the client accepts text/event-stream
 	keepAlive time.Duration
+	// noIDs leaves event ids and the priming event out: the 2026-07-28 era has no resumption.
+	noIDs bool
 
 	mu        sync.Mutex
 	streaming bool
@@ -275,7 +280,7 @@ var (
 
 // carriesRequests reports whether a request of the server reaches the client on this answer:
 // only as an event stream, which the client must accept.
-func (h *httpReply) carriesRequests() bool { return h.sseOK }
+func (h *httpReply) carriesRequests() bool { return h.sseOK && !h.sess.modern }
 
 // notify sends n as an event, switching the response to an event stream first. A client that
 // does not take event streams does not get notifications; it still gets the response.
@@ -321,7 +326,7 @@ func (h *httpReply) startStream() {
 	h.streaming = true
 	h.stream = h.sess.events.newStream()
 	h.sw.start()
-	if primes(h.sess.protocolVersion()) {
+	if !h.noIDs && primes(h.sess.protocolVersion()) {
 		h.sw.event(eventID(h.stream, 0), nil)
 	}
 	if h.keepAlive > 0 && !h.done {
@@ -353,6 +358,10 @@ func (h *httpReply) keepAlives(stop <-chan struct{}) {
 // write only stops sending: the event stays buffered for a client that resumes.
 func (h *httpReply) writeEvent(b []byte) {
 	n := h.sess.events.append(h.stream, b)
+	if h.noIDs {
+		h.sw.event("", b)
+		return
+	}
 	h.sw.event(eventID(h.stream, n), b)
 }
 

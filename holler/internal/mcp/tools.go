@@ -196,7 +196,11 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	}
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
-		ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
+		// The 2026-07-28 era forbids requests of the server to the client; they become
+		// input_required results, which this server does not return yet.
+		if !sess.modern {
+			ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()

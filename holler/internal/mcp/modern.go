@@ -1,0 +1,427 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/hootenanny/hoot/hooteproto"
+)
+
+// The 2026-07-28 era.
+//
+// MCP 2026-07-28 has no initialize and no sessions: every request carries its protocol
+// version and the client's capabilities in params._meta, and the HTTP headers MCP-Protocol-Version,
+// Mcp-Method and Mcp-Name repeat what the body says so that intermediaries can route on them.
+// This server speaks it beside the legacy versions on the same endpoint; eraOf decides, per
+// request, which era serves it. A modern request is checked here (the envelope), answered by
+// the same core as a legacy one through a session that lives only as long as the request, and
+// its result is dressed here again (resultType, serverInfo, caching hints). Nothing that a later
+// request needs stays in memory.
+
+// The HTTP headers and _meta keys of the 2026-07-28 era.
+const (
+	headerMethod = "Mcp-Method"
+	headerName   = "Mcp-Name"
+
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// The methods and error codes that only the 2026-07-28 era has.
+const (
+	methodDiscover = "server/discover"
+
+	// codeHeaderMismatch: a routing header is missing or disagrees with the body.
+	codeHeaderMismatch = -32020
+	// codeUnsupportedVersion: the request's protocol version is not one this server speaks.
+	codeUnsupportedVersion = -32022
+)
+
+// modernCacheTTLMillis is how long a client may reuse a list or discover result. Lists change
+// when workers come and go, and this server cannot announce changes to modern clients yet
+// (subscriptions/listen), so the time is short.
+const modernCacheTTLMillis = 10_000
+
+// An era is a family of protocol versions that a request is served by.
+type era int
+
+const (
+	eraLegacy era = iota // initialize and sessions: 2025-03-26, 2025-06-18, 2025-11-25
+	eraModern            // per-request _meta, no sessions: 2026-07-28
+)
+
+// eraOf decides which era serves a POSTed message. A live legacy session keeps its era. A
+// message whose params._meta names a protocol version, or whose MCP-Protocol-Version header
+// names a version that is not a legacy one, is modern: then even initialize is answered as
+// the modern era answers it. Everything else (initialize, a message without either sign) is
+// legacy, as it was before this server knew the modern era.
+func (s *Server) eraOf(r *http.Request, msg *message) era {
+	if sid := r.Header.Get(headerSessionID); sid != "" {
+		if _, ok := s.sessions.get(sid); ok {
+			return eraLegacy
+		}
+	}
+	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !isSupportedVersion(pv) {
+		return eraModern
+	}
+	// Most messages are legacy and never mention the key: looking for its text first spares
+	// them the decoding.
+	if bytes.Contains(msg.Params, []byte(metaProtocolVersion)) {
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if json.Unmarshal(msg.Params, &p) == nil && p.Meta[metaProtocolVersion] != nil {
+			return eraModern
+		}
+	}
+	return eraLegacy
+}
+
+// modernMeta is what a modern request's params._meta says.
+type modernMeta struct {
+	version     string
+	logLevel    logLevel
+	traceparent string
+}
+
+// modernParams are the members of a modern request's params that the envelope reads.
+type modernParams struct {
+	Meta json.RawMessage `json:"_meta"`
+	Name json.RawMessage `json:"name"`
+	URI  json.RawMessage `json:"uri"`
+}
+
+// logSilent is a level above every message's: a modern request without a logLevel gets no
+// log messages at all.
+const logSilent = logEmergency + 1
+
+// A modernFailure is a modern request refused by the envelope: the HTTP status and the error.
+type modernFailure struct {
+	status int
+	resp   *response
+}
+
+// checkModern runs the checks of a modern request in the order MCP 2026-07-28 gives them: the
+// required _meta fields (-32602), the headers against the body (-32020), the version
+// (-32022), and whether the method exists (-32601, 404).
+func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modernFailure) {
+	var m modernMeta
+	id := msg.ID
+	bad := func(status int, code int64, text string, g *guidance) *modernFailure {
+		return &modernFailure{status: status, resp: s.modernError(id, code, text, g)}
+	}
+	var p modernParams
+	var meta map[string]json.RawMessage
+	switch {
+	case msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil:
+		return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: a 2026-07-28 request needs params with _meta", metaGuidance("params._meta"))
+	case p.Meta == nil || kindOf(p.Meta) != "object" || json.Unmarshal(p.Meta, &meta) != nil:
+		return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta is missing; a 2026-07-28 request carries its protocol version and client capabilities there", metaGuidance("params._meta"))
+	case kindOf(meta[metaProtocolVersion]) != "string" || json.Unmarshal(meta[metaProtocolVersion], &m.version) != nil:
+		return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta needs "+quote(metaProtocolVersion)+", a string", metaGuidance("params._meta."+metaProtocolVersion))
+	case kindOf(meta[metaClientCapabilities]) != "object":
+		return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta needs "+quote(metaClientCapabilities)+", an object ({} declares none)", metaGuidance("params._meta."+metaClientCapabilities))
+	}
+	m.logLevel = logSilent
+	if raw, ok := meta["io.modelcontextprotocol/logLevel"]; ok {
+		var name string
+		level, known := logLevel(0), false
+		if json.Unmarshal(raw, &name) == nil {
+			level, known = parseLogLevel(name)
+		}
+		if !known {
+			g := metaGuidance("params._meta.io.modelcontextprotocol/logLevel")
+			g.Hint, g.Expected, g.Got = "Name one of the levels in expected, or leave logLevel out to receive no log messages.", joinNames(logLevelNames), string(raw)
+			return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: unknown logLevel "+string(raw), g)
+		}
+		m.logLevel = level
+	}
+	if raw, ok := meta["traceparent"]; ok {
+		_ = json.Unmarshal(raw, &m.traceparent)
+	}
+
+	pv := r.Header.Get(headerProtocolVersion)
+	if pv != m.version {
+		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerProtocolVersion, pv, "params._meta."+metaProtocolVersion, m.version),
+			&guidance{Hint: "Send the header " + headerProtocolVersion + " with the same value as params._meta." + metaProtocolVersion + ".",
+				Field: headerProtocolVersion, Expected: m.version, Got: pv})
+	}
+	if !isModernVersion(m.version) {
+		return m, bad(http.StatusBadRequest, codeUnsupportedVersion, "unsupported protocol version "+quote(m.version), &guidance{
+			Hint:      "Send one of the versions in supported: " + protocolVersion20260728 + " per request with _meta, as in try; the older ones through initialize, which starts a session.",
+			Supported: allProtocolVersions,
+			Requested: m.version,
+			Try:       tryDiscover(),
+		})
+	}
+	if got := r.Header.Get(headerMethod); got != msg.Method {
+		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerMethod, got, "method", msg.Method),
+			&guidance{Hint: "Send the header " + headerMethod + " with the request's method, spelled exactly as in the body.",
+				Field: headerMethod, Expected: msg.Method, Got: got})
+	}
+	if !s.modernMethod(msg.Method) {
+		return m, &modernFailure{status: http.StatusNotFound, resp: s.modernMethodNotFound(msg)}
+	}
+	if field, body, ok := nameInBody(msg.Method, p); ok {
+		got, present := r.Header[http.CanonicalHeaderKey(headerName)]
+		value := ""
+		if present && len(got) > 0 {
+			value = strings.TrimSpace(got[0])
+		}
+		decoded, valid := decodeHeaderValue(value)
+		if !present || !valid || decoded != body {
+			return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerName, value, field, body),
+				&guidance{Hint: "Send the header " + headerName + " with " + field + " of the body; a value that is not plain ASCII goes as =?base64?...?=.",
+					Field: headerName, Expected: body, Got: value})
+		}
+	}
+	return m, nil
+}
+
+// nameInBody returns the member of params that the Mcp-Name header repeats for method, and
+// its value; ok is false for a method without one, or a body that lacks it (the method's own
+// checks answer that).
+func nameInBody(method string, p modernParams) (field, value string, ok bool) {
+	raw := p.Name
+	field = "params.name"
+	switch method {
+	case methodToolsCall, methodPromptsGet:
+	case methodResourcesRead:
+		raw, field = p.URI, "params.uri"
+	default:
+		return "", "", false
+	}
+	if kindOf(raw) != "string" || json.Unmarshal(raw, &value) != nil {
+		return "", "", false
+	}
+	return field, value, true
+}
+
+// decodeHeaderValue reads a header value that may be sent as =?base64?...?=, the form for values
+// that are not plain ASCII. A value with that form that does not decode is invalid.
+func decodeHeaderValue(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return v, true
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(inner)
+	return string(b), err == nil
+}
+
+// mismatchText says that header carries got where the body's field has want.
+func mismatchText(header, got, field, want string) string {
+	if got == "" {
+		return "header mismatch: the " + header + " header is missing; it must repeat " + field + " (" + quote(want) + ")"
+	}
+	return "header mismatch: " + header + " header " + quote(got) + " does not match " + field + " " + quote(want)
+}
+
+// isModernVersion reports whether v is served per request.
+func isModernVersion(v string) bool {
+	for _, m := range modernProtocolVersions {
+		if m == v {
+			return true
+		}
+	}
+	return false
+}
+
+// modernMethods returns the methods the modern era answers: the ones whose capability
+// server/discover declares, so that both always agree.
+func (s *Server) modernMethods() []string {
+	c := s.modernCapabilities()
+	out := []string{methodDiscover, methodToolsList, methodToolsCall}
+	if c.Resources != nil {
+		out = append(out, methodResourcesList, methodResourceTemplates, methodResourcesRead)
+	}
+	if c.Prompts != nil {
+		out = append(out, methodPromptsList, methodPromptsGet)
+	}
+	if c.Completions != nil {
+		out = append(out, methodComplete)
+	}
+	return out
+}
+
+// modernMethod reports whether the modern era answers method.
+func (s *Server) modernMethod(method string) bool {
+	for _, m := range s.modernMethods() {
+		if m == method {
+			return true
+		}
+	}
+	return false
+}
+
+// modernCapabilities are the capabilities server/discover declares. No list announces its
+// changes and no resource takes subscriptions: both need subscriptions/listen.
+func (s *Server) modernCapabilities() serverCapabilities {
+	c := s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{}})
+	if c.Resources != nil {
+		c.Resources = &resourcesCapability{}
+	}
+	return c
+}
+
+// modernMethodNotFound answers a method the modern era does not have, which includes the
+// legacy era's initialize, ping, logging/setLevel and resources/subscribe.
+func (s *Server) modernMethodNotFound(msg *message) *response {
+	methods := s.modernMethods()
+	hint := "In protocol " + protocolVersion20260728 + " this server answers the methods listed in methods; server/discover describes it."
+	switch msg.Method {
+	case methodInitialize:
+		hint = "Protocol " + protocolVersion20260728 + " has no initialize: send every request with params._meta as in try. To speak an older version, send initialize without the 2026-07-28 header and _meta."
+	case methodPing, methodSetLevel, methodSubscribe, methodUnsubscribe:
+		hint = "Protocol " + protocolVersion20260728 + " has no " + msg.Method + "; server/discover describes what this server answers."
+	}
+	return s.modernError(msg.ID, codeMethodNotFound, "method not found: "+quote(msg.Method)+" is not a method of protocol "+protocolVersion20260728+didYouMeanSuffix(closeNames(msg.Method, methods)), &guidance{
+		Hint:       hint,
+		DidYouMean: closeNames(msg.Method, methods),
+		Methods:    methods,
+		Try:        tryDiscover(),
+	})
+}
+
+// modernError returns an error of the modern envelope. Its data is the guidance, and always
+// carries what the protocol requires there (an unsupported version's supported and requested)
+// even when guidance is off.
+func (s *Server) modernError(id json.RawMessage, code int64, text string, g *guidance) *response {
+	if s.cfg.MinimalErrors && code == codeUnsupportedVersion {
+		return newError(id, code, text, &guidance{Supported: g.Supported, Requested: g.Requested})
+	}
+	return s.fail(id, code, text, g)
+}
+
+// metaGuidance is the guidance of a request whose _meta lacks field.
+func metaGuidance(field string) *guidance {
+	return &guidance{
+		Hint:  "Put " + metaProtocolVersion + " and " + metaClientCapabilities + " in params._meta of every request, as in try.",
+		Field: field,
+		Try:   tryDiscover(),
+	}
+}
+
+// tryDiscover returns a server/discover request of the modern era to copy.
+func tryDiscover() json.RawMessage {
+	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"` + metaProtocolVersion + `":"` +
+		protocolVersion20260728 + `","` + metaClientCapabilities + `":{},"io.modelcontextprotocol/clientInfo":{"name":"example-client","version":"1.0.0"}}}}`)
+}
+
+// discoverResult is server/discover's answer.
+type discoverResult struct {
+	SupportedVersions []string           `json:"supportedVersions"`
+	Capabilities      serverCapabilities `json:"capabilities"`
+	Instructions      string             `json:"instructions,omitempty"`
+}
+
+// servePostModern answers a POSTed message of the modern era.
+func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *message) {
+	if !msg.isRequest() {
+		// The era defines no notification from the client over HTTP, and a response answers
+		// nothing this server asked: both are taken and dropped.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	meta, fail := s.checkModern(r, msg)
+	if fail != nil {
+		s.writeJSON(w, fail.status, fail.resp)
+		return
+	}
+	// Closing the response is the client's cancellation of the request in this era.
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	stop := context.AfterFunc(s.base, func() { cancel(nil) })
+	defer stop()
+	if meta.traceparent != "" && hooteproto.ValidTraceparent(meta.traceparent) {
+		ctx = hooteproto.WithTraceparent(ctx, meta.traceparent)
+	} else if tp := r.Header.Get("Traceparent"); hooteproto.ValidTraceparent(tp) {
+		ctx = hooteproto.WithTraceparent(ctx, tp)
+	}
+
+	sess := s.modernSession(meta)
+	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
+	reply := &httpReply{sw: sseWriter{w: w}, sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
+	var resp *response
+	if msg.Method == methodDiscover {
+		resp = newResult(msg.ID, discoverResult{
+			SupportedVersions: allProtocolVersions,
+			Capabilities:      s.modernCapabilities(),
+			Instructions:      s.cfg.Instructions,
+		})
+	} else {
+		resp = s.handle(ctx, sess, msg, reply, cancel)
+	}
+	reply.finish(s.modernResponse(msg.Method, resp))
+}
+
+// modernSession returns the session of one modern request: initialized at the request's
+// version, with nothing declared that a later request could rely on.
+func (s *Server) modernSession(m modernMeta) *session {
+	sess := newSession("")
+	sess.modern = true
+	sess.initialized, sess.ready = true, true
+	sess.version = m.version
+	sess.logLevel = m.logLevel
+	sess.events = newEventLog(s.cfg.EventBuffer, s.cfg.EventBufferBytes)
+	return sess
+}
+
+// cacheScopes are the results that carry caching hints, and their scope: lists and
+// server/discover are the same for every client; a resource's contents may not be.
+var cacheScopes = map[string]string{
+	methodDiscover:          "public",
+	methodToolsList:         "public",
+	methodPromptsList:       "public",
+	methodResourcesList:     "public",
+	methodResourceTemplates: "public",
+	methodResourcesRead:     "private",
+}
+
+// modernResponse dresses the core's response for the modern era: every result says
+// resultType "complete" and names the server in _meta, cacheable ones carry ttlMs and
+// cacheScope, and a missing resource is -32602 with the URI, as -32002 is retired.
+func (s *Server) modernResponse(method string, resp *response) *response {
+	if resp.Error != nil {
+		if resp.Error.Code == codeResourceNotFound {
+			uri := ""
+			if d, ok := resp.Error.Data.(struct {
+				URI string `json:"uri"`
+			}); ok {
+				uri = d.URI
+			}
+			return s.modernError(resp.ID, codeInvalidParams, resp.Error.Message, &guidance{
+				Hint: "Read a resource that resources/list shows, or a URI that a template of resources/templates/list matches.",
+				URI:  uri,
+			})
+		}
+		return resp
+	}
+	b, err := json.Marshal(resp.Result)
+	fields := map[string]json.RawMessage{}
+	if err != nil || json.Unmarshal(b, &fields) != nil {
+		return s.internalError(resp.ID, "the result could not be encoded")
+	}
+	fields["resultType"] = json.RawMessage(`"complete"`)
+	meta := map[string]any{}
+	if raw, ok := fields["_meta"]; ok {
+		_ = json.Unmarshal(raw, &meta)
+	}
+	meta[metaServerInfo] = implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version}
+	mb, _ := json.Marshal(meta) // strings and decoded JSON always encode
+	fields["_meta"] = mb
+	if scope, ok := cacheScopes[method]; ok {
+		fields["ttlMs"] = json.RawMessage(strconv.Itoa(modernCacheTTLMillis))
+		fields["cacheScope"] = json.RawMessage(`"` + scope + `"`)
+	}
+	return &response{JSONRPC: resp.JSONRPC, ID: resp.ID, Result: fields, abandoned: resp.abandoned}
+}
