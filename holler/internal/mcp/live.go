@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -129,6 +130,21 @@ func (s *Server) listedNow() []toolDescription {
 	s.listMu.RLock()
 	defer s.listMu.RUnlock()
 	return s.listed
+}
+
+// cursorKeyOf returns the key that signs tools/list cursors: derived from what the listing is
+// (the tools allowed and the page size), not drawn at random, so that every gateway serving the
+// same table with the same settings takes the others' cursors. A client whose next request
+// reaches another gateway (as 2026-07-28 requests may) goes on with its listing; a gateway
+// that lists other tools refuses the cursor, and its answer says to start again.
+func cursorKeyOf(names []string, pageSize int) []byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "holler tools/list cursor key\x00%d\x00", pageSize)
+	for _, n := range names {
+		h.Write([]byte(n))
+		h.Write([]byte{0})
+	}
+	return h.Sum(nil)
 }
 
 // cursorMACSize is how many bytes of HMAC-SHA256 a cursor carries.

@@ -99,6 +99,22 @@ func TestToolsListPages(t *testing.T) {
 			t.Errorf("cursor %q: %s %+v", bad, r.Result, r.Error)
 		}
 	}
+	// Another gateway with the same table and settings continues the listing; one that lists
+	// other tools (or pages otherwise) refuses the cursor.
+	first, _ := toolNames(t, c.call(200, "tools/list", nil))
+	_, next := toolNames(t, c.call(201, "tools/list", nil))
+	same, _ := newTestServer(t, func(c *Config) { c.PageSize = 2 })
+	cs := newMCPHTTP(t, same)
+	cs.initialize(latestProtocolVersion)
+	if names, _ := toolNames(t, cs.call(1, "tools/list", map[string]any{"cursor": next})); len(names) == 0 || slices.Contains(first, names[0]) {
+		t.Errorf("another gateway's answer to this one's cursor = %v, want the second page", names)
+	}
+	other, _ := newTestServer(t, func(c *Config) { c.PageSize = 3 })
+	co := newMCPHTTP(t, other)
+	co.initialize(latestProtocolVersion)
+	if r := co.call(1, "tools/list", map[string]any{"cursor": next}); r.Error == nil || r.Error.Code != codeInvalidParams {
+		t.Errorf("a gateway paging by 3 took a cursor of one paging by 2: %s %+v", r.Result, r.Error)
+	}
 	// The default page holds the whole table.
 	s2, _ := newTestServer(t, nil)
 	c2 := newMCPHTTP(t, s2)

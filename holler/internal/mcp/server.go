@@ -96,7 +96,7 @@ func NewServer(cfg *Config) (*Server, error) {
 			s.allowedNames = append(s.allowedNames, t.Name)
 		}
 	}
-	s.cursorKey = randomBytes(32)
+	s.cursorKey = cursorKeyOf(s.allowedNames, c.PageSize)
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout)
 	s.listed = s.policy.toolDescriptions(s.allowed)
