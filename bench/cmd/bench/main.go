@@ -10,9 +10,11 @@
 //     hootenanny worker over ZeroMQ, mcp-go, the official go-sdk, and mcp-go+zeromq (mcp-go
 //     whose tool makes a plain ZeroMQ round trip to an echo process: the hop without holler);
 //  4. loads each at every concurrency, interleaved and repeated in rounds so that a noisy
-//     moment of the shared machine hurts all of them alike;
+//     moment of the shared machine hurts all of them alike; holler is loaded twice, by
+//     clients of the legacy era (a session each) and, as holler-2026-07-28, by clients of
+//     the MCP 2026-07-28 era (stateless requests, no session), on the same process;
 //  5. stops everything it started, also on failure or Ctrl-C, and prints the table, the ratios
-//     holler/peer and how they compare with the targets;
+//     of holler's two eras, the ratios holler/peer and how they compare with the targets;
 //  6. runs the storage benchmark (hootenanny/internal/storebench): the artifact and job stores
 //     at 10^4, 10^5 and 10^6 artifacts on SQLite and PostgreSQL, and PUT and GET of /cas
 //     through holler on a directory and on S3 against the stores' own speed. PostgreSQL and S3
@@ -51,6 +53,10 @@ import (
 	"github.com/hootenanny/hoot/bench/internal/load"
 )
 
+// hollerModern is holler loaded by clients of the MCP 2026-07-28 era: the same process as
+// "holler", with stateless requests instead of sessions.
+const hollerModern = "holler-" + load.ModernProtocolVersion
+
 // The targets of the speed issue, as ratios measured in the same run.
 const (
 	targetVsMCPGo   = 1.0 // holler's throughput at c16 / mcp-go's
@@ -76,7 +82,7 @@ func main() {
 	var c config
 	var impls, conc string
 	flag.StringVar(&c.root, "root", "..", "the project's root `directory` (where go.work is)")
-	flag.StringVar(&impls, "impls", "holler,holler-no-hop,mcp-go,go-sdk,mcp-go+zeromq", "servers to load, comma-separated")
+	flag.StringVar(&impls, "impls", "holler,"+hollerModern+",holler-no-hop,mcp-go,go-sdk,mcp-go+zeromq", "servers to load, comma-separated ("+hollerModern+" is holler in the stateless era)")
 	flag.StringVar(&conc, "concurrency", "1,16", "concurrency levels, comma-separated")
 	flag.DurationVar(&c.duration, "duration", 3*time.Second, "measured time of one load run")
 	flag.DurationVar(&c.warmup, "warmup", 500*time.Millisecond, "unmeasured warm-up before each load run")
@@ -187,9 +193,17 @@ func run(ctx context.Context, c config) error {
 	for _, impl := range c.impls {
 		var s *server
 		var err error
+		shared := ""
 		switch impl {
-		case "holler":
-			s, err = startHoller(ctx, holler, hootenanny, tmp)
+		case "holler", hollerModern:
+			// Both eras are served by one holler, as they are in use: the same endpoint
+			// answers either.
+			other := map[string]string{"holler": hollerModern, hollerModern: "holler"}[impl]
+			if s = servers[other]; s != nil {
+				shared = " (the same process as " + other + ")"
+			} else {
+				s, err = startHoller(ctx, holler, hootenanny, tmp)
+			}
 		case "holler-no-hop":
 			s, err = startPeer(ctx, impl, noHop, []string{"-no-hop-addr", "127.0.0.1:0"}, tmp)
 		case "mcp-go", "go-sdk", "mcp-go+zeromq":
@@ -199,7 +213,7 @@ func run(ctx context.Context, c config) error {
 			}
 			s, err = startPeer(ctx, impl, peer, args, tmp)
 		default:
-			err = fmt.Errorf("unknown server %q: want holler, holler-no-hop, mcp-go, go-sdk or mcp-go+zeromq", impl)
+			err = fmt.Errorf("unknown server %q: want holler, %s, holler-no-hop, mcp-go, go-sdk or mcp-go+zeromq", impl, hollerModern)
 		}
 		if s != nil {
 			servers[impl] = s
@@ -207,7 +221,7 @@ func run(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%-13s %s (pid %d)\n", impl, s.url, s.cmd.Process.Pid)
+		fmt.Printf("%-17s %s (pid %d)%s\n", impl, s.url, s.cmd.Process.Pid, shared)
 	}
 
 	fmt.Printf("\n== load: %d round(s) of %s (after %s of warm-up) per server and concurrency; load average before: %s\n", c.rounds, c.duration, c.warmup, loadAverage())
@@ -224,7 +238,7 @@ func run(ctx context.Context, c config) error {
 					u = &cpuUse{}
 					cpu[key{impl, conc}] = u
 				}
-				r, err := load.Run(ctx, load.Options{URL: srv.url, Concurrency: conc, Warmup: c.warmup, Duration: c.duration,
+				r, err := load.Run(ctx, load.Options{URL: srv.url, Concurrency: conc, Warmup: c.warmup, Duration: c.duration, Modern: impl == hollerModern,
 					MeasureStart: func() {
 						kids = childrenOf(srv.cmd.Process.Pid)
 						srv0, kids0, self0 = cpuTime([]int{srv.cmd.Process.Pid}), cpuTime(kids), selfCPU()
@@ -238,7 +252,7 @@ func run(ctx context.Context, c config) error {
 				if err != nil {
 					return fmt.Errorf("%s at concurrency %d: %w%s", impl, conc, err, srv.tail())
 				}
-				fmt.Printf("round %d  %-13s %s\n", round, impl, r)
+				fmt.Printf("round %d  %-17s %s\n", round, impl, r)
 				if r.Failed() {
 					return fmt.Errorf("%s at concurrency %d: %d calls went wrong, first: %v%s", impl, conc, r.Errors, r.FirstErrors, servers[impl].tail())
 				}
@@ -443,7 +457,7 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 				perCall(all), all.Seconds()/r.Elapsed.Seconds(), perCall(u.load))
 			if u.children > 0 {
 				parent, child := "the server", "its echo process"
-				if impl == "holler" {
+				if impl == "holler" || impl == hollerModern {
 					parent, child = "the gateway", "the worker"
 				}
 				split = append(split, fmt.Sprintf("%s c%d: %s in %s, %s in %s", impl, conc, perCall(u.server), parent, perCall(u.children), child))
@@ -457,9 +471,10 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 	}
 
 	h := func(conc int) *load.Result { return res[key{"holler", conc}] }
+	reportEras(out, c.concurrency, res, cpuPerCall)
 	var peers []string
 	for _, impl := range c.impls {
-		if impl != "holler" {
+		if impl != "holler" && impl != hollerModern {
 			peers = append(peers, impl)
 		}
 	}
@@ -577,6 +592,65 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 		x := conv["tunes/s"] / ref["tunes/s"]
 		fmt.Fprintf(out, "  ABC to MIDI faster per tune than abc2midi: %.1fx  %s\n", x, verdict(x > 1))
 	}
+}
+
+// reportEras prints holler's 2026-07-28 era against its legacy era, measured on the same
+// process in the same run: throughput, p50, p99 and server CPU per call, modern/legacy.
+func reportEras(out io.Writer, concurrency []int, res map[key]*load.Result, cpuPerCall func(key) float64) {
+	rows := eraRatios(concurrency, res, cpuPerCall)
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\nholler's eras: %s/holler, stateless %s requests against sessions of %s (throughput: higher is better for %s; p50, p99 and server CPU per call: lower is better)\n",
+		hollerModern, load.ModernProtocolVersion, load.ProtocolVersion, load.ModernProtocolVersion)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "concurrency\tthroughput\tp50\tp99\tserver CPU/call\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "c%d\t%s\t%s\t%s\t%s\t\n", r.conc, ratio(r.rps), ratio(r.p50), ratio(r.p99), ratio(r.cpu))
+	}
+	tw.Flush()
+}
+
+// eraRow is one concurrency's ratios of holler's 2026-07-28 era over its legacy era; a ratio
+// that could not be computed is 0.
+type eraRow struct {
+	conc               int
+	rps, p50, p99, cpu float64
+}
+
+// eraRatios computes, for every concurrency at which both eras were measured, the ratios
+// modern/legacy.
+func eraRatios(concurrency []int, res map[key]*load.Result, cpuPerCall func(key) float64) []eraRow {
+	var rows []eraRow
+	for _, conc := range concurrency {
+		l, m := res[key{"holler", conc}], res[key{hollerModern, conc}]
+		if l == nil || m == nil {
+			continue
+		}
+		row := eraRow{conc: conc}
+		if l.RPS > 0 {
+			row.rps = m.RPS / l.RPS
+		}
+		if l.P50 > 0 {
+			row.p50 = float64(m.P50) / float64(l.P50)
+		}
+		if l.P99 > 0 {
+			row.p99 = float64(m.P99) / float64(l.P99)
+		}
+		if lc, mc := cpuPerCall(key{"holler", conc}), cpuPerCall(key{hollerModern, conc}); lc > 0 && mc > 0 {
+			row.cpu = mc / lc
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// ratio formats a ratio, or "-" for one that could not be computed.
+func ratio(x float64) string {
+	if x == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", x)
 }
 
 // A server is a process this driver started and must stop.

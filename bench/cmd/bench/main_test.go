@@ -69,3 +69,67 @@ func TestReportHopCost(t *testing.T) {
 		}
 	}
 }
+
+// TestReportEras checks holler's two eras in the report: the modern row beside the legacy
+// one, the ratios modern/legacy, and that the modern era is not taken for a peer of holler.
+func TestReportEras(t *testing.T) {
+	c := config{impls: []string{"holler", hollerModern, "mcp-go"}, concurrency: []int{1, 16}, rounds: 1, duration: time.Second}
+	res := map[key]*load.Result{}
+	cpu := map[key]*cpuUse{}
+	add := func(impl string, conc, requests int, p50, p99 time.Duration, server, children time.Duration) {
+		res[key{impl, conc}] = &load.Result{Requests: requests, RPS: float64(requests), P50: p50, P99: p99, Elapsed: time.Second}
+		cpu[key{impl, conc}] = &cpuUse{server: server, children: children}
+	}
+	// Per call at c16: holler 100+40µs, modern 150+50µs; at c1: 300+100µs and 360+120µs.
+	add("holler", 16, 1000, 1500*time.Microsecond, 4000*time.Microsecond, 100*time.Millisecond, 40*time.Millisecond)
+	add(hollerModern, 16, 800, 1800*time.Microsecond, 5000*time.Microsecond, 120*time.Millisecond, 40*time.Millisecond)
+	add("mcp-go", 16, 1500, 1000*time.Microsecond, 3000*time.Microsecond, 135*time.Millisecond, 0)
+	add("holler", 1, 100, 350*time.Microsecond, 500*time.Microsecond, 30*time.Millisecond, 10*time.Millisecond)
+	add(hollerModern, 1, 90, 400*time.Microsecond, 500*time.Microsecond, 32400*time.Microsecond, 10800*time.Microsecond)
+	add("mcp-go", 1, 150, 200*time.Microsecond, 300*time.Microsecond, 20*time.Millisecond, 0)
+
+	rows := eraRatios(c.concurrency, res, func(k key) float64 {
+		u, r := cpu[k], res[k]
+		return float64(u.server+u.children) / float64(r.Requests)
+	})
+	want := []eraRow{{conc: 1, rps: 0.9, p50: 400.0 / 350, p99: 1, cpu: 480.0 / 400}, {conc: 16, rps: 0.8, p50: 1.2, p99: 1.25, cpu: 200.0 / 140}}
+	if len(rows) != len(want) {
+		t.Fatalf("rows %+v, want %+v", rows, want)
+	}
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	for i, w := range want {
+		r := rows[i]
+		if r.conc != w.conc || !near(r.rps, w.rps) || !near(r.p50, w.p50) || !near(r.p99, w.p99) || !near(r.cpu, w.cpu) {
+			t.Errorf("row %d = %+v, want %+v", i, r, w)
+		}
+	}
+
+	var out strings.Builder
+	report(&out, c, res, cpu, nil, nil, nil)
+	s := out.String()
+	// Columns are compared with their padding squeezed to one space.
+	squeezed := strings.Join(strings.Fields(s), " ")
+	for _, want := range []string{
+		"holler's eras: holler-2026-07-28/holler",
+		"concurrency throughput p50 p99 server CPU/call c1 0.90x 1.14x 1.00x 1.20x c16 0.80x 1.20x 1.25x 1.43x ratios holler/peer",
+		"holler-2026-07-28 c16: 150µs in the gateway, 50µs in the worker",
+	} {
+		if !strings.Contains(squeezed, want) {
+			t.Errorf("the report lacks %q:\n%s", want, s)
+		}
+	}
+	// holler/peer compares holler with mcp-go only.
+	i := strings.Index(s, "ratios holler/peer")
+	if i < 0 {
+		t.Fatalf("no holler/peer ratios:\n%s", s)
+	}
+	if header := strings.SplitN(s[i:], "\n", 3)[1]; strings.Contains(header, hollerModern) || !strings.Contains(header, "mcp-go") {
+		t.Errorf("holler/peer columns: %q", header)
+	}
+
+	// Without the legacy row there is nothing to divide by.
+	delete(res, key{"holler", 1})
+	if rows := eraRatios(c.concurrency, res, func(key) float64 { return 0 }); len(rows) != 1 || rows[0].conc != 16 || rows[0].cpu != 0 {
+		t.Errorf("rows without holler at c1: %+v", rows)
+	}
+}

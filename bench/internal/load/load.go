@@ -1,7 +1,10 @@
-// Package load drives an MCP server over Streamable HTTP the way a client does: every worker
-// goroutine opens a session of its own (initialize, notifications/initialized), then sends
-// tools/call echo requests one after another and checks every answer. It measures throughput
-// and latency; a run with any wrong answer is a failed run.
+// Package load drives an MCP server over Streamable HTTP the way a client does, and measures
+// throughput and latency; a run with any wrong answer is a failed run. In the legacy era every
+// worker goroutine opens a session of its own (initialize, notifications/initialized), then
+// sends tools/call echo requests one after another and checks every answer. In the 2026-07-28
+// era (Options.Modern) there is no initialize and no session: every tools/call carries the
+// protocol version and the client's capabilities in params._meta and the routing headers
+// MCP-Protocol-Version, Mcp-Method and Mcp-Name, and is served on its own.
 package load
 
 import (
@@ -26,12 +29,26 @@ import (
 // ProtocolVersion is the protocol version the client asks for in initialize.
 const ProtocolVersion = "2025-11-25"
 
+// ModernProtocolVersion is the protocol version of the stateless era, named in every request.
+const ModernProtocolVersion = "2026-07-28"
+
+// The _meta keys and HTTP headers of a 2026-07-28 request.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	headerMethod           = "Mcp-Method"
+	headerName             = "Mcp-Name"
+)
+
 // Options describe one load run.
 type Options struct {
 	// URL is the MCP endpoint, such as http://127.0.0.1:8080/mcp.
 	URL string
-	// Concurrency is the number of sessions, each with one request in flight at a time.
+	// Concurrency is the number of clients (sessions in the legacy era), each with one
+	// request in flight at a time.
 	Concurrency int
+	// Modern sends every call as a stateless 2026-07-28 request instead of opening sessions.
+	Modern bool
 	// Warmup is how long calls run, unmeasured, before the measurement starts.
 	Warmup time.Duration
 	// Duration is how long the measured calls run. Ignored when Requests is set.
@@ -156,7 +173,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 	sessions := make([]*Session, opts.Concurrency)
 	for i := range sessions {
-		s, err := Open(ctx, client, opts.URL, fmt.Sprintf("load-%d", i))
+		name := fmt.Sprintf("load-%d", i)
+		if opts.Modern {
+			sessions[i] = OpenModern(client, opts.URL, name)
+			continue
+		}
+		s, err := Open(ctx, client, opts.URL, name)
 		if err != nil {
 			return nil, fmt.Errorf("session %d: %w", i, err)
 		}
@@ -263,13 +285,15 @@ func (e *errorLog) first() []string {
 	return slices.Clone(e.some)
 }
 
-// A Session is one MCP session over Streamable HTTP. It is used by one goroutine at a time.
+// A Session is one MCP session over Streamable HTTP, or, in the 2026-07-28 era, one client
+// whose requests stand alone. It is used by one goroutine at a time.
 type Session struct {
 	client   *http.Client
 	url      string
 	name     string
 	id       string // Mcp-Session-Id, empty when the server keeps no sessions
 	protocol string // the negotiated protocol version
+	modern   bool   // every request is a stateless 2026-07-28 one
 	seq      int64
 	body     []byte
 	resp     bytes.Buffer
@@ -282,7 +306,7 @@ func Open(ctx context.Context, client *http.Client, url, name string) (*Session,
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
-	hdr, err := s.request(ctx, []byte(init), "0", &res)
+	hdr, err := s.request(ctx, []byte(init), "initialize", "0", &res)
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -291,7 +315,7 @@ func Open(ctx context.Context, client *http.Client, url, name string) (*Session,
 	}
 	s.protocol = res.ProtocolVersion
 	s.id = hdr.Get("Mcp-Session-Id")
-	status, _, body, err := s.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	status, _, body, err := s.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "notifications/initialized")
 	if err != nil {
 		return nil, fmt.Errorf("notifications/initialized: %w", err)
 	}
@@ -299,6 +323,12 @@ func Open(ctx context.Context, client *http.Client, url, name string) (*Session,
 		return nil, fmt.Errorf("notifications/initialized: status %d: %.200s", status, body)
 	}
 	return s, nil
+}
+
+// OpenModern returns a client of the 2026-07-28 era. It sends nothing: that era has no
+// initialize, and every request says itself which version it speaks.
+func OpenModern(client *http.Client, url, name string) *Session {
+	return &Session{client: client, url: url, name: name, protocol: ModernProtocolVersion, modern: true}
 }
 
 // Close ends the session with DELETE, when the server named one.
@@ -312,7 +342,7 @@ func (s *Session) Close(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	s.headers(req)
+	s.headers(req, "")
 	if resp, err := s.client.Do(req); err == nil {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -330,6 +360,8 @@ type echoResult struct {
 		Worker  string `json:"worker"`
 	} `json:"structuredContent"`
 	IsError bool `json:"isError"`
+	// ResultType is "complete" for every finished result of the 2026-07-28 era.
+	ResultType string `json:"resultType"`
 }
 
 // Echo calls the echo tool with a message of its own and checks that the answer is a correct
@@ -338,15 +370,34 @@ func (s *Session) Echo(ctx context.Context) error {
 	s.seq++
 	id := strconv.FormatInt(s.seq, 10)
 	msg := s.name + "-" + id
-	s.body = append(s.body[:0], `{"jsonrpc":"2.0","id":`...)
-	s.body = append(s.body, id...)
-	s.body = append(s.body, `,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`...)
-	s.body = append(s.body, msg...)
-	s.body = append(s.body, `"}}}`...)
+	s.body = appendEchoCall(s.body[:0], id, msg, s.modern)
 	var res echoResult
-	if _, err := s.request(ctx, s.body, id, &res); err != nil {
+	if _, err := s.request(ctx, s.body, "tools/call", id, &res); err != nil {
 		return err
 	}
+	return checkEcho(&res, msg, s.modern)
+}
+
+// appendEchoCall appends the JSON-RPC request of tools/call echo with the given id and message
+// (both plain ASCII, without quotes or backslashes); a modern one carries the _meta that the
+// 2026-07-28 era requires of every request.
+func appendEchoCall(b []byte, id, msg string, modern bool) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`...)
+	b = append(b, msg...)
+	b = append(b, `"}`...)
+	if modern {
+		b = append(b, `,"_meta":{"`+metaProtocolVersion+`":"`+ModernProtocolVersion+`","`+metaClientCapabilities+`":{}}`...)
+	}
+	return append(b, `}}`...)
+}
+
+// checkEcho checks a tools/call echo result for the message msg. Every era's answer must be a
+// result, not a tool error, that returns the message in structuredContent and has a text
+// content; a modern one must also say resultType "complete" and carry in its text the JSON
+// of the structured content, the message included.
+func checkEcho(res *echoResult, msg string, modern bool) error {
 	switch {
 	case res.IsError:
 		return fmt.Errorf("echo %s: isError: %+v", msg, res.Content)
@@ -355,11 +406,25 @@ func (s *Session) Echo(ctx context.Context) error {
 	case len(res.Content) == 0 || res.Content[0].Type != "text" || res.Content[0].Text == "":
 		return fmt.Errorf("echo %s: no text content: %+v", msg, res.Content)
 	}
+	if !modern {
+		return nil
+	}
+	if res.ResultType != "complete" {
+		return fmt.Errorf("echo %s: resultType = %q, want \"complete\"", msg, res.ResultType)
+	}
+	var text struct {
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal([]byte(res.Content[0].Text), &text); err != nil || text.Message != msg {
+		return fmt.Errorf("echo %s: the text does not return the message: %.200q", msg, res.Content[0].Text)
+	}
 	return nil
 }
 
-// headers sets the headers every message carries.
-func (s *Session) headers(req *http.Request) {
+// headers sets the headers every message carries. A modern client names no session; method
+// is the message's method, which a modern request repeats in Mcp-Method (and, for
+// tools/call, which only echo is, the tool in Mcp-Name).
+func (s *Session) headers(req *http.Request, method string) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if s.id != "" {
@@ -368,15 +433,30 @@ func (s *Session) headers(req *http.Request) {
 	if s.protocol != "" {
 		req.Header.Set("MCP-Protocol-Version", s.protocol)
 	}
+	if s.modern && method != "" {
+		req.Header.Set(headerMethod, method)
+		if method == "tools/call" {
+			req.Header.Set(headerName, "echo")
+		}
+	}
 }
 
-// post sends one message and reads the whole answer into s.resp.
-func (s *Session) post(ctx context.Context, body []byte) (status int, header http.Header, answer []byte, err error) {
+// newPost returns the POST of one message whose method is method.
+func (s *Session) newPost(ctx context.Context, body []byte, method string) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	s.headers(req, method)
+	return req, nil
+}
+
+// post sends one message, whose method is method, and reads the whole answer into s.resp.
+func (s *Session) post(ctx context.Context, body []byte, method string) (status int, header http.Header, answer []byte, err error) {
+	req, err := s.newPost(ctx, body, method)
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	s.headers(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return 0, nil, nil, err
@@ -399,10 +479,10 @@ type rpcAnswer struct {
 	} `json:"error"`
 }
 
-// request sends a JSON-RPC request with the given id and decodes its result into out. The
-// answer may be JSON or an event stream whose events include the response.
-func (s *Session) request(ctx context.Context, body []byte, id string, out any) (http.Header, error) {
-	status, header, answer, err := s.post(ctx, body)
+// request sends a JSON-RPC request of the given method and id and decodes its result into
+// out. The answer may be JSON or an event stream whose events include the response.
+func (s *Session) request(ctx context.Context, body []byte, method, id string, out any) (http.Header, error) {
+	status, header, answer, err := s.post(ctx, body, method)
 	if err != nil {
 		return nil, err
 	}
