@@ -58,7 +58,7 @@ type Server struct {
 	cursorKey []byte
 	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
 	states *stateSigner
-	wg        sync.WaitGroup
+	wg     sync.WaitGroup
 
 	sessions *sessionStore
 
