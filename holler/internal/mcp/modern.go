@@ -391,8 +391,9 @@ var cacheScopes = map[string]string{
 }
 
 // modernResponse dresses the core's response for the modern era: every result says
-// resultType "complete" (but an input_required one, which says so itself) and names the server in _meta, cacheable ones carry ttlMs and
-// cacheScope, and a missing resource is -32602 with the URI, as -32002 is retired.
+// resultType "complete" (but an input_required one, which says so itself) and names the
+// server in _meta, cacheable ones carry ttlMs and cacheScope, and a missing resource is
+// -32602 with the URI, as -32002 is retired.
 func (s *Server) modernResponse(method string, resp *response) *response {
 	if resp.Error != nil {
 		if resp.Error.Code == codeResourceNotFound {

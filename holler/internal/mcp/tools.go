@@ -201,7 +201,8 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
 		// The 2026-07-28 era forbids requests of the server to the client; they become
-		// input_required results, which this server does not return yet.
+		// input_required results, which this server returns only for its own confirmation
+		// questions (inputreq.go), not for a worker's.
 		if !sess.modern {
 			ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
 		}
