@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -137,6 +138,7 @@ type flags struct {
 	workerCommand  string
 	maxTier        string
 	confirm        string
+	stateKey       string
 	minimalErrors  bool
 	callTimeout    time.Duration
 	heartbeat      time.Duration
@@ -161,6 +163,9 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&f.maxTier, "max-tier", "standard", "highest tool `tier` to serve: basic, standard or admin")
 	f.fs.StringVar(&f.confirm, "confirm", "ask", "`ask` a person (through the MCP client) before each call of an admin tool or a destructive tool marked confirm, and refuse it when the client cannot ask; "+
 		"never runs them without asking anyone. never is dangerous: a model can then destroy data on its own; use it only for trusted clients")
+	f.fs.StringVar(&f.stateKey, "state-key", "", "a `file` holding the secret (at least 16 bytes, such as the output of openssl rand -hex 32) that signs the requestState of "+
+		"confirmation questions in protocol 2026-07-28; give every gateway that serves the same clients the same file, so that a client's retry may reach any of them "+
+		"(default: a random key per process, so a retry must reach the gateway that asked)")
 	f.fs.BoolVar(&f.minimalErrors, "minimal-errors", false, "answer errors with code and message only, without guidance")
 	f.fs.DurationVar(&f.callTimeout, "call-timeout", 60*time.Second, "longest a tool call may take")
 	f.fs.DurationVar(&f.heartbeat, "heartbeat", 2500*time.Millisecond, "how often to check that workers are alive")
@@ -192,6 +197,17 @@ func (f *flags) config() (gateway.Config, error) {
 	if f.confirm != "ask" && f.confirm != "never" {
 		return gateway.Config{}, fmt.Errorf("--confirm %q: want ask (the default) or never", f.confirm)
 	}
+	var stateKey []byte
+	if f.stateKey != "" {
+		b, err := os.ReadFile(f.stateKey)
+		if err != nil {
+			return gateway.Config{}, fmt.Errorf("--state-key: %w", err)
+		}
+		// Trailing space and newlines are not part of the secret: an editor or echo adds them.
+		if stateKey = bytes.TrimSpace(b); len(stateKey) < 16 {
+			return gateway.Config{}, fmt.Errorf("--state-key %s: the key has %d bytes and needs at least 16 (openssl rand -hex 32 > %s makes one)", f.stateKey, len(stateKey), f.stateKey)
+		}
+	}
 	var command []string
 	if f.workerCommand != "" {
 		command = strings.Fields(f.workerCommand)
@@ -201,6 +217,7 @@ func (f *flags) config() (gateway.Config, error) {
 		WorkerCommand:  command,
 		MaxTier:        hootv1.Tier(tier),
 		NoConfirm:      f.confirm == "never",
+		StateKey:       stateKey,
 		MinimalErrors:  f.minimalErrors,
 		AllowedHosts:   splitList(f.allowHosts),
 		AllowedOrigins: splitList(f.allowOrigins),

@@ -44,6 +44,9 @@ type Config struct {
 	// NoConfirm runs the tools that need a person's confirmation without asking (see
 	// mcp.Config.NoConfirm). Dangerous: a model may then destroy data on its own.
 	NoConfirm bool
+	// StateKey signs the requestState of the confirmation questions of protocol 2026-07-28 (see
+	// mcp.Config.StateKey): the gateways of a fleet share it. Empty means a random key per process.
+	StateKey []byte
 	// MinimalErrors turns off guidance in errors.
 	MinimalErrors bool
 	// CallTimeout bounds one tool call (default mcp.DefaultCallTimeout).
@@ -145,6 +148,7 @@ func Start(cfg Config) (*Gateway, error) {
 		Backend:        backend,
 		MaxTier:        cfg.MaxTier,
 		NoConfirm:      cfg.NoConfirm,
+		StateKey:       cfg.StateKey,
 		MinimalErrors:  cfg.MinimalErrors,
 		CallTimeout:    cfg.CallTimeout,
 		AllowedHosts:   cfg.AllowedHosts,

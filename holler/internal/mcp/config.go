@@ -56,6 +56,11 @@ type Config struct {
 	// model may then destroy data on its own. Set it only for trusted clients that cannot ask
 	// their user. False means ask, and refuse the call when the client cannot ask.
 	NoConfirm bool
+	// StateKey signs the requestState of the questions the 2026-07-28 era asks in input_required
+	// results, so that the retry that answers one can be trusted. Gateways that serve the same
+	// clients share it, so that a retry may reach any of them. Empty means a random key of this
+	// Server's own: a retry must then reach this Server. A key needs at least 16 bytes.
+	StateKey []byte
 	// Name, Title and Version describe the server in initialize's serverInfo. Zero values mean
 	// DefaultName, DefaultTitle and DefaultVersion.
 	Name, Title, Version string

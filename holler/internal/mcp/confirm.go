@@ -15,8 +15,9 @@ import (
 
 // This file puts a call to a person before it runs, for the policy (policy.go). The policy
 // only sees a [confirmer]; the one here asks with elicitation/create on the call's own stream,
-// which protocol versions 2025-06-18 and 2025-11-25 have. A protocol era that asks the client
-// another way needs another confirmer, not another policy.
+// which protocol versions 2025-06-18 and 2025-11-25 have. The 2026-07-28 era asks through an
+// input_required result instead, with the confirmer of inputreq.go: another confirmer, not
+// another policy.
 
 // An answer is what a person made of a [confirmQuestion]. The zero value declines, so that an
 // answer that was never set refuses the call.
@@ -42,6 +43,8 @@ type confirmQuestion struct {
 	// args are the call's arguments that differ from their defaults, each as "name: value",
 	// in the order of the request's fields, values shortened.
 	args []string
+	// req is the decoded arguments, which a question asked across two requests is bound to.
+	req proto.Message
 }
 
 // maxShownArguments bounds the arguments a question lists; the rest are counted.
@@ -49,7 +52,7 @@ const maxShownArguments = 12
 
 // newConfirmQuestion returns the question whether the call of t with req may run.
 func newConfirmQuestion(t *hootv1hoot.Tool, req proto.Message) confirmQuestion {
-	return confirmQuestion{tool: t, args: argumentLines(req)}
+	return confirmQuestion{tool: t, args: argumentLines(req), req: req}
 }
 
 // argumentLines returns the fields set in req as "name: value" lines, in field order, with
@@ -173,13 +176,15 @@ type requestCarrier interface {
 	carriesRequests() bool
 }
 
-// confirmerFor returns how a person can be asked during a call of sess whose stream is out, or
-// nil and the reason, as the end of a sentence, why they cannot.
-func (s *Server) confirmerFor(sess *session, out notifier) (confirmer, string) {
+// confirmerFor returns how a person can be asked during a call of sess whose stream is out and
+// whose params are params, or nil and the reason, as the end of a sentence, why they cannot.
+func (s *Server) confirmerFor(sess *session, out notifier, params json.RawMessage) (confirmer, string) {
 	v := sess.protocolVersion()
 	switch rc, ok := out.(requestCarrier); {
+	case sess.modern && !sess.canElicitForm():
+		return nil, "this request's clientCapabilities (params._meta." + metaClientCapabilities + ") declare no elicitation in form mode, so nobody can be asked"
 	case sess.modern:
-		return nil, "protocol " + v + " asks a person through an input_required result, which this server does not return yet"
+		return modernConfirmer{signer: s.states, params: params}, ""
 	case v < protocolVersion20250618:
 		return nil, "this session speaks protocol " + v + ", which has no elicitation to ask a person with"
 	case !sess.canElicitForm():

@@ -86,6 +86,7 @@ func (s *Server) eraOf(r *http.Request, msg *message) era {
 // modernMeta is what a modern request's params._meta says.
 type modernMeta struct {
 	version     string
+	caps        json.RawMessage
 	logLevel    logLevel
 	traceparent string
 }
@@ -128,6 +129,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 	case kindOf(meta[metaClientCapabilities]) != "object":
 		return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta needs "+quote(metaClientCapabilities)+", an object ({} declares none)", metaGuidance("params._meta."+metaClientCapabilities))
 	}
+	m.caps = meta[metaClientCapabilities]
 	m.logLevel = logSilent
 	if raw, ok := meta["io.modelcontextprotocol/logLevel"]; ok {
 		var name string
@@ -371,6 +373,7 @@ func (s *Server) modernSession(m modernMeta) *session {
 	sess.modern = true
 	sess.initialized, sess.ready = true, true
 	sess.version = m.version
+	sess.caps = readClientCapabilities(m.caps, m.version)
 	sess.logLevel = m.logLevel
 	sess.events = newEventLog(s.cfg.EventBuffer, s.cfg.EventBufferBytes)
 	return sess
@@ -388,8 +391,9 @@ var cacheScopes = map[string]string{
 }
 
 // modernResponse dresses the core's response for the modern era: every result says
-// resultType "complete" and names the server in _meta, cacheable ones carry ttlMs and
-// cacheScope, and a missing resource is -32602 with the URI, as -32002 is retired.
+// resultType "complete" (but an input_required one, which says so itself) and names the
+// server in _meta, cacheable ones carry ttlMs and cacheScope, and a missing resource is
+// -32602 with the URI, as -32002 is retired.
 func (s *Server) modernResponse(method string, resp *response) *response {
 	if resp.Error != nil {
 		if resp.Error.Code == codeResourceNotFound {
@@ -411,7 +415,10 @@ func (s *Server) modernResponse(method string, resp *response) *response {
 	if err != nil || json.Unmarshal(b, &fields) != nil {
 		return s.internalError(resp.ID, "the result could not be encoded")
 	}
-	fields["resultType"] = json.RawMessage(`"complete"`)
+	if _, ok := fields["resultType"]; !ok {
+		// Only a result that waits for the client (input_required) says its type itself.
+		fields["resultType"] = json.RawMessage(`"complete"`)
+	}
 	meta := map[string]any{}
 	if raw, ok := fields["_meta"]; ok {
 		_ = json.Unmarshal(raw, &meta)

@@ -104,8 +104,10 @@ func (p policy) decide(t *hootv1hoot.Tool, reach func() (confirmer, string)) (d 
 }
 
 // confirm puts the call of t with the decoded arguments req to a person through ask and
-// returns the decision with its outcome. ctx bounds the wait.
-func (p policy) confirm(ctx context.Context, d decision, ask confirmer, t *hootv1hoot.Tool, req proto.Message) decision {
+// returns the decision with its outcome, and the confirmer's error, if any. ctx bounds the
+// wait. An error means the outcome unanswered; some errors are answers of their own (an
+// input_required result, a request state that is refused), which the caller gives instead.
+func (p policy) confirm(ctx context.Context, d decision, ask confirmer, t *hootv1hoot.Tool, req proto.Message) (decision, error) {
 	a, err := ask.confirm(ctx, newConfirmQuestion(t, req))
 	switch {
 	case err != nil:
@@ -119,7 +121,7 @@ func (p policy) confirm(ctx context.Context, d decision, ask confirmer, t *hootv
 	default:
 		d.Outcome = outcomeDeclined
 	}
-	return d
+	return d, err
 }
 
 // refused reports whether d stops the call.
@@ -150,7 +152,7 @@ func (p policy) refusal(t *hootv1hoot.Tool, d decision, why string, unanswered e
 		e = hooteproto.NewError(hooteproto.CodePermissionDenied,
 			"tool "+name+" runs only after a person confirms the call, and "+why).
 			WithHint("Call it from an MCP client that supports elicitation in form mode (protocol 2025-06-18 or later, " +
-				"with capabilities.elicitation in initialize), which puts the call to its user. " +
+				"with capabilities.elicitation in initialize, or 2026-07-28 with elicitation in each request's clientCapabilities), which puts the call to its user. " +
 				"For trusted clients only, the server's operator can start holler with --confirm never, which runs such tools without asking anyone.")
 	case outcomeDeclined:
 		e = hooteproto.NewError(hooteproto.CodePermissionDenied, "the person asked to confirm "+name+" declined it; it did not run").

@@ -56,7 +56,9 @@ type Server struct {
 	listed []toolDescription
 	// cursorKey signs tools/list cursors.
 	cursorKey []byte
-	wg        sync.WaitGroup
+	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
+	states *stateSigner
+	wg     sync.WaitGroup
 
 	sessions *sessionStore
 
@@ -97,6 +99,9 @@ func NewServer(cfg *Config) (*Server, error) {
 		}
 	}
 	s.cursorKey = cursorKeyOf(s.allowedNames, c.PageSize)
+	if s.states, err = newStateSigner(c.StateKey); err != nil {
+		return nil, err
+	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout)
 	s.listed = s.policy.toolDescriptions(s.allowed)

@@ -162,7 +162,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	}
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
-	d, ask, cannot := s.policy.decide(t, func() (confirmer, string) { return s.confirmerFor(sess, out) })
+	d, ask, cannot := s.policy.decide(t, func() (confirmer, string) { return s.confirmerFor(sess, out, msg.Params) })
 	if d.refused() {
 		return s.refuse(msg.ID, sess, t, d, cannot, nil)
 	}
@@ -174,9 +174,13 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if d.Confirmation == confirmationRequired {
 		// Only a call that decoded is put to a person, and the wait is bounded like a call.
 		actx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
-		d = s.policy.confirm(actx, d, ask, t, req)
+		var aerr error
+		d, aerr = s.policy.confirm(actx, d, ask, t, req)
 		err := context.Cause(actx)
 		cancel()
+		if r := s.inputAnswer(msg.ID, sess, t, aerr); r != nil {
+			return r
+		}
 		if errors.Is(context.Cause(ctx), errCancelledByClient) {
 			e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+quote(name)+" was cancelled while a person was asked to confirm it").
 				WithHint("The call was cancelled at the client's request.")
@@ -197,7 +201,8 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
 		// The 2026-07-28 era forbids requests of the server to the client; they become
-		// input_required results, which this server does not return yet.
+		// input_required results, which this server returns only for its own confirmation
+		// questions (inputreq.go), not for a worker's.
 		if !sess.modern {
 			ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
 		}
@@ -369,4 +374,33 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 // tierName returns a tier's short name, such as "STANDARD".
 func tierName(t hootv1.Tier) string {
 	return strings.TrimPrefix(t.String(), "TIER_")
+}
+
+// inputAnswer returns the answer of a call whose confirmer ended with err when that error is an
+// answer of its own: the input_required result that asks the question, or the refusal of the
+// retry's requestState or inputResponses. It returns nil for any other error.
+func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *response {
+	var ir *inputRequired
+	var se *stateError
+	var ma *malformedAnswer
+	switch {
+	case errors.As(err, &ir):
+		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.id)
+		return newResult(id, ir.result)
+	case errors.As(err, &se):
+		s.log.Info("mcp: requestState refused", "tool", t.Name, "session", sess.id, "why", se.why)
+		return s.fail(id, codeInvalidParams, "invalid params: "+se.why+"; "+quote(t.Name)+" did not run", &guidance{
+			Hint: "Call " + t.Name + " again without requestState and inputResponses: the person is asked again, " +
+				"and the retry carries the new requestState unchanged, to this server or to one that shares its --state-key.",
+			Tool:  t.Name,
+			Field: "params." + paramRequestState,
+		})
+	case errors.As(err, &ma):
+		return s.fail(id, codeInvalidParams, "invalid params: "+ma.why, &guidance{
+			Hint:  "Answer the question of inputRequests with the client's elicitation result, under the same key, as in {\"action\":\"accept\",\"content\":{\"confirm\":true}}; or call " + t.Name + " again without requestState and inputResponses to be asked again.",
+			Tool:  t.Name,
+			Field: "params." + paramInputResponses,
+		})
+	}
+	return nil
 }
