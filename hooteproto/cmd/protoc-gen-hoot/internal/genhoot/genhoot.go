@@ -77,10 +77,10 @@ func GenerateFile(plugin *protogen.Plugin, file *protogen.File, opts Options) er
 		return bad.err()
 	}
 	for _, t := range c.tools {
-		t.inputSchema = newSchemaBuilder(true).message(t.request).String()
+		t.inputSchema = newSchemaBuilder(true).schema(t.request).String()
 		out := newSchemaBuilder(false)
 		out.envelope = c.result.Desc.FullName()
-		t.outputSchema = out.message(t.answerField.Message).String()
+		t.outputSchema = out.schema(t.answerField.Message).String()
 		t.usage = usage(t.opts.GetName(), t.request)
 		example, ok := compactJSON(exampleObject(t.request))
 		if !ok {
