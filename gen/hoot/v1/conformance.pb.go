@@ -1120,13 +1120,13 @@ const file_hoot_v1_conformance_proto_rawDesc = "" +
 	"%ConformanceElicitationDefaultsRequest:\xd5\x01\xc2\xf3\x18\xd0\x01\n" +
 	"!test_elicitation_sep1034_defaults\x12\x19Test elicitation defaults\x1a_Conformance fixture: asks the user to fill in a form whose fields all have defaults (SEP-1034). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xf5\x01\n" +
 	"\"ConformanceElicitationEnumsRequest:\xce\x01\xc2\xf3\x18\xc9\x01\n" +
-	"\x1etest_elicitation_sep1330_enums\x12\x16Test elicitation enums\x1a^Conformance fixture: asks the user to fill in a form with every kind of enum field (SEP-1330). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xb5\b\n" +
-	"\"ConformanceJsonSchema202012Request\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
+	"\x1etest_elicitation_sep1330_enums\x12\x16Test elicitation enums\x1a^Conformance fixture: asks the user to fill in a form with every kind of enum field (SEP-1330). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xd7\b\n" +
+	"\"ConformanceJsonSchema202012Request\x12\x1d\n" +
+	"\x04name\x18\x01 \x01(\tB\t\xca\xf3\x18\x05J\x03AnnR\x04name\x125\n" +
 	"\aaddress\x18\x02 \x01(\v2\x1b.hoot.v1.ConformanceAddressR\aaddress\x12%\n" +
 	"\x0econtact_method\x18\x03 \x01(\tR\rcontactMethod\x12\x14\n" +
-	"\x05phone\x18\x04 \x01(\tR\x05phone\x12\x14\n" +
-	"\x05email\x18\x05 \x01(\tR\x05email:\xf0\x06\xc2\xf3\x18\xeb\x06\n" +
+	"\x05phone\x18\x04 \x01(\tR\x05phone\x12+\n" +
+	"\x05email\x18\x05 \x01(\tB\x15\xca\xf3\x18\x11J\x0fann@example.comR\x05email:\xf0\x06\xc2\xf3\x18\xeb\x06\n" +
 	"\x18json_schema_2020_12_tool\x12\x18JSON Schema 2020-12 tool\x1aQConformance fixture: a tool whose input schema uses JSON Schema 2020-12 keywords. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResultr\xb0\x05{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"type\": \"object\", \"$defs\": {\"address\": {\"$anchor\": \"addressDef\", \"type\": \"object\", \"properties\": {\"street\": {\"type\": \"string\"}, \"city\": {\"type\": \"string\"}}}}, \"properties\": {\"name\": {\"type\": \"string\"}, \"address\": {\"$ref\": \"#/$defs/address\"}, \"contactMethod\": {\"type\": \"string\", \"enum\": [\"phone\", \"email\"]}, \"phone\": {\"type\": \"string\"}, \"email\": {\"type\": \"string\"}}, \"allOf\": [{\"anyOf\": [{\"required\": [\"phone\"]}, {\"required\": [\"email\"]}]}], \"if\": {\"properties\": {\"contactMethod\": {\"const\": \"phone\"}}, \"required\": [\"contactMethod\"]}, \"then\": {\"required\": [\"phone\"]}, \"else\": {\"required\": [\"email\"]}, \"additionalProperties\": false}\"@\n" +
 	"\x12ConformanceAddress\x12\x16\n" +
 	"\x06street\x18\x01 \x01(\tR\x06street\x12\x12\n" +
