@@ -43,7 +43,7 @@ require (
 
 require (
 	github.com/go-chi/chi/v5 v5.5.0
-	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/google/jsonschema-go v0.4.3
 	github.com/pebbe/zmq4 v1.4.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect

@@ -483,6 +483,143 @@ func (*ConformanceElicitationEnumsRequest) Descriptor() ([]byte, []int) {
 	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{11}
 }
 
+// Takes a contact described by a JSON Schema 2020-12 input schema with references,
+// composition and conditionals, and answers with what it received. Its input schema is the
+// literal one the suite describes (SEP-1613, SEP-2106), not one generated from the fields.
+type ConformanceJsonSchema202012Request struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The contact's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Where the contact lives.
+	Address *ConformanceAddress `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	// How to reach the contact: "phone" or "email".
+	ContactMethod string `protobuf:"bytes,3,opt,name=contact_method,json=contactMethod,proto3" json:"contact_method,omitempty"`
+	// The contact's phone number.
+	Phone string `protobuf:"bytes,4,opt,name=phone,proto3" json:"phone,omitempty"`
+	// The contact's email address.
+	Email         string `protobuf:"bytes,5,opt,name=email,proto3" json:"email,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceJsonSchema202012Request) Reset() {
+	*x = ConformanceJsonSchema202012Request{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceJsonSchema202012Request) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceJsonSchema202012Request) ProtoMessage() {}
+
+func (x *ConformanceJsonSchema202012Request) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceJsonSchema202012Request.ProtoReflect.Descriptor instead.
+func (*ConformanceJsonSchema202012Request) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ConformanceJsonSchema202012Request) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ConformanceJsonSchema202012Request) GetAddress() *ConformanceAddress {
+	if x != nil {
+		return x.Address
+	}
+	return nil
+}
+
+func (x *ConformanceJsonSchema202012Request) GetContactMethod() string {
+	if x != nil {
+		return x.ContactMethod
+	}
+	return ""
+}
+
+func (x *ConformanceJsonSchema202012Request) GetPhone() string {
+	if x != nil {
+		return x.Phone
+	}
+	return ""
+}
+
+func (x *ConformanceJsonSchema202012Request) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+// ConformanceAddress is the address of ConformanceJsonSchema202012Request.
+type ConformanceAddress struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Street        string                 `protobuf:"bytes,1,opt,name=street,proto3" json:"street,omitempty"`
+	City          string                 `protobuf:"bytes,2,opt,name=city,proto3" json:"city,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceAddress) Reset() {
+	*x = ConformanceAddress{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceAddress) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceAddress) ProtoMessage() {}
+
+func (x *ConformanceAddress) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceAddress.ProtoReflect.Descriptor instead.
+func (*ConformanceAddress) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ConformanceAddress) GetStreet() string {
+	if x != nil {
+		return x.Street
+	}
+	return ""
+}
+
+func (x *ConformanceAddress) GetCity() string {
+	if x != nil {
+		return x.City
+	}
+	return ""
+}
+
 // ConformanceContentResult is what the fixture tools answer: content blocks only.
 type ConformanceContentResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -494,7 +631,7 @@ type ConformanceContentResult struct {
 
 func (x *ConformanceContentResult) Reset() {
 	*x = ConformanceContentResult{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[12]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -506,7 +643,7 @@ func (x *ConformanceContentResult) String() string {
 func (*ConformanceContentResult) ProtoMessage() {}
 
 func (x *ConformanceContentResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[12]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -519,7 +656,7 @@ func (x *ConformanceContentResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceContentResult.ProtoReflect.Descriptor instead.
 func (*ConformanceContentResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{12}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ConformanceContentResult) GetContent() []*Content {
@@ -538,7 +675,7 @@ type ConformanceSimplePromptRequest struct {
 
 func (x *ConformanceSimplePromptRequest) Reset() {
 	*x = ConformanceSimplePromptRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -550,7 +687,7 @@ func (x *ConformanceSimplePromptRequest) String() string {
 func (*ConformanceSimplePromptRequest) ProtoMessage() {}
 
 func (x *ConformanceSimplePromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -563,7 +700,7 @@ func (x *ConformanceSimplePromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceSimplePromptRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceSimplePromptRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{13}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{15}
 }
 
 // A prompt with two arguments.
@@ -579,7 +716,7 @@ type ConformancePromptWithArgumentsRequest struct {
 
 func (x *ConformancePromptWithArgumentsRequest) Reset() {
 	*x = ConformancePromptWithArgumentsRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -591,7 +728,7 @@ func (x *ConformancePromptWithArgumentsRequest) String() string {
 func (*ConformancePromptWithArgumentsRequest) ProtoMessage() {}
 
 func (x *ConformancePromptWithArgumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -604,7 +741,7 @@ func (x *ConformancePromptWithArgumentsRequest) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ConformancePromptWithArgumentsRequest.ProtoReflect.Descriptor instead.
 func (*ConformancePromptWithArgumentsRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{14}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ConformancePromptWithArgumentsRequest) GetArg1() string {
@@ -632,7 +769,7 @@ type ConformancePromptWithEmbeddedResourceRequest struct {
 
 func (x *ConformancePromptWithEmbeddedResourceRequest) Reset() {
 	*x = ConformancePromptWithEmbeddedResourceRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -644,7 +781,7 @@ func (x *ConformancePromptWithEmbeddedResourceRequest) String() string {
 func (*ConformancePromptWithEmbeddedResourceRequest) ProtoMessage() {}
 
 func (x *ConformancePromptWithEmbeddedResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -657,7 +794,7 @@ func (x *ConformancePromptWithEmbeddedResourceRequest) ProtoReflect() protorefle
 
 // Deprecated: Use ConformancePromptWithEmbeddedResourceRequest.ProtoReflect.Descriptor instead.
 func (*ConformancePromptWithEmbeddedResourceRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{15}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ConformancePromptWithEmbeddedResourceRequest) GetResourceUri() string {
@@ -676,7 +813,7 @@ type ConformancePromptWithImageRequest struct {
 
 func (x *ConformancePromptWithImageRequest) Reset() {
 	*x = ConformancePromptWithImageRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -688,7 +825,7 @@ func (x *ConformancePromptWithImageRequest) String() string {
 func (*ConformancePromptWithImageRequest) ProtoMessage() {}
 
 func (x *ConformancePromptWithImageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -701,7 +838,7 @@ func (x *ConformancePromptWithImageRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ConformancePromptWithImageRequest.ProtoReflect.Descriptor instead.
 func (*ConformancePromptWithImageRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{16}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{18}
 }
 
 // A static text resource.
@@ -713,7 +850,7 @@ type ConformanceStaticTextRequest struct {
 
 func (x *ConformanceStaticTextRequest) Reset() {
 	*x = ConformanceStaticTextRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -725,7 +862,7 @@ func (x *ConformanceStaticTextRequest) String() string {
 func (*ConformanceStaticTextRequest) ProtoMessage() {}
 
 func (x *ConformanceStaticTextRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -738,7 +875,7 @@ func (x *ConformanceStaticTextRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceStaticTextRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceStaticTextRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{17}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{19}
 }
 
 // A static binary resource (a PNG image).
@@ -750,7 +887,7 @@ type ConformanceStaticBinaryRequest struct {
 
 func (x *ConformanceStaticBinaryRequest) Reset() {
 	*x = ConformanceStaticBinaryRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -762,7 +899,7 @@ func (x *ConformanceStaticBinaryRequest) String() string {
 func (*ConformanceStaticBinaryRequest) ProtoMessage() {}
 
 func (x *ConformanceStaticBinaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -775,7 +912,7 @@ func (x *ConformanceStaticBinaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceStaticBinaryRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceStaticBinaryRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{18}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{20}
 }
 
 // A resource that clients may subscribe to.
@@ -787,7 +924,7 @@ type ConformanceWatchedResourceRequest struct {
 
 func (x *ConformanceWatchedResourceRequest) Reset() {
 	*x = ConformanceWatchedResourceRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -799,7 +936,7 @@ func (x *ConformanceWatchedResourceRequest) String() string {
 func (*ConformanceWatchedResourceRequest) ProtoMessage() {}
 
 func (x *ConformanceWatchedResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -812,7 +949,7 @@ func (x *ConformanceWatchedResourceRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ConformanceWatchedResourceRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceWatchedResourceRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{19}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{21}
 }
 
 // A resource template that fills in an id.
@@ -826,7 +963,7 @@ type ConformanceTemplateDataRequest struct {
 
 func (x *ConformanceTemplateDataRequest) Reset() {
 	*x = ConformanceTemplateDataRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -838,7 +975,7 @@ func (x *ConformanceTemplateDataRequest) String() string {
 func (*ConformanceTemplateDataRequest) ProtoMessage() {}
 
 func (x *ConformanceTemplateDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -851,7 +988,7 @@ func (x *ConformanceTemplateDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceTemplateDataRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceTemplateDataRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{20}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ConformanceTemplateDataRequest) GetId() string {
@@ -872,7 +1009,7 @@ type ConformancePromptResult struct {
 
 func (x *ConformancePromptResult) Reset() {
 	*x = ConformancePromptResult{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +1021,7 @@ func (x *ConformancePromptResult) String() string {
 func (*ConformancePromptResult) ProtoMessage() {}
 
 func (x *ConformancePromptResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +1034,7 @@ func (x *ConformancePromptResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformancePromptResult.ProtoReflect.Descriptor instead.
 func (*ConformancePromptResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{21}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ConformancePromptResult) GetMessages() []*PromptMessage {
@@ -918,7 +1055,7 @@ type ConformanceResourceResult struct {
 
 func (x *ConformanceResourceResult) Reset() {
 	*x = ConformanceResourceResult{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -930,7 +1067,7 @@ func (x *ConformanceResourceResult) String() string {
 func (*ConformanceResourceResult) ProtoMessage() {}
 
 func (x *ConformanceResourceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -943,7 +1080,7 @@ func (x *ConformanceResourceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceResourceResult.ProtoReflect.Descriptor instead.
 func (*ConformanceResourceResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{22}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ConformanceResourceResult) GetContents() []*EmbeddedResource {
@@ -983,7 +1120,17 @@ const file_hoot_v1_conformance_proto_rawDesc = "" +
 	"%ConformanceElicitationDefaultsRequest:\xd5\x01\xc2\xf3\x18\xd0\x01\n" +
 	"!test_elicitation_sep1034_defaults\x12\x19Test elicitation defaults\x1a_Conformance fixture: asks the user to fill in a form whose fields all have defaults (SEP-1034). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xf5\x01\n" +
 	"\"ConformanceElicitationEnumsRequest:\xce\x01\xc2\xf3\x18\xc9\x01\n" +
-	"\x1etest_elicitation_sep1330_enums\x12\x16Test elicitation enums\x1a^Conformance fixture: asks the user to fill in a form with every kind of enum field (SEP-1330). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"F\n" +
+	"\x1etest_elicitation_sep1330_enums\x12\x16Test elicitation enums\x1a^Conformance fixture: asks the user to fill in a form with every kind of enum field (SEP-1330). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xd7\b\n" +
+	"\"ConformanceJsonSchema202012Request\x12\x1d\n" +
+	"\x04name\x18\x01 \x01(\tB\t\xca\xf3\x18\x05J\x03AnnR\x04name\x125\n" +
+	"\aaddress\x18\x02 \x01(\v2\x1b.hoot.v1.ConformanceAddressR\aaddress\x12%\n" +
+	"\x0econtact_method\x18\x03 \x01(\tR\rcontactMethod\x12\x14\n" +
+	"\x05phone\x18\x04 \x01(\tR\x05phone\x12+\n" +
+	"\x05email\x18\x05 \x01(\tB\x15\xca\xf3\x18\x11J\x0fann@example.comR\x05email:\xf0\x06\xc2\xf3\x18\xeb\x06\n" +
+	"\x18json_schema_2020_12_tool\x12\x18JSON Schema 2020-12 tool\x1aQConformance fixture: a tool whose input schema uses JSON Schema 2020-12 keywords. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResultr\xb0\x05{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"type\": \"object\", \"$defs\": {\"address\": {\"$anchor\": \"addressDef\", \"type\": \"object\", \"properties\": {\"street\": {\"type\": \"string\"}, \"city\": {\"type\": \"string\"}}}}, \"properties\": {\"name\": {\"type\": \"string\"}, \"address\": {\"$ref\": \"#/$defs/address\"}, \"contactMethod\": {\"type\": \"string\", \"enum\": [\"phone\", \"email\"]}, \"phone\": {\"type\": \"string\"}, \"email\": {\"type\": \"string\"}}, \"allOf\": [{\"anyOf\": [{\"required\": [\"phone\"]}, {\"required\": [\"email\"]}]}], \"if\": {\"properties\": {\"contactMethod\": {\"const\": \"phone\"}}, \"required\": [\"contactMethod\"]}, \"then\": {\"required\": [\"phone\"]}, \"else\": {\"required\": [\"email\"]}, \"additionalProperties\": false}\"@\n" +
+	"\x12ConformanceAddress\x12\x16\n" +
+	"\x06street\x18\x01 \x01(\tR\x06street\x12\x12\n" +
+	"\x04city\x18\x02 \x01(\tR\x04city\"F\n" +
 	"\x18ConformanceContentResult\x12*\n" +
 	"\acontent\x18\x01 \x03(\v2\x10.hoot.v1.ContentR\acontent\"\xb4\x01\n" +
 	"\x1eConformanceSimplePromptRequest:\x91\x01\xc2\xf3\x18\x8c\x01\n" +
@@ -1025,7 +1172,7 @@ func file_hoot_v1_conformance_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_conformance_proto_rawDescData
 }
 
-var file_hoot_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_hoot_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_hoot_v1_conformance_proto_goTypes = []any{
 	(*ConformanceSimpleTextRequest)(nil),                 // 0: hoot.v1.ConformanceSimpleTextRequest
 	(*ConformanceImageContentRequest)(nil),               // 1: hoot.v1.ConformanceImageContentRequest
@@ -1039,30 +1186,33 @@ var file_hoot_v1_conformance_proto_goTypes = []any{
 	(*ConformanceElicitationRequest)(nil),                // 9: hoot.v1.ConformanceElicitationRequest
 	(*ConformanceElicitationDefaultsRequest)(nil),        // 10: hoot.v1.ConformanceElicitationDefaultsRequest
 	(*ConformanceElicitationEnumsRequest)(nil),           // 11: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceContentResult)(nil),                     // 12: hoot.v1.ConformanceContentResult
-	(*ConformanceSimplePromptRequest)(nil),               // 13: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),        // 14: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 15: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),            // 16: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                 // 17: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),               // 18: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),            // 19: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),               // 20: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformancePromptResult)(nil),                      // 21: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 22: hoot.v1.ConformanceResourceResult
-	(*Content)(nil),                                      // 23: hoot.v1.Content
-	(*PromptMessage)(nil),                                // 24: hoot.v1.PromptMessage
-	(*EmbeddedResource)(nil),                             // 25: hoot.v1.EmbeddedResource
+	(*ConformanceJsonSchema202012Request)(nil),           // 12: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceAddress)(nil),                           // 13: hoot.v1.ConformanceAddress
+	(*ConformanceContentResult)(nil),                     // 14: hoot.v1.ConformanceContentResult
+	(*ConformanceSimplePromptRequest)(nil),               // 15: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),        // 16: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 17: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),            // 18: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                 // 19: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),               // 20: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),            // 21: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),               // 22: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformancePromptResult)(nil),                      // 23: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                    // 24: hoot.v1.ConformanceResourceResult
+	(*Content)(nil),                                      // 25: hoot.v1.Content
+	(*PromptMessage)(nil),                                // 26: hoot.v1.PromptMessage
+	(*EmbeddedResource)(nil),                             // 27: hoot.v1.EmbeddedResource
 }
 var file_hoot_v1_conformance_proto_depIdxs = []int32{
-	23, // 0: hoot.v1.ConformanceContentResult.content:type_name -> hoot.v1.Content
-	24, // 1: hoot.v1.ConformancePromptResult.messages:type_name -> hoot.v1.PromptMessage
-	25, // 2: hoot.v1.ConformanceResourceResult.contents:type_name -> hoot.v1.EmbeddedResource
-	3,  // [3:3] is the sub-list for method output_type
-	3,  // [3:3] is the sub-list for method input_type
-	3,  // [3:3] is the sub-list for extension type_name
-	3,  // [3:3] is the sub-list for extension extendee
-	0,  // [0:3] is the sub-list for field type_name
+	13, // 0: hoot.v1.ConformanceJsonSchema202012Request.address:type_name -> hoot.v1.ConformanceAddress
+	25, // 1: hoot.v1.ConformanceContentResult.content:type_name -> hoot.v1.Content
+	26, // 2: hoot.v1.ConformancePromptResult.messages:type_name -> hoot.v1.PromptMessage
+	27, // 3: hoot.v1.ConformanceResourceResult.contents:type_name -> hoot.v1.EmbeddedResource
+	4,  // [4:4] is the sub-list for method output_type
+	4,  // [4:4] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_conformance_proto_init() }
@@ -1078,7 +1228,7 @@ func file_hoot_v1_conformance_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_conformance_proto_rawDesc), len(file_hoot_v1_conformance_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -151,6 +151,7 @@ type Payload struct {
 	//	*Payload_TestElicitation
 	//	*Payload_TestElicitationSep1034Defaults
 	//	*Payload_TestElicitationSep1330Enums
+	//	*Payload_JsonSchema_2020_12Tool
 	Request       isPayload_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -607,6 +608,15 @@ func (x *Payload) GetTestElicitationSep1330Enums() *ConformanceElicitationEnumsR
 	return nil
 }
 
+func (x *Payload) GetJsonSchema_2020_12Tool() *ConformanceJsonSchema202012Request {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_JsonSchema_2020_12Tool); ok {
+			return x.JsonSchema_2020_12Tool
+		}
+	}
+	return nil
+}
+
 type isPayload_Request interface {
 	isPayload_Request()
 }
@@ -798,6 +808,10 @@ type Payload_TestElicitationSep1330Enums struct {
 	TestElicitationSep1330Enums *ConformanceElicitationEnumsRequest `protobuf:"bytes,1019,opt,name=test_elicitation_sep1330_enums,json=testElicitationSep1330Enums,proto3,oneof"`
 }
 
+type Payload_JsonSchema_2020_12Tool struct {
+	JsonSchema_2020_12Tool *ConformanceJsonSchema202012Request `protobuf:"bytes,1020,opt,name=json_schema_2020_12_tool,json=jsonSchema202012Tool,proto3,oneof"`
+}
+
 func (*Payload_Echo) isPayload_Request() {}
 
 func (*Payload_CasStore) isPayload_Request() {}
@@ -889,6 +903,8 @@ func (*Payload_TestElicitation) isPayload_Request() {}
 func (*Payload_TestElicitationSep1034Defaults) isPayload_Request() {}
 
 func (*Payload_TestElicitationSep1330Enums) isPayload_Request() {}
+
+func (*Payload_JsonSchema_2020_12Tool) isPayload_Request() {}
 
 // Result is what travels back: the typed result of the tool that was called, or an error. A tool
 // of kind JOB answers with job_started at once; its own result comes later from the job tools.
@@ -1858,7 +1874,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xb9\x1c\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xa1\x1d\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -1914,7 +1930,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\rtest_sampling\x18\xf8\a \x01(\v2#.hoot.v1.ConformanceSamplingRequestH\x00R\ftestSampling\x12T\n" +
 	"\x10test_elicitation\x18\xf9\a \x01(\v2&.hoot.v1.ConformanceElicitationRequestH\x00R\x0ftestElicitation\x12|\n" +
 	"!test_elicitation_sep1034_defaults\x18\xfa\a \x01(\v2..hoot.v1.ConformanceElicitationDefaultsRequestH\x00R\x1etestElicitationSep1034Defaults\x12s\n" +
-	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330EnumsB\t\n" +
+	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330Enums\x12f\n" +
+	"\x18json_schema_2020_12_tool\x18\xfc\a \x01(\v2+.hoot.v1.ConformanceJsonSchema202012RequestH\x00R\x14jsonSchema202012ToolB\t\n" +
 	"\arequest\"\xe8\x0f\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
@@ -2071,34 +2088,35 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*ConformanceElicitationRequest)(nil),                // 52: hoot.v1.ConformanceElicitationRequest
 	(*ConformanceElicitationDefaultsRequest)(nil),        // 53: hoot.v1.ConformanceElicitationDefaultsRequest
 	(*ConformanceElicitationEnumsRequest)(nil),           // 54: hoot.v1.ConformanceElicitationEnumsRequest
-	(*EchoResult)(nil),                                   // 55: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                               // 56: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                 // 57: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                             // 58: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                         // 59: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                            // 60: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                           // 61: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                       // 62: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                            // 63: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                           // 64: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                   // 65: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                              // 66: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                          // 67: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                               // 68: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                            // 69: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                           // 70: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                              // 71: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                          // 72: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                               // 73: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                              // 74: hoot.v1.StorageGcResult
-	(*CasObjectResourceResult)(nil),                      // 75: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                // 76: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                            // 77: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                     // 78: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                      // 79: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 80: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                       // 81: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                        // 82: google.protobuf.Timestamp
+	(*ConformanceJsonSchema202012Request)(nil),           // 55: hoot.v1.ConformanceJsonSchema202012Request
+	(*EchoResult)(nil),                                   // 56: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                               // 57: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                 // 58: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                             // 59: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                         // 60: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                            // 61: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                           // 62: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                       // 63: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                            // 64: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                           // 65: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                   // 66: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                              // 67: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                          // 68: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                               // 69: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                            // 70: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                           // 71: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                              // 72: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                          // 73: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                               // 74: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                              // 75: hoot.v1.StorageGcResult
+	(*CasObjectResourceResult)(nil),                      // 76: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                // 77: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                            // 78: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                     // 79: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                      // 80: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                    // 81: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                       // 82: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                        // 83: google.protobuf.Timestamp
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2147,52 +2165,53 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	52, // 43: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
 	53, // 44: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
 	54, // 45: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	8,  // 46: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	55, // 47: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	56, // 48: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	57, // 49: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	58, // 50: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	59, // 51: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	60, // 52: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	61, // 53: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	62, // 54: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	63, // 55: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	64, // 56: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	65, // 57: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	66, // 58: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,  // 59: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,  // 60: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,  // 61: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,  // 62: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	67, // 63: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	68, // 64: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	69, // 65: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	70, // 66: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	71, // 67: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	72, // 68: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	73, // 69: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	74, // 70: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	75, // 71: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	76, // 72: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	77, // 73: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	78, // 74: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	79, // 75: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	80, // 76: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	81, // 77: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	82, // 78: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	82, // 79: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	82, // 80: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 81: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	3,  // 82: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,  // 83: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,  // 84: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,  // 85: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,  // 86: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	87, // [87:87] is the sub-list for method output_type
-	87, // [87:87] is the sub-list for method input_type
-	87, // [87:87] is the sub-list for extension type_name
-	87, // [87:87] is the sub-list for extension extendee
-	0,  // [0:87] is the sub-list for field type_name
+	55, // 46: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
+	8,  // 47: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	56, // 48: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	57, // 49: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	58, // 50: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	59, // 51: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	60, // 52: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	61, // 53: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	62, // 54: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	63, // 55: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	64, // 56: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	65, // 57: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	66, // 58: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	67, // 59: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	4,  // 60: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	5,  // 61: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	6,  // 62: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	7,  // 63: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	68, // 64: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	69, // 65: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	70, // 66: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	71, // 67: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	72, // 68: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	73, // 69: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	74, // 70: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	75, // 71: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	76, // 72: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	77, // 73: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	78, // 74: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	79, // 75: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	80, // 76: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	81, // 77: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	82, // 78: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	83, // 79: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	83, // 80: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	83, // 81: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 82: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	3,  // 83: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	3,  // 84: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	3,  // 85: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	3,  // 86: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	0,  // 87: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
+	88, // [88:88] is the sub-list for method output_type
+	88, // [88:88] is the sub-list for method input_type
+	88, // [88:88] is the sub-list for extension type_name
+	88, // [88:88] is the sub-list for extension extendee
+	0,  // [0:88] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2255,6 +2274,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_TestElicitation)(nil),
 		(*Payload_TestElicitationSep1034Defaults)(nil),
 		(*Payload_TestElicitationSep1330Enums)(nil),
+		(*Payload_JsonSchema_2020_12Tool)(nil),
 	}
 	file_hoot_v1_envelope_proto_msgTypes[1].OneofWrappers = []any{
 		(*Result_Error)(nil),

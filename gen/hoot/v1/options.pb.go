@@ -349,9 +349,15 @@ type ToolOptions struct {
 	// Every tool of tier TIER_ADMIN is confirmed whether or not it sets this; a destructive tool
 	// may opt in. Set it only on destructive or admin tools, and only on tools (not on prompts or
 	// resources): the generator refuses it elsewhere.
-	Confirm       bool `protobuf:"varint,13,opt,name=confirm,proto3" json:"confirm,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Confirm bool `protobuf:"varint,13,opt,name=confirm,proto3" json:"confirm,omitempty"`
+	// For a fixture of the "conformance" service only: the tool's input schema, as literal JSON
+	// Schema text served in place of the schema generated from the request's fields. It exists
+	// so that a fixture can carry the exact schema a conformance scenario looks for, keywords the
+	// generator never writes included. Its properties must name fields of the request, which
+	// still decodes the arguments. The generator refuses it on any tool of another service.
+	FixtureInputSchema string `protobuf:"bytes,14,opt,name=fixture_input_schema,json=fixtureInputSchema,proto3" json:"fixture_input_schema,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ToolOptions) Reset() {
@@ -473,6 +479,13 @@ func (x *ToolOptions) GetConfirm() bool {
 		return x.Confirm
 	}
 	return false
+}
+
+func (x *ToolOptions) GetFixtureInputSchema() string {
+	if x != nil {
+		return x.FixtureInputSchema
+	}
+	return ""
 }
 
 // FieldRules bound and describe one field of a tool's request. The gateway publishes them in
@@ -664,7 +677,7 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"idempotent\x18\x03 \x01(\bR\n" +
 	"idempotent\x12\x1d\n" +
 	"\n" +
-	"open_world\x18\x04 \x01(\bR\topenWorld\"\xa0\x03\n" +
+	"open_world\x18\x04 \x01(\bR\topenWorld\"\xd2\x03\n" +
 	"\vToolOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -679,7 +692,8 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	" \x01(\tR\x03uri\x12\x1b\n" +
 	"\tmime_type\x18\v \x01(\tR\bmimeType\x12\x1c\n" +
 	"\tresumable\x18\f \x01(\bR\tresumable\x12\x18\n" +
-	"\aconfirm\x18\r \x01(\bR\aconfirm\"\xb2\x02\n" +
+	"\aconfirm\x18\r \x01(\bR\aconfirm\x120\n" +
+	"\x14fixture_input_schema\x18\x0e \x01(\tR\x12fixtureInputSchema\"\xb2\x02\n" +
 	"\n" +
 	"FieldRules\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +

@@ -215,3 +215,20 @@ func (Handler) TestToolWithLogging(ctx context.Context, _ *hootv1.ConformanceToo
 	}
 	return blocks(text("Logging test completed.")), nil
 }
+
+// JsonSchema202012Tool checks what its literal input schema says and the request's fields
+// cannot (the contact method's names, and the phone or email that the method calls for), then
+// answers with what it received.
+func (Handler) JsonSchema202012Tool(_ context.Context, req *hootv1.ConformanceJsonSchema202012Request) (*hootv1.ConformanceContentResult, error) {
+	switch m := req.GetContactMethod(); {
+	case m != "" && m != "phone" && m != "email":
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, fmt.Sprintf(`contactMethod must be "phone" or "email", got %q`, m))
+	case m == "phone" && req.GetPhone() == "":
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, `phone is required when contactMethod is "phone"`)
+	case m != "phone" && req.GetEmail() == "":
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, `email is required unless contactMethod is "phone"`)
+	}
+	return blocks(text(fmt.Sprintf("Received contact %q: street %q, city %q, method %q, phone %q, email %q",
+		req.GetName(), req.GetAddress().GetStreet(), req.GetAddress().GetCity(),
+		req.GetContactMethod(), req.GetPhone(), req.GetEmail()))), nil
+}

@@ -60,3 +60,33 @@ func TestDescribe(t *testing.T) {
 		t.Fatalf("describe = %s, want %s", got, want)
 	}
 }
+
+// TestJsonSchema202012Tool checks the rules of the fixture's literal schema that decoding into
+// the request does not: the contact method's names and the field that it calls for.
+func TestJsonSchema202012Tool(t *testing.T) {
+	t.Parallel()
+	type req = hootv1.ConformanceJsonSchema202012Request
+	for _, tc := range []struct {
+		name string
+		req  *req
+		ok   bool
+	}{
+		{"email by default", &req{Name: "Ann", Email: "ann@example.com"}, true},
+		{"phone", &req{ContactMethod: "phone", Phone: "555"}, true},
+		{"phone without a phone", &req{ContactMethod: "phone", Email: "ann@example.com"}, false},
+		{"email without an email", &req{ContactMethod: "email", Phone: "555"}, false},
+		{"neither", &req{Name: "Ann"}, false},
+		{"unknown method", &req{ContactMethod: "fax", Email: "ann@example.com"}, false},
+	} {
+		res, err := Handler{}.JsonSchema202012Tool(context.Background(), tc.req)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: error = %v, want ok %v", tc.name, err, tc.ok)
+		}
+		if err != nil && hooteproto.AsError(err).Code() != hooteproto.CodeInvalidArgument {
+			t.Errorf("%s: code = %v, want invalid argument", tc.name, hooteproto.AsError(err).Code())
+		}
+		if err == nil && res.GetContent()[0].GetText() == "" {
+			t.Errorf("%s: no text", tc.name)
+		}
+	}
+}

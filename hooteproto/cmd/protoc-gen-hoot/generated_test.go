@@ -53,6 +53,10 @@ func TestGeneratedTools(t *testing.T) {
 				if v["type"] != "object" {
 					t.Errorf("%s schema has type %v, want object", name, v["type"])
 				}
+				if tool.Service == "conformance" && name == "input" {
+					// The fixtures may carry the suite's literal schema, unions included.
+					continue
+				}
 				for _, union := range []string{`"anyOf"`, `"oneOf"`, `"allOf"`} {
 					if strings.Contains(schema, union) {
 						t.Errorf("%s schema holds %s", name, union)

@@ -402,3 +402,93 @@ func TestStaleOptions(t *testing.T) {
 		})
 	}
 }
+
+// toolSchemas returns the input and output schemas of the named tool in a generated
+// tools.hoot.go, decoded.
+func toolSchemas(t *testing.T, tools, name string) (input, output map[string]any) {
+	t.Helper()
+	field := regexp.MustCompile(`(?m)^\t\t(Name|InputSchema|OutputSchema):\s+(.*),$`)
+	var current string
+	for _, m := range field.FindAllStringSubmatch(tools, -1) {
+		val := unquote(t, m[2])
+		if m[1] == "Name" {
+			current = val
+			continue
+		}
+		if current != name {
+			continue
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(val), &v); err != nil {
+			t.Fatalf("%s %s: %v", name, m[1], err)
+		}
+		if m[1] == "InputSchema" {
+			input = v
+		} else {
+			output = v
+		}
+	}
+	if input == nil || output == nil {
+		t.Fatalf("no schemas for tool %q", name)
+	}
+	return input, output
+}
+
+// TestNestedMessageIsADef checks that a message held by a field is written once under the
+// root's $defs and referred to with $ref from every field that holds it, and that every
+// schema declares its dialect.
+func TestNestedMessageIsADef(t *testing.T) {
+	t.Parallel()
+	rsp := generateCase(t, "kinds", "paths=source_relative")
+	if rsp.Error != nil {
+		t.Fatalf("refused: %s", rsp.GetError())
+	}
+	in, out := toolSchemas(t, fileNamed(rsp, "/tools.hoot.go").GetContent(), "every_kind")
+	for name, s := range map[string]map[string]any{"input": in, "output": out} {
+		if s["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+			t.Errorf("%s $schema = %v", name, s["$schema"])
+		}
+	}
+	get := func(v any, path ...string) any {
+		for _, p := range path {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			v = m[p]
+		}
+		return v
+	}
+	for _, path := range [][]string{
+		{"properties", "main"},
+		{"properties", "parts", "items"},
+		{"properties", "parts_by_name", "additionalProperties"},
+	} {
+		if got := get(in, append(path, "$ref")...); got != "#/$defs/Part" {
+			t.Errorf("%s.$ref = %v, want #/$defs/Part", strings.Join(path, "."), got)
+		}
+		if got := get(in, append(path, "properties")...); got != nil {
+			t.Errorf("%s is inlined: properties %v", strings.Join(path, "."), got)
+		}
+	}
+	if got := get(in, "properties", "main", "description"); got != "The main part." {
+		t.Errorf("main's description = %v: the field's comment belongs beside its $ref", got)
+	}
+	defs, _ := in["$defs"].(map[string]any)
+	if len(defs) != 1 {
+		t.Fatalf("$defs = %v, want Part alone", defs)
+	}
+	part := get(defs, "Part")
+	if get(part, "additionalProperties") != false || get(part, "properties", "code", "type") != "string" {
+		t.Errorf("$defs.Part = %v, want the closed object of Part's fields", part)
+	}
+	if req, _ := get(part, "required").([]any); len(req) != 1 || req[0] != "code" {
+		t.Errorf("$defs.Part.required = %v, want [code]", get(part, "required"))
+	}
+
+	// A result that holds itself refers to its root.
+	_, out = toolSchemas(t, fileNamed(rsp, "/tools.hoot.go").GetContent(), "plant")
+	if got := get(out, "properties", "children", "items", "$ref"); got != "#" {
+		t.Errorf("plant's children.items.$ref = %v, want #", got)
+	}
+}

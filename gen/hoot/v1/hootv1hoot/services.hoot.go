@@ -465,13 +465,16 @@ type ConformanceHandler interface {
 	// TestElicitationSep1330Enums serves the tool "test_elicitation_sep1330_enums". Conformance
 	// fixture: asks the user to fill in a form with every kind of enum field (SEP-1330).
 	TestElicitationSep1330Enums(context.Context, *v1.ConformanceElicitationEnumsRequest) (*v1.ConformanceContentResult, error)
+	// JsonSchema202012Tool serves the tool "json_schema_2020_12_tool". Conformance fixture: a tool
+	// whose input schema uses JSON Schema 2020-12 keywords.
+	JsonSchema202012Tool(context.Context, *v1.ConformanceJsonSchema202012Request) (*v1.ConformanceContentResult, error)
 }
 
 // NewConformanceService returns the Service that dispatches the "conformance" tools to h.
 func NewConformanceService(h ConformanceHandler) Service {
 	return Service{
 		Name:  ConformanceServiceName,
-		Tools: []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_error_handling", "test_tool_with_progress", "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "static_text", "static_binary", "watched_resource", "template_data", "test_tool_with_logging", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums"},
+		Tools: []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_error_handling", "test_tool_with_progress", "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "static_text", "static_binary", "watched_resource", "template_data", "test_tool_with_logging", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "json_schema_2020_12_tool"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_TestSimpleText:
@@ -590,6 +593,12 @@ func NewConformanceService(h ConformanceHandler) Service {
 				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
 			case *v1.Payload_TestElicitationSep1330Enums:
 				res, err := h.TestElicitationSep1330Enums(ctx, x.TestElicitationSep1330Enums)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_JsonSchema_2020_12Tool:
+				res, err := h.JsonSchema202012Tool(ctx, x.JsonSchema_2020_12Tool)
 				if err != nil {
 					return nil, err
 				}

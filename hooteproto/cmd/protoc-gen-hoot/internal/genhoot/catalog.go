@@ -228,6 +228,7 @@ func (c *catalog) checkTool(t *tool, names map[string]*tool, bad *refusals) {
 	t.description = joinProse(o.GetDescription(), prose(t.request.Comments.Leading))
 	c.checkSurface(t, bad)
 	checkConfirm(t, bad)
+	checkFixtureSchema(t, bad)
 	if t.isJob() {
 		t.description = joinProse(t.description, jobNote)
 	}

@@ -18,7 +18,8 @@
 // option is not in Payload, a tool has no result in the Result oneof, a Result member is the
 // result of no tool, a tool or service name is missing, malformed or taken twice, the tier or
 // kind is unset, a (hoot.v1.field) rule does not fit its field's type, a pattern is not RE2, a
-// request message is recursive, or an example (a field's, or the tool's example call) is not
+// request message is recursive, a tool outside the "conformance" service carries a literal
+// input schema (fixture_input_schema, for the conformance suite's fixtures only), or an example (a field's, or the tool's example call) is not
 // valid JSON for the request or breaks the request's rules.
 //
 // # Examples
@@ -77,10 +78,18 @@ func GenerateFile(plugin *protogen.Plugin, file *protogen.File, opts Options) er
 		return bad.err()
 	}
 	for _, t := range c.tools {
-		t.inputSchema = newSchemaBuilder(true).message(t.request).String()
+		if t.opts.GetFixtureInputSchema() != "" {
+			s, ok := fixtureInputSchema(t, &bad)
+			if !ok {
+				continue
+			}
+			t.inputSchema = s
+		} else {
+			t.inputSchema = newSchemaBuilder(true).schema(t.request).String()
+		}
 		out := newSchemaBuilder(false)
 		out.envelope = c.result.Desc.FullName()
-		t.outputSchema = out.message(t.answerField.Message).String()
+		t.outputSchema = out.schema(t.answerField.Message).String()
 		t.usage = usage(t.opts.GetName(), t.request)
 		example, ok := compactJSON(exampleObject(t.request))
 		if !ok {

@@ -7,10 +7,12 @@ import (
 	"strconv"
 )
 
-// A jsonSchema is the part of JSON Schema that tool schemas use. It is written with its keys
-// in one fixed order, so generated schemas are the same on every run. There is deliberately
-// no anyOf, oneOf or allOf: model providers reject unions in tool schemas.
+// A jsonSchema is the part of JSON Schema 2020-12 that tool schemas use. It is written with
+// its keys in one fixed order, so generated schemas are the same on every run. There is
+// deliberately no anyOf, oneOf or allOf: model providers reject unions in tool schemas.
 type jsonSchema struct {
+	dialect         string   // "$schema", on the root schema only
+	ref             string   // "$ref", to a definition of the root's "$defs"
 	types           []string // one type is written as a string, several as an array
 	format          string
 	contentEncoding string
@@ -30,6 +32,7 @@ type jsonSchema struct {
 	pattern         string
 	minimum         *float64
 	maximum         *float64
+	defs            []property // "$defs", on the root schema only
 }
 
 type property struct {
@@ -47,6 +50,14 @@ func (s *jsonSchema) String() string {
 func (s *jsonSchema) write(b *bytes.Buffer) {
 	w := objectWriter{b: b}
 	b.WriteByte('{')
+	if s.dialect != "" {
+		w.key("$schema")
+		writeString(b, s.dialect)
+	}
+	if s.ref != "" {
+		w.key("$ref")
+		writeString(b, s.ref)
+	}
 	switch len(s.types) {
 	case 0:
 	case 1:
@@ -74,16 +85,7 @@ func (s *jsonSchema) write(b *bytes.Buffer) {
 	}
 	if s.properties != nil {
 		w.key("properties")
-		b.WriteByte('{')
-		for i, p := range s.properties {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(b, p.name)
-			b.WriteByte(':')
-			p.schema.write(b)
-		}
-		b.WriteByte('}')
+		writeProperties(b, s.properties)
 	}
 	if len(s.required) > 0 {
 		w.key("required")
@@ -113,6 +115,24 @@ func (s *jsonSchema) write(b *bytes.Buffer) {
 	}
 	w.number("minimum", s.minimum)
 	w.number("maximum", s.maximum)
+	if len(s.defs) > 0 {
+		w.key("$defs")
+		writeProperties(b, s.defs)
+	}
+	b.WriteByte('}')
+}
+
+// writeProperties writes named schemas as one JSON object, in their order.
+func writeProperties(b *bytes.Buffer, ps []property) {
+	b.WriteByte('{')
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(b, p.name)
+		b.WriteByte(':')
+		p.schema.write(b)
+	}
 	b.WriteByte('}')
 }
 

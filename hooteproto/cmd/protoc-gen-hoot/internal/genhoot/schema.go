@@ -10,15 +10,25 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
+// dialect is the JSON Schema version that every generated schema declares in "$schema".
+const dialect = "https://json-schema.org/draft/2020-12/schema"
+
 // A schemaBuilder builds the JSON Schema of a request (input) or of a result (output).
 //
 // An input schema carries the field rules: required fields, lengths, patterns and bounds. An
 // output schema describes what protojson writes for the result (with proto field names) and
 // has no rules: nothing in it is required, since protojson leaves out fields at their zero
 // value, and enums list their zero value too, since protojson writes it inside lists and maps.
+//
+// The root is the request or result message itself. Every other message it holds is written
+// once under the root's "$defs" and referred to with "$ref": a message used by several fields
+// is described once, and a recursive result needs no special case.
 type schemaBuilder struct {
 	input bool
-	open  map[protoreflect.FullName]bool // messages being built, to stop at recursion
+	root  protoreflect.FullName
+	defs  []property                       // in the order of their first use
+	names map[protoreflect.FullName]string // a message's key in defs
+	taken map[string]bool                  // the keys in defs
 	// envelope is the Result message. Held inside a result (a job's outcome), it is described
 	// briefly: spelling out every tool's result there would repeat the whole tool table in
 	// every schema that holds one.
@@ -26,20 +36,32 @@ type schemaBuilder struct {
 }
 
 func newSchemaBuilder(input bool) *schemaBuilder {
-	return &schemaBuilder{input: input, open: make(map[protoreflect.FullName]bool)}
+	return &schemaBuilder{input: input, names: make(map[protoreflect.FullName]string), taken: make(map[string]bool)}
 }
 
 // nestedResultNote describes a Result held inside a result.
 const nestedResultNote = "The tool's answer: one property, named for the tool (as in job_started.tool), " +
 	"holding the tool's result as that tool's output schema describes it; or error, holding the failure."
 
-// message returns the schema of a message: an object that allows no other properties.
+// schema returns the whole schema of a tool's request or result m: its object, with the
+// dialect and the definitions of the messages it holds.
+func (b *schemaBuilder) schema(m *protogen.Message) *jsonSchema {
+	b.root = m.Desc.FullName()
+	s := b.object(m)
+	s.dialect = dialect
+	s.defs = b.defs
+	return s
+}
+
+// message returns the schema of a message held by a field: a reference to its definition,
+// which is written on first use. Well-known types, which protojson writes as plain values,
+// are written in place.
 func (b *schemaBuilder) message(m *protogen.Message) *jsonSchema {
 	if wk, ok := wellKnownTypes[m.Desc.FullName()]; ok {
 		return wk.schema()
 	}
 	name := m.Desc.FullName()
-	if !b.input && name == b.envelope && len(b.open) > 0 {
+	if !b.input && name == b.envelope {
 		s := &jsonSchema{types: []string{"object"}, description: nestedResultNote, properties: []property{}}
 		for _, f := range m.Fields {
 			if f.Message != nil && f.Message.Desc.Name() == toolErrorName {
@@ -48,15 +70,37 @@ func (b *schemaBuilder) message(m *protogen.Message) *jsonSchema {
 		}
 		return s
 	}
-	if b.open[name] {
-		// Only output schemas get here: recursive requests are refused. The nested value is
-		// described by the enclosing schema, so it stays an open object instead of a $ref,
-		// which some model providers do not follow.
-		return &jsonSchema{types: []string{"object"}, description: "A " + string(m.Desc.Name()) + ", as described above."}
+	if name == b.root {
+		// Only output schemas get here: recursive requests are refused.
+		return &jsonSchema{ref: "#"}
 	}
-	b.open[name] = true
-	defer delete(b.open, name)
+	key, ok := b.names[name]
+	if !ok {
+		key = b.defKey(m)
+		// The entry is taken before the message is built, so a message that holds itself
+		// refers to its own definition.
+		i := len(b.defs)
+		b.defs = append(b.defs, property{name: key})
+		s := b.object(m)
+		b.defs[i].schema = s
+	}
+	return &jsonSchema{ref: "#/$defs/" + key}
+}
 
+// defKey returns a new key in "$defs" for m: its name, or its full name when another message
+// of the same name came first.
+func (b *schemaBuilder) defKey(m *protogen.Message) string {
+	key := string(m.Desc.Name())
+	if b.taken[key] {
+		key = string(m.Desc.FullName())
+	}
+	b.taken[key] = true
+	b.names[m.Desc.FullName()] = key
+	return key
+}
+
+// object returns the schema of a message's fields: an object that allows no other properties.
+func (b *schemaBuilder) object(m *protogen.Message) *jsonSchema {
 	s := &jsonSchema{types: []string{"object"}, properties: []property{}, closed: true}
 	for _, f := range m.Fields {
 		s.properties = append(s.properties, property{name: string(f.Desc.Name()), schema: b.field(f)})
