@@ -78,18 +78,6 @@ func newFleet(t *testing.T) *fleet {
 	return &fleet{t: t, db: pgtest.Database(t), cas: storetest.S3URL(t)}
 }
 
-func pgExec(dsn, statement string, args ...any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	defer conn.Close(context.Background())
-	_, err = conn.Exec(ctx, statement, args...)
-	return err
-}
-
 // worker returns a hootenanny process (not started) that serves the gateways over the fleet's
 // storage, with a data directory of its own.
 func (f *fleet) worker(name string, gateways []string, extra ...string) *proc {

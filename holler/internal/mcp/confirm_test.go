@@ -127,14 +127,7 @@ type refusedResult struct {
 
 func refusedOf(t *testing.T, r rpcResponse) refusedResult {
 	t.Helper()
-	if r.Error != nil {
-		t.Fatalf("tools/call failed: %d %s %v", r.Error.Code, r.Error.Message, r.Error.Data)
-	}
-	var rr refusedResult
-	if err := json.Unmarshal(r.Result, &rr); err != nil {
-		t.Fatalf("decoding the tool result %s: %v", r.Result, err)
-	}
-	return rr
+	return resultOf[refusedResult](t, r)
 }
 
 // TestConfirmation calls tools through the policy over HTTP, with clients that answer the

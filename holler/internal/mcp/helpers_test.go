@@ -48,14 +48,21 @@ func (r *toolResult) text() string {
 // toolResultOf decodes the result of a tools/call response.
 func toolResultOf(t *testing.T, r rpcResponse) toolResult {
 	t.Helper()
+	return resultOf[toolResult](t, r)
+}
+
+// resultOf decodes the result of a tools/call response into a T, failing the test on an error
+// response.
+func resultOf[T any](t *testing.T, r rpcResponse) T {
+	t.Helper()
+	var v T
 	if r.Error != nil {
 		t.Fatalf("tools/call failed: %d %s %v", r.Error.Code, r.Error.Message, r.Error.Data)
 	}
-	var tr toolResult
-	if err := json.Unmarshal(r.Result, &tr); err != nil {
+	if err := json.Unmarshal(r.Result, &v); err != nil {
 		t.Fatalf("decoding the tool result %s: %v", r.Result, err)
 	}
-	return tr
+	return v
 }
 
 // httpReply is one HTTP answer as a test reads it: the status, the headers, and the JSON-RPC
