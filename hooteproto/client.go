@@ -17,11 +17,6 @@ type logKey struct{}
 
 func (logKey) String() string { return "hooteproto.log" }
 
-// withLog returns a context whose Log calls go to f.
-func withLog(ctx context.Context, f func(*hootv1.LogEntry)) context.Context {
-	return context.WithValue(ctx, logKey{}, f)
-}
-
 // Log sends a log message at level to the client of the request a handler is serving (MCP
 // notifications/message); the client sees it if its log level lets it through. Outside a
 // request it does nothing. Log messages share the PROGRESS frames' buffers: a gateway that falls
@@ -56,11 +51,6 @@ func ClientAskerFrom(ctx context.Context) ClientAsker {
 type askKey struct{}
 
 func (askKey) String() string { return "hooteproto.ask" }
-
-// withAsk returns a context whose AskClient calls go to f.
-func withAsk(ctx context.Context, f ClientAsker) context.Context {
-	return context.WithValue(ctx, askKey{}, f)
-}
 
 // AskClient asks the MCP client of the request a handler is serving to sample a model or to ask
 // the user, and waits for the answer or for ctx to end. An answer that is a refusal or a failure

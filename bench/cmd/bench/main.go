@@ -712,11 +712,6 @@ func (s *server) stop() {
 	}
 }
 
-// pids returns the server's process id and those of its children.
-func (s *server) pids() []int {
-	return append([]int{s.cmd.Process.Pid}, childrenOf(s.cmd.Process.Pid)...)
-}
-
 // tail returns the end of the server's log, for error messages.
 func (s *server) tail() string {
 	b, err := os.ReadFile(s.log)
