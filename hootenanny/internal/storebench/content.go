@@ -144,10 +144,8 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 			return nil, fmt.Errorf("GET of %s: %w", FormatBytes(size), err)
 		}
 		put, pput, get, pget := puts[0], puts[1], gets[0], gets[1]
-		for _, r := range []ContentResult{{store, "PUT", "holler", size, put}, {store, "PUT", "plain", size, pput},
-			{store, "GET", "holler", size, get}, {store, "GET", "plain", size, pget}} {
-			out = append(out, r)
-		}
+		out = append(out, ContentResult{store, "PUT", "holler", size, put}, ContentResult{store, "PUT", "plain", size, pput},
+			ContentResult{store, "GET", "holler", size, get}, ContentResult{store, "GET", "plain", size, pget})
 		fmt.Fprintf(o.Out, "  %-9s %6s  PUT holler %7.1f MB/s, plain %7.1f MB/s;  GET holler %7.1f MB/s, plain %7.1f MB/s\n", store,
 			FormatBytes(size), put.MBPerSec(), pput.MBPerSec(), get.MBPerSec(), pget.MBPerSec())
 	}
