@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -313,8 +314,9 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 // badVersion answers an MCP-Protocol-Version header that names no version this server speaks.
 func (s *Server) badVersion(id json.RawMessage, pv string) *response {
 	return s.fail(id, codeInvalidRequest, "unsupported "+headerProtocolVersion+" "+quote(pv), &guidance{
-		Hint:      "Send the protocol version that initialize negotiated, one of supported.",
-		Supported: supportedProtocolVersions,
+		Hint: "Send the protocol version that initialize negotiated, one of supported; or speak " + modernProtocolVersions[0] +
+			", which needs no initialize: every request carries its version in params._meta[\"" + metaProtocolVersion + "\"].",
+		Supported: append(slices.Clone(supportedProtocolVersions), modernProtocolVersions...),
 	})
 }
 

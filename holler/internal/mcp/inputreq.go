@@ -123,7 +123,11 @@ func (g *stateSigner) mac(body string) []byte {
 }
 
 // A stateError is a requestState this server will not take; the text says why.
-type stateError struct{ why string }
+type stateError struct {
+	why string
+	// hint, when set, replaces the usual advice (ask again without the state).
+	hint string
+}
 
 func (e *stateError) Error() string { return e.why }
 
@@ -135,20 +139,20 @@ func (g *stateSigner) open(state, tool, args string) (confirmState, error) {
 	payload, sigText, ok := strings.Cut(rest, ".")
 	mac, err := base64.RawURLEncoding.DecodeString(sigText)
 	if version != stateVersion || !ok || err != nil || !hmac.Equal(mac, g.mac(version+"."+payload)) {
-		return st, &stateError{"the requestState was not signed by this server's key: it was altered, or minted by a server " +
+		return st, &stateError{why: "the requestState was not signed by this server's key: it was altered, or minted by a server " +
 			"that does not share this one's --state-key"}
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(payload)
 	if err != nil || json.Unmarshal(raw, &st) != nil || st.Question == "" {
-		return st, &stateError{"the requestState is signed but unreadable"}
+		return st, &stateError{why: "the requestState is signed but unreadable"}
 	}
 	switch {
 	case st.Method != methodToolsCall || st.Tool != tool:
-		return st, &stateError{"the requestState was minted for a call of another tool (" + quote(st.Tool) + "), not of " + quote(tool)}
+		return st, &stateError{why: "the requestState was minted for a call of another tool (" + quote(st.Tool) + "), not of " + quote(tool)}
 	case st.Args != args:
-		return st, &stateError{"the requestState was minted for a call of " + quote(tool) + " with other arguments"}
+		return st, &stateError{why: "the requestState was minted for a call of " + quote(tool) + " with other arguments"}
 	case !g.now().Before(time.UnixMilli(st.Expires)):
-		return st, &stateError{"the requestState expired: a question is answered within " + g.ttl.String() + " of the call that asked it"}
+		return st, &stateError{why: "the requestState expired: a question is answered within " + g.ttl.String() + " of the call that asked it"}
 	}
 	return st, nil
 }
@@ -160,16 +164,21 @@ func (g *stateSigner) use(question string, exp time.Time) error {
 	defer g.mu.Unlock()
 	now := g.now()
 	if _, seen := g.used[question]; seen {
-		return &stateError{"the requestState was answered before: each question is answered once"}
+		return &stateError{why: "the requestState was answered before: each question is answered once"}
 	}
 	if len(g.used) >= g.max {
+		soonest := now.Add(g.ttl)
 		for q, e := range g.used {
 			if !now.Before(e) {
 				delete(g.used, q)
+			} else if e.Before(soonest) {
+				soonest = e
 			}
 		}
 		if len(g.used) >= g.max {
-			return &stateError{"this server has taken too many answers in the last " + g.ttl.String() + " to remember another"}
+			wait := soonest.Sub(now).Round(time.Second) + time.Second
+			return &stateError{why: "this server has taken too many accepted answers in the last " + g.ttl.String() + " to remember another",
+				hint: "Send the same retry again in " + wait.String() + ", when the oldest answer it remembers has expired; the requestState stays valid until then."}
 		}
 	}
 	g.used[question] = exp
@@ -245,11 +254,14 @@ func (c modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer, 
 	default:
 		return answerDeclined, &malformedAnswer{"params.inputResponses." + confirmKeyPrefix + st.Question + " has the unknown action " + quote(r.Action) + "; want accept, decline or cancel"}
 	}
-	if err := c.signer.use(st.Question, time.UnixMilli(st.Expires)); err != nil {
-		return answerDeclined, err
-	}
 	switch {
 	case r.Action == "accept" && r.Content[confirmField] == true:
+		// Only an accepted answer is remembered, so that it runs the call once: replaying a
+		// refusal only refuses again, and remembering refusals would let anyone who declines
+		// fill the set that accepted answers need.
+		if err := c.signer.use(st.Question, time.UnixMilli(st.Expires)); err != nil {
+			return answerDeclined, err
+		}
 		return answerAccepted, nil
 	case r.Action == "accept":
 		return answerAcceptedUnticked, nil

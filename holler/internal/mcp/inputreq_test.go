@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -313,8 +314,9 @@ func TestUsedStatesBounded(t *testing.T) {
 	if g.use("a", exp) != nil || g.use("b", exp) != nil {
 		t.Fatal("the first two states were refused")
 	}
-	if g.use("c", exp) == nil {
-		t.Error("a third state was taken with room for two, none expired")
+	var se *stateError
+	if err := g.use("c", exp); !errors.As(err, &se) || !strings.Contains(se.hint, "again in 1m1s") {
+		t.Errorf("a third state with room for two, none expired: %v (hint %q), want a refusal saying when to retry", err, se.hint)
 	}
 	now = exp
 	if err := g.use("c", now.Add(time.Minute)); err != nil {
@@ -322,5 +324,22 @@ func TestUsedStatesBounded(t *testing.T) {
 	}
 	if len(g.used) != 1 {
 		t.Errorf("%d states remembered, want 1", len(g.used))
+	}
+}
+
+// Refusals are not remembered: clients that decline cannot fill the set of used states and
+// lock out the accepted answers of others.
+func TestDeclinesDoNotFillUsedStates(t *testing.T) {
+	t.Parallel()
+	s, b, c := newInputServer(t, nil)
+	s.states.max = 3
+	for i := range 3 {
+		ir, key := inputRequiredOf(t, c.modernCall(10*i, "tools/call", wipeCall("x", nil), nil))
+		c.modernCall(10*i+1, "tools/call", wipeCall("x", retryWith(key, ir.RequestState, `{"action":"decline"}`)), nil)
+	}
+	ir, key := inputRequiredOf(t, c.modernCall(100, "tools/call", wipeCall("hello", nil), nil))
+	r := c.modernCall(101, "tools/call", wipeCall("hello", retryWith(key, ir.RequestState, acceptTicked)), nil).last(t)
+	if r.Error != nil || b.calls.Load() != 1 {
+		t.Errorf("an accepted call after 3 declines (room for 3 answers): error %+v, backend calls %d", r.Error, b.calls.Load())
 	}
 }

@@ -83,8 +83,10 @@ func (s *Server) listedNames() []string {
 }
 
 // listTools answers tools/list with one page of the tools shown now. A cursor is the offset
-// of its page, signed by the server, so that a client can only continue a listing the server
-// started.
+// of its page with a fingerprint of the listing it belongs to (the tools listed and the page
+// size), so that a cursor goes on only in the same listing: on this gateway or any other that
+// lists the same tools, and not across a change of the live tools, where it would skip or repeat
+// some. A cursor that does not fit is refused, with the advice to start again.
 func (s *Server) listTools(msg *message) *response {
 	var p struct {
 		Cursor *string `json:"cursor"`
@@ -95,9 +97,14 @@ func (s *Server) listTools(msg *message) *response {
 			Try:  tryToolsList(),
 		})
 	}
+	// The answer comes from the backend's live services as they are now, not from the copy the
+	// change watcher keeps to tell sessions about changes: that copy may trail by a moment, and
+	// a client that asks just after a worker arrived must see its tools.
+	all := s.listedNow()
+	key := s.cursorKeyOf(all)
 	offset := 0
 	if p.Cursor != nil {
-		o, ok := s.readCursor(*p.Cursor)
+		o, ok := readCursor(key, *p.Cursor)
 		if !ok {
 			return s.fail(msg.ID, codeInvalidParams, "invalid params: unknown cursor "+quote(*p.Cursor), &guidance{
 				Hint: "Pass the nextCursor of the previous tools/list answer unchanged, or send tools/list without a cursor to start from the first page.",
@@ -106,16 +113,12 @@ func (s *Server) listTools(msg *message) *response {
 		}
 		offset = o
 	}
-	// The answer comes from the backend's live services as they are now, not from the copy the
-	// change watcher keeps to tell sessions about changes: that copy may trail by a moment, and
-	// a client that asks just after a worker arrived must see its tools.
-	all := s.listedNow()
 	res := listToolsResult{Tools: []toolDescription{}}
 	if offset < len(all) {
 		end := min(offset+s.cfg.PageSize, len(all))
 		res.Tools = all[offset:end]
 		if end < len(all) {
-			res.NextCursor = s.makeCursor(end)
+			res.NextCursor = makeCursor(key, end)
 		}
 	}
 	return newResult(msg.ID, res)
@@ -132,16 +135,15 @@ func (s *Server) listedNow() []toolDescription {
 	return s.listed
 }
 
-// cursorKeyOf returns the key that signs tools/list cursors: derived from what the listing is
-// (the tools allowed and the page size), not drawn at random, so that every gateway serving the
-// same table with the same settings takes the others' cursors. A client whose next request
-// reaches another gateway (as 2026-07-28 requests may) goes on with its listing; a gateway
-// that lists other tools refuses the cursor, and its answer says to start again.
-func cursorKeyOf(names []string, pageSize int) []byte {
+// cursorKeyOf returns the fingerprint key of a listing: derived from the tools listed and the
+// page size, not drawn at random, so that every gateway listing the same tools takes the
+// others' cursors (a 2026-07-28 client's next request may reach another gateway). It keeps a
+// cursor to its listing; it is no secret, since a cursor holds only an offset.
+func (s *Server) cursorKeyOf(listed []toolDescription) []byte {
 	h := sha256.New()
-	fmt.Fprintf(h, "holler tools/list cursor key\x00%d\x00", pageSize)
-	for _, n := range names {
-		h.Write([]byte(n))
+	fmt.Fprintf(h, "holler tools/list cursor key\x00%d\x00", s.cfg.PageSize)
+	for _, t := range listed {
+		h.Write([]byte(t.Name))
 		h.Write([]byte{0})
 	}
 	return h.Sum(nil)
@@ -151,23 +153,23 @@ func cursorKeyOf(names []string, pageSize int) []byte {
 const cursorMACSize = 12
 
 // makeCursor returns the cursor of the page that starts at offset.
-func (s *Server) makeCursor(offset int) string {
+func makeCursor(key []byte, offset int) string {
 	b := binary.BigEndian.AppendUint32(nil, uint32(offset))
-	b = append(b, s.cursorMAC(b)...)
+	b = append(b, cursorMAC(key, b)...)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // readCursor returns the offset of a cursor made by makeCursor.
-func (s *Server) readCursor(c string) (int, bool) {
+func readCursor(key []byte, c string) (int, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) != 4+cursorMACSize || !hmac.Equal(b[4:], s.cursorMAC(b[:4])) {
+	if err != nil || len(b) != 4+cursorMACSize || !hmac.Equal(b[4:], cursorMAC(key, b[:4])) {
 		return 0, false
 	}
 	return int(binary.BigEndian.Uint32(b[:4])), true
 }
 
-func (s *Server) cursorMAC(b []byte) []byte {
-	m := hmac.New(sha256.New, s.cursorKey)
+func cursorMAC(key, b []byte) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("tools/list cursor\x00"))
 	m.Write(b)
 	return m.Sum(nil)[:cursorMACSize]

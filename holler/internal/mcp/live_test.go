@@ -301,3 +301,29 @@ func TestToolsListDoesNotTrailTheBackend(t *testing.T) {
 		t.Fatalf("tools/list = %v just after the system service came; want echo listed", names)
 	}
 }
+
+// A cursor belongs to its listing: once the live tools change, a cursor of the listing before
+// is refused rather than skipping or repeating tools.
+func TestCursorOfAnotherListing(t *testing.T) {
+	t.Parallel()
+	b := &liveBackend{fakeBackend: newFakeBackend(), live: []string{hootv1hoot.SystemServiceName, hootv1hoot.CasServiceName}, changed: make(chan struct{})}
+	s, err := NewServer(&Config{Backend: b, PageSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	c := newMCPHTTP(t, s)
+	c.initialize(latestProtocolVersion)
+	_, next := toolNames(t, c.call(1, "tools/list", nil))
+	if next == "" {
+		t.Fatal("no second page with two services live and pages of 2")
+	}
+	if names, _ := toolNames(t, c.call(2, "tools/list", map[string]any{"cursor": next})); len(names) == 0 {
+		t.Fatal("the cursor of the same listing was refused")
+	}
+	b.set(hootv1hoot.SystemServiceName, hootv1hoot.CasServiceName, hootv1hoot.ArtifactServiceName)
+	waitFor(t, func() bool {
+		r := c.call(3, "tools/list", map[string]any{"cursor": next})
+		return r.Error != nil && r.Error.Code == codeInvalidParams
+	})
+}

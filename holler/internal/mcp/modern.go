@@ -58,8 +58,9 @@ const (
 
 // eraOf decides which era serves a POSTed message. A live legacy session keeps its era. A
 // message whose params._meta names a protocol version, or whose MCP-Protocol-Version header
-// names a version that is not a legacy one, is modern: then even initialize is answered as
-// the modern era answers it. Everything else (initialize, a message without either sign) is
+// names a modern version, is modern: then even initialize is answered as the modern era
+// answers it. A header naming a version this server does not speak at all, without modern
+// _meta, is left to the legacy checks, whose answer lists the versions of both eras. Everything else (initialize, a message without either sign) is
 // legacy, as it was before this server knew the modern era.
 func (s *Server) eraOf(r *http.Request, msg *message) era {
 	if sid := r.Header.Get(headerSessionID); sid != "" {
@@ -67,7 +68,7 @@ func (s *Server) eraOf(r *http.Request, msg *message) era {
 			return eraLegacy
 		}
 	}
-	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !isSupportedVersion(pv) {
+	if pv := r.Header.Get(headerProtocolVersion); isModernVersion(pv) {
 		return eraModern
 	}
 	// Most messages are legacy and never mention the key: looking for its text first spares
@@ -139,8 +140,8 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 		}
 		if !known {
 			g := metaGuidance("params._meta.io.modelcontextprotocol/logLevel")
-			g.Hint, g.Expected, g.Got = "Name one of the levels in expected, or leave logLevel out to receive no log messages.", joinNames(logLevelNames), string(raw)
-			return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: unknown logLevel "+string(raw), g)
+			g.Hint, g.Expected, g.Got = "Name one of the levels in expected, or leave logLevel out to receive no log messages.", joinNames(logLevelNames), short(string(raw))
+			return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: unknown logLevel "+short(string(raw)), g)
 		}
 		m.logLevel = level
 	}
@@ -152,20 +153,20 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 	if pv != m.version {
 		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerProtocolVersion, pv, "params._meta."+metaProtocolVersion, m.version),
 			&guidance{Hint: "Send the header " + headerProtocolVersion + " with the same value as params._meta." + metaProtocolVersion + ".",
-				Field: headerProtocolVersion, Expected: m.version, Got: pv})
+				Field: headerProtocolVersion, Expected: short(m.version), Got: short(pv)})
 	}
 	if !isModernVersion(m.version) {
 		return m, bad(http.StatusBadRequest, codeUnsupportedVersion, "unsupported protocol version "+quote(m.version), &guidance{
 			Hint:      "Send one of the versions in supported: " + protocolVersion20260728 + " per request with _meta, as in try; the older ones through initialize, which starts a session.",
 			Supported: allProtocolVersions,
-			Requested: m.version,
+			Requested: short(m.version),
 			Try:       tryDiscover(),
 		})
 	}
 	if got := r.Header.Get(headerMethod); got != msg.Method {
 		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerMethod, got, "method", msg.Method),
 			&guidance{Hint: "Send the header " + headerMethod + " with the request's method, spelled exactly as in the body.",
-				Field: headerMethod, Expected: msg.Method, Got: got})
+				Field: headerMethod, Expected: short(msg.Method), Got: short(got)})
 	}
 	if !s.modernMethod(msg.Method) {
 		return m, &modernFailure{status: http.StatusNotFound, resp: s.modernMethodNotFound(msg)}
@@ -180,7 +181,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 		if !present || !valid || decoded != body {
 			return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerName, value, field, body),
 				&guidance{Hint: "Send the header " + headerName + " with " + field + " of the body; a value that is not plain ASCII goes as =?base64?...?=.",
-					Field: headerName, Expected: body, Got: value})
+					Field: headerName, Expected: short(body), Got: short(value)})
 		}
 	}
 	return m, nil

@@ -366,3 +366,23 @@ func TestErasSideBySide(t *testing.T) {
 		t.Errorf("%d sessions, want the two that initialize started", n)
 	}
 }
+
+// A header naming a version of neither era, without modern _meta, is answered as an
+// unsupported version, with the versions of both eras, not as a malformed modern request.
+func TestUnknownVersionHeaderWithoutMeta(t *testing.T) {
+	t.Parallel()
+	_, c := newModernClient(t)
+	r := c.post(initializeRequest("2024-11-05"), map[string]string{headerProtocolVersion: "2024-11-05"}).last(t)
+	if r.Error == nil || !strings.Contains(r.Error.Message, "2024-11-05") || !strings.Contains(string(mustJSON(t, r.Error.Data)), "2026-07-28") {
+		t.Errorf("an unknown version header without _meta = %s, want an unsupported-version error naming the versions of both eras", mustJSON(t, r.Error))
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

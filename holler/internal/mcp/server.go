@@ -54,8 +54,6 @@ type Server struct {
 	live   LiveBackend
 	listMu sync.RWMutex
 	listed []toolDescription
-	// cursorKey signs tools/list cursors.
-	cursorKey []byte
 	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
 	states *stateSigner
 	wg     sync.WaitGroup
@@ -98,7 +96,6 @@ func NewServer(cfg *Config) (*Server, error) {
 			s.allowedNames = append(s.allowedNames, t.Name)
 		}
 	}
-	s.cursorKey = cursorKeyOf(s.allowedNames, c.PageSize)
 	if s.states, err = newStateSigner(c.StateKey); err != nil {
 		return nil, err
 	}

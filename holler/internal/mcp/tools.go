@@ -389,9 +389,13 @@ func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.To
 		return newResult(id, ir.result)
 	case errors.As(err, &se):
 		s.log.Info("mcp: requestState refused", "tool", t.Name, "session", sess.id, "why", se.why)
+		hint := se.hint
+		if hint == "" {
+			hint = "Call " + t.Name + " again without requestState and inputResponses: the person is asked again, " +
+				"and the retry carries the new requestState unchanged, to this server or to one that shares its --state-key."
+		}
 		return s.fail(id, codeInvalidParams, "invalid params: "+se.why+"; "+quote(t.Name)+" did not run", &guidance{
-			Hint: "Call " + t.Name + " again without requestState and inputResponses: the person is asked again, " +
-				"and the retry carries the new requestState unchanged, to this server or to one that shares its --state-key.",
+			Hint:  hint,
 			Tool:  t.Name,
 			Field: "params." + paramRequestState,
 		})
