@@ -147,17 +147,13 @@ func appendString(dst []byte, s string) []byte {
 // is text only, and false for every other response.
 func encodeToolResult(r *response) ([]byte, bool) {
 	res, ok := r.Result.(callToolResult)
-	if !ok || r.Error != nil || len(r.ID) == 0 || !isCompact(r.ID) || !isCompact(res.StructuredContent) || res.Meta != nil {
+	if !ok || !fastToolResult(r, res) {
 		return nil, false
 	}
 	// Room for everything and some escapes; append grows the buffer in the rare case that
 	// more is needed.
-	size := 64 + len(r.ID) + len(res.StructuredContent) + len(res.StructuredContent)/16
+	size := 64 + len(r.ID) + len(res.StructuredContent) + len(res.StructuredContent)/16 + len(res.modernMeta)
 	for _, c := range res.Content {
-		if c.Type != "text" || c.Text == nil || c.Data != "" || c.MimeType != "" || c.URI != "" ||
-			c.Name != "" || c.Description != "" || c.Resource != nil {
-			return nil, false
-		}
 		size += 32 + len(*c.Text) + len(*c.Text)/8
 	}
 	b := make([]byte, 0, size)
@@ -187,5 +183,25 @@ func encodeToolResult(r *response) ([]byte, bool) {
 	if res.IsError {
 		b = append(b, `,"isError":true`...)
 	}
+	if res.modernMeta != nil {
+		b = append(b, `,"_meta":`...)
+		b = append(b, res.modernMeta...)
+		b = append(b, `,"resultType":"complete"`...)
+	}
 	return append(b, "}}"...), true
+}
+
+// fastToolResult reports whether encodeToolResult writes the response r, whose result is res:
+// text content only, compact JSON, and no _meta of the legacy kind.
+func fastToolResult(r *response, res callToolResult) bool {
+	if r.Error != nil || len(r.ID) == 0 || !isCompact(r.ID) || !isCompact(res.StructuredContent) || res.Meta != nil {
+		return false
+	}
+	for _, c := range res.Content {
+		if c.Type != "text" || c.Text == nil || c.Data != "" || c.MimeType != "" || c.URI != "" ||
+			c.Name != "" || c.Description != "" || c.Resource != nil {
+			return false
+		}
+	}
+	return true
 }

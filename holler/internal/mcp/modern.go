@@ -391,6 +391,15 @@ var cacheScopes = map[string]string{
 	methodResourcesRead:     "private",
 }
 
+// serverInfoMeta returns the _meta of every 2026-07-28 result, encoded: the server's identity.
+func (s *Server) serverInfoMeta() []byte {
+	s.modernMetaOnce.Do(func() {
+		s.modernMetaJSON, _ = json.Marshal(map[string]any{
+			metaServerInfo: implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version}})
+	})
+	return s.modernMetaJSON
+}
+
 // modernResponse dresses the core's response for the modern era: every result says
 // resultType "complete" (but an input_required one, which says so itself) and names the
 // server in _meta, cacheable ones carry ttlMs and cacheScope, and a missing resource is
@@ -410,6 +419,14 @@ func (s *Server) modernResponse(method string, resp *response) *response {
 			})
 		}
 		return resp
+	}
+	// The common answer, a tool's text result, is written by the fast encoder with the era's
+	// fields, rather than encoded, decoded into a map and encoded again.
+	if res, ok := resp.Result.(callToolResult); ok && cacheScopes[method] == "" && fastToolResult(resp, res) {
+		res.modernMeta = s.serverInfoMeta()
+		out := *resp
+		out.Result = res
+		return &out
 	}
 	b, err := json.Marshal(resp.Result)
 	fields := map[string]json.RawMessage{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -385,4 +386,61 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A tool's text result in the 2026-07-28 era is written by the fast encoder and says the same
+// as the general path: the result with resultType and the server's identity in _meta.
+func TestModernToolResultEncoding(t *testing.T) {
+	t.Parallel()
+	s, err := NewServer(&Config{Backend: newFakeBackend(), Name: "holler", Version: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	text := "la \"di\" da"
+	resp := newResult(json.RawMessage(`7`), callToolResult{Content: []contentBlock{textBlock(text)}, StructuredContent: json.RawMessage(`{"message":"la"}`)})
+	modern := s.modernResponse(methodToolsCall, resp)
+	fast, ok := encodeToolResult(modern)
+	if !ok {
+		t.Fatal("a modern tool text result did not take the fast encoder")
+	}
+	var got, want map[string]any
+	if err := json.Unmarshal(fast, &got); err != nil {
+		t.Fatalf("fast encoding %s: %v", fast, err)
+	}
+	// The general path: encoding/json of the same result, with the era's fields by hand.
+	general, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "result": map[string]any{
+		"content": []any{map[string]any{"type": "text", "text": text}}, "structuredContent": map[string]any{"message": "la"},
+		"resultType": "complete", "_meta": map[string]any{metaServerInfo: map[string]any{"name": "holler", "title": s.cfg.Title, "version": "v1"}}}})
+	_ = json.Unmarshal(general, &want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("fast modern encoding\n got %s\nwant %s", fast, general)
+	}
+	// A list keeps the general path, with its caching fields.
+	list := s.modernResponse(methodToolsList, newResult(json.RawMessage(`8`), listToolsResult{Tools: []toolDescription{}}))
+	if b := encode(list); !strings.Contains(string(b), `"ttlMs"`) || !strings.Contains(string(b), `"resultType":"complete"`) {
+		t.Errorf("a modern tools/list result = %s, want ttlMs and resultType", b)
+	}
+}
+
+// BenchmarkToolResultEncoding encodes a 1 MiB tool text result in each era: the 2026-07-28
+// answer should cost about what the legacy one does.
+func BenchmarkToolResultEncoding(b *testing.B) {
+	s, err := NewServer(&Config{Backend: newFakeBackend()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	big := strings.Repeat("abcdefgh", 1<<17)
+	res := newResult(json.RawMessage("1"), callToolResult{Content: []contentBlock{textBlock(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
+	b.Run("legacy", func(b *testing.B) {
+		for b.Loop() {
+			_ = encode(res)
+		}
+	})
+	b.Run("2026-07-28", func(b *testing.B) {
+		for b.Loop() {
+			_ = encode(s.modernResponse(methodToolsCall, res))
+		}
+	})
 }

@@ -34,8 +34,11 @@ var methodList = append([]string{methodInitialize, methodPing, methodToolsList, 
 // A Server is an MCP server over a generated tool table. It serves Streamable HTTP as an
 // http.Handler and stdio with ServeStdio; both share one core and the same tool policy.
 type Server struct {
-	cfg *Config
-	log *slog.Logger
+	// modernMetaJSON is the _meta of 2026-07-28 results, made once (serverInfoMeta).
+	modernMetaOnce sync.Once
+	modernMetaJSON []byte
+	cfg            *Config
+	log            *slog.Logger
 	// policy decides which calls may go to a worker (policy.go).
 	policy policy
 

@@ -92,6 +92,9 @@ type callToolResult struct {
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
 	Meta              *resultMeta     `json:"_meta,omitempty"`
+	// modernMeta, set only on a result that encodeToolResult writes (see fastToolResult), is
+	// the _meta of a 2026-07-28 result, already encoded; with it the result is "complete".
+	modernMeta []byte
 }
 
 // resultMeta is the _meta of a tool result.
