@@ -49,6 +49,7 @@ func TestRefusals(t *testing.T) {
 		{"template_unknown_variable", []string{"hoot.refuse.template_unknown_variable.DoItRequest", `names {id}, which is not a string field`}},
 		{"confirm_not_destructive", []string{"hoot.refuse.confirm_not_destructive.DoItRequest", "confirm is for destructive or admin tools", "destructive: true"}},
 		{"confirm_on_prompt", []string{"hoot.refuse.confirm_on_prompt.DoItRequest", "confirm is for tools", "drop confirm"}},
+		{"admin_prompt", []string{"hoot.refuse.admin_prompt.DoItRequest", `"do_it" is an admin prompt`, "make it a tool or give it a lower tier"}},
 		{"fixture_schema_outside_conformance", []string{"hoot.refuse.fixture_schema_outside_conformance.DoItRequest", `fixture_input_schema is for the fixtures of service "conformance"`, `tool "do_it" is of service "svc"`, "drop fixture_input_schema"}},
 		{"fixture_schema_unknown_property", []string{"hoot.refuse.fixture_schema_unknown_property.DoItRequest", `has property "nickname", which is not a field of the request`}},
 		{"prompt_as_job", []string{"hoot.refuse.prompt_as_job.DoItRequest", "SURFACE_PROMPT and must be of kind KIND_SYNC"}},

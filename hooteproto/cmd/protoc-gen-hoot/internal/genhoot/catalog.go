@@ -239,6 +239,10 @@ func (c *catalog) checkTool(t *tool, names map[string]*tool, bad *refusals) {
 // ADMIN, where asking a person would only teach them to accept without reading.
 func checkConfirm(t *tool, bad *refusals) {
 	m, o := t.request.Desc.FullName(), t.opts
+	if o.GetTier() == hootv1.Tier_TIER_ADMIN && o.GetSurface() != hootv1.Surface_SURFACE_UNSPECIFIED {
+		// The gateway asks a person before every admin call, and it can ask only in tools/call.
+		bad.add("%s: %q is an admin %s: the gateway puts every admin call to a person, which only tools/call can do; make it a tool or give it a lower tier", m, o.GetName(), strings.ToLower(strings.TrimPrefix(o.GetSurface().String(), "SURFACE_")))
+	}
 	if !o.GetConfirm() {
 		return
 	}
