@@ -20,6 +20,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/cli"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto/curvekey"
@@ -34,6 +35,10 @@ const usage = `holler: the MCP gateway of Hootenanny.
 Usage:
   holler serve [flags]   serve MCP over Streamable HTTP at http://ADDR/mcp
   holler mcp [flags]     serve MCP over stdin/stdout (for desktop clients); logs go to stderr
+  holler call TOOL [key=value ...]
+                         call a tool of a running gateway and print its result
+  holler tools [TOOL]    list the tools, or show one's arguments and an example
+  holler jobs [--watch]  list recent jobs and their progress
   holler version         print the version
   holler keygen --out DIR/NAME
                          make a CURVE key pair, for workers on other machines
@@ -55,6 +60,9 @@ Flags (each can also be set in the environment: --http-addr as HOLLER_HTTP_ADDR)
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
+		if exit, ok := err.(*cli.ExitError); ok {
+			os.Exit(exit.Code)
+		}
 		fmt.Fprintln(os.Stderr, "holler:", err)
 		os.Exit(1)
 	}
@@ -78,9 +86,13 @@ func run(args []string) error {
 		return nil
 	case "keygen":
 		return keygen(args)
+	case "call", "tools", "jobs":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return cli.Run(ctx, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Local: startLocal, Version: version}, cmd, args)
 	case "serve", "mcp":
 	default:
-		return fmt.Errorf("unknown command %q; the commands are serve, mcp, keygen and version (see holler help)", cmd)
+		return fmt.Errorf("unknown command %q; the commands are serve, mcp, call, tools, jobs, keygen and version (see holler help)", cmd)
 	}
 
 	f := newFlags(os.Stderr)
