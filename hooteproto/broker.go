@@ -38,6 +38,8 @@ type Broker struct {
 	// enough for a worker to announce itself again, and a peer that floods gets no more.
 	told map[string]time.Time
 
+	counters brokerCounters
+
 	changed chan struct{} // closed and replaced whenever the set of live services changes
 	// probe asks the heartbeat loop to send a heartbeat to every worker now, so that a
 	// worker whose link closed is found at once (its frame fails with ErrPeerGone).
@@ -174,7 +176,7 @@ func (h brokerHandler) SendFailed(f Frame, err error) {
 		b.cfg.logger.Debug("send failed", "command", f.Command, "err", err)
 	}
 	if gone {
-		b.drop(f.Peer, "its connection closed")
+		b.drop(f.Peer, whyLinkClosed)
 	}
 }
 
@@ -575,8 +577,9 @@ func (b *Broker) handle(f Frame) {
 		b.ask(f)
 	case CommandHeartbeat:
 	case CommandDisconnect:
-		b.drop(f.Peer, "the worker disconnected")
+		b.drop(f.Peer, whyDisconnected)
 	default:
+		b.counters.framesRefused.Add(1)
 		b.cfg.logger.Warn("worker sent a frame only the gateway may send", "worker", w.name, "command", f.Command)
 	}
 }
@@ -584,16 +587,19 @@ func (b *Broker) handle(f Frame) {
 func (b *Broker) register(f Frame) {
 	var ready hootv1.Ready
 	if err := proto.Unmarshal(f.Body, &ready); err != nil {
+		b.counters.framesRefused.Add(1)
 		b.cfg.logger.Warn("dropped a malformed READY", "peer", fmt.Sprintf("%x", f.Peer), "err", err)
 		return
 	}
 	services := ready.GetServices()
 	if len(services) == 0 || len(services) > maxAnnouncedServices {
+		b.counters.framesRefused.Add(1)
 		b.cfg.logger.Warn("dropped a READY with a bad service count", "count", len(services))
 		return
 	}
 	for _, s := range services {
 		if s == "" || checkService(s) != nil {
+			b.counters.framesRefused.Add(1)
 			b.cfg.logger.Warn("dropped a READY with a bad service name", "service", s)
 			return
 		}
@@ -675,6 +681,7 @@ func (b *Broker) drop(peer, why string) []RequestID {
 		b.mu.Unlock()
 		return nil
 	}
+	b.counters.countLost(why)
 	before := b.liveServicesLocked()
 	delete(b.workers, peer)
 	var (
@@ -737,6 +744,7 @@ func (b *Broker) heartbeat(ctx context.Context) {
 		now := time.Now()
 		var alive, dead []string
 		b.mu.Lock()
+		b.missedHeartbeatsLocked(now)
 		for peer, w := range b.workers {
 			if now.Sub(w.lastSeen) > w.silence {
 				dead = append(dead, peer)
@@ -749,7 +757,7 @@ func (b *Broker) heartbeat(ctx context.Context) {
 			// A silent worker may only be slow. Its calls that failed for good are told to
 			// stop, should it still hear. Idempotent ones are sent again under the same id,
 			// maybe to this worker once it is back, where the run still going answers them.
-			for _, id := range b.drop(peer, "it stopped sending heartbeats") {
+			for _, id := range b.drop(peer, whySilent) {
 				b.send(ctx, Frame{Peer: peer, Command: CommandCancel, ID: id})
 			}
 		}

@@ -143,6 +143,7 @@ func (b *Broker) ask(f Frame) {
 	}
 	var c hootv1.ClientCall
 	if err := proto.Unmarshal(f.Body, &c); err != nil {
+		b.counters.framesRefused.Add(1)
 		b.cfg.logger.Warn("worker sent a malformed ASK", "worker", call.worker.name, "err", err)
 		return
 	}

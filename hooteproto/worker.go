@@ -24,6 +24,7 @@ import (
 // Requests are checked against the schema's field rules ([Validate]) before a handler sees
 // them, so handlers may rely on them.
 type Worker struct {
+	stats    workerStats
 	conn     Conn
 	cfg      config
 	services map[string]hootv1hoot.Service
@@ -302,6 +303,7 @@ func (w *Worker) call(j callJob) {
 	defer w.wg.Done()
 	id := j.f.ID
 	res := w.run(j.rctx, j.svc, j.f, j.pending)
+	w.stats.record(j.f.Service, res.GetError() != nil)
 	// Free the slot before answering: the gateway sends the next call as soon as it has the
 	// answer, and it must find room.
 	w.mu.Lock()

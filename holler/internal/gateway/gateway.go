@@ -20,6 +20,7 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/httpapi"
 	"github.com/hootenanny/hoot/holler/internal/mcp"
+	"github.com/hootenanny/hoot/holler/internal/metrics"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
@@ -97,6 +98,7 @@ type Gateway struct {
 	// links of tool results.
 	contentBase *atomic.Value
 	mcp         *mcp.Server
+	metrics     *metrics.Metrics
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
 }
@@ -142,7 +144,9 @@ func Start(cfg Config) (*Gateway, error) {
 	}
 	contentBase := new(atomic.Value)
 	contentBase.Store("")
+	m := metrics.New(metrics.Sources{Broker: broker.Stats, Malformed: sock.Malformed, Banned: sock.Banned})
 	server, err := mcp.NewServer(&mcp.Config{
+		Observer:       m,
 		ContentBaseURL: func() string { return contentBase.Load().(string) },
 		Tools:          hootv1hoot.Tools,
 		Backend:        backend,
@@ -161,7 +165,7 @@ func Start(cfg Config) (*Gateway, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	g := &Gateway{cfg: cfg, sock: sock, broker: broker, store: store, contentBase: contentBase, mcp: server, cancel: cancel}
+	g := &Gateway{cfg: cfg, sock: sock, broker: broker, store: store, contentBase: contentBase, mcp: server, metrics: m, cancel: cancel}
 	g.wg.Go(func() {
 		if err := broker.Run(ctx); err != nil {
 			cfg.Logger.Error("broker stopped", "err", err)
@@ -223,13 +227,14 @@ func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error
 	}
 }
 
-// Handler returns the gateway's HTTP handler: MCP at /mcp, /healthz, and the content routes
-// (/cas, /artifacts/{id}/content).
+// Handler returns the gateway's HTTP handler: MCP at /mcp, /healthz, /metrics (Prometheus), and
+// the content routes (/cas, /artifacts/{id}/content).
 func (g *Gateway) Handler() http.Handler {
 	return httpapi.NewRouter(httpapi.Deps{
 		MCP:      g.mcp,
 		Services: g.broker.Services,
-		Content:  &httpapi.Content{Backend: g.broker, Store: g.store},
+		Content:  &httpapi.Content{Backend: g.broker, Store: g.store, Count: g.metrics.ContentBytes},
+		Metrics:  g.metrics.Handler(),
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -43,16 +44,50 @@ type Content struct {
 	Store cas.Store
 	// CallTimeout bounds one metadata call (default 30 s).
 	CallTimeout time.Duration
+	// Count, if not nil, is told the bytes of content each successful request took in (a
+	// PUT's body) and sent out (a GET's body), for metrics.
+	Count func(in, out int64)
 }
 
 // mount adds the content routes to r.
 func (c *Content) mount(r chi.Router) {
+	r = r.With(c.count)
 	r.Get("/cas/{hash}", c.getObject)
 	r.Head("/cas/{hash}", c.getObject)
 	r.Put("/cas", c.putObject)
 	r.Get("/artifacts/{id}/content", c.getArtifact)
 	r.Head("/artifacts/{id}/content", c.getArtifact)
 }
+
+// count reports the bytes a content request read and wrote to c.Count, when set.
+func (c *Content) count(next http.Handler) http.Handler {
+	if c.Count == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := &countingReader{r: r.Body}
+		r.Body = body
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		next.ServeHTTP(ww, r)
+		if ww.Status() >= 200 && ww.Status() < 300 {
+			c.Count(body.n, int64(ww.BytesWritten()))
+		}
+	})
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.ReadCloser
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) Close() error { return c.r.Close() }
 
 func (c *Content) getObject(w http.ResponseWriter, r *http.Request) {
 	hash := chi.URLParam(r, "hash")

@@ -19,6 +19,8 @@ type Deps struct {
 	Services func() []string
 	// Content serves /cas and /artifacts/{id}/content; nil leaves them out.
 	Content *Content
+	// Metrics serves /metrics; nil leaves it out.
+	Metrics http.Handler
 }
 
 // NewRouter returns the gateway's HTTP handler.
@@ -40,6 +42,9 @@ func NewRouter(d Deps) http.Handler {
 		}{status, append([]string{}, services...)})
 	})
 	r.Handle("/mcp", d.MCP)
+	if d.Metrics != nil {
+		r.Method(http.MethodGet, "/metrics", d.Metrics)
+	}
 	if d.Content != nil {
 		d.Content.mount(r)
 	}

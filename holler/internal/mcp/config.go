@@ -101,6 +101,8 @@ type Config struct {
 	// DefaultEventBuffer and DefaultEventBufferBytes.
 	EventBuffer      int
 	EventBufferBytes int
+	// Observer, if not nil, is told of every tools/call as it starts and ends, for metrics.
+	Observer Observer
 }
 
 // defaultInstructions is what a model reads first about this server.

@@ -30,6 +30,9 @@ type message struct {
 	Params json.RawMessage
 	Result json.RawMessage
 	Error  json.RawMessage
+	// tool is the known tool a tools/call names, once the call has found it: what the call's
+	// observer is told.
+	tool string
 }
 
 // isRequest reports whether m expects a response.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -207,7 +208,14 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 	case methodSetLevel:
 		return s.setLogLevel(sess, msg)
 	}
-	return s.callTool(ctx, sess, msg, out)
+	if s.cfg.Observer == nil {
+		return s.callTool(ctx, sess, msg, out)
+	}
+	s.cfg.Observer.CallStarted()
+	start := time.Now()
+	resp := s.callTool(ctx, sess, msg, out)
+	s.cfg.Observer.CallEnded(CallRecord{Tool: msg.tool, Era: eraName(sess), Outcome: outcomeOf(resp), Duration: time.Since(start)})
+	return resp
 }
 
 // handleNotification acts on a notification from the client. Notifications are never

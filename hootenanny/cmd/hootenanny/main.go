@@ -72,6 +72,7 @@ func run() error {
 		"when it lapses, as when this worker freezes or loses the database, another worker takes the job up.\n"+
 		"All workers on one database should use the same lease")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`ADDR`/metrics, such as 127.0.0.1:9464 (default: none)")
 	conformanceFixtures := fs.Bool("conformance", false, "also serve the fixtures of the official MCP conformance suite (for tests)")
 	curveSecret := fs.String("curve-secret", "", "this worker's secret key `file` (NAME.key_secret from hootenanny keygen); turns on CURVE")
 	curveServer := envflag.NewList()
@@ -115,6 +116,7 @@ func run() error {
 		JobLease:       *jobLease,
 		Logger:         logger,
 		Conformance:    *conformanceFixtures,
+		MetricsAddr:    *metricsAddr,
 
 		CurveSecretFile:  *curveSecret,
 		CurveServerFiles: curveServer.Values(),

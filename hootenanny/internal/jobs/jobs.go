@@ -177,6 +177,25 @@ func (s *Store) Count(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// CountByStatus counts the jobs of every status, over every worker that shares the database.
+func (s *Store) CountByStatus(ctx context.Context) (map[Status]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT status, COUNT(*) FROM jobs GROUP BY status`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[Status]int64{}
+	for rows.Next() {
+		var st int
+		var n int64
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[Status(st)] = n
+	}
+	return out, rows.Err()
+}
+
 func (s *Store) scan(ctx context.Context, withResult bool, q string, args ...any) ([]Job, error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {

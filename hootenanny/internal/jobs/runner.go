@@ -157,6 +157,13 @@ func NewRunner(ctx context.Context, store *Store, cfg Config) (*Runner, error) {
 // Store returns the runner's store.
 func (r *Runner) Store() *Store { return r.store }
 
+// Live returns how many jobs this runner has started that have not ended.
+func (r *Runner) Live() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.live)
+}
+
 func (r *Runner) sweep(ctx context.Context) error {
 	now := time.Now()
 	if _, err := r.store.purge(ctx, now.Add(-r.cfg.Retention)); err != nil {

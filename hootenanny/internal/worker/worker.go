@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/musicservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/queryservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/systemservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/workermetrics"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
@@ -73,6 +75,9 @@ type Config struct {
 	// CurveServerFiles are the gateways' public key files: one for all gateways, or one for
 	// each, in the order of Gateways.
 	CurveServerFiles []string
+	// MetricsAddr, when set, is the address (such as 127.0.0.1:9464) where the worker serves
+	// its Prometheus metrics at /metrics.
+	MetricsAddr string
 }
 
 // DefaultDataDir returns the per-user state directory for hootenanny's data:
@@ -204,6 +209,22 @@ func Run(ctx context.Context, cfg Config) error {
 	// A loop that fails stops the others: the worker exits, and whoever runs it sees why.
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
+	if cfg.MetricsAddr != "" {
+		l, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr %s: %w", cfg.MetricsAddr, err)
+		}
+		h := workermetrics.Handler(workermetrics.Sources{Workers: loops, Runner: runner}, cfg.Logger)
+		metricsDone := make(chan struct{})
+		go func() {
+			defer close(metricsDone)
+			if err := workermetrics.Serve(lctx, l, h); err != nil {
+				cfg.Logger.Warn("metrics server stopped", "err", err)
+			}
+		}()
+		defer func() { stop(); <-metricsDone }()
+		cfg.Logger.Info("serving metrics", "url", "http://"+l.Addr().String()+"/metrics")
+	}
 	errs := make(chan error, len(loops))
 	for _, w := range loops {
 		go func() {
