@@ -135,4 +135,3 @@ func (c *wireCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descBanned, prometheus.CounterValue, float64(c.src.Banned()))
 	}
 }
-
