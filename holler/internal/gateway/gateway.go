@@ -21,6 +21,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/httpapi"
 	"github.com/hootenanny/hoot/holler/internal/mcp"
 	"github.com/hootenanny/hoot/holler/internal/metrics"
+	"github.com/hootenanny/hoot/holler/internal/studio"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
@@ -227,14 +228,15 @@ func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error
 	}
 }
 
-// Handler returns the gateway's HTTP handler: MCP at /mcp, /healthz, /metrics (Prometheus), and
-// the content routes (/cas, /artifacts/{id}/content).
+// Handler returns the gateway's HTTP handler: MCP at /mcp, /healthz, /metrics (Prometheus), the
+// studio page at /studio/ (and /), and the content routes (/cas, /artifacts/{id}/content).
 func (g *Gateway) Handler() http.Handler {
 	return httpapi.NewRouter(httpapi.Deps{
 		MCP:      g.mcp,
 		Services: g.broker.Services,
 		Content:  &httpapi.Content{Backend: g.broker, Store: g.store, Count: g.metrics.ContentBytes},
 		Metrics:  g.metrics.Handler(),
+		Studio:   studio.Handler(),
 	})
 }
 

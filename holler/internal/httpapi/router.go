@@ -21,6 +21,8 @@ type Deps struct {
 	Content *Content
 	// Metrics serves /metrics; nil leaves it out.
 	Metrics http.Handler
+	// Studio serves the studio page under /studio/, where / leads; nil leaves it out.
+	Studio http.Handler
 }
 
 // NewRouter returns the gateway's HTTP handler.
@@ -47,6 +49,15 @@ func NewRouter(d Deps) http.Handler {
 	}
 	if d.Content != nil {
 		d.Content.mount(r)
+	}
+	if d.Studio != nil {
+		r.Get("/", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/studio/", http.StatusFound)
+		})
+		r.Get("/studio", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/studio/", http.StatusMovedPermanently)
+		})
+		r.Handle("/studio/*", d.Studio)
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: this is holler, an MCP server; send MCP requests (JSON-RPC 2.0) to POST /mcp", http.StatusNotFound)

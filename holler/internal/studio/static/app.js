@@ -1,0 +1,429 @@
+// The studio: an MCP client of this server's /mcp in the 2026-07-28 era. Every request is
+// stateless (its protocol version and capabilities in _meta, the routing headers beside it), so
+// the page keeps no session, and the gateway treats it as any other client.
+
+const PROTOCOL = '2026-07-28';
+const CLIENT = { name: 'hootenanny-studio', version: '1' };
+const $ = (sel) => document.querySelector(sel);
+let seq = 0;
+let tools = new Set();
+
+// ---- MCP over HTTP ----------------------------------------------------------------------
+
+class ToolError extends Error {}
+
+// rpc sends one request and returns its result, reading a JSON or an event-stream answer.
+async function rpc(method, params = {}, name) {
+  const id = ++seq;
+  const body = {
+    jsonrpc: '2.0', id, method,
+    params: { ...params, _meta: {
+      'io.modelcontextprotocol/protocolVersion': PROTOCOL,
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': CLIENT,
+    } },
+  };
+  const headers = {
+    'Content-Type': 'application/json',
+    'Accept': 'application/json, text/event-stream',
+    'MCP-Protocol-Version': PROTOCOL,
+    'Mcp-Method': method,
+  };
+  if (name !== undefined) headers['Mcp-Name'] = name;
+  const resp = await fetch('/mcp', { method: 'POST', headers, body: JSON.stringify(body) });
+  const type = resp.headers.get('Content-Type') || '';
+  let msg;
+  if (type.startsWith('text/event-stream')) {
+    const text = await resp.text();
+    for (const block of text.split(/\r?\n\r?\n/)) {
+      const data = block.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+      if (!data) continue;
+      const m = JSON.parse(data);
+      if (m.id === id) msg = m;
+    }
+  } else if (type.startsWith('application/json')) {
+    msg = await resp.json();
+  }
+  if (!msg) throw new Error(`the server answered ${resp.status} without a response`);
+  if (msg.error) {
+    const hint = msg.error.data && msg.error.data.hint ? `\n${msg.error.data.hint}` : '';
+    throw new Error(msg.error.message + hint);
+  }
+  return msg.result;
+}
+
+// call calls a tool and returns its result; a tool's failure throws its text.
+async function call(tool, args = {}) {
+  const res = await rpc('tools/call', { name: tool, arguments: args }, tool);
+  if (res.isError) {
+    throw new ToolError((res.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n'));
+  }
+  return res;
+}
+
+// listTools learns which tools the live workers offer now.
+async function listTools() {
+  const names = new Set();
+  let cursor;
+  do {
+    const res = await rpc('tools/list', cursor ? { cursor } : {});
+    for (const t of res.tools) names.add(t.name);
+    cursor = res.nextCursor;
+  } while (cursor);
+  tools = names;
+  return names;
+}
+
+// awaitJob follows a job to its end and returns it.
+async function awaitJob(id, onProgress) {
+  for (;;) {
+    const job = (await call('job_status', { id })).structuredContent.job;
+    if (['JOB_STATUS_SUCCEEDED', 'JOB_STATUS_FAILED', 'JOB_STATUS_CANCELLED'].includes(job.status)) return job;
+    if (onProgress) onProgress(job);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+// ---- helpers ------------------------------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null) e.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== undefined && c !== null) e.append(c);
+  return e;
+}
+
+function when(ts) {
+  if (!ts) return '';
+  const d = new Date(ts);
+  return isNaN(d) ? ts : d.toLocaleString();
+}
+
+function shortType(mime) {
+  return ({ 'audio/midi': 'MIDI', 'text/vnd.abc': 'ABC', 'audio/wav': 'WAV', 'audio/flac': 'FLAC', 'image/png': 'PNG', 'image/svg+xml': 'SVG' })[(mime || '').split(';')[0]] || mime;
+}
+
+function banner(text) {
+  const b = $('#banner');
+  if (!text) { b.hidden = true; b.textContent = ''; return; }
+  b.hidden = false;
+  b.innerHTML = '';
+  b.append(text);
+}
+
+function showError(where, err) {
+  where.append(el('p', { class: 'error', role: 'alert' }, String(err.message || err)));
+}
+
+// ---- health -----------------------------------------------------------------------------
+
+async function checkHealth() {
+  try {
+    const resp = await fetch('/healthz');
+    const h = await resp.json();
+    if (h.status !== 'ok') {
+      $('#status').textContent = 'No worker is live';
+      banner(el('span', {}, 'No worker is live, so there are no tools to call. Start one: ',
+        el('code', {}, 'make run'), ' starts holler with a worker, or run ', el('code', {}, 'hootenanny'),
+        ' on this machine. This page checks again every few seconds.'));
+      return false;
+    }
+    $('#status').textContent = `Live: ${h.services.join(', ')}`;
+    banner(null);
+    return true;
+  } catch (err) {
+    $('#status').textContent = 'The gateway does not answer';
+    banner(`The gateway does not answer (${err.message}). Is holler running?`);
+    return false;
+  }
+}
+
+// ---- artifacts ----------------------------------------------------------------------------
+
+let listCursor = '';
+
+async function showList(more = false) {
+  const form = $('#search');
+  const tag = form.tag.value.trim();
+  const creator = form.creator.value.trim();
+  const text = form.text.value.trim().toLowerCase();
+  const body = $('#artifacts tbody');
+  if (!more) { body.innerHTML = ''; listCursor = ''; }
+  const args = { limit: 100 };
+  if (tag) args.tag = tag;
+  if (creator) args.creator = creator;
+  if (more && listCursor) args.cursor = listCursor;
+  $('#list-note').textContent = 'Loading…';
+  try {
+    const res = (await call('artifact_list', args)).structuredContent;
+    let shown = 0;
+    for (const a of res.artifacts || []) {
+      const hay = [a.id, a.mime_type, a.creator, ...(a.tags || []), a.variation_set].join(' ').toLowerCase();
+      if (text && !hay.includes(text)) continue;
+      shown++;
+      body.append(el('tr', {},
+        el('td', { class: 'id' }, el('a', { href: `#/artifact/${a.id}` }, a.id)),
+        el('td', {}, shortType(a.mime_type)),
+        el('td', {}, a.creator),
+        el('td', {}, ...(a.tags || []).map((t) => el('span', { class: 'tag' }, t))),
+        el('td', {}, when(a.created_at))));
+    }
+    listCursor = res.next_cursor || '';
+    $('#more').hidden = !listCursor;
+    const rows = body.querySelectorAll('tr').length;
+    $('#list-note').textContent = rows === 0
+      ? 'No artifact matches. Tools such as abc_to_midi and artifact_create make them.'
+      : `${rows} artifact${rows === 1 ? '' : 's'}, newest first` + (text ? ` (text "${text}" filters the ${shown ? 'loaded' : ''} page)` : '') + '.';
+  } catch (err) {
+    $('#list-note').textContent = '';
+    showError($('#view-list'), err);
+  }
+}
+
+const ARTIFACT_QUERY = `query Studio($id: ID!) { artifact(id: $id) {
+  id hash size mime_type tags creator created_at variation_set variation_index
+  parents { id mime_type creator parents { id mime_type creator } }
+  children { id mime_type creator children { id mime_type creator } }
+  annotations { id message vibe source created_at } } }`;
+
+async function showArtifact(id) {
+  const meta = $('#artifact-meta'), media = $('#artifact-media'), actions = $('#artifact-actions');
+  $('#artifact-title').textContent = id;
+  for (const e of [meta, media, actions, $('#lineage'), $('#annotations')]) e.innerHTML = '';
+  let a;
+  try {
+    const res = (await call('artifact_query', { query: ARTIFACT_QUERY, variables: { id } })).structuredContent;
+    a = res.data && res.data[0] && res.data[0].artifact;
+  } catch (err) {
+    showError(media, err);
+    return;
+  }
+  if (!a) { showError(media, new Error(`There is no artifact ${id}.`)); return; }
+  const tags = (a.tags && a.tags.values) || [];
+  const rows = [['Type', a.mime_type], ['Size', `${a.size} bytes`], ['Creator', a.creator], ['Made', when(a.created_at)],
+    ['Tags', tags.join(', ') || '—'], ['Content hash', a.hash]];
+  if (a.variation_set) rows.push(['Variation', `${a.variation_set} #${a.variation_index || 0}`]);
+  for (const [k, v] of rows) meta.append(el('dt', {}, k), el('dd', {}, v));
+  const contentURL = `/artifacts/${a.id}/content`;
+  actions.append(el('a', { href: contentURL, download: '' }, 'Download'));
+  renderMedia(a, media, actions, contentURL);
+  drawLineage(a);
+  const notes = (a.annotations && a.annotations.items) || [];
+  if (notes.length === 0) $('#annotations').append(el('li', { class: 'note' }, 'No annotations yet.'));
+  for (const n of notes) {
+    $('#annotations').append(el('li', {}, n.message, n.vibe ? el('span', { class: 'tag' }, n.vibe) : null,
+      el('span', { class: 'note' }, ` — ${n.source || 'someone'}, ${when(n.created_at)}`)));
+  }
+  $('#annotate').dataset.id = a.id;
+}
+
+function renderMedia(a, media, actions, contentURL) {
+  const type = (a.mime_type || '').split(';')[0];
+  const children = (a.children && a.children.items) || [];
+  if (type.startsWith('audio/') && type !== 'audio/midi') {
+    media.append(el('audio', { controls: '', src: contentURL, preload: 'metadata' }));
+  } else if (type.startsWith('image/')) {
+    media.append(el('img', { src: contentURL, alt: `Image ${a.id}` }));
+  } else if (type.startsWith('text/')) {
+    fetch(contentURL).then((r) => r.text()).then((t) => media.append(el('pre', {}, t.slice(0, 100000))));
+  }
+  if (type === 'audio/midi') {
+    const render = children.find((c) => (c.mime_type || '').startsWith('audio/') && c.mime_type !== 'audio/midi');
+    if (render) {
+      media.append(el('p', { class: 'note' }, 'Rendered audio: ', el('a', { href: `#/artifact/${render.id}` }, render.id)),
+        el('audio', { controls: '', src: `/artifacts/${render.id}/content`, preload: 'metadata' }));
+    } else {
+      media.append(el('p', { class: 'note' }, tools.has('midi_render')
+        ? 'No audio rendering of this MIDI yet.'
+        : 'No audio rendering of this MIDI, and no worker offers midi_render to make one.'));
+    }
+    offer(actions, media, 'midi_render', 'Render audio', { artifact_id: a.id });
+    offer(actions, media, 'midi_piano_roll', 'Piano roll', { artifact_id: a.id });
+  }
+  if (type === 'text/vnd.abc') {
+    offer(actions, media, 'abc_render', 'Show the score', { artifact_id: a.id });
+    offer(actions, media, 'abc_to_midi', 'Convert to MIDI', { artifact_id: a.id });
+  }
+}
+
+// offer adds a button that calls tool, when a live worker offers it, and shows what it made.
+function offer(actions, media, tool, label, args) {
+  if (!tools.has(tool)) return;
+  const b = el('button', { type: 'button' }, label);
+  b.addEventListener('click', async () => {
+    b.disabled = true;
+    const note = el('p', { class: 'note', role: 'status' }, `${label}…`);
+    media.append(note);
+    try {
+      let res = await call(tool, args);
+      let out = res.structuredContent || {};
+      if (out.job_id) {
+        const job = await awaitJob(out.job_id, (j) => { note.textContent = `${label}: ${j.message || j.status.toLowerCase()}`; });
+        if (job.status !== 'JOB_STATUS_SUCCEEDED') throw new Error(job.message || job.status);
+        out = job.result || {};
+      }
+      note.remove();
+      showMade(media, res, out);
+    } catch (err) {
+      note.remove();
+      showError(media, err);
+    } finally {
+      b.disabled = false;
+    }
+  });
+  actions.append(b);
+}
+
+// showMade shows the images of a result and links (with players for audio) to the artifacts
+// it names.
+function showMade(media, res, out) {
+  for (const c of res.content || []) {
+    if (c.type === 'image') media.append(el('img', { src: `data:${c.mimeType};base64,${c.data}`, alt: 'Picture made by the tool' }));
+  }
+  const seen = new Set();
+  const walk = (v) => {
+    if (Array.isArray(v)) { v.forEach(walk); return; }
+    if (!v || typeof v !== 'object') return;
+    if (typeof v.id === 'string' && v.id.startsWith('art_') && !seen.has(v.id)) {
+      seen.add(v.id);
+      const type = (v.mime_type || '').split(';')[0];
+      const link = el('p', {}, 'Made ', el('a', { href: `#/artifact/${v.id}` }, v.id), ` (${shortType(type)})`);
+      media.append(link);
+      if (type.startsWith('audio/') && type !== 'audio/midi') media.append(el('audio', { controls: '', src: `/artifacts/${v.id}/content` }));
+      if (type.startsWith('image/') && !(res.content || []).some((c) => c.type === 'image')) media.append(el('img', { src: `/artifacts/${v.id}/content`, alt: `Image ${v.id}` }));
+    }
+    Object.values(v).forEach(walk);
+  };
+  walk(out);
+}
+
+// drawLineage draws two generations up and down as layered boxes joined by lines.
+function drawLineage(a) {
+  const items = (x, k) => (x && x[k] && x[k].items) || [];
+  const layers = new Map(); // depth -> nodes
+  const edges = [];
+  const put = (depth, n) => {
+    if (!layers.has(depth)) layers.set(depth, []);
+    const row = layers.get(depth);
+    let found = row.find((m) => m.id === n.id);
+    if (!found) { found = { ...n, depth }; row.push(found); }
+    return found;
+  };
+  const self = put(0, a);
+  for (const p of items(a, 'parents')) {
+    const pn = put(-1, p); edges.push([pn, self]);
+    for (const g of items(p, 'parents')) edges.push([put(-2, g), pn]);
+  }
+  for (const c of items(a, 'children')) {
+    const cn = put(1, c); edges.push([self, cn]);
+    for (const g of items(c, 'children')) edges.push([cn, put(2, g)]);
+  }
+  const W = 210, H = 44, GX = 24, GY = 40;
+  const depths = [...layers.keys()].sort((x, y) => x - y);
+  const widest = Math.max(...depths.map((d) => layers.get(d).length));
+  const width = widest * (W + GX) + GX, height = depths.length * (H + GY) + GY;
+  depths.forEach((d, row) => {
+    const nodes = layers.get(d);
+    const offset = (width - nodes.length * (W + GX) + GX) / 2;
+    nodes.forEach((n, i) => { n.x = offset + i * (W + GX); n.y = GY / 2 + row * (H + GY); });
+  });
+  const NS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.setAttribute('width', width);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', `Lineage of ${a.id}: ${items(a, 'parents').length} parents, ${items(a, 'children').length} children`);
+  const mk = (tag, attrs, text) => {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  for (const [from, to] of edges) {
+    svg.append(mk('line', { x1: from.x + W / 2, y1: from.y + H, x2: to.x + W / 2, y2: to.y }));
+  }
+  for (const d of depths) {
+    for (const n of layers.get(d)) {
+      const g = mk('a', { href: `#/artifact/${n.id}`, class: n === self ? 'self' : '' });
+      g.append(mk('rect', { x: n.x, y: n.y, width: W, height: H, rx: 4 }),
+        mk('text', { x: n.x + 8, y: n.y + 18 }, n.id),
+        mk('text', { x: n.x + 8, y: n.y + 35, class: 'sub' }, `${shortType(n.mime_type)} · ${n.creator || ''}`));
+      svg.append(g);
+    }
+  }
+  $('#lineage').append(svg);
+  if (edges.length === 0) $('#lineage').append(el('p', { class: 'note' }, 'No parents and no children.'));
+}
+
+// ---- jobs ---------------------------------------------------------------------------------
+
+let jobsTimer;
+
+async function showJobs() {
+  clearTimeout(jobsTimer);
+  if (location.hash !== '#/jobs') return;
+  const body = $('#jobs tbody');
+  try {
+    const res = (await call('job_list', { limit: 30 })).structuredContent;
+    body.innerHTML = '';
+    const jobs = res.jobs || [];
+    if (jobs.length === 0) body.append(el('tr', {}, el('td', { colspan: 6, class: 'note' }, 'No jobs yet.')));
+    for (const j of jobs) {
+      const status = j.status.replace('JOB_STATUS_', '').toLowerCase();
+      const running = status === 'running' || status === 'pending';
+      const bar = j.total > 0 ? el('progress', { max: j.total, value: j.progress || 0 }, `${Math.round(100 * (j.progress || 0) / j.total)}%`) : '';
+      const cancel = running ? el('button', { type: 'button', onclick: async () => { await call('job_cancel', { id: j.id }).catch(() => {}); showJobs(); } }, 'Cancel') : '';
+      body.append(el('tr', {}, el('td', { class: 'id' }, j.id), el('td', {}, j.tool), el('td', {}, status), el('td', {}, bar), el('td', {}, j.message || ''), el('td', {}, cancel)));
+    }
+  } catch (err) {
+    body.innerHTML = '';
+    body.append(el('tr', {}, el('td', { colspan: 6, class: 'error' }, String(err.message || err))));
+  }
+  jobsTimer = setTimeout(showJobs, 1000);
+}
+
+// ---- routing ------------------------------------------------------------------------------
+
+async function route() {
+  const hash = location.hash || '#/';
+  for (const v of ['#view-list', '#view-artifact', '#view-jobs']) $(v).hidden = true;
+  $('#nav-artifacts').removeAttribute('aria-current');
+  $('#nav-jobs').removeAttribute('aria-current');
+  const live = await checkHealth();
+  if (live) await listTools().catch(() => {});
+  let m;
+  if ((m = hash.match(/^#\/artifact\/(art_[0-9a-z]{26})$/))) {
+    $('#view-artifact').hidden = false;
+    await showArtifact(m[1]);
+  } else if (hash === '#/jobs') {
+    $('#view-jobs').hidden = false;
+    $('#nav-jobs').setAttribute('aria-current', 'page');
+    showJobs();
+  } else {
+    $('#view-list').hidden = false;
+    $('#nav-artifacts').setAttribute('aria-current', 'page');
+    if (live) await showList();
+  }
+  document.body.dataset.ready = hash;
+}
+
+$('#search').addEventListener('submit', (e) => { e.preventDefault(); showList(); });
+$('#more').addEventListener('click', () => showList(true));
+$('#annotate').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  try {
+    await call('artifact_annotate', { artifact_id: f.dataset.id, message: f.message.value, vibe: f.vibe.value, source: 'studio' });
+    f.reset();
+    showArtifact(f.dataset.id);
+  } catch (err) {
+    showError(f, err);
+  }
+});
+window.addEventListener('hashchange', () => { route(); $('#main').focus(); });
+setInterval(checkHealth, 5000);
+route();
