@@ -20,7 +20,8 @@ func (dynamicTool) TestDynamicTool(context.Context, *hootv1.ConformanceDynamicTo
 }
 
 // TestOfferWithdrawsAndOffers: a worker's Offer changes the services its gateway sees live,
-// over the same connection, and a withdrawn service takes no calls.
+// over the same connection, and a withdrawn service takes no calls. A second gateway, served
+// by a second loop sharing the Offer, sees the same changes.
 func TestOfferWithdrawsAndOffers(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t, "tcp://127.0.0.1:*")
@@ -40,6 +41,21 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done; conn.Close() })
+	other := startBroker(t, "tcp://127.0.0.1:*")
+	conn2, err := zmqtransport.Dial(other.sock.Endpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, err := hooteproto.NewWorker(conn2, []hootv1hoot.Service{
+		hootv1hoot.NewSystemService(newEchoer("w1")),
+		hootv1hoot.NewConformanceDynamicToolService(dynamicTool{}),
+	}, hooteproto.WithHeartbeat(hb, liveness), hooteproto.WithOffer(offer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done2 := make(chan struct{})
+	go func() { defer close(done2); _ = w2.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done2; conn2.Close() })
 
 	dyn := hootv1hoot.ConformanceDynamicToolServiceName
 	waitLive(t, s.broker, "system", true)
@@ -50,6 +66,7 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 		t.Fatal("Toggle of a withdrawn service did not offer it")
 	}
 	waitLive(t, s.broker, dyn, true)
+	waitLive(t, other.broker, dyn, true)
 	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer ccancel()
 	p := &hootv1.Payload{Request: &hootv1.Payload_TestDynamicTool{TestDynamicTool: &hootv1.ConformanceDynamicToolRequest{}}}
@@ -58,6 +75,7 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 	}
 	offer.Set(dyn, false)
 	waitLive(t, s.broker, dyn, false)
+	waitLive(t, other.broker, dyn, false)
 	waitLive(t, s.broker, "system", true)
 	if offer.Offered(dyn) {
 		t.Fatal("Offered after Set(false)")
