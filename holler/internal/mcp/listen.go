@@ -38,8 +38,10 @@ const (
 
 // Bounds of one listen stream.
 const (
-	// maxResourceSubscriptions bounds the URIs of one filter's resourceSubscriptions.
+	// maxResourceSubscriptions bounds the URIs of one filter's resourceSubscriptions, and
+	// maxSubscribedURI the length of each.
 	maxResourceSubscriptions = 100
+	maxSubscribedURI         = 4096
 	// maxListenQueue bounds the extensions' notifications waiting on one stream; a stream whose
 	// client reads too slowly for them is ended, and the client listens again.
 	maxListenQueue = 256
@@ -221,6 +223,12 @@ func (s *Server) readListen(msg *message) (listenFilter, *response) {
 		if len(f.resources) > maxResourceSubscriptions {
 			return bad("params.notifications.resourceSubscriptions names "+strconv.Itoa(len(f.resources))+" resources, more than this server's limit of "+strconv.Itoa(maxResourceSubscriptions),
 				"params.notifications.resourceSubscriptions", "at most "+strconv.Itoa(maxResourceSubscriptions)+" URIs")
+		}
+		for _, uri := range f.resources {
+			if len(uri) > maxSubscribedURI {
+				return bad("a URI of params.notifications.resourceSubscriptions is "+strconv.Itoa(len(uri))+" bytes long, more than this server's limit of "+strconv.Itoa(maxSubscribedURI),
+					"params.notifications.resourceSubscriptions", "URIs of at most "+strconv.Itoa(maxSubscribedURI)+" bytes")
+			}
 		}
 	}
 	for _, e := range s.listenExtensions {

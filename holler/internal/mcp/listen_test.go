@@ -174,6 +174,7 @@ func TestListenRefusals(t *testing.T) {
 		{"filter not an object", map[string]any{"notifications": []int{1}}, "", http.StatusBadRequest, codeInvalidParams, "params.notifications"},
 		{"flag not a boolean", map[string]any{"notifications": map[string]any{"toolsListChanged": "yes"}}, "", http.StatusBadRequest, codeInvalidParams, "toolsListChanged must be true or false"},
 		{"too many resources", map[string]any{"notifications": map[string]any{"resourceSubscriptions": make([]string, maxResourceSubscriptions+1)}}, "", http.StatusBadRequest, codeInvalidParams, "more than this server's limit"},
+		{"URI too long", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []string{"test://" + strings.Repeat("x", maxSubscribedURI)}}}, "", http.StatusBadRequest, codeInvalidParams, "bytes long"},
 		{"no event streams", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, "application/json", http.StatusNotAcceptable, codeInvalidRequest, "text/event-stream"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

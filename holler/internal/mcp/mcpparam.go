@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,6 +57,9 @@ func paramHeadersOf(tools []*hootv1hoot.Tool) map[string][]paramHeader {
 			_ = json.Unmarshal(ps.Type, &kind)
 			out[t.Name] = append(out[t.Name], paramHeader{property: prop, name: ps.Header, kind: kind})
 		}
+		// In the order of the arguments' names, so that a request with several bad headers is
+		// always told of the same one first.
+		slices.SortFunc(out[t.Name], func(a, b paramHeader) int { return strings.Compare(a.property, b.property) })
 	}
 	return out
 }
