@@ -307,11 +307,20 @@ func (s *Server) openListen(ctx context.Context, msg *message, f listenFilter) (
 	return ls, ls.tagged(notifyListenAck, map[string]any{"notifications": ack}), stopAll, nil
 }
 
+// How a listen stream ended.
+type listenEnd int
+
+const (
+	listenClientEnded listenEnd = iota // the client closed or cancelled it, or writing failed
+	listenShutdown                     // the server shut down and wrote the result
+	listenFellBehind                   // the client read too slowly for the queue
+)
+
 // runListen writes the stream's notifications with emit until ctx ends (the client closed or
-// cancelled it), emit fails, or the server shuts down, when it writes the request's result
-// last. keep, if not nil, sends a keep-alive whenever the stream was quiet for interval. It
-// reports whether the server ended the stream.
-func (s *Server) runListen(ctx context.Context, ls *listenStream, emit func([]byte) bool, interval time.Duration, keep func() bool) bool {
+// cancelled it), emit fails, the client falls behind, or the server shuts down, when it writes
+// the request's result last. keep, if not nil, sends a keep-alive whenever the stream was quiet
+// for interval.
+func (s *Server) runListen(ctx context.Context, ls *listenStream, emit func([]byte) bool, interval time.Duration, keep func() bool) listenEnd {
 	var tick <-chan time.Time
 	if keep != nil && interval > 0 {
 		t := time.NewTicker(interval)
@@ -319,12 +328,12 @@ func (s *Server) runListen(ctx context.Context, ls *listenStream, emit func([]by
 		tick = t.C
 	}
 	for {
-		end := func() bool {
+		end := func() listenEnd {
 			res := s.modernResponse(methodListen, newResult(ls.id, map[string]any{
 				"_meta": map[string]any{metaSubscriptionID: ls.id},
 			}))
 			emit(encode(res))
-			return true
+			return listenShutdown
 		}
 		select {
 		case <-ctx.Done():
@@ -333,29 +342,29 @@ func (s *Server) runListen(ctx context.Context, ls *listenStream, emit func([]by
 			case <-s.listens.end:
 				return end()
 			default:
-				return false
+				return listenClientEnded
 			}
 		case <-s.listens.end:
 			return end()
 		case <-tick:
 			if !keep() {
-				return false
+				return listenClientEnded
 			}
 		case <-ls.wake:
 			kinds, queue, overflow := ls.take()
 			for _, c := range listChangeMethods {
 				if kinds&c.kind != 0 && !emit(encode(ls.tagged(c.method, nil))) {
-					return false
+					return listenClientEnded
 				}
 			}
 			for _, n := range queue {
 				if !emit(encode(n)) {
-					return false
+					return listenClientEnded
 				}
 			}
 			if overflow {
 				s.log.Warn("mcp: a subscriptions/listen stream fell behind and was ended", "id", string(ls.id))
-				return false
+				return listenFellBehind
 			}
 		}
 	}
@@ -436,10 +445,18 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 		}()
 	}
 	w.notify(ack)
-	s.runListen(ctx, ls, func(b []byte) bool {
+	how := s.runListen(ctx, ls, func(b []byte) bool {
 		w.write(b)
 		return w.err() == nil
 	}, 0, nil)
+	if how == listenFellBehind {
+		// stdio has no stream to close: the server ends a listen request it gives up on with
+		// notifications/cancelled naming it (the only request it ever cancels so).
+		w.notify(&notification{JSONRPC: jsonrpcVersion, Method: notifyCancelled, Params: map[string]any{
+			"requestId": ls.id,
+			"reason":    "the client read the subscription's notifications too slowly; listen again",
+		}})
+	}
 	return nil
 }
 

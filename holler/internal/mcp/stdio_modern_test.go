@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -111,5 +112,35 @@ func TestStdioInitializeStaysLegacy(t *testing.T) {
 	c.send(modernLine(3, methodDiscover, nil))
 	if r := c.recv(); r.Error == nil || r.Error.Code != codeMethodNotFound {
 		t.Errorf("server/discover after initialize = %s; want method not found", r.Result)
+	}
+}
+
+// TestListenOverStdioFallsBehind: a stream whose notifications pile up beyond the bound is
+// ended by the server with notifications/cancelled naming it, stdio's way to end a listen.
+func TestListenOverStdioFallsBehind(t *testing.T) {
+	t.Parallel()
+	s, _ := newLiveModernServer(t, nil)
+	s.listenExtensions = append(s.listenExtensions, listenExtension{
+		member: "flood",
+		open: func(_ context.Context, _ json.RawMessage, notify func(string, map[string]any)) (any, func(), string) {
+			for i := range maxListenQueue + 1 {
+				notify("notifications/flood", map[string]any{"n": i})
+			}
+			return true, nil, ""
+		},
+	})
+	c := newMCPStdio(t, s)
+	c.send(modernLine("F", methodListen, map[string]any{"notifications": map[string]any{"flood": true}}))
+	if ack := c.recv(); ack.Method != notifyListenAck {
+		t.Fatalf("began with %s", ack.Method)
+	}
+	for i := range maxListenQueue {
+		if n := c.recv(); n.Method != "notifications/flood" {
+			t.Fatalf("notification %d is %s", i, n.Method)
+		}
+	}
+	end := c.recv()
+	if end.Method != notifyCancelled || !strings.Contains(string(end.Params), `"requestId":"F"`) || !strings.Contains(string(end.Params), "listen again") {
+		t.Errorf("after the bound: %s %s", end.Method, end.Params)
 	}
 }
