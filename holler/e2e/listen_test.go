@@ -18,10 +18,13 @@ import (
 // body the caller reads and closes.
 func modernPost(t *testing.T, ctx context.Context, url string, id int, method string, params map[string]any) *http.Response {
 	t.Helper()
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	meta, _ := params["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
 	}
+	meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+	meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{}
+	params["_meta"] = meta
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
@@ -123,6 +126,33 @@ func TestListenOnSeveralGateways(t *testing.T) {
 		meta, _ := n["params"].(map[string]any)["_meta"].(map[string]any)
 		if n["method"] != "notifications/tools/list_changed" || meta["io.modelcontextprotocol/subscriptionId"] != float64(10+i) {
 			t.Errorf("gateway %d: %v", i, n)
+		}
+	}
+
+	// test_logging_tool logs through the worker; a request that names no logLevel hears none
+	// of it, one that names info hears all three messages before the result.
+	for _, level := range []string{"", "info"} {
+		params := map[string]any{"name": "test_logging_tool", "arguments": map[string]any{}}
+		if level != "" {
+			params["_meta"] = map[string]any{"io.modelcontextprotocol/logLevel": level}
+		}
+		resp := modernPost(t, ctx, a.base+"/mcp", 2, "tools/call", params)
+		var logs, results int
+		for m := range listenMessages(resp) {
+			if m["method"] == "notifications/message" {
+				logs++
+			}
+			if m["result"] != nil {
+				results++
+			}
+		}
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") && results == 0 {
+			// A JSON answer: read it as one message.
+			results = 1
+		}
+		resp.Body.Close()
+		if want := map[string]int{"": 0, "info": 3}[level]; logs != want || results != 1 {
+			t.Errorf("test_logging_tool with logLevel %q: %d log messages and %d results, want %d and 1", level, logs, results, want)
 		}
 	}
 
