@@ -41,6 +41,20 @@ func (o *Offer) Offered(service string) bool {
 func (o *Offer) Set(service string, on bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.setLocked(service, on)
+}
+
+// Toggle withdraws service if it is offered and offers it if it is withdrawn, and reports
+// whether it is offered afterwards.
+func (o *Offer) Toggle(service string) (offered bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	on := o.withdrawn[service]
+	o.setLocked(service, on)
+	return on
+}
+
+func (o *Offer) setLocked(service string, on bool) {
 	if o.withdrawn[service] == !on {
 		return
 	}
@@ -51,14 +65,6 @@ func (o *Offer) Set(service string, on bool) {
 	}
 	close(o.changed)
 	o.changed = make(chan struct{})
-}
-
-// Toggle withdraws service if it is offered and offers it if it is withdrawn, and reports
-// whether it is offered afterwards.
-func (o *Offer) Toggle(service string) (offered bool) {
-	on := !o.Offered(service)
-	o.Set(service, on)
-	return on
 }
 
 // Changed returns a channel that is closed at the next change.
