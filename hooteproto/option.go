@@ -33,6 +33,7 @@ type config struct {
 	maxBody   int
 	queue     int
 	drain     time.Duration
+	offer     *Offer
 }
 
 func newConfig(opts []Option) config {

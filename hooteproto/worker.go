@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,10 @@ type Worker struct {
 	// draining.
 	ready, drainingReady []byte
 	draining             atomic.Bool
+	// names are the services in the order READY lists them, and announce the READY without its
+	// services, for a worker whose Offer decides what it announces (offer.go).
+	names    []string
+	announce *hootv1.Ready
 
 	slots     chan struct{}
 	idle      chan callJob // unbuffered: a goroutine waiting for its next call takes it
@@ -73,6 +78,8 @@ func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...Option) (*Worke
 		w.services[s.Name] = s
 		ready.Services = append(ready.Services, s.Name)
 	}
+	w.names = slices.Clone(ready.Services)
+	w.announce = proto.Clone(ready).(*hootv1.Ready)
 	var err error
 	if w.ready, err = proto.Marshal(ready); err != nil {
 		return nil, fmt.Errorf("hooteproto: encode READY: %w", err)
@@ -97,9 +104,17 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer stopWork()
 
 	w.lastHeard.Store(time.Now().UnixNano())
+	var offered <-chan struct{}
+	if w.cfg.offer != nil {
+		// Taken before the first READY, so that no change after it goes unannounced.
+		offered = w.cfg.offer.Changed()
+	}
 	w.send(loopCtx, Frame{Command: CommandReady, Body: w.readyBody()})
 	var loops sync.WaitGroup
 	loops.Go(func() { w.heartbeat(loopCtx) })
+	if offered != nil {
+		loops.Go(func() { w.followOffer(loopCtx, offered) })
+	}
 	errc := make(chan error, 1)
 	loops.Go(func() { errc <- w.receive(loopCtx, workCtx) })
 
@@ -136,12 +151,41 @@ func (w *Worker) Run(ctx context.Context) error {
 	return err
 }
 
-// readyBody returns the READY body to announce: capacity 0 while draining.
+// readyBody returns the READY body to announce: capacity 0 while draining, and with an Offer
+// only the services it offers now. An Offer that withdraws every service announces them all
+// (a gateway takes no READY without services); each of them refuses calls all the same.
 func (w *Worker) readyBody() []byte {
+	if w.cfg.offer != nil {
+		if names := w.cfg.offer.filter(w.names); len(names) > 0 {
+			r := proto.Clone(w.announce).(*hootv1.Ready)
+			r.Services = names
+			if w.draining.Load() {
+				r.Capacity = 0
+			}
+			if b, err := proto.Marshal(r); err == nil {
+				return b
+			}
+		}
+	}
 	if w.draining.Load() {
 		return w.drainingReady
 	}
 	return w.ready
+}
+
+// followOffer announces READY again each time the worker's Offer changes, until ctx ends,
+// starting with the change channel taken before the first READY.
+func (w *Worker) followOffer(ctx context.Context, changed <-chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+		// The next channel first, then the READY: a change in between is announced again.
+		changed = w.cfg.offer.Changed()
+		w.send(ctx, Frame{Command: CommandReady, Body: w.readyBody()})
+	}
 }
 
 // receive handles frames from the gateway until loopCtx ends; calls run under workCtx.
@@ -221,7 +265,7 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 		return
 	}
 	svc, ok := w.services[f.Service]
-	if !ok {
+	if !ok || !w.cfg.offer.Offered(f.Service) {
 		fail(NewError(CodeUnavailable, fmt.Sprintf("this worker does not serve the %q service", f.Service)))
 		return
 	}

@@ -1090,6 +1090,268 @@ func (x *ConformanceResourceResult) GetContents() []*EmbeddedResource {
 	return nil
 }
 
+// Sends three log messages at level info, then answers. A 2026-07-28 request that names no
+// logLevel in _meta must receive none of them.
+type ConformanceLoggingToolRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceLoggingToolRequest) Reset() {
+	*x = ConformanceLoggingToolRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceLoggingToolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceLoggingToolRequest) ProtoMessage() {}
+
+func (x *ConformanceLoggingToolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceLoggingToolRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceLoggingToolRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{25}
+}
+
+// Changes the list of tools: the worker withdraws the "conformance_dynamic_tool" service from
+// its gateways when it offers it, and offers it again when it is withdrawn, so test_dynamic_tool
+// leaves tools/list or comes back, and every gateway announces the change.
+type ConformanceTriggerToolChangeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceTriggerToolChangeRequest) Reset() {
+	*x = ConformanceTriggerToolChangeRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceTriggerToolChangeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceTriggerToolChangeRequest) ProtoMessage() {}
+
+func (x *ConformanceTriggerToolChangeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceTriggerToolChangeRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceTriggerToolChangeRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{26}
+}
+
+// Changes the list of prompts the same way, through the "conformance_dynamic_prompt" service
+// and its prompt test_dynamic_prompt.
+type ConformanceTriggerPromptChangeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceTriggerPromptChangeRequest) Reset() {
+	*x = ConformanceTriggerPromptChangeRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceTriggerPromptChangeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceTriggerPromptChangeRequest) ProtoMessage() {}
+
+func (x *ConformanceTriggerPromptChangeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceTriggerPromptChangeRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceTriggerPromptChangeRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{27}
+}
+
+// The tool that test_trigger_tool_change makes come and go.
+type ConformanceDynamicToolRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceDynamicToolRequest) Reset() {
+	*x = ConformanceDynamicToolRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceDynamicToolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceDynamicToolRequest) ProtoMessage() {}
+
+func (x *ConformanceDynamicToolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceDynamicToolRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceDynamicToolRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{28}
+}
+
+// The prompt that test_trigger_prompt_change makes come and go.
+type ConformanceDynamicPromptRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceDynamicPromptRequest) Reset() {
+	*x = ConformanceDynamicPromptRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceDynamicPromptRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceDynamicPromptRequest) ProtoMessage() {}
+
+func (x *ConformanceDynamicPromptRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceDynamicPromptRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceDynamicPromptRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{29}
+}
+
+// Echoes arguments that a 2026-07-28 client also sends as Mcp-Param-* headers.
+type ConformanceCustomHeaderRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A region, sent as the header Mcp-Param-Region.
+	Region string `protobuf:"bytes,1,opt,name=region,proto3" json:"region,omitempty"`
+	// A priority, sent as the header Mcp-Param-Priority.
+	Priority int32 `protobuf:"varint,2,opt,name=priority,proto3" json:"priority,omitempty"`
+	// Whether to say more, sent as the header Mcp-Param-Verbose.
+	Verbose bool `protobuf:"varint,3,opt,name=verbose,proto3" json:"verbose,omitempty"`
+	// Free text, not mirrored into any header.
+	Query         string `protobuf:"bytes,4,opt,name=query,proto3" json:"query,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceCustomHeaderRequest) Reset() {
+	*x = ConformanceCustomHeaderRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceCustomHeaderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceCustomHeaderRequest) ProtoMessage() {}
+
+func (x *ConformanceCustomHeaderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceCustomHeaderRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceCustomHeaderRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ConformanceCustomHeaderRequest) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *ConformanceCustomHeaderRequest) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
+}
+
+func (x *ConformanceCustomHeaderRequest) GetVerbose() bool {
+	if x != nil {
+		return x.Verbose
+	}
+	return false
+}
+
+func (x *ConformanceCustomHeaderRequest) GetQuery() string {
+	if x != nil {
+		return x.Query
+	}
+	return ""
+}
+
 var File_hoot_v1_conformance_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_conformance_proto_rawDesc = "" +
@@ -1158,7 +1420,23 @@ const file_hoot_v1_conformance_proto_rawDesc = "" +
 	"\x17ConformancePromptResult\x122\n" +
 	"\bmessages\x18\x01 \x03(\v2\x16.hoot.v1.PromptMessageR\bmessages\"R\n" +
 	"\x19ConformanceResourceResult\x125\n" +
-	"\bcontents\x18\x01 \x03(\v2\x19.hoot.v1.EmbeddedResourceR\bcontentsB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\bcontents\x18\x01 \x03(\v2\x19.hoot.v1.EmbeddedResourceR\bcontents\"\xc8\x01\n" +
+	"\x1dConformanceLoggingToolRequest:\xa6\x01\xc2\xf3\x18\xa1\x01\n" +
+	"\x11test_logging_tool\x12\x11Test logging tool\x1aHConformance fixture: log three messages through the worker, then answer. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xd5\x01\n" +
+	"#ConformanceTriggerToolChangeRequest:\xad\x01\xc2\xf3\x18\xa8\x01\n" +
+	"\x18test_trigger_tool_change\x12\x18Test trigger tool change\x1aGConformance fixture: make test_dynamic_tool leave or rejoin tools/list. \x01(\x01:\vconformanceB\x18ConformanceContentResult\"\xdf\x01\n" +
+	"%ConformanceTriggerPromptChangeRequest:\xb5\x01\xc2\xf3\x18\xb0\x01\n" +
+	"\x1atest_trigger_prompt_change\x12\x1aTest trigger prompt change\x1aKConformance fixture: make test_dynamic_prompt leave or rejoin prompts/list. \x01(\x01:\vconformanceB\x18ConformanceContentResult\"\xd2\x01\n" +
+	"\x1dConformanceDynamicToolRequest:\xb0\x01\xc2\xf3\x18\xab\x01\n" +
+	"\x11test_dynamic_tool\x12\x11Test dynamic tool\x1aEConformance fixture: a tool listed only while its service is offered. \x01(\x012\x04\b\x01\x18\x01:\x18conformance_dynamic_toolB\x18ConformanceContentResult\"\xdd\x01\n" +
+	"\x1fConformanceDynamicPromptRequest:\xb9\x01\xc2\xf3\x18\xb4\x01\n" +
+	"\x13test_dynamic_prompt\x12\x13Test dynamic prompt\x1aGConformance fixture: a prompt listed only while its service is offered. \x01(\x012\x04\b\x01\x18\x01:\x1aconformance_dynamic_promptB\x17ConformancePromptResultH\x01\"\xfb\x02\n" +
+	"\x1eConformanceCustomHeaderRequest\x123\n" +
+	"\x06region\x18\x01 \x01(\tB\x1b\xca\xf3\x18\x17\b\x01\x10\x80\x02J\bus-west1Z\x06RegionR\x06region\x12-\n" +
+	"\bpriority\x18\x02 \x01(\x05B\x11\xca\xf3\x18\rJ\x013Z\bPriorityR\bpriority\x12'\n" +
+	"\averbose\x18\x03 \x01(\bB\r\xca\xf3\x18\tZ\aVerboseR\averbose\x12\x1d\n" +
+	"\x05query\x18\x04 \x01(\tB\a\xca\xf3\x18\x03\x10\x80\bR\x05query:\xac\x01\xc2\xf3\x18\xa7\x01\n" +
+	"\x12test_custom_header\x12\x12Test custom header\x1aLConformance fixture: arguments mirrored into Mcp-Param headers, echoed back. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResultB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_conformance_proto_rawDescOnce sync.Once
@@ -1172,7 +1450,7 @@ func file_hoot_v1_conformance_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_conformance_proto_rawDescData
 }
 
-var file_hoot_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_hoot_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_hoot_v1_conformance_proto_goTypes = []any{
 	(*ConformanceSimpleTextRequest)(nil),                 // 0: hoot.v1.ConformanceSimpleTextRequest
 	(*ConformanceImageContentRequest)(nil),               // 1: hoot.v1.ConformanceImageContentRequest
@@ -1199,15 +1477,21 @@ var file_hoot_v1_conformance_proto_goTypes = []any{
 	(*ConformanceTemplateDataRequest)(nil),               // 22: hoot.v1.ConformanceTemplateDataRequest
 	(*ConformancePromptResult)(nil),                      // 23: hoot.v1.ConformancePromptResult
 	(*ConformanceResourceResult)(nil),                    // 24: hoot.v1.ConformanceResourceResult
-	(*Content)(nil),                                      // 25: hoot.v1.Content
-	(*PromptMessage)(nil),                                // 26: hoot.v1.PromptMessage
-	(*EmbeddedResource)(nil),                             // 27: hoot.v1.EmbeddedResource
+	(*ConformanceLoggingToolRequest)(nil),                // 25: hoot.v1.ConformanceLoggingToolRequest
+	(*ConformanceTriggerToolChangeRequest)(nil),          // 26: hoot.v1.ConformanceTriggerToolChangeRequest
+	(*ConformanceTriggerPromptChangeRequest)(nil),        // 27: hoot.v1.ConformanceTriggerPromptChangeRequest
+	(*ConformanceDynamicToolRequest)(nil),                // 28: hoot.v1.ConformanceDynamicToolRequest
+	(*ConformanceDynamicPromptRequest)(nil),              // 29: hoot.v1.ConformanceDynamicPromptRequest
+	(*ConformanceCustomHeaderRequest)(nil),               // 30: hoot.v1.ConformanceCustomHeaderRequest
+	(*Content)(nil),                                      // 31: hoot.v1.Content
+	(*PromptMessage)(nil),                                // 32: hoot.v1.PromptMessage
+	(*EmbeddedResource)(nil),                             // 33: hoot.v1.EmbeddedResource
 }
 var file_hoot_v1_conformance_proto_depIdxs = []int32{
 	13, // 0: hoot.v1.ConformanceJsonSchema202012Request.address:type_name -> hoot.v1.ConformanceAddress
-	25, // 1: hoot.v1.ConformanceContentResult.content:type_name -> hoot.v1.Content
-	26, // 2: hoot.v1.ConformancePromptResult.messages:type_name -> hoot.v1.PromptMessage
-	27, // 3: hoot.v1.ConformanceResourceResult.contents:type_name -> hoot.v1.EmbeddedResource
+	31, // 1: hoot.v1.ConformanceContentResult.content:type_name -> hoot.v1.Content
+	32, // 2: hoot.v1.ConformancePromptResult.messages:type_name -> hoot.v1.PromptMessage
+	33, // 3: hoot.v1.ConformanceResourceResult.contents:type_name -> hoot.v1.EmbeddedResource
 	4,  // [4:4] is the sub-list for method output_type
 	4,  // [4:4] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
@@ -1228,7 +1512,7 @@ func file_hoot_v1_conformance_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_conformance_proto_rawDesc), len(file_hoot_v1_conformance_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -152,6 +152,12 @@ type Payload struct {
 	//	*Payload_TestElicitationSep1034Defaults
 	//	*Payload_TestElicitationSep1330Enums
 	//	*Payload_JsonSchema_2020_12Tool
+	//	*Payload_TestLoggingTool
+	//	*Payload_TestTriggerToolChange
+	//	*Payload_TestTriggerPromptChange
+	//	*Payload_TestDynamicTool
+	//	*Payload_TestDynamicPrompt
+	//	*Payload_TestCustomHeader
 	Request       isPayload_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -617,6 +623,60 @@ func (x *Payload) GetJsonSchema_2020_12Tool() *ConformanceJsonSchema202012Reques
 	return nil
 }
 
+func (x *Payload) GetTestLoggingTool() *ConformanceLoggingToolRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestLoggingTool); ok {
+			return x.TestLoggingTool
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestTriggerToolChange() *ConformanceTriggerToolChangeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestTriggerToolChange); ok {
+			return x.TestTriggerToolChange
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestTriggerPromptChange() *ConformanceTriggerPromptChangeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestTriggerPromptChange); ok {
+			return x.TestTriggerPromptChange
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestDynamicTool() *ConformanceDynamicToolRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestDynamicTool); ok {
+			return x.TestDynamicTool
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestDynamicPrompt() *ConformanceDynamicPromptRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestDynamicPrompt); ok {
+			return x.TestDynamicPrompt
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestCustomHeader() *ConformanceCustomHeaderRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestCustomHeader); ok {
+			return x.TestCustomHeader
+		}
+	}
+	return nil
+}
+
 type isPayload_Request interface {
 	isPayload_Request()
 }
@@ -812,6 +872,31 @@ type Payload_JsonSchema_2020_12Tool struct {
 	JsonSchema_2020_12Tool *ConformanceJsonSchema202012Request `protobuf:"bytes,1020,opt,name=json_schema_2020_12_tool,json=jsonSchema202012Tool,proto3,oneof"`
 }
 
+type Payload_TestLoggingTool struct {
+	// The fixtures of list changes, log levels and custom headers of MCP 2026-07-28.
+	TestLoggingTool *ConformanceLoggingToolRequest `protobuf:"bytes,1050,opt,name=test_logging_tool,json=testLoggingTool,proto3,oneof"`
+}
+
+type Payload_TestTriggerToolChange struct {
+	TestTriggerToolChange *ConformanceTriggerToolChangeRequest `protobuf:"bytes,1051,opt,name=test_trigger_tool_change,json=testTriggerToolChange,proto3,oneof"`
+}
+
+type Payload_TestTriggerPromptChange struct {
+	TestTriggerPromptChange *ConformanceTriggerPromptChangeRequest `protobuf:"bytes,1052,opt,name=test_trigger_prompt_change,json=testTriggerPromptChange,proto3,oneof"`
+}
+
+type Payload_TestDynamicTool struct {
+	TestDynamicTool *ConformanceDynamicToolRequest `protobuf:"bytes,1053,opt,name=test_dynamic_tool,json=testDynamicTool,proto3,oneof"`
+}
+
+type Payload_TestDynamicPrompt struct {
+	TestDynamicPrompt *ConformanceDynamicPromptRequest `protobuf:"bytes,1054,opt,name=test_dynamic_prompt,json=testDynamicPrompt,proto3,oneof"`
+}
+
+type Payload_TestCustomHeader struct {
+	TestCustomHeader *ConformanceCustomHeaderRequest `protobuf:"bytes,1055,opt,name=test_custom_header,json=testCustomHeader,proto3,oneof"`
+}
+
 func (*Payload_Echo) isPayload_Request() {}
 
 func (*Payload_CasStore) isPayload_Request() {}
@@ -905,6 +990,18 @@ func (*Payload_TestElicitationSep1034Defaults) isPayload_Request() {}
 func (*Payload_TestElicitationSep1330Enums) isPayload_Request() {}
 
 func (*Payload_JsonSchema_2020_12Tool) isPayload_Request() {}
+
+func (*Payload_TestLoggingTool) isPayload_Request() {}
+
+func (*Payload_TestTriggerToolChange) isPayload_Request() {}
+
+func (*Payload_TestTriggerPromptChange) isPayload_Request() {}
+
+func (*Payload_TestDynamicTool) isPayload_Request() {}
+
+func (*Payload_TestDynamicPrompt) isPayload_Request() {}
+
+func (*Payload_TestCustomHeader) isPayload_Request() {}
 
 // Result is what travels back: the typed result of the tool that was called, or an error. A tool
 // of kind JOB answers with job_started at once; its own result comes later from the job tools.
@@ -1874,7 +1971,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xa1\x1d\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xe0!\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -1931,7 +2028,13 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10test_elicitation\x18\xf9\a \x01(\v2&.hoot.v1.ConformanceElicitationRequestH\x00R\x0ftestElicitation\x12|\n" +
 	"!test_elicitation_sep1034_defaults\x18\xfa\a \x01(\v2..hoot.v1.ConformanceElicitationDefaultsRequestH\x00R\x1etestElicitationSep1034Defaults\x12s\n" +
 	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330Enums\x12f\n" +
-	"\x18json_schema_2020_12_tool\x18\xfc\a \x01(\v2+.hoot.v1.ConformanceJsonSchema202012RequestH\x00R\x14jsonSchema202012ToolB\t\n" +
+	"\x18json_schema_2020_12_tool\x18\xfc\a \x01(\v2+.hoot.v1.ConformanceJsonSchema202012RequestH\x00R\x14jsonSchema202012Tool\x12U\n" +
+	"\x11test_logging_tool\x18\x9a\b \x01(\v2&.hoot.v1.ConformanceLoggingToolRequestH\x00R\x0ftestLoggingTool\x12h\n" +
+	"\x18test_trigger_tool_change\x18\x9b\b \x01(\v2,.hoot.v1.ConformanceTriggerToolChangeRequestH\x00R\x15testTriggerToolChange\x12n\n" +
+	"\x1atest_trigger_prompt_change\x18\x9c\b \x01(\v2..hoot.v1.ConformanceTriggerPromptChangeRequestH\x00R\x17testTriggerPromptChange\x12U\n" +
+	"\x11test_dynamic_tool\x18\x9d\b \x01(\v2&.hoot.v1.ConformanceDynamicToolRequestH\x00R\x0ftestDynamicTool\x12[\n" +
+	"\x13test_dynamic_prompt\x18\x9e\b \x01(\v2(.hoot.v1.ConformanceDynamicPromptRequestH\x00R\x11testDynamicPrompt\x12X\n" +
+	"\x12test_custom_header\x18\x9f\b \x01(\v2'.hoot.v1.ConformanceCustomHeaderRequestH\x00R\x10testCustomHeaderB\t\n" +
 	"\arequest\"\xe8\x0f\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
@@ -2089,34 +2192,40 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*ConformanceElicitationDefaultsRequest)(nil),        // 53: hoot.v1.ConformanceElicitationDefaultsRequest
 	(*ConformanceElicitationEnumsRequest)(nil),           // 54: hoot.v1.ConformanceElicitationEnumsRequest
 	(*ConformanceJsonSchema202012Request)(nil),           // 55: hoot.v1.ConformanceJsonSchema202012Request
-	(*EchoResult)(nil),                                   // 56: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                               // 57: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                 // 58: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                             // 59: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                         // 60: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                            // 61: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                           // 62: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                       // 63: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                            // 64: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                           // 65: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                   // 66: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                              // 67: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                          // 68: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                               // 69: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                            // 70: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                           // 71: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                              // 72: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                          // 73: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                               // 74: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                              // 75: hoot.v1.StorageGcResult
-	(*CasObjectResourceResult)(nil),                      // 76: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                // 77: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                            // 78: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                     // 79: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                      // 80: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 81: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                       // 82: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                        // 83: google.protobuf.Timestamp
+	(*ConformanceLoggingToolRequest)(nil),                // 56: hoot.v1.ConformanceLoggingToolRequest
+	(*ConformanceTriggerToolChangeRequest)(nil),          // 57: hoot.v1.ConformanceTriggerToolChangeRequest
+	(*ConformanceTriggerPromptChangeRequest)(nil),        // 58: hoot.v1.ConformanceTriggerPromptChangeRequest
+	(*ConformanceDynamicToolRequest)(nil),                // 59: hoot.v1.ConformanceDynamicToolRequest
+	(*ConformanceDynamicPromptRequest)(nil),              // 60: hoot.v1.ConformanceDynamicPromptRequest
+	(*ConformanceCustomHeaderRequest)(nil),               // 61: hoot.v1.ConformanceCustomHeaderRequest
+	(*EchoResult)(nil),                                   // 62: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                               // 63: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                 // 64: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                             // 65: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                         // 66: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                            // 67: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                           // 68: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                       // 69: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                            // 70: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                           // 71: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                   // 72: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                              // 73: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                          // 74: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                               // 75: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                            // 76: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                           // 77: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                              // 78: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                          // 79: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                               // 80: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                              // 81: hoot.v1.StorageGcResult
+	(*CasObjectResourceResult)(nil),                      // 82: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                // 83: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                            // 84: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                     // 85: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                      // 86: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                    // 87: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                       // 88: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                        // 89: google.protobuf.Timestamp
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2166,52 +2275,58 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	53, // 44: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
 	54, // 45: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
 	55, // 46: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	8,  // 47: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	56, // 48: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	57, // 49: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	58, // 50: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	59, // 51: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	60, // 52: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	61, // 53: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	62, // 54: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	63, // 55: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	64, // 56: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	65, // 57: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	66, // 58: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	67, // 59: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,  // 60: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,  // 61: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,  // 62: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,  // 63: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	68, // 64: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	69, // 65: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	70, // 66: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	71, // 67: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	72, // 68: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	73, // 69: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	74, // 70: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	75, // 71: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	76, // 72: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	77, // 73: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	78, // 74: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	79, // 75: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	80, // 76: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	81, // 77: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	82, // 78: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	83, // 79: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	83, // 80: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	83, // 81: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 82: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	3,  // 83: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,  // 84: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,  // 85: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,  // 86: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,  // 87: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	88, // [88:88] is the sub-list for method output_type
-	88, // [88:88] is the sub-list for method input_type
-	88, // [88:88] is the sub-list for extension type_name
-	88, // [88:88] is the sub-list for extension extendee
-	0,  // [0:88] is the sub-list for field type_name
+	56, // 47: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
+	57, // 48: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
+	58, // 49: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
+	59, // 50: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
+	60, // 51: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
+	61, // 52: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
+	8,  // 53: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	62, // 54: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	63, // 55: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	64, // 56: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	65, // 57: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	66, // 58: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	67, // 59: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	68, // 60: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	69, // 61: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	70, // 62: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	71, // 63: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	72, // 64: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	73, // 65: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	4,  // 66: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	5,  // 67: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	6,  // 68: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	7,  // 69: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	74, // 70: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	75, // 71: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	76, // 72: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	77, // 73: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	78, // 74: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	79, // 75: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	80, // 76: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	81, // 77: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	82, // 78: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	83, // 79: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	84, // 80: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	85, // 81: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	86, // 82: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	87, // 83: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	88, // 84: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	89, // 85: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	89, // 86: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	89, // 87: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 88: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	3,  // 89: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	3,  // 90: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	3,  // 91: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	3,  // 92: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	0,  // 93: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
+	94, // [94:94] is the sub-list for method output_type
+	94, // [94:94] is the sub-list for method input_type
+	94, // [94:94] is the sub-list for extension type_name
+	94, // [94:94] is the sub-list for extension extendee
+	0,  // [0:94] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2275,6 +2390,12 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_TestElicitationSep1034Defaults)(nil),
 		(*Payload_TestElicitationSep1330Enums)(nil),
 		(*Payload_JsonSchema_2020_12Tool)(nil),
+		(*Payload_TestLoggingTool)(nil),
+		(*Payload_TestTriggerToolChange)(nil),
+		(*Payload_TestTriggerPromptChange)(nil),
+		(*Payload_TestDynamicTool)(nil),
+		(*Payload_TestDynamicPrompt)(nil),
+		(*Payload_TestCustomHeader)(nil),
 	}
 	file_hoot_v1_envelope_proto_msgTypes[1].OneofWrappers = []any{
 		(*Result_Error)(nil),

@@ -512,7 +512,14 @@ type FieldRules struct {
 	Example string `protobuf:"bytes,9,opt,name=example,proto3" json:"example,omitempty"`
 	// Values to offer for the field when a client asks completion/complete for a prompt's
 	// argument or a resource template's variable; those that start with what was typed are offered.
-	Completions   []string `protobuf:"bytes,10,rep,name=completions,proto3" json:"completions,omitempty"`
+	Completions []string `protobuf:"bytes,10,rep,name=completions,proto3" json:"completions,omitempty"`
+	// The name of an HTTP header that repeats the field's value on MCP 2026-07-28 requests:
+	// clients send it as Mcp-Param-{header}, and the gateway checks it against the arguments,
+	// so that a router in front of the gateway can route on the value without reading the body.
+	// Published as "x-mcp-header" in the input schema. Only for a string, enum, bool or 32-bit
+	// integer field of the request itself (not of a nested message, a list or a map); the name
+	// is an HTTP token and unique within the tool, ignoring case.
+	Header        string `protobuf:"bytes,11,opt,name=header,proto3" json:"header,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -617,6 +624,13 @@ func (x *FieldRules) GetCompletions() []string {
 	return nil
 }
 
+func (x *FieldRules) GetHeader() string {
+	if x != nil {
+		return x.Header
+	}
+	return ""
+}
+
 var file_hoot_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
@@ -693,7 +707,7 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\tmime_type\x18\v \x01(\tR\bmimeType\x12\x1c\n" +
 	"\tresumable\x18\f \x01(\bR\tresumable\x12\x18\n" +
 	"\aconfirm\x18\r \x01(\bR\aconfirm\x120\n" +
-	"\x14fixture_input_schema\x18\x0e \x01(\tR\x12fixtureInputSchema\"\xb2\x02\n" +
+	"\x14fixture_input_schema\x18\x0e \x01(\tR\x12fixtureInputSchema\"\xca\x02\n" +
 	"\n" +
 	"FieldRules\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
@@ -710,7 +724,8 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\apattern\x18\b \x01(\tR\apattern\x12\x18\n" +
 	"\aexample\x18\t \x01(\tR\aexample\x12 \n" +
 	"\vcompletions\x18\n" +
-	" \x03(\tR\vcompletions*O\n" +
+	" \x03(\tR\vcompletions\x12\x16\n" +
+	"\x06header\x18\v \x01(\tR\x06header*O\n" +
 	"\x04Tier\x12\x14\n" +
 	"\x10TIER_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +

@@ -252,6 +252,9 @@ func (g *Gateway) ServeHTTP(ctx context.Context, l net.Listener) error {
 		// Header bytes are bounded; bodies are bounded by the MCP server itself.
 		MaxHeaderBytes: 64 << 10,
 	}
+	// Open subscriptions/listen streams end with their result when shutdown begins, rather
+	// than hold it until its deadline.
+	srv.RegisterOnShutdown(g.mcp.EndSubscriptions)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	select {

@@ -29,6 +29,8 @@ const (
 	DefaultEventBuffer = 256
 	// DefaultEventBufferBytes bounds the data of those events.
 	DefaultEventBufferBytes = 4 << 20
+	// DefaultMaxListens bounds the subscriptions/listen streams open at once on one server.
+	DefaultMaxListens = 256
 	// DefaultName is the server's name in initialize's serverInfo.
 	DefaultName = "holler"
 	// DefaultTitle is the server's title in initialize's serverInfo.
@@ -103,6 +105,9 @@ type Config struct {
 	EventBufferBytes int
 	// Observer, if not nil, is told of every tools/call as it starts and ends, for metrics.
 	Observer Observer
+	// MaxListens bounds the subscriptions/listen streams (2026-07-28) open at once; one more
+	// is refused with advice to close one. Zero means DefaultMaxListens.
+	MaxListens int
 }
 
 // defaultInstructions is what a model reads first about this server.
@@ -148,6 +153,12 @@ func (c *Config) withDefaults() (*Config, error) {
 		cfg.EventBufferBytes = DefaultEventBufferBytes
 	case cfg.EventBufferBytes < 0:
 		return nil, fmt.Errorf("mcp: Config.EventBufferBytes %d is negative", cfg.EventBufferBytes)
+	}
+	switch {
+	case cfg.MaxListens == 0:
+		cfg.MaxListens = DefaultMaxListens
+	case cfg.MaxListens < 0:
+		return nil, fmt.Errorf("mcp: Config.MaxListens %d is negative", cfg.MaxListens)
 	}
 	if cfg.MaxTier == hootv1.Tier_TIER_UNSPECIFIED {
 		cfg.MaxTier = hootv1.Tier_TIER_STANDARD

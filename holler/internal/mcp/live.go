@@ -35,12 +35,9 @@ func (s *Server) watchServices(changed <-chan struct{}) {
 		}
 		// Take the next channel before looking, so that no change goes unseen.
 		changed = s.live.Changed()
-		if s.refreshTools() {
-			s.log.Info("mcp: the live tools changed", "tools", s.listedNames())
-			n := &notification{JSONRPC: jsonrpcVersion, Method: notifyToolsChange}
-			for _, sess := range s.sessions.everyone() {
-				sess.push(n)
-			}
+		if kinds := s.refreshLists(); kinds != 0 {
+			s.log.Info("mcp: the live lists changed", "lists", kinds.names(), "tools", s.listedNames())
+			s.changes.publish(kinds)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -44,8 +43,8 @@ const (
 )
 
 // modernCacheTTLMillis is how long a client may reuse a list or discover result. Lists change
-// when workers come and go, and this server cannot announce changes to modern clients yet
-// (subscriptions/listen), so the time is short.
+// when workers come and go; a client that listens (subscriptions/listen) hears of it, one that
+// does not looks again soon, so the time is short.
 const modernCacheTTLMillis = 10_000
 
 // An era is a family of protocol versions that a request is served by.
@@ -71,15 +70,8 @@ func (s *Server) eraOf(r *http.Request, msg *message) era {
 	if pv := r.Header.Get(headerProtocolVersion); isModernVersion(pv) {
 		return eraModern
 	}
-	// Most messages are legacy and never mention the key: looking for its text first spares
-	// them the decoding.
-	if bytes.Contains(msg.Params, []byte(metaProtocolVersion)) {
-		var p struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		}
-		if json.Unmarshal(msg.Params, &p) == nil && p.Meta[metaProtocolVersion] != nil {
-			return eraModern
-		}
+	if hasModernMeta(msg.Params) {
+		return eraModern
 	}
 	return eraLegacy
 }
@@ -97,6 +89,8 @@ type modernParams struct {
 	Meta json.RawMessage `json:"_meta"`
 	Name json.RawMessage `json:"name"`
 	URI  json.RawMessage `json:"uri"`
+	// Arguments are a tools/call's arguments, which Mcp-Param headers repeat (mcpparam.go).
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // logSilent is a level above every message's: a modern request without a logLevel gets no
@@ -113,40 +107,12 @@ type modernFailure struct {
 // required _meta fields (-32602), the headers against the body (-32020), the version
 // (-32022), and whether the method exists (-32601, 404).
 func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modernFailure) {
-	var m modernMeta
-	id := msg.ID
+	m, p, fail := s.readModernMeta(msg)
+	if fail != nil {
+		return m, fail
+	}
 	bad := func(status int, code int64, text string, g *guidance) *modernFailure {
-		return &modernFailure{status: status, resp: s.modernError(id, code, text, g)}
-	}
-	var p modernParams
-	var meta map[string]json.RawMessage
-	switch {
-	case msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil:
-		return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: a 2026-07-28 request needs params with _meta", metaGuidance("params._meta"))
-	case p.Meta == nil || kindOf(p.Meta) != "object" || json.Unmarshal(p.Meta, &meta) != nil:
-		return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta is missing; a 2026-07-28 request carries its protocol version and client capabilities there", metaGuidance("params._meta"))
-	case kindOf(meta[metaProtocolVersion]) != "string" || json.Unmarshal(meta[metaProtocolVersion], &m.version) != nil:
-		return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta needs "+quote(metaProtocolVersion)+", a string", metaGuidance("params._meta."+metaProtocolVersion))
-	case kindOf(meta[metaClientCapabilities]) != "object":
-		return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta needs "+quote(metaClientCapabilities)+", an object ({} declares none)", metaGuidance("params._meta."+metaClientCapabilities))
-	}
-	m.caps = meta[metaClientCapabilities]
-	m.logLevel = logSilent
-	if raw, ok := meta["io.modelcontextprotocol/logLevel"]; ok {
-		var name string
-		level, known := logLevel(0), false
-		if json.Unmarshal(raw, &name) == nil {
-			level, known = parseLogLevel(name)
-		}
-		if !known {
-			g := metaGuidance("params._meta.io.modelcontextprotocol/logLevel")
-			g.Hint, g.Expected, g.Got = "Name one of the levels in expected, or leave logLevel out to receive no log messages.", joinNames(logLevelNames), short(string(raw))
-			return m, bad(http.StatusBadRequest, codeInvalidParams, "invalid params: unknown logLevel "+short(string(raw)), g)
-		}
-		m.logLevel = level
-	}
-	if raw, ok := meta["traceparent"]; ok {
-		_ = json.Unmarshal(raw, &m.traceparent)
+		return &modernFailure{status: status, resp: s.modernError(msg.ID, code, text, g)}
 	}
 
 	pv := r.Header.Get(headerProtocolVersion)
@@ -155,13 +121,8 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 			&guidance{Hint: "Send the header " + headerProtocolVersion + " with the same value as params._meta." + metaProtocolVersion + ".",
 				Field: headerProtocolVersion, Expected: short(m.version), Got: short(pv)})
 	}
-	if !isModernVersion(m.version) {
-		return m, bad(http.StatusBadRequest, codeUnsupportedVersion, "unsupported protocol version "+quote(m.version), &guidance{
-			Hint:      "Send one of the versions in supported: " + protocolVersion20260728 + " per request with _meta, as in try; the older ones through initialize, which starts a session.",
-			Supported: allProtocolVersions,
-			Requested: short(m.version),
-			Try:       tryDiscover(),
-		})
+	if fail := s.checkModernVersion(msg, m); fail != nil {
+		return m, fail
 	}
 	if got := r.Header.Get(headerMethod); got != msg.Method {
 		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerMethod, got, "method", msg.Method),
@@ -184,7 +145,68 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 					Field: headerName, Expected: short(body), Got: short(value)})
 		}
 	}
+	if msg.Method == methodToolsCall {
+		if fail := s.checkParamHeaders(r, msg.ID, p); fail != nil {
+			return m, fail
+		}
+	}
 	return m, nil
+}
+
+// checkModernVersion refuses a modern request whose protocol version this server does not
+// speak (-32022).
+func (s *Server) checkModernVersion(msg *message, m modernMeta) *modernFailure {
+	if isModernVersion(m.version) {
+		return nil
+	}
+	return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(msg.ID, codeUnsupportedVersion, "unsupported protocol version "+quote(m.version), &guidance{
+		Hint:      "Send one of the versions in supported: " + protocolVersion20260728 + " per request with _meta, as in try; the older ones through initialize, which starts a session.",
+		Supported: allProtocolVersions,
+		Requested: short(m.version),
+		Try:       tryDiscover(),
+	})}
+}
+
+// readModernMeta reads and checks the _meta of a modern request: the fields every request
+// must carry (-32602) and the log level. It is the part of the checks that every transport
+// makes; HTTP adds its headers (checkModern).
+func (s *Server) readModernMeta(msg *message) (modernMeta, modernParams, *modernFailure) {
+	var m modernMeta
+	id := msg.ID
+	var p modernParams
+	bad := func(status int, code int64, text string, g *guidance) (modernMeta, modernParams, *modernFailure) {
+		return m, p, &modernFailure{status: status, resp: s.modernError(id, code, text, g)}
+	}
+	var meta map[string]json.RawMessage
+	switch {
+	case msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil:
+		return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: a 2026-07-28 request needs params with _meta", metaGuidance("params._meta"))
+	case p.Meta == nil || kindOf(p.Meta) != "object" || json.Unmarshal(p.Meta, &meta) != nil:
+		return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta is missing; a 2026-07-28 request carries its protocol version and client capabilities there", metaGuidance("params._meta"))
+	case kindOf(meta[metaProtocolVersion]) != "string" || json.Unmarshal(meta[metaProtocolVersion], &m.version) != nil:
+		return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta needs "+quote(metaProtocolVersion)+", a string", metaGuidance("params._meta."+metaProtocolVersion))
+	case kindOf(meta[metaClientCapabilities]) != "object":
+		return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta needs "+quote(metaClientCapabilities)+", an object ({} declares none)", metaGuidance("params._meta."+metaClientCapabilities))
+	}
+	m.caps = meta[metaClientCapabilities]
+	m.logLevel = logSilent
+	if raw, ok := meta["io.modelcontextprotocol/logLevel"]; ok {
+		var name string
+		level, known := logLevel(0), false
+		if json.Unmarshal(raw, &name) == nil {
+			level, known = parseLogLevel(name)
+		}
+		if !known {
+			g := metaGuidance("params._meta.io.modelcontextprotocol/logLevel")
+			g.Hint, g.Expected, g.Got = "Name one of the levels in expected, or leave logLevel out to receive no log messages.", joinNames(logLevelNames), short(string(raw))
+			return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: unknown logLevel "+short(string(raw)), g)
+		}
+		m.logLevel = level
+	}
+	if raw, ok := meta["traceparent"]; ok {
+		_ = json.Unmarshal(raw, &m.traceparent)
+	}
+	return m, p, nil
 }
 
 // nameInBody returns the member of params that the Mcp-Name header repeats for method, and
@@ -243,7 +265,7 @@ func isModernVersion(v string) bool {
 // server/discover declares, so that both always agree.
 func (s *Server) modernMethods() []string {
 	c := s.modernCapabilities()
-	out := []string{methodDiscover, methodToolsList, methodToolsCall}
+	out := []string{methodDiscover, methodListen, methodToolsList, methodToolsCall}
 	if c.Resources != nil {
 		out = append(out, methodResourcesList, methodResourceTemplates, methodResourcesRead)
 	}
@@ -266,12 +288,16 @@ func (s *Server) modernMethod(method string) bool {
 	return false
 }
 
-// modernCapabilities are the capabilities server/discover declares. No list announces its
-// changes and no resource takes subscriptions: both need subscriptions/listen.
+// modernCapabilities are the capabilities server/discover declares. subscriptions/listen
+// announces the changes of the lists when the Backend reports its live services (listen.go).
 func (s *Server) modernCapabilities() serverCapabilities {
-	c := s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{}})
+	live := s.live != nil
+	c := s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: live}})
+	if c.Prompts != nil {
+		c.Prompts = &listChangedCapability{ListChanged: live}
+	}
 	if c.Resources != nil {
-		c.Resources = &resourcesCapability{}
+		c.Resources = &resourcesCapability{Subscribe: true, ListChanged: live}
 	}
 	return c
 }
@@ -351,16 +377,16 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 		ctx = hooteproto.WithTraceparent(ctx, tp)
 	}
 
+	if msg.Method == methodListen {
+		s.serveListenHTTP(ctx, w, r, msg)
+		return
+	}
 	sess := s.modernSession(meta)
 	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
 	reply := &httpReply{sw: sseWriter{w: w}, sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
 	var resp *response
 	if msg.Method == methodDiscover {
-		resp = newResult(msg.ID, discoverResult{
-			SupportedVersions: allProtocolVersions,
-			Capabilities:      s.modernCapabilities(),
-			Instructions:      s.cfg.Instructions,
-		})
+		resp = s.discover(msg.ID)
 	} else {
 		resp = s.handle(ctx, sess, msg, reply, cancel)
 	}

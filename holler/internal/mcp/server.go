@@ -58,6 +58,17 @@ type Server struct {
 	live   LiveBackend
 	listMu sync.RWMutex
 	listed []toolDescription
+	// livePrompts and liveResources name the prompts and resources listed at the last look
+	// (changes.go); changes hands each change of the lists to both eras' listeners.
+	livePrompts, liveResources string
+	changes                    changeHub
+	// listens are the open subscriptions/listen streams, and listenExtensions the members of
+	// their filter that other features serve (listen.go).
+	listens          listenSet
+	listenExtensions []listenExtension
+	// paramHeaders are the arguments that clients repeat in Mcp-Param headers, by tool
+	// (mcpparam.go).
+	paramHeaders map[string][]paramHeader
 	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
 	states *stateSigner
 	wg     sync.WaitGroup
@@ -106,10 +117,13 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout)
 	s.listed = s.policy.toolDescriptions(s.allowed)
+	s.paramHeaders = paramHeadersOf(s.allowed)
+	s.changes.subscribe(listTools, s.tellSessions)
+	s.listens.init(c.MaxListens)
 	if lb, ok := c.Backend.(LiveBackend); ok {
 		s.live = lb
 		changed := lb.Changed()
-		s.refreshTools()
+		s.refreshLists()
 		s.wg.Go(func() { s.watchServices(changed) })
 	}
 	return s, nil
@@ -121,6 +135,7 @@ func NewServer(cfg *Config) (*Server, error) {
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
+		s.listens.endAll()
 		s.cancelBase()
 		s.sessions.close()
 		s.wg.Wait()
@@ -175,6 +190,7 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 		})
 	}
 	defer done()
+	ctx = withMetaTrace(ctx, msg.Params)
 	resp := s.dispatch(ctx, sess, msg, out)
 	if errors.Is(context.Cause(ctx), errCancelledByClient) {
 		resp.abandoned = true

@@ -30,7 +30,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	defer stop()
 
 	sess := newSession("")
-	w := &lineWriter{w: out, onError: func(err error) { cancel(err) }}
+	w := &lineWriter{w: out, onError: func(err error) { cancel(err) }, inputEnded: make(chan struct{})}
 	// Notifications that belong to no request (list changes, log messages) go out as lines too.
 	sess.out = w
 	defer s.sessions.attach(sess)()
@@ -46,7 +46,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			return context.Cause(ctx)
 		case l, ok := <-lines:
 			if !ok {
-				// The client closed its end: let what it asked for finish, then stop.
+				// The client closed its end: let what it asked for finish, then stop. A listen
+				// stream finishes only on the client's word, which can no longer come.
+				close(w.inputEnded)
 				wg.Wait()
 				sess.end()
 				if err := w.err(); err != nil {
@@ -77,6 +79,9 @@ func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg
 		w.send(s.envelopeFailure(bad))
 		return
 	}
+	if s.serveLineModern(ctx, sess, w, wg, msg) {
+		return
+	}
 	if !msg.isRequest() || msg.Method == methodInitialize {
 		// In order: a request right after initialize must find the session initialized, and a
 		// cancellation must reach the request it names.
@@ -100,6 +105,8 @@ func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg
 type lineWriter struct {
 	w       io.Writer
 	onError func(error)
+	// inputEnded is closed when the connection's input ends (nil when it never does).
+	inputEnded chan struct{}
 
 	mu     sync.Mutex
 	failed error

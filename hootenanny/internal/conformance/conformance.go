@@ -29,12 +29,17 @@ const (
 	mixedResource    = `{"test":"data","value":123}`
 )
 
-// A Handler serves the conformance fixtures. Its zero value is ready to use.
-type Handler struct{}
+// A Handler serves the conformance fixtures. Its zero value is ready to use, but for the
+// fixtures that change the lists, which need the worker's Offer (see [Services]).
+type Handler struct {
+	// offer is the worker's Offer, through which the list-change fixtures withdraw and offer
+	// the dynamic services (listchange.go).
+	offer *hooteproto.Offer
+}
 
 var _ hootv1hoot.ConformanceHandler = Handler{}
 
-// New returns the conformance service.
+// New returns the conformance service without the list-change fixtures' switch.
 func New() hootv1hoot.Service { return hootv1hoot.NewConformanceService(Handler{}) }
 
 func blocks(c ...*hootv1.Content) *hootv1.ConformanceContentResult {

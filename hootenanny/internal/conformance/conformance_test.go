@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"strings"
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
@@ -88,5 +89,44 @@ func TestJsonSchema202012Tool(t *testing.T) {
 		if err == nil && res.GetContent()[0].GetText() == "" {
 			t.Errorf("%s: no text", tc.name)
 		}
+	}
+}
+
+// TestListChangeFixtures: the triggers withdraw and offer their services through the Offer,
+// and refuse to pretend without one.
+func TestListChangeFixtures(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	offer := hooteproto.NewOffer()
+	services := Services(offer)
+	if len(services) != 3 || services[1].Name != DynamicToolService || services[2].Name != DynamicPromptService {
+		t.Fatalf("services = %v", services)
+	}
+	h := Handler{offer: offer}
+	changed := offer.Changed()
+	if _, err := h.TestTriggerToolChange(ctx, nil); err != nil || offer.Offered(DynamicToolService) || !offer.Offered(DynamicPromptService) {
+		t.Fatalf("after the tool trigger: err %v, tool offered %t, prompt offered %t", err, offer.Offered(DynamicToolService), offer.Offered(DynamicPromptService))
+	}
+	select {
+	case <-changed:
+	default:
+		t.Error("the trigger did not announce a change")
+	}
+	if res, err := h.TestTriggerToolChange(ctx, nil); err != nil || !offer.Offered(DynamicToolService) || !strings.Contains(res.GetContent()[0].GetText(), "offered again") {
+		t.Fatalf("the second tool trigger = %v, %v", res, err)
+	}
+	if _, err := h.TestTriggerPromptChange(ctx, nil); err != nil || offer.Offered(DynamicPromptService) {
+		t.Fatalf("after the prompt trigger: %v, offered %t", err, offer.Offered(DynamicPromptService))
+	}
+	if _, err := (Handler{}).TestTriggerToolChange(ctx, nil); hooteproto.AsError(err).Code() != hooteproto.CodeUnavailable {
+		t.Errorf("a trigger without an Offer = %v, want unavailable", err)
+	}
+	res, err := h.TestCustomHeader(ctx, &hootv1.ConformanceCustomHeaderRequest{Region: "eu", Priority: 3, Verbose: true})
+	if err != nil || res.GetContent()[0].GetText() != `region="eu" priority=3 verbose=true query=""` {
+		t.Errorf("TestCustomHeader = %v, %v", res, err)
+	}
+	// Outside a request the log messages go nowhere, and the tool still answers.
+	if res, err := h.TestLoggingTool(ctx, nil); err != nil || len(res.GetContent()) != 1 {
+		t.Errorf("TestLoggingTool = %v, %v", res, err)
 	}
 }

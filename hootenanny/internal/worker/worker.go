@@ -174,8 +174,11 @@ func Run(ctx context.Context, cfg Config) error {
 			Logger:    cfg.Logger,
 		}), jobHandler),
 	}
+	// The Offer lets the conformance fixtures withdraw and offer services, as a fleet's
+	// services come and go; without the fixtures nothing changes it.
+	offer := hooteproto.NewOffer()
 	if cfg.Conformance {
-		services = append(services, conformance.New())
+		services = append(services, conformance.Services(offer)...)
 	}
 	// One connection and one worker loop per gateway, all over the same services.
 	var loops []*hooteproto.Worker
@@ -194,6 +197,7 @@ func Run(ctx context.Context, cfg Config) error {
 			hooteproto.WithCapacity(cfg.Capacity),
 			hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
 			hooteproto.WithLogger(cfg.Logger.With("gateway", gw)),
+			hooteproto.WithOffer(offer),
 		)
 		if err != nil {
 			return err

@@ -52,6 +52,12 @@ func TestRefusals(t *testing.T) {
 		{"admin_prompt", []string{"hoot.refuse.admin_prompt.DoItRequest", `"do_it" is an admin prompt`, "make it a tool or give it a lower tier"}},
 		{"fixture_schema_outside_conformance", []string{"hoot.refuse.fixture_schema_outside_conformance.DoItRequest", `fixture_input_schema is for the fixtures of service "conformance"`, `tool "do_it" is of service "svc"`, "drop fixture_input_schema"}},
 		{"fixture_schema_unknown_property", []string{"hoot.refuse.fixture_schema_unknown_property.DoItRequest", `has property "nickname", which is not a field of the request`}},
+		{"header_bad_name", []string{"hoot.refuse.header_bad_name.DoItRequest.region", `header "My Region" has ' '`, "letters, digits and -"}},
+		{"header_duplicate", []string{"hoot.refuse.header_duplicate.DoItRequest.b", `header "region" is also the header of hoot.refuse.header_duplicate.DoItRequest.a`}},
+		{"header_on_double", []string{"hoot.refuse.header_on_double.DoItRequest.score", "a double", "string, enum, bool or 32-bit integer"}},
+		{"header_on_int64", []string{"hoot.refuse.header_on_int64.DoItRequest.big", "an int64"}},
+		{"header_on_list", []string{"hoot.refuse.header_on_list.DoItRequest.tags", "string, enum, bool or 32-bit integer"}},
+		{"header_nested", []string{"hoot.refuse.header_nested.Part.id", "nested message", "move the field to the request"}},
 		{"prompt_as_job", []string{"hoot.refuse.prompt_as_job.DoItRequest", "SURFACE_PROMPT and must be of kind KIND_SYNC"}},
 	}
 	seen := make(map[string]bool)

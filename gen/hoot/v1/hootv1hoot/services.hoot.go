@@ -45,6 +45,10 @@ const (
 	MusicServiceName = "music"
 	// ConformanceServiceName is the name of the "conformance" service.
 	ConformanceServiceName = "conformance"
+	// ConformanceDynamicToolServiceName is the name of the "conformance_dynamic_tool" service.
+	ConformanceDynamicToolServiceName = "conformance_dynamic_tool"
+	// ConformanceDynamicPromptServiceName is the name of the "conformance_dynamic_prompt" service.
+	ConformanceDynamicPromptServiceName = "conformance_dynamic_prompt"
 )
 
 // A JobStarter runs the work of tools of kind JOB in the background. StartJob starts run as a
@@ -468,13 +472,25 @@ type ConformanceHandler interface {
 	// JsonSchema202012Tool serves the tool "json_schema_2020_12_tool". Conformance fixture: a tool
 	// whose input schema uses JSON Schema 2020-12 keywords.
 	JsonSchema202012Tool(context.Context, *v1.ConformanceJsonSchema202012Request) (*v1.ConformanceContentResult, error)
+	// TestLoggingTool serves the tool "test_logging_tool". Conformance fixture: log three messages
+	// through the worker, then answer.
+	TestLoggingTool(context.Context, *v1.ConformanceLoggingToolRequest) (*v1.ConformanceContentResult, error)
+	// TestTriggerToolChange serves the tool "test_trigger_tool_change". Conformance fixture: make
+	// test_dynamic_tool leave or rejoin tools/list.
+	TestTriggerToolChange(context.Context, *v1.ConformanceTriggerToolChangeRequest) (*v1.ConformanceContentResult, error)
+	// TestTriggerPromptChange serves the tool "test_trigger_prompt_change". Conformance fixture:
+	// make test_dynamic_prompt leave or rejoin prompts/list.
+	TestTriggerPromptChange(context.Context, *v1.ConformanceTriggerPromptChangeRequest) (*v1.ConformanceContentResult, error)
+	// TestCustomHeader serves the tool "test_custom_header". Conformance fixture: arguments
+	// mirrored into Mcp-Param headers, echoed back.
+	TestCustomHeader(context.Context, *v1.ConformanceCustomHeaderRequest) (*v1.ConformanceContentResult, error)
 }
 
 // NewConformanceService returns the Service that dispatches the "conformance" tools to h.
 func NewConformanceService(h ConformanceHandler) Service {
 	return Service{
 		Name:  ConformanceServiceName,
-		Tools: []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_error_handling", "test_tool_with_progress", "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "static_text", "static_binary", "watched_resource", "template_data", "test_tool_with_logging", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "json_schema_2020_12_tool"},
+		Tools: []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_error_handling", "test_tool_with_progress", "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "static_text", "static_binary", "watched_resource", "template_data", "test_tool_with_logging", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "json_schema_2020_12_tool", "test_logging_tool", "test_trigger_tool_change", "test_trigger_prompt_change", "test_custom_header"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_TestSimpleText:
@@ -603,6 +619,84 @@ func NewConformanceService(h ConformanceHandler) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestLoggingTool:
+				res, err := h.TestLoggingTool(ctx, x.TestLoggingTool)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestTriggerToolChange:
+				res, err := h.TestTriggerToolChange(ctx, x.TestTriggerToolChange)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestTriggerPromptChange:
+				res, err := h.TestTriggerPromptChange(ctx, x.TestTriggerPromptChange)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestCustomHeader:
+				res, err := h.TestCustomHeader(ctx, x.TestCustomHeader)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// ConformanceDynamicToolHandler serves the tools of the "conformance_dynamic_tool" service.
+type ConformanceDynamicToolHandler interface {
+	// TestDynamicTool serves the tool "test_dynamic_tool". Conformance fixture: a tool listed only
+	// while its service is offered.
+	TestDynamicTool(context.Context, *v1.ConformanceDynamicToolRequest) (*v1.ConformanceContentResult, error)
+}
+
+// NewConformanceDynamicToolService returns the Service that dispatches the "conformance_dynamic_tool" tools to h.
+func NewConformanceDynamicToolService(h ConformanceDynamicToolHandler) Service {
+	return Service{
+		Name:  ConformanceDynamicToolServiceName,
+		Tools: []string{"test_dynamic_tool"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_TestDynamicTool:
+				res, err := h.TestDynamicTool(ctx, x.TestDynamicTool)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// ConformanceDynamicPromptHandler serves the tools of the "conformance_dynamic_prompt" service.
+type ConformanceDynamicPromptHandler interface {
+	// TestDynamicPrompt serves the tool "test_dynamic_prompt". Conformance fixture: a prompt listed
+	// only while its service is offered.
+	TestDynamicPrompt(context.Context, *v1.ConformanceDynamicPromptRequest) (*v1.ConformancePromptResult, error)
+}
+
+// NewConformanceDynamicPromptService returns the Service that dispatches the "conformance_dynamic_prompt" tools to h.
+func NewConformanceDynamicPromptService(h ConformanceDynamicPromptHandler) Service {
+	return Service{
+		Name:  ConformanceDynamicPromptServiceName,
+		Tools: []string{"test_dynamic_prompt"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_TestDynamicPrompt:
+				res, err := h.TestDynamicPrompt(ctx, x.TestDynamicPrompt)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformancePrompt{ConformancePrompt: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}

@@ -1218,4 +1218,149 @@ var Tools = []Tool{
 			return x.ConformanceContent, true
 		},
 	},
+	{
+		Name:         "test_logging_tool",
+		Title:        "Test logging tool",
+		Description:  "Conformance fixture: log three messages through the worker, then answer.\n\nSends three log messages at level info, then answers. A 2026-07-28 request that names no logLevel in _meta must receive none of them.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_logging_tool()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceLoggingToolRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestLoggingTool{TestLoggingTool: m.(*v1.ConformanceLoggingToolRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_trigger_tool_change",
+		Title:        "Test trigger tool change",
+		Description:  "Conformance fixture: make test_dynamic_tool leave or rejoin tools/list.\n\nChanges the list of tools: the worker withdraws the \"conformance_dynamic_tool\" service from its gateways when it offers it, and offers it again when it is withdrawn, so test_dynamic_tool leaves tools/list or comes back, and every gateway announces the change.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_trigger_tool_change()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceTriggerToolChangeRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestTriggerToolChange{TestTriggerToolChange: m.(*v1.ConformanceTriggerToolChangeRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_trigger_prompt_change",
+		Title:        "Test trigger prompt change",
+		Description:  "Conformance fixture: make test_dynamic_prompt leave or rejoin prompts/list.\n\nChanges the list of prompts the same way, through the \"conformance_dynamic_prompt\" service and its prompt test_dynamic_prompt.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_trigger_prompt_change()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceTriggerPromptChangeRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestTriggerPromptChange{TestTriggerPromptChange: m.(*v1.ConformanceTriggerPromptChangeRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_dynamic_tool",
+		Title:        "Test dynamic tool",
+		Description:  "Conformance fixture: a tool listed only while its service is offered.\n\nThe tool that test_trigger_tool_change makes come and go.",
+		Service:      "conformance_dynamic_tool",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_dynamic_tool()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceDynamicToolRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestDynamicTool{TestDynamicTool: m.(*v1.ConformanceDynamicToolRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_dynamic_prompt",
+		Title:        "Test dynamic prompt",
+		Description:  "Conformance fixture: a prompt listed only while its service is offered.\n\nThe prompt that test_trigger_prompt_change makes come and go.",
+		Service:      "conformance_dynamic_prompt",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_PROMPT,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_dynamic_prompt()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceDynamicPromptRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestDynamicPrompt{TestDynamicPrompt: m.(*v1.ConformanceDynamicPromptRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformancePrompt, true
+		},
+	},
+	{
+		Name:         "test_custom_header",
+		Title:        "Test custom header",
+		Description:  "Conformance fixture: arguments mirrored into Mcp-Param headers, echoed back.\n\nEchoes arguments that a 2026-07-28 client also sends as Mcp-Param-* headers.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"region":{"type":"string","description":"A region, sent as the header Mcp-Param-Region.","x-mcp-header":"Region","minLength":1,"maxLength":256},"priority":{"type":"integer","description":"A priority, sent as the header Mcp-Param-Priority.","x-mcp-header":"Priority"},"verbose":{"type":"boolean","description":"Whether to say more, sent as the header Mcp-Param-Verbose.","x-mcp-header":"Verbose"},"query":{"type":"string","description":"Free text, not mirrored into any header.","maxLength":1024}},"required":["region"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_custom_header(region: string, priority?: integer, verbose?: boolean, query?: string)",
+		Example:      `{"region":"us-west1","priority":3}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceCustomHeaderRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestCustomHeader{TestCustomHeader: m.(*v1.ConformanceCustomHeaderRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
 }

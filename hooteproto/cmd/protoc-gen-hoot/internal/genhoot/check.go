@@ -53,6 +53,7 @@ func (c *requestChecker) check(m *protogen.Message) {
 	c.checked[name] = true
 	c.open[name] = true
 	defer delete(c.open, name)
+	c.checkHeaders(m, len(c.path) > 0)
 	for _, f := range m.Fields {
 		c.checkRules(f)
 		c.checkExample(f)

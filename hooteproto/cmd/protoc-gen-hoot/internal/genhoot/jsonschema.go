@@ -17,6 +17,7 @@ type jsonSchema struct {
 	format          string
 	contentEncoding string
 	description     string
+	header          string // "x-mcp-header": the Mcp-Param-{header} that repeats the value
 	enum            []string
 	properties      []property // nil for no "properties" key
 	required        []string
@@ -78,6 +79,10 @@ func (s *jsonSchema) write(b *bytes.Buffer) {
 	if s.description != "" {
 		w.key("description")
 		writeString(b, s.description)
+	}
+	if s.header != "" {
+		w.key("x-mcp-header")
+		writeString(b, s.header)
 	}
 	if s.enum != nil {
 		w.key("enum")

@@ -144,6 +144,7 @@ func (b *schemaBuilder) field(f *protogen.Field) *jsonSchema {
 		}
 	}
 	s.description = joinProse(prose(f.Comments.Leading), b.oneofNote(f), note, s.description)
+	s.header = r.GetHeader()
 	return s
 }
 

@@ -1,0 +1,103 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+)
+
+// The 2026-07-28 era over stdio.
+//
+// A stdio connection speaks the era its client opens with, as over HTTP but for the whole
+// process once it is legacy: initialize makes it legacy, as it always did; before that, a request
+// whose params._meta names a protocol version is served as 2026-07-28 on its own (its _meta, its
+// version, its log level, nothing remembered), with the same checks as over HTTP but for the
+// headers, which stdio does not have. notifications/cancelled cancels a request of either era,
+// and ends a subscriptions/listen stream.
+
+// serveLineModern serves msg as a request of the 2026-07-28 era if it is one, and reports
+// whether it did; conn is the connection's session, in which the request is registered so that
+// notifications/cancelled finds it.
+func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWriter, wg *sync.WaitGroup, msg *message) bool {
+	if !msg.isRequest() || conn.isInitialized() || !hasModernMeta(msg.Params) {
+		return false
+	}
+	m, _, fail := s.readModernMeta(msg)
+	if fail == nil {
+		fail = s.checkModernVersion(msg, m)
+	}
+	if fail == nil && !s.modernMethod(msg.Method) {
+		fail = &modernFailure{resp: s.modernMethodNotFound(msg)}
+	}
+	if fail != nil {
+		w.send(fail.resp)
+		return true
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		rctx, done, err := conn.begin(ctx, idKey(msg.ID), nil)
+		if err != nil {
+			if !errors.Is(err, errSessionEnded) {
+				w.send(s.fail(msg.ID, codeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
+					Hint: "Give every request its own id.",
+				}))
+			}
+			return
+		}
+		defer done()
+		var resp *response
+		switch msg.Method {
+		case methodListen:
+			resp = s.serveListenLines(rctx, w, msg)
+		case methodDiscover:
+			resp = s.discover(msg.ID)
+		default:
+			resp = s.handle(rctx, s.modernSession(m), msg, modernLines{w}, nil)
+		}
+		// MCP asks that a cancelled request gets no response.
+		if resp == nil || resp.abandoned || errors.Is(context.Cause(rctx), errCancelledByClient) {
+			return
+		}
+		w.send(s.modernResponse(msg.Method, resp))
+	}()
+	return true
+}
+
+// hasModernMeta reports whether params._meta names a protocol version, the sign of a request
+// of the 2026-07-28 era.
+func hasModernMeta(params json.RawMessage) bool {
+	// Most messages are legacy and never mention the key: looking for its text first spares
+	// them the decoding.
+	if !bytes.Contains(params, []byte(metaProtocolVersion)) {
+		return false
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	return json.Unmarshal(params, &p) == nil && p.Meta[metaProtocolVersion] != nil
+}
+
+// discover answers server/discover.
+func (s *Server) discover(id json.RawMessage) *response {
+	return newResult(id, discoverResult{
+		SupportedVersions: allProtocolVersions,
+		Capabilities:      s.modernCapabilities(),
+		Instructions:      s.cfg.Instructions,
+	})
+}
+
+// modernLines carries a modern request's notifications (progress, log messages) over stdio.
+// The era has no requests of the server to the client, so it carries none.
+type modernLines struct{ w *lineWriter }
+
+var (
+	_ notifier       = modernLines{}
+	_ requestCarrier = modernLines{}
+)
+
+func (m modernLines) notify(n *notification) { m.w.notify(n) }
+
+func (modernLines) carriesRequests() bool { return false }
