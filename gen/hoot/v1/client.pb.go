@@ -79,14 +79,20 @@ func (ElicitationAction) EnumDescriptor() ([]byte, []int) {
 }
 
 // ClientRequest is a request that a running tool makes of the MCP client, through the gateway:
-// to sample a model (sampling/createMessage) or to ask the user (elicitation/create).
+// to sample a model (sampling/createMessage), to ask the user (elicitation/create), or to list
+// the client's roots (roots/list).
 type ClientRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Request:
 	//
 	//	*ClientRequest_Sampling
 	//	*ClientRequest_Elicitation
-	Request       isClientRequest_Request `protobuf_oneof:"request"`
+	//	*ClientRequest_Roots
+	Request isClientRequest_Request `protobuf_oneof:"request"`
+	// The question's name within its call: the key of the question in MCP 2026-07-28's
+	// inputRequests, under which the client answers it. Letters, digits, "_", "-" and ".", at
+	// most 64. Empty: AskClient names it "ask-" and its number in the call (ask-1, ask-2, ...).
+	Key           string `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -146,6 +152,22 @@ func (x *ClientRequest) GetElicitation() *ElicitationRequest {
 	return nil
 }
 
+func (x *ClientRequest) GetRoots() *RootsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*ClientRequest_Roots); ok {
+			return x.Roots
+		}
+	}
+	return nil
+}
+
+func (x *ClientRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
 type isClientRequest_Request interface {
 	isClientRequest_Request()
 }
@@ -158,9 +180,15 @@ type ClientRequest_Elicitation struct {
 	Elicitation *ElicitationRequest `protobuf:"bytes,2,opt,name=elicitation,proto3,oneof"`
 }
 
+type ClientRequest_Roots struct {
+	Roots *RootsRequest `protobuf:"bytes,3,opt,name=roots,proto3,oneof"`
+}
+
 func (*ClientRequest_Sampling) isClientRequest_Request() {}
 
 func (*ClientRequest_Elicitation) isClientRequest_Request() {}
+
+func (*ClientRequest_Roots) isClientRequest_Request() {}
 
 // ClientResponse is the client's answer to a ClientRequest, or why there is none.
 type ClientResponse struct {
@@ -170,6 +198,7 @@ type ClientResponse struct {
 	//	*ClientResponse_Sampling
 	//	*ClientResponse_Elicitation
 	//	*ClientResponse_Error
+	//	*ClientResponse_Roots
 	Response      isClientResponse_Response `protobuf_oneof:"response"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -239,6 +268,15 @@ func (x *ClientResponse) GetError() *ToolError {
 	return nil
 }
 
+func (x *ClientResponse) GetRoots() *RootsResult {
+	if x != nil {
+		if x, ok := x.Response.(*ClientResponse_Roots); ok {
+			return x.Roots
+		}
+	}
+	return nil
+}
+
 type isClientResponse_Response interface {
 	isClientResponse_Response()
 }
@@ -256,11 +294,154 @@ type ClientResponse_Error struct {
 	Error *ToolError `protobuf:"bytes,3,opt,name=error,proto3,oneof"`
 }
 
+type ClientResponse_Roots struct {
+	Roots *RootsResult `protobuf:"bytes,4,opt,name=roots,proto3,oneof"`
+}
+
 func (*ClientResponse_Sampling) isClientResponse_Response() {}
 
 func (*ClientResponse_Elicitation) isClientResponse_Response() {}
 
 func (*ClientResponse_Error) isClientResponse_Response() {}
+
+func (*ClientResponse_Roots) isClientResponse_Response() {}
+
+// RootsRequest asks the client for its roots: the directories or files it lets the server see.
+type RootsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RootsRequest) Reset() {
+	*x = RootsRequest{}
+	mi := &file_hoot_v1_client_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RootsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RootsRequest) ProtoMessage() {}
+
+func (x *RootsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_client_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RootsRequest.ProtoReflect.Descriptor instead.
+func (*RootsRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{2}
+}
+
+// RootsResult is the client's roots.
+type RootsResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Roots         []*Root                `protobuf:"bytes,1,rep,name=roots,proto3" json:"roots,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RootsResult) Reset() {
+	*x = RootsResult{}
+	mi := &file_hoot_v1_client_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RootsResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RootsResult) ProtoMessage() {}
+
+func (x *RootsResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_client_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RootsResult.ProtoReflect.Descriptor instead.
+func (*RootsResult) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *RootsResult) GetRoots() []*Root {
+	if x != nil {
+		return x.Roots
+	}
+	return nil
+}
+
+// Root is one root of the client.
+type Root struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The root's URI, such as "file:///home/user/project".
+	Uri string `protobuf:"bytes,1,opt,name=uri,proto3" json:"uri,omitempty"`
+	// A name for people, if the client gave one.
+	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Root) Reset() {
+	*x = Root{}
+	mi := &file_hoot_v1_client_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Root) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Root) ProtoMessage() {}
+
+func (x *Root) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_client_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Root.ProtoReflect.Descriptor instead.
+func (*Root) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Root) GetUri() string {
+	if x != nil {
+		return x.Uri
+	}
+	return ""
+}
+
+func (x *Root) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
 
 // SamplingMessage is one message of a conversation to sample from.
 type SamplingMessage struct {
@@ -273,7 +454,7 @@ type SamplingMessage struct {
 
 func (x *SamplingMessage) Reset() {
 	*x = SamplingMessage{}
-	mi := &file_hoot_v1_client_proto_msgTypes[2]
+	mi := &file_hoot_v1_client_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -285,7 +466,7 @@ func (x *SamplingMessage) String() string {
 func (*SamplingMessage) ProtoMessage() {}
 
 func (x *SamplingMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_client_proto_msgTypes[2]
+	mi := &file_hoot_v1_client_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -298,7 +479,7 @@ func (x *SamplingMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SamplingMessage.ProtoReflect.Descriptor instead.
 func (*SamplingMessage) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_client_proto_rawDescGZIP(), []int{2}
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SamplingMessage) GetRole() Role {
@@ -330,7 +511,7 @@ type SamplingRequest struct {
 
 func (x *SamplingRequest) Reset() {
 	*x = SamplingRequest{}
-	mi := &file_hoot_v1_client_proto_msgTypes[3]
+	mi := &file_hoot_v1_client_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -342,7 +523,7 @@ func (x *SamplingRequest) String() string {
 func (*SamplingRequest) ProtoMessage() {}
 
 func (x *SamplingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_client_proto_msgTypes[3]
+	mi := &file_hoot_v1_client_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -355,7 +536,7 @@ func (x *SamplingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SamplingRequest.ProtoReflect.Descriptor instead.
 func (*SamplingRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_client_proto_rawDescGZIP(), []int{3}
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SamplingRequest) GetMessages() []*SamplingMessage {
@@ -394,7 +575,7 @@ type SamplingResult struct {
 
 func (x *SamplingResult) Reset() {
 	*x = SamplingResult{}
-	mi := &file_hoot_v1_client_proto_msgTypes[4]
+	mi := &file_hoot_v1_client_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -406,7 +587,7 @@ func (x *SamplingResult) String() string {
 func (*SamplingResult) ProtoMessage() {}
 
 func (x *SamplingResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_client_proto_msgTypes[4]
+	mi := &file_hoot_v1_client_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -419,7 +600,7 @@ func (x *SamplingResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SamplingResult.ProtoReflect.Descriptor instead.
 func (*SamplingResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_client_proto_rawDescGZIP(), []int{4}
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SamplingResult) GetRole() Role {
@@ -464,7 +645,7 @@ type ElicitationRequest struct {
 
 func (x *ElicitationRequest) Reset() {
 	*x = ElicitationRequest{}
-	mi := &file_hoot_v1_client_proto_msgTypes[5]
+	mi := &file_hoot_v1_client_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -476,7 +657,7 @@ func (x *ElicitationRequest) String() string {
 func (*ElicitationRequest) ProtoMessage() {}
 
 func (x *ElicitationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_client_proto_msgTypes[5]
+	mi := &file_hoot_v1_client_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -489,7 +670,7 @@ func (x *ElicitationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ElicitationRequest.ProtoReflect.Descriptor instead.
 func (*ElicitationRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_client_proto_rawDescGZIP(), []int{5}
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ElicitationRequest) GetMessage() string {
@@ -518,7 +699,7 @@ type ElicitationResult struct {
 
 func (x *ElicitationResult) Reset() {
 	*x = ElicitationResult{}
-	mi := &file_hoot_v1_client_proto_msgTypes[6]
+	mi := &file_hoot_v1_client_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -530,7 +711,7 @@ func (x *ElicitationResult) String() string {
 func (*ElicitationResult) ProtoMessage() {}
 
 func (x *ElicitationResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_client_proto_msgTypes[6]
+	mi := &file_hoot_v1_client_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -543,7 +724,7 @@ func (x *ElicitationResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ElicitationResult.ProtoReflect.Descriptor instead.
 func (*ElicitationResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_client_proto_rawDescGZIP(), []int{6}
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ElicitationResult) GetAction() ElicitationAction {
@@ -577,7 +758,7 @@ type FormValue struct {
 
 func (x *FormValue) Reset() {
 	*x = FormValue{}
-	mi := &file_hoot_v1_client_proto_msgTypes[7]
+	mi := &file_hoot_v1_client_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -589,7 +770,7 @@ func (x *FormValue) String() string {
 func (*FormValue) ProtoMessage() {}
 
 func (x *FormValue) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_client_proto_msgTypes[7]
+	mi := &file_hoot_v1_client_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,7 +783,7 @@ func (x *FormValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FormValue.ProtoReflect.Descriptor instead.
 func (*FormValue) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_client_proto_rawDescGZIP(), []int{7}
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FormValue) GetValue() isFormValue_Value {
@@ -686,7 +867,7 @@ type FormChoices struct {
 
 func (x *FormChoices) Reset() {
 	*x = FormChoices{}
-	mi := &file_hoot_v1_client_proto_msgTypes[8]
+	mi := &file_hoot_v1_client_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -698,7 +879,7 @@ func (x *FormChoices) String() string {
 func (*FormChoices) ProtoMessage() {}
 
 func (x *FormChoices) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_client_proto_msgTypes[8]
+	mi := &file_hoot_v1_client_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -711,7 +892,7 @@ func (x *FormChoices) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FormChoices.ProtoReflect.Descriptor instead.
 func (*FormChoices) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_client_proto_rawDescGZIP(), []int{8}
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FormChoices) GetValues() []string {
@@ -733,7 +914,7 @@ type ClientCall struct {
 
 func (x *ClientCall) Reset() {
 	*x = ClientCall{}
-	mi := &file_hoot_v1_client_proto_msgTypes[9]
+	mi := &file_hoot_v1_client_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -745,7 +926,7 @@ func (x *ClientCall) String() string {
 func (*ClientCall) ProtoMessage() {}
 
 func (x *ClientCall) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_client_proto_msgTypes[9]
+	mi := &file_hoot_v1_client_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -758,7 +939,7 @@ func (x *ClientCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientCall.ProtoReflect.Descriptor instead.
 func (*ClientCall) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_client_proto_rawDescGZIP(), []int{9}
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ClientCall) GetSubId() uint32 {
@@ -787,7 +968,7 @@ type ClientAnswer struct {
 
 func (x *ClientAnswer) Reset() {
 	*x = ClientAnswer{}
-	mi := &file_hoot_v1_client_proto_msgTypes[10]
+	mi := &file_hoot_v1_client_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -799,7 +980,7 @@ func (x *ClientAnswer) String() string {
 func (*ClientAnswer) ProtoMessage() {}
 
 func (x *ClientAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_client_proto_msgTypes[10]
+	mi := &file_hoot_v1_client_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -812,7 +993,7 @@ func (x *ClientAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientAnswer.ProtoReflect.Descriptor instead.
 func (*ClientAnswer) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_client_proto_rawDescGZIP(), []int{10}
+	return file_hoot_v1_client_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ClientAnswer) GetSubId() uint32 {
@@ -833,17 +1014,26 @@ var File_hoot_v1_client_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_client_proto_rawDesc = "" +
 	"\n" +
-	"\x14hoot/v1/client.proto\x12\ahoot.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x15hoot/v1/content.proto\x1a\x16hoot/v1/envelope.proto\"\x93\x01\n" +
+	"\x14hoot/v1/client.proto\x12\ahoot.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x15hoot/v1/content.proto\x1a\x16hoot/v1/envelope.proto\"\xd4\x01\n" +
 	"\rClientRequest\x126\n" +
 	"\bsampling\x18\x01 \x01(\v2\x18.hoot.v1.SamplingRequestH\x00R\bsampling\x12?\n" +
-	"\velicitation\x18\x02 \x01(\v2\x1b.hoot.v1.ElicitationRequestH\x00R\velicitationB\t\n" +
-	"\arequest\"\xbf\x01\n" +
+	"\velicitation\x18\x02 \x01(\v2\x1b.hoot.v1.ElicitationRequestH\x00R\velicitation\x12-\n" +
+	"\x05roots\x18\x03 \x01(\v2\x15.hoot.v1.RootsRequestH\x00R\x05roots\x12\x10\n" +
+	"\x03key\x18\x04 \x01(\tR\x03keyB\t\n" +
+	"\arequest\"\xed\x01\n" +
 	"\x0eClientResponse\x125\n" +
 	"\bsampling\x18\x01 \x01(\v2\x17.hoot.v1.SamplingResultH\x00R\bsampling\x12>\n" +
 	"\velicitation\x18\x02 \x01(\v2\x1a.hoot.v1.ElicitationResultH\x00R\velicitation\x12*\n" +
-	"\x05error\x18\x03 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05errorB\n" +
+	"\x05error\x18\x03 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12,\n" +
+	"\x05roots\x18\x04 \x01(\v2\x14.hoot.v1.RootsResultH\x00R\x05rootsB\n" +
 	"\n" +
-	"\bresponse\"`\n" +
+	"\bresponse\"\x0e\n" +
+	"\fRootsRequest\"2\n" +
+	"\vRootsResult\x12#\n" +
+	"\x05roots\x18\x01 \x03(\v2\r.hoot.v1.RootR\x05roots\",\n" +
+	"\x04Root\x12\x10\n" +
+	"\x03uri\x18\x01 \x01(\tR\x03uri\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"`\n" +
 	"\x0fSamplingMessage\x12!\n" +
 	"\x04role\x18\x01 \x01(\x0e2\r.hoot.v1.RoleR\x04role\x12*\n" +
 	"\acontent\x18\x02 \x01(\v2\x10.hoot.v1.ContentR\acontent\"\x8b\x01\n" +
@@ -901,49 +1091,55 @@ func file_hoot_v1_client_proto_rawDescGZIP() []byte {
 }
 
 var file_hoot_v1_client_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hoot_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_hoot_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_hoot_v1_client_proto_goTypes = []any{
 	(ElicitationAction)(0),     // 0: hoot.v1.ElicitationAction
 	(*ClientRequest)(nil),      // 1: hoot.v1.ClientRequest
 	(*ClientResponse)(nil),     // 2: hoot.v1.ClientResponse
-	(*SamplingMessage)(nil),    // 3: hoot.v1.SamplingMessage
-	(*SamplingRequest)(nil),    // 4: hoot.v1.SamplingRequest
-	(*SamplingResult)(nil),     // 5: hoot.v1.SamplingResult
-	(*ElicitationRequest)(nil), // 6: hoot.v1.ElicitationRequest
-	(*ElicitationResult)(nil),  // 7: hoot.v1.ElicitationResult
-	(*FormValue)(nil),          // 8: hoot.v1.FormValue
-	(*FormChoices)(nil),        // 9: hoot.v1.FormChoices
-	(*ClientCall)(nil),         // 10: hoot.v1.ClientCall
-	(*ClientAnswer)(nil),       // 11: hoot.v1.ClientAnswer
-	nil,                        // 12: hoot.v1.ElicitationResult.ContentEntry
-	(*ToolError)(nil),          // 13: hoot.v1.ToolError
-	(Role)(0),                  // 14: hoot.v1.Role
-	(*Content)(nil),            // 15: hoot.v1.Content
-	(*structpb.Struct)(nil),    // 16: google.protobuf.Struct
+	(*RootsRequest)(nil),       // 3: hoot.v1.RootsRequest
+	(*RootsResult)(nil),        // 4: hoot.v1.RootsResult
+	(*Root)(nil),               // 5: hoot.v1.Root
+	(*SamplingMessage)(nil),    // 6: hoot.v1.SamplingMessage
+	(*SamplingRequest)(nil),    // 7: hoot.v1.SamplingRequest
+	(*SamplingResult)(nil),     // 8: hoot.v1.SamplingResult
+	(*ElicitationRequest)(nil), // 9: hoot.v1.ElicitationRequest
+	(*ElicitationResult)(nil),  // 10: hoot.v1.ElicitationResult
+	(*FormValue)(nil),          // 11: hoot.v1.FormValue
+	(*FormChoices)(nil),        // 12: hoot.v1.FormChoices
+	(*ClientCall)(nil),         // 13: hoot.v1.ClientCall
+	(*ClientAnswer)(nil),       // 14: hoot.v1.ClientAnswer
+	nil,                        // 15: hoot.v1.ElicitationResult.ContentEntry
+	(*ToolError)(nil),          // 16: hoot.v1.ToolError
+	(Role)(0),                  // 17: hoot.v1.Role
+	(*Content)(nil),            // 18: hoot.v1.Content
+	(*structpb.Struct)(nil),    // 19: google.protobuf.Struct
 }
 var file_hoot_v1_client_proto_depIdxs = []int32{
-	4,  // 0: hoot.v1.ClientRequest.sampling:type_name -> hoot.v1.SamplingRequest
-	6,  // 1: hoot.v1.ClientRequest.elicitation:type_name -> hoot.v1.ElicitationRequest
-	5,  // 2: hoot.v1.ClientResponse.sampling:type_name -> hoot.v1.SamplingResult
-	7,  // 3: hoot.v1.ClientResponse.elicitation:type_name -> hoot.v1.ElicitationResult
-	13, // 4: hoot.v1.ClientResponse.error:type_name -> hoot.v1.ToolError
-	14, // 5: hoot.v1.SamplingMessage.role:type_name -> hoot.v1.Role
-	15, // 6: hoot.v1.SamplingMessage.content:type_name -> hoot.v1.Content
-	3,  // 7: hoot.v1.SamplingRequest.messages:type_name -> hoot.v1.SamplingMessage
-	14, // 8: hoot.v1.SamplingResult.role:type_name -> hoot.v1.Role
-	15, // 9: hoot.v1.SamplingResult.content:type_name -> hoot.v1.Content
-	16, // 10: hoot.v1.ElicitationRequest.requested_schema:type_name -> google.protobuf.Struct
-	0,  // 11: hoot.v1.ElicitationResult.action:type_name -> hoot.v1.ElicitationAction
-	12, // 12: hoot.v1.ElicitationResult.content:type_name -> hoot.v1.ElicitationResult.ContentEntry
-	9,  // 13: hoot.v1.FormValue.choices:type_name -> hoot.v1.FormChoices
-	1,  // 14: hoot.v1.ClientCall.request:type_name -> hoot.v1.ClientRequest
-	2,  // 15: hoot.v1.ClientAnswer.response:type_name -> hoot.v1.ClientResponse
-	8,  // 16: hoot.v1.ElicitationResult.ContentEntry.value:type_name -> hoot.v1.FormValue
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	7,  // 0: hoot.v1.ClientRequest.sampling:type_name -> hoot.v1.SamplingRequest
+	9,  // 1: hoot.v1.ClientRequest.elicitation:type_name -> hoot.v1.ElicitationRequest
+	3,  // 2: hoot.v1.ClientRequest.roots:type_name -> hoot.v1.RootsRequest
+	8,  // 3: hoot.v1.ClientResponse.sampling:type_name -> hoot.v1.SamplingResult
+	10, // 4: hoot.v1.ClientResponse.elicitation:type_name -> hoot.v1.ElicitationResult
+	16, // 5: hoot.v1.ClientResponse.error:type_name -> hoot.v1.ToolError
+	4,  // 6: hoot.v1.ClientResponse.roots:type_name -> hoot.v1.RootsResult
+	5,  // 7: hoot.v1.RootsResult.roots:type_name -> hoot.v1.Root
+	17, // 8: hoot.v1.SamplingMessage.role:type_name -> hoot.v1.Role
+	18, // 9: hoot.v1.SamplingMessage.content:type_name -> hoot.v1.Content
+	6,  // 10: hoot.v1.SamplingRequest.messages:type_name -> hoot.v1.SamplingMessage
+	17, // 11: hoot.v1.SamplingResult.role:type_name -> hoot.v1.Role
+	18, // 12: hoot.v1.SamplingResult.content:type_name -> hoot.v1.Content
+	19, // 13: hoot.v1.ElicitationRequest.requested_schema:type_name -> google.protobuf.Struct
+	0,  // 14: hoot.v1.ElicitationResult.action:type_name -> hoot.v1.ElicitationAction
+	15, // 15: hoot.v1.ElicitationResult.content:type_name -> hoot.v1.ElicitationResult.ContentEntry
+	12, // 16: hoot.v1.FormValue.choices:type_name -> hoot.v1.FormChoices
+	1,  // 17: hoot.v1.ClientCall.request:type_name -> hoot.v1.ClientRequest
+	2,  // 18: hoot.v1.ClientAnswer.response:type_name -> hoot.v1.ClientResponse
+	11, // 19: hoot.v1.ElicitationResult.ContentEntry.value:type_name -> hoot.v1.FormValue
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_client_proto_init() }
@@ -956,13 +1152,15 @@ func file_hoot_v1_client_proto_init() {
 	file_hoot_v1_client_proto_msgTypes[0].OneofWrappers = []any{
 		(*ClientRequest_Sampling)(nil),
 		(*ClientRequest_Elicitation)(nil),
+		(*ClientRequest_Roots)(nil),
 	}
 	file_hoot_v1_client_proto_msgTypes[1].OneofWrappers = []any{
 		(*ClientResponse_Sampling)(nil),
 		(*ClientResponse_Elicitation)(nil),
 		(*ClientResponse_Error)(nil),
+		(*ClientResponse_Roots)(nil),
 	}
-	file_hoot_v1_client_proto_msgTypes[7].OneofWrappers = []any{
+	file_hoot_v1_client_proto_msgTypes[10].OneofWrappers = []any{
 		(*FormValue_Text)(nil),
 		(*FormValue_Number)(nil),
 		(*FormValue_Flag)(nil),
@@ -974,7 +1172,7 @@ func file_hoot_v1_client_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_client_proto_rawDesc), len(file_hoot_v1_client_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -567,6 +567,413 @@ func (x *ConformanceJsonSchema202012Request) GetEmail() string {
 	return ""
 }
 
+// Asks the user for their name under the key user_name, and answers "Hello, <name>!".
+type ConformanceInputRequiredElicitationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceInputRequiredElicitationRequest) Reset() {
+	*x = ConformanceInputRequiredElicitationRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceInputRequiredElicitationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceInputRequiredElicitationRequest) ProtoMessage() {}
+
+func (x *ConformanceInputRequiredElicitationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceInputRequiredElicitationRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceInputRequiredElicitationRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{13}
+}
+
+// Asks the client's model "What is the capital of France?" under the key capital_question, and answers with what came back.
+type ConformanceInputRequiredSamplingRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceInputRequiredSamplingRequest) Reset() {
+	*x = ConformanceInputRequiredSamplingRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceInputRequiredSamplingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceInputRequiredSamplingRequest) ProtoMessage() {}
+
+func (x *ConformanceInputRequiredSamplingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceInputRequiredSamplingRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceInputRequiredSamplingRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{14}
+}
+
+// Asks the client for its roots under the key client_roots, and answers with their URIs.
+type ConformanceInputRequiredListRootsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceInputRequiredListRootsRequest) Reset() {
+	*x = ConformanceInputRequiredListRootsRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceInputRequiredListRootsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceInputRequiredListRootsRequest) ProtoMessage() {}
+
+func (x *ConformanceInputRequiredListRootsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceInputRequiredListRootsRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceInputRequiredListRootsRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{15}
+}
+
+// Asks the user to confirm under the key confirm; answers "state-ok" with the answer carried back through the requestState.
+type ConformanceInputRequiredRequestStateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceInputRequiredRequestStateRequest) Reset() {
+	*x = ConformanceInputRequiredRequestStateRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceInputRequiredRequestStateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceInputRequiredRequestStateRequest) ProtoMessage() {}
+
+func (x *ConformanceInputRequiredRequestStateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceInputRequiredRequestStateRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceInputRequiredRequestStateRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{16}
+}
+
+// Asks three questions at once: the user's name (user_name), a sampled greeting (greeting) and the client's roots (client_roots).
+type ConformanceInputRequiredMultipleInputsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceInputRequiredMultipleInputsRequest) Reset() {
+	*x = ConformanceInputRequiredMultipleInputsRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceInputRequiredMultipleInputsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceInputRequiredMultipleInputsRequest) ProtoMessage() {}
+
+func (x *ConformanceInputRequiredMultipleInputsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceInputRequiredMultipleInputsRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceInputRequiredMultipleInputsRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{17}
+}
+
+// Asks step1, and only once it is answered step2: two rounds of questions before it answers.
+type ConformanceInputRequiredMultiRoundRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceInputRequiredMultiRoundRequest) Reset() {
+	*x = ConformanceInputRequiredMultiRoundRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceInputRequiredMultiRoundRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceInputRequiredMultiRoundRequest) ProtoMessage() {}
+
+func (x *ConformanceInputRequiredMultiRoundRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceInputRequiredMultiRoundRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceInputRequiredMultiRoundRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{18}
+}
+
+// Asks the user to confirm under the key confirm; the gateway refuses a retry whose requestState was altered.
+type ConformanceInputRequiredTamperedStateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceInputRequiredTamperedStateRequest) Reset() {
+	*x = ConformanceInputRequiredTamperedStateRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceInputRequiredTamperedStateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceInputRequiredTamperedStateRequest) ProtoMessage() {}
+
+func (x *ConformanceInputRequiredTamperedStateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceInputRequiredTamperedStateRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceInputRequiredTamperedStateRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{19}
+}
+
+// Asks the user (key user_name) only if the client declared elicitation, and its model (key capital_question) only if it declared sampling; needs at least one.
+type ConformanceInputRequiredCapabilitiesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceInputRequiredCapabilitiesRequest) Reset() {
+	*x = ConformanceInputRequiredCapabilitiesRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceInputRequiredCapabilitiesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceInputRequiredCapabilitiesRequest) ProtoMessage() {}
+
+func (x *ConformanceInputRequiredCapabilitiesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceInputRequiredCapabilitiesRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceInputRequiredCapabilitiesRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{20}
+}
+
+// Asks the client's model a question; without the sampling capability the call fails with MissingRequiredClientCapability.
+type ConformanceMissingCapabilityRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceMissingCapabilityRequest) Reset() {
+	*x = ConformanceMissingCapabilityRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceMissingCapabilityRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceMissingCapabilityRequest) ProtoMessage() {}
+
+func (x *ConformanceMissingCapabilityRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceMissingCapabilityRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceMissingCapabilityRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{21}
+}
+
+// Asks the user a question under the key user_name, and answers with what came back.
+type ConformanceStreamingElicitationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceStreamingElicitationRequest) Reset() {
+	*x = ConformanceStreamingElicitationRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceStreamingElicitationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceStreamingElicitationRequest) ProtoMessage() {}
+
+func (x *ConformanceStreamingElicitationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceStreamingElicitationRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceStreamingElicitationRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{22}
+}
+
+// A prompt that asks the user for context (key user_context) before it is written.
+type ConformanceInputRequiredPromptRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceInputRequiredPromptRequest) Reset() {
+	*x = ConformanceInputRequiredPromptRequest{}
+	mi := &file_hoot_v1_conformance_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceInputRequiredPromptRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceInputRequiredPromptRequest) ProtoMessage() {}
+
+func (x *ConformanceInputRequiredPromptRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceInputRequiredPromptRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceInputRequiredPromptRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{23}
+}
+
 // ConformanceAddress is the address of ConformanceJsonSchema202012Request.
 type ConformanceAddress struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -578,7 +985,7 @@ type ConformanceAddress struct {
 
 func (x *ConformanceAddress) Reset() {
 	*x = ConformanceAddress{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -590,7 +997,7 @@ func (x *ConformanceAddress) String() string {
 func (*ConformanceAddress) ProtoMessage() {}
 
 func (x *ConformanceAddress) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -603,7 +1010,7 @@ func (x *ConformanceAddress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceAddress.ProtoReflect.Descriptor instead.
 func (*ConformanceAddress) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{13}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ConformanceAddress) GetStreet() string {
@@ -631,7 +1038,7 @@ type ConformanceContentResult struct {
 
 func (x *ConformanceContentResult) Reset() {
 	*x = ConformanceContentResult{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -643,7 +1050,7 @@ func (x *ConformanceContentResult) String() string {
 func (*ConformanceContentResult) ProtoMessage() {}
 
 func (x *ConformanceContentResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -656,7 +1063,7 @@ func (x *ConformanceContentResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceContentResult.ProtoReflect.Descriptor instead.
 func (*ConformanceContentResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{14}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ConformanceContentResult) GetContent() []*Content {
@@ -675,7 +1082,7 @@ type ConformanceSimplePromptRequest struct {
 
 func (x *ConformanceSimplePromptRequest) Reset() {
 	*x = ConformanceSimplePromptRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -687,7 +1094,7 @@ func (x *ConformanceSimplePromptRequest) String() string {
 func (*ConformanceSimplePromptRequest) ProtoMessage() {}
 
 func (x *ConformanceSimplePromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -700,7 +1107,7 @@ func (x *ConformanceSimplePromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceSimplePromptRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceSimplePromptRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{15}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{26}
 }
 
 // A prompt with two arguments.
@@ -716,7 +1123,7 @@ type ConformancePromptWithArgumentsRequest struct {
 
 func (x *ConformancePromptWithArgumentsRequest) Reset() {
 	*x = ConformancePromptWithArgumentsRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -728,7 +1135,7 @@ func (x *ConformancePromptWithArgumentsRequest) String() string {
 func (*ConformancePromptWithArgumentsRequest) ProtoMessage() {}
 
 func (x *ConformancePromptWithArgumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -741,7 +1148,7 @@ func (x *ConformancePromptWithArgumentsRequest) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ConformancePromptWithArgumentsRequest.ProtoReflect.Descriptor instead.
 func (*ConformancePromptWithArgumentsRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{16}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ConformancePromptWithArgumentsRequest) GetArg1() string {
@@ -769,7 +1176,7 @@ type ConformancePromptWithEmbeddedResourceRequest struct {
 
 func (x *ConformancePromptWithEmbeddedResourceRequest) Reset() {
 	*x = ConformancePromptWithEmbeddedResourceRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -781,7 +1188,7 @@ func (x *ConformancePromptWithEmbeddedResourceRequest) String() string {
 func (*ConformancePromptWithEmbeddedResourceRequest) ProtoMessage() {}
 
 func (x *ConformancePromptWithEmbeddedResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -794,7 +1201,7 @@ func (x *ConformancePromptWithEmbeddedResourceRequest) ProtoReflect() protorefle
 
 // Deprecated: Use ConformancePromptWithEmbeddedResourceRequest.ProtoReflect.Descriptor instead.
 func (*ConformancePromptWithEmbeddedResourceRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{17}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ConformancePromptWithEmbeddedResourceRequest) GetResourceUri() string {
@@ -813,7 +1220,7 @@ type ConformancePromptWithImageRequest struct {
 
 func (x *ConformancePromptWithImageRequest) Reset() {
 	*x = ConformancePromptWithImageRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -825,7 +1232,7 @@ func (x *ConformancePromptWithImageRequest) String() string {
 func (*ConformancePromptWithImageRequest) ProtoMessage() {}
 
 func (x *ConformancePromptWithImageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -838,7 +1245,7 @@ func (x *ConformancePromptWithImageRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ConformancePromptWithImageRequest.ProtoReflect.Descriptor instead.
 func (*ConformancePromptWithImageRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{18}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{29}
 }
 
 // A static text resource.
@@ -850,7 +1257,7 @@ type ConformanceStaticTextRequest struct {
 
 func (x *ConformanceStaticTextRequest) Reset() {
 	*x = ConformanceStaticTextRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -862,7 +1269,7 @@ func (x *ConformanceStaticTextRequest) String() string {
 func (*ConformanceStaticTextRequest) ProtoMessage() {}
 
 func (x *ConformanceStaticTextRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -875,7 +1282,7 @@ func (x *ConformanceStaticTextRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceStaticTextRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceStaticTextRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{19}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{30}
 }
 
 // A static binary resource (a PNG image).
@@ -887,7 +1294,7 @@ type ConformanceStaticBinaryRequest struct {
 
 func (x *ConformanceStaticBinaryRequest) Reset() {
 	*x = ConformanceStaticBinaryRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -899,7 +1306,7 @@ func (x *ConformanceStaticBinaryRequest) String() string {
 func (*ConformanceStaticBinaryRequest) ProtoMessage() {}
 
 func (x *ConformanceStaticBinaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -912,7 +1319,7 @@ func (x *ConformanceStaticBinaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceStaticBinaryRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceStaticBinaryRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{20}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{31}
 }
 
 // A resource that clients may subscribe to.
@@ -924,7 +1331,7 @@ type ConformanceWatchedResourceRequest struct {
 
 func (x *ConformanceWatchedResourceRequest) Reset() {
 	*x = ConformanceWatchedResourceRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -936,7 +1343,7 @@ func (x *ConformanceWatchedResourceRequest) String() string {
 func (*ConformanceWatchedResourceRequest) ProtoMessage() {}
 
 func (x *ConformanceWatchedResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -949,7 +1356,7 @@ func (x *ConformanceWatchedResourceRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ConformanceWatchedResourceRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceWatchedResourceRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{21}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{32}
 }
 
 // A resource template that fills in an id.
@@ -963,7 +1370,7 @@ type ConformanceTemplateDataRequest struct {
 
 func (x *ConformanceTemplateDataRequest) Reset() {
 	*x = ConformanceTemplateDataRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -975,7 +1382,7 @@ func (x *ConformanceTemplateDataRequest) String() string {
 func (*ConformanceTemplateDataRequest) ProtoMessage() {}
 
 func (x *ConformanceTemplateDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -988,7 +1395,7 @@ func (x *ConformanceTemplateDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceTemplateDataRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceTemplateDataRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{22}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ConformanceTemplateDataRequest) GetId() string {
@@ -1009,7 +1416,7 @@ type ConformancePromptResult struct {
 
 func (x *ConformancePromptResult) Reset() {
 	*x = ConformancePromptResult{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[23]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1021,7 +1428,7 @@ func (x *ConformancePromptResult) String() string {
 func (*ConformancePromptResult) ProtoMessage() {}
 
 func (x *ConformancePromptResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[23]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1034,7 +1441,7 @@ func (x *ConformancePromptResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformancePromptResult.ProtoReflect.Descriptor instead.
 func (*ConformancePromptResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{23}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ConformancePromptResult) GetMessages() []*PromptMessage {
@@ -1055,7 +1462,7 @@ type ConformanceResourceResult struct {
 
 func (x *ConformanceResourceResult) Reset() {
 	*x = ConformanceResourceResult{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[24]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1067,7 +1474,7 @@ func (x *ConformanceResourceResult) String() string {
 func (*ConformanceResourceResult) ProtoMessage() {}
 
 func (x *ConformanceResourceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[24]
+	mi := &file_hoot_v1_conformance_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1080,7 +1487,7 @@ func (x *ConformanceResourceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceResourceResult.ProtoReflect.Descriptor instead.
 func (*ConformanceResourceResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{24}
+	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ConformanceResourceResult) GetContents() []*EmbeddedResource {
@@ -1127,7 +1534,29 @@ const file_hoot_v1_conformance_proto_rawDesc = "" +
 	"\x0econtact_method\x18\x03 \x01(\tR\rcontactMethod\x12\x14\n" +
 	"\x05phone\x18\x04 \x01(\tR\x05phone\x12+\n" +
 	"\x05email\x18\x05 \x01(\tB\x15\xca\xf3\x18\x11J\x0fann@example.comR\x05email:\xf0\x06\xc2\xf3\x18\xeb\x06\n" +
-	"\x18json_schema_2020_12_tool\x12\x18JSON Schema 2020-12 tool\x1aQConformance fixture: a tool whose input schema uses JSON Schema 2020-12 keywords. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResultr\xb0\x05{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"type\": \"object\", \"$defs\": {\"address\": {\"$anchor\": \"addressDef\", \"type\": \"object\", \"properties\": {\"street\": {\"type\": \"string\"}, \"city\": {\"type\": \"string\"}}}}, \"properties\": {\"name\": {\"type\": \"string\"}, \"address\": {\"$ref\": \"#/$defs/address\"}, \"contactMethod\": {\"type\": \"string\", \"enum\": [\"phone\", \"email\"]}, \"phone\": {\"type\": \"string\"}, \"email\": {\"type\": \"string\"}}, \"allOf\": [{\"anyOf\": [{\"required\": [\"phone\"]}, {\"required\": [\"email\"]}]}], \"if\": {\"properties\": {\"contactMethod\": {\"const\": \"phone\"}}, \"required\": [\"contactMethod\"]}, \"then\": {\"required\": [\"phone\"]}, \"else\": {\"required\": [\"email\"]}, \"additionalProperties\": false}\"@\n" +
+	"\x18json_schema_2020_12_tool\x12\x18JSON Schema 2020-12 tool\x1aQConformance fixture: a tool whose input schema uses JSON Schema 2020-12 keywords. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResultr\xb0\x05{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"type\": \"object\", \"$defs\": {\"address\": {\"$anchor\": \"addressDef\", \"type\": \"object\", \"properties\": {\"street\": {\"type\": \"string\"}, \"city\": {\"type\": \"string\"}}}}, \"properties\": {\"name\": {\"type\": \"string\"}, \"address\": {\"$ref\": \"#/$defs/address\"}, \"contactMethod\": {\"type\": \"string\", \"enum\": [\"phone\", \"email\"]}, \"phone\": {\"type\": \"string\"}, \"email\": {\"type\": \"string\"}}, \"allOf\": [{\"anyOf\": [{\"required\": [\"phone\"]}, {\"required\": [\"email\"]}]}], \"if\": {\"properties\": {\"contactMethod\": {\"const\": \"phone\"}}, \"required\": [\"contactMethod\"]}, \"then\": {\"required\": [\"phone\"]}, \"else\": {\"required\": [\"email\"]}, \"additionalProperties\": false}\"\xff\x01\n" +
+	"*ConformanceInputRequiredElicitationRequest:\xd0\x01\xc2\xf3\x18\xcb\x01\n" +
+	"&test_input_required_result_elicitation\x12 Test input required: elicitation\x1aNConformance fixture: asks the user for a name (key user_name) and greets them. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\x86\x02\n" +
+	"'ConformanceInputRequiredSamplingRequest:\xda\x01\xc2\xf3\x18\xd5\x01\n" +
+	"#test_input_required_result_sampling\x12\x1dTest input required: sampling\x1a^Conformance fixture: asks the client's model for the capital of France (key capital_question). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xfd\x01\n" +
+	"(ConformanceInputRequiredListRootsRequest:\xd0\x01\xc2\xf3\x18\xcb\x01\n" +
+	"%test_input_required_result_list_roots\x12\x1aTest input required: roots\x1aUConformance fixture: asks the client for its roots (key client_roots) and lists them. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xa0\x02\n" +
+	"+ConformanceInputRequiredRequestStateRequest:\xf0\x01\xc2\xf3\x18\xeb\x01\n" +
+	"(test_input_required_result_request_state\x12\"Test input required: request state\x1ajConformance fixture: asks the user to confirm (key confirm) and answers state-ok once the state came back. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\x92\x02\n" +
+	"-ConformanceInputRequiredMultipleInputsRequest:\xe0\x01\xc2\xf3\x18\xdb\x01\n" +
+	"*test_input_required_result_multiple_inputs\x12&Test input required: several questions\x1aTConformance fixture: asks for a name, a sampled greeting and the roots in one round. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\x82\x02\n" +
+	")ConformanceInputRequiredMultiRoundRequest:\xd4\x01\xc2\xf3\x18\xcf\x01\n" +
+	"&test_input_required_result_multi_round\x12\x1fTest input required: two rounds\x1aSConformance fixture: asks one question (step1), then another (step2), then answers. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xa6\x02\n" +
+	",ConformanceInputRequiredTamperedStateRequest:\xf5\x01\xc2\xf3\x18\xf0\x01\n" +
+	")test_input_required_result_tampered_state\x12#Test input required: tampered state\x1amConformance fixture: asks the user to confirm (key confirm); a retry with an altered requestState is refused. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xb9\x02\n" +
+	"+ConformanceInputRequiredCapabilitiesRequest:\x89\x02\xc2\xf3\x18\x84\x02\n" +
+	"'test_input_required_result_capabilities\x12!Test input required: capabilities\x1a\x84\x01Conformance fixture: asks what the client can answer: the user (if it declared elicitation) and its model (if it declared sampling). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\x85\x02\n" +
+	"#ConformanceMissingCapabilityRequest:\xdd\x01\xc2\xf3\x18\xd8\x01\n" +
+	"\x17test_missing_capability\x12\x17Test missing capability\x1asConformance fixture: needs the client's model (sampling); a client that did not declare sampling gets error -32021. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xab\x02\n" +
+	"&ConformanceStreamingElicitationRequest:\x80\x02\xc2\xf3\x18\xfb\x01\n" +
+	"\x1atest_streaming_elicitation\x12\x1aTest streaming elicitation\x1a\x8f\x01Conformance fixture: asks the user a question while the response streams; the question travels in the result, never as a request on the stream. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\x88\x02\n" +
+	"%ConformanceInputRequiredPromptRequest:\xde\x01\xc2\xf3\x18\xd9\x01\n" +
+	"!test_input_required_result_prompt\x12\x1bTest input required: prompt\x1aeConformance fixture: a prompt that asks the user for context (key user_context) before it is written. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x17ConformancePromptResultH\x01\"@\n" +
 	"\x12ConformanceAddress\x12\x16\n" +
 	"\x06street\x18\x01 \x01(\tR\x06street\x12\x12\n" +
 	"\x04city\x18\x02 \x01(\tR\x04city\"F\n" +
@@ -1172,42 +1601,53 @@ func file_hoot_v1_conformance_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_conformance_proto_rawDescData
 }
 
-var file_hoot_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_hoot_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_hoot_v1_conformance_proto_goTypes = []any{
-	(*ConformanceSimpleTextRequest)(nil),                 // 0: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),               // 1: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),               // 2: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),           // 3: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),       // 4: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),              // 5: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),           // 6: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceToolWithLoggingRequest)(nil),            // 7: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                   // 8: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                // 9: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),        // 10: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),           // 11: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),           // 12: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceAddress)(nil),                           // 13: hoot.v1.ConformanceAddress
-	(*ConformanceContentResult)(nil),                     // 14: hoot.v1.ConformanceContentResult
-	(*ConformanceSimplePromptRequest)(nil),               // 15: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),        // 16: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 17: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),            // 18: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                 // 19: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),               // 20: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),            // 21: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),               // 22: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformancePromptResult)(nil),                      // 23: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 24: hoot.v1.ConformanceResourceResult
-	(*Content)(nil),                                      // 25: hoot.v1.Content
-	(*PromptMessage)(nil),                                // 26: hoot.v1.PromptMessage
-	(*EmbeddedResource)(nil),                             // 27: hoot.v1.EmbeddedResource
+	(*ConformanceSimpleTextRequest)(nil),                  // 0: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),                // 1: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),                // 2: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),            // 3: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),        // 4: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),               // 5: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),            // 6: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceToolWithLoggingRequest)(nil),             // 7: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                    // 8: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                 // 9: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),         // 10: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),            // 11: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),            // 12: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceInputRequiredElicitationRequest)(nil),    // 13: hoot.v1.ConformanceInputRequiredElicitationRequest
+	(*ConformanceInputRequiredSamplingRequest)(nil),       // 14: hoot.v1.ConformanceInputRequiredSamplingRequest
+	(*ConformanceInputRequiredListRootsRequest)(nil),      // 15: hoot.v1.ConformanceInputRequiredListRootsRequest
+	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 16: hoot.v1.ConformanceInputRequiredRequestStateRequest
+	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 17: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 18: hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 19: hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 20: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	(*ConformanceMissingCapabilityRequest)(nil),           // 21: hoot.v1.ConformanceMissingCapabilityRequest
+	(*ConformanceStreamingElicitationRequest)(nil),        // 22: hoot.v1.ConformanceStreamingElicitationRequest
+	(*ConformanceInputRequiredPromptRequest)(nil),         // 23: hoot.v1.ConformanceInputRequiredPromptRequest
+	(*ConformanceAddress)(nil),                            // 24: hoot.v1.ConformanceAddress
+	(*ConformanceContentResult)(nil),                      // 25: hoot.v1.ConformanceContentResult
+	(*ConformanceSimplePromptRequest)(nil),                // 26: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),         // 27: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 28: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),             // 29: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                  // 30: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),                // 31: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),             // 32: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),                // 33: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformancePromptResult)(nil),                       // 34: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 35: hoot.v1.ConformanceResourceResult
+	(*Content)(nil),                                       // 36: hoot.v1.Content
+	(*PromptMessage)(nil),                                 // 37: hoot.v1.PromptMessage
+	(*EmbeddedResource)(nil),                              // 38: hoot.v1.EmbeddedResource
 }
 var file_hoot_v1_conformance_proto_depIdxs = []int32{
-	13, // 0: hoot.v1.ConformanceJsonSchema202012Request.address:type_name -> hoot.v1.ConformanceAddress
-	25, // 1: hoot.v1.ConformanceContentResult.content:type_name -> hoot.v1.Content
-	26, // 2: hoot.v1.ConformancePromptResult.messages:type_name -> hoot.v1.PromptMessage
-	27, // 3: hoot.v1.ConformanceResourceResult.contents:type_name -> hoot.v1.EmbeddedResource
+	24, // 0: hoot.v1.ConformanceJsonSchema202012Request.address:type_name -> hoot.v1.ConformanceAddress
+	36, // 1: hoot.v1.ConformanceContentResult.content:type_name -> hoot.v1.Content
+	37, // 2: hoot.v1.ConformancePromptResult.messages:type_name -> hoot.v1.PromptMessage
+	38, // 3: hoot.v1.ConformanceResourceResult.contents:type_name -> hoot.v1.EmbeddedResource
 	4,  // [4:4] is the sub-list for method output_type
 	4,  // [4:4] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
@@ -1228,7 +1668,7 @@ func file_hoot_v1_conformance_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_conformance_proto_rawDesc), len(file_hoot_v1_conformance_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -152,6 +152,17 @@ type Payload struct {
 	//	*Payload_TestElicitationSep1034Defaults
 	//	*Payload_TestElicitationSep1330Enums
 	//	*Payload_JsonSchema_2020_12Tool
+	//	*Payload_TestInputRequiredResultElicitation
+	//	*Payload_TestInputRequiredResultSampling
+	//	*Payload_TestInputRequiredResultListRoots
+	//	*Payload_TestInputRequiredResultRequestState
+	//	*Payload_TestInputRequiredResultMultipleInputs
+	//	*Payload_TestInputRequiredResultMultiRound
+	//	*Payload_TestInputRequiredResultTamperedState
+	//	*Payload_TestInputRequiredResultCapabilities
+	//	*Payload_TestInputRequiredResultPrompt
+	//	*Payload_TestMissingCapability
+	//	*Payload_TestStreamingElicitation
 	Request       isPayload_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -617,6 +628,105 @@ func (x *Payload) GetJsonSchema_2020_12Tool() *ConformanceJsonSchema202012Reques
 	return nil
 }
 
+func (x *Payload) GetTestInputRequiredResultElicitation() *ConformanceInputRequiredElicitationRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestInputRequiredResultElicitation); ok {
+			return x.TestInputRequiredResultElicitation
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestInputRequiredResultSampling() *ConformanceInputRequiredSamplingRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestInputRequiredResultSampling); ok {
+			return x.TestInputRequiredResultSampling
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestInputRequiredResultListRoots() *ConformanceInputRequiredListRootsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestInputRequiredResultListRoots); ok {
+			return x.TestInputRequiredResultListRoots
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestInputRequiredResultRequestState() *ConformanceInputRequiredRequestStateRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestInputRequiredResultRequestState); ok {
+			return x.TestInputRequiredResultRequestState
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestInputRequiredResultMultipleInputs() *ConformanceInputRequiredMultipleInputsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestInputRequiredResultMultipleInputs); ok {
+			return x.TestInputRequiredResultMultipleInputs
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestInputRequiredResultMultiRound() *ConformanceInputRequiredMultiRoundRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestInputRequiredResultMultiRound); ok {
+			return x.TestInputRequiredResultMultiRound
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestInputRequiredResultTamperedState() *ConformanceInputRequiredTamperedStateRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestInputRequiredResultTamperedState); ok {
+			return x.TestInputRequiredResultTamperedState
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestInputRequiredResultCapabilities() *ConformanceInputRequiredCapabilitiesRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestInputRequiredResultCapabilities); ok {
+			return x.TestInputRequiredResultCapabilities
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestInputRequiredResultPrompt() *ConformanceInputRequiredPromptRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestInputRequiredResultPrompt); ok {
+			return x.TestInputRequiredResultPrompt
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestMissingCapability() *ConformanceMissingCapabilityRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestMissingCapability); ok {
+			return x.TestMissingCapability
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTestStreamingElicitation() *ConformanceStreamingElicitationRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestStreamingElicitation); ok {
+			return x.TestStreamingElicitation
+		}
+	}
+	return nil
+}
+
 type isPayload_Request interface {
 	isPayload_Request()
 }
@@ -812,6 +922,50 @@ type Payload_JsonSchema_2020_12Tool struct {
 	JsonSchema_2020_12Tool *ConformanceJsonSchema202012Request `protobuf:"bytes,1020,opt,name=json_schema_2020_12_tool,json=jsonSchema202012Tool,proto3,oneof"`
 }
 
+type Payload_TestInputRequiredResultElicitation struct {
+	TestInputRequiredResultElicitation *ConformanceInputRequiredElicitationRequest `protobuf:"bytes,1021,opt,name=test_input_required_result_elicitation,json=testInputRequiredResultElicitation,proto3,oneof"`
+}
+
+type Payload_TestInputRequiredResultSampling struct {
+	TestInputRequiredResultSampling *ConformanceInputRequiredSamplingRequest `protobuf:"bytes,1022,opt,name=test_input_required_result_sampling,json=testInputRequiredResultSampling,proto3,oneof"`
+}
+
+type Payload_TestInputRequiredResultListRoots struct {
+	TestInputRequiredResultListRoots *ConformanceInputRequiredListRootsRequest `protobuf:"bytes,1023,opt,name=test_input_required_result_list_roots,json=testInputRequiredResultListRoots,proto3,oneof"`
+}
+
+type Payload_TestInputRequiredResultRequestState struct {
+	TestInputRequiredResultRequestState *ConformanceInputRequiredRequestStateRequest `protobuf:"bytes,1024,opt,name=test_input_required_result_request_state,json=testInputRequiredResultRequestState,proto3,oneof"`
+}
+
+type Payload_TestInputRequiredResultMultipleInputs struct {
+	TestInputRequiredResultMultipleInputs *ConformanceInputRequiredMultipleInputsRequest `protobuf:"bytes,1025,opt,name=test_input_required_result_multiple_inputs,json=testInputRequiredResultMultipleInputs,proto3,oneof"`
+}
+
+type Payload_TestInputRequiredResultMultiRound struct {
+	TestInputRequiredResultMultiRound *ConformanceInputRequiredMultiRoundRequest `protobuf:"bytes,1026,opt,name=test_input_required_result_multi_round,json=testInputRequiredResultMultiRound,proto3,oneof"`
+}
+
+type Payload_TestInputRequiredResultTamperedState struct {
+	TestInputRequiredResultTamperedState *ConformanceInputRequiredTamperedStateRequest `protobuf:"bytes,1027,opt,name=test_input_required_result_tampered_state,json=testInputRequiredResultTamperedState,proto3,oneof"`
+}
+
+type Payload_TestInputRequiredResultCapabilities struct {
+	TestInputRequiredResultCapabilities *ConformanceInputRequiredCapabilitiesRequest `protobuf:"bytes,1028,opt,name=test_input_required_result_capabilities,json=testInputRequiredResultCapabilities,proto3,oneof"`
+}
+
+type Payload_TestInputRequiredResultPrompt struct {
+	TestInputRequiredResultPrompt *ConformanceInputRequiredPromptRequest `protobuf:"bytes,1029,opt,name=test_input_required_result_prompt,json=testInputRequiredResultPrompt,proto3,oneof"`
+}
+
+type Payload_TestMissingCapability struct {
+	TestMissingCapability *ConformanceMissingCapabilityRequest `protobuf:"bytes,1030,opt,name=test_missing_capability,json=testMissingCapability,proto3,oneof"`
+}
+
+type Payload_TestStreamingElicitation struct {
+	TestStreamingElicitation *ConformanceStreamingElicitationRequest `protobuf:"bytes,1031,opt,name=test_streaming_elicitation,json=testStreamingElicitation,proto3,oneof"`
+}
+
 func (*Payload_Echo) isPayload_Request() {}
 
 func (*Payload_CasStore) isPayload_Request() {}
@@ -905,6 +1059,28 @@ func (*Payload_TestElicitationSep1034Defaults) isPayload_Request() {}
 func (*Payload_TestElicitationSep1330Enums) isPayload_Request() {}
 
 func (*Payload_JsonSchema_2020_12Tool) isPayload_Request() {}
+
+func (*Payload_TestInputRequiredResultElicitation) isPayload_Request() {}
+
+func (*Payload_TestInputRequiredResultSampling) isPayload_Request() {}
+
+func (*Payload_TestInputRequiredResultListRoots) isPayload_Request() {}
+
+func (*Payload_TestInputRequiredResultRequestState) isPayload_Request() {}
+
+func (*Payload_TestInputRequiredResultMultipleInputs) isPayload_Request() {}
+
+func (*Payload_TestInputRequiredResultMultiRound) isPayload_Request() {}
+
+func (*Payload_TestInputRequiredResultTamperedState) isPayload_Request() {}
+
+func (*Payload_TestInputRequiredResultCapabilities) isPayload_Request() {}
+
+func (*Payload_TestInputRequiredResultPrompt) isPayload_Request() {}
+
+func (*Payload_TestMissingCapability) isPayload_Request() {}
+
+func (*Payload_TestStreamingElicitation) isPayload_Request() {}
 
 // Result is what travels back: the typed result of the tool that was called, or an error. A tool
 // of kind JOB answers with job_started at once; its own result comes later from the job tools.
@@ -1874,7 +2050,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xa1\x1d\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xe9(\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -1931,7 +2107,18 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10test_elicitation\x18\xf9\a \x01(\v2&.hoot.v1.ConformanceElicitationRequestH\x00R\x0ftestElicitation\x12|\n" +
 	"!test_elicitation_sep1034_defaults\x18\xfa\a \x01(\v2..hoot.v1.ConformanceElicitationDefaultsRequestH\x00R\x1etestElicitationSep1034Defaults\x12s\n" +
 	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330Enums\x12f\n" +
-	"\x18json_schema_2020_12_tool\x18\xfc\a \x01(\v2+.hoot.v1.ConformanceJsonSchema202012RequestH\x00R\x14jsonSchema202012ToolB\t\n" +
+	"\x18json_schema_2020_12_tool\x18\xfc\a \x01(\v2+.hoot.v1.ConformanceJsonSchema202012RequestH\x00R\x14jsonSchema202012Tool\x12\x8a\x01\n" +
+	"&test_input_required_result_elicitation\x18\xfd\a \x01(\v23.hoot.v1.ConformanceInputRequiredElicitationRequestH\x00R\"testInputRequiredResultElicitation\x12\x81\x01\n" +
+	"#test_input_required_result_sampling\x18\xfe\a \x01(\v20.hoot.v1.ConformanceInputRequiredSamplingRequestH\x00R\x1ftestInputRequiredResultSampling\x12\x85\x01\n" +
+	"%test_input_required_result_list_roots\x18\xff\a \x01(\v21.hoot.v1.ConformanceInputRequiredListRootsRequestH\x00R testInputRequiredResultListRoots\x12\x8e\x01\n" +
+	"(test_input_required_result_request_state\x18\x80\b \x01(\v24.hoot.v1.ConformanceInputRequiredRequestStateRequestH\x00R#testInputRequiredResultRequestState\x12\x94\x01\n" +
+	"*test_input_required_result_multiple_inputs\x18\x81\b \x01(\v26.hoot.v1.ConformanceInputRequiredMultipleInputsRequestH\x00R%testInputRequiredResultMultipleInputs\x12\x88\x01\n" +
+	"&test_input_required_result_multi_round\x18\x82\b \x01(\v22.hoot.v1.ConformanceInputRequiredMultiRoundRequestH\x00R!testInputRequiredResultMultiRound\x12\x91\x01\n" +
+	")test_input_required_result_tampered_state\x18\x83\b \x01(\v25.hoot.v1.ConformanceInputRequiredTamperedStateRequestH\x00R$testInputRequiredResultTamperedState\x12\x8d\x01\n" +
+	"'test_input_required_result_capabilities\x18\x84\b \x01(\v24.hoot.v1.ConformanceInputRequiredCapabilitiesRequestH\x00R#testInputRequiredResultCapabilities\x12{\n" +
+	"!test_input_required_result_prompt\x18\x85\b \x01(\v2..hoot.v1.ConformanceInputRequiredPromptRequestH\x00R\x1dtestInputRequiredResultPrompt\x12g\n" +
+	"\x17test_missing_capability\x18\x86\b \x01(\v2,.hoot.v1.ConformanceMissingCapabilityRequestH\x00R\x15testMissingCapability\x12p\n" +
+	"\x1atest_streaming_elicitation\x18\x87\b \x01(\v2/.hoot.v1.ConformanceStreamingElicitationRequestH\x00R\x18testStreamingElicitationB\t\n" +
 	"\arequest\"\xe8\x0f\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
@@ -2033,90 +2220,101 @@ func file_hoot_v1_envelope_proto_rawDescGZIP() []byte {
 var file_hoot_v1_envelope_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_hoot_v1_envelope_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_hoot_v1_envelope_proto_goTypes = []any{
-	(ErrorCategory)(0),                                   // 0: hoot.v1.ErrorCategory
-	(*Payload)(nil),                                      // 1: hoot.v1.Payload
-	(*Result)(nil),                                       // 2: hoot.v1.Result
-	(*Job)(nil),                                          // 3: hoot.v1.Job
-	(*JobStatusResult)(nil),                              // 4: hoot.v1.JobStatusResult
-	(*JobAwaitResult)(nil),                               // 5: hoot.v1.JobAwaitResult
-	(*JobListResult)(nil),                                // 6: hoot.v1.JobListResult
-	(*JobCancelResult)(nil),                              // 7: hoot.v1.JobCancelResult
-	(*ToolError)(nil),                                    // 8: hoot.v1.ToolError
-	(*EchoRequest)(nil),                                  // 9: hoot.v1.EchoRequest
-	(*CasStoreRequest)(nil),                              // 10: hoot.v1.CasStoreRequest
-	(*CasGetRequest)(nil),                                // 11: hoot.v1.CasGetRequest
-	(*CasInspectRequest)(nil),                            // 12: hoot.v1.CasInspectRequest
-	(*ArtifactCreateRequest)(nil),                        // 13: hoot.v1.ArtifactCreateRequest
-	(*ArtifactGetRequest)(nil),                           // 14: hoot.v1.ArtifactGetRequest
-	(*ArtifactListRequest)(nil),                          // 15: hoot.v1.ArtifactListRequest
-	(*ArtifactAnnotateRequest)(nil),                      // 16: hoot.v1.ArtifactAnnotateRequest
-	(*ArtifactTagRequest)(nil),                           // 17: hoot.v1.ArtifactTagRequest
-	(*StorageStatsRequest)(nil),                          // 18: hoot.v1.StorageStatsRequest
-	(*CasVerifyRequest)(nil),                             // 19: hoot.v1.CasVerifyRequest
-	(*JobStatusRequest)(nil),                             // 20: hoot.v1.JobStatusRequest
-	(*JobAwaitRequest)(nil),                              // 21: hoot.v1.JobAwaitRequest
-	(*JobListRequest)(nil),                               // 22: hoot.v1.JobListRequest
-	(*JobCancelRequest)(nil),                             // 23: hoot.v1.JobCancelRequest
-	(*ArtifactQueryRequest)(nil),                         // 24: hoot.v1.ArtifactQueryRequest
-	(*AbcParseRequest)(nil),                              // 25: hoot.v1.AbcParseRequest
-	(*AbcValidateRequest)(nil),                           // 26: hoot.v1.AbcValidateRequest
-	(*AbcTransposeRequest)(nil),                          // 27: hoot.v1.AbcTransposeRequest
-	(*AbcToMidiRequest)(nil),                             // 28: hoot.v1.AbcToMidiRequest
-	(*AbcBookToMidiRequest)(nil),                         // 29: hoot.v1.AbcBookToMidiRequest
-	(*MidiInfoRequest)(nil),                              // 30: hoot.v1.MidiInfoRequest
-	(*StorageGcRequest)(nil),                             // 31: hoot.v1.StorageGcRequest
-	(*CasObjectResourceRequest)(nil),                     // 32: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),               // 33: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                      // 34: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                 // 35: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),               // 36: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),               // 37: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),           // 38: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),       // 39: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),              // 40: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),           // 41: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),               // 42: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),        // 43: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 44: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),            // 45: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                 // 46: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),               // 47: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),            // 48: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),               // 49: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),            // 50: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                   // 51: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                // 52: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),        // 53: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),           // 54: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),           // 55: hoot.v1.ConformanceJsonSchema202012Request
-	(*EchoResult)(nil),                                   // 56: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                               // 57: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                 // 58: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                             // 59: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                         // 60: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                            // 61: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                           // 62: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                       // 63: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                            // 64: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                           // 65: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                   // 66: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                              // 67: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                          // 68: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                               // 69: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                            // 70: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                           // 71: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                              // 72: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                          // 73: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                               // 74: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                              // 75: hoot.v1.StorageGcResult
-	(*CasObjectResourceResult)(nil),                      // 76: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                // 77: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                            // 78: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                     // 79: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                      // 80: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 81: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                       // 82: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                        // 83: google.protobuf.Timestamp
+	(ErrorCategory)(0),                                    // 0: hoot.v1.ErrorCategory
+	(*Payload)(nil),                                       // 1: hoot.v1.Payload
+	(*Result)(nil),                                        // 2: hoot.v1.Result
+	(*Job)(nil),                                           // 3: hoot.v1.Job
+	(*JobStatusResult)(nil),                               // 4: hoot.v1.JobStatusResult
+	(*JobAwaitResult)(nil),                                // 5: hoot.v1.JobAwaitResult
+	(*JobListResult)(nil),                                 // 6: hoot.v1.JobListResult
+	(*JobCancelResult)(nil),                               // 7: hoot.v1.JobCancelResult
+	(*ToolError)(nil),                                     // 8: hoot.v1.ToolError
+	(*EchoRequest)(nil),                                   // 9: hoot.v1.EchoRequest
+	(*CasStoreRequest)(nil),                               // 10: hoot.v1.CasStoreRequest
+	(*CasGetRequest)(nil),                                 // 11: hoot.v1.CasGetRequest
+	(*CasInspectRequest)(nil),                             // 12: hoot.v1.CasInspectRequest
+	(*ArtifactCreateRequest)(nil),                         // 13: hoot.v1.ArtifactCreateRequest
+	(*ArtifactGetRequest)(nil),                            // 14: hoot.v1.ArtifactGetRequest
+	(*ArtifactListRequest)(nil),                           // 15: hoot.v1.ArtifactListRequest
+	(*ArtifactAnnotateRequest)(nil),                       // 16: hoot.v1.ArtifactAnnotateRequest
+	(*ArtifactTagRequest)(nil),                            // 17: hoot.v1.ArtifactTagRequest
+	(*StorageStatsRequest)(nil),                           // 18: hoot.v1.StorageStatsRequest
+	(*CasVerifyRequest)(nil),                              // 19: hoot.v1.CasVerifyRequest
+	(*JobStatusRequest)(nil),                              // 20: hoot.v1.JobStatusRequest
+	(*JobAwaitRequest)(nil),                               // 21: hoot.v1.JobAwaitRequest
+	(*JobListRequest)(nil),                                // 22: hoot.v1.JobListRequest
+	(*JobCancelRequest)(nil),                              // 23: hoot.v1.JobCancelRequest
+	(*ArtifactQueryRequest)(nil),                          // 24: hoot.v1.ArtifactQueryRequest
+	(*AbcParseRequest)(nil),                               // 25: hoot.v1.AbcParseRequest
+	(*AbcValidateRequest)(nil),                            // 26: hoot.v1.AbcValidateRequest
+	(*AbcTransposeRequest)(nil),                           // 27: hoot.v1.AbcTransposeRequest
+	(*AbcToMidiRequest)(nil),                              // 28: hoot.v1.AbcToMidiRequest
+	(*AbcBookToMidiRequest)(nil),                          // 29: hoot.v1.AbcBookToMidiRequest
+	(*MidiInfoRequest)(nil),                               // 30: hoot.v1.MidiInfoRequest
+	(*StorageGcRequest)(nil),                              // 31: hoot.v1.StorageGcRequest
+	(*CasObjectResourceRequest)(nil),                      // 32: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 33: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 34: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                  // 35: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),                // 36: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),                // 37: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),            // 38: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),        // 39: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),               // 40: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),            // 41: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),                // 42: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),         // 43: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 44: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),             // 45: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                  // 46: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),                // 47: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),             // 48: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),                // 49: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),             // 50: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                    // 51: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                 // 52: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),         // 53: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),            // 54: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),            // 55: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceInputRequiredElicitationRequest)(nil),    // 56: hoot.v1.ConformanceInputRequiredElicitationRequest
+	(*ConformanceInputRequiredSamplingRequest)(nil),       // 57: hoot.v1.ConformanceInputRequiredSamplingRequest
+	(*ConformanceInputRequiredListRootsRequest)(nil),      // 58: hoot.v1.ConformanceInputRequiredListRootsRequest
+	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 59: hoot.v1.ConformanceInputRequiredRequestStateRequest
+	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 60: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 61: hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 62: hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 63: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	(*ConformanceInputRequiredPromptRequest)(nil),         // 64: hoot.v1.ConformanceInputRequiredPromptRequest
+	(*ConformanceMissingCapabilityRequest)(nil),           // 65: hoot.v1.ConformanceMissingCapabilityRequest
+	(*ConformanceStreamingElicitationRequest)(nil),        // 66: hoot.v1.ConformanceStreamingElicitationRequest
+	(*EchoResult)(nil),                                    // 67: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 68: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 69: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 70: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 71: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 72: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 73: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 74: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 75: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 76: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 77: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 78: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 79: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 80: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 81: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 82: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 83: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 84: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 85: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 86: hoot.v1.StorageGcResult
+	(*CasObjectResourceResult)(nil),                       // 87: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 88: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 89: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                      // 90: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                       // 91: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 92: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                        // 93: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 94: google.protobuf.Timestamp
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2166,52 +2364,63 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	53, // 44: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
 	54, // 45: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
 	55, // 46: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	8,  // 47: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	56, // 48: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	57, // 49: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	58, // 50: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	59, // 51: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	60, // 52: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	61, // 53: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	62, // 54: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	63, // 55: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	64, // 56: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	65, // 57: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	66, // 58: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	67, // 59: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,  // 60: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,  // 61: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,  // 62: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,  // 63: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	68, // 64: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	69, // 65: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	70, // 66: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	71, // 67: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	72, // 68: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	73, // 69: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	74, // 70: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	75, // 71: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	76, // 72: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	77, // 73: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	78, // 74: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	79, // 75: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	80, // 76: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	81, // 77: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	82, // 78: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	83, // 79: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	83, // 80: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	83, // 81: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 82: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	3,  // 83: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,  // 84: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,  // 85: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,  // 86: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,  // 87: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	88, // [88:88] is the sub-list for method output_type
-	88, // [88:88] is the sub-list for method input_type
-	88, // [88:88] is the sub-list for extension type_name
-	88, // [88:88] is the sub-list for extension extendee
-	0,  // [0:88] is the sub-list for field type_name
+	56, // 47: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
+	57, // 48: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
+	58, // 49: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
+	59, // 50: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
+	60, // 51: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	61, // 52: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	62, // 53: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	63, // 54: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	64, // 55: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
+	65, // 56: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
+	66, // 57: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
+	8,  // 58: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	67, // 59: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	68, // 60: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	69, // 61: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	70, // 62: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	71, // 63: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	72, // 64: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	73, // 65: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	74, // 66: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	75, // 67: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	76, // 68: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	77, // 69: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	78, // 70: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	4,  // 71: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	5,  // 72: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	6,  // 73: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	7,  // 74: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	79, // 75: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	80, // 76: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	81, // 77: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	82, // 78: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	83, // 79: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	84, // 80: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	85, // 81: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	86, // 82: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	87, // 83: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	88, // 84: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	89, // 85: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	90, // 86: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	91, // 87: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	92, // 88: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	93, // 89: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	94, // 90: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	94, // 91: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	94, // 92: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 93: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	3,  // 94: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	3,  // 95: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	3,  // 96: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	3,  // 97: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	0,  // 98: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
+	99, // [99:99] is the sub-list for method output_type
+	99, // [99:99] is the sub-list for method input_type
+	99, // [99:99] is the sub-list for extension type_name
+	99, // [99:99] is the sub-list for extension extendee
+	0,  // [0:99] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2275,6 +2484,17 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_TestElicitationSep1034Defaults)(nil),
 		(*Payload_TestElicitationSep1330Enums)(nil),
 		(*Payload_JsonSchema_2020_12Tool)(nil),
+		(*Payload_TestInputRequiredResultElicitation)(nil),
+		(*Payload_TestInputRequiredResultSampling)(nil),
+		(*Payload_TestInputRequiredResultListRoots)(nil),
+		(*Payload_TestInputRequiredResultRequestState)(nil),
+		(*Payload_TestInputRequiredResultMultipleInputs)(nil),
+		(*Payload_TestInputRequiredResultMultiRound)(nil),
+		(*Payload_TestInputRequiredResultTamperedState)(nil),
+		(*Payload_TestInputRequiredResultCapabilities)(nil),
+		(*Payload_TestInputRequiredResultPrompt)(nil),
+		(*Payload_TestMissingCapability)(nil),
+		(*Payload_TestStreamingElicitation)(nil),
 	}
 	file_hoot_v1_envelope_proto_msgTypes[1].OneofWrappers = []any{
 		(*Result_Error)(nil),

@@ -184,7 +184,8 @@ func (s *Server) confirmerFor(sess *session, out notifier, params json.RawMessag
 	case sess.modern && !sess.canElicitForm():
 		return nil, "this request's clientCapabilities (params._meta." + metaClientCapabilities + ") declare no elicitation in form mode, so nobody can be asked"
 	case sess.modern:
-		return modernConfirmer{signer: s.states, params: params}, ""
+		// callTool gives it the request's round once the arguments are decoded.
+		return &modernConfirmer{}, ""
 	case v < protocolVersion20250618:
 		return nil, "this session speaks protocol " + v + ", which has no elicitation to ask a person with"
 	case !sess.canElicitForm():

@@ -187,6 +187,9 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 		if !sess.isInitialized() {
 			return s.notInitialized(msg.ID)
 		}
+		if sess.modern && (msg.Method == methodPromptsGet || msg.Method == methodResourcesRead) {
+			ctx = withModernSession(ctx, sess)
+		}
 		return h(ctx, msg)
 	}
 	switch msg.Method {
