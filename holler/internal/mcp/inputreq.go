@@ -250,7 +250,12 @@ func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer,
 	}
 	if r.state.Confirmed != "" {
 		// A state of a later round of a call that was confirmed: signed, and bound to this
-		// tool and these arguments.
+		// tool and these arguments. Each such state runs the call once at this server, as the
+		// accepted answer itself does: a replayed retry does not run it again.
+		sum := sha256.Sum256([]byte(r.rawState))
+		if err := r.signer.use("round-"+hex.EncodeToString(sum[:12]), time.UnixMilli(r.state.Expires)); err != nil {
+			return answerDeclined, err
+		}
 		r.confirmed = r.state.Confirmed
 		return answerAccepted, nil
 	}

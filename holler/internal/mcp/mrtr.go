@@ -34,12 +34,15 @@ const askAwaited = "the client's answer is awaited: the call ends here, the clie
 // An inputRound is one modern request's questions and answers: what the retry brought (the
 // state and inputResponses) and what this run asks.
 type inputRound struct {
-	signer             *stateSigner
-	method, name, args string
-	caps               clientCapabilities
-	state              roundState // zero on a first call
-	hasState           bool
-	responses          map[string]json.RawMessage
+	signer       *stateSigner
+	method, name string
+	req          proto.Message // the decoded arguments
+	args         string        // argumentsDigest of req, made when first needed
+	caps         clientCapabilities
+	state        roundState // zero on a first call
+	rawState     string     // the requestState as the client sent it
+	hasState     bool
+	responses    map[string]json.RawMessage
 
 	mu       sync.Mutex
 	seq      int                       // numbers questions that come without a key
@@ -61,14 +64,23 @@ func (s *Server) openRound(method, name string, req proto.Message, caps clientCa
 	if err != nil {
 		return nil, err
 	}
-	r := &inputRound{signer: s.states, method: method, name: name, args: argumentsDigest(req), caps: caps,
-		hasState: in.hasState, responses: in.responses}
+	r := &inputRound{signer: s.states, method: method, name: name, req: req, caps: caps,
+		hasState: in.hasState, rawState: in.state, responses: in.responses}
 	if in.hasState {
-		if r.state, err = s.states.open(in.state, method, name, r.args); err != nil {
+		if r.state, err = s.states.open(in.state, method, name, r.argsDigest()); err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// argsDigest returns the digest of the request's arguments, which a state is bound to. Most
+// calls ask nothing and never need it.
+func (r *inputRound) argsDigest() string {
+	if r.args == "" {
+		r.args = argumentsDigest(r.req)
+	}
+	return r.args
 }
 
 // ask is the ClientAsker of the request's calls: it answers from the state and the
@@ -156,7 +168,7 @@ func (r *inputRound) answerFor(key, digest string) json.RawMessage {
 // result returns the input_required result of this round: the handler's pending questions,
 // and the confirmation question confirm (when not empty) with its request, under a new state.
 func (r *inputRound) result(confirm string, confirmReq inputRequest) (inputRequiredResult, error) {
-	st := roundState{Method: r.method, Name: r.name, Args: r.args, Question: confirm, Confirmed: r.confirmed}
+	st := roundState{Method: r.method, Name: r.name, Args: r.argsDigest(), Question: confirm, Confirmed: r.confirmed}
 	requests := make(map[string]inputRequest, len(r.pending)+1)
 	for k, q := range r.pending {
 		requests[k] = q

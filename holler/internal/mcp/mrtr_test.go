@@ -490,6 +490,11 @@ func TestRoundAfterConfirmation(t *testing.T) {
 	if !strings.Contains(got, "name=Ann") || b.calls.Load() != 2 {
 		t.Errorf("result %q after %d runs", got, b.calls.Load())
 	}
+	// The confirmed call runs once per state at this server: the same retry again is refused.
+	checkStateRefused(t, "replayed", c.modernCall(4, "tools/call", call(answers(r2.RequestState, "user_name", annForm)), nil), "answered before")
+	if b.calls.Load() != 2 {
+		t.Errorf("the replay ran the handler: %d runs", b.calls.Load())
+	}
 }
 
 // TestRootsOldEra asks for roots in 2025-11-25: a roots/list request to a client that declared
