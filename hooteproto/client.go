@@ -13,7 +13,7 @@ import (
 
 // This file holds what a handler sends to the MCP client through the gateway while it serves a
 // request: log messages, which travel in PROGRESS frames, and requests for the client (sampling,
-// elicitation), which travel in ASK frames and are answered in ANSWER frames.
+// elicitation, roots), which travel in ASK frames and are answered in ANSWER frames.
 
 type logKey struct{}
 

@@ -153,7 +153,8 @@ func readInputParams(params json.RawMessage) (inputParams, error) {
 	}
 	for k, v := range out.responses {
 		if len(v) > maxInputResponseBytes {
-			return out, &malformedAnswer{why: "params." + paramInputResponses + "." + k + " is over the limit of " + strconv.Itoa(maxInputResponseBytes) + " bytes", field: "params." + paramInputResponses + "." + k}
+			field := "params." + paramInputResponses + "." + short(k)
+			return out, &malformedAnswer{why: field + " is over the limit of " + strconv.Itoa(maxInputResponseBytes) + " bytes", field: field}
 		}
 	}
 	return out, nil
