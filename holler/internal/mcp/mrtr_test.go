@@ -543,3 +543,37 @@ func TestRootsOldEra(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptAsksOldEra runs a prompt whose worker asks the user in 2025-11-25: the question is
+// an elicitation/create request on the prompts/get's stream, as for a tool.
+func TestPromptAsksOldEra(t *testing.T) {
+	t.Parallel()
+	s, b := newTestServer(t, nil)
+	b.override = func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
+		ask := hooteproto.ClientAskerFrom(ctx)
+		if ask == nil {
+			return nil, hooteproto.NewError(hooteproto.CodeInternal, "no asker")
+		}
+		res, err := ask(ctx, nameForm("user_context", "context"))
+		if err != nil {
+			return nil, err
+		}
+		return &hootv1.Result{Result: &hootv1.Result_ConformancePrompt{ConformancePrompt: &hootv1.ConformancePromptResult{
+			Messages: []*hootv1.PromptMessage{{Content: &hootv1.Content{Block: &hootv1.Content_Text{Text: "ctx " + answerText(res)}}}},
+		}}}, nil
+	}
+	c := newMCPStdio(t, s)
+	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"0"}}}`)
+	c.recv()
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(request(1, "prompts/get", map[string]any{"name": "test_simple_prompt"}))
+	r := c.recv()
+	if r.Method != methodElicit || !strings.Contains(string(r.Params), "What is your context?") {
+		t.Fatalf("first message = %+v, want elicitation/create", r)
+	}
+	c.send(`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":{"action":"accept","content":{"context":"jigs"}}}`)
+	r = c.recv()
+	if r.Error != nil || !strings.Contains(string(r.Result), `"text":"ctx context=jigs"`) {
+		t.Fatalf("prompt = %+v %s", r.Error, r.Result)
+	}
+}
