@@ -176,9 +176,9 @@ type requestCarrier interface {
 	carriesRequests() bool
 }
 
-// confirmerFor returns how a person can be asked during a call of sess whose stream is out and
-// whose params are params, or nil and the reason, as the end of a sentence, why they cannot.
-func (s *Server) confirmerFor(sess *session, out notifier, params json.RawMessage) (confirmer, string) {
+// confirmerFor returns how a person can be asked during a call of sess whose stream is out, or
+// nil and the reason, as the end of a sentence, why they cannot.
+func (s *Server) confirmerFor(sess *session, out notifier) (confirmer, string) {
 	v := sess.protocolVersion()
 	switch rc, ok := out.(requestCarrier); {
 	case sess.modern && !sess.canElicitForm():

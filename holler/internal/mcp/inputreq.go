@@ -62,7 +62,7 @@ type stateSigner struct {
 	now func() time.Time
 
 	mu   sync.Mutex
-	used map[string]time.Time // question id -> the expiry of its state
+	used map[string]time.Time // question id, or "round-" and a later state's digest -> its expiry
 	max  int
 }
 
