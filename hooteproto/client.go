@@ -97,7 +97,9 @@ func ValidAskKey(key string) bool {
 // awaited, and whatever the handler then returns, the client gets the questions instead. So in
 // 2026-07-28 a handler may run more than once for one call: it should ask everything it needs
 // before it changes anything (or change things idempotently), and ask questions it can ask
-// together with AskClientAll, so that the client answers them in one round.
+// together with AskClientAll, so that the client answers them in one round. An answer is matched
+// to its question by key and by content: a question whose text changes from run to run (a
+// timestamp in its message, say) is asked anew every time, and never answered.
 func AskClient(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
 	f, ok := ctx.Value(askKey{}).(ClientAsker)
 	if !ok {
