@@ -577,3 +577,39 @@ func TestPromptAsksOldEra(t *testing.T) {
 		t.Fatalf("prompt = %+v %s", r.Error, r.Result)
 	}
 }
+
+// TestRoundResource asks from a resource's worker: resources/read answers input_required, and
+// the retry reads the resource.
+func TestRoundResource(t *testing.T) {
+	t.Parallel()
+	_, b, c := newRoundServer(t, nil)
+	b.override = func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
+		res, err := hooteproto.ClientAskerFrom(ctx)(ctx, rootsQ("where"))
+		if err != nil {
+			return nil, err
+		}
+		return &hootv1.Result{Result: &hootv1.Result_ConformanceResource{ConformanceResource: &hootv1.ConformanceResourceResult{
+			Contents: []*hootv1.EmbeddedResource{{Uri: "test://static-text", MimeType: "text/plain",
+				Contents: &hootv1.EmbeddedResource_Text{Text: "roots " + answerText(res)}}},
+		}}}, nil
+	}
+	p := map[string]any{"uri": "test://static-text", "_meta": capsMeta(allCaps())}
+	ir := askedOf(t, c.modernCall(1, "resources/read", p, nil), "where")
+	if q := ir.InputRequests["where"]; q.Method != methodRootsList {
+		t.Errorf("question = %s", q.Method)
+	}
+	p = map[string]any{"uri": "test://static-text", "_meta": capsMeta(allCaps())}
+	for k, v := range answers(ir.RequestState, "where", rootsReply) {
+		p[k] = v
+	}
+	r := c.modernCall(2, "resources/read", p, nil).last(t)
+	if r.Error != nil || !strings.Contains(string(r.Result), `"text":"roots file:///srv/music"`) || !strings.Contains(string(r.Result), `"resultType":"complete"`) {
+		t.Errorf("resource after the answer: %+v %s", r.Error, r.Result)
+	}
+	// Without roots declared, the failing read is -32021.
+	p = map[string]any{"uri": "test://static-text", "_meta": capsMeta(map[string]any{})}
+	a := c.modernCall(3, "resources/read", p, nil)
+	if r := a.last(t); r.Error == nil || r.Error.Code != codeMissingCapability || a.status != http.StatusBadRequest {
+		t.Errorf("resource without roots: %d %s", a.status, a.body)
+	}
+}
