@@ -3,7 +3,9 @@ package hooteproto
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"google.golang.org/protobuf/proto"
@@ -11,7 +13,7 @@ import (
 
 // This file holds what a handler sends to the MCP client through the gateway while it serves a
 // request: log messages, which travel in PROGRESS frames, and requests for the client (sampling,
-// elicitation), which travel in ASK frames and are answered in ANSWER frames.
+// elicitation, roots), which travel in ASK frames and are answered in ANSWER frames.
 
 type logKey struct{}
 
@@ -52,16 +54,118 @@ type askKey struct{}
 
 func (askKey) String() string { return "hooteproto.ask" }
 
-// AskClient asks the MCP client of the request a handler is serving to sample a model or to ask
-// the user, and waits for the answer or for ctx to end. An answer that is a refusal or a failure
-// comes back as a ClientResponse holding a ToolError, not as an error; the error is for when
-// nobody could be asked: outside a request, or when the call ends first.
+// askSeqKey finds the counter that names a request's unnamed questions (ask-1, ask-2, ...).
+type askSeqKey struct{}
+
+func (askSeqKey) String() string { return "hooteproto.askSeq" }
+
+// MaxAskKeyLen is the longest key a ClientRequest may have.
+const MaxAskKeyLen = 64
+
+// ValidAskKey reports whether key may name a question: 1 to MaxAskKeyLen letters, digits, "_",
+// "-" and ".".
+func ValidAskKey(key string) bool {
+	if key == "" || len(key) > MaxAskKeyLen {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// AskClient asks the MCP client of the request a handler is serving to sample a model, to ask
+// the user, or to list its roots, and waits for the answer or for ctx to end. An answer that is
+// a refusal or a failure comes back as a ClientResponse holding a ToolError, not as an error;
+// the error is for when nobody could be asked: outside a request, or when the call ends first.
+//
+// req.Key names the question within the call; left empty, it is "ask-" and the question's
+// number in the call, counted from 1 in the order of the AskClient calls (and of AskClientAll's
+// requests). A handler that asks the same questions in the same order on every run gets the
+// same names; one that asks in an order that varies should name its questions.
+//
+// How the question reaches the client depends on the client's protocol version. Up to MCP
+// 2025-11-25 the gateway sends it to the client as a request and the answer comes back while
+// the handler waits. MCP 2026-07-28 has no requests of a server to its client: there the
+// gateway answers the call with the questions (an input_required result), and the client calls
+// again with the answers. The handler is then run again from the start, on any worker, and this
+// time AskClient answers at once every question the client has answered; the first question
+// without an answer comes back as a ClientResponse whose ToolError says that the answer is
+// awaited, and whatever the handler then returns, the client gets the questions instead. So in
+// 2026-07-28 a handler may run more than once for one call: it should ask everything it needs
+// before it changes anything (or change things idempotently), and ask questions it can ask
+// together with AskClientAll, so that the client answers them in one round. An answer is matched
+// to its question by key and by content: a question whose text changes from run to run (a
+// timestamp in its message, say) is asked anew every time, and never answered.
 func AskClient(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
 	f, ok := ctx.Value(askKey{}).(ClientAsker)
 	if !ok {
 		return nil, NewError(CodeUnavailable, "there is no client to ask: AskClient works only while serving a request")
 	}
+	req, err := namedQuestion(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	return f(ctx, req)
+}
+
+// namedQuestion returns req with its key, naming it by its number in the call if it has none.
+func namedQuestion(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientRequest, error) {
+	if req.GetKey() != "" {
+		if !ValidAskKey(req.GetKey()) {
+			return nil, NewError(CodeInvalidArgument, fmt.Sprintf("the question's key %q is not a valid key: use 1 to %d letters, digits, '_', '-' and '.'", req.GetKey(), MaxAskKeyLen))
+		}
+		return req, nil
+	}
+	seq, ok := ctx.Value(askSeqKey{}).(*atomic.Uint32)
+	if !ok {
+		return req, nil // the ClientAsker names it
+	}
+	named := proto.Clone(req).(*hootv1.ClientRequest)
+	named.Key = "ask-" + strconv.FormatUint(uint64(seq.Add(1)), 10)
+	return named, nil
+}
+
+// AskClientAll asks the client the questions reqs at once, and returns the answers in the same
+// order. In MCP 2026-07-28 they reach the client together, in one round; before, as one request
+// each, sent concurrently. Unnamed questions are numbered in the order of reqs. The error is
+// AskClient's: the first of them, when some question could not be asked.
+func AskClientAll(ctx context.Context, reqs ...*hootv1.ClientRequest) ([]*hootv1.ClientResponse, error) {
+	named := make([]*hootv1.ClientRequest, len(reqs))
+	seen := make(map[string]bool, len(reqs))
+	for i, r := range reqs {
+		n, err := namedQuestion(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		if k := n.GetKey(); k != "" {
+			if seen[k] {
+				return nil, NewError(CodeInvalidArgument, fmt.Sprintf("two questions have the key %q: each question of a call needs its own", k))
+			}
+			seen[k] = true
+		}
+		named[i] = n
+	}
+	out := make([]*hootv1.ClientResponse, len(named))
+	errs := make([]error, len(named))
+	var wg sync.WaitGroup
+	for i, r := range named {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = AskClient(ctx, r)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // clientAnswer makes a ClientResponse that reports err.
@@ -74,6 +178,8 @@ type asks struct {
 	mu      sync.Mutex
 	next    uint32
 	waiting map[uint32]chan *hootv1.ClientResponse // nil until the first ASK
+	// keys numbers the request's unnamed questions.
+	keys atomic.Uint32
 }
 
 // ask sends req as an ASK frame of the request id and waits for the ANSWER.

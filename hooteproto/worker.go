@@ -398,6 +398,8 @@ func (c *callContext) Value(key any) any {
 		return c.log
 	case askKey:
 		return ClientAsker(c.ask)
+	case askSeqKey:
+		return &c.pending.keys
 	}
 	return c.Context.Value(key)
 }

@@ -176,7 +176,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&f.confirm, "confirm", "ask", "`ask` a person (through the MCP client) before each call of an admin tool or a destructive tool marked confirm, and refuse it when the client cannot ask; "+
 		"never runs them without asking anyone. never is dangerous: a model can then destroy data on its own; use it only for trusted clients")
 	f.fs.StringVar(&f.stateKey, "state-key", "", "a `file` holding the secret (at least 16 bytes, such as the output of openssl rand -hex 32) that signs the requestState of "+
-		"confirmation questions in protocol 2026-07-28; give every gateway that serves the same clients the same file, so that a client's retry may reach any of them "+
+		"the questions of protocol 2026-07-28 (confirmations, and what workers ask the client); give every gateway that serves the same clients the same file, so that a client's retry may reach any of them "+
 		"(default: a random key per process, so a retry must reach the gateway that asked)")
 	f.fs.BoolVar(&f.minimalErrors, "minimal-errors", false, "answer errors with code and message only, without guidance")
 	f.fs.DurationVar(&f.callTimeout, "call-timeout", 60*time.Second, "longest a tool call may take")

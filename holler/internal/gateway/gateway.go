@@ -46,8 +46,9 @@ type Config struct {
 	// NoConfirm runs the tools that need a person's confirmation without asking (see
 	// mcp.Config.NoConfirm). Dangerous: a model may then destroy data on its own.
 	NoConfirm bool
-	// StateKey signs the requestState of the confirmation questions of protocol 2026-07-28 (see
-	// mcp.Config.StateKey): the gateways of a fleet share it. Empty means a random key per process.
+	// StateKey signs the requestState of the questions of protocol 2026-07-28 (confirmations, and
+	// the questions workers ask the client; see mcp.Config.StateKey): the gateways of a fleet
+	// share it. Empty means a random key per process.
 	StateKey []byte
 	// MinimalErrors turns off guidance in errors.
 	MinimalErrors bool

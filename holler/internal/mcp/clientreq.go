@@ -11,9 +11,10 @@ import (
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
-// Requests from a worker's tool to the client (sampling/createMessage, elicitation/create) go
-// out on the stream of the tools/call they belong to, and the client's response comes back as
-// a message without a method, matched here by its id.
+// Requests from a worker's tool to the client (sampling/createMessage, elicitation/create,
+// roots/list) go out on the stream of the tools/call they belong to, and the client's response
+// comes back as a message without a method, matched here by its id. This is the older
+// protocols' way; 2026-07-28 asks in results instead (mrtr.go).
 
 const (
 	methodCreateMessage = "sampling/createMessage"
@@ -68,6 +69,10 @@ func (s *Server) clientAsker(sess *session, out notifier) hooteproto.ClientAsker
 		method, params := clientRequestParams(req)
 		if method == "" {
 			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the request for the client is empty")
+		}
+		if method == methodRootsList && !sess.caps.roots {
+			// Sampling and elicitation are left to the client to refuse, as they always were.
+			return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "this client did not declare the roots capability in initialize, so it cannot be asked for its roots")
 		}
 		msg, err := s.requestClient(ctx, sess, out, method, params)
 		if err != nil {
@@ -129,12 +134,19 @@ func clientRequestParams(req *hootv1.ClientRequest) (string, any) {
 		if r.Elicitation.GetRequestedSchema() != nil {
 			schema = r.Elicitation.GetRequestedSchema().AsMap()
 		}
-		return methodElicit, struct {
-			Message         string         `json:"message"`
-			RequestedSchema map[string]any `json:"requestedSchema"`
-		}{r.Elicitation.GetMessage(), schema}
+		return methodElicit, elicitParams{Message: r.Elicitation.GetMessage(), RequestedSchema: schema}
+	case *hootv1.ClientRequest_Roots:
+		return methodRootsList, struct{}{}
 	}
 	return "", nil
+}
+
+// elicitParams are elicitation/create's params.
+type elicitParams struct {
+	// Mode is "form" in 2026-07-28, and left out before.
+	Mode            string         `json:"mode,omitempty"`
+	Message         string         `json:"message"`
+	RequestedSchema map[string]any `json:"requestedSchema"`
 }
 
 // roleName is a Role's name in MCP.
@@ -198,6 +210,12 @@ func clientResponse(req *hootv1.ClientRequest, msg *message) *hootv1.ClientRespo
 			}
 		}
 		return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Elicitation{Elicitation: res}}
+	case *hootv1.ClientRequest_Roots:
+		roots, ok := decodeRoots(msg.Result)
+		if !ok {
+			return fail(hooteproto.NewError(hooteproto.CodeInternal, "the client's roots/list result is malformed"))
+		}
+		return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Roots{Roots: roots}}
 	}
 	return fail(hooteproto.NewError(hooteproto.CodeInternal, "the request for the client is empty"))
 }

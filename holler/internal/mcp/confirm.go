@@ -176,15 +176,16 @@ type requestCarrier interface {
 	carriesRequests() bool
 }
 
-// confirmerFor returns how a person can be asked during a call of sess whose stream is out and
-// whose params are params, or nil and the reason, as the end of a sentence, why they cannot.
-func (s *Server) confirmerFor(sess *session, out notifier, params json.RawMessage) (confirmer, string) {
+// confirmerFor returns how a person can be asked during a call of sess whose stream is out, or
+// nil and the reason, as the end of a sentence, why they cannot.
+func (s *Server) confirmerFor(sess *session, out notifier) (confirmer, string) {
 	v := sess.protocolVersion()
 	switch rc, ok := out.(requestCarrier); {
 	case sess.modern && !sess.canElicitForm():
 		return nil, "this request's clientCapabilities (params._meta." + metaClientCapabilities + ") declare no elicitation in form mode, so nobody can be asked"
 	case sess.modern:
-		return modernConfirmer{signer: s.states, params: params}, ""
+		// callTool gives it the request's round once the arguments are decoded.
+		return &modernConfirmer{}, ""
 	case v < protocolVersion20250618:
 		return nil, "this session speaks protocol " + v + ", which has no elicitation to ask a person with"
 	case !sess.canElicitForm():

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
 	"strings"
 
@@ -143,13 +142,29 @@ type resourcesCapability struct {
 
 // callEntry sends the request req of the entry t to a worker and returns the typed answer, or
 // the error response to give.
-func (s *Server) callEntry(ctx context.Context, id json.RawMessage, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *response) {
+func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *response) {
+	id := msg.ID
+	// In the 2026-07-28 era the handler may ask the client, and the request may be a retry
+	// that carries answers (mrtr.go).
+	var round *inputRound
+	if sess := modernSessionFrom(ctx); sess != nil {
+		var err error
+		if round, err = s.openRound(msg.Method, t.Name, req, sess.caps, msg.Params); err != nil {
+			return nil, s.roundFailure(id, msg.Method, t.Name, err)
+		}
+		ctx = hooteproto.WithClientAsker(ctx, round.ask)
+	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	cctx = hooteproto.WithTraceparent(cctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx)))
 	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), nil)
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
+	}
+	if round != nil {
+		if r := s.endRound(id, round, err != nil); r != nil {
+			return nil, r
+		}
 	}
 	if err != nil {
 		e := hooteproto.AsError(err)

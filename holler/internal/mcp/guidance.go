@@ -47,6 +47,9 @@ type guidance struct {
 	Try json.RawMessage `json:"try,omitempty"`
 	// Policy is the decision of the gateway's policy that refused a call.
 	Policy *decision `json:"policy,omitempty"`
+	// RequiredCapabilities are the client capabilities a request needed and the client did not
+	// declare, keyed by capability as clientCapabilities has them (MCP 2026-07-28's -32021).
+	RequiredCapabilities map[string]any `json:"requiredCapabilities,omitempty"`
 }
 
 // tryInitialize returns an initialize request to copy.

@@ -390,7 +390,8 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	} else {
 		resp = s.handle(ctx, sess, msg, reply, cancel)
 	}
-	reply.finish(s.modernResponse(msg.Method, resp))
+	resp = s.modernResponse(msg.Method, resp)
+	reply.finishStatus(resp, modernStatus(resp))
 }
 
 // modernSession returns the session of one modern request: initialized at the request's

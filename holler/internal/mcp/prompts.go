@@ -107,7 +107,7 @@ func (s *Server) getPrompt(ctx context.Context, msg *message) *response {
 			Hint: bad.hint, Field: bad.field, Expected: bad.expected, Got: bad.got, Usage: t.Usage,
 		})
 	}
-	m, fail := s.callEntry(ctx, msg.ID, t, req)
+	m, fail := s.callEntry(ctx, msg, t, req)
 	if fail != nil {
 		return fail
 	}

@@ -103,7 +103,7 @@ func (s *Server) readResource(ctx context.Context, msg *message) *response {
 			URI string `json:"uri"`
 		}{p.URI})
 	}
-	m, fail := s.callEntry(ctx, msg.ID, t, req)
+	m, fail := s.callEntry(ctx, msg, t, req)
 	if fail != nil {
 		return fail
 	}

@@ -10,6 +10,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // ErrServerClosed is returned by [Server.ServeStdio] after [Server.Close].
@@ -203,6 +204,14 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 	if h, ok := s.entryMethod(msg.Method); ok {
 		if !sess.isInitialized() {
 			return s.notInitialized(msg.ID)
+		}
+		if msg.Method == methodPromptsGet || msg.Method == methodResourcesRead {
+			// Their workers may ask the client, as a tool's may.
+			if sess.modern {
+				ctx = withModernSession(ctx, sess)
+			} else if out != nil {
+				ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
+			}
 		}
 		return h(ctx, msg)
 	}

@@ -55,11 +55,17 @@ type clientInfo struct {
 	Version string `json:"version"`
 }
 
-// clientCapabilities are what the client declared in initialize that it can do, as far as
-// this server makes use of it.
+// clientCapabilities are what the client declared in initialize (or, in the 2026-07-28 era,
+// in the request's _meta) that it can do, as far as this server makes use of it.
 type clientCapabilities struct {
 	// elicitForm: the client puts forms to its user (elicitation/create in form mode).
 	elicitForm bool
+	// elicitURL: the client sends its user to a URL (elicitation/create in url mode).
+	elicitURL bool
+	// sampling: the client samples its model (sampling/createMessage).
+	sampling bool
+	// roots: the client lists its roots (roots/list).
+	roots bool
 }
 
 // readClientCapabilities reads initialize's capabilities for a session of protocol version v.
@@ -70,13 +76,21 @@ func readClientCapabilities(raw json.RawMessage, v string) clientCapabilities {
 			Form json.RawMessage `json:"form"`
 			URL  json.RawMessage `json:"url"`
 		} `json:"elicitation"`
+		Sampling json.RawMessage `json:"sampling"`
+		Roots    json.RawMessage `json:"roots"`
 	}
-	if v < protocolVersion20250618 || len(raw) == 0 || json.Unmarshal(raw, &c) != nil || c.Elicitation == nil {
+	if len(raw) == 0 || json.Unmarshal(raw, &c) != nil {
 		return clientCapabilities{}
+	}
+	out := clientCapabilities{sampling: kindOf(c.Sampling) == "object", roots: kindOf(c.Roots) == "object"}
+	if v < protocolVersion20250618 || c.Elicitation == nil {
+		return out
 	}
 	// 2025-11-25 splits elicitation into form and url modes; an empty object still means form,
 	// as it did in 2025-06-18, and only a client that lists url alone cannot fill in forms.
-	return clientCapabilities{elicitForm: c.Elicitation.Form != nil || c.Elicitation.URL == nil}
+	out.elicitForm = c.Elicitation.Form != nil || c.Elicitation.URL == nil
+	out.elicitURL = c.Elicitation.URL != nil
+	return out
 }
 
 // canElicitForm reports whether the client declared that it puts forms to its user.

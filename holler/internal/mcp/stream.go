@@ -297,7 +297,10 @@ func (h *httpReply) notify(n *notification) {
 }
 
 // finish sends the response and ends the reply. Nothing is sent after it.
-func (h *httpReply) finish(resp *response) {
+func (h *httpReply) finish(resp *response) { h.finishStatus(resp, http.StatusOK) }
+
+// finishStatus is finish with the HTTP status of a response that is not streamed.
+func (h *httpReply) finishStatus(resp *response, status int) {
 	b := encode(resp)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -313,7 +316,7 @@ func (h *httpReply) finish(resp *response) {
 	}
 	h.sw.w.Header().Set("Content-Type", "application/json")
 	h.sw.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	h.sw.w.WriteHeader(http.StatusOK)
+	h.sw.w.WriteHeader(status)
 	_, _ = h.sw.w.Write(b)
 }
 

@@ -166,7 +166,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	msg.tool = name
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
-	d, ask, cannot := s.policy.decide(t, func() (confirmer, string) { return s.confirmerFor(sess, out, msg.Params) })
+	d, ask, cannot := s.policy.decide(t, func() (confirmer, string) { return s.confirmerFor(sess, out) })
 	if d.refused() {
 		return s.refuse(msg.ID, sess, t, d, cannot, nil)
 	}
@@ -174,6 +174,17 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	req, bad := decodeArguments(t, p.Arguments)
 	if bad != nil {
 		return s.badArguments(msg.ID, sess, t, bad)
+	}
+	// In the 2026-07-28 era the call may be a retry that carries answers (mrtr.go).
+	var round *inputRound
+	if sess.modern {
+		var err error
+		if round, err = s.openRound(methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
+			return s.roundFailure(msg.ID, methodToolsCall, name, err)
+		}
+		if mc, ok := ask.(*modernConfirmer); ok {
+			mc.round = round
+		}
 	}
 	if d.Confirmation == confirmationRequired {
 		// Only a call that decoded is put to a person, and the wait is bounded like a call.
@@ -204,12 +215,14 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	}
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
-		// The 2026-07-28 era forbids requests of the server to the client; they become
-		// input_required results, which this server returns only for its own confirmation
-		// questions (inputreq.go), not for a worker's.
 		if !sess.modern {
 			ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
 		}
+	}
+	if round != nil {
+		// The 2026-07-28 era forbids requests of the server to the client: questions become
+		// an input_required result.
+		ctx = hooteproto.WithClientAsker(ctx, round.ask)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
@@ -218,6 +231,11 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	start := time.Now()
 	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), onProgress)
 	elapsed := time.Since(start)
+	if round != nil {
+		if r := s.endRound(msg.ID, round, err != nil || res.GetError() != nil); r != nil {
+			return r
+		}
+	}
 	// The call's logger is made only when something is logged: making it allocates.
 	log := func() *slog.Logger {
 		return s.log.With("tool", name, "service", t.Service, "session", sess.id, "elapsed", elapsed, "traceparent", traceparent)
@@ -385,30 +403,12 @@ func tierName(t hootv1.Tier) string {
 // retry's requestState or inputResponses. It returns nil for any other error.
 func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *response {
 	var ir *inputRequired
-	var se *stateError
-	var ma *malformedAnswer
-	switch {
-	case errors.As(err, &ir):
+	if errors.As(err, &ir) {
 		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.id)
 		return newResult(id, ir.result)
-	case errors.As(err, &se):
-		s.log.Info("mcp: requestState refused", "tool", t.Name, "session", sess.id, "why", se.why)
-		hint := se.hint
-		if hint == "" {
-			hint = "Call " + t.Name + " again without requestState and inputResponses: the person is asked again, " +
-				"and the retry carries the new requestState unchanged, to this server or to one that shares its --state-key."
-		}
-		return s.fail(id, codeInvalidParams, "invalid params: "+se.why+"; "+quote(t.Name)+" did not run", &guidance{
-			Hint:  hint,
-			Tool:  t.Name,
-			Field: "params." + paramRequestState,
-		})
-	case errors.As(err, &ma):
-		return s.fail(id, codeInvalidParams, "invalid params: "+ma.why, &guidance{
-			Hint:  "Answer the question of inputRequests with the client's elicitation result, under the same key, as in {\"action\":\"accept\",\"content\":{\"confirm\":true}}; or call " + t.Name + " again without requestState and inputResponses to be asked again.",
-			Tool:  t.Name,
-			Field: "params." + paramInputResponses,
-		})
+	}
+	if err != nil {
+		return s.roundFailure(id, methodToolsCall, t.Name, err)
 	}
 	return nil
 }

@@ -484,13 +484,53 @@ type ConformanceHandler interface {
 	// TestCustomHeader serves the tool "test_custom_header". Conformance fixture: arguments
 	// mirrored into Mcp-Param headers, echoed back.
 	TestCustomHeader(context.Context, *v1.ConformanceCustomHeaderRequest) (*v1.ConformanceContentResult, error)
+	// TestInputRequiredResultElicitation serves the tool "test_input_required_result_elicitation".
+	// Conformance fixture: asks the user for a name (key user_name) and greets them.
+	TestInputRequiredResultElicitation(context.Context, *v1.ConformanceInputRequiredElicitationRequest) (*v1.ConformanceContentResult, error)
+	// TestInputRequiredResultSampling serves the tool "test_input_required_result_sampling".
+	// Conformance fixture: asks the client's model for the capital of France (key
+	// capital_question).
+	TestInputRequiredResultSampling(context.Context, *v1.ConformanceInputRequiredSamplingRequest) (*v1.ConformanceContentResult, error)
+	// TestInputRequiredResultListRoots serves the tool "test_input_required_result_list_roots".
+	// Conformance fixture: asks the client for its roots (key client_roots) and lists them.
+	TestInputRequiredResultListRoots(context.Context, *v1.ConformanceInputRequiredListRootsRequest) (*v1.ConformanceContentResult, error)
+	// TestInputRequiredResultRequestState serves the tool
+	// "test_input_required_result_request_state". Conformance fixture: asks the user to confirm
+	// (key confirm) and answers state-ok once the state came back.
+	TestInputRequiredResultRequestState(context.Context, *v1.ConformanceInputRequiredRequestStateRequest) (*v1.ConformanceContentResult, error)
+	// TestInputRequiredResultMultipleInputs serves the tool
+	// "test_input_required_result_multiple_inputs". Conformance fixture: asks for a name, a sampled
+	// greeting and the roots in one round.
+	TestInputRequiredResultMultipleInputs(context.Context, *v1.ConformanceInputRequiredMultipleInputsRequest) (*v1.ConformanceContentResult, error)
+	// TestInputRequiredResultMultiRound serves the tool "test_input_required_result_multi_round".
+	// Conformance fixture: asks one question (step1), then another (step2), then answers.
+	TestInputRequiredResultMultiRound(context.Context, *v1.ConformanceInputRequiredMultiRoundRequest) (*v1.ConformanceContentResult, error)
+	// TestInputRequiredResultTamperedState serves the tool
+	// "test_input_required_result_tampered_state". Conformance fixture: asks the user to confirm
+	// (key confirm); a retry with an altered requestState is refused.
+	TestInputRequiredResultTamperedState(context.Context, *v1.ConformanceInputRequiredTamperedStateRequest) (*v1.ConformanceContentResult, error)
+	// TestInputRequiredResultCapabilities serves the tool
+	// "test_input_required_result_capabilities". Conformance fixture: asks what the client can
+	// answer: the user (if it declared elicitation) and its model (if it declared sampling).
+	TestInputRequiredResultCapabilities(context.Context, *v1.ConformanceInputRequiredCapabilitiesRequest) (*v1.ConformanceContentResult, error)
+	// TestInputRequiredResultPrompt serves the tool "test_input_required_result_prompt".
+	// Conformance fixture: a prompt that asks the user for context (key user_context) before it is
+	// written.
+	TestInputRequiredResultPrompt(context.Context, *v1.ConformanceInputRequiredPromptRequest) (*v1.ConformancePromptResult, error)
+	// TestMissingCapability serves the tool "test_missing_capability". Conformance fixture: needs
+	// the client's model (sampling); a client that did not declare sampling gets error -32021.
+	TestMissingCapability(context.Context, *v1.ConformanceMissingCapabilityRequest) (*v1.ConformanceContentResult, error)
+	// TestStreamingElicitation serves the tool "test_streaming_elicitation". Conformance fixture:
+	// asks the user a question while the response streams; the question travels in the result,
+	// never as a request on the stream.
+	TestStreamingElicitation(context.Context, *v1.ConformanceStreamingElicitationRequest) (*v1.ConformanceContentResult, error)
 }
 
 // NewConformanceService returns the Service that dispatches the "conformance" tools to h.
 func NewConformanceService(h ConformanceHandler) Service {
 	return Service{
 		Name:  ConformanceServiceName,
-		Tools: []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_error_handling", "test_tool_with_progress", "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "static_text", "static_binary", "watched_resource", "template_data", "test_tool_with_logging", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "json_schema_2020_12_tool", "test_logging_tool", "test_trigger_tool_change", "test_trigger_prompt_change", "test_custom_header"},
+		Tools: []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_error_handling", "test_tool_with_progress", "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "static_text", "static_binary", "watched_resource", "template_data", "test_tool_with_logging", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "json_schema_2020_12_tool", "test_logging_tool", "test_trigger_tool_change", "test_trigger_prompt_change", "test_custom_header", "test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots", "test_input_required_result_request_state", "test_input_required_result_multiple_inputs", "test_input_required_result_multi_round", "test_input_required_result_tampered_state", "test_input_required_result_capabilities", "test_input_required_result_prompt", "test_missing_capability", "test_streaming_elicitation"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_TestSimpleText:
@@ -639,6 +679,72 @@ func NewConformanceService(h ConformanceHandler) Service {
 				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
 			case *v1.Payload_TestCustomHeader:
 				res, err := h.TestCustomHeader(ctx, x.TestCustomHeader)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestInputRequiredResultElicitation:
+				res, err := h.TestInputRequiredResultElicitation(ctx, x.TestInputRequiredResultElicitation)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestInputRequiredResultSampling:
+				res, err := h.TestInputRequiredResultSampling(ctx, x.TestInputRequiredResultSampling)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestInputRequiredResultListRoots:
+				res, err := h.TestInputRequiredResultListRoots(ctx, x.TestInputRequiredResultListRoots)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestInputRequiredResultRequestState:
+				res, err := h.TestInputRequiredResultRequestState(ctx, x.TestInputRequiredResultRequestState)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestInputRequiredResultMultipleInputs:
+				res, err := h.TestInputRequiredResultMultipleInputs(ctx, x.TestInputRequiredResultMultipleInputs)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestInputRequiredResultMultiRound:
+				res, err := h.TestInputRequiredResultMultiRound(ctx, x.TestInputRequiredResultMultiRound)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestInputRequiredResultTamperedState:
+				res, err := h.TestInputRequiredResultTamperedState(ctx, x.TestInputRequiredResultTamperedState)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestInputRequiredResultCapabilities:
+				res, err := h.TestInputRequiredResultCapabilities(ctx, x.TestInputRequiredResultCapabilities)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestInputRequiredResultPrompt:
+				res, err := h.TestInputRequiredResultPrompt(ctx, x.TestInputRequiredResultPrompt)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformancePrompt{ConformancePrompt: res}}, nil
+			case *v1.Payload_TestMissingCapability:
+				res, err := h.TestMissingCapability(ctx, x.TestMissingCapability)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_TestStreamingElicitation:
+				res, err := h.TestStreamingElicitation(ctx, x.TestStreamingElicitation)
 				if err != nil {
 					return nil, err
 				}

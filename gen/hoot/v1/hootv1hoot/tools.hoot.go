@@ -1363,4 +1363,269 @@ var Tools = []Tool{
 			return x.ConformanceContent, true
 		},
 	},
+	{
+		Name:         "test_input_required_result_elicitation",
+		Title:        "Test input required: elicitation",
+		Description:  "Conformance fixture: asks the user for a name (key user_name) and greets them.\n\nAsks the user for their name under the key user_name, and answers \"Hello, <name>!\".",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_input_required_result_elicitation()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredElicitationRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultElicitation{TestInputRequiredResultElicitation: m.(*v1.ConformanceInputRequiredElicitationRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_input_required_result_sampling",
+		Title:        "Test input required: sampling",
+		Description:  "Conformance fixture: asks the client's model for the capital of France (key capital_question).\n\nAsks the client's model \"What is the capital of France?\" under the key capital_question, and answers with what came back.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_input_required_result_sampling()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredSamplingRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultSampling{TestInputRequiredResultSampling: m.(*v1.ConformanceInputRequiredSamplingRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_input_required_result_list_roots",
+		Title:        "Test input required: roots",
+		Description:  "Conformance fixture: asks the client for its roots (key client_roots) and lists them.\n\nAsks the client for its roots under the key client_roots, and answers with their URIs.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_input_required_result_list_roots()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredListRootsRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultListRoots{TestInputRequiredResultListRoots: m.(*v1.ConformanceInputRequiredListRootsRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_input_required_result_request_state",
+		Title:        "Test input required: request state",
+		Description:  "Conformance fixture: asks the user to confirm (key confirm) and answers state-ok once the state came back.\n\nAsks the user to confirm under the key confirm; answers \"state-ok\" with the answer carried back through the requestState.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_input_required_result_request_state()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredRequestStateRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultRequestState{TestInputRequiredResultRequestState: m.(*v1.ConformanceInputRequiredRequestStateRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_input_required_result_multiple_inputs",
+		Title:        "Test input required: several questions",
+		Description:  "Conformance fixture: asks for a name, a sampled greeting and the roots in one round.\n\nAsks three questions at once: the user's name (user_name), a sampled greeting (greeting) and the client's roots (client_roots).",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_input_required_result_multiple_inputs()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredMultipleInputsRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultMultipleInputs{TestInputRequiredResultMultipleInputs: m.(*v1.ConformanceInputRequiredMultipleInputsRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_input_required_result_multi_round",
+		Title:        "Test input required: two rounds",
+		Description:  "Conformance fixture: asks one question (step1), then another (step2), then answers.\n\nAsks step1, and only once it is answered step2: two rounds of questions before it answers.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_input_required_result_multi_round()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredMultiRoundRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultMultiRound{TestInputRequiredResultMultiRound: m.(*v1.ConformanceInputRequiredMultiRoundRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_input_required_result_tampered_state",
+		Title:        "Test input required: tampered state",
+		Description:  "Conformance fixture: asks the user to confirm (key confirm); a retry with an altered requestState is refused.\n\nAsks the user to confirm under the key confirm; the gateway refuses a retry whose requestState was altered.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_input_required_result_tampered_state()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredTamperedStateRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultTamperedState{TestInputRequiredResultTamperedState: m.(*v1.ConformanceInputRequiredTamperedStateRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_input_required_result_capabilities",
+		Title:        "Test input required: capabilities",
+		Description:  "Conformance fixture: asks what the client can answer: the user (if it declared elicitation) and its model (if it declared sampling).\n\nAsks the user (key user_name) only if the client declared elicitation, and its model (key capital_question) only if it declared sampling; needs at least one.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_input_required_result_capabilities()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredCapabilitiesRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultCapabilities{TestInputRequiredResultCapabilities: m.(*v1.ConformanceInputRequiredCapabilitiesRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_input_required_result_prompt",
+		Title:        "Test input required: prompt",
+		Description:  "Conformance fixture: a prompt that asks the user for context (key user_context) before it is written.\n\nA prompt that asks the user for context (key user_context) before it is written.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		Surface:      v1.Surface_SURFACE_PROMPT,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_input_required_result_prompt()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredPromptRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultPrompt{TestInputRequiredResultPrompt: m.(*v1.ConformanceInputRequiredPromptRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformancePrompt, true
+		},
+	},
+	{
+		Name:         "test_missing_capability",
+		Title:        "Test missing capability",
+		Description:  "Conformance fixture: needs the client's model (sampling); a client that did not declare sampling gets error -32021.\n\nAsks the client's model a question; without the sampling capability the call fails with MissingRequiredClientCapability.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_missing_capability()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceMissingCapabilityRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestMissingCapability{TestMissingCapability: m.(*v1.ConformanceMissingCapabilityRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
+	{
+		Name:         "test_streaming_elicitation",
+		Title:        "Test streaming elicitation",
+		Description:  "Conformance fixture: asks the user a question while the response streams; the question travels in the result, never as a request on the stream.\n\nAsks the user a question under the key user_name, and answers with what came back.",
+		Service:      "conformance",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "test_streaming_elicitation()",
+		Example:      `{}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceStreamingElicitationRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestStreamingElicitation{TestStreamingElicitation: m.(*v1.ConformanceStreamingElicitationRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
+			if !ok {
+				return nil, false
+			}
+			return x.ConformanceContent, true
+		},
+	},
 }

@@ -1,0 +1,324 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hooteproto"
+	"google.golang.org/protobuf/proto"
+)
+
+// A worker's questions to the client in the 2026-07-28 era (multi round-trip requests).
+//
+// The era has no requests of a server to its client, so a handler's AskClient cannot wait for
+// an answer. The call is re-executed instead: the first run asks, and every question the
+// handler asks that has no answer yet is collected by the request's inputRound; when the run
+// ends, whatever the handler returned, the client gets all of them in one input_required result,
+// with a requestState that carries (signed) the answers gathered so far and what was asked. The
+// client calls again with the answers; the call runs again from the start, on any worker, behind
+// any gateway that shares the state key, and this time AskClient answers at once the questions
+// the state and the inputResponses answer. The round that asks nothing new is the last: its
+// result goes to the client. The gateway's own confirmation of a risky call (inputreq.go) asks
+// in the same round and state.
+
+// askAwaited is the message a handler's question gets while its answer is awaited.
+const askAwaited = "the client's answer is awaited: the call ends here, the client is asked, and the call runs again with the answer"
+
+// An inputRound is one modern request's questions and answers: what the retry brought (the
+// state and inputResponses) and what this run asks.
+type inputRound struct {
+	signer       *stateSigner
+	method, name string
+	req          proto.Message // the decoded arguments
+	args         string        // argumentsDigest of req, made when first needed
+	caps         clientCapabilities
+	state        roundState // zero on a first call
+	rawState     string     // the requestState as the client sent it
+	hasState     bool
+	responses    map[string]json.RawMessage
+
+	mu       sync.Mutex
+	seq      int                       // numbers questions that come without a key
+	pending  map[string]inputRequest   // the questions this run asked without an answer
+	digests  map[string]string         // questionDigest of each question asked, by key
+	gathered map[string]gatheredAnswer // the answers this run used, for the next state
+	missing  map[string]any            // the capabilities of questions the client cannot answer
+	bad      *malformedAnswer          // the first answer of the wrong shape
+	// confirmed is the id of the accepted confirmation of the call, carried into the next state.
+	confirmed string
+	closed    bool
+}
+
+// openRound reads the retry members of params for a request of method about name (a tool's,
+// prompt's or resource's name) with the decoded arguments req, of a client that declared caps.
+// The error is a malformedAnswer or a stateError.
+func (s *Server) openRound(method, name string, req proto.Message, caps clientCapabilities, params json.RawMessage) (*inputRound, error) {
+	in, err := readInputParams(params)
+	if err != nil {
+		return nil, err
+	}
+	r := &inputRound{signer: s.states, method: method, name: name, req: req, caps: caps,
+		hasState: in.hasState, rawState: in.state, responses: in.responses}
+	if in.hasState {
+		if r.state, err = s.states.open(in.state, method, name, r.argsDigest()); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// argsDigest returns the digest of the request's arguments, which a state is bound to. Most
+// calls ask nothing and never need it.
+func (r *inputRound) argsDigest() string {
+	if r.args == "" {
+		r.args = argumentsDigest(r.req)
+	}
+	return r.args
+}
+
+// ask is the ClientAsker of the request's calls: it answers from the state and the
+// inputResponses, or records the question and tells the handler that the answer is awaited.
+func (r *inputRound) ask(_ context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
+	q, ok := inputRequestOf(req)
+	if !ok {
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the request for the client is empty")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, hooteproto.NewError(hooteproto.CodeCanceled, "the request has been answered: a question asked after the handler returned is not put to the client")
+	}
+	key := req.GetKey()
+	if key == "" {
+		r.seq++
+		key = "ask-" + strconv.Itoa(r.seq)
+	} else if !hooteproto.ValidAskKey(key) {
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the question's key "+quote(key)+" is not a valid key")
+	}
+	if !r.caps.canAnswer(q.Method) {
+		capName, capValue := requiredCapability(q.Method)
+		if r.missing == nil {
+			r.missing = make(map[string]any)
+		}
+		r.missing[capName] = capValue
+		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "the client cannot be asked "+q.Method+": this request's clientCapabilities (params._meta."+
+			metaClientCapabilities+") do not declare "+quote(capName))
+	}
+	digest := questionDigest(q)
+	if d, asked := r.digests[key]; asked && d != digest {
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the call asked two different questions under the key "+quote(key)+": each question needs its own key")
+	}
+	if r.digests == nil {
+		r.digests = make(map[string]string)
+	}
+	r.digests[key] = digest
+
+	raw := r.answerFor(key, digest)
+	if raw == nil {
+		if len(r.pending) >= maxInputResponses {
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the call asked over "+strconv.Itoa(maxInputResponses)+" questions in one round")
+		}
+		if r.pending == nil {
+			r.pending = make(map[string]inputRequest)
+		}
+		r.pending[key] = q
+		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, askAwaited)
+	}
+	res, err := decodeInputResponse(q.Method, raw)
+	if err != nil {
+		field := "params." + paramInputResponses + "." + key
+		if r.bad == nil {
+			r.bad = &malformedAnswer{why: field + " " + hooteproto.AsError(err).Message(), field: field}
+		}
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the client's answer to "+quote(key)+" is malformed")
+	}
+	if r.gathered == nil {
+		r.gathered = make(map[string]gatheredAnswer)
+	}
+	r.gathered[key] = gatheredAnswer{Question: digest, Answer: compact(raw)}
+	return res, nil
+}
+
+// answerFor returns the client's answer to the question key whose digest is digest: from the
+// state, or from inputResponses when the last round asked this question (or, without a state,
+// when the client answers it at once); nil when there is none. A null answer is none.
+func (r *inputRound) answerFor(key, digest string) json.RawMessage {
+	if a, ok := r.state.Answers[key]; ok && a.Question == digest {
+		return a.Answer
+	}
+	raw, ok := r.responses[key]
+	if !ok || kindOf(raw) == "null" {
+		return nil
+	}
+	if r.hasState {
+		if asked, ok := r.state.Asked[key]; !ok || asked != digest {
+			return nil // an answer to another question, or to one never asked: ask anew
+		}
+	}
+	return raw
+}
+
+// result returns the input_required result of this round: the handler's pending questions,
+// and the confirmation question confirm (when not empty) with its request, under a new state.
+func (r *inputRound) result(confirm string, confirmReq inputRequest) (inputRequiredResult, error) {
+	st := roundState{Method: r.method, Name: r.name, Args: r.argsDigest(), Question: confirm, Confirmed: r.confirmed}
+	requests := make(map[string]inputRequest, len(r.pending)+1)
+	for k, q := range r.pending {
+		requests[k] = q
+		if st.Asked == nil {
+			st.Asked = make(map[string]string, len(r.pending))
+		}
+		st.Asked[k] = r.digests[k]
+	}
+	if confirm != "" {
+		requests[confirmKeyPrefix+confirm] = confirmReq
+	}
+	// The answers of earlier rounds stay, unless this run asked the same key anew; the answers
+	// this run used join them.
+	for k, a := range r.state.Answers {
+		if _, again := r.digests[k]; !again {
+			if st.Answers == nil {
+				st.Answers = make(map[string]gatheredAnswer)
+			}
+			st.Answers[k] = a
+		}
+	}
+	for k, a := range r.gathered {
+		if st.Answers == nil {
+			st.Answers = make(map[string]gatheredAnswer)
+		}
+		st.Answers[k] = a
+	}
+	state, err := r.signer.seal(st)
+	if err != nil {
+		return inputRequiredResult{}, err
+	}
+	return inputRequiredResult{ResultType: resultTypeInputRequired, InputRequests: requests, RequestState: state}, nil
+}
+
+// end closes the round once the call has ended, failed or not, and returns what the request
+// answers instead of the call's own result: -32602 for a malformed answer, the input_required
+// result when questions are pending, -32021 when the call failed after asking what the client
+// cannot answer; nil to answer with the call's result.
+func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *response {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	switch {
+	case r.bad != nil:
+		return s.roundFailure(id, r.method, r.name, r.bad)
+	case len(r.pending) > 0:
+		res, err := r.result("", inputRequest{})
+		if err != nil {
+			return s.fail(id, codeInvalidParams, "invalid params: "+err.Error(), &guidance{
+				Hint:  "Answer with less: the answers are carried back to the client in requestState, which is bounded to " + strconv.Itoa(maxRequestStateBytes) + " bytes.",
+				Field: "params." + paramInputResponses,
+			})
+		}
+		keys := make([]string, 0, len(res.InputRequests))
+		for k := range res.InputRequests {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		s.log.Info("mcp: request waits for the client's answers", "method", r.method, "name", r.name, "questions", strings.Join(keys, ","))
+		return newResult(id, res)
+	case failed && len(r.missing) > 0:
+		return s.missingCapability(id, r.method, r.name, r.missing)
+	}
+	return nil
+}
+
+// missingCapability answers -32021: the request needed capabilities the client did not declare.
+// error.data carries requiredCapabilities even when guidance is off, as the protocol asks.
+func (s *Server) missingCapability(id json.RawMessage, method, name string, missing map[string]any) *response {
+	names := make([]string, 0, len(missing))
+	for k := range missing {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	text := "missing required client capability: " + quote(name) + " needs the client to declare " + strings.Join(names, ", ") +
+		" in params._meta." + metaClientCapabilities
+	g := &guidance{
+		Hint: "Declare " + strings.Join(names, " and ") + " in params._meta." + metaClientCapabilities + " of the " + method +
+			" (only if the client can answer such questions), and call again; requiredCapabilities shows what to add.",
+		Field:                "params._meta." + metaClientCapabilities,
+		RequiredCapabilities: missing,
+	}
+	if method == methodToolsCall {
+		g.Tool = name
+	}
+	if s.cfg.MinimalErrors {
+		return newError(id, codeMissingCapability, text, &guidance{RequiredCapabilities: missing})
+	}
+	return newError(id, codeMissingCapability, text, g)
+}
+
+// roundFailure answers a retry whose requestState or inputResponses this server will not take
+// (a stateError or a malformedAnswer); it returns nil for any other error.
+func (s *Server) roundFailure(id json.RawMessage, method, name string, err error) *response {
+	what := quote(name)
+	again := "Call " + name + " again"
+	if method != methodToolsCall {
+		what = method + " of " + quote(name)
+		again = "Send the " + method + " of " + quote(name) + " again"
+	}
+	var se *stateError
+	var ma *malformedAnswer
+	switch {
+	case errors.As(err, &se):
+		s.log.Info("mcp: requestState refused", "method", method, "name", name, "why", se.why)
+		hint := se.hint
+		if hint == "" {
+			hint = again + " without requestState and inputResponses: the questions are asked again, " +
+				"and the retry carries the new requestState unchanged, to this server or to one that shares its --state-key."
+		}
+		g := &guidance{Hint: hint, Field: "params." + paramRequestState}
+		if method == methodToolsCall {
+			g.Tool = name
+		}
+		return s.fail(id, codeInvalidParams, "invalid params: "+se.why+"; "+what+" did not run", g)
+	case errors.As(err, &ma):
+		g := &guidance{
+			Hint: "Answer each question of inputRequests under its key with the result of its method: elicitation/create " +
+				`{"action":"accept","content":{...}}, sampling/createMessage {"role":"assistant","content":{"type":"text","text":"..."},"model":"..."}, ` +
+				`roots/list {"roots":[{"uri":"file:///..."}]}; or ` + strings.ToLower(again[:1]) + again[1:] + " without requestState and inputResponses to be asked afresh.",
+			Field: ma.field,
+		}
+		if method == methodToolsCall {
+			g.Tool = name
+		}
+		return s.fail(id, codeInvalidParams, "invalid params: "+ma.why, g)
+	}
+	return nil
+}
+
+// modernSessionKey finds the session of a modern prompts/get or resources/read in its context,
+// whose handlers take only the message.
+type modernSessionKey struct{}
+
+// withModernSession returns ctx carrying sess.
+func withModernSession(ctx context.Context, sess *session) context.Context {
+	return context.WithValue(ctx, modernSessionKey{}, sess)
+}
+
+// modernSessionFrom returns the session that ctx carries, or nil.
+func modernSessionFrom(ctx context.Context) *session {
+	sess, _ := ctx.Value(modernSessionKey{}).(*session)
+	return sess
+}
+
+// modernStatus is the HTTP status of a modern response that is not streamed: 400 for a missing
+// client capability, which the era sends as a client error, and 200 otherwise.
+func modernStatus(resp *response) int {
+	if resp.Error != nil && resp.Error.Code == codeMissingCapability {
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
