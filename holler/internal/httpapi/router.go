@@ -6,9 +6,11 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/hootenanny/hoot/holler/internal/access"
 )
 
 // Deps are what the router serves.
@@ -19,12 +21,38 @@ type Deps struct {
 	Services func() []string
 	// Content serves /cas and /artifacts/{id}/content; nil leaves them out.
 	Content *Content
+	// Access, when set, lets a request through only with a valid bearer token, on every route
+	// but /healthz and the protected resource metadata (which it serves): routes added later
+	// are covered without a word. Nil serves without access control.
+	Access *access.Guard
+	// MCPDeny answers the requests to /mcp that access control refuses, as JSON-RPC errors an
+	// MCP client shows; nil answers them as plain text, like the other routes.
+	MCPDeny access.DenyFunc
+}
+
+// isPublic reports whether a request is served without a token: the health check, and the
+// protected resource metadata, which is how a client learns where to get one.
+func isPublic(r *http.Request) bool {
+	p := r.URL.Path
+	return p == "/healthz" || p == access.WellKnownPath || strings.HasPrefix(p, access.WellKnownPath+"/")
 }
 
 // NewRouter returns the gateway's HTTP handler.
 func NewRouter(d Deps) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
+	if d.Access != nil {
+		r.Use(d.Access.Middleware(func(w http.ResponseWriter, r *http.Request, f *access.Failure) {
+			if r.URL.Path == "/mcp" && d.MCPDeny != nil {
+				d.MCPDeny(w, r, f)
+				return
+			}
+			access.WritePlain(w, r, f)
+		}, isPublic))
+		meta := d.Access.MetadataHandler()
+		r.Get(access.WellKnownPath, meta.ServeHTTP)
+		r.Get(access.WellKnownPath+"/*", meta.ServeHTTP)
+	}
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		services := d.Services()
 		status, code := "ok", http.StatusOK

@@ -98,6 +98,9 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, s.envelopeFailure(bad))
 		return
 	}
+	if s.refuseAboveGrant(w, r, msg) {
+		return
+	}
 	if s.eraOf(r, msg) == eraModern {
 		s.servePostModern(w, r, msg)
 		return
