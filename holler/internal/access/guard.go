@@ -78,8 +78,13 @@ func NewGuard(cfg Config) (*Guard, error) {
 	return g, nil
 }
 
-// OAuth returns the guard's OAuth checker, or nil.
-func (g *Guard) OAuth() *OAuth { return g.oauth }
+// OAuth returns the guard's OAuth checker, or nil (also for a nil Guard).
+func (g *Guard) OAuth() *OAuth {
+	if g == nil {
+		return nil
+	}
+	return g.oauth
+}
 
 // Check reads the request's bearer token and returns its grant, or why it is refused.
 func (g *Guard) Check(r *http.Request) (*Grant, *Failure) {

@@ -103,7 +103,7 @@ func TestGuardMiddleware(t *testing.T) {
 func TestGuardWithOAuthChallenges(t *testing.T) {
 	t.Parallel()
 	iss := newTestIssuer(t)
-	k := iss.addKey("k1", true)
+	k := iss.AddKey("k1", true)
 	_, g := newTestOAuth(t, iss, nil)
 	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 	_, f := g.Check(r)
@@ -114,7 +114,7 @@ func TestGuardWithOAuthChallenges(t *testing.T) {
 	if !strings.Contains(f.Hint, "resource "+testAudience) || !strings.Contains(f.Hint, iss.url) {
 		t.Fatalf("hint %q does not say where to get a token", f.Hint)
 	}
-	gr, f := checkToken(g, iss.sign(jwt.SigningMethodES256, k, "k1", iss.claims(testAudience, "hoot")))
+	gr, f := checkToken(g, iss.Sign(jwt.SigningMethodES256, k, "k1", iss.Claims(testAudience, "hoot")))
 	if f != nil {
 		t.Fatal(f.Message)
 	}
@@ -137,7 +137,7 @@ func TestGuardWithOAuthChallenges(t *testing.T) {
 func TestBothTokensAndOAuth(t *testing.T) {
 	t.Parallel()
 	iss := newTestIssuer(t)
-	k := iss.addKey("k1", true)
+	k := iss.AddKey("k1", true)
 	o, _ := newTestOAuth(t, iss, nil)
 	tg, standard, _ := tokenGuard(t)
 	g, err := NewGuard(Config{Tokens: tg.tokens, OAuth: o})
@@ -147,7 +147,7 @@ func TestBothTokensAndOAuth(t *testing.T) {
 	if gr, f := checkToken(g, standard); f != nil || gr.Via != ViaToken {
 		t.Fatalf("file token: %+v %+v", gr, f)
 	}
-	if gr, f := checkToken(g, iss.sign(jwt.SigningMethodES256, k, "k1", iss.claims(testAudience, "hoot.admin"))); f != nil || gr.Via != ViaOAuth || gr.Tier != hootv1.Tier_TIER_ADMIN {
+	if gr, f := checkToken(g, iss.Sign(jwt.SigningMethodES256, k, "k1", iss.Claims(testAudience, "hoot.admin"))); f != nil || gr.Via != ViaOAuth || gr.Tier != hootv1.Tier_TIER_ADMIN {
 		t.Fatalf("access token: %+v %+v", gr, f)
 	}
 	_, f := g.Check(httptest.NewRequest("GET", "/", nil))

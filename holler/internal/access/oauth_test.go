@@ -48,26 +48,26 @@ func checkToken(g *Guard, token string) (*Grant, *Failure) {
 func TestOAuthTokens(t *testing.T) {
 	t.Parallel()
 	iss := newTestIssuer(t)
-	rsaKey := iss.addKey("k1", false)
-	ecKey := iss.addKey("k2", true)
+	rsaKey := iss.AddKey("k1", false)
+	ecKey := iss.AddKey("k2", true)
 	other := newTestIssuer(t)
-	otherKey := other.addKey("k1", false) // the same kid as ours, another key
+	otherKey := other.AddKey("k1", false) // the same kid as ours, another key
 	_, g := newTestOAuth(t, iss, nil)
 
-	expired := iss.claims(testAudience, "hoot")
+	expired := iss.Claims(testAudience, "hoot")
 	expired["exp"] = time.Now().Add(-2 * time.Minute).Unix()
 	expired["iat"] = time.Now().Add(-10 * time.Minute).Unix()
-	justExpired := iss.claims(testAudience, "hoot") // within the stated leeway
+	justExpired := iss.Claims(testAudience, "hoot") // within the stated leeway
 	justExpired["exp"] = time.Now().Add(-10 * time.Second).Unix()
-	wrongIss := iss.claims(testAudience, "hoot")
+	wrongIss := iss.Claims(testAudience, "hoot")
 	wrongIss["iss"] = "https://elsewhere.example"
-	noExp := iss.claims(testAudience, "hoot")
+	noExp := iss.Claims(testAudience, "hoot")
 	delete(noExp, "exp")
-	future := iss.claims(testAudience, "hoot")
+	future := iss.Claims(testAudience, "hoot")
 	future["nbf"] = time.Now().Add(10 * time.Minute).Unix()
-	listAud := iss.claims("", "hoot")
+	listAud := iss.Claims("", "hoot")
 	listAud["aud"] = []string{"https://other.example/mcp", testAudience}
-	scp := iss.claims(testAudience, "")
+	scp := iss.Claims(testAudience, "")
 	delete(scp, "scope")
 	scp["scp"] = []string{"hoot.read", "hoot.admin"}
 
@@ -79,24 +79,24 @@ func TestOAuthTokens(t *testing.T) {
 		wantInMsg  string
 		wantHeader string
 	}{
-		{name: "good rsa", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", iss.claims(testAudience, "hoot")), tier: hootv1.Tier_TIER_STANDARD},
-		{name: "good ec", token: iss.sign(jwt.SigningMethodES256, ecKey, "k2", iss.claims(testAudience, "hoot.read")), tier: hootv1.Tier_TIER_BASIC},
-		{name: "highest scope wins", token: iss.sign(jwt.SigningMethodPS256, rsaKey, "k1", iss.claims(testAudience, "hoot.read hoot.admin other")), tier: hootv1.Tier_TIER_ADMIN},
-		{name: "scp list", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", scp), tier: hootv1.Tier_TIER_ADMIN},
-		{name: "audience in a list", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", listAud), tier: hootv1.Tier_TIER_STANDARD},
-		{name: "within leeway", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", justExpired), tier: hootv1.Tier_TIER_STANDARD},
-		{name: "expired", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", expired), status: 401, wantInMsg: "expired", wantHeader: `error="invalid_token"`},
-		{name: "no exp", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", noExp), status: 401, wantInMsg: "lacks a claim", wantHeader: `error="invalid_token"`},
-		{name: "not yet valid", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", future), status: 401, wantInMsg: "not valid yet"},
-		{name: "wrong audience", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", iss.claims("https://other.example/mcp", "hoot")), status: 401, wantInMsg: "not issued for this server", wantHeader: `resource_metadata="http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp"`},
-		{name: "wrong issuer", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", wrongIss), status: 401, wantInMsg: "issued by \"https://elsewhere.example\""},
-		{name: "wrong signature", token: iss.sign(jwt.SigningMethodRS256, otherKey, "k1", iss.claims(testAudience, "hoot")), status: 401, wantInMsg: "signature does not verify"},
-		{name: "key of the wrong type", token: iss.sign(jwt.SigningMethodES256, ecKey, "k1", iss.claims(testAudience, "hoot")), status: 401, wantInMsg: "signature does not verify"},
-		{name: "unknown kid", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "nope", iss.claims(testAudience, "hoot")), status: 401, wantInMsg: "does not publish"},
-		{name: "no kid with two keys", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "", iss.claims(testAudience, "hoot")), status: 401, wantInMsg: "does not publish"},
-		{name: "symmetric algorithm", token: iss.sign(jwt.SigningMethodHS256, []byte("secret-secret-secret-secret-32b!"), "k1", iss.claims(testAudience, "hoot")), status: 401, wantInMsg: "this server takes only"},
-		{name: "alg none", token: iss.sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", iss.claims(testAudience, "hoot")), status: 401},
-		{name: "no holler scope", token: iss.sign(jwt.SigningMethodRS256, rsaKey, "k1", iss.claims(testAudience, "openid email")), status: 403, wantInMsg: "none of the scopes", wantHeader: `error="insufficient_scope", error_description=`},
+		{name: "good rsa", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", iss.Claims(testAudience, "hoot")), tier: hootv1.Tier_TIER_STANDARD},
+		{name: "good ec", token: iss.Sign(jwt.SigningMethodES256, ecKey, "k2", iss.Claims(testAudience, "hoot.read")), tier: hootv1.Tier_TIER_BASIC},
+		{name: "highest scope wins", token: iss.Sign(jwt.SigningMethodPS256, rsaKey, "k1", iss.Claims(testAudience, "hoot.read hoot.admin other")), tier: hootv1.Tier_TIER_ADMIN},
+		{name: "scp list", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", scp), tier: hootv1.Tier_TIER_ADMIN},
+		{name: "audience in a list", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", listAud), tier: hootv1.Tier_TIER_STANDARD},
+		{name: "within leeway", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", justExpired), tier: hootv1.Tier_TIER_STANDARD},
+		{name: "expired", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", expired), status: 401, wantInMsg: "expired", wantHeader: `error="invalid_token"`},
+		{name: "no exp", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", noExp), status: 401, wantInMsg: "lacks a claim", wantHeader: `error="invalid_token"`},
+		{name: "not yet valid", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", future), status: 401, wantInMsg: "not valid yet"},
+		{name: "wrong audience", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", iss.Claims("https://other.example/mcp", "hoot")), status: 401, wantInMsg: "not issued for this server", wantHeader: `resource_metadata="http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp"`},
+		{name: "wrong issuer", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", wrongIss), status: 401, wantInMsg: "issued by \"https://elsewhere.example\""},
+		{name: "wrong signature", token: iss.Sign(jwt.SigningMethodRS256, otherKey, "k1", iss.Claims(testAudience, "hoot")), status: 401, wantInMsg: "signature does not verify"},
+		{name: "key of the wrong type", token: iss.Sign(jwt.SigningMethodES256, ecKey, "k1", iss.Claims(testAudience, "hoot")), status: 401, wantInMsg: "signature does not verify"},
+		{name: "unknown kid", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "nope", iss.Claims(testAudience, "hoot")), status: 401, wantInMsg: "does not publish"},
+		{name: "no kid with two keys", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "", iss.Claims(testAudience, "hoot")), status: 401, wantInMsg: "does not publish"},
+		{name: "symmetric algorithm", token: iss.Sign(jwt.SigningMethodHS256, []byte("secret-secret-secret-secret-32b!"), "k1", iss.Claims(testAudience, "hoot")), status: 401, wantInMsg: "this server takes only"},
+		{name: "alg none", token: iss.Sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", iss.Claims(testAudience, "hoot")), status: 401},
+		{name: "no holler scope", token: iss.Sign(jwt.SigningMethodRS256, rsaKey, "k1", iss.Claims(testAudience, "openid email")), status: 403, wantInMsg: "none of the scopes", wantHeader: `error="insufficient_scope", error_description=`},
 		{name: "garbage", token: "a.b.c", status: 401, wantHeader: `Bearer realm="holler", error="invalid_token"`},
 	}
 	for _, tc := range testCases {
@@ -127,28 +127,28 @@ func TestOAuthTokens(t *testing.T) {
 func TestOAuthRefetchesUnknownKeysAtMostSoOften(t *testing.T) {
 	t.Parallel()
 	iss := newTestIssuer(t)
-	k1 := iss.addKey("k1", true)
+	k1 := iss.AddKey("k1", true)
 	now := time.Now()
 	clock := func() time.Time { return now }
 	_, g := newTestOAuth(t, iss, func(c *OAuthConfig) { c.Now = clock; c.RefetchInterval = time.Minute })
-	if _, f := checkToken(g, iss.sign(jwt.SigningMethodES256, k1, "k1", iss.claims(testAudience, "hoot"))); f != nil {
+	if _, f := checkToken(g, iss.Sign(jwt.SigningMethodES256, k1, "k1", iss.Claims(testAudience, "hoot"))); f != nil {
 		t.Fatal(f.Message)
 	}
-	if n := iss.jwksHits.Load(); n != 1 {
+	if n := iss.JWKSHits(); n != 1 {
 		t.Fatalf("%d fetches of the key set, want 1", n)
 	}
 	// Many tokens of an unknown kid fetch once more at most.
 	for range 5 {
-		if _, f := checkToken(g, iss.sign(jwt.SigningMethodES256, k1, "made-up", iss.claims(testAudience, "hoot"))); f == nil {
+		if _, f := checkToken(g, iss.Sign(jwt.SigningMethodES256, k1, "made-up", iss.Claims(testAudience, "hoot"))); f == nil {
 			t.Fatal("a made-up kid was accepted")
 		}
 	}
-	if n := iss.jwksHits.Load(); n != 1 {
+	if n := iss.JWKSHits(); n != 1 {
 		t.Fatalf("%d fetches of the key set within the refetch interval, want 1", n)
 	}
 	// The issuer rotates to a new key; once the interval has passed, its tokens are taken.
-	k2 := iss.addKey("k2", false)
-	tok2 := iss.sign(jwt.SigningMethodRS256, k2, "k2", iss.claims(testAudience, "hoot"))
+	k2 := iss.AddKey("k2", false)
+	tok2 := iss.Sign(jwt.SigningMethodRS256, k2, "k2", iss.Claims(testAudience, "hoot"))
 	if _, f := checkToken(g, tok2); f == nil {
 		t.Fatal("an unknown key was taken without a fetch")
 	}
@@ -156,7 +156,7 @@ func TestOAuthRefetchesUnknownKeysAtMostSoOften(t *testing.T) {
 	if _, f := checkToken(g, tok2); f != nil {
 		t.Fatalf("the rotated key was not fetched: %s", f.Message)
 	}
-	if n := iss.jwksHits.Load(); n != 2 {
+	if n := iss.JWKSHits(); n != 2 {
 		t.Fatalf("%d fetches, want 2", n)
 	}
 	// Cached keys serve without fetching.
@@ -165,7 +165,7 @@ func TestOAuthRefetchesUnknownKeysAtMostSoOften(t *testing.T) {
 			t.Fatal(f.Message)
 		}
 	}
-	if n := iss.jwksHits.Load(); n != 2 {
+	if n := iss.JWKSHits(); n != 2 {
 		t.Fatalf("%d fetches for cached keys, want 2", n)
 	}
 }
@@ -173,10 +173,10 @@ func TestOAuthRefetchesUnknownKeysAtMostSoOften(t *testing.T) {
 func TestOAuthIssuerDown(t *testing.T) {
 	t.Parallel()
 	iss := newTestIssuer(t)
-	k := iss.addKey("k1", true)
-	iss.down.Store(true)
+	k := iss.AddKey("k1", true)
+	iss.SetDown(true)
 	_, g := newTestOAuth(t, iss, nil)
-	_, f := checkToken(g, iss.sign(jwt.SigningMethodES256, k, "k1", iss.claims(testAudience, "hoot")))
+	_, f := checkToken(g, iss.Sign(jwt.SigningMethodES256, k, "k1", iss.Claims(testAudience, "hoot")))
 	if f == nil || f.Status != http.StatusServiceUnavailable || !strings.Contains(f.Message, "cannot be fetched") {
 		t.Fatalf("got %+v, want 503", f)
 	}
@@ -185,8 +185,8 @@ func TestOAuthIssuerDown(t *testing.T) {
 func TestOAuthMetadataMustNameTheIssuer(t *testing.T) {
 	t.Parallel()
 	iss := newTestIssuer(t)
-	iss.addKey("k1", true)
-	iss.metaIssue = "https://impostor.example"
+	iss.AddKey("k1", true)
+	iss.SetMetadataIssuer("https://impostor.example")
 	o, _ := newTestOAuth(t, iss, nil)
 	err := o.Prefetch(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "impostor") {
