@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
 )
 
@@ -71,4 +73,17 @@ func (s *Server) capListing(ctx context.Context, listed []toolDescription) []too
 		}
 	}
 	return out
+}
+
+// entryAboveGrant refuses a prompt or resource above the tier of the caller's token, with the
+// policy's decision and how to get a higher tier, or returns nil when the caller may have it.
+func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hootv1hoot.Tool) *response {
+	g, ok := access.GrantOf(ctx)
+	if !ok || t.Tier <= g.Tier {
+		return nil
+	}
+	d, _, _ := s.policy.forCaller(ctx).decide(t, nil)
+	f := g.Refuse(t.Tier)
+	s.log.Info("mcp: refused: the caller's token allows a lower tier", "entry", t.Name, "caller", g.Name, "via", g.Via, "tier", d.Tier, "tokenTier", d.TokenTier)
+	return s.fail(id, codeInvalidRequest, quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d})
 }

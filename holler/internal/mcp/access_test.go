@@ -189,4 +189,13 @@ func TestPolicyCapsByGrant(t *testing.T) {
 	if got := s.capListing(ctx, s.listedNow()); len(got) == 0 || len(got) >= len(s.listedNow()) {
 		t.Fatalf("a basic grant lists %d of %d tools", len(got), len(s.listedNow()))
 	}
+	// A resource of tier standard is refused to the same grant, before it reaches a worker.
+	read := &message{ID: json.RawMessage("8"), Method: methodResourcesRead, Params: json.RawMessage(`{"uri":"hoot://cas/` + strings.Repeat("0", 64) + `"}`)}
+	r := s.readResource(ctx, read)
+	if r.Error == nil || !strings.Contains(r.Error.Message, "needs tier standard") || b.calls.Load() != 0 {
+		t.Fatalf("resources/read with a basic grant: %+v (backend calls %d)", r.Error, b.calls.Load())
+	}
+	if g, _ := r.Error.Data.(*guidance); g == nil || g.Policy == nil || g.Policy.TokenTier != "basic" || !strings.Contains(g.Hint, "--tier standard") {
+		t.Fatalf("resources/read refusal data: %+v", r.Error.Data)
+	}
 }

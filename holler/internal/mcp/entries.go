@@ -144,6 +144,9 @@ type resourcesCapability struct {
 // callEntry sends the request req of the entry t to a worker and returns the typed answer, or
 // the error response to give.
 func (s *Server) callEntry(ctx context.Context, id json.RawMessage, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *response) {
+	if r := s.entryAboveGrant(ctx, id, t); r != nil {
+		return nil, r
+	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	cctx = hooteproto.WithTraceparent(cctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx)))
