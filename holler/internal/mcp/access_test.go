@@ -199,3 +199,23 @@ func TestPolicyCapsByGrant(t *testing.T) {
 		t.Fatalf("resources/read refusal data: %+v", r.Error.Data)
 	}
 }
+
+// TestAccessTierCapModern checks the same cap for a 2026-07-28 request, which has no session.
+func TestAccessTierCapModern(t *testing.T) {
+	t.Parallel()
+	s, b := newTestServer(t, func(c *Config) {
+		c.Tools = confirmTools()
+		c.MaxTier = hootv1.Tier_TIER_ADMIN
+	})
+	client, standard, _ := guardedServer(t, s)
+	c := client(standard)
+	list := c.modernCall(1, "tools/list", nil, nil)
+	if list.status != http.StatusOK || strings.Contains(string(list.body), `"admin_echo"`) || !strings.Contains(string(list.body), `"echo"`) {
+		t.Fatalf("modern tools/list for a standard token: %d %s", list.status, list.body)
+	}
+	a := c.modernCall(2, "tools/call", map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hi"}}, nil)
+	if a.status != http.StatusForbidden || !strings.Contains(a.header.Get("WWW-Authenticate"), "insufficient_scope") ||
+		!strings.Contains(string(a.body), outcomeTokenTierTooLow) || b.calls.Load() != 0 {
+		t.Fatalf("modern admin_echo for a standard token: %d %q %s", a.status, a.header.Get("WWW-Authenticate"), a.body)
+	}
+}
