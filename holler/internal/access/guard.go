@@ -146,6 +146,11 @@ func (g *Guard) unauthorized(code, message, hint string) *Failure {
 
 // finish turns a failure's error code, kept in Challenge until now, into its challenge.
 func (g *Guard) finish(f *Failure) *Failure {
+	if f.Status == http.StatusServiceUnavailable {
+		// Nothing the client sends would help now: no challenge, a Retry-After instead.
+		f.Challenge = ""
+		return f
+	}
 	code := f.Challenge
 	params := []string{`realm="` + realm + `"`}
 	if code != "" {

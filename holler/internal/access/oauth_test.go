@@ -177,8 +177,19 @@ func TestOAuthIssuerDown(t *testing.T) {
 	iss.SetDown(true)
 	_, g := newTestOAuth(t, iss, nil)
 	_, f := checkToken(g, iss.Sign(jwt.SigningMethodES256, k, "k1", iss.Claims(testAudience, "hoot")))
-	if f == nil || f.Status != http.StatusServiceUnavailable || !strings.Contains(f.Message, "cannot be fetched") {
-		t.Fatalf("got %+v, want 503", f)
+	if f == nil || f.Status != http.StatusServiceUnavailable || !strings.Contains(f.Message, "cannot be fetched") || f.Challenge != "" {
+		t.Fatalf("got %+v, want 503 without a challenge", f)
+	}
+	w := httptest.NewRecorder()
+	WritePlain(w, nil, f)
+	if w.Code != 503 || w.Header().Get("Retry-After") == "" || w.Header().Get("WWW-Authenticate") != "" {
+		t.Fatalf("503 answer: %d %v", w.Code, w.Header())
+	}
+	// Once the issuer is back, a token is checked again (after the refetch interval).
+	iss.SetDown(false)
+	_, g2 := newTestOAuth(t, iss, nil)
+	if _, f := checkToken(g2, iss.Sign(jwt.SigningMethodES256, k, "k1", iss.Claims(testAudience, "hoot"))); f != nil {
+		t.Fatalf("issuer back: %s", f.Message)
 	}
 }
 
