@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
@@ -123,4 +124,14 @@ func tokenCommand(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "%s\n\nThis is the token of %s (tier %s). It is shown only now: give it to its holder, who sends it as\n"+
 		"  Authorization: Bearer %s\nThe file %s holds its hash; holler serve --tokens %s takes it.\n", token, name, access.TierWord(t), token, *file, *file)
 	return nil
+}
+
+// allowedHosts returns --allow-hosts, with the host of --oauth-audience: the endpoint's own
+// canonical URL names a host its clients use.
+func (f *flags) allowedHosts() []string {
+	hosts := splitList(f.allowHosts)
+	if u, err := url.Parse(f.oauthAudience); err == nil && u.Host != "" {
+		hosts = append(hosts, u.Host)
+	}
+	return hosts
 }

@@ -88,6 +88,9 @@ func TestAccessFlags(t *testing.T) {
 			if (cfg.Access != nil) != tc.guard {
 				t.Fatalf("Access = %v, want set %v", cfg.Access, tc.guard)
 			}
+			if cfg.Access.OAuth() != nil && (len(cfg.AllowedHosts) != 1 || cfg.AllowedHosts[0] != "h.example.com") {
+				t.Fatalf("AllowedHosts = %q, want the audience's host", cfg.AllowedHosts)
+			}
 		})
 	}
 }

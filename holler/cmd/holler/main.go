@@ -212,7 +212,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&f.tokens, "tokens", "", "a token `file` (made with holler token add): HTTP requests need one of its tokens as Authorization: Bearer TOKEN, "+
 		"and each token's tier caps the tools its caller may use; the file must have mode 0600 and is read again when it changes")
 	f.fs.StringVar(&f.oauthIssuer, "oauth-issuer", "", "take OAuth access tokens (JWTs) of the authorization server with this issuer `URL`; its keys are fetched from its metadata")
-	f.fs.StringVar(&f.oauthAudience, "oauth-audience", "", "this endpoint's canonical `URL`, such as https://holler.example.com/mcp: access tokens must be issued for it (aud), and the protected resource metadata names it")
+	f.fs.StringVar(&f.oauthAudience, "oauth-audience", "", "this endpoint's canonical `URL`, such as https://holler.example.com/mcp: access tokens must be issued for it (aud), the protected resource metadata names it, and its host is allowed as with --allow-hosts")
 	f.fs.Var(f.oauthScopeTier, "oauth-scope-tier", "`scope=tier`: an access token with this scope may use tools up to this tier (basic, standard or admin); repeat it, or separate pairs with commas")
 	f.fs.BoolVar(&f.insecureHTTP, "insecure-http", false, "serve an HTTP endpoint that other machines can reach without tokens")
 	f.fs.Usage = func() {
@@ -261,7 +261,7 @@ func (f *flags) config() (gateway.Config, error) {
 		NoConfirm:      f.confirm == "never",
 		StateKey:       stateKey,
 		MinimalErrors:  f.minimalErrors,
-		AllowedHosts:   splitList(f.allowHosts),
+		AllowedHosts:   f.allowedHosts(),
 		AllowedOrigins: splitList(f.allowOrigins),
 		CallTimeout:    f.callTimeout,
 		Heartbeat:      f.heartbeat,
