@@ -87,3 +87,23 @@ func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hoo
 	s.log.Info("mcp: refused: the caller's token allows a lower tier", "entry", t.Name, "caller", g.Name, "via", g.Via, "tier", d.Tier, "tokenTier", d.TokenTier)
 	return s.fail(id, codeInvalidRequest, quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d})
 }
+
+// callerOf names the caller of ctx for a session's owner: how it was let in and its name, or
+// "" for a request that came through no access control.
+func callerOf(ctx context.Context) string {
+	if g, ok := access.GrantOf(ctx); ok {
+		return g.Via + ":" + g.Name
+	}
+	return ""
+}
+
+// sessionFor returns the session sid names if the request's caller owns it. A session of
+// another caller is answered as unknown, so that a session id seen by someone else (in a log,
+// on the wire of a proxy) is of no use without its owner's token.
+func (s *Server) sessionFor(r *http.Request, sid string) (*session, bool) {
+	sess, ok := s.sessions.get(sid)
+	if !ok || sess.owner != callerOf(r.Context()) {
+		return nil, false
+	}
+	return sess, true
+}

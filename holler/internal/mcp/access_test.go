@@ -219,3 +219,33 @@ func TestAccessTierCapModern(t *testing.T) {
 		t.Fatalf("modern admin_echo for a standard token: %d %q %s", a.status, a.header.Get("WWW-Authenticate"), a.body)
 	}
 }
+
+// TestSessionsBelongToTheirCaller checks that a session started with one token cannot be used,
+// streamed or ended with another.
+func TestSessionsBelongToTheirCaller(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestServer(t, nil)
+	client, standard, admin := guardedServer(t, s)
+	alice := client(standard)
+	alice.initialize(latestProtocolVersion)
+	root := client(admin)
+	root.session = alice.session
+	if a := root.post(request(1, "tools/list", nil), nil); a.status != http.StatusNotFound {
+		t.Fatalf("another caller's tools/list on the session: %d %s", a.status, a.body)
+	}
+	req, _ := http.NewRequest(http.MethodGet, root.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(headerSessionID, alice.session)
+	if a := root.do(req); a.status != http.StatusNotFound {
+		t.Fatalf("another caller's GET on the session: %d", a.status)
+	}
+	req, _ = http.NewRequest(http.MethodDelete, root.url, nil)
+	req.Header.Set(headerSessionID, alice.session)
+	if a := root.do(req); a.status != http.StatusNotFound {
+		t.Fatalf("another caller's DELETE of the session: %d", a.status)
+	}
+	// The owner still has it.
+	if r := alice.call(2, "tools/list", nil); r.Error != nil {
+		t.Fatalf("the owner's tools/list: %+v", r.Error)
+	}
+}
