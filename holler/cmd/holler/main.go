@@ -213,7 +213,7 @@ func newFlags(out io.Writer) *flags {
 		"and each token's tier caps the tools its caller may use; the file must have mode 0600 and is read again when it changes")
 	f.fs.StringVar(&f.oauthIssuer, "oauth-issuer", "", "take OAuth access tokens (JWTs) of the authorization server with this issuer `URL`; its keys are fetched from its metadata")
 	f.fs.StringVar(&f.oauthAudience, "oauth-audience", "", "this endpoint's canonical `URL`, such as https://holler.example.com/mcp: access tokens must be issued for it (aud), the protected resource metadata names it, and its host is allowed as with --allow-hosts")
-	f.fs.Var(f.oauthScopeTier, "oauth-scope-tier", "`scope=tier`: an access token with this scope may use tools up to this tier (basic, standard or admin); repeat it, or separate pairs with commas")
+	f.fs.Var(f.oauthScopeTier, "oauth-scope-tier", "a `scope=tier` pair: an access token with that scope may use tools up to that tier (basic, standard or admin); repeat the flag, or separate pairs with commas")
 	f.fs.BoolVar(&f.insecureHTTP, "insecure-http", false, "serve an HTTP endpoint that other machines can reach without tokens")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), usage)
