@@ -84,10 +84,10 @@ func run(args []string) error {
 		fmt.Print(usage)
 		f.fs.PrintDefaults()
 		return nil
-	case "keygen":
-		return keygen(args)
 	case "token":
 		return tokenCommand(args, os.Stdout)
+	case "keygen":
+		return keygen(args)
 	case "serve", "mcp":
 	default:
 		return fmt.Errorf("unknown command %q; the commands are serve, mcp, keygen, token and version (see holler help)", cmd)

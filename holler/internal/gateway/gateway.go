@@ -234,11 +234,11 @@ func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error
 // (/cas, /artifacts/{id}/content).
 func (g *Gateway) Handler() http.Handler {
 	return httpapi.NewRouter(httpapi.Deps{
+		Access:   g.cfg.Access,
+		MCPDeny:  g.mcp.WriteAccessFailure,
 		MCP:      g.mcp,
 		Services: g.broker.Services,
 		Content:  &httpapi.Content{Backend: g.broker, Store: g.store},
-		Access:   g.cfg.Access,
-		MCPDeny:  g.mcp.WriteAccessFailure,
 	})
 }
 

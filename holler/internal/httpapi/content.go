@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
-	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -47,23 +46,13 @@ type Content struct {
 }
 
 // mount adds the content routes to r.
-//
-// Behind access control, the routes need a token of the tier of the tools that reach the same
-// bytes (cas_get, cas_store, artifact_get: standard), so that a token gets nothing over HTTP
-// that its tools would refuse.
 func (c *Content) mount(r chi.Router) {
-	r.Group(func(r chi.Router) {
-		r.Use(access.Require(contentTier, nil))
-		r.Get("/cas/{hash}", c.getObject)
-		r.Head("/cas/{hash}", c.getObject)
-		r.Put("/cas", c.putObject)
-		r.Get("/artifacts/{id}/content", c.getArtifact)
-		r.Head("/artifacts/{id}/content", c.getArtifact)
-	})
+	r.Get("/cas/{hash}", c.getObject)
+	r.Head("/cas/{hash}", c.getObject)
+	r.Put("/cas", c.putObject)
+	r.Get("/artifacts/{id}/content", c.getArtifact)
+	r.Head("/artifacts/{id}/content", c.getArtifact)
 }
-
-// contentTier is the tier a token needs for the content routes.
-const contentTier = hootv1.Tier_TIER_STANDARD
 
 func (c *Content) getObject(w http.ResponseWriter, r *http.Request) {
 	hash := chi.URLParam(r, "hash")

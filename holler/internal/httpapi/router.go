@@ -6,7 +6,6 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -15,12 +14,6 @@ import (
 
 // Deps are what the router serves.
 type Deps struct {
-	// MCP serves the Model Context Protocol at /mcp.
-	MCP http.Handler
-	// Services returns the services that live workers serve now, for /healthz.
-	Services func() []string
-	// Content serves /cas and /artifacts/{id}/content; nil leaves them out.
-	Content *Content
 	// Access, when set, lets a request through only with a valid bearer token, on every route
 	// but /healthz and the protected resource metadata (which it serves): routes added later
 	// are covered without a word. Nil serves without access control.
@@ -28,13 +21,12 @@ type Deps struct {
 	// MCPDeny answers the requests to /mcp that access control refuses, as JSON-RPC errors an
 	// MCP client shows; nil answers them as plain text, like the other routes.
 	MCPDeny access.DenyFunc
-}
-
-// isPublic reports whether a request is served without a token: the health check, and the
-// protected resource metadata, which is how a client learns where to get one.
-func isPublic(r *http.Request) bool {
-	p := r.URL.Path
-	return p == "/healthz" || p == access.WellKnownPath || strings.HasPrefix(p, access.WellKnownPath+"/")
+	// MCP serves the Model Context Protocol at /mcp.
+	MCP http.Handler
+	// Services returns the services that live workers serve now, for /healthz.
+	Services func() []string
+	// Content serves /cas and /artifacts/{id}/content; nil leaves them out.
+	Content *Content
 }
 
 // NewRouter returns the gateway's HTTP handler.
@@ -69,7 +61,7 @@ func NewRouter(d Deps) http.Handler {
 	})
 	r.Handle("/mcp", d.MCP)
 	if d.Content != nil {
-		d.Content.mount(r)
+		d.Content.mount(r.With(access.Require(contentTier, nil)))
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: this is holler, an MCP server; send MCP requests (JSON-RPC 2.0) to POST /mcp", http.StatusNotFound)
