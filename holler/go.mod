@@ -9,9 +9,11 @@ replace (
 )
 
 require (
+	github.com/MicahParks/jwkset v0.11.4
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.10
 	github.com/chromedp/chromedp v0.23.0
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/hootenanny/hoot/gen v0.0.0
 	github.com/hootenanny/hoot/hootenanny v0.0.0
 	github.com/hootenanny/hoot/hooteproto v0.0.0

@@ -42,6 +42,9 @@ Usage:
   holler version         print the version
   holler keygen --out DIR/NAME
                          make a CURVE key pair, for workers on other machines
+  holler token add NAME --tier TIER --file PATH
+                         make a bearer token for the HTTP endpoint, print it once
+                         and append its hash to the token file (see --tokens)
 
 Tool calls go to hootenanny workers that connect to the worker endpoint. Start
 one with --worker-command (holler then runs it and keeps it running), or run
@@ -54,6 +57,11 @@ Workers on other machines: bind the worker endpoint to a reachable address and
 give the gateway and each worker a key pair (holler keygen, hootenanny keygen),
 then --curve-secret and --curve-allow here, --curve-secret and --curve-server on
 each worker. A worker whose key is not allowed is refused.
+
+An HTTP endpoint that other machines can reach needs access control: bearer
+tokens (holler token add, then --tokens FILE) or OAuth access tokens
+(--oauth-issuer, --oauth-audience, --oauth-scope-tier), or --insecure-http on a
+network you trust. Each token's tier caps the tools its caller may use.
 
 Flags (each can also be set in the environment: --http-addr as HOLLER_HTTP_ADDR):
 `
@@ -84,6 +92,8 @@ func run(args []string) error {
 		fmt.Print(usage)
 		f.fs.PrintDefaults()
 		return nil
+	case "token":
+		return tokenCommand(args, os.Stdout)
 	case "keygen":
 		return keygen(args)
 	case "call", "tools", "jobs":
@@ -92,7 +102,7 @@ func run(args []string) error {
 		return cli.Run(ctx, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Local: startLocal, Version: version}, cmd, args)
 	case "serve", "mcp":
 	default:
-		return fmt.Errorf("unknown command %q; the commands are serve, mcp, call, tools, jobs, keygen and version (see holler help)", cmd)
+		return fmt.Errorf("unknown command %q; the commands are serve, mcp, call, tools, jobs, keygen, token and version (see holler help)", cmd)
 	}
 
 	f := newFlags(os.Stderr)
@@ -120,6 +130,21 @@ func run(args []string) error {
 		l, err := net.Listen("tcp", f.httpAddr)
 		if err != nil {
 			return fmt.Errorf("cannot listen on %s: %w (is another holler running? choose another with --http-addr)", f.httpAddr, err)
+		}
+		if err := gateway.CheckHTTPListener(l.Addr(), cfg); err != nil {
+			l.Close()
+			return err
+		}
+		if cfg.InsecureHTTP && cfg.Access == nil {
+			cfg.Logger.Warn("--insecure-http: the HTTP endpoint takes requests without a token; anyone who reaches it can call every tool up to --max-tier")
+		}
+		if o := cfg.Access.OAuth(); o != nil {
+			// A wrong issuer shows at once; holler serves anyway and fetches again on use.
+			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			if err := o.Prefetch(pctx); err != nil {
+				cfg.Logger.Warn("the OAuth issuer's keys cannot be fetched now; access tokens are refused until they can", "err", err)
+			}
+			cancel()
 		}
 		g, err := gateway.Start(cfg)
 		if err != nil {
@@ -164,10 +189,16 @@ type flags struct {
 	curveSecret     string
 	curveAllow      string
 	insecureWorkers bool
+
+	tokens         string
+	oauthIssuer    string
+	oauthAudience  string
+	oauthScopeTier *envflag.List
+	insecureHTTP   bool
 }
 
 func newFlags(out io.Writer) *flags {
-	f := &flags{fs: flag.NewFlagSet("holler", flag.ContinueOnError)}
+	f := &flags{fs: flag.NewFlagSet("holler", flag.ContinueOnError), oauthScopeTier: envflag.NewList()}
 	f.fs.SetOutput(out)
 	f.fs.StringVar(&f.httpAddr, "http-addr", gateway.DefaultHTTPAddr, "`address` for HTTP (serve only)")
 	f.fs.StringVar(&f.workerEndpoint, "worker-endpoint", gateway.DefaultWorkerEndpoint, "ZeroMQ `endpoint` that workers connect to")
@@ -190,6 +221,12 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&f.curveSecret, "curve-secret", "", "the gateway's secret key `file` (NAME.key_secret from holler keygen); turns on CURVE for workers")
 	f.fs.StringVar(&f.curveAllow, "curve-allow", "", "the public keys of the workers to let in: a NAME.key `file` or a directory of them")
 	f.fs.BoolVar(&f.insecureWorkers, "insecure-workers", false, "serve a worker endpoint that other machines can reach without CURVE keys")
+	f.fs.StringVar(&f.tokens, "tokens", "", "a token `file` (made with holler token add): HTTP requests need one of its tokens as Authorization: Bearer TOKEN, "+
+		"and each token's tier caps the tools its caller may use; the file must have mode 0600 and is read again when it changes")
+	f.fs.StringVar(&f.oauthIssuer, "oauth-issuer", "", "take OAuth access tokens (JWTs) of the authorization server with this issuer `URL`; its keys are fetched from its metadata")
+	f.fs.StringVar(&f.oauthAudience, "oauth-audience", "", "this endpoint's canonical `URL`, such as https://holler.example.com/mcp: access tokens must be issued for it (aud), the protected resource metadata names it, and its host is allowed as with --allow-hosts")
+	f.fs.Var(f.oauthScopeTier, "oauth-scope-tier", "a `scope=tier` pair: an access token with that scope may use tools up to that tier (basic, standard or admin); repeat the flag, or separate pairs with commas")
+	f.fs.BoolVar(&f.insecureHTTP, "insecure-http", false, "serve an HTTP endpoint that other machines can reach without tokens")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), usage)
 		f.fs.PrintDefaults()
@@ -220,6 +257,11 @@ func (f *flags) config() (gateway.Config, error) {
 			return gateway.Config{}, fmt.Errorf("--state-key %s: the key has %d bytes and needs at least 16 (openssl rand -hex 32 > %s makes one)", f.stateKey, len(stateKey), f.stateKey)
 		}
 	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	guard, err := f.accessGuard(logger)
+	if err != nil {
+		return gateway.Config{}, err
+	}
 	var command []string
 	if f.workerCommand != "" {
 		command = strings.Fields(f.workerCommand)
@@ -231,7 +273,7 @@ func (f *flags) config() (gateway.Config, error) {
 		NoConfirm:      f.confirm == "never",
 		StateKey:       stateKey,
 		MinimalErrors:  f.minimalErrors,
-		AllowedHosts:   splitList(f.allowHosts),
+		AllowedHosts:   f.allowedHosts(),
 		AllowedOrigins: splitList(f.allowOrigins),
 		CallTimeout:    f.callTimeout,
 		Heartbeat:      f.heartbeat,
@@ -239,7 +281,9 @@ func (f *flags) config() (gateway.Config, error) {
 		CAS:            f.casURL,
 		MaxUpload:      f.maxUpload,
 		Version:        version,
-		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
+		Logger:         logger,
+		Access:         guard,
+		InsecureHTTP:   f.insecureHTTP,
 
 		CurveSecretFile: f.curveSecret,
 		CurveAllow:      f.curveAllow,

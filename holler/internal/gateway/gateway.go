@@ -18,6 +18,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/httpapi"
 	"github.com/hootenanny/hoot/holler/internal/mcp"
 	"github.com/hootenanny/hoot/holler/internal/metrics"
@@ -69,6 +70,12 @@ type Config struct {
 	CAS string
 	// MaxUpload is the largest body PUT /cas takes (default DefaultMaxUpload).
 	MaxUpload int64
+	// Access, when set, guards every HTTP route but /healthz and the protected resource
+	// metadata: a request needs a valid bearer token, and the token's tier caps the tools its
+	// caller may list and call (see package access).
+	Access *access.Guard
+	// InsecureHTTP lets an HTTP endpoint that other machines can reach go without Access.
+	InsecureHTTP bool
 	// AllowedHosts and AllowedOrigins extend the loopback names that HTTP requests may name in
 	// their Host and Origin headers (DNS rebinding protection); "*" allows any.
 	AllowedHosts, AllowedOrigins []string
@@ -233,6 +240,8 @@ func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error
 // studio page at /studio/ (and /), and the content routes (/cas, /artifacts/{id}/content).
 func (g *Gateway) Handler() http.Handler {
 	return httpapi.NewRouter(httpapi.Deps{
+		Access:   g.cfg.Access,
+		MCPDeny:  g.mcp.WriteAccessFailure,
 		MCP:      g.mcp,
 		Services: g.broker.Services,
 		Content:  &httpapi.Content{Backend: g.broker, Store: g.store, Count: g.metrics.ContentBytes},
@@ -242,7 +251,12 @@ func (g *Gateway) Handler() http.Handler {
 }
 
 // ServeHTTP serves the HTTP handler on l until ctx ends, then shuts the server down gracefully.
+// It refuses a listener that other machines can reach when the Config has no access control
+// (see CheckHTTPListener).
 func (g *Gateway) ServeHTTP(ctx context.Context, l net.Listener) error {
+	if err := CheckHTTPListener(l.Addr(), g.cfg); err != nil {
+		return err
+	}
 	if g.store != nil {
 		// Results that name artifacts and stored objects link to them here.
 		g.contentBase.Store("http://" + l.Addr().String())

@@ -9,10 +9,18 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/hootenanny/hoot/holler/internal/access"
 )
 
 // Deps are what the router serves.
 type Deps struct {
+	// Access, when set, lets a request through only with a valid bearer token, on every route
+	// but /healthz and the protected resource metadata (which it serves): routes added later
+	// are covered without a word. Nil serves without access control.
+	Access *access.Guard
+	// MCPDeny answers the requests to /mcp that access control refuses, as JSON-RPC errors an
+	// MCP client shows; nil answers them as plain text, like the other routes.
+	MCPDeny access.DenyFunc
 	// MCP serves the Model Context Protocol at /mcp.
 	MCP http.Handler
 	// Services returns the services that live workers serve now, for /healthz.
@@ -29,6 +37,18 @@ type Deps struct {
 func NewRouter(d Deps) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
+	if d.Access != nil {
+		r.Use(d.Access.Middleware(func(w http.ResponseWriter, r *http.Request, f *access.Failure) {
+			if r.URL.Path == "/mcp" && d.MCPDeny != nil {
+				d.MCPDeny(w, r, f)
+				return
+			}
+			access.WritePlain(w, r, f)
+		}, isPublic))
+		meta := d.Access.MetadataHandler()
+		r.Get(access.WellKnownPath, meta.ServeHTTP)
+		r.Get(access.WellKnownPath+"/*", meta.ServeHTTP)
+	}
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		services := d.Services()
 		status, code := "ok", http.StatusOK
@@ -48,7 +68,7 @@ func NewRouter(d Deps) http.Handler {
 		r.Method(http.MethodGet, "/metrics", d.Metrics)
 	}
 	if d.Content != nil {
-		d.Content.mount(r)
+		d.Content.mount(r.With(access.Require(contentTier, nil)))
 	}
 	if d.Studio != nil {
 		r.Get("/", func(w http.ResponseWriter, r *http.Request) {

@@ -144,6 +144,9 @@ type resourcesCapability struct {
 // the error response to give.
 func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *response) {
 	id := msg.ID
+	if r := s.entryAboveGrant(ctx, id, t); r != nil {
+		return nil, r
+	}
 	// In the 2026-07-28 era the handler may ask the client, and the request may be a retry
 	// that carries answers (mrtr.go).
 	var round *inputRound

@@ -98,6 +98,9 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, s.envelopeFailure(bad))
 		return
 	}
+	if s.refuseAboveGrant(w, r, msg) {
+		return
+	}
 	if s.eraOf(r, msg) == eraModern {
 		s.servePostModern(w, r, msg)
 		return
@@ -115,6 +118,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	case sid == "" && isInit:
 		// The session exists once initialize succeeds; until then nobody can name it.
 		sess = newHTTPSession(newSessionID(), s.cfg.EventBuffer, s.cfg.EventBufferBytes)
+		sess.owner = callerOf(r.Context())
 	case sid == "":
 		s.writeJSON(w, http.StatusBadRequest, s.fail(id, codeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance{
 			Hint: "POST the initialize request in try, then send the " + headerSessionID + " header from its response with every later message.",
@@ -123,7 +127,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		var ok bool
-		if sess, ok = s.sessions.get(sid); !ok {
+		if sess, ok = s.sessionFor(r, sid); !ok {
 			s.writeJSON(w, http.StatusNotFound, s.fail(id, codeInvalidRequest, "unknown or expired session "+quote(sid), &guidance{
 				Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
 				Try:  tryInitialize(),
@@ -205,7 +209,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, s.badVersion(nil, pv))
 		return
 	}
-	if !s.sessions.remove(sid) {
+	if _, ok := s.sessionFor(r, sid); !ok || !s.sessions.remove(sid) {
 		s.httpFail(w, http.StatusNotFound, newError(nil, codeInvalidRequest, "unknown or expired session "+quote(sid), nil),
 			"The session is already gone; nothing to end.")
 		return
@@ -232,7 +236,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, s.badVersion(nil, pv))
 		return
 	}
-	sess, ok := s.sessions.get(sid)
+	sess, ok := s.sessionFor(r, sid)
 	if !ok {
 		s.writeJSON(w, http.StatusNotFound, s.fail(nil, codeInvalidRequest, "unknown or expired session "+quote(sid), &guidance{
 			Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -84,7 +85,7 @@ func (s *Server) listedNames() []string {
 // size), so that a cursor goes on only in the same listing: on this gateway or any other that
 // lists the same tools, and not across a change of the live tools, where it would skip or repeat
 // some. A cursor that does not fit is refused, with the advice to start again.
-func (s *Server) listTools(msg *message) *response {
+func (s *Server) listTools(ctx context.Context, msg *message) *response {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
@@ -97,7 +98,7 @@ func (s *Server) listTools(msg *message) *response {
 	// The answer comes from the backend's live services as they are now, not from the copy the
 	// change watcher keeps to tell sessions about changes: that copy may trail by a moment, and
 	// a client that asks just after a worker arrived must see its tools.
-	all := s.listedNow()
+	all := s.capListing(ctx, s.listedNow())
 	key := s.cursorKeyOf(all)
 	offset := 0
 	if p.Cursor != nil {

@@ -7,6 +7,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 )
@@ -47,6 +48,10 @@ type decision struct {
 	Confirmation string `json:"confirmation"`
 	// Outcome is what came of it.
 	Outcome string `json:"outcome"`
+	// TokenTier is the highest tier the caller's token allows, when the request came through
+	// access control (access.go); raise says how to get a higher one.
+	TokenTier string `json:"token_tier,omitempty"`
+	raise     string
 }
 
 // String renders d for a model, one line in the words of its JSON.
@@ -59,6 +64,8 @@ type policy struct {
 	maxTier hootv1.Tier
 	// noConfirm runs tools that need confirmation without asking (Config.NoConfirm).
 	noConfirm bool
+	// grant, when set, is the caller's token, which caps the tier further (forCaller).
+	grant *access.Grant
 }
 
 // needsConfirmation reports whether a person must confirm each call of t: every tool of tier
@@ -94,6 +101,13 @@ func (p policy) decide(t *hootv1hoot.Tool, reach func() (confirmer, string)) (d 
 	if t.Tier > p.maxTier {
 		d.Outcome = outcomeTierTooHigh
 		return d, nil, ""
+	}
+	if p.grant != nil {
+		d.TokenTier = tierWord(p.grant.Tier)
+		if t.Tier > p.grant.Tier {
+			d.Outcome, d.raise = outcomeTokenTierTooLow, p.grant.Raise(t.Tier)
+			return d, nil, ""
+		}
 	}
 	if d.Confirmation == confirmationRequired {
 		if ask, cannot = reach(); ask == nil {
@@ -148,6 +162,10 @@ func (p policy) refusal(t *hootv1hoot.Tool, d decision, why string, unanswered e
 			"tool "+name+" needs tier "+tierName(t.Tier)+" and this server allows tools up to tier "+tierName(p.maxTier)).
 			WithHint("Use the tools that tools/list shows. The server's operator can allow this one by starting holler with --max-tier " +
 				d.Tier + " (or HOLLER_MAX_TIER=" + d.Tier + ").")
+	case outcomeTokenTierTooLow:
+		e = hooteproto.NewError(hooteproto.CodePermissionDenied,
+			"tool "+name+" needs tier "+tierName(t.Tier)+" and the caller's token allows tools up to tier "+strings.ToUpper(d.TokenTier)).
+			WithHint(d.raise)
 	case outcomeCannotElicit:
 		e = hooteproto.NewError(hooteproto.CodePermissionDenied,
 			"tool "+name+" runs only after a person confirms the call, and "+why).

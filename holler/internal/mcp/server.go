@@ -229,7 +229,7 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 	}
 	switch msg.Method {
 	case methodToolsList:
-		return s.listTools(msg)
+		return s.listTools(ctx, msg)
 	case methodSetLevel:
 		return s.setLogLevel(sess, msg)
 	}

@@ -29,6 +29,9 @@ type session struct {
 	// modern marks the session of one request of the 2026-07-28 era, which lives only as long
 	// as that request (modern.go).
 	modern bool
+	// owner is the caller that started an HTTP session behind access control (access.go);
+	// only that caller may use it. Set once, before the session is shared.
+	owner string
 
 	mu          sync.Mutex
 	initialized bool // initialize was answered

@@ -166,7 +166,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	msg.tool = name
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
-	d, ask, cannot := s.policy.decide(t, func() (confirmer, string) { return s.confirmerFor(sess, out) })
+	d, ask, cannot := s.policy.forCaller(ctx).decide(t, func() (confirmer, string) { return s.confirmerFor(sess, out) })
 	if d.refused() {
 		return s.refuse(msg.ID, sess, t, d, cannot, nil)
 	}

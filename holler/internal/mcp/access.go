@@ -1,0 +1,109 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/access"
+)
+
+// This file applies the caller's grant, put in the request's context by access control
+// (package access), to MCP: tools above the grant's tier are not listed to that caller, and a
+// call of one is refused with 403 before it is handled. A request without a grant (stdio, or
+// an HTTP endpoint served without access control) is capped by MaxTier alone.
+
+// outcomeTokenTierTooLow is the outcome of a call above the tier of the caller's token.
+const outcomeTokenTierTooLow = "token_tier_too_low"
+
+// WriteAccessFailure answers an HTTP request to the MCP endpoint that access control refused:
+// the failure's status and WWW-Authenticate challenge, and a JSON-RPC error whose message says
+// what is wrong and whose data.hint says what to do, so that an MCP client can show it.
+func (s *Server) WriteAccessFailure(w http.ResponseWriter, _ *http.Request, f *access.Failure) {
+	f.SetHeaders(w.Header())
+	s.httpFail(w, f.Status, newError(nil, codeInvalidRequest, f.Message, nil), f.Hint)
+}
+
+// forCaller returns the policy for the caller of ctx: p, capped by the caller's grant if any.
+func (p policy) forCaller(ctx context.Context) policy {
+	if g, ok := access.GrantOf(ctx); ok {
+		p.grant = g
+	}
+	return p
+}
+
+// refuseAboveGrant answers 403 to a tools/call, sent by POST, of a tool that the server serves
+// and the caller's token does not allow, and reports whether it did. The body is the JSON-RPC
+// error of the request, with the policy's decision in its data; the challenge is the grant's
+// (insufficient_scope with the scope to ask for, for an OAuth token).
+func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *message) bool {
+	g, ok := access.GrantOf(r.Context())
+	if !ok || !msg.isRequest() || msg.Method != methodToolsCall {
+		return false
+	}
+	_, name, ok := readCallToolParams(msg.Params)
+	if !ok {
+		return false
+	}
+	t, ok := s.allowedTool(name)
+	if !ok || t.Tier <= g.Tier {
+		return false
+	}
+	d, _, _ := s.policy.forCaller(r.Context()).decide(t, nil)
+	f := g.Refuse(t.Tier)
+	f.SetHeaders(w.Header())
+	s.log.Info("mcp: tool call refused: the caller's token allows a lower tier", "tool", t.Name, "caller", g.Name, "via", g.Via,
+		"tier", d.Tier, "tokenTier", d.TokenTier)
+	s.writeJSON(w, http.StatusForbidden, s.fail(msg.ID, codeInvalidRequest,
+		"tool "+quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d}))
+	return true
+}
+
+// capListing returns the tools of listed that the caller of ctx may call.
+func (s *Server) capListing(ctx context.Context, listed []toolDescription) []toolDescription {
+	g, ok := access.GrantOf(ctx)
+	if !ok || g.Tier >= s.cfg.MaxTier {
+		return listed
+	}
+	out := make([]toolDescription, 0, len(listed))
+	for _, d := range listed {
+		if t, ok := s.tools[d.Name]; ok && t.Tier <= g.Tier {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// entryAboveGrant refuses a prompt or resource above the tier of the caller's token, with the
+// policy's decision and how to get a higher tier, or returns nil when the caller may have it.
+func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hootv1hoot.Tool) *response {
+	g, ok := access.GrantOf(ctx)
+	if !ok || t.Tier <= g.Tier {
+		return nil
+	}
+	d, _, _ := s.policy.forCaller(ctx).decide(t, nil)
+	f := g.Refuse(t.Tier)
+	s.log.Info("mcp: refused: the caller's token allows a lower tier", "entry", t.Name, "caller", g.Name, "via", g.Via, "tier", d.Tier, "tokenTier", d.TokenTier)
+	return s.fail(id, codeInvalidRequest, quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d})
+}
+
+// callerOf names the caller of ctx for a session's owner: how it was let in and its name, or
+// "" for a request that came through no access control.
+func callerOf(ctx context.Context) string {
+	if g, ok := access.GrantOf(ctx); ok {
+		return g.Via + ":" + g.Name
+	}
+	return ""
+}
+
+// sessionFor returns the session sid names if the request's caller owns it. A session of
+// another caller is answered as unknown, so that a session id seen by someone else (in a log,
+// on the wire of a proxy) is of no use without its owner's token.
+func (s *Server) sessionFor(r *http.Request, sid string) (*session, bool) {
+	sess, ok := s.sessions.get(sid)
+	if !ok || sess.owner != callerOf(r.Context()) {
+		return nil, false
+	}
+	return sess, true
+}
