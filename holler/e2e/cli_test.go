@@ -15,6 +15,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
 )
 
@@ -204,5 +205,41 @@ func TestCommandLineLocal(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `"message": "hello from local"`) {
 		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// TestCommandLineToken calls a gateway that wants a bearer token: refused without one, with
+// the way to get one; served with --token and with HOLLER_TOKEN.
+func TestCommandLineToken(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "tokens")
+	token, err := access.AddToken(file, "cli", hootv1.Tier_TIER_STANDARD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := access.LoadTokens(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, err := access.NewGuard(access.Config{Tokens: tokens})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := startStackWith(t, func(cfg *gateway.Config) { cfg.Access = guard })
+
+	code, _, stderr := hollerCLI(t, url, "", "tools")
+	if code == 0 || !strings.Contains(stderr, "wants a bearer token") || !strings.Contains(stderr, "--token") {
+		t.Errorf("without a token: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := hollerCLI(t, url, "", "call", "echo", "message=with a token", "--token", token)
+	if code != 0 || !strings.Contains(stdout, "with a token") {
+		t.Errorf("--token: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin(t, "holler"), "tools", "--url", url)
+	cmd.Env = append(os.Environ(), "HOLLER_TOKEN="+token)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "abc_to_midi") {
+		t.Errorf("HOLLER_TOKEN: %v\n%s", err, out)
 	}
 }

@@ -36,7 +36,7 @@ func startConformanceWorker(t *testing.T, endpoint, name string) *exec.Cmd {
 
 // modernPost sends a 2026-07-28 request with the headers its body implies and returns the
 // HTTP status and the JSON-RPC response.
-func modernPost(t *testing.T, url, method, name string, caps, params map[string]any) (int, map[string]any) {
+func modernCall(t *testing.T, url, method, name string, caps, params map[string]any) (int, map[string]any) {
 	t.Helper()
 	params["_meta"] = map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
@@ -88,7 +88,7 @@ func TestQuestionsAcrossWorkersAndGateways(t *testing.T) {
 		for k, v := range extra {
 			p[k] = v
 		}
-		return modernPost(t, g.base+"/mcp", "tools/call", tool, allCaps, p)
+		return modernCall(t, g.base+"/mcp", "tools/call", tool, allCaps, p)
 	}
 	result := func(r map[string]any) map[string]any {
 		t.Helper()
@@ -137,7 +137,7 @@ func TestQuestionsAcrossWorkersAndGateways(t *testing.T) {
 	}
 
 	// A client that cannot sample gets -32021 and HTTP 400 from the fixture that needs it.
-	status, missing := modernPost(t, b.base+"/mcp", "tools/call", "test_missing_capability", map[string]any{},
+	status, missing := modernCall(t, b.base+"/mcp", "tools/call", "test_missing_capability", map[string]any{},
 		map[string]any{"name": "test_missing_capability", "arguments": map[string]any{}})
 	e, _ = missing["error"].(map[string]any)
 	data, _ = e["data"].(map[string]any)

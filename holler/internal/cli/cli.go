@@ -44,6 +44,7 @@ type Env struct {
 // common are the flags every command takes.
 type common struct {
 	url     string
+	token   string
 	local   bool
 	timeout time.Duration
 	yes     bool
@@ -51,6 +52,7 @@ type common struct {
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "url", envOr("HOLLER_URL", DefaultURL), "the gateway's MCP endpoint (env HOLLER_URL)")
+	fs.StringVar(&c.token, "token", "", "a bearer token for a gateway with access control (env HOLLER_TOKEN; holler token add makes one)")
 	fs.BoolVar(&c.local, "local", false, "start a gateway and a worker of its own instead of using --url")
 	fs.DurationVar(&c.timeout, "connect-timeout", 10*time.Second, "how long to wait for the gateway to answer")
 	fs.BoolVar(&c.yes, "yes", false, "confirm, without asking, every call the gateway asks a person to confirm")
@@ -95,7 +97,15 @@ func connect(ctx context.Context, env Env, c common) (*client, error) {
 		url, stop = u, s
 	}
 	sink := &progressSink{}
-	cl := &client{env: env, url: url, http: &http.Client{Timeout: 5 * time.Minute}, progress: sink, stop: stop}
+	token := c.token
+	if token == "" {
+		token = os.Getenv("HOLLER_TOKEN")
+	}
+	var transport http.RoundTripper = http.DefaultTransport
+	if token != "" && !c.local {
+		transport = bearer{token: token, next: transport}
+	}
+	cl := &client{env: env, url: url, http: &http.Client{Timeout: 5 * time.Minute, Transport: transport}, progress: sink, stop: stop}
 	opts := &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			sink.report(req.Params)
@@ -112,10 +122,28 @@ func connect(ctx context.Context, env Env, c common) (*client, error) {
 		if stop != nil {
 			stop()
 		}
+		switch msg := err.Error(); {
+		case strings.Contains(msg, "Unauthorized"):
+			return nil, fmt.Errorf("the gateway at %s wants a bearer token: %w\n(pass --token or set HOLLER_TOKEN; its operator makes one with 'holler token add NAME --tier standard --file TOKENS')", url, err)
+		case strings.Contains(msg, "Forbidden"):
+			return nil, fmt.Errorf("the gateway at %s refused this client: %w\n(a token of a higher tier, or an allowed host or origin, may be needed)", url, err)
+		}
 		return nil, fmt.Errorf("cannot reach the gateway at %s: %w\n(start one with 'make run' or 'holler serve', name another with --url, or use --local)", url, err)
 	}
 	cl.session = s
 	return cl, nil
+}
+
+// bearer adds the caller's token to every request: MCP calls and content downloads alike.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // isTerminal reports whether w is a terminal, where progress is drawn as a bar and questions
