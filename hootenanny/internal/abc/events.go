@@ -99,6 +99,28 @@ type walked struct {
 	events  []Event
 	bars    []Bar
 	changes []Change
+	cues    []Cue
+}
+
+// Cue is a place on a voice's written time line: a chord symbol ("G", "D7" above the notes),
+// or a note, chord or rest, with the byte offset where it is written. A converter uses the
+// chord symbols to play an accompaniment, and the others to find where a directive written
+// between the notes (a %%MIDI line, which the parser skips) takes effect.
+type Cue struct {
+	Offset int
+	Onset  Rat
+	// Bar is the index of the bar in Bars.
+	Bar int
+	// Symbol is the text of a chord symbol; IsSymbol tells a chord symbol from a note.
+	Symbol   string
+	IsSymbol bool
+}
+
+// Cues returns the chord symbols, notes, chords and rests of a voice, in written order, with
+// their onsets (as in Event) and bars.
+func (t *Tune) Cues(voice string) ([]Cue, error) {
+	w, err := t.walk(voice, EventOptions{})
+	return w.cues, err
 }
 
 var letterSemitone = [7]int{9, 11, 0, 2, 4, 5, 7} // A B C D E F G
@@ -132,6 +154,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		open    = map[tieKey]int{} // tied notes waiting for their continuation: event index
 		content bool
 		cur     = Bar{First: 0}
+		cues    []Cue
 	)
 	resetBar := func() {
 		barAcc, barSet = [7]int{}, [7]bool{}
@@ -201,6 +224,12 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			if !content && marks != nil {
 				cur.Part = partAt(marks, el.Position().Offset)
 			}
+		}
+		switch e := el.(type) {
+		case *ChordSymbol:
+			cues = append(cues, Cue{Offset: e.Pos.Offset, Onset: now, Bar: len(bars), Symbol: e.Text, IsSymbol: true})
+		case *Note, *Chord, *Rest:
+			cues = append(cues, Cue{Offset: el.Position().Offset, Onset: now, Bar: len(bars)})
 		}
 		switch e := el.(type) {
 		case *Note:
@@ -294,7 +323,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			active = nil
 		}
 	}
-	return walked{events, bars, changes}, nil
+	return walked{events, bars, changes, cues}, nil
 }
 
 type partMark struct {

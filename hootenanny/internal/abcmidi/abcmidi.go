@@ -43,10 +43,16 @@
 // the bar is played 2:1. Events are placed on their nominal ticks: abc2midi's habit of starting
 // notes (and mid-tune tempo changes) one tick late is not copied.
 //
+// Chord symbols ("G", "D7", "Em/B" above the notes) are accompanied as abc2midi plays them by
+// default: a bass and a chord channel per voice that has them, playing the meter's pattern
+// from every bar line (gchord.go says how). Options.MelodyOnly leaves the accompaniment out.
+//
 // The parser skips %% directives; MIDIDirectives reads %%MIDI program and channel from the
-// source for Options.Voices. Not handled: other %%MIDI directives (beat, beatstring,
-// gracedivider, chordattack, drum patterns of %%MIDI drum, ...); voice overlays (&), which
-// are an error; clef transpose=; chord symbols (guitar chords) and lyrics.
+// source for Options.Voices, and Directives the lines that set the accompaniment (gchord,
+// gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) for
+// Options.Directives. Not handled: other %%MIDI directives (beat, beatstring, gracedivider,
+// chordattack, drum patterns of %%MIDI drum, ...); voice overlays (&), which are an error;
+// clef transpose=; lyrics.
 package abcmidi
 
 import (
@@ -98,6 +104,13 @@ type Options struct {
 	// Straight plays the notes exactly as written: no chord stagger, no staccato shortening,
 	// no hornpipe swing. Grace notes still take their time unless NoGrace is set.
 	Straight bool
+	// MelodyOnly leaves out the accompaniment that chord symbols give (gchord.go): only the
+	// written notes are played, as abc2midi -NGUI plays them.
+	MelodyOnly bool
+	// Directives are the tune's %%MIDI lines (see Directives), which set the accompaniment:
+	// gchord, gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol and
+	// chordname.
+	Directives []Directive
 }
 
 // MinBPM is the slowest tempo a MIDI file can state, in quarter notes a minute: its tempo
@@ -176,7 +189,11 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	}
 
 	out := &midi.File{TicksPerQuarter: TicksPerQuarter}
-	if len(voices) == 1 {
+	accompanied := false
+	for _, v := range voices {
+		accompanied = accompanied || v.accompanied
+	}
+	if len(voices) == 1 && !accompanied {
 		ch, prog := voiceSetup(opts, tvs[0].ID, nil)
 		evs := append(meta, prog...)
 		evs = append(evs, voices[0].noteEvents(ch, vel)...)
@@ -197,7 +214,10 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		conductor = append([]midi.Event{midi.TrackName(0, title)}, conductor...)
 	}
 	out.Tracks = append(out.Tracks, finishAt(conductor, end))
+	// Channels go to each voice in turn, then to its bass and its chords, as abc2midi
+	// assigns them.
 	var taken []uint8
+	var accTracks []midi.Track
 	for i, v := range voices {
 		ch, prog := voiceSetup(opts, tvs[i].ID, taken)
 		taken = append(taken, ch)
@@ -208,8 +228,50 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		evs = append(evs, prog...)
 		evs = append(evs, v.noteEvents(ch, vel)...)
 		out.Tracks = append(out.Tracks, finish(evs))
+		if !v.accompanied {
+			continue
+		}
+		bassCh := channelFor(taken)
+		taken = append(taken, bassCh)
+		chordCh := channelFor(taken)
+		taken = append(taken, chordCh)
+		name := "accompaniment"
+		if vn := voiceName(tvs[i]); vn != "" && len(voices) > 1 {
+			name = vn + " accompaniment"
+		}
+		accTracks = append(accTracks, finish(v.accompanimentEvents(name, bassCh, chordCh, vel)))
 	}
+	out.Tracks = append(out.Tracks, accTracks...)
 	return out, nil
+}
+
+// accompanimentEvents returns the voice's bass and chord notes and their program changes on
+// their channels, every note with velocity vel, or with its own when vel is 0.
+func (v voiceTrack) accompanimentEvents(name string, bassCh, chordCh, vel uint8) []midi.Event {
+	evs := []midi.Event{midi.TrackName(0, name)}
+	for _, p := range v.programs {
+		ch := chordCh
+		if p.bass {
+			ch = bassCh
+		}
+		evs = append(evs, midi.ProgramChange(p.tick, ch, p.value))
+	}
+	for _, part := range []struct {
+		notes []playedNote
+		ch    uint8
+	}{{v.bass, bassCh}, {v.chords, chordCh}} {
+		for _, n := range part.notes {
+			nv := vel
+			if nv == 0 {
+				nv = n.vel
+			}
+			if nv == 0 {
+				continue // velocity 0 is a note-off: %%MIDI chordvol 0 silences the chords
+			}
+			evs = append(evs, midi.NoteOn(n.on, part.ch, n.pitch, nv), midi.NoteOff(n.off, part.ch, n.pitch, 0))
+		}
+	}
+	return evs
 }
 
 // leadIntoFirstVoice returns t with the music written before its first V: line (voice "") put
@@ -296,6 +358,10 @@ type voiceTrack struct {
 	notes   []playedNote
 	changes []playedChange
 	end     int64
+	// The accompaniment, when the voice has chord symbols and it is played.
+	accompanied  bool
+	bass, chords []playedNote
+	programs     []programAt
 }
 
 // noteEvents returns the voice's note events on channel ch, every note with velocity vel, or
@@ -351,6 +417,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	}
 	tiedChord := tiedChordNotes(t.Voice(id))
 	var vt voiceTrack
+	acc, err := newAccompaniment(t, id, bars, changes, opts)
+	if err != nil {
+		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
+	}
+	var accEvents []accEvent
 	var cursor abc.Rat
 	st := newStress(t.Header.Meter)
 	prev := -1
@@ -371,6 +442,9 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			offset = abc.Rat{Num: 0, Den: 1}
 		}
 		prev = b
+		if acc != nil {
+			accEvents = acc.bar(accEvents, b, ticks(cursor), cursor.Sub(bar.Start), offset.IsZero())
+		}
 		var barChanges []abc.Change
 		for _, c := range changes {
 			if c.Onset.Cmp(bar.Start) >= 0 && c.Onset.Cmp(bar.End) < 0 {
@@ -425,6 +499,21 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
 	vt.end = max(vt.end, ticks(cursor))
+	if acc != nil {
+		a := newAccompanist(t.Header.Meter, acc.names)
+		a.run(accEvents, ticks(cursor))
+		vt.accompanied, vt.bass, vt.chords, vt.programs = true, a.bass, a.chords, a.programs
+		for _, ns := range [][]playedNote{vt.bass, vt.chords} {
+			for i := range ns {
+				p := int(ns[i].pitch) + opts.Transpose
+				if p < 0 || p > 127 {
+					return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: accompaniment note %d is outside the MIDI range 0..127 after transposing", name, p)
+				}
+				ns[i].pitch = uint8(p)
+				vt.end = max(vt.end, ns[i].off)
+			}
+		}
+	}
 	return vt, nil
 }
 

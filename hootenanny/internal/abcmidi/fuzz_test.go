@@ -22,13 +22,15 @@ func FuzzConvert(f *testing.F) {
 		"X:1\nM:7/8\nL:1/8\nK:C\n!ppp!!>(!!>(!C!fff!!<(!D|:E:|\n",
 		"X:1\nM:2+3/0\nK:C\n[M:999999/1]C/3D//[M:none]E|\n",
 		"X:1\nP:(AB)9C\nK:C\nP:A\nV:1\n!p!z|:C:|\nV:2\n%%MIDI channel 10\n{g}C,,\nP:B\n[P:C]D|]\n",
+		"X:1\nM:4/4\nL:1/8\n%%MIDI gchord fzc2ghijGHIJbx\n%%MIDI chordname sus4 0 5 7\n%%MIDI bassprog 33 octave=-1\nK:C\n" +
+			"\"G7\"c8|\"Csus4/F\"c8|\"am\"c4[M:5/8]\"Bb/d\"c5|\n%%MIDI gchordoff\n\"(N.C.)\"c|\n%%MIDI gchordbars 3\n%%MIDI gchord f999\n\"Cb\"c:|\n",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		book, _ := abc.Parse(src, abc.Options{})
 		for _, tu := range book.Tunes {
-			out, err := Convert(tu, Options{Voices: MIDIDirectives(src, tu)})
+			out, err := Convert(tu, Options{Voices: MIDIDirectives(src, tu), Directives: Directives(src, tu)})
 			if err != nil {
 				continue
 			}
