@@ -35,9 +35,9 @@ import (
 //     6/8 fzcfzc, 9/8 fzcfzcfzc, 12/8 fzcfzcfzcfzc, 5/4 and 5/8 fzbcz, 7/4 and 7/8 fzbczcz; any
 //     other meter (3/2, 6/2, ...) has none and plays nothing until %%MIDI gchord gives one. A
 //     meter change takes the new meter's default, even after a %%MIDI gchord.
-//   - Quirk copied: a g h i j (G H I J) beyond the chord's notes plays the note held in the
-//     slot after the current chord's last, left from an earlier, longer chord (abc2midi
-//     keeps the notes in one array).
+//   - Quirk copied: a g h i j (G H I J) beyond the chord's notes or before the first chord
+//     plays the note held in the slot after the current chord's last, left
+//     from an earlier, longer chord, or key 0 (abc2midi keeps the notes in one array).
 
 // Accompaniment defaults of abc2midi 4.84.
 const (
@@ -374,7 +374,29 @@ func (a *accompanist) fireUntil(limit int64) {
 }
 
 func (a *accompanist) play(action byte, at, d int64) {
-	if !a.started || !a.on || d <= 0 {
+	if d <= 0 || !a.on {
+		return
+	}
+	if action >= 'g' && action <= 'j' || action >= 'G' && action <= 'J' {
+		// One note of the chord, g h i j or an octave lower G H I J. Past the chord's notes
+		// or before the first chord, abc2midi plays the note held in the slot after the
+		// chord's last (0 before any chord): copied.
+		lower := action <= 'J'
+		i := int(action - 'g')
+		if lower {
+			i = int(action - 'G')
+		}
+		p := a.notes[min(a.size, maxChordNotes)]
+		if i < a.size && a.started {
+			p = a.notes[i]
+			if lower {
+				p -= 12
+			}
+		}
+		a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(p), vel: a.chordVel})
+		return
+	}
+	if !a.started {
 		return
 	}
 	bassNote := func() {
@@ -400,20 +422,6 @@ func (a *accompanist) play(action byte, at, d int64) {
 	case 'b':
 		bassNote()
 		chordNotes()
-	case 'g', 'h', 'i', 'j', 'G', 'H', 'I', 'J':
-		lower := action >= 'G' && action <= 'J'
-		i := int(action - 'g')
-		if lower {
-			i = int(action - 'G')
-		}
-		p := a.notes[min(a.size, maxChordNotes)]
-		if i < a.size {
-			p = a.notes[i]
-			if lower {
-				p -= 12
-			}
-		}
-		a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(p), vel: a.chordVel})
 	}
 }
 
