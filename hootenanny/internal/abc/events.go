@@ -454,16 +454,20 @@ func contains(xs []int, x int) bool {
 // ExpandRepeats returns the playing order of bars (indexes into bars): repeated sections are
 // played twice, or as many times as their endings are numbered, and each pass takes only its
 // ending. A :| without |: repeats from the start of the tune or from the end of the previous
-// repeated section. The result is at most 16 times as long as bars.
+// repeated section; after a repeated section, a ||, |] or [| outside any |: section also
+// starts the next one, as abc2midi plays them (before the first repeat it does not: C|D||E:|
+// repeats from C). The result is at most 16 times as long as bars.
 func ExpandRepeats(bars []Bar) []int {
 	limit := 16*len(bars) + 16
 	order := make([]int, 0, 2*len(bars))
 	start, pass, jumpedFrom := 0, 1, -1
+	opened, repeated := false, false // an explicit |: is open; a section has been repeated
 	for i, steps := 0, 0; i < len(bars) && len(order) < limit && steps < 2*limit; steps++ {
 		b := bars[i]
 		if i > jumpedFrom {
 			if b.RepeatStart {
 				start, pass, jumpedFrom = i, 1, -1
+				opened = true
 			} else if jumpedFrom >= 0 && b.InEnding == nil {
 				start, pass, jumpedFrom = i, 1, -1
 			}
@@ -491,6 +495,14 @@ func ExpandRepeats(bars []Bar) []int {
 				i = start
 				continue
 			}
+			opened, repeated = false, true
+			if b.InEnding == nil {
+				// The section is done: the next begins here, even with an ending
+				// (C|D:|[1E:|[2F plays C D C D E, then from [1 again: F).
+				start, pass, jumpedFrom = i+1, 1, -1
+			}
+		} else if b.SectionEnd && repeated && !opened && b.InEnding == nil && i > jumpedFrom && i+1 < len(bars) {
+			start, pass, jumpedFrom = i+1, 1, -1
 		}
 		i++
 	}

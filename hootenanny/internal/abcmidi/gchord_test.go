@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
@@ -236,4 +237,39 @@ func TestGuitarChordLowercase(t *testing.T) {
 	// A lowercase root plays the bass only, on the chord beats too.
 	wantCh(t, f, 1, "45@0+240:80", "45@480+240:80", "41@960+240:80", "41@1440+240:80")
 	wantCh(t, f, 2)
+}
+
+// TestRepeatsAsABC2MIDI plays repeat structures without an opening |: as abc2midi 4.84 plays
+// them (its melody, read from its output).
+func TestRepeatsAsABC2MIDI(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		// After a repeated section, || |] [| start the next one...
+		{"C D|E F:|G A||B c|d e:|", "C D E F C D E F G A B c d e B c d e"},
+		{"C D:|E F|G A||B c:|", "C D C D E F G A B c B c"},
+		{"|:C D:|E F|]G A|B c:|", "C D C D E F G A B c G A B c"},
+		// ...but not before the first repeat, nor inside a |: section.
+		{"C D|E F||G A|B c:|", "C D E F G A B c C D E F G A B c"},
+		{"|:C D|E F||G A:|", "C D E F G A C D E F G A"},
+		// :||: and :: end one section and start the next.
+		{"C D|E F:||:G A|B c:||", "C D E F C D E F G A B c G A B c"},
+		{"C D|E F::G A|B c:|", "C D E F C D E F G A B c G A B c"},
+		// Endings right after a repeated section belong to a new section.
+		{"C D|E F:|[1G A:|[2B c||", "C D E F C D E F G A B c"},
+		{"|:C D:|[1E F:|[2G A||", "C D C D E F G A"},
+		{"C D|E F:|[1G A:|[2B c||d e|f g:|", "C D E F C D E F G A B c d e f g d e f g"},
+		{"C D|E F:|G A|[1B c:|[2d e||", "C D E F C D E F G A B c G A d e"},
+	} {
+		f := convert(t, "X:1\nM:2/4\nL:1/4\nK:C\n"+c.body+"\n", Options{MelodyOnly: true})
+		var got []string
+		for _, n := range midi.NoteEvents(f) {
+			name := []string{"C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"}[n.Pitch%12]
+			if n.Pitch >= 72 {
+				name = strings.ToLower(name)
+			}
+			got = append(got, name)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.body, g, c.want)
+		}
+	}
 }
