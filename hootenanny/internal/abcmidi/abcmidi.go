@@ -104,8 +104,8 @@ type Options struct {
 	// Straight plays the notes exactly as written: no chord stagger, no staccato shortening,
 	// no hornpipe swing. Grace notes still take their time unless NoGrace is set.
 	Straight bool
-	// MelodyOnly leaves out the accompaniment that chord symbols give (gchord.go): only the
-	// written notes are played, as abc2midi -NGUI plays them.
+	// MelodyOnly leaves out the accompaniment that chord symbols give (gchord.go): the
+	// written notes are played (and a %%MIDI drum pattern), as abc2midi -NGUI plays them.
 	MelodyOnly bool
 	// Directives are the tune's %%MIDI lines (see Directives), which set the accompaniment:
 	// gchord, gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol and
@@ -231,10 +231,13 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		if !v.accompanied {
 			continue
 		}
-		bassCh := channelFor(taken)
-		taken = append(taken, bassCh)
-		chordCh := channelFor(taken)
-		taken = append(taken, chordCh)
+		bassCh, chordCh := uint8(0), uint8(0)
+		if v.hasChords {
+			bassCh = channelFor(taken)
+			taken = append(taken, bassCh)
+			chordCh = channelFor(taken)
+			taken = append(taken, chordCh)
+		}
 		name := "accompaniment"
 		if vn := voiceName(tvs[i]); vn != "" && len(voices) > 1 {
 			name = vn + " accompaniment"
@@ -246,7 +249,7 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 }
 
 // accompanimentEvents returns the voice's bass and chord notes and their program changes on
-// their channels, every note with velocity vel, or with its own when vel is 0.
+// their channels, and its %%MIDI drum notes on the percussion channel 10, every note with velocity vel, or with its own when vel is 0.
 func (v voiceTrack) accompanimentEvents(name string, bassCh, chordCh, vel uint8) []midi.Event {
 	evs := []midi.Event{midi.TrackName(0, name)}
 	for _, p := range v.programs {
@@ -259,7 +262,7 @@ func (v voiceTrack) accompanimentEvents(name string, bassCh, chordCh, vel uint8)
 	for _, part := range []struct {
 		notes []playedNote
 		ch    uint8
-	}{{v.bass, bassCh}, {v.chords, chordCh}} {
+	}{{v.bass, bassCh}, {v.chords, chordCh}, {v.drums, 9}} {
 		for _, n := range part.notes {
 			nv := vel
 			if nv == 0 {
@@ -359,8 +362,8 @@ type voiceTrack struct {
 	changes []playedChange
 	end     int64
 	// The accompaniment, when the voice has chord symbols and it is played.
-	accompanied  bool
-	bass, chords []playedNote
+	accompanied, hasChords bool
+	bass, chords, drums    []playedNote
 	programs     []programAt
 }
 
@@ -502,7 +505,8 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if acc != nil {
 		a := newAccompanist(t.Header.Meter, acc.names)
 		a.run(accEvents, ticks(cursor))
-		vt.accompanied, vt.bass, vt.chords, vt.programs = true, a.bass, a.chords, a.programs
+		vt.accompanied, vt.hasChords = true, acc.chords
+		vt.bass, vt.chords, vt.drums, vt.programs = a.bass, a.chords, a.drums, a.programs
 		for _, ns := range [][]playedNote{vt.bass, vt.chords} {
 			for i := range ns {
 				p := int(ns[i].pitch) + opts.Transpose
@@ -512,6 +516,9 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 				ns[i].pitch = uint8(p)
 				vt.end = max(vt.end, ns[i].off)
 			}
+		}
+		for _, n := range vt.drums { // drum keys name instruments: not transposed
+			vt.end = max(vt.end, n.off)
 		}
 	}
 	return vt, nil

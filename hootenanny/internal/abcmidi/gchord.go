@@ -258,10 +258,62 @@ func chordNamesFor(dirs []Directive) map[string][]int {
 	return names
 }
 
-// gslot is one step of a pattern.
+// gslot is one step of a pattern; a drum hit has its key and velocity.
 type gslot struct {
 	action byte
 	length int
+	key    uint8
+	vel    uint8
+}
+
+// sequence is a pattern being played: abc2midi's gchord and drum queues, which start again
+// at every bar line it counts (or go on across them, for patterns of several bars) and stop
+// when the pattern runs out before one.
+type sequence struct {
+	slots   []gslot
+	unit    [3]int // meter numerator, denominator and bars when the pattern was set
+	ptr     int
+	pending int64 // tick of the next step; -1 when waiting for a bar line
+}
+
+func (q *sequence) set(slots []gslot, num, den, bars int) {
+	q.slots, q.unit = slots, [3]int{num, den, bars}
+	q.ptr = min(q.ptr, len(slots)-1)
+}
+
+// ticks is the length of a step of length n: n/units of the pattern's bars, truncated to whole
+// ticks as abc2midi's queue does.
+func (q *sequence) ticks(n int) int64 {
+	units := 0
+	for _, s := range q.slots {
+		units += s.length
+	}
+	return int64(n) * int64(q.unit[0]) * 4 * int64(q.unit[2]) * TicksPerQuarter / (int64(q.unit[1]) * int64(units))
+}
+
+// barLine starts the pattern again at tick (a pattern of several bars goes on).
+func (q *sequence) barLine(tick int64) {
+	if len(q.slots) == 0 {
+		return
+	}
+	if q.unit[2] < 2 || q.ptr >= len(q.slots) {
+		q.ptr = 0
+	}
+	q.pending = tick
+}
+
+// fireUntil plays the pending steps that start before limit.
+func (q *sequence) fireUntil(limit int64, play func(s gslot, at, d int64)) {
+	for q.pending >= 0 && q.pending < limit {
+		s := q.slots[q.ptr]
+		d := q.ticks(s.length)
+		play(s, q.pending, d)
+		q.ptr++
+		q.pending += d
+		if d <= 0 || q.ptr >= len(q.slots) {
+			q.ptr, q.pending = 0, -1 // wait for the next bar line
+		}
+	}
 }
 
 // maxSlots bounds a pattern (abc2midi stops at 39 steps).
@@ -284,10 +336,10 @@ func parsePattern(s string) []gslot {
 		if n == 0 {
 			n = 1
 		}
-		out = append(out, gslot{c, n})
+		out = append(out, gslot{action: c, length: n})
 	}
 	if len(out) == 0 {
-		out = []gslot{{'z', 1}}
+		out = []gslot{{action: 'z', length: 1}}
 	}
 	return out
 }
@@ -312,19 +364,16 @@ const (
 // accompanist plays the accompaniment of one voice from its events in played order.
 type accompanist struct {
 	names               map[string][]int
-	pattern             []gslot
-	bars                int    // %%MIDI gchordbars, for patterns set from now on
-	num, den            int    // the meter
-	unit                [3]int // meter numerator, denominator and bars when the pattern was set
-	on, started         bool
+	gchord, drum        sequence
+	bars, drumBars      int // %%MIDI gchordbars and drumbars, for patterns set from now on
+	num, den            int // the meter
+	on, started, drumOn bool
 	bassVel, chordVel   uint8
 	bassBase, chordBase int
 	chord               guitarChord
 	notes               [maxChordNotes + 1]int // abc2midi's note array: stale past size
 	size                int
-	ptr                 int
-	pending             int64 // tick of the next slot; -1 when waiting for a bar line
-	bass, chords        []playedNote
+	bass, chords, drums []playedNote
 	programs            []programAt
 }
 
@@ -335,8 +384,9 @@ type programAt struct {
 }
 
 func newAccompanist(m abc.Meter, names map[string][]int) *accompanist {
-	a := &accompanist{names: names, bars: 1, on: true, bassVel: BassVelocity, chordVel: ChordVelocity,
-		bassBase: BassBase, chordBase: ChordBase, pending: -1}
+	a := &accompanist{names: names, bars: 1, drumBars: 1, on: true, bassVel: BassVelocity, chordVel: ChordVelocity,
+		bassBase: BassBase, chordBase: ChordBase}
+	a.gchord.pending, a.drum.pending = -1, -1
 	a.num, a.den = meterParts(m)
 	a.setPattern(defaultPattern(a.num, a.den))
 	return a
@@ -345,32 +395,17 @@ func newAccompanist(m abc.Meter, names map[string][]int) *accompanist {
 // setPattern sets the pattern; its steps take their length from the meter and gchordbars in
 // force now (a later gchordbars or meter change does not change them).
 func (a *accompanist) setPattern(p string) {
-	a.pattern = parsePattern(p)
-	a.unit = [3]int{a.num, a.den, a.bars}
+	a.gchord.set(parsePattern(p), a.num, a.den, a.bars)
 }
 
-// slotTicks is the length of a step of length n: n/units of the pattern's bars, truncated to
-// whole ticks as abc2midi's queue does.
-func (a *accompanist) slotTicks(n int) int64 {
-	units := 0
-	for _, s := range a.pattern {
-		units += s.length
-	}
-	return int64(n) * int64(a.unit[0]) * 4 * int64(a.unit[2]) * TicksPerQuarter / (int64(a.unit[1]) * int64(units))
-}
-
-// fireUntil plays the pending steps that start before limit.
+// fireUntil plays the steps of both patterns that start before limit.
 func (a *accompanist) fireUntil(limit int64) {
-	for a.pending >= 0 && a.pending < limit {
-		s := a.pattern[a.ptr]
-		d := a.slotTicks(s.length)
-		a.play(s.action, a.pending, d)
-		a.ptr++
-		a.pending += d
-		if d <= 0 || a.ptr >= len(a.pattern) {
-			a.ptr, a.pending = 0, -1 // wait for the next bar line
+	a.gchord.fireUntil(limit, func(s gslot, at, d int64) { a.play(s.action, at, d) })
+	a.drum.fireUntil(limit, func(s gslot, at, d int64) {
+		if s.action == 'd' && a.drumOn && d > 0 && s.vel > 0 {
+			a.drums = append(a.drums, playedNote{on: at, off: at + d, pitch: s.key, vel: s.vel})
 		}
-	}
+	})
 }
 
 func (a *accompanist) play(action byte, at, d int64) {
@@ -433,7 +468,7 @@ func (a *accompanist) apply(e accEvent) {
 		a.num, a.den = meterParts(e.meter)
 		// abc2midi sets the meter's default pattern again, even over a %%MIDI gchord one.
 		a.setPattern(defaultPattern(a.num, a.den))
-		a.ptr = 0
+		a.gchord.ptr = 0
 	case accChord:
 		a.chord, a.started = e.chord, true
 		if e.chord.intervals != nil {
@@ -444,10 +479,8 @@ func (a *accompanist) apply(e accEvent) {
 			}
 		}
 	case accBar:
-		if a.unit[2] < 2 || a.ptr >= len(a.pattern) {
-			a.ptr = 0
-		}
-		a.pending = e.tick
+		a.gchord.barLine(e.tick)
+		a.drum.barLine(e.tick)
 	case accDirective:
 		a.directive(e.tick, e.dir)
 	}
@@ -482,7 +515,18 @@ func (a *accompanist) directive(tick int64, d *Directive) {
 	case "gchord":
 		if len(d.Args) > 0 {
 			a.setPattern(d.Args[0])
-			a.ptr = min(a.ptr, len(a.pattern)-1)
+		}
+	case "drum":
+		if len(d.Args) > 0 {
+			a.drum.set(parseDrums(d.Args), a.num, a.den, a.drumBars)
+		}
+	case "drumon":
+		a.drumOn = true
+	case "drumoff":
+		a.drumOn = false
+	case "drumbars":
+		if n, ok := intArg(d.Args, 0, 1, 64); ok {
+			a.drumBars = n
 		}
 	case "gchordon":
 		a.on = true
@@ -533,7 +577,8 @@ func (a *accompanist) run(evs []accEvent, end int64) {
 // gchordDirective reports whether a %%MIDI directive concerns the accompaniment.
 func gchordDirective(name string) bool {
 	switch name {
-	case "gchord", "gchordon", "gchordoff", "gchordbars", "chordvol", "bassvol", "chordprog", "bassprog":
+	case "gchord", "gchordon", "gchordoff", "gchordbars", "chordvol", "bassvol", "chordprog", "bassprog",
+		"drum", "drumon", "drumoff", "drumbars":
 		return true
 	}
 	return false
@@ -548,17 +593,15 @@ type writtenEvent struct {
 // accompaniment holds a voice's accompaniment events by written bar, ready to be placed in
 // playing order.
 type accompaniment struct {
-	names map[string][]int
-	byBar [][]writtenEvent
+	names  map[string][]int
+	byBar  [][]writtenEvent
+	chords bool // the voice has chord symbols: it gets bass and chord channels
 }
 
 // newAccompaniment gathers the chord symbols, meter changes and accompaniment directives of
-// voice id by bar; it returns nil when the voice has no chord symbol or the melody is played
-// alone.
+// voice id by bar; it returns nil when the voice has neither chord symbols (or they are not
+// played: Options.MelodyOnly) nor a %%MIDI drum pattern.
 func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Change, opts Options) (*accompaniment, error) {
-	if opts.MelodyOnly {
-		return nil, nil
-	}
 	cues, err := t.Cues(id)
 	if err != nil {
 		return nil, err
@@ -571,7 +614,7 @@ func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Chan
 	}
 	chords := false
 	for _, c := range cues {
-		if !c.IsSymbol {
+		if !c.IsSymbol || opts.MelodyOnly {
 			continue
 		}
 		if g, ok := parseGuitarChord(c.Symbol, acc.names); ok {
@@ -579,12 +622,27 @@ func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Chan
 			add(c.Bar, c.Onset, accEvent{rank: 2, kind: accChord, chord: g})
 		}
 	}
-	if !chords {
+	// Lines before the first V: line go with the first voice that has music, as abc2midi
+	// plays them.
+	first := ""
+	for _, v := range t.Voices {
+		if hasMusic(v) {
+			first = v.ID
+			break
+		}
+	}
+	mine := func(d Directive) bool { return d.Voice == id || d.Voice == "" && id == first }
+	drums := false
+	for _, d := range opts.Directives {
+		drums = drums || d.Name == "drum" && mine(d)
+	}
+	if !chords && !drums {
 		return nil, nil
 	}
+	acc.chords = chords
 	for i := range opts.Directives {
 		d := &opts.Directives[i]
-		if !gchordDirective(d.Name) || (d.Voice != id && d.Voice != "") {
+		if !gchordDirective(d.Name) || !mine(*d) {
 			continue
 		}
 		j := sort.Search(len(cues), func(j int) bool { return cues[j].Offset > d.Offset })
@@ -620,4 +678,54 @@ func (acc *accompaniment) bar(evs []accEvent, b int, start int64, shift abc.Rat,
 		evs = append(evs, e)
 	}
 	return evs
+}
+
+// parseDrums reads a %%MIDI drum line: a pattern of d (hit) and z (rest), each with an
+// optional length, then the key of each hit and then its velocity (default key 35, the
+// acoustic bass drum, and velocity 80).
+func parseDrums(args []string) []gslot {
+	var out []gslot
+	p := args[0]
+	for i := 0; i < len(p) && len(out) < maxSlots; {
+		c := p[i]
+		if c != 'd' && c != 'z' {
+			break
+		}
+		i++
+		n := 0
+		for i < len(p) && p[i] >= '0' && p[i] <= '9' && n < 1000 {
+			n = n*10 + int(p[i]-'0')
+			i++
+		}
+		if n == 0 {
+			n = 1
+		}
+		out = append(out, gslot{action: c, length: n, key: 35, vel: 80})
+	}
+	if len(out) == 0 {
+		return []gslot{{action: 'z', length: 1}}
+	}
+	var hits []int
+	for i, s := range out {
+		if s.action == 'd' {
+			hits = append(hits, i)
+		}
+	}
+	for k, a := range args[1:] {
+		n, err := strconv.Atoi(a)
+		if err != nil {
+			break
+		}
+		switch {
+		case k < len(hits):
+			if n >= 0 && n <= 127 {
+				out[hits[k]].key = uint8(n)
+			}
+		case k < 2*len(hits):
+			if n >= 1 && n <= 127 {
+				out[hits[k-len(hits)]].vel = uint8(n)
+			}
+		}
+	}
+	return out
 }

@@ -273,3 +273,17 @@ func TestRepeatsAsABC2MIDI(t *testing.T) {
 		}
 	}
 }
+
+func TestDrumPattern(t *testing.T) {
+	// The pattern starts again at every bar line, as the chord pattern does; %%MIDI drum gives
+	// the key and then the velocity of each hit. The drums play on channel 10, also with the
+	// melody alone, and need no chord symbol.
+	src := "X:1\nM:4/4\nL:1/8\nK:C\n%%MIDI drum d2zdd2d2 65 50 50 50 90 90 90 70\n%%MIDI drumon\nD2|FGA2 A2A2|\n%%MIDI drumoff\nc8|\n"
+	for _, melody := range []bool{false, true} {
+		f := convertWith(t, src, Options{MelodyOnly: melody})
+		wantCh(t, f, 9, "65@0+480:90", "65@480+480:90", "50@1200+240:90", "50@1440+480:90", "50@1920+480:70")
+		if n := len(chNotes(f, 1)) + len(chNotes(f, 2)); n != 0 {
+			t.Errorf("%d bass and chord notes without chord symbols", n)
+		}
+	}
+}
