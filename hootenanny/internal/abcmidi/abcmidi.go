@@ -364,7 +364,7 @@ type voiceTrack struct {
 	// The accompaniment, when the voice has chord symbols and it is played.
 	accompanied, hasChords bool
 	bass, chords, drums    []playedNote
-	programs     []programAt
+	programs               []programAt
 }
 
 // noteEvents returns the voice's note events on channel ch, every note with velocity vel, or
