@@ -42,3 +42,29 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGuitarChord checks that chord symbols, gchord and drum patterns of any text decode
+// within their bounds.
+func FuzzGuitarChord(f *testing.F) {
+	for _, s := range []string{"G", "Em/B", "am", "Am7/G", "(G)", "N.C.", "Cb", "B#m7b5/Fb", "G/", "fzc2ghijGHIJbx", "d2zdd2d2", "f999999999", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if g, ok := parseGuitarChord(s, chordNames); ok {
+			v := g.voicing()
+			if g.root < -1 || g.root > 12 || len(v) > maxChordNotes || g.slash && (g.bass < -1 || g.bass > 12) {
+				t.Fatalf("%q: %+v voicing %v", s, g, v)
+			}
+		}
+		for _, p := range [][]gslot{parsePattern(s), parseDrums([]string{s, "1", "2"})} {
+			if len(p) == 0 || len(p) > maxSlots {
+				t.Fatalf("%q: %d steps", s, len(p))
+			}
+			for _, st := range p {
+				if st.length < 1 || st.length > 10000 {
+					t.Fatalf("%q: step %+v", s, st)
+				}
+			}
+		}
+	})
+}
