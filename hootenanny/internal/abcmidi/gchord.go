@@ -655,11 +655,10 @@ func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Chan
 		if c.Field.Meter == nil {
 			continue
 		}
-		for b := range bars {
-			if c.Onset.Cmp(bars[b].Start) >= 0 && c.Onset.Cmp(bars[b].End) < 0 {
-				add(b, c.Onset, accEvent{rank: 0, kind: accMeter, meter: *c.Field.Meter})
-				break
-			}
+		// The bar it starts in: the last bar starting at or before it (bars are in order).
+		b := sort.Search(len(bars), func(b int) bool { return bars[b].Start.Cmp(c.Onset) > 0 }) - 1
+		if b >= 0 && c.Onset.Cmp(bars[b].End) < 0 {
+			add(b, c.Onset, accEvent{rank: 0, kind: accMeter, meter: *c.Field.Meter})
 		}
 	}
 	return acc, nil
