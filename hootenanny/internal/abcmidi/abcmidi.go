@@ -49,10 +49,10 @@
 //
 // The parser skips %% directives; MIDIDirectives reads %%MIDI program and channel from the
 // source for Options.Voices, and Directives the lines that set the accompaniment (gchord,
-// gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) for
-// Options.Directives. Not handled: other %%MIDI directives (beat, beatstring, gracedivider,
-// chordattack, drum patterns of %%MIDI drum, ...); voice overlays (&), which are an error;
-// clef transpose=; lyrics.
+// gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) and the
+// drum pattern (drum, drumon, drumoff, drumbars; channel 10) for Options.Directives. Not
+// handled: other %%MIDI directives (beat, beatstring, gracedivider, chordattack, trim, ratio,
+// drone, ...); trills; voice overlays (&), which are an error; clef transpose=; lyrics.
 package abcmidi
 
 import (

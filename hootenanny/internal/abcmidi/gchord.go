@@ -174,7 +174,9 @@ func (g guitarChord) voicing() []int {
 	return out
 }
 
-// Directive is one %%MIDI line of a tune, with where it is written.
+// Directive is one %%MIDI line of a tune, with where it is written. A directive takes effect
+// at the first note, chord or rest after it in its voice, each time that is played; lines
+// before the first V: line go with the first voice that has music.
 type Directive struct {
 	// Voice is the id of the last V: line before it, "" before any.
 	Voice string
