@@ -28,6 +28,9 @@ type Event struct {
 	// between the previous note and this one (a dynamics mark there, !p!z or c2-!p!c2, takes
 	// effect from this note on).
 	RestDecorations []string
+	// Slurred marks a note under a slur that goes on after it (not the slur's last note);
+	// Tied one that a tie joined to the notes after it.
+	Slurred, Tied bool
 }
 
 // Change is a mid-tune change of tempo, meter, key or unit length (an InlineField), at the
@@ -155,6 +158,8 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		content bool
 		cur     = Bar{First: 0}
 		cues    []Cue
+		slurs   int // slurs open
+		lastAt  = -1 // index in events of the last note or chord's first event
 	)
 	resetBar := func() {
 		barAcc, barSet = [7]int{}, [7]bool{}
@@ -202,13 +207,14 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 					alter(n) // an explicit accidental on the continuation still counts for the bar
 				}
 				e.Duration = e.Duration.Add(n.Duration)
+				e.Tied = true
 				if n.Tie {
 					stillOpen[k] = idx
 				}
 				return false
 			}
 		}
-		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: MIDIPitch(n.Letter, n.Octave, alter(n)), Bar: barIdx, Pos: n.Pos, Decorations: decos, RestDecorations: restDecos})
+		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: MIDIPitch(n.Letter, n.Octave, alter(n)), Bar: barIdx, Pos: n.Pos, Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}
@@ -234,6 +240,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		switch e := el.(type) {
 		case *Note:
 			next := map[tieKey]int{}
+			lastAt = len(events)
 			if sound(e, now, len(bars), next) {
 				decos, restDecos = nil, nil
 			} else {
@@ -245,6 +252,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		case *Chord:
 			next := map[tieKey]int{}
 			added := false
+			lastAt = len(events)
 			for _, n := range e.Notes {
 				added = sound(n, now, len(bars), next) || added
 			}
@@ -256,6 +264,17 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			open = next
 			now = now.Add(e.Duration)
 			content = true
+		case *Slur:
+			if e.Open {
+				slurs = min(slurs+1, 64)
+			} else if slurs > 0 {
+				slurs--
+				if slurs == 0 && lastAt >= 0 {
+					for i := lastAt; i < len(events); i++ {
+						events[i].Slurred = false // the slur's last note
+					}
+				}
+			}
 		case *Decoration:
 			if len(decos) < 16 {
 				decos = append(decos, e.Name)

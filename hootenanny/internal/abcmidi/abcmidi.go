@@ -61,6 +61,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
@@ -400,11 +401,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		if strings.Contains(strings.ToLower(t.Header.Rhythm), "hornpipe") {
 			swing(events, bars)
 		}
-		for i := range events {
-			if !events[i].Grace && slices.Contains(events[i].Decorations, "staccato") {
-				events[i].Duration = events[i].Duration.Mul(abc.R(1, 2))
-			}
-		}
+		articulate(events, trims(t, id, opts.Directives))
 	}
 	if !opts.NoGrace {
 		events = placeGraces(events)
@@ -522,6 +519,61 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		}
 	}
 	return vt, nil
+}
+
+// trimAt is a %%MIDI trim in effect from a source offset on.
+type trimAt struct {
+	offset int
+	by     abc.Rat // as a fraction of a whole note; zero turns trimming off
+}
+
+// trims returns the %%MIDI trim lines of voice id (and those before the first V: line) in
+// source order: "%%MIDI trim a/b" takes a/b of the unit note length (L:) off every note longer
+// than that, as abc2midi does, except notes under a slur that goes on after them and tied
+// notes; "%%MIDI trim 0/1" stops it.
+func trims(t *abc.Tune, id string, dirs []Directive) []trimAt {
+	var out []trimAt
+	for _, d := range dirs {
+		if d.Name != "trim" || len(d.Args) == 0 || (d.Voice != id && d.Voice != "") {
+			continue
+		}
+		num, den, ok := strings.Cut(d.Args[0], "/")
+		if !ok {
+			continue // abc2midi reads only a/b ("trim 0" changes nothing; "trim 0/1" stops)
+		}
+		n, err1 := strconv.Atoi(num)
+		m, err2 := strconv.Atoi(den)
+		if err1 != nil || err2 != nil || n < 0 || n > 64 || m < 1 || m > 64 {
+			continue
+		}
+		out = append(out, trimAt{offset: d.Offset, by: abc.R(int64(n), int64(m)).Mul(t.Header.UnitLength)})
+	}
+	return out
+}
+
+// articulate halves staccato notes and shortens the notes a trim reaches. After a %%MIDI trim
+// line, abc2midi trims staccato notes by it instead of halving them (after trim 0/1 they keep
+// their length).
+func articulate(events []abc.Event, ts []trimAt) {
+	for i := range events {
+		e := &events[i]
+		if e.Grace {
+			continue
+		}
+		var by abc.Rat
+		j := sort.Search(len(ts), func(j int) bool { return ts[j].offset > e.Pos.Offset }) - 1
+		if j >= 0 {
+			by = ts[j].by
+		}
+		staccato := slices.Contains(e.Decorations, "staccato")
+		switch {
+		case j < 0 && staccato:
+			e.Duration = e.Duration.Mul(abc.R(1, 2))
+		case by.IsZero(), e.Duration.Cmp(by) <= 0, (e.Slurred || e.Tied) && !staccato:
+		default:
+			e.Duration = e.Duration.Sub(by)
+		}
+	}
 }
 
 // tiedChordNotes returns the source offsets of the notes of tied chords ([CEG]- or [C-EG]),

@@ -287,3 +287,14 @@ func TestDrumPattern(t *testing.T) {
 		}
 	}
 }
+
+func TestTrim(t *testing.T) {
+	// %%MIDI trim 1/5 takes a fifth of L: (here an eighth: 48 ticks) off each note longer than
+	// that, but not off a slurred note before the slur's last or a tied note; a staccato note
+	// is trimmed instead of halved; trim 0/1 stops it, and staccato then changes nothing.
+	// (abc2midi 4.84's figures.)
+	src := "X:1\nM:4/4\nL:1/8\nK:C\n%%MIDI trim 1/5\nC D (E F) G-G A/B/ !staccato!c2|\n%%MIDI trim 0/1\nC !staccato!D|\n"
+	f := convertWith(t, src, Options{MelodyOnly: true})
+	wantCh(t, f, 0, "60@0+192:105", "62@240+192:80", "64@480+240:80", "65@720+192:80", "67@960+480:95",
+		"69@1440+72:80", "71@1560+72:80", "72@1680+432:80", "60@2160+240:105", "62@2400+240:80")
+}
