@@ -158,7 +158,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		content bool
 		cur     = Bar{First: 0}
 		cues    []Cue
-		slurs   int // slurs open
+		slurs   int  // slurs open
 		lastAt  = -1 // index in events of the last note or chord's first event
 	)
 	resetBar := func() {

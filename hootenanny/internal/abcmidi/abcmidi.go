@@ -50,9 +50,10 @@
 // The parser skips %% directives; MIDIDirectives reads %%MIDI program and channel from the
 // source for Options.Voices, and Directives the lines that set the accompaniment (gchord,
 // gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) and the
-// drum pattern (drum, drumon, drumoff, drumbars; channel 10) for Options.Directives. Not
-// handled: other %%MIDI directives (beat, beatstring, gracedivider, chordattack, trim, ratio,
-// drone, ...); trills; voice overlays (&), which are an error; clef transpose=; lyrics.
+// drum pattern (drum, drumon, drumoff, drumbars; channel 10), and trim, for
+// Options.Directives. Not handled: other %%MIDI directives (beat, beatstring, gracedivider,
+// chordattack, ratio, drone, ...); trills; voice overlays (&), which are an error; clef
+// transpose=; lyrics.
 package abcmidi
 
 import (
@@ -110,7 +111,7 @@ type Options struct {
 	MelodyOnly bool
 	// Directives are the tune's %%MIDI lines (see Directives), which set the accompaniment:
 	// gchord, gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol and
-	// chordname.
+	// chordname; the drum pattern, drum, drumon, drumoff and drumbars; and trim.
 	Directives []Directive
 }
 
