@@ -31,6 +31,9 @@ type Event struct {
 	// Slurred marks a note under a slur that goes on after it (not the slur's last note);
 	// Tied one that a tie joined to the notes after it.
 	Slurred, Tied bool
+	// Upper is the pitch of the next note letter up, in the key and the bar's accidentals: the
+	// other note of a trill.
+	Upper int
 }
 
 // Change is a mid-tune change of tempo, meter, key or unit length (an InlineField), at the
@@ -214,7 +217,22 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				return false
 			}
 		}
-		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: MIDIPitch(n.Letter, n.Octave, alter(n)), Bar: barIdx, Pos: n.Pos, Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0})
+		pitch := MIDIPitch(n.Letter, n.Octave, alter(n))
+		ul, uo := n.Letter+1, n.Octave
+		switch n.Letter {
+		case 'G':
+			ul = 'A'
+		case 'B':
+			ul, uo = 'C', n.Octave+1
+		}
+		ua := sig[ul-'A']
+		if !opts.OctaveAccidentals && barSet[ul-'A'] {
+			ua = barAcc[ul-'A']
+		} else if a, ok := octAcc[tieKey{ul, uo}]; ok && opts.OctaveAccidentals {
+			ua = a
+		}
+		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
+			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0, Upper: MIDIPitch(ul, uo, ua)})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}

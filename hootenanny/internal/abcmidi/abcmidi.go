@@ -403,6 +403,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			swing(events, bars)
 		}
 		articulate(events, trims(t, id, opts.Directives))
+		events = trill(events)
 	}
 	if !opts.NoGrace {
 		events = placeGraces(events)
@@ -575,6 +576,51 @@ func articulate(events []abc.Event, ts []trimAt) {
 			e.Duration = e.Duration.Sub(by)
 		}
 	}
+}
+
+// TrillNote is the length of each note of a trill, as a fraction of a whole note (abc2midi
+// plays a thirty-second note at any tempo and unit length).
+var TrillNote = abc.R(1, 32)
+
+// trill plays each single note marked trill (T, !trill!) as abc2midi does: thirty-second notes
+// alternating between the next note letter up (in the key and the bar's accidentals) and the
+// note, starting above, the last cut to what is left of the note. Each is a note of its own for
+// beat stress; the first keeps the marks written before the note.
+func trill(events []abc.Event) []abc.Event {
+	has := false
+	for i := range events {
+		has = has || !events[i].Grace && slices.Contains(events[i].Decorations, "trill")
+	}
+	if !has {
+		return events
+	}
+	out := make([]abc.Event, 0, len(events))
+	for i, e := range events {
+		single := (i == 0 || events[i-1].Onset.Cmp(e.Onset) != 0 || events[i-1].Grace) &&
+			(i+1 == len(events) || events[i+1].Onset.Cmp(e.Onset) != 0)
+		if e.Grace || !single || !slices.Contains(e.Decorations, "trill") {
+			out = append(out, e)
+			continue
+		}
+		end := e.Onset.Add(e.Duration)
+		for k, at := 0, e.Onset; at.Cmp(end) < 0 && k < 4096; k++ {
+			n := e
+			n.Onset = at
+			n.Duration = TrillNote
+			if rest := end.Sub(at); rest.Cmp(TrillNote) < 0 {
+				n.Duration = rest
+			}
+			if k%2 == 0 {
+				n.Pitch = e.Upper
+			}
+			if k > 0 {
+				n.Decorations, n.RestDecorations = nil, nil
+			}
+			out = append(out, n)
+			at = at.Add(n.Duration)
+		}
+	}
+	return out
 }
 
 // tiedChordNotes returns the source offsets of the notes of tied chords ([CEG]- or [C-EG]),

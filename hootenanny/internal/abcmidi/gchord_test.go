@@ -298,3 +298,19 @@ func TestTrim(t *testing.T) {
 	wantCh(t, f, 0, "60@0+192:105", "62@240+192:80", "64@480+240:80", "65@720+192:80", "67@960+480:95",
 		"69@1440+72:80", "71@1560+72:80", "72@1680+432:80", "60@2160+240:105", "62@2400+240:80")
 }
+
+func TestTrill(t *testing.T) {
+	// A trill alternates thirty-second notes (60 ticks) of the next letter up, in the key and
+	// the bar's accidentals, and the note, starting above; a chord is not trilled.
+	src := "X:1\nM:4/4\nL:1/16\nK:G\nTG3 ^cTc B [CE]T[CE]|\n"
+	f := convertWith(t, src, Options{MelodyOnly: true})
+	got := notes(f)
+	want := []string{"69@0+60", "67@60+60", "69@120+60", "67@180+60", "69@240+60", "67@300+60", "73@360+120",
+		"74@480+60", "73@540+60", "71@600+120"}
+	if !reflect.DeepEqual(got[:len(want)], want) {
+		t.Errorf("trills\n got %v\nwant %v", got[:len(want)], want)
+	}
+	if s := convertWith(t, src, Options{MelodyOnly: true, Straight: true}); len(notes(s)) != 8 {
+		t.Errorf("straight: %v, want the notes as written", notes(s))
+	}
+}
