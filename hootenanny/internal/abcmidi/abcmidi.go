@@ -50,10 +50,10 @@
 // The parser skips %% directives; MIDIDirectives reads %%MIDI program and channel from the
 // source for Options.Voices, and Directives the lines that set the accompaniment (gchord,
 // gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) and the
-// drum pattern (drum, drumon, drumoff, drumbars; channel 10), and trim, for
-// Options.Directives. Not handled: other %%MIDI directives (beat, beatstring, gracedivider,
-// chordattack, ratio, drone, ...); trills; voice overlays (&), which are an error; clef
-// transpose=; lyrics.
+// drum pattern (drum, drumon, drumoff, drumbars; channel 10), trim and ratio, for
+// Options.Directives. Trills (T, !trill!) play as abc2midi plays them, unless Straight. Not
+// handled: other %%MIDI directives (beat, beatstring, gracedivider, chordattack, drone, ...);
+// voice overlays (&), which are an error; clef transpose=; lyrics.
 package abcmidi
 
 import (
@@ -111,7 +111,7 @@ type Options struct {
 	MelodyOnly bool
 	// Directives are the tune's %%MIDI lines (see Directives), which set the accompaniment:
 	// gchord, gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol and
-	// chordname; the drum pattern, drum, drumon, drumoff and drumbars; and trim.
+	// chordname; the drum pattern, drum, drumon, drumoff and drumbars; trim and ratio.
 	Directives []Directive
 }
 
@@ -398,6 +398,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}
+	brokenRatio(t.Voice(id), events, ratios(id, opts.Directives))
 	if !opts.Straight {
 		if strings.Contains(strings.ToLower(t.Header.Rhythm), "hornpipe") {
 			swing(events, bars)
@@ -574,6 +575,104 @@ func articulate(events []abc.Event, ts []trimAt) {
 		case by.IsZero(), e.Duration.Cmp(by) <= 0, (e.Slurred || e.Tied) && !staccato:
 		default:
 			e.Duration = e.Duration.Sub(by)
+		}
+	}
+}
+
+// ratioAt is a %%MIDI ratio in effect from a source offset on.
+type ratioAt struct {
+	offset int
+	a, b   int64
+}
+
+// ratios returns the %%MIDI ratio lines of voice id (and those before the first V: line).
+func ratios(id string, dirs []Directive) []ratioAt {
+	var out []ratioAt
+	for _, d := range dirs {
+		if d.Name != "ratio" || len(d.Args) < 2 || (d.Voice != id && d.Voice != "") {
+			continue
+		}
+		a, err1 := strconv.Atoi(d.Args[0])
+		b, err2 := strconv.Atoi(d.Args[1])
+		if err1 != nil || err2 != nil || a < 1 || b < 1 || a > 64 || b > 64 {
+			continue
+		}
+		out = append(out, ratioAt{d.Offset, int64(a), int64(b)})
+	}
+	return out
+}
+
+// brokenRatio plays the broken rhythms A>B and A<B that a "%%MIDI ratio a b" line reaches a:b
+// instead of 3:1, as abc2midi does (A>>B and A>>>B keep 7:1 and 15:1). The pair keeps its
+// length: the first note's events take their new length and the second's start where it ends.
+func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
+	if v == nil || len(rs) == 0 {
+		return
+	}
+	starts := func(el abc.Element) []int { // source offsets of the notes of a note or chord
+		switch n := el.(type) {
+		case *abc.Note:
+			return []int{n.Pos.Offset}
+		case *abc.Chord:
+			var out []int
+			for _, m := range n.Notes {
+				out = append(out, m.Pos.Offset)
+			}
+			return out
+		}
+		return nil
+	}
+	byOffset := map[int][]int{}
+	for i, e := range events {
+		if !e.Grace {
+			byOffset[e.Pos.Offset] = append(byOffset[e.Pos.Offset], i)
+		}
+	}
+	els := v.Elements
+	for i, el := range els {
+		br, ok := el.(*abc.BrokenRhythm)
+		if !ok || br.Count != 1 || i == 0 {
+			continue
+		}
+		j := sort.Search(len(rs), func(j int) bool { return rs[j].offset > br.Pos.Offset }) - 1
+		if j < 0 || rs[j].a == 3*rs[j].b {
+			continue
+		}
+		first := starts(els[i-1])
+		var second []int
+		for k := i + 1; k < len(els) && second == nil; k++ {
+			switch els[k].(type) {
+			case *abc.Note, *abc.Chord:
+				second = starts(els[k])
+			case *abc.Decoration, *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation:
+			default:
+				k = len(els) // something else: leave the pair alone
+			}
+		}
+		if first == nil || second == nil {
+			continue
+		}
+		long, short := abc.R(2*rs[j].a, rs[j].a+rs[j].b), abc.R(2*rs[j].b, rs[j].a+rs[j].b)
+		f1, f2 := long.Mul(abc.R(2, 3)), short.Mul(abc.R(2, 1)) // new over old: 3/2 and 1/2 of the unit
+		if br.Dir == '<' {
+			f1, f2 = short.Mul(abc.R(2, 1)), long.Mul(abc.R(2, 3))
+		}
+		var shift abc.Rat
+		for _, off := range first {
+			for _, x := range byOffset[off] {
+				if events[x].Tied {
+					return // a tie across the pair: leave the rest as written
+				}
+				old := events[x].Duration
+				events[x].Duration = old.Mul(f1)
+				shift = events[x].Duration.Sub(old)
+			}
+		}
+		for _, off := range second {
+			for _, x := range byOffset[off] {
+				events[x].Onset = events[x].Onset.Add(shift)
+				events[x].Duration = events[x].Duration.Mul(f2)
+			}
 		}
 	}
 }

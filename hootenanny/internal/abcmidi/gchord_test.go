@@ -314,3 +314,11 @@ func TestTrill(t *testing.T) {
 		t.Errorf("straight: %v, want the notes as written", notes(s))
 	}
 }
+
+func TestBrokenRhythmRatio(t *testing.T) {
+	// %%MIDI ratio 2 1 plays A>B 2:1 and A<B 1:2; A>>B keeps 7:1; ratio 3 1 is the default.
+	src := "X:1\nM:4/4\nL:1/8\nK:C\n%%MIDI ratio 2 1\nC>D E<F G>>A B2|\n%%MIDI ratio 3 1\nC>D E6|\n"
+	f := convertWith(t, src, Options{MelodyOnly: true})
+	wantNotes(t, f, "60@0+320", "62@320+160", "64@480+160", "65@640+320", "67@960+420", "69@1380+60", "71@1440+480",
+		"60@1920+360", "62@2280+120", "64@2400+1440")
+}
