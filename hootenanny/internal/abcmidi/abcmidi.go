@@ -39,8 +39,9 @@
 // (graces that would take all of it are dropped, as are graces with no note after them); the
 // notes of a chord start ChordStagger ticks apart in written order and end together (except
 // in tied chords); a note marked staccato sounds for half its length; and in a tune whose R:
-// field says hornpipe, a pair of eighth notes (even or dotted, A>B) on a quarter-note beat of
-// the bar is played 2:1. Events are placed on their nominal ticks: abc2midi's habit of starting
+// field says hornpipe, A>B is played 2:1 in any meter, and a pair of even eighth notes on a
+// quarter-note beat of the bar 2:1 in 4/4 (sixteenths on eighth beats in 2/4; no other meter
+// swings). Events are placed on their nominal ticks: abc2midi's habit of starting
 // notes (and mid-tune tempo changes) one tick late is not copied.
 //
 // Chord symbols ("G", "D7", "Em/B" above the notes) are accompanied as abc2midi plays them by
@@ -398,10 +399,23 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}
-	brokenRatio(t.Voice(id), events, ratios(id, opts.Directives))
+	hornpipe := !opts.Straight && strings.Contains(strings.ToLower(t.Header.Rhythm), "hornpipe")
+	rs := ratios(id, opts.Directives)
+	if hornpipe {
+		// abc2midi plays A>B 2:1 in a hornpipe, in any meter, until a %%MIDI ratio line.
+		rs = append([]ratioAt{{offset: -1, a: 2, b: 1}}, rs...)
+	}
+	brokenRatio(t.Voice(id), events, rs)
 	if !opts.Straight {
-		if strings.Contains(strings.ToLower(t.Header.Rhythm), "hornpipe") {
-			swing(events, bars)
+		if hornpipe {
+			// abc2midi swings eighths in 4/4 (C, or no meter) and sixteenths in 2/4, and
+			// nothing in other meters (not 2/2, 3/4, 6/8).
+			switch num, den := meterParts(t.Header.Meter); {
+			case num == 4 && den == 4 && t.Header.Meter.Kind != abc.MeterCut:
+				swing(events, bars, abc.R(1, 8))
+			case num == 2 && den == 4 && t.Header.Meter.Kind == abc.MeterFraction:
+				swing(events, bars, abc.R(1, 16))
+			}
 		}
 		articulate(events, trims(t, id, opts.Directives))
 		events = trill(events)
@@ -800,12 +814,12 @@ func placeGraces(events []abc.Event) []abc.Event {
 	return out
 }
 
-// swing plays pairs of eighth notes on a quarter-note beat of their bar 2:1, as abc2midi does
-// for hornpipes: even pairs (AB) and dotted ones (A>B) alike. Chords count as one note; grace
-// notes move with the note they ornament.
-func swing(events []abc.Event, bars []abc.Bar) {
-	eighth, dotted, quarter := abc.R(1, 8), abc.R(3, 16), abc.R(1, 4)
-	long, short := abc.R(1, 6), abc.R(1, 12)
+// swing plays pairs of notes of length unit (eighths in 4/4) on a beat of twice that of their
+// bar 2:1, as abc2midi does for hornpipes: even pairs (AB) and dotted ones (A>B) alike. Chords
+// count as one note; grace notes move with the note they ornament.
+func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat) {
+	eighth, dotted, quarter := unit, unit.Mul(abc.R(3, 2)), unit.Mul(abc.R(2, 1))
+	long, short := quarter.Mul(abc.R(2, 3)), quarter.Mul(abc.R(1, 3))
 	// groups: the first non-grace event of each distinct onset.
 	var groups []int
 	for i, e := range events {

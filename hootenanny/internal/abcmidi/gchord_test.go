@@ -322,3 +322,21 @@ func TestBrokenRhythmRatio(t *testing.T) {
 	wantNotes(t, f, "60@0+320", "62@320+160", "64@480+160", "65@640+320", "67@960+420", "69@1380+60", "71@1440+480",
 		"60@1920+360", "62@2280+120", "64@2400+1440")
 }
+
+func TestHornpipeByMeter(t *testing.T) {
+	// abc2midi swings even eighths in a 4/4 hornpipe only (sixteenths in 2/4), and plays A>B
+	// 2:1 in every meter.
+	for _, c := range []struct{ meter, unit, body, want string }{
+		{"4/4", "1/8", "dA BG", "74@0+320 69@320+160 71@480+320 67@800+160"},
+		{"C|", "1/8", "dA BG", "74@0+240 69@240+240 71@480+240 67@720+240"},
+		{"C|", "1/8", "A>B c>d", "69@0+320 71@320+160 73@480+320 74@800+160"},
+		{"2/4", "1/16", "dA BG", "74@0+160 69@160+80 71@240+160 67@400+80"},
+		{"2/4", "1/8", "dA BG", "74@0+240 69@240+240 71@480+240 67@720+240"},
+		{"3/4", "1/8", "A>B c>d e2", "69@0+320 71@320+160 73@480+320 74@800+160 76@960+480"},
+	} {
+		f := convert(t, "X:1\nR:hornpipe\nM:"+c.meter+"\nL:"+c.unit+"\nK:D\n"+c.body+"|\n", Options{})
+		if got := strings.Join(notes(f), " "); got != c.want {
+			t.Errorf("M:%s L:%s %s\n got %s\nwant %s", c.meter, c.unit, c.body, got, c.want)
+		}
+	}
+}
