@@ -122,11 +122,11 @@ type Cue struct {
 	IsSymbol bool
 }
 
-// Cues returns the chord symbols, notes, chords and rests of a voice, in written order, with
-// their onsets (as in Event) and bars.
-func (t *Tune) Cues(voice string) ([]Cue, error) {
+// TimelineCues returns what Timeline returns for a voice and its cues: the chord symbols,
+// notes, chords and rests in written order, with their onsets (as in Event) and bars.
+func (t *Tune) TimelineCues(voice string) ([]Event, []Bar, []Change, []Cue, error) {
 	w, err := t.walk(voice, EventOptions{})
-	return w.cues, err
+	return w.events, w.bars, w.changes, w.cues, err
 }
 
 var letterSemitone = [7]int{9, 11, 0, 2, 4, 5, 7} // A B C D E F G

@@ -395,7 +395,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if name == "" {
 		name = "(default)"
 	}
-	events, bars, changes, err := t.Timeline(id) // events is ours to change
+	events, bars, changes, cues, err := t.TimelineCues(id) // events is ours to change
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}
@@ -434,10 +434,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	}
 	tiedChord := tiedChordNotes(t.Voice(id))
 	var vt voiceTrack
-	acc, err := newAccompaniment(t, id, bars, changes, opts)
-	if err != nil {
-		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
-	}
+	acc := newAccompaniment(t, id, bars, changes, cues, opts)
 	var accEvents []accEvent
 	var cursor abc.Rat
 	st := newStress(t.Header.Meter)

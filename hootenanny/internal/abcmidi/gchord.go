@@ -603,11 +603,7 @@ type accompaniment struct {
 // newAccompaniment gathers the chord symbols, meter changes and accompaniment directives of
 // voice id by bar; it returns nil when the voice has neither chord symbols (or they are not
 // played: Options.MelodyOnly) nor a %%MIDI drum pattern.
-func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Change, opts Options) (*accompaniment, error) {
-	cues, err := t.Cues(id)
-	if err != nil {
-		return nil, err
-	}
+func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Change, cues []abc.Cue, opts Options) *accompaniment {
 	acc := &accompaniment{names: chordNamesFor(opts.Directives), byBar: make([][]writtenEvent, len(bars))}
 	add := func(bar int, onset abc.Rat, ev accEvent) {
 		if bar >= 0 && bar < len(bars) {
@@ -639,7 +635,7 @@ func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Chan
 		drums = drums || d.Name == "drum" && mine(d)
 	}
 	if !chords && !drums {
-		return nil, nil
+		return nil
 	}
 	acc.chords = chords
 	for i := range opts.Directives {
@@ -663,7 +659,7 @@ func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Chan
 			add(b, c.Onset, accEvent{rank: 0, kind: accMeter, meter: *c.Field.Meter})
 		}
 	}
-	return acc, nil
+	return acc
 }
 
 // bar appends the events of written bar b, played from tick start with its written onsets
