@@ -668,12 +668,18 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 		if br.Dir == '<' {
 			f1, f2 = short.Mul(abc.R(2, 1)), long.Mul(abc.R(2, 3))
 		}
+		tied := false
+		for _, off := range first {
+			for _, x := range byOffset[off] {
+				tied = tied || events[x].Tied
+			}
+		}
+		if tied {
+			continue // a tie out of the first note: the pair is left as written
+		}
 		var shift abc.Rat
 		for _, off := range first {
 			for _, x := range byOffset[off] {
-				if events[x].Tied {
-					return // a tie across the pair: leave the rest as written
-				}
 				old := events[x].Duration
 				events[x].Duration = old.Mul(f1)
 				shift = events[x].Duration.Sub(old)
