@@ -24,6 +24,7 @@ func FuzzConvert(f *testing.F) {
 		"X:1\nP:(AB)9C\nK:C\nP:A\nV:1\n!p!z|:C:|\nV:2\n%%MIDI channel 10\n{g}C,,\nP:B\n[P:C]D|]\n",
 		"X:1\nM:4/4\nL:1/8\n%%MIDI gchord fzc2ghijGHIJbx\n%%MIDI chordname sus4 0 5 7\n%%MIDI bassprog 33 octave=-1\nK:C\n" +
 			"\"G7\"c8|\"Csus4/F\"c8|\"am\"c4[M:5/8]\"Bb/d\"c5|\n%%MIDI gchordoff\n\"(N.C.)\"c|\n%%MIDI gchordbars 3\n%%MIDI gchord f999\n\"Cb\"c:|\n",
+		"X:1\nR:hornpipe\nM:C|\nL:1/8\nK:C^f^c\n%%MIDI ratio 2 1\n%%MIDI trim 1/5\n%%MIDI drum dzd2 35 38 90\n%%MIDI drumon\n(A>B) TcA-A>B T[CE]|\n",
 	} {
 		f.Add(s)
 	}
