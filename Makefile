@@ -73,7 +73,7 @@ testservers: ## PostgreSQL and versitygw on 127.0.0.1 for fleet tests; prints th
 	tools/testservers.sh
 
 .PHONY: abc-compare
-abc-compare: ## convert the ABC corpus with abc2midi and with hootenanny, and print their agreement
+abc-compare: ## convert the ABC corpus with abc2midi and with hootenanny, and print their agreement (default playing and melody only)
 	@command -v abc2midi >/dev/null || { echo "abc-compare needs abc2midi, the reference converter: apt-get install abcmidi"; exit 1; }
 	@# -v prints the agreement report of TestAgreement; the other tests only say ok or fail.
 	go test -count=1 -tags abc2midi -v ./hootenanny/internal/abccorpus | grep -v -e '^=== ' -e '^--- PASS' -e '^    --- PASS'

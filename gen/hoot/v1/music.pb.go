@@ -2385,7 +2385,10 @@ type MidiRendering struct {
 	// (0 follows them).
 	Velocity uint32 `protobuf:"varint,3,opt,name=velocity,proto3" json:"velocity,omitempty"`
 	// Play exactly as written: no chord strumming, no shortened staccato, no hornpipe swing.
-	Straight      bool `protobuf:"varint,4,opt,name=straight,proto3" json:"straight,omitempty"`
+	Straight bool `protobuf:"varint,4,opt,name=straight,proto3" json:"straight,omitempty"`
+	// Play the written notes alone: no bass and chord accompaniment from the chord symbols ("G",
+	// "D7" above the notes), which abc2midi plays by default and so does this converter.
+	MelodyOnly    bool `protobuf:"varint,5,opt,name=melody_only,json=melodyOnly,proto3" json:"melody_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2444,6 +2447,13 @@ func (x *MidiRendering) GetVelocity() uint32 {
 func (x *MidiRendering) GetStraight() bool {
 	if x != nil {
 		return x.Straight
+	}
+	return false
+}
+
+func (x *MidiRendering) GetMelodyOnly() bool {
+	if x != nil {
+		return x.MelodyOnly
 	}
 	return false
 }
@@ -3757,12 +3767,14 @@ const file_hoot_v1_music_proto_rawDesc = "" +
 	"\trendering\x18\x05 \x01(\v2\x16.hoot.v1.MidiRenderingR\trendering\x128\n" +
 	"\x04tags\x18\x06 \x03(\tB$\xca\xf3\x18 \x10 B\x1c^[a-z0-9][a-z0-9_.:-]{0,63}$R\x04tags:m\xc2\xf3\x18i\n" +
 	"\vabc_to_midi\x12\x13Convert ABC to MIDI\x1a:Convert an ABC tune to a MIDI file, stored as an artifact. \x02(\x01:\x05musicB\b\n" +
-	"\x06source\"\xc2\x01\n" +
+	"\x06source\"\xe3\x01\n" +
 	"\rMidiRendering\x128\n" +
 	"\ttranspose\x18\x01 \x01(\x05B\x1a\xca\xf3\x18\x16!\x00\x00\x00\x00\x00\x00H\xc0(\x011\x00\x00\x00\x00\x00\x00H@8\x01R\ttranspose\x12.\n" +
 	"\ttempo_bpm\x18\x02 \x01(\x01B\x11\xca\xf3\x18\r(\x011\x00\x00\x00\x00\x00@\x8f@8\x01R\btempoBpm\x12+\n" +
 	"\bvelocity\x18\x03 \x01(\rB\x0f\xca\xf3\x18\v1\x00\x00\x00\x00\x00\xc0_@8\x01R\bvelocity\x12\x1a\n" +
-	"\bstraight\x18\x04 \x01(\bR\bstraight\"\xcb\x01\n" +
+	"\bstraight\x18\x04 \x01(\bR\bstraight\x12\x1f\n" +
+	"\vmelody_only\x18\x05 \x01(\bR\n" +
+	"melodyOnly\"\xcb\x01\n" +
 	"\x0fAbcToMidiResult\x12-\n" +
 	"\bartifact\x18\x01 \x01(\v2\x11.hoot.v1.ArtifactR\bartifact\x12\f\n" +
 	"\x01x\x18\x02 \x01(\rR\x01x\x12\x14\n" +

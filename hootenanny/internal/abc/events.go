@@ -28,6 +28,12 @@ type Event struct {
 	// between the previous note and this one (a dynamics mark there, !p!z or c2-!p!c2, takes
 	// effect from this note on).
 	RestDecorations []string
+	// Slurred marks a note under a slur that goes on after it (not the slur's last note);
+	// Tied one that a tie joined to the notes after it.
+	Slurred, Tied bool
+	// Upper is the pitch of the next note letter up, in the key and the bar's accidentals: the
+	// other note of a trill.
+	Upper int
 }
 
 // Change is a mid-tune change of tempo, meter, key or unit length (an InlineField), at the
@@ -99,6 +105,28 @@ type walked struct {
 	events  []Event
 	bars    []Bar
 	changes []Change
+	cues    []Cue
+}
+
+// Cue is a place on a voice's written time line: a chord symbol ("G", "D7" above the notes),
+// or a note, chord or rest, with the byte offset where it is written. A converter uses the
+// chord symbols to play an accompaniment, and the others to find where a directive written
+// between the notes (a %%MIDI line, which the parser skips) takes effect.
+type Cue struct {
+	Offset int
+	Onset  Rat
+	// Bar is the index of the bar in Bars.
+	Bar int
+	// Symbol is the text of a chord symbol; IsSymbol tells a chord symbol from a note.
+	Symbol   string
+	IsSymbol bool
+}
+
+// TimelineCues returns what Timeline returns for a voice and its cues: the chord symbols,
+// notes, chords and rests in written order, with their onsets (as in Event) and bars.
+func (t *Tune) TimelineCues(voice string) ([]Event, []Bar, []Change, []Cue, error) {
+	w, err := t.walk(voice, EventOptions{})
+	return w.events, w.bars, w.changes, w.cues, err
 }
 
 var letterSemitone = [7]int{9, 11, 0, 2, 4, 5, 7} // A B C D E F G
@@ -132,6 +160,9 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		open    = map[tieKey]int{} // tied notes waiting for their continuation: event index
 		content bool
 		cur     = Bar{First: 0}
+		cues    []Cue
+		slurs   int  // slurs open
+		lastAt  = -1 // index in events of the last note or chord's first event
 	)
 	resetBar := func() {
 		barAcc, barSet = [7]int{}, [7]bool{}
@@ -179,13 +210,29 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 					alter(n) // an explicit accidental on the continuation still counts for the bar
 				}
 				e.Duration = e.Duration.Add(n.Duration)
+				e.Tied = true
 				if n.Tie {
 					stillOpen[k] = idx
 				}
 				return false
 			}
 		}
-		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: MIDIPitch(n.Letter, n.Octave, alter(n)), Bar: barIdx, Pos: n.Pos, Decorations: decos, RestDecorations: restDecos})
+		pitch := MIDIPitch(n.Letter, n.Octave, alter(n))
+		ul, uo := n.Letter+1, n.Octave
+		switch n.Letter {
+		case 'G':
+			ul = 'A'
+		case 'B':
+			ul, uo = 'C', n.Octave+1
+		}
+		ua := sig[ul-'A']
+		if !opts.OctaveAccidentals && barSet[ul-'A'] {
+			ua = barAcc[ul-'A']
+		} else if a, ok := octAcc[tieKey{ul, uo}]; ok && opts.OctaveAccidentals {
+			ua = a
+		}
+		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
+			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0, Upper: MIDIPitch(ul, uo, ua)})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}
@@ -203,8 +250,15 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 		}
 		switch e := el.(type) {
+		case *ChordSymbol:
+			cues = append(cues, Cue{Offset: e.Pos.Offset, Onset: now, Bar: len(bars), Symbol: e.Text, IsSymbol: true})
+		case *Note, *Chord, *Rest:
+			cues = append(cues, Cue{Offset: el.Position().Offset, Onset: now, Bar: len(bars)})
+		}
+		switch e := el.(type) {
 		case *Note:
 			next := map[tieKey]int{}
+			lastAt = len(events)
 			if sound(e, now, len(bars), next) {
 				decos, restDecos = nil, nil
 			} else {
@@ -216,6 +270,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		case *Chord:
 			next := map[tieKey]int{}
 			added := false
+			lastAt = len(events)
 			for _, n := range e.Notes {
 				added = sound(n, now, len(bars), next) || added
 			}
@@ -227,6 +282,17 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			open = next
 			now = now.Add(e.Duration)
 			content = true
+		case *Slur:
+			if e.Open {
+				slurs = min(slurs+1, 64)
+			} else if slurs > 0 {
+				slurs--
+				if slurs == 0 && lastAt >= 0 {
+					for i := lastAt; i < len(events); i++ {
+						events[i].Slurred = false // the slur's last note
+					}
+				}
+			}
 		case *Decoration:
 			if len(decos) < 16 {
 				decos = append(decos, e.Name)
@@ -294,7 +360,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			active = nil
 		}
 	}
-	return walked{events, bars, changes}, nil
+	return walked{events, bars, changes, cues}, nil
 }
 
 type partMark struct {
@@ -425,16 +491,20 @@ func contains(xs []int, x int) bool {
 // ExpandRepeats returns the playing order of bars (indexes into bars): repeated sections are
 // played twice, or as many times as their endings are numbered, and each pass takes only its
 // ending. A :| without |: repeats from the start of the tune or from the end of the previous
-// repeated section. The result is at most 16 times as long as bars.
+// repeated section; after a repeated section, a ||, |] or [| outside any |: section also
+// starts the next one, as abc2midi plays them (before the first repeat it does not: C|D||E:|
+// repeats from C). The result is at most 16 times as long as bars.
 func ExpandRepeats(bars []Bar) []int {
 	limit := 16*len(bars) + 16
 	order := make([]int, 0, 2*len(bars))
 	start, pass, jumpedFrom := 0, 1, -1
+	opened, repeated := false, false // an explicit |: is open; a section has been repeated
 	for i, steps := 0, 0; i < len(bars) && len(order) < limit && steps < 2*limit; steps++ {
 		b := bars[i]
 		if i > jumpedFrom {
 			if b.RepeatStart {
 				start, pass, jumpedFrom = i, 1, -1
+				opened = true
 			} else if jumpedFrom >= 0 && b.InEnding == nil {
 				start, pass, jumpedFrom = i, 1, -1
 			}
@@ -462,6 +532,14 @@ func ExpandRepeats(bars []Bar) []int {
 				i = start
 				continue
 			}
+			opened, repeated = false, true
+			if b.InEnding == nil {
+				// The section is done: the next begins here, even with an ending
+				// (C|D:|[1E:|[2F plays C D C D E, then from [1 again: F).
+				start, pass, jumpedFrom = i+1, 1, -1
+			}
+		} else if b.SectionEnd && repeated && !opened && b.InEnding == nil && i > jumpedFrom && i+1 < len(bars) {
+			start, pass, jumpedFrom = i+1, 1, -1
 		}
 		i++
 	}

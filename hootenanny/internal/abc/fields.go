@@ -134,7 +134,13 @@ func (p *parser) parseKey(v string, off int, at Pos) Key {
 		}
 		k.TonicStart, k.TonicEnd = t.off, t.off+n
 		rest = toks[1:]
-		if m := t.s[n:]; m != "" {
+		m := t.s[n:]
+		if i := strings.IndexAny(m, "^_="); i >= 0 {
+			// Accidentals written against the tonic (K:C^f^c, as abc2midi reads them).
+			rest = append(splitAccidentals(token{m[i:], t.off + n + i}), rest...)
+			m = m[:i]
+		}
+		if m != "" {
 			mode, ok := parseMode(m)
 			if !ok {
 				p.diagAt(p.posOf(t.off+n), Error, "unknown mode \""+m+"\" in K:",
@@ -153,7 +159,15 @@ func (p *parser) parseKey(v string, off int, at Pos) Key {
 	if k.Tonic == 0 && !k.None && !k.Highland {
 		k.Tonic = 'C'
 	}
+	var split []token
 	for _, t := range rest {
+		if t.s[0] == '^' || t.s[0] == '_' || t.s[0] == '=' {
+			split = append(split, splitAccidentals(t)...)
+		} else {
+			split = append(split, t)
+		}
+	}
+	for _, t := range split {
 		s := t.s
 		switch {
 		case s == "exp":
@@ -190,6 +204,28 @@ func (p *parser) parseKey(v string, off int, at Pos) Key {
 		}
 	}
 	return k
+}
+
+// splitAccidentals splits accidentals written together (^f^c_b) into one token each; what
+// does not read as accidentals stays one token.
+func splitAccidentals(t token) []token {
+	var out []token
+	s := t.s
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && j < i+2 && (s[j] == '^' || s[j] == '_' || s[j] == '=') && (j == i || s[j] == s[i]) {
+			j++
+		}
+		if j == i || j >= len(s) || strings.IndexByte("abcdefgABCDEFG", s[j]) < 0 {
+			return []token{t}
+		}
+		out = append(out, token{s[i : j+1], t.off + i})
+		i = j + 1
+		if len(out) > 7 {
+			return []token{t}
+		}
+	}
+	return out
 }
 
 func upper(c byte) byte {

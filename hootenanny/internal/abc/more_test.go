@@ -42,3 +42,13 @@ func TestTransposeMultiVoice(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyAccidentalsTogether(t *testing.T) {
+	// Accidentals may be written against the tonic or each other (K:C^f^c^a).
+	for _, k := range []string{"C^f^c^a", "C ^f^c ^a"} {
+		b, _ := Parse("X:1\nK:"+k+"\nC\n", Options{})
+		if got := b.Tunes[0].Header.Key.Signature(); got != [7]int{1, 0, 1, 0, 0, 1, 0} {
+			t.Errorf("K:%s signature %v, want A C F sharp", k, got)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func BenchmarkCorpusConvert(b *testing.B) {
 				b.Fatalf("%s: parsed %d tunes", tu.ID(), len(book.Tunes))
 			}
 			t := book.Tunes[0]
-			f, err := abcmidi.Convert(t, abcmidi.Options{Voices: abcmidi.MIDIDirectives(tu.Text, t)})
+			f, err := abcmidi.Convert(t, abcmidi.Options{Voices: abcmidi.MIDIDirectives(tu.Text, t), Directives: abcmidi.Directives(tu.Text, t)})
 			if err != nil {
 				b.Fatalf("%s: %v", tu.ID(), err)
 			}

@@ -8,6 +8,9 @@
 //	% kind: reel
 //	% exercises: first and second endings, ...
 //
+// Files brought in from a package add a % source: line (package, version, path,
+// licence); tunes/README.md lists them.
+//
 // A file may hold several tunes (a tune book); Tunes returns one entry per
 // X: reference number. Compare (compare.go) matches the note events of a
 // reference rendering against ours; the reference side, which runs abc2midi

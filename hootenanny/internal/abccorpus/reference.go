@@ -15,11 +15,9 @@ import (
 )
 
 // ABC2MIDIArgs are the options passed to abc2midi after the file name and
-// reference number:
+// reference number for its default playing, guitar-chord accompaniment
+// included:
 //
-//   - -NGUI ignores guitar chords ("Am" above notes), whose accompaniment
-//     abc2midi invents with its own chord patterns; the corpus compares the
-//     written notes only.
 //   - -NCOM leaves out the comment text events, which name the abc2midi
 //     version, so the output depends on the tune alone.
 //   - -silent drops warnings about bar lengths and the like from stderr; a
@@ -29,7 +27,12 @@ import (
 // defaults (3:1 broken rhythm) so the reference renders all of the notation.
 // abc2midi has no random element unless %%MIDI randomize is used, which the
 // corpus does not, so its output is deterministic.
-var ABC2MIDIArgs = []string{"-NGUI", "-NCOM", "-silent"}
+var ABC2MIDIArgs = []string{"-NCOM", "-silent"}
+
+// ABC2MIDIMelodyArgs add -NGUI, which leaves out the accompaniment that
+// chord symbols ("Am" above notes) give: the written notes alone, compared
+// with abcmidi's Options.MelodyOnly.
+var ABC2MIDIMelodyArgs = []string{"-NGUI", "-NCOM", "-silent"}
 
 // ABC2MIDI is the command run; tests may point it elsewhere.
 var ABC2MIDI = "abc2midi"

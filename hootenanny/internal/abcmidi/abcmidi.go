@@ -39,14 +39,22 @@
 // (graces that would take all of it are dropped, as are graces with no note after them); the
 // notes of a chord start ChordStagger ticks apart in written order and end together (except
 // in tied chords); a note marked staccato sounds for half its length; and in a tune whose R:
-// field says hornpipe, a pair of eighth notes (even or dotted, A>B) on a quarter-note beat of
-// the bar is played 2:1. Events are placed on their nominal ticks: abc2midi's habit of starting
+// field says hornpipe, A>B is played 2:1 in any meter, and a pair of even eighth notes on a
+// quarter-note beat of the bar 2:1 in 4/4 (sixteenths on eighth beats in 2/4; no other meter
+// swings). Events are placed on their nominal ticks: abc2midi's habit of starting
 // notes (and mid-tune tempo changes) one tick late is not copied.
 //
+// Chord symbols ("G", "D7", "Em/B" above the notes) are accompanied as abc2midi plays them by
+// default: a bass and a chord channel per voice that has them, playing the meter's pattern
+// from every bar line (gchord.go says how). Options.MelodyOnly leaves the accompaniment out.
+//
 // The parser skips %% directives; MIDIDirectives reads %%MIDI program and channel from the
-// source for Options.Voices. Not handled: other %%MIDI directives (beat, beatstring,
-// gracedivider, chordattack, drum patterns of %%MIDI drum, ...); voice overlays (&), which
-// are an error; clef transpose=; chord symbols (guitar chords) and lyrics.
+// source for Options.Voices, and Directives the lines that set the accompaniment (gchord,
+// gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) and the
+// drum pattern (drum, drumon, drumoff, drumbars; channel 10), trim and ratio, for
+// Options.Directives. Trills (T, !trill!) play as abc2midi plays them, unless Straight. Not
+// handled: other %%MIDI directives (beat, beatstring, gracedivider, chordattack, drone, ...);
+// voice overlays (&), which are an error; clef transpose=; lyrics.
 package abcmidi
 
 import (
@@ -55,6 +63,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
@@ -98,6 +107,13 @@ type Options struct {
 	// Straight plays the notes exactly as written: no chord stagger, no staccato shortening,
 	// no hornpipe swing. Grace notes still take their time unless NoGrace is set.
 	Straight bool
+	// MelodyOnly leaves out the accompaniment that chord symbols give (gchord.go): the
+	// written notes are played (and a %%MIDI drum pattern), as abc2midi -NGUI plays them.
+	MelodyOnly bool
+	// Directives are the tune's %%MIDI lines (see Directives), which set the accompaniment:
+	// gchord, gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol and
+	// chordname; the drum pattern, drum, drumon, drumoff and drumbars; trim and ratio.
+	Directives []Directive
 }
 
 // MinBPM is the slowest tempo a MIDI file can state, in quarter notes a minute: its tempo
@@ -176,7 +192,11 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	}
 
 	out := &midi.File{TicksPerQuarter: TicksPerQuarter}
-	if len(voices) == 1 {
+	accompanied := false
+	for _, v := range voices {
+		accompanied = accompanied || v.accompanied
+	}
+	if len(voices) == 1 && !accompanied {
 		ch, prog := voiceSetup(opts, tvs[0].ID, nil)
 		evs := append(meta, prog...)
 		evs = append(evs, voices[0].noteEvents(ch, vel)...)
@@ -197,7 +217,10 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		conductor = append([]midi.Event{midi.TrackName(0, title)}, conductor...)
 	}
 	out.Tracks = append(out.Tracks, finishAt(conductor, end))
+	// Channels go to each voice in turn, then to its bass and its chords, as abc2midi
+	// assigns them.
 	var taken []uint8
+	var accTracks []midi.Track
 	for i, v := range voices {
 		ch, prog := voiceSetup(opts, tvs[i].ID, taken)
 		taken = append(taken, ch)
@@ -208,8 +231,53 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		evs = append(evs, prog...)
 		evs = append(evs, v.noteEvents(ch, vel)...)
 		out.Tracks = append(out.Tracks, finish(evs))
+		if !v.accompanied {
+			continue
+		}
+		bassCh, chordCh := uint8(0), uint8(0)
+		if v.hasChords {
+			bassCh = channelFor(taken)
+			taken = append(taken, bassCh)
+			chordCh = channelFor(taken)
+			taken = append(taken, chordCh)
+		}
+		name := "accompaniment"
+		if vn := voiceName(tvs[i]); vn != "" && len(voices) > 1 {
+			name = vn + " accompaniment"
+		}
+		accTracks = append(accTracks, finish(v.accompanimentEvents(name, bassCh, chordCh, vel)))
 	}
+	out.Tracks = append(out.Tracks, accTracks...)
 	return out, nil
+}
+
+// accompanimentEvents returns the voice's bass and chord notes and their program changes on
+// their channels, and its %%MIDI drum notes on the percussion channel 10, every note with velocity vel, or with its own when vel is 0.
+func (v voiceTrack) accompanimentEvents(name string, bassCh, chordCh, vel uint8) []midi.Event {
+	evs := []midi.Event{midi.TrackName(0, name)}
+	for _, p := range v.programs {
+		ch := chordCh
+		if p.bass {
+			ch = bassCh
+		}
+		evs = append(evs, midi.ProgramChange(p.tick, ch, p.value))
+	}
+	for _, part := range []struct {
+		notes []playedNote
+		ch    uint8
+	}{{v.bass, bassCh}, {v.chords, chordCh}, {v.drums, 9}} {
+		for _, n := range part.notes {
+			nv := vel
+			if nv == 0 {
+				nv = n.vel
+			}
+			if nv == 0 {
+				continue // velocity 0 is a note-off: %%MIDI chordvol 0 silences the chords
+			}
+			evs = append(evs, midi.NoteOn(n.on, part.ch, n.pitch, nv), midi.NoteOff(n.off, part.ch, n.pitch, 0))
+		}
+	}
+	return evs
 }
 
 // leadIntoFirstVoice returns t with the music written before its first V: line (voice "") put
@@ -296,6 +364,10 @@ type voiceTrack struct {
 	notes   []playedNote
 	changes []playedChange
 	end     int64
+	// The accompaniment, when the voice has chord symbols and it is played.
+	accompanied, hasChords bool
+	bass, chords, drums    []playedNote
+	programs               []programAt
 }
 
 // noteEvents returns the voice's note events on channel ch, every note with velocity vel, or
@@ -323,19 +395,30 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if name == "" {
 		name = "(default)"
 	}
-	events, bars, changes, err := t.Timeline(id) // events is ours to change
+	events, bars, changes, cues, err := t.TimelineCues(id) // events is ours to change
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}
+	hornpipe := !opts.Straight && strings.Contains(strings.ToLower(t.Header.Rhythm), "hornpipe")
+	rs := ratios(id, opts.Directives)
+	if hornpipe {
+		// abc2midi plays A>B 2:1 in a hornpipe, in any meter, until a %%MIDI ratio line.
+		rs = append([]ratioAt{{offset: -1, a: 2, b: 1}}, rs...)
+	}
+	brokenRatio(t.Voice(id), events, rs)
 	if !opts.Straight {
-		if strings.Contains(strings.ToLower(t.Header.Rhythm), "hornpipe") {
-			swing(events, bars)
-		}
-		for i := range events {
-			if !events[i].Grace && slices.Contains(events[i].Decorations, "staccato") {
-				events[i].Duration = events[i].Duration.Mul(abc.R(1, 2))
+		if hornpipe {
+			// abc2midi swings eighths in 4/4 (C, or no meter) and sixteenths in 2/4, and
+			// nothing in other meters (not 2/2, 3/4, 6/8).
+			switch num, den := meterParts(t.Header.Meter); {
+			case num == 4 && den == 4 && t.Header.Meter.Kind != abc.MeterCut:
+				swing(events, bars, abc.R(1, 8))
+			case num == 2 && den == 4 && t.Header.Meter.Kind == abc.MeterFraction:
+				swing(events, bars, abc.R(1, 16))
 			}
 		}
+		articulate(events, trims(t, id, opts.Directives))
+		events = trill(events)
 	}
 	if !opts.NoGrace {
 		events = placeGraces(events)
@@ -351,6 +434,8 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	}
 	tiedChord := tiedChordNotes(t.Voice(id))
 	var vt voiceTrack
+	acc := newAccompaniment(t, id, bars, changes, cues, opts)
+	var accEvents []accEvent
 	var cursor abc.Rat
 	st := newStress(t.Header.Meter)
 	prev := -1
@@ -371,6 +456,9 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			offset = abc.Rat{Num: 0, Den: 1}
 		}
 		prev = b
+		if acc != nil {
+			accEvents = acc.bar(accEvents, b, ticks(cursor), cursor.Sub(bar.Start), offset.IsZero())
+		}
 		var barChanges []abc.Change
 		for _, c := range changes {
 			if c.Onset.Cmp(bar.Start) >= 0 && c.Onset.Cmp(bar.End) < 0 {
@@ -425,7 +513,230 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
 	vt.end = max(vt.end, ticks(cursor))
+	if acc != nil {
+		a := newAccompanist(t.Header.Meter, acc.names)
+		a.run(accEvents, ticks(cursor))
+		vt.accompanied, vt.hasChords = true, acc.chords
+		vt.bass, vt.chords, vt.drums, vt.programs = a.bass, a.chords, a.drums, a.programs
+		for _, ns := range [][]playedNote{vt.bass, vt.chords} {
+			for i := range ns {
+				p := int(ns[i].pitch) + opts.Transpose
+				if p < 0 || p > 127 {
+					return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: accompaniment note %d is outside the MIDI range 0..127 after transposing", name, p)
+				}
+				ns[i].pitch = uint8(p)
+				vt.end = max(vt.end, ns[i].off)
+			}
+		}
+		for _, n := range vt.drums { // drum keys name instruments: not transposed
+			vt.end = max(vt.end, n.off)
+		}
+	}
 	return vt, nil
+}
+
+// trimAt is a %%MIDI trim in effect from a source offset on.
+type trimAt struct {
+	offset int
+	by     abc.Rat // as a fraction of a whole note; zero turns trimming off
+}
+
+// trims returns the %%MIDI trim lines of voice id (and those before the first V: line) in
+// source order: "%%MIDI trim a/b" takes a/b of the unit note length (L:) off every note longer
+// than that, as abc2midi does, except notes under a slur that goes on after them and tied
+// notes; "%%MIDI trim 0/1" stops it.
+func trims(t *abc.Tune, id string, dirs []Directive) []trimAt {
+	var out []trimAt
+	for _, d := range dirs {
+		if d.Name != "trim" || len(d.Args) == 0 || (d.Voice != id && d.Voice != "") {
+			continue
+		}
+		num, den, ok := strings.Cut(d.Args[0], "/")
+		if !ok {
+			continue // abc2midi reads only a/b ("trim 0" changes nothing; "trim 0/1" stops)
+		}
+		n, err1 := strconv.Atoi(num)
+		m, err2 := strconv.Atoi(den)
+		if err1 != nil || err2 != nil || n < 0 || n > 64 || m < 1 || m > 64 {
+			continue
+		}
+		out = append(out, trimAt{offset: d.Offset, by: abc.R(int64(n), int64(m)).Mul(t.Header.UnitLength)})
+	}
+	return out
+}
+
+// articulate halves staccato notes and shortens the notes a trim reaches. After a %%MIDI trim
+// line, abc2midi trims staccato notes by it instead of halving them (after trim 0/1 they keep
+// their length).
+func articulate(events []abc.Event, ts []trimAt) {
+	for i := range events {
+		e := &events[i]
+		if e.Grace {
+			continue
+		}
+		var by abc.Rat
+		j := sort.Search(len(ts), func(j int) bool { return ts[j].offset > e.Pos.Offset }) - 1
+		if j >= 0 {
+			by = ts[j].by
+		}
+		staccato := slices.Contains(e.Decorations, "staccato")
+		switch {
+		case j < 0 && staccato:
+			e.Duration = e.Duration.Mul(abc.R(1, 2))
+		case by.IsZero(), e.Duration.Cmp(by) <= 0, (e.Slurred || e.Tied) && !staccato:
+		default:
+			e.Duration = e.Duration.Sub(by)
+		}
+	}
+}
+
+// ratioAt is a %%MIDI ratio in effect from a source offset on.
+type ratioAt struct {
+	offset int
+	a, b   int64
+}
+
+// ratios returns the %%MIDI ratio lines of voice id (and those before the first V: line).
+func ratios(id string, dirs []Directive) []ratioAt {
+	var out []ratioAt
+	for _, d := range dirs {
+		if d.Name != "ratio" || len(d.Args) < 2 || (d.Voice != id && d.Voice != "") {
+			continue
+		}
+		a, err1 := strconv.Atoi(d.Args[0])
+		b, err2 := strconv.Atoi(d.Args[1])
+		if err1 != nil || err2 != nil || a < 1 || b < 1 || a > 64 || b > 64 {
+			continue
+		}
+		out = append(out, ratioAt{d.Offset, int64(a), int64(b)})
+	}
+	return out
+}
+
+// brokenRatio plays the broken rhythms A>B and A<B that a "%%MIDI ratio a b" line reaches a:b
+// instead of 3:1, as abc2midi does (A>>B and A>>>B keep 7:1 and 15:1). The pair keeps its
+// length: the first note's events take their new length and the second's start where it ends.
+func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
+	if v == nil || len(rs) == 0 {
+		return
+	}
+	starts := func(el abc.Element) []int { // source offsets of the notes of a note or chord
+		switch n := el.(type) {
+		case *abc.Note:
+			return []int{n.Pos.Offset}
+		case *abc.Chord:
+			var out []int
+			for _, m := range n.Notes {
+				out = append(out, m.Pos.Offset)
+			}
+			return out
+		}
+		return nil
+	}
+	byOffset := map[int][]int{}
+	for i, e := range events {
+		if !e.Grace {
+			byOffset[e.Pos.Offset] = append(byOffset[e.Pos.Offset], i)
+		}
+	}
+	els := v.Elements
+	for i, el := range els {
+		br, ok := el.(*abc.BrokenRhythm)
+		if !ok || br.Count != 1 || i == 0 {
+			continue
+		}
+		j := sort.Search(len(rs), func(j int) bool { return rs[j].offset > br.Pos.Offset }) - 1
+		if j < 0 || rs[j].a == 3*rs[j].b {
+			continue
+		}
+		first := starts(els[i-1])
+		var second []int
+		for k := i + 1; k < len(els) && second == nil; k++ {
+			switch els[k].(type) {
+			case *abc.Note, *abc.Chord:
+				second = starts(els[k])
+			case *abc.Decoration, *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation:
+			default:
+				k = len(els) // something else: leave the pair alone
+			}
+		}
+		if first == nil || second == nil {
+			continue
+		}
+		long, short := abc.R(2*rs[j].a, rs[j].a+rs[j].b), abc.R(2*rs[j].b, rs[j].a+rs[j].b)
+		f1, f2 := long.Mul(abc.R(2, 3)), short.Mul(abc.R(2, 1)) // new over old: 3/2 and 1/2 of the unit
+		if br.Dir == '<' {
+			f1, f2 = short.Mul(abc.R(2, 1)), long.Mul(abc.R(2, 3))
+		}
+		tied := false
+		for _, off := range first {
+			for _, x := range byOffset[off] {
+				tied = tied || events[x].Tied
+			}
+		}
+		if tied {
+			continue // a tie out of the first note: the pair is left as written
+		}
+		var shift abc.Rat
+		for _, off := range first {
+			for _, x := range byOffset[off] {
+				old := events[x].Duration
+				events[x].Duration = old.Mul(f1)
+				shift = events[x].Duration.Sub(old)
+			}
+		}
+		for _, off := range second {
+			for _, x := range byOffset[off] {
+				events[x].Onset = events[x].Onset.Add(shift)
+				events[x].Duration = events[x].Duration.Mul(f2)
+			}
+		}
+	}
+}
+
+// TrillNote is the length of each note of a trill, as a fraction of a whole note (abc2midi
+// plays a thirty-second note at any tempo and unit length).
+var TrillNote = abc.R(1, 32)
+
+// trill plays each single note marked trill (T, !trill!) as abc2midi does: thirty-second notes
+// alternating between the next note letter up (in the key and the bar's accidentals) and the
+// note, starting above, the last cut to what is left of the note. Each is a note of its own for
+// beat stress; the first keeps the marks written before the note.
+func trill(events []abc.Event) []abc.Event {
+	has := false
+	for i := range events {
+		has = has || !events[i].Grace && slices.Contains(events[i].Decorations, "trill")
+	}
+	if !has {
+		return events
+	}
+	out := make([]abc.Event, 0, len(events))
+	for i, e := range events {
+		single := (i == 0 || events[i-1].Onset.Cmp(e.Onset) != 0 || events[i-1].Grace) &&
+			(i+1 == len(events) || events[i+1].Onset.Cmp(e.Onset) != 0)
+		if e.Grace || !single || !slices.Contains(e.Decorations, "trill") {
+			out = append(out, e)
+			continue
+		}
+		end := e.Onset.Add(e.Duration)
+		for k, at := 0, e.Onset; at.Cmp(end) < 0 && k < 4096; k++ {
+			n := e
+			n.Onset = at
+			n.Duration = TrillNote
+			if rest := end.Sub(at); rest.Cmp(TrillNote) < 0 {
+				n.Duration = rest
+			}
+			if k%2 == 0 {
+				n.Pitch = e.Upper
+			}
+			if k > 0 {
+				n.Decorations, n.RestDecorations = nil, nil
+			}
+			out = append(out, n)
+			at = at.Add(n.Duration)
+		}
+	}
+	return out
 }
 
 // tiedChordNotes returns the source offsets of the notes of tied chords ([CEG]- or [C-EG]),
@@ -506,12 +817,12 @@ func placeGraces(events []abc.Event) []abc.Event {
 	return out
 }
 
-// swing plays pairs of eighth notes on a quarter-note beat of their bar 2:1, as abc2midi does
-// for hornpipes: even pairs (AB) and dotted ones (A>B) alike. Chords count as one note; grace
-// notes move with the note they ornament.
-func swing(events []abc.Event, bars []abc.Bar) {
-	eighth, dotted, quarter := abc.R(1, 8), abc.R(3, 16), abc.R(1, 4)
-	long, short := abc.R(1, 6), abc.R(1, 12)
+// swing plays pairs of notes of length unit (eighths in 4/4) on a beat of twice that of their
+// bar 2:1, as abc2midi does for hornpipes: even pairs (AB) and dotted ones (A>B) alike. Chords
+// count as one note; grace notes move with the note they ornament.
+func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat) {
+	eighth, dotted, quarter := unit, unit.Mul(abc.R(3, 2)), unit.Mul(abc.R(2, 1))
+	long, short := quarter.Mul(abc.R(2, 3)), quarter.Mul(abc.R(1, 3))
 	// groups: the first non-grace event of each distinct onset.
 	var groups []int
 	for i, e := range events {

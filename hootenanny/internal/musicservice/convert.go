@@ -134,11 +134,13 @@ func convert(src string, t *abc.Tune, r *hootv1.MidiRendering, field string) (co
 			WithHint("give 4 or more, or 0 to keep the tune's own Q: tempo")
 	}
 	opts := abcmidi.Options{
-		Transpose: int(r.GetTranspose()),
-		BPM:       r.GetTempoBpm(),
-		Velocity:  int(r.GetVelocity()),
-		Straight:  r.GetStraight(),
-		Voices:    abcmidi.MIDIDirectives(src, t),
+		Transpose:  int(r.GetTranspose()),
+		BPM:        r.GetTempoBpm(),
+		Velocity:   int(r.GetVelocity()),
+		Straight:   r.GetStraight(),
+		MelodyOnly: r.GetMelodyOnly(),
+		Voices:     abcmidi.MIDIDirectives(src, t),
+		Directives: abcmidi.Directives(src, t),
 	}
 	f, err := abcmidi.Convert(t, opts)
 	if err != nil {

@@ -11,7 +11,9 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/internal/abc"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -280,5 +282,38 @@ func TestEndedContextIsNotInternal(t *testing.T) {
 	}
 	if code := h.internal("creating the artifact", errors.New("disk on fire")).Code(); code != hooteproto.CodeInternal {
 		t.Errorf("internal of another error has code %v, want internal", code)
+	}
+}
+
+func TestMelodyOnlyRendering(t *testing.T) {
+	t.Parallel()
+	src := "X:1\nM:4/4\nL:1/8\nK:G\n%%MIDI chordvol 60\n\"G\"GABc dedB|\"D7\"A8|\n"
+	book, _ := abc.Parse(src, abc.Options{})
+	channels := func(r *hootv1.MidiRendering) map[int]int {
+		t.Helper()
+		c, perr := convert(src, book.Tunes[0], r, "abc")
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		f, err := midi.Decode(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]int{}
+		for _, n := range midi.NoteEvents(f) {
+			out[n.Channel]++
+			if n.Channel == 2 && n.Velocity != 60 {
+				t.Errorf("chord note %+v: velocity %d, want the tune's chordvol 60", n, n.Velocity)
+			}
+		}
+		return out
+	}
+	// By default the chord symbols are accompanied: bass on channel 2, chords (at the
+	// %%MIDI chordvol read from the source) on channel 3.
+	if got := channels(nil); got[0] != 9 || got[1] != 4 || got[2] != 14 {
+		t.Errorf("default playing: notes per channel %v, want 9 melody, 4 bass, 14 chord", got)
+	}
+	if got := channels(&hootv1.MidiRendering{MelodyOnly: true}); len(got) != 1 || got[0] != 9 {
+		t.Errorf("melody_only: notes per channel %v, want the 9 melody notes alone", got)
 	}
 }
