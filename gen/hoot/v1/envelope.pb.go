@@ -128,6 +128,9 @@ type Payload struct {
 	//	*Payload_AbcBookToMidi
 	//	*Payload_MidiInfo
 	//	*Payload_StorageGc
+	//	*Payload_MidiRender
+	//	*Payload_SoundfontInspect
+	//	*Payload_AudioInfo
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
 	//	*Payload_ComposeAbc
@@ -396,6 +399,33 @@ func (x *Payload) GetStorageGc() *StorageGcRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_StorageGc); ok {
 			return x.StorageGc
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetMidiRender() *MidiRenderRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_MidiRender); ok {
+			return x.MidiRender
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetSoundfontInspect() *SoundfontInspectRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_SoundfontInspect); ok {
+			return x.SoundfontInspect
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetAudioInfo() *AudioInfoRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_AudioInfo); ok {
+			return x.AudioInfo
 		}
 	}
 	return nil
@@ -713,6 +743,19 @@ type Payload_StorageGc struct {
 	StorageGc *StorageGcRequest `protobuf:"bytes,23,opt,name=storage_gc,json=storageGc,proto3,oneof"`
 }
 
+type Payload_MidiRender struct {
+	// The audio tools.
+	MidiRender *MidiRenderRequest `protobuf:"bytes,40,opt,name=midi_render,json=midiRender,proto3,oneof"`
+}
+
+type Payload_SoundfontInspect struct {
+	SoundfontInspect *SoundfontInspectRequest `protobuf:"bytes,41,opt,name=soundfont_inspect,json=soundfontInspect,proto3,oneof"`
+}
+
+type Payload_AudioInfo struct {
+	AudioInfo *AudioInfoRequest `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
+}
+
 type Payload_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceRequest `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -858,6 +901,12 @@ func (*Payload_MidiInfo) isPayload_Request() {}
 
 func (*Payload_StorageGc) isPayload_Request() {}
 
+func (*Payload_MidiRender) isPayload_Request() {}
+
+func (*Payload_SoundfontInspect) isPayload_Request() {}
+
+func (*Payload_AudioInfo) isPayload_Request() {}
+
 func (*Payload_CasObject) isPayload_Request() {}
 
 func (*Payload_ArtifactContent) isPayload_Request() {}
@@ -937,6 +986,9 @@ type Result struct {
 	//	*Result_AbcBookToMidi
 	//	*Result_MidiInfo
 	//	*Result_StorageGc
+	//	*Result_MidiRender
+	//	*Result_SoundfontInspect
+	//	*Result_AudioInfo
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
 	//	*Result_MusicPrompt
@@ -1210,6 +1262,33 @@ func (x *Result) GetStorageGc() *StorageGcResult {
 	return nil
 }
 
+func (x *Result) GetMidiRender() *MidiRenderResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_MidiRender); ok {
+			return x.MidiRender
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetSoundfontInspect() *SoundfontInspectResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_SoundfontInspect); ok {
+			return x.SoundfontInspect
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetAudioInfo() *AudioInfoResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_AudioInfo); ok {
+			return x.AudioInfo
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetCasObject() *CasObjectResourceResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_CasObject); ok {
@@ -1368,6 +1447,19 @@ type Result_StorageGc struct {
 	StorageGc *StorageGcResult `protobuf:"bytes,25,opt,name=storage_gc,json=storageGc,proto3,oneof"`
 }
 
+type Result_MidiRender struct {
+	// The audio tools' answers.
+	MidiRender *MidiRenderResult `protobuf:"bytes,40,opt,name=midi_render,json=midiRender,proto3,oneof"`
+}
+
+type Result_SoundfontInspect struct {
+	SoundfontInspect *SoundfontInspectResult `protobuf:"bytes,41,opt,name=soundfont_inspect,json=soundfontInspect,proto3,oneof"`
+}
+
+type Result_AudioInfo struct {
+	AudioInfo *AudioInfoResult `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
+}
+
 type Result_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceResult `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -1444,6 +1536,12 @@ func (*Result_AbcBookToMidi) isResult_Result() {}
 func (*Result_MidiInfo) isResult_Result() {}
 
 func (*Result_StorageGc) isResult_Result() {}
+
+func (*Result_MidiRender) isResult_Result() {}
+
+func (*Result_SoundfontInspect) isResult_Result() {}
+
+func (*Result_AudioInfo) isResult_Result() {}
 
 func (*Result_CasObject) isResult_Result() {}
 
@@ -1874,7 +1972,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xa1\x1d\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xed\x1e\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -1904,7 +2002,12 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10abc_book_to_midi\x18\x15 \x01(\v2\x1d.hoot.v1.AbcBookToMidiRequestH\x00R\rabcBookToMidi\x127\n" +
 	"\tmidi_info\x18\x16 \x01(\v2\x18.hoot.v1.MidiInfoRequestH\x00R\bmidiInfo\x12:\n" +
 	"\n" +
-	"storage_gc\x18\x17 \x01(\v2\x19.hoot.v1.StorageGcRequestH\x00R\tstorageGc\x12C\n" +
+	"storage_gc\x18\x17 \x01(\v2\x19.hoot.v1.StorageGcRequestH\x00R\tstorageGc\x12=\n" +
+	"\vmidi_render\x18( \x01(\v2\x1a.hoot.v1.MidiRenderRequestH\x00R\n" +
+	"midiRender\x12O\n" +
+	"\x11soundfont_inspect\x18) \x01(\v2 .hoot.v1.SoundfontInspectRequestH\x00R\x10soundfontInspect\x12:\n" +
+	"\n" +
+	"audio_info\x18* \x01(\v2\x19.hoot.v1.AudioInfoRequestH\x00R\taudioInfo\x12C\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
@@ -1932,7 +2035,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"!test_elicitation_sep1034_defaults\x18\xfa\a \x01(\v2..hoot.v1.ConformanceElicitationDefaultsRequestH\x00R\x1etestElicitationSep1034Defaults\x12s\n" +
 	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330Enums\x12f\n" +
 	"\x18json_schema_2020_12_tool\x18\xfc\a \x01(\v2+.hoot.v1.ConformanceJsonSchema202012RequestH\x00R\x14jsonSchema202012ToolB\t\n" +
-	"\arequest\"\xe8\x0f\n" +
+	"\arequest\"\xb1\x11\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -1965,7 +2068,12 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10abc_book_to_midi\x18\x17 \x01(\v2\x1c.hoot.v1.AbcBookToMidiResultH\x00R\rabcBookToMidi\x126\n" +
 	"\tmidi_info\x18\x18 \x01(\v2\x17.hoot.v1.MidiInfoResultH\x00R\bmidiInfo\x129\n" +
 	"\n" +
-	"storage_gc\x18\x19 \x01(\v2\x18.hoot.v1.StorageGcResultH\x00R\tstorageGc\x12B\n" +
+	"storage_gc\x18\x19 \x01(\v2\x18.hoot.v1.StorageGcResultH\x00R\tstorageGc\x12<\n" +
+	"\vmidi_render\x18( \x01(\v2\x19.hoot.v1.MidiRenderResultH\x00R\n" +
+	"midiRender\x12N\n" +
+	"\x11soundfont_inspect\x18) \x01(\v2\x1f.hoot.v1.SoundfontInspectResultH\x00R\x10soundfontInspect\x129\n" +
+	"\n" +
+	"audio_info\x18* \x01(\v2\x18.hoot.v1.AudioInfoResultH\x00R\taudioInfo\x12B\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
@@ -2065,58 +2173,64 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*AbcBookToMidiRequest)(nil),                         // 29: hoot.v1.AbcBookToMidiRequest
 	(*MidiInfoRequest)(nil),                              // 30: hoot.v1.MidiInfoRequest
 	(*StorageGcRequest)(nil),                             // 31: hoot.v1.StorageGcRequest
-	(*CasObjectResourceRequest)(nil),                     // 32: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),               // 33: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                      // 34: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                 // 35: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),               // 36: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),               // 37: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),           // 38: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),       // 39: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),              // 40: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),           // 41: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),               // 42: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),        // 43: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 44: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),            // 45: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                 // 46: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),               // 47: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),            // 48: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),               // 49: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),            // 50: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                   // 51: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                // 52: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),        // 53: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),           // 54: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),           // 55: hoot.v1.ConformanceJsonSchema202012Request
-	(*EchoResult)(nil),                                   // 56: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                               // 57: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                 // 58: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                             // 59: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                         // 60: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                            // 61: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                           // 62: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                       // 63: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                            // 64: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                           // 65: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                   // 66: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                              // 67: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                          // 68: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                               // 69: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                            // 70: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                           // 71: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                              // 72: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                          // 73: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                               // 74: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                              // 75: hoot.v1.StorageGcResult
-	(*CasObjectResourceResult)(nil),                      // 76: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                // 77: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                            // 78: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                     // 79: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                      // 80: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 81: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                       // 82: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                        // 83: google.protobuf.Timestamp
+	(*MidiRenderRequest)(nil),                            // 32: hoot.v1.MidiRenderRequest
+	(*SoundfontInspectRequest)(nil),                      // 33: hoot.v1.SoundfontInspectRequest
+	(*AudioInfoRequest)(nil),                             // 34: hoot.v1.AudioInfoRequest
+	(*CasObjectResourceRequest)(nil),                     // 35: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),               // 36: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                      // 37: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                 // 38: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),               // 39: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),               // 40: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),           // 41: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),       // 42: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),              // 43: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),           // 44: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),               // 45: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),        // 46: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 47: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),            // 48: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                 // 49: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),               // 50: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),            // 51: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),               // 52: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),            // 53: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                   // 54: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                // 55: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),        // 56: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),           // 57: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),           // 58: hoot.v1.ConformanceJsonSchema202012Request
+	(*EchoResult)(nil),                                   // 59: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                               // 60: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                 // 61: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                             // 62: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                         // 63: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                            // 64: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                           // 65: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                       // 66: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                            // 67: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                           // 68: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                   // 69: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                              // 70: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                          // 71: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                               // 72: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                            // 73: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                           // 74: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                              // 75: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                          // 76: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                               // 77: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                              // 78: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                             // 79: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                       // 80: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                              // 81: hoot.v1.AudioInfoResult
+	(*CasObjectResourceResult)(nil),                      // 82: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                // 83: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                            // 84: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                     // 85: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                      // 86: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                    // 87: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                       // 88: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                        // 89: google.protobuf.Timestamp
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2142,76 +2256,82 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	29, // 20: hoot.v1.Payload.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiRequest
 	30, // 21: hoot.v1.Payload.midi_info:type_name -> hoot.v1.MidiInfoRequest
 	31, // 22: hoot.v1.Payload.storage_gc:type_name -> hoot.v1.StorageGcRequest
-	32, // 23: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	33, // 24: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	34, // 25: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	35, // 26: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	36, // 27: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	37, // 28: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	38, // 29: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	39, // 30: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	40, // 31: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	41, // 32: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	42, // 33: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	43, // 34: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	44, // 35: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	45, // 36: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	46, // 37: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	47, // 38: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	48, // 39: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	49, // 40: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	50, // 41: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	51, // 42: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	52, // 43: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	53, // 44: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	54, // 45: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	55, // 46: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	8,  // 47: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	56, // 48: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	57, // 49: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	58, // 50: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	59, // 51: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	60, // 52: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	61, // 53: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	62, // 54: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	63, // 55: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	64, // 56: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	65, // 57: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	66, // 58: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	67, // 59: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,  // 60: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,  // 61: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,  // 62: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,  // 63: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	68, // 64: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	69, // 65: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	70, // 66: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	71, // 67: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	72, // 68: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	73, // 69: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	74, // 70: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	75, // 71: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	76, // 72: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	77, // 73: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	78, // 74: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	79, // 75: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	80, // 76: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	81, // 77: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	82, // 78: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	83, // 79: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	83, // 80: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	83, // 81: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 82: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	3,  // 83: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,  // 84: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,  // 85: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,  // 86: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,  // 87: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	88, // [88:88] is the sub-list for method output_type
-	88, // [88:88] is the sub-list for method input_type
-	88, // [88:88] is the sub-list for extension type_name
-	88, // [88:88] is the sub-list for extension extendee
-	0,  // [0:88] is the sub-list for field type_name
+	32, // 23: hoot.v1.Payload.midi_render:type_name -> hoot.v1.MidiRenderRequest
+	33, // 24: hoot.v1.Payload.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectRequest
+	34, // 25: hoot.v1.Payload.audio_info:type_name -> hoot.v1.AudioInfoRequest
+	35, // 26: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	36, // 27: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	37, // 28: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	38, // 29: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	39, // 30: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	40, // 31: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	41, // 32: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	42, // 33: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	43, // 34: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	44, // 35: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	45, // 36: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	46, // 37: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	47, // 38: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	48, // 39: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	49, // 40: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	50, // 41: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	51, // 42: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	52, // 43: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	53, // 44: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	54, // 45: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	55, // 46: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	56, // 47: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	57, // 48: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	58, // 49: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
+	8,  // 50: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	59, // 51: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	60, // 52: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	61, // 53: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	62, // 54: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	63, // 55: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	64, // 56: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	65, // 57: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	66, // 58: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	67, // 59: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	68, // 60: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	69, // 61: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	70, // 62: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	4,  // 63: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	5,  // 64: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	6,  // 65: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	7,  // 66: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	71, // 67: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	72, // 68: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	73, // 69: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	74, // 70: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	75, // 71: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	76, // 72: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	77, // 73: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	78, // 74: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	79, // 75: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	80, // 76: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	81, // 77: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	82, // 78: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	83, // 79: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	84, // 80: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	85, // 81: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	86, // 82: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	87, // 83: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	88, // 84: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	89, // 85: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	89, // 86: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	89, // 87: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 88: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	3,  // 89: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	3,  // 90: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	3,  // 91: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	3,  // 92: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	0,  // 93: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
+	94, // [94:94] is the sub-list for method output_type
+	94, // [94:94] is the sub-list for method input_type
+	94, // [94:94] is the sub-list for extension type_name
+	94, // [94:94] is the sub-list for extension extendee
+	0,  // [0:94] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2220,6 +2340,7 @@ func file_hoot_v1_envelope_proto_init() {
 		return
 	}
 	file_hoot_v1_artifact_proto_init()
+	file_hoot_v1_audio_proto_init()
 	file_hoot_v1_cas_proto_init()
 	file_hoot_v1_conformance_proto_init()
 	file_hoot_v1_job_proto_init()
@@ -2251,6 +2372,9 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_AbcBookToMidi)(nil),
 		(*Payload_MidiInfo)(nil),
 		(*Payload_StorageGc)(nil),
+		(*Payload_MidiRender)(nil),
+		(*Payload_SoundfontInspect)(nil),
+		(*Payload_AudioInfo)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
 		(*Payload_ComposeAbc)(nil),
@@ -2302,6 +2426,9 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_AbcBookToMidi)(nil),
 		(*Result_MidiInfo)(nil),
 		(*Result_StorageGc)(nil),
+		(*Result_MidiRender)(nil),
+		(*Result_SoundfontInspect)(nil),
+		(*Result_AudioInfo)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
 		(*Result_MusicPrompt)(nil),
