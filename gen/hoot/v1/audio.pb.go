@@ -721,8 +721,10 @@ type SoundfontDrumKey struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The MIDI key (35 is the General MIDI acoustic bass drum, 38 the acoustic snare).
 	Key uint32 `protobuf:"varint,1,opt,name=key,proto3" json:"key,omitempty"`
-	// The instrument's name in the SoundFont.
+	// The instrument's name in the SoundFont, and the sample it sounds (a kit's instrument often
+	// holds every drum, and the sample names the drum).
 	Instrument    string `protobuf:"bytes,2,opt,name=instrument,proto3" json:"instrument,omitempty"`
+	Sample        string `protobuf:"bytes,3,opt,name=sample,proto3" json:"sample,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -767,6 +769,13 @@ func (x *SoundfontDrumKey) GetKey() uint32 {
 func (x *SoundfontDrumKey) GetInstrument() string {
 	if x != nil {
 		return x.Instrument
+	}
+	return ""
+}
+
+func (x *SoundfontDrumKey) GetSample() string {
+	if x != nil {
+		return x.Sample
 	}
 	return ""
 }
@@ -1105,12 +1114,13 @@ const file_hoot_v1_audio_proto_rawDesc = "" +
 	"\x10SoundfontDrumKit\x12\x18\n" +
 	"\aprogram\x18\x01 \x01(\rR\aprogram\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12-\n" +
-	"\x04keys\x18\x03 \x03(\v2\x19.hoot.v1.SoundfontDrumKeyR\x04keys\"D\n" +
+	"\x04keys\x18\x03 \x03(\v2\x19.hoot.v1.SoundfontDrumKeyR\x04keys\"\\\n" +
 	"\x10SoundfontDrumKey\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\rR\x03key\x12\x1e\n" +
 	"\n" +
 	"instrument\x18\x02 \x01(\tR\n" +
-	"instrument\"\xc3\x02\n" +
+	"instrument\x12\x16\n" +
+	"\x06sample\x18\x03 \x01(\tR\x06sample\"\xc3\x02\n" +
 	"\x10AudioInfoRequest\x12e\n" +
 	"\vartifact_id\x18\x01 \x01(\tBB\xca\xf3\x18>B\x1c^art_[0-9a-hjkmnp-tv-z]{26}$J\x1eart_01jd8x4k2m3n4p5q6r7s8t9v0wH\x00R\n" +
 	"artifactId\x12*\n" +

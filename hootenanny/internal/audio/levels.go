@@ -89,18 +89,27 @@ type Normalization struct {
 // Normalize scales b towards an integrated loudness of targetLUFS without letting its sample
 // peak pass ceilingDBFS. Silent audio is left as it is.
 func Normalize(b *Buffer, targetLUFS, ceilingDBFS float64) Normalization {
-	l := IntegratedLoudness(b)
-	peak := Peak(b)
-	if l <= Floor || peak == 0 {
-		return Normalization{}
-	}
-	n := Normalization{GainDB: targetLUFS - l}
-	if p := DB(peak); p+n.GainDB > ceilingDBFS {
-		n.GainDB, n.PeakLimited = ceilingDBFS-p, true
-	}
-	g := float32(math.Pow(10, n.GainDB/20))
-	for i := range b.Samples {
-		b.Samples[i] *= g
+	var n Normalization
+	// The absolute gate makes loudness depend on level as well as shape: raising quiet audio
+	// lets blocks that were under -70 LUFS into the mean. A few passes settle it.
+	for range 4 {
+		l := IntegratedLoudness(b)
+		peak := Peak(b)
+		if l <= Floor || peak == 0 || math.Abs(targetLUFS-l) < 0.005 {
+			break
+		}
+		gain := targetLUFS - l
+		if p := DB(peak); p+gain > ceilingDBFS {
+			gain, n.PeakLimited = ceilingDBFS-p, true
+		}
+		g := float32(math.Pow(10, gain/20))
+		for i := range b.Samples {
+			b.Samples[i] *= g
+		}
+		n.GainDB += gain
+		if n.PeakLimited {
+			break
+		}
 	}
 	return n
 }

@@ -83,13 +83,19 @@ func (s *SoundFont) Render(ctx context.Context, f *midi.File, opts Options) (buf
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	left, right := make([]float32, total), make([]float32, total)
+	out := &audio.Buffer{SampleRate: opts.SampleRate, Channels: 2, BitDepth: 16, Samples: make([]float32, 2*total)}
+	// The synthesiser writes left and right apart; a small scratch pair keeps the memory to the
+	// interleaved output.
+	left, right := make([]float32, chunkFrames), make([]float32, chunkFrames)
 	pos := 0
 	rate := float64(opts.SampleRate)
 	play := func(to int) error {
 		for pos < to {
 			n := min(to-pos, chunkFrames-pos%chunkFrames)
-			syn.Render(left[pos:pos+n], right[pos:pos+n])
+			syn.Render(left[:n], right[:n])
+			for i := range n {
+				out.Samples[2*(pos+i)], out.Samples[2*(pos+i)+1] = left[i], right[i]
+			}
 			pos += n
 			if pos%chunkFrames == 0 {
 				if err := ctx.Err(); err != nil {
@@ -115,10 +121,6 @@ func (s *SoundFont) Render(ctx context.Context, f *midi.File, opts Options) (buf
 	}
 	if opts.Progress != nil {
 		opts.Progress(float64(total)/rate, float64(total)/rate)
-	}
-	out := &audio.Buffer{SampleRate: opts.SampleRate, Channels: 2, BitDepth: 16, Samples: make([]float32, 2*total)}
-	for i := range total {
-		out.Samples[2*i], out.Samples[2*i+1] = left[i], right[i]
 	}
 	return out, nil
 }
