@@ -477,7 +477,7 @@ type SoundfontInspectResult struct {
 	// The sample headers, and the 16-bit sample points of all samples together.
 	SampleCount  uint32 `protobuf:"varint,8,opt,name=sample_count,json=sampleCount,proto3" json:"sample_count,omitempty"`
 	SamplePoints uint64 `protobuf:"varint,9,opt,name=sample_points,json=samplePoints,proto3" json:"sample_points,omitempty"`
-	// The drum kits of bank 128, each with the instrument every key plays.
+	// The drum kits of bank 128 (at most 16), each with the instrument every key plays.
 	DrumKits      []*SoundfontDrumKit `protobuf:"bytes,10,rep,name=drum_kits,json=drumKits,proto3" json:"drum_kits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
