@@ -85,8 +85,9 @@ func New(cfg Config) *Handler {
 	return &Handler{cfg: cfg}
 }
 
-// defaultSoundFont loads the worker's default SoundFont, once.
-func (h *Handler) defaultSoundFont() (*synth.SoundFont, string, error) {
+// defaultSoundFont loads the worker's default SoundFont, once. field is the request field that
+// names a SoundFont instead, for the error when there is none.
+func (h *Handler) defaultSoundFont(field string) (*synth.SoundFont, string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.def != nil {
@@ -123,8 +124,8 @@ func (h *Handler) defaultSoundFont() (*synth.SoundFont, string, error) {
 	where := "in " + joinPaths(paths)
 	return nil, "", hooteproto.NewError(hooteproto.CodeUnavailable,
 		"this worker has no default SoundFont: none "+where).
-		WithField("soundfont_artifact_id").
-		WithHint("on the worker's machine, apt-get install timgm6mb-soundfont (a General MIDI SoundFont); or upload an SF2 file with cas_store or artifact_create and pass its id as soundfont_artifact_id")
+		WithField(field).
+		WithHint("on the worker's machine, apt-get install timgm6mb-soundfont (a General MIDI SoundFont); or upload an SF2 file with cas_store or artifact_create and pass its id as " + field)
 }
 
 func joinPaths(p []string) string {
@@ -159,7 +160,7 @@ func (h *Handler) storedSoundFont(ctx context.Context, field, kind, value string
 	sf, err := synth.Load(st.data)
 	if err != nil {
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
-			fmt.Sprintf("%s %s (%s) is not a SoundFont that can be played: %v", what(kind), value, st.mimeType, err)).
+			fmt.Sprintf("%s %s (%s) is not a SoundFont that can be played: %v", kind, value, st.mimeType, err)).
 			WithField(field).
 			WithHint("name an SF2 SoundFont, or leave the SoundFont out to use the worker's General MIDI default")
 	}
@@ -225,7 +226,7 @@ func (h *Handler) read(ctx context.Context, field, kind, value string, limit int
 	defer f.Close()
 	if obj.Size > limit {
 		return st, hooteproto.NewError(hooteproto.CodeInvalidArgument,
-			fmt.Sprintf("%s %s is %s, more than the %s this tool reads", what(kind), value, cas.FormatSize(obj.Size), cas.FormatSize(limit))).
+			fmt.Sprintf("%s %s is %s, more than the %s this tool reads", kind, value, cas.FormatSize(obj.Size), cas.FormatSize(limit))).
 			WithField(field).
 			WithHint("name a smaller file")
 	}
@@ -241,8 +242,6 @@ func (h *Handler) read(ctx context.Context, field, kind, value string, limit int
 	}
 	return st, nil
 }
-
-func what(kind string) string { return kind }
 
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -149,6 +149,8 @@ func TestNoSoundFont(t *testing.T) {
 	if !bytes.Contains([]byte(e.Hint()), []byte("apt-get install timgm6mb-soundfont")) {
 		t.Fatalf("hint %q does not say how to install one", e.Hint())
 	}
+	_, err = h.SoundfontInspect(context.Background(), &hootv1.SoundfontInspectRequest{})
+	servicetest.WantError(t, err, hooteproto.CodeUnavailable, "artifact_id", "no default SoundFont")
 }
 
 func TestSoundfontInspect(t *testing.T) {

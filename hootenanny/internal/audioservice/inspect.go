@@ -19,7 +19,7 @@ func (h *Handler) SoundfontInspect(ctx context.Context, req *hootv1.SoundfontIns
 		sf, err = h.storedSoundFont(ctx, field, kindOf(field), value)
 		name = value
 	} else {
-		sf, name, err = h.defaultSoundFont()
+		sf, name, err = h.defaultSoundFont("artifact_id")
 	}
 	if err != nil {
 		return nil, err

@@ -180,7 +180,7 @@ func (h *Handler) MidiRender(ctx context.Context, req *hootv1.MidiRenderRequest)
 func (h *Handler) soundFontFor(ctx context.Context, req *hootv1.MidiRenderRequest) (*synth.SoundFont, string, error) {
 	fd, value := sourceField(req, "soundfont")
 	if fd == nil {
-		return h.defaultSoundFont()
+		return h.defaultSoundFont("soundfont_artifact_id")
 	}
 	field := string(fd.Name())
 	kind := "object"
