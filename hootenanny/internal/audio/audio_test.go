@@ -2,9 +2,13 @@ package audio
 
 import (
 	"bytes"
+	"crypto/md5"
+	"encoding/binary"
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/mewkiz/flac"
 )
 
 // sine returns seconds of a sine of freq Hz whose peak is peakDBFS, on the channels of
@@ -137,6 +141,20 @@ func TestRoundTrip(t *testing.T) {
 			for i, s := range b.Samples {
 				if want := float32(PCM16(s)) / 32768; got.Samples[i] != want {
 					t.Fatalf("sample %d: %v, want %v", i, got.Samples[i], want)
+				}
+			}
+			if tc.format == "flac" {
+				// The stream's MD5, which flac -t checks, is of the 16-bit samples.
+				s, err := flac.New(bytes.NewReader(w.Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum := md5.New()
+				for _, v := range b.Samples {
+					sum.Write(binary.LittleEndian.AppendUint16(nil, uint16(PCM16(v))))
+				}
+				if !bytes.Equal(s.Info.MD5sum[:], sum.Sum(nil)) || s.Info.NSamples != uint64(b.Frames()) {
+					t.Fatalf("STREAMINFO MD5 %x and %d samples, want %x and %d", s.Info.MD5sum, s.Info.NSamples, sum.Sum(nil), b.Frames())
 				}
 			}
 		})

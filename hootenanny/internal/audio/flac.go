@@ -2,6 +2,8 @@ package audio
 
 import (
 	"bytes"
+	"crypto/md5"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -91,6 +93,15 @@ func EncodeFLAC(w io.Writer, b *Buffer) error {
 		BitsPerSample: 16,
 		NSamples:      uint64(frames),
 	}
+	// The stream's MD5 is of the samples as little-endian 16-bit interleaved PCM; the encoder
+	// only fills it in on a writer it can seek back on, so it is written up front.
+	sum := md5.New()
+	var pcm [2]byte
+	for _, s := range b.Samples {
+		binary.LittleEndian.PutUint16(pcm[:], uint16(PCM16(s)))
+		sum.Write(pcm[:])
+	}
+	copy(info.MD5sum[:], sum.Sum(nil))
 	enc, err := flac.NewEncoder(w, info)
 	if err != nil {
 		return fmt.Errorf("audio: starting the FLAC stream: %w", err)
