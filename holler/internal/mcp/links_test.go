@@ -61,6 +61,12 @@ func TestNestedContentBlocks(t *testing.T) {
 	if len(got) != 2 || got[0].Type != "text" || got[1].Type != "audio" || got[1].MimeType != "audio/wav" || got[1].Data != "UklGRi4uLi5XQVZF" {
 		t.Fatalf("nested blocks %+v", got)
 	}
+	// The audio's artifact, inside the job's result, is linked like any artifact.
+	linked := &hootv1.MidiRenderResult{Artifact: &hootv1.Artifact{Id: "art_2", ParentIds: []string{"art_1"}}}
+	links := refLinks(&hootv1.JobAwaitResult{Jobs: []*hootv1.Job{job(linked)}}, "http://h")
+	if len(links) != 2 || links[0].URI != "http://h/artifacts/art_2/content" || links[1].URI != "http://h/artifacts/art_1/content" {
+		t.Fatalf("links %+v", links)
+	}
 	// Top-level content is contentBlocks', not repeated.
 	if n := len(nestedContentBlocks(rendered)); n != 0 {
 		t.Fatalf("a result's own content came back %d times as nested", n)
