@@ -53,10 +53,17 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("synth: the audio would last %.1f s, more than the %.1f s allowed", e.Seconds, e.MaxSeconds)
 }
 
-// Frames returns how many frames Render makes of f with opts.
+// maxFrames bounds every render, whatever Options.MaxFrames says: a MIDI file's ticks can claim
+// years, and the frame count must stay a usable int.
+const maxFrames = 1 << 31
+
+// Frames returns how many frames Render makes of f with opts, at most maxFrames+1.
 func Frames(f *midi.File, opts Options) int {
-	secs := midi.Inspect(f).DurationSeconds + opts.Tail
-	return int(math.Ceil(secs * float64(opts.SampleRate)))
+	frames := math.Ceil((midi.Inspect(f).DurationSeconds + opts.Tail) * float64(opts.SampleRate))
+	if !(frames <= maxFrames) { // also NaN
+		return maxFrames + 1
+	}
+	return int(frames)
 }
 
 // Render plays f with s into stereo samples: the MIDI file's duration (as midi.Inspect gives it)
@@ -66,8 +73,12 @@ func (s *SoundFont) Render(ctx context.Context, f *midi.File, opts Options) (buf
 		return nil, fmt.Errorf("synth: a sample rate of %d Hz; from %d to %d are played", opts.SampleRate, MinSampleRate, MaxSampleRate)
 	}
 	total := Frames(f, opts)
-	if opts.MaxFrames > 0 && total > opts.MaxFrames {
-		return nil, &LimitError{Seconds: float64(total) / float64(opts.SampleRate), MaxSeconds: float64(opts.MaxFrames) / float64(opts.SampleRate)}
+	limit := maxFrames
+	if opts.MaxFrames > 0 {
+		limit = min(opts.MaxFrames, maxFrames)
+	}
+	if total > limit {
+		return nil, &LimitError{Seconds: float64(total) / float64(opts.SampleRate), MaxSeconds: float64(limit) / float64(opts.SampleRate)}
 	}
 	settings := meltysynth.NewSynthesizerSettings(int32(opts.SampleRate))
 	settings.BlockSize = blockSize

@@ -126,6 +126,12 @@ func TestRenderLimits(t *testing.T) {
 	if _, err := sf.Render(context.Background(), f, Options{SampleRate: 44100, MaxFrames: 44100 * 10}); !errors.As(err, &le) {
 		t.Fatalf("a 50 s render under a 10 s bound: %v", err)
 	}
+	// A file whose ticks claim years, at the slowest tempo, is refused before anything is made.
+	years := &midi.File{TicksPerQuarter: 1, Tracks: []midi.Track{{Events: []midi.Event{
+		midi.Tempo(0, 0xFFFFFF), midi.NoteOn(0, 0, 60, 90), midi.EndOfTrack(midi.MaxVLQ * 100)}}}}
+	if _, err := sf.Render(context.Background(), years, Options{SampleRate: 44100}); !errors.As(err, &le) {
+		t.Fatalf("a render of years: %v", err)
+	}
 	if _, err := sf.Render(context.Background(), f, Options{SampleRate: 8000}); err == nil {
 		t.Fatal("8 kHz rendered")
 	}
