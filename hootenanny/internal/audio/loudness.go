@@ -68,6 +68,9 @@ func IntegratedLoudness(b *Buffer) float64 {
 		return Floor
 	}
 	step := int(math.Round(blockSeconds / steps * float64(b.SampleRate)))
+	if step < 1 {
+		return Floor
+	}
 	nsteps := frames / step
 	if nsteps < steps {
 		return Floor
