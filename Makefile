@@ -57,7 +57,7 @@ build: ## build bin/holler and bin/hootenanny
 	go build -o bin/hootenanny ./hootenanny/cmd/hootenanny
 
 .PHONY: test
-test: checkgenerate lint breaking build abc-compare ## everything CI checks
+test: checkgenerate lint breaking build abc-compare hear ## everything CI checks
 	@# The tests run under tools/testservers.sh: a throwaway PostgreSQL and versitygw (S3) on
 	@# 127.0.0.1 for the fleet storage tests, stopped when the tests end.
 	tools/testservers.sh go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
@@ -71,6 +71,12 @@ run-fleet: build ## two gateways and three workers on a throwaway PostgreSQL and
 .PHONY: testservers
 testservers: ## PostgreSQL and versitygw on 127.0.0.1 for fleet tests; prints the exports, Ctrl-C stops them
 	tools/testservers.sh
+
+.PHONY: hear
+hear: ## render the ABC corpus with the General MIDI SoundFont and print how its onsets agree with the MIDI's
+	@test -f /usr/share/sounds/sf2/TimGM6mb.sf2 || { echo "hear needs the General MIDI SoundFont: apt-get install timgm6mb-soundfont"; exit 1; }
+	@# Without the race detector, which slows the synthesiser tenfold; the test is built only so.
+	go test -count=1 -v -run 'TestOnsetsAgree' ./hootenanny/internal/synth | grep -v -e '^=== '
 
 .PHONY: abc-compare
 abc-compare: ## convert the ABC corpus with abc2midi and with hootenanny, and print their agreement (default playing and melody only)

@@ -16,7 +16,9 @@ require (
 	github.com/hootenanny/hoot/gen v0.0.0
 	github.com/hootenanny/hoot/hooteproto v0.0.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/mewkiz/flac v1.0.14
 	github.com/prometheus/client_golang v1.25.0
+	github.com/sinshu/go-meltysynth v0.0.0-20230205031334-05d311382fc4
 	github.com/vektah/gqlparser/v2 v2.5.64
 	google.golang.org/protobuf v1.36.12
 	modernc.org/sqlite v1.61.1
@@ -41,10 +43,13 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/icza/bitio v1.1.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/mewkiz/pkg v0.0.0-20250417130911-3f050ff8c56d // indirect
+	github.com/mewpkg/term v0.0.0-20241026122259-37a80af23985 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/pebbe/zmq4 v1.4.0 // indirect

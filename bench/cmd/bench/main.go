@@ -402,7 +402,8 @@ func parseBench(out, name string) benchFigures {
 }
 
 // runABCBench converts the ABC corpus in process and, when abc2midi is installed, with
-// abc2midi, one process per tune. The figures are keyed "convert" and "abc2midi".
+// abc2midi, one process per tune, and renders corpus tunes to audio when the General MIDI
+// SoundFont is installed. The figures are keyed "convert", "abc2midi" and "render".
 func runABCBench(ctx context.Context, c config) (benchFigures, error) {
 	args := []string{"test", "-run", "^$", "-bench", "^BenchmarkCorpus", "-benchmem", "-benchtime", c.benchtime}
 	if _, err := exec.LookPath("abc2midi"); err == nil {
@@ -411,6 +412,12 @@ func runABCBench(ctx context.Context, c config) (benchFigures, error) {
 		fmt.Println("\nbench: abc2midi is not installed (apt-get install abcmidi); the ABC corpus is converted in process only")
 	}
 	args = append(args, "./hootenanny/internal/abccorpus/")
+	// Rendering MIDI to audio (midi_render), with the General MIDI SoundFont when it is there.
+	if _, err := os.Stat("/usr/share/sounds/sf2/TimGM6mb.sf2"); err == nil {
+		args = append(args, "./hootenanny/internal/synth/")
+	} else {
+		fmt.Println("\nbench: the General MIDI SoundFont is not installed (apt-get install timgm6mb-soundfont); rendering is not measured")
+	}
 	fmt.Printf("\n== Go benchmarks: go %s\n", strings.Join(args, " "))
 	var out bytes.Buffer
 	if err := goCmd(ctx, c.root, true, io.MultiWriter(os.Stdout, &out), args...); err != nil {
@@ -422,6 +429,9 @@ func runABCBench(ctx context.Context, c config) (benchFigures, error) {
 	}
 	if m := parseBench(out.String(), "BenchmarkCorpusABC2MIDI")[""]; m != nil {
 		f["abc2midi"] = m
+	}
+	if m := parseBench(out.String(), "BenchmarkCorpusRender")[""]; m != nil {
+		f["render"] = m
 	}
 	return f, nil
 }
@@ -563,6 +573,11 @@ func report(out io.Writer, c config, res map[key]*load.Result, cpu map[key]*cpuU
 	}
 	if ref != nil {
 		fmt.Fprintf(out, "  abc2midi, a process per tune:                    %.0f tunes/s, %.0fµs a tune\n", ref["tunes/s"], 1e6/ref["tunes/s"])
+	}
+
+	if r := abcFigures["render"]; r != nil {
+		fmt.Fprintln(out, "\nMIDI to audio (midi_render: go-meltysynth, the General MIDI SoundFont, 44.1 kHz with reverb and chorus)")
+		fmt.Fprintf(out, "  %.0fx real time (%.0f s of audio rendered per pass)\n", r["x-realtime"], r["audio-s/op"])
 	}
 
 	fmt.Fprintln(out, "\ntargets")

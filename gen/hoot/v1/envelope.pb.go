@@ -128,6 +128,9 @@ type Payload struct {
 	//	*Payload_AbcBookToMidi
 	//	*Payload_MidiInfo
 	//	*Payload_StorageGc
+	//	*Payload_MidiRender
+	//	*Payload_SoundfontInspect
+	//	*Payload_AudioInfo
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
 	//	*Payload_ComposeAbc
@@ -413,6 +416,33 @@ func (x *Payload) GetStorageGc() *StorageGcRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_StorageGc); ok {
 			return x.StorageGc
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetMidiRender() *MidiRenderRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_MidiRender); ok {
+			return x.MidiRender
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetSoundfontInspect() *SoundfontInspectRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_SoundfontInspect); ok {
+			return x.SoundfontInspect
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetAudioInfo() *AudioInfoRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_AudioInfo); ok {
+			return x.AudioInfo
 		}
 	}
 	return nil
@@ -883,6 +913,19 @@ type Payload_StorageGc struct {
 	StorageGc *StorageGcRequest `protobuf:"bytes,23,opt,name=storage_gc,json=storageGc,proto3,oneof"`
 }
 
+type Payload_MidiRender struct {
+	// The audio tools.
+	MidiRender *MidiRenderRequest `protobuf:"bytes,40,opt,name=midi_render,json=midiRender,proto3,oneof"`
+}
+
+type Payload_SoundfontInspect struct {
+	SoundfontInspect *SoundfontInspectRequest `protobuf:"bytes,41,opt,name=soundfont_inspect,json=soundfontInspect,proto3,oneof"`
+}
+
+type Payload_AudioInfo struct {
+	AudioInfo *AudioInfoRequest `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
+}
+
 type Payload_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceRequest `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -1097,6 +1140,12 @@ func (*Payload_MidiInfo) isPayload_Request() {}
 
 func (*Payload_StorageGc) isPayload_Request() {}
 
+func (*Payload_MidiRender) isPayload_Request() {}
+
+func (*Payload_SoundfontInspect) isPayload_Request() {}
+
+func (*Payload_AudioInfo) isPayload_Request() {}
+
 func (*Payload_CasObject) isPayload_Request() {}
 
 func (*Payload_ArtifactContent) isPayload_Request() {}
@@ -1210,6 +1259,9 @@ type Result struct {
 	//	*Result_AbcBookToMidi
 	//	*Result_MidiInfo
 	//	*Result_StorageGc
+	//	*Result_MidiRender
+	//	*Result_SoundfontInspect
+	//	*Result_AudioInfo
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
 	//	*Result_MusicPrompt
@@ -1483,6 +1535,33 @@ func (x *Result) GetStorageGc() *StorageGcResult {
 	return nil
 }
 
+func (x *Result) GetMidiRender() *MidiRenderResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_MidiRender); ok {
+			return x.MidiRender
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetSoundfontInspect() *SoundfontInspectResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_SoundfontInspect); ok {
+			return x.SoundfontInspect
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetAudioInfo() *AudioInfoResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_AudioInfo); ok {
+			return x.AudioInfo
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetCasObject() *CasObjectResourceResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_CasObject); ok {
@@ -1641,6 +1720,19 @@ type Result_StorageGc struct {
 	StorageGc *StorageGcResult `protobuf:"bytes,25,opt,name=storage_gc,json=storageGc,proto3,oneof"`
 }
 
+type Result_MidiRender struct {
+	// The audio tools' answers.
+	MidiRender *MidiRenderResult `protobuf:"bytes,40,opt,name=midi_render,json=midiRender,proto3,oneof"`
+}
+
+type Result_SoundfontInspect struct {
+	SoundfontInspect *SoundfontInspectResult `protobuf:"bytes,41,opt,name=soundfont_inspect,json=soundfontInspect,proto3,oneof"`
+}
+
+type Result_AudioInfo struct {
+	AudioInfo *AudioInfoResult `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
+}
+
 type Result_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceResult `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -1717,6 +1809,12 @@ func (*Result_AbcBookToMidi) isResult_Result() {}
 func (*Result_MidiInfo) isResult_Result() {}
 
 func (*Result_StorageGc) isResult_Result() {}
+
+func (*Result_MidiRender) isResult_Result() {}
+
+func (*Result_SoundfontInspect) isResult_Result() {}
+
+func (*Result_AudioInfo) isResult_Result() {}
 
 func (*Result_CasObject) isResult_Result() {}
 
@@ -2147,7 +2245,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xa8-\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xf4.\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -2177,7 +2275,12 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10abc_book_to_midi\x18\x15 \x01(\v2\x1d.hoot.v1.AbcBookToMidiRequestH\x00R\rabcBookToMidi\x127\n" +
 	"\tmidi_info\x18\x16 \x01(\v2\x18.hoot.v1.MidiInfoRequestH\x00R\bmidiInfo\x12:\n" +
 	"\n" +
-	"storage_gc\x18\x17 \x01(\v2\x19.hoot.v1.StorageGcRequestH\x00R\tstorageGc\x12C\n" +
+	"storage_gc\x18\x17 \x01(\v2\x19.hoot.v1.StorageGcRequestH\x00R\tstorageGc\x12=\n" +
+	"\vmidi_render\x18( \x01(\v2\x1a.hoot.v1.MidiRenderRequestH\x00R\n" +
+	"midiRender\x12O\n" +
+	"\x11soundfont_inspect\x18) \x01(\v2 .hoot.v1.SoundfontInspectRequestH\x00R\x10soundfontInspect\x12:\n" +
+	"\n" +
+	"audio_info\x18* \x01(\v2\x19.hoot.v1.AudioInfoRequestH\x00R\taudioInfo\x12C\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
@@ -2222,7 +2325,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"!test_input_required_result_prompt\x18\x85\b \x01(\v2..hoot.v1.ConformanceInputRequiredPromptRequestH\x00R\x1dtestInputRequiredResultPrompt\x12g\n" +
 	"\x17test_missing_capability\x18\x86\b \x01(\v2,.hoot.v1.ConformanceMissingCapabilityRequestH\x00R\x15testMissingCapability\x12p\n" +
 	"\x1atest_streaming_elicitation\x18\x87\b \x01(\v2/.hoot.v1.ConformanceStreamingElicitationRequestH\x00R\x18testStreamingElicitationB\t\n" +
-	"\arequest\"\xe8\x0f\n" +
+	"\arequest\"\xb1\x11\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -2255,7 +2358,12 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10abc_book_to_midi\x18\x17 \x01(\v2\x1c.hoot.v1.AbcBookToMidiResultH\x00R\rabcBookToMidi\x126\n" +
 	"\tmidi_info\x18\x18 \x01(\v2\x17.hoot.v1.MidiInfoResultH\x00R\bmidiInfo\x129\n" +
 	"\n" +
-	"storage_gc\x18\x19 \x01(\v2\x18.hoot.v1.StorageGcResultH\x00R\tstorageGc\x12B\n" +
+	"storage_gc\x18\x19 \x01(\v2\x18.hoot.v1.StorageGcResultH\x00R\tstorageGc\x12<\n" +
+	"\vmidi_render\x18( \x01(\v2\x19.hoot.v1.MidiRenderResultH\x00R\n" +
+	"midiRender\x12N\n" +
+	"\x11soundfont_inspect\x18) \x01(\v2\x1f.hoot.v1.SoundfontInspectResultH\x00R\x10soundfontInspect\x129\n" +
+	"\n" +
+	"audio_info\x18* \x01(\v2\x18.hoot.v1.AudioInfoResultH\x00R\taudioInfo\x12B\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
@@ -2355,75 +2463,81 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*AbcBookToMidiRequest)(nil),                          // 29: hoot.v1.AbcBookToMidiRequest
 	(*MidiInfoRequest)(nil),                               // 30: hoot.v1.MidiInfoRequest
 	(*StorageGcRequest)(nil),                              // 31: hoot.v1.StorageGcRequest
-	(*CasObjectResourceRequest)(nil),                      // 32: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 33: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 34: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                  // 35: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),                // 36: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),                // 37: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),            // 38: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),        // 39: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),               // 40: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),            // 41: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),                // 42: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),         // 43: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 44: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),             // 45: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                  // 46: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),                // 47: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),             // 48: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),                // 49: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),             // 50: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                    // 51: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                 // 52: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),         // 53: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),            // 54: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),            // 55: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceLoggingToolRequest)(nil),                 // 56: hoot.v1.ConformanceLoggingToolRequest
-	(*ConformanceTriggerToolChangeRequest)(nil),           // 57: hoot.v1.ConformanceTriggerToolChangeRequest
-	(*ConformanceTriggerPromptChangeRequest)(nil),         // 58: hoot.v1.ConformanceTriggerPromptChangeRequest
-	(*ConformanceDynamicToolRequest)(nil),                 // 59: hoot.v1.ConformanceDynamicToolRequest
-	(*ConformanceDynamicPromptRequest)(nil),               // 60: hoot.v1.ConformanceDynamicPromptRequest
-	(*ConformanceCustomHeaderRequest)(nil),                // 61: hoot.v1.ConformanceCustomHeaderRequest
-	(*ConformanceInputRequiredElicitationRequest)(nil),    // 62: hoot.v1.ConformanceInputRequiredElicitationRequest
-	(*ConformanceInputRequiredSamplingRequest)(nil),       // 63: hoot.v1.ConformanceInputRequiredSamplingRequest
-	(*ConformanceInputRequiredListRootsRequest)(nil),      // 64: hoot.v1.ConformanceInputRequiredListRootsRequest
-	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 65: hoot.v1.ConformanceInputRequiredRequestStateRequest
-	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 66: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 67: hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 68: hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 69: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	(*ConformanceInputRequiredPromptRequest)(nil),         // 70: hoot.v1.ConformanceInputRequiredPromptRequest
-	(*ConformanceMissingCapabilityRequest)(nil),           // 71: hoot.v1.ConformanceMissingCapabilityRequest
-	(*ConformanceStreamingElicitationRequest)(nil),        // 72: hoot.v1.ConformanceStreamingElicitationRequest
-	(*EchoResult)(nil),                                    // 73: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 74: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 75: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 76: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 77: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 78: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 79: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 80: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 81: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 82: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 83: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 84: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 85: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 86: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 87: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 88: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 89: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 90: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 91: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 92: hoot.v1.StorageGcResult
-	(*CasObjectResourceResult)(nil),                       // 93: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 94: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 95: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                      // 96: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                       // 97: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                     // 98: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                        // 99: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 100: google.protobuf.Timestamp
+	(*MidiRenderRequest)(nil),                             // 32: hoot.v1.MidiRenderRequest
+	(*SoundfontInspectRequest)(nil),                       // 33: hoot.v1.SoundfontInspectRequest
+	(*AudioInfoRequest)(nil),                              // 34: hoot.v1.AudioInfoRequest
+	(*CasObjectResourceRequest)(nil),                      // 35: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 36: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 37: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                  // 38: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),                // 39: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),                // 40: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),            // 41: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),        // 42: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),               // 43: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),            // 44: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),                // 45: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),         // 46: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 47: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),             // 48: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                  // 49: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),                // 50: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),             // 51: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),                // 52: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),             // 53: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                    // 54: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                 // 55: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),         // 56: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),            // 57: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),            // 58: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceLoggingToolRequest)(nil),                 // 59: hoot.v1.ConformanceLoggingToolRequest
+	(*ConformanceTriggerToolChangeRequest)(nil),           // 60: hoot.v1.ConformanceTriggerToolChangeRequest
+	(*ConformanceTriggerPromptChangeRequest)(nil),         // 61: hoot.v1.ConformanceTriggerPromptChangeRequest
+	(*ConformanceDynamicToolRequest)(nil),                 // 62: hoot.v1.ConformanceDynamicToolRequest
+	(*ConformanceDynamicPromptRequest)(nil),               // 63: hoot.v1.ConformanceDynamicPromptRequest
+	(*ConformanceCustomHeaderRequest)(nil),                // 64: hoot.v1.ConformanceCustomHeaderRequest
+	(*ConformanceInputRequiredElicitationRequest)(nil),    // 65: hoot.v1.ConformanceInputRequiredElicitationRequest
+	(*ConformanceInputRequiredSamplingRequest)(nil),       // 66: hoot.v1.ConformanceInputRequiredSamplingRequest
+	(*ConformanceInputRequiredListRootsRequest)(nil),      // 67: hoot.v1.ConformanceInputRequiredListRootsRequest
+	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 68: hoot.v1.ConformanceInputRequiredRequestStateRequest
+	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 69: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 70: hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 71: hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 72: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	(*ConformanceInputRequiredPromptRequest)(nil),         // 73: hoot.v1.ConformanceInputRequiredPromptRequest
+	(*ConformanceMissingCapabilityRequest)(nil),           // 74: hoot.v1.ConformanceMissingCapabilityRequest
+	(*ConformanceStreamingElicitationRequest)(nil),        // 75: hoot.v1.ConformanceStreamingElicitationRequest
+	(*EchoResult)(nil),                                    // 76: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 77: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 78: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 79: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 80: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 81: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 82: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 83: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 84: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 85: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 86: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 87: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 88: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 89: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 90: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 91: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 92: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 93: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 94: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 95: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 96: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 97: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 98: hoot.v1.AudioInfoResult
+	(*CasObjectResourceResult)(nil),                       // 99: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 100: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 101: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                      // 102: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                       // 103: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 104: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                        // 105: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 106: google.protobuf.Timestamp
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2449,93 +2563,99 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	29,  // 20: hoot.v1.Payload.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiRequest
 	30,  // 21: hoot.v1.Payload.midi_info:type_name -> hoot.v1.MidiInfoRequest
 	31,  // 22: hoot.v1.Payload.storage_gc:type_name -> hoot.v1.StorageGcRequest
-	32,  // 23: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	33,  // 24: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	34,  // 25: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	35,  // 26: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	36,  // 27: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	37,  // 28: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	38,  // 29: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	39,  // 30: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	40,  // 31: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	41,  // 32: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	42,  // 33: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	43,  // 34: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	44,  // 35: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	45,  // 36: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	46,  // 37: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	47,  // 38: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	48,  // 39: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	49,  // 40: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	50,  // 41: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	51,  // 42: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	52,  // 43: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	53,  // 44: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	54,  // 45: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	55,  // 46: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	56,  // 47: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
-	57,  // 48: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
-	58,  // 49: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
-	59,  // 50: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
-	60,  // 51: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
-	61,  // 52: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
-	62,  // 53: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
-	63,  // 54: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
-	64,  // 55: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
-	65,  // 56: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
-	66,  // 57: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	67,  // 58: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	68,  // 59: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	69,  // 60: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	70,  // 61: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
-	71,  // 62: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
-	72,  // 63: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
-	8,   // 64: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	73,  // 65: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	74,  // 66: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	75,  // 67: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	76,  // 68: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	77,  // 69: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	78,  // 70: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	79,  // 71: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	80,  // 72: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	81,  // 73: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	82,  // 74: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	83,  // 75: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	84,  // 76: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,   // 77: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,   // 78: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,   // 79: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,   // 80: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	85,  // 81: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	86,  // 82: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	87,  // 83: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	88,  // 84: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	89,  // 85: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	90,  // 86: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	91,  // 87: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	92,  // 88: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	93,  // 89: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	94,  // 90: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	95,  // 91: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	96,  // 92: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	97,  // 93: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	98,  // 94: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	99,  // 95: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	100, // 96: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	100, // 97: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	100, // 98: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,   // 99: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	3,   // 100: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,   // 101: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,   // 102: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,   // 103: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,   // 104: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	105, // [105:105] is the sub-list for method output_type
-	105, // [105:105] is the sub-list for method input_type
-	105, // [105:105] is the sub-list for extension type_name
-	105, // [105:105] is the sub-list for extension extendee
-	0,   // [0:105] is the sub-list for field type_name
+	32,  // 23: hoot.v1.Payload.midi_render:type_name -> hoot.v1.MidiRenderRequest
+	33,  // 24: hoot.v1.Payload.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectRequest
+	34,  // 25: hoot.v1.Payload.audio_info:type_name -> hoot.v1.AudioInfoRequest
+	35,  // 26: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	36,  // 27: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	37,  // 28: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	38,  // 29: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	39,  // 30: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	40,  // 31: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	41,  // 32: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	42,  // 33: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	43,  // 34: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	44,  // 35: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	45,  // 36: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	46,  // 37: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	47,  // 38: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	48,  // 39: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	49,  // 40: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	50,  // 41: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	51,  // 42: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	52,  // 43: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	53,  // 44: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	54,  // 45: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	55,  // 46: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	56,  // 47: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	57,  // 48: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	58,  // 49: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
+	59,  // 50: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
+	60,  // 51: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
+	61,  // 52: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
+	62,  // 53: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
+	63,  // 54: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
+	64,  // 55: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
+	65,  // 56: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
+	66,  // 57: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
+	67,  // 58: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
+	68,  // 59: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
+	69,  // 60: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	70,  // 61: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	71,  // 62: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	72,  // 63: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	73,  // 64: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
+	74,  // 65: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
+	75,  // 66: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
+	8,   // 67: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	76,  // 68: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	77,  // 69: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	78,  // 70: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	79,  // 71: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	80,  // 72: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	81,  // 73: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	82,  // 74: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	83,  // 75: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	84,  // 76: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	85,  // 77: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	86,  // 78: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	87,  // 79: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	4,   // 80: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	5,   // 81: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	6,   // 82: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	7,   // 83: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	88,  // 84: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	89,  // 85: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	90,  // 86: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	91,  // 87: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	92,  // 88: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	93,  // 89: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	94,  // 90: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	95,  // 91: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	96,  // 92: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	97,  // 93: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	98,  // 94: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	99,  // 95: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	100, // 96: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	101, // 97: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	102, // 98: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	103, // 99: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	104, // 100: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	105, // 101: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	106, // 102: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	106, // 103: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	106, // 104: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	2,   // 105: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	3,   // 106: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	3,   // 107: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	3,   // 108: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	3,   // 109: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	0,   // 110: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
+	111, // [111:111] is the sub-list for method output_type
+	111, // [111:111] is the sub-list for method input_type
+	111, // [111:111] is the sub-list for extension type_name
+	111, // [111:111] is the sub-list for extension extendee
+	0,   // [0:111] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2544,6 +2664,7 @@ func file_hoot_v1_envelope_proto_init() {
 		return
 	}
 	file_hoot_v1_artifact_proto_init()
+	file_hoot_v1_audio_proto_init()
 	file_hoot_v1_cas_proto_init()
 	file_hoot_v1_conformance_proto_init()
 	file_hoot_v1_job_proto_init()
@@ -2575,6 +2696,9 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_AbcBookToMidi)(nil),
 		(*Payload_MidiInfo)(nil),
 		(*Payload_StorageGc)(nil),
+		(*Payload_MidiRender)(nil),
+		(*Payload_SoundfontInspect)(nil),
+		(*Payload_AudioInfo)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
 		(*Payload_ComposeAbc)(nil),
@@ -2643,6 +2767,9 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_AbcBookToMidi)(nil),
 		(*Result_MidiInfo)(nil),
 		(*Result_StorageGc)(nil),
+		(*Result_MidiRender)(nil),
+		(*Result_SoundfontInspect)(nil),
+		(*Result_AudioInfo)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
 		(*Result_MusicPrompt)(nil),

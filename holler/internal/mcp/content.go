@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/base64"
+	"sync"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"google.golang.org/protobuf/proto"
@@ -60,6 +61,81 @@ func contentBlocks(m proto.Message) []contentBlock {
 		}
 	}
 	return out
+}
+
+// Bounds on the content blocks found inside nested results: a job_await answer can hold many
+// finished jobs, and their media is a convenience next to their links, not the answer.
+const (
+	maxNestedBlocks    = 8
+	maxNestedMediaSize = 4 << 20
+)
+
+// nestedContentBlocks returns the content blocks of results embedded in the typed result m: the
+// hoot.v1.Content fields of its nested messages at any depth (such as those of a finished job's
+// result inside job_await's answer), in field order, at most maxNestedBlocks of them and at most
+// maxNestedMediaSize bytes of images and audio. Content fields at m's top level are
+// contentBlocks' and are not repeated here.
+func nestedContentBlocks(m proto.Message) []contentBlock {
+	var out []contentBlock
+	media := 0
+	var walk func(r protoreflect.Message, top bool)
+	walk = func(r protoreflect.Message, top bool) {
+		for _, fd := range contentPlan(r.Descriptor()) {
+			if len(out) >= maxNestedBlocks {
+				return
+			}
+			if !r.Has(fd) {
+				continue
+			}
+			isContent := fd.Message().FullName() == contentDescriptor.FullName()
+			var items []protoreflect.Message
+			if fd.IsList() {
+				list := r.Get(fd).List()
+				for i := range list.Len() {
+					items = append(items, list.Get(i).Message())
+				}
+			} else {
+				items = append(items, r.Get(fd).Message())
+			}
+			for _, item := range items {
+				switch {
+				case !isContent:
+					walk(item, false)
+				case top:
+				default:
+					c, _ := item.Interface().(*hootv1.Content)
+					size := len(c.GetImage().GetData()) + len(c.GetAudio().GetData())
+					if media+size > maxNestedMediaSize || len(out) >= maxNestedBlocks {
+						continue
+					}
+					media += size
+					out = appendBlock(out, item)
+				}
+			}
+		}
+	}
+	walk(m.ProtoReflect(), true)
+	return out
+}
+
+// contentPlans caches contentPlan's answer by message descriptor.
+var contentPlans sync.Map
+
+// contentPlan returns the message fields of md (not maps), in declaration order: those to walk
+// into and those of type hoot.v1.Content.
+func contentPlan(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+	if p, ok := contentPlans.Load(md); ok {
+		return p.([]protoreflect.FieldDescriptor)
+	}
+	var plan []protoreflect.FieldDescriptor
+	fields := md.Fields()
+	for i := range fields.Len() {
+		if fd := fields.Get(i); fd.Message() != nil && !fd.IsMap() {
+			plan = append(plan, fd)
+		}
+	}
+	contentPlans.Store(md, plan)
+	return plan
 }
 
 // appendBlock renders one hoot.v1.Content; an empty one renders as nothing.

@@ -274,11 +274,13 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		log().Debug("mcp: tool call done")
 	}
 	// Content blocks that the result carries (hoot.v1.Content fields) are the call's content;
-	// a result without them is shown as its JSON text.
+	// a result without them is shown as its JSON text. The content of results embedded in it
+	// (a finished job's, in job_await's answer) follows.
 	content := contentBlocks(m)
 	if len(content) == 0 {
 		content = []contentBlock{textBlock(string(b))}
 	}
+	content = append(content, nestedContentBlocks(m)...)
 	if s.cfg.ContentBaseURL != nil {
 		content = append(content, refLinks(m, s.cfg.ContentBaseURL())...)
 	}

@@ -29,7 +29,8 @@ given more than once), announces the services it serves
 artifact_create, artifact_get, artifact_list, artifact_annotate, artifact_tag,
 storage_stats; job: job_status, job_await, job_list, job_cancel; query:
 artifact_query; music: abc_parse, abc_validate, abc_transpose, abc_to_midi,
-abc_book_to_midi, midi_info and the compose_abc prompt) and runs the tool calls the gateway sends it. Start as many as you
+abc_book_to_midi, midi_info and the compose_abc prompt; audio: midi_render,
+soundfont_inspect, audio_info) and runs the tool calls the gateway sends it. Start as many as you
 like, on any machine that reaches the gateway; each needs its own --data
 directory or a shared one on one machine. Workers on several machines share
 artifacts and jobs through one PostgreSQL database (--database postgres://...)
@@ -73,6 +74,8 @@ func run() error {
 		"All workers on one database should use the same lease")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`ADDR`/metrics, such as 127.0.0.1:9464 (default: none)")
+	soundFont := fs.String("soundfont", "", "the SF2 `file` midi_render plays with when a call names no SoundFont\n"+
+		"(default: /usr/share/sounds/sf2/TimGM6mb.sf2 from Debian's timgm6mb-soundfont, or another General MIDI SoundFont there)")
 	conformanceFixtures := fs.Bool("conformance", false, "also serve the fixtures of the official MCP conformance suite (for tests)")
 	curveSecret := fs.String("curve-secret", "", "this worker's secret key `file` (NAME.key_secret from hootenanny keygen); turns on CURVE")
 	curveServer := envflag.NewList()
@@ -117,6 +120,7 @@ func run() error {
 		Logger:         logger,
 		Conformance:    *conformanceFixtures,
 		MetricsAddr:    *metricsAddr,
+		SoundFont:      *soundFont,
 
 		CurveSecretFile:  *curveSecret,
 		CurveServerFiles: curveServer.Values(),

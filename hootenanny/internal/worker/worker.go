@@ -16,6 +16,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/audioservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/casservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/conformance"
 	"github.com/hootenanny/hoot/hootenanny/internal/database"
@@ -64,6 +65,9 @@ type Config struct {
 	JobLease time.Duration
 	// Logger receives the worker's logs (default: discard).
 	Logger *slog.Logger
+	// SoundFont is the path of the SF2 SoundFont that midi_render plays with when a call names
+	// none (default: the first of audioservice.SoundFontPaths that exists).
+	SoundFont string
 	// Conformance adds the "conformance" service: the fixtures of the official MCP
 	// conformance suite. Off by default.
 	Conformance bool
@@ -171,6 +175,12 @@ func Run(ctx context.Context, cfg Config) error {
 		hootv1hoot.NewMusicService(musicservice.New(musicservice.Config{
 			CAS:       store,
 			Artifacts: artifactStore,
+			Logger:    cfg.Logger,
+		}), jobHandler),
+		hootv1hoot.NewAudioService(audioservice.New(audioservice.Config{
+			CAS:       store,
+			Artifacts: artifactStore,
+			SoundFont: cfg.SoundFont,
 			Logger:    cfg.Logger,
 		}), jobHandler),
 	}

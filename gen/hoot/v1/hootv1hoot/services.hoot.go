@@ -43,6 +43,8 @@ const (
 	QueryServiceName = "query"
 	// MusicServiceName is the name of the "music" service.
 	MusicServiceName = "music"
+	// AudioServiceName is the name of the "audio" service.
+	AudioServiceName = "audio"
 	// ConformanceServiceName is the name of the "conformance" service.
 	ConformanceServiceName = "conformance"
 	// ConformanceDynamicToolServiceName is the name of the "conformance_dynamic_tool" service.
@@ -400,6 +402,55 @@ func NewMusicService(h MusicHandler, jobs JobStarter) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_MusicPrompt{MusicPrompt: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// AudioHandler serves the tools of the "audio" service.
+type AudioHandler interface {
+	// MidiRender serves the tool "midi_render". Render a MIDI file to WAV or FLAC with a SoundFont,
+	// stored as an artifact.
+	MidiRender(context.Context, *v1.MidiRenderRequest) (*v1.MidiRenderResult, error)
+	// SoundfontInspect serves the tool "soundfont_inspect". List a SoundFont's presets,
+	// instruments, samples and drum map.
+	SoundfontInspect(context.Context, *v1.SoundfontInspectRequest) (*v1.SoundfontInspectResult, error)
+	// AudioInfo serves the tool "audio_info". Describe a WAV or FLAC file: duration, levels,
+	// loudness in LUFS and silences.
+	AudioInfo(context.Context, *v1.AudioInfoRequest) (*v1.AudioInfoResult, error)
+}
+
+// NewAudioService returns the Service that dispatches the "audio" tools to h, and
+// starts the tools of kind JOB with jobs.
+func NewAudioService(h AudioHandler, jobs JobStarter) Service {
+	return Service{
+		Name:  AudioServiceName,
+		Tools: []string{"midi_render", "soundfont_inspect", "audio_info"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_MidiRender:
+				req := x.MidiRender
+				return jobs.StartJob(ctx, "midi_render", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.MidiRender(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_MidiRender{MidiRender: res}}, nil
+				})
+			case *v1.Payload_SoundfontInspect:
+				res, err := h.SoundfontInspect(ctx, x.SoundfontInspect)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_SoundfontInspect{SoundfontInspect: res}}, nil
+			case *v1.Payload_AudioInfo:
+				res, err := h.AudioInfo(ctx, x.AudioInfo)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_AudioInfo{AudioInfo: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}

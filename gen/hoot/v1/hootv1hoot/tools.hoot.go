@@ -622,6 +622,78 @@ var Tools = []Tool{
 		},
 	},
 	{
+		Name:         "midi_render",
+		Title:        "Render MIDI to audio",
+		Description:  "Render a MIDI file to WAV or FLAC with a SoundFont, stored as an artifact.\n\nRenders a Standard MIDI File to audio with a SoundFont and stores it as an artifact whose parent is the MIDI's artifact: WAV (16-bit PCM) or FLAC (16-bit, lossless), stereo, at the sample rate chosen. The audio lasts as long as the MIDI file plus a tail in which the last notes die away. With loudness, the audio is scaled to an integrated loudness (ITU-R BS.1770, in LUFS) without letting its peak pass a ceiling. Progress counts the seconds rendered. The result describes the audio as audio_info does, links to it, and carries it as audio content when it is small enough to send.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
+		Service:      "audio",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_JOB,
+		Annotations:  Annotations{},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact_id":{"type":"string","description":"An artifact whose content is a MIDI file, such as one abc_to_midi made; it becomes the audio artifact's parent.\n\nWhere the MIDI comes from: exactly one of artifact_id or hash.","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"},"hash":{"type":"string","description":"A stored object whose content is a MIDI file.\n\nWhere the MIDI comes from: exactly one of artifact_id or hash.","pattern":"^[0-9a-f]{64}$"},"soundfont_artifact_id":{"type":"string","description":"An artifact whose content is an SF2 SoundFont.\n\nThe SoundFont to play with: at most one of soundfont_artifact_id or soundfont_hash; neither uses the worker's default General MIDI SoundFont.","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"},"soundfont_hash":{"type":"string","description":"A stored object whose content is an SF2 SoundFont.\n\nThe SoundFont to play with: at most one of soundfont_artifact_id or soundfont_hash; neither uses the worker's default General MIDI SoundFont.","pattern":"^[0-9a-f]{64}$"},"format":{"type":"string","description":"\"wav\" (the default) or \"flac\".","pattern":"^(wav|flac)$"},"sample_rate":{"type":"integer","description":"Samples per second, 16000 to 96000 (0 gives 44100).","minimum":0,"maximum":96000},"loudness":{"$ref":"#/$defs/LoudnessTarget","description":"Scale the audio to a loudness; without it the synthesiser's own level is kept."},"tail_seconds":{"type":"number","description":"Seconds after the MIDI file's end for the last notes to die away, at most 10 (0 gives 1).","minimum":0,"maximum":10},"dry":{"type":"boolean","description":"Leave out the synthesiser's reverb and chorus."},"tags":{"type":"array","description":"Tags for the audio artifact.","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9_.:-]{0,63}$"},"maxItems":32}},"additionalProperties":false,"$defs":{"LoudnessTarget":{"type":"object","properties":{"target_lufs":{"type":"number","description":"The integrated loudness to reach, in LUFS, from -40 to -5 (-16 suits listening on most devices, -23 is EBU R128 broadcast).","minimum":-40,"maximum":-5},"peak_ceiling_dbfs":{"type":"number","description":"The highest sample peak allowed, in dBFS, from -20 to 0 (0 gives -1).","minimum":-20,"maximum":0}},"additionalProperties":false}}}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED"]},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}`,
+		Usage:        "midi_render(artifact_id?: string, hash?: string, soundfont_artifact_id?: string, soundfont_hash?: string, format?: string, sample_rate?: integer, loudness?: object, tail_seconds?: number, dry?: boolean, tags?: string[])",
+		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w","format":"wav","sample_rate":44100}`,
+		NewRequest:   func() proto.Message { return new(v1.MidiRenderRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_MidiRender{MidiRender: m.(*v1.MidiRenderRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_JobStarted)
+			if !ok {
+				return nil, false
+			}
+			return x.JobStarted, true
+		},
+	},
+	{
+		Name:         "soundfont_inspect",
+		Title:        "Inspect a SoundFont",
+		Description:  "List a SoundFont's presets, instruments, samples and drum map.\n\nDescribes a SoundFont (SF2): its name, its presets with their bank and program numbers, its instruments, its sample count, and the drum map of its bank 128 (the General MIDI drum kits): which instrument each key plays. Without a source, it describes the worker's default SoundFont, the one midi_render uses when none is named.",
+		Service:      "audio",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact_id":{"type":"string","description":"An artifact whose content is an SF2 SoundFont.\n\nWhere the SoundFont comes from: at most one of artifact_id or hash; neither describes the worker's default SoundFont.","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"},"hash":{"type":"string","description":"A stored object whose content is an SF2 SoundFont.\n\nWhere the SoundFont comes from: at most one of artifact_id or hash; neither describes the worker's default SoundFont.","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"source":{"type":"string","description":"The SoundFont described: a file path on the worker, or the artifact id or hash given."},"name":{"type":"string","description":"The name in its INFO chunk (INAM), and its SF2 version."},"version":{"type":"string"},"presets":{"type":"array","description":"Presets in bank and program order; at most 1000 are listed, presets_total counts them all.","items":{"$ref":"#/$defs/SoundfontPreset"}},"presets_total":{"type":"integer","minimum":0},"instruments":{"type":"array","description":"Instrument names in file order; at most 1000 are listed, instruments_total counts them all.","items":{"type":"string"}},"instruments_total":{"type":"integer","minimum":0},"sample_count":{"type":"integer","description":"The sample headers, and the 16-bit sample points of all samples together.","minimum":0},"sample_points":{"type":["integer","string"],"minimum":0},"drum_kits":{"type":"array","description":"The drum kits of bank 128 (at most 16), each with the instrument every key plays.","items":{"$ref":"#/$defs/SoundfontDrumKit"}}},"additionalProperties":false,"$defs":{"SoundfontPreset":{"type":"object","properties":{"bank":{"type":"integer","description":"The bank (0 for melodic General MIDI, 128 for drum kits) and program (0 to 127).","minimum":0},"program":{"type":"integer","minimum":0},"name":{"type":"string"},"instruments":{"type":"array","description":"The instruments the preset plays, by name.","items":{"type":"string"}}},"additionalProperties":false},"SoundfontDrumKit":{"type":"object","properties":{"program":{"type":"integer","minimum":0},"name":{"type":"string"},"keys":{"type":"array","description":"The keys that sound, lowest first.","items":{"$ref":"#/$defs/SoundfontDrumKey"}}},"additionalProperties":false},"SoundfontDrumKey":{"type":"object","properties":{"key":{"type":"integer","description":"The MIDI key (35 is the General MIDI acoustic bass drum, 38 the acoustic snare).","minimum":0},"instrument":{"type":"string","description":"The instrument's name in the SoundFont, and the sample it sounds (a kit's instrument often holds every drum, and the sample names the drum)."},"sample":{"type":"string"}},"additionalProperties":false}}}`,
+		Usage:        "soundfont_inspect(artifact_id?: string, hash?: string)",
+		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w"}`,
+		NewRequest:   func() proto.Message { return new(v1.SoundfontInspectRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_SoundfontInspect{SoundfontInspect: m.(*v1.SoundfontInspectRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_SoundfontInspect)
+			if !ok {
+				return nil, false
+			}
+			return x.SoundfontInspect, true
+		},
+	},
+	{
+		Name:         "audio_info",
+		Title:        "Inspect audio",
+		Description:  "Describe a WAV or FLAC file: duration, levels, loudness in LUFS and silences.\n\nDescribes a WAV or FLAC file: format, duration, sample rate, channels and bit depth, its sample peak and RMS level in dBFS, its integrated loudness in LUFS (ITU-R BS.1770-4, gated as EBU R128 says), and where it is silent. The file comes from an artifact, such as one midi_render made, or a stored object.",
+		Service:      "audio",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact_id":{"type":"string","description":"An artifact whose content is a WAV or FLAC file.\n\nWhere the audio comes from: exactly one of artifact_id or hash.","pattern":"^art_[0-9a-hjkmnp-tv-z]{26}$"},"hash":{"type":"string","description":"A stored object whose content is a WAV or FLAC file.\n\nWhere the audio comes from: exactly one of artifact_id or hash.","pattern":"^[0-9a-f]{64}$"}},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"format":{"type":"string","description":"\"wav\" or \"flac\", and the codec, such as pcm_s16le or flac."},"codec":{"type":"string"},"sample_rate":{"type":"integer","minimum":0},"channels":{"type":"integer","minimum":0},"bit_depth":{"type":"integer","minimum":0},"frames":{"type":["integer","string"],"description":"Sample frames (one sample of every channel), and the duration they make.","minimum":0},"duration_seconds":{"type":"number"},"peak_dbfs":{"type":"number","description":"The largest absolute sample, in dB relative to full scale."},"rms_dbfs":{"type":"number","description":"The RMS level of all channels together, in dBFS (a full-scale square wave is 0)."},"integrated_lufs":{"type":"number","description":"The integrated loudness, in LUFS (ITU-R BS.1770-4 with EBU R128 gating); -120 when every block is below the absolute gate of -70 LUFS."},"silences":{"type":"array","description":"Stretches of at least 0.25 seconds whose level stays below -60 dBFS, in order; at most 1000.","items":{"$ref":"#/$defs/AudioSilence"}}},"additionalProperties":false,"$defs":{"AudioSilence":{"type":"object","properties":{"start_seconds":{"type":"number"},"end_seconds":{"type":"number"}},"additionalProperties":false}}}`,
+		Usage:        "audio_info(artifact_id?: string, hash?: string)",
+		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w"}`,
+		NewRequest:   func() proto.Message { return new(v1.AudioInfoRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_AudioInfo{AudioInfo: m.(*v1.AudioInfoRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_AudioInfo)
+			if !ok {
+				return nil, false
+			}
+			return x.AudioInfo, true
+		},
+	},
+	{
 		Name:         "cas_object",
 		Title:        "Stored object",
 		Description:  "The content of a stored object, by its hash.\n\nA stored object's content, read whole. Text content (a text/* type, or valid UTF-8) comes back as text, anything else as a base64 blob. Objects larger than one read (1 MiB) are refused; read them in parts with cas_get.",

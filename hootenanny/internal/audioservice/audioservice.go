@@ -1,0 +1,256 @@
+// Package audioservice serves the "audio" tools: MIDI rendered to WAV or FLAC with a SoundFont
+// (package synth), SoundFonts described, and audio measured (package audio). MIDI, SoundFonts
+// and audio come from artifacts or the content store; rendered audio goes into the content
+// store as an artifact whose parent is the MIDI's artifact.
+package audioservice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/outage"
+	"github.com/hootenanny/hoot/hootenanny/internal/synth"
+	"github.com/hootenanny/hoot/hooteproto"
+)
+
+// SoundFontPaths are where the worker looks for its default General MIDI SoundFont, in order:
+// Debian's timgm6mb-soundfont first (small, and what the tests are measured with), then the
+// system's chosen default and the larger FluidR3.
+var SoundFontPaths = []string{
+	"/usr/share/sounds/sf2/TimGM6mb.sf2",
+	"/usr/share/sounds/sf2/default-GM.sf2",
+	"/usr/share/sounds/sf2/FluidR3_GM.sf2",
+}
+
+// Media types of what the tools read and store.
+const (
+	WAVMediaType  = "audio/wav"
+	FLACMediaType = "audio/flac"
+)
+
+// Bounds on what the tools read and make.
+const (
+	// MaxStoredMIDI bounds a MIDI file that midi_render reads.
+	MaxStoredMIDI = 16 << 20
+	// MaxAudioBytes bounds the audio that midi_render stores and audio_info reads: about 12
+	// minutes of 16-bit stereo WAV at 44.1 kHz.
+	MaxAudioBytes = 128 << 20
+	// MaxRenderSeconds bounds the length of what midi_render plays.
+	MaxRenderSeconds = 20 * 60
+	// MaxInlineAudio bounds the audio a result carries as content; longer audio is linked only.
+	MaxInlineAudio = 1 << 20
+	// MaxListed bounds the presets and instruments soundfont_inspect lists.
+	MaxListed = 1000
+)
+
+// Config is what the handler works with.
+type Config struct {
+	CAS       cas.Store
+	Artifacts *artifacts.Store
+	// SoundFont is the default SoundFont's path; empty looks through SoundFontPaths.
+	SoundFont string
+	// Logger receives internal failures (default: discard).
+	Logger *slog.Logger
+}
+
+// Handler implements hootv1hoot.AudioHandler.
+type Handler struct {
+	cfg Config
+
+	mu sync.Mutex
+	// def is the default SoundFont once loaded, and defPath where it came from.
+	def     *synth.SoundFont
+	defPath string
+	// last is the SoundFont most recently loaded from the content store, by hash: a session
+	// usually renders with one uploaded SoundFont many times.
+	lastHash string
+	last     *synth.SoundFont
+}
+
+// New returns a handler over cfg's stores.
+func New(cfg Config) *Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{cfg: cfg}
+}
+
+// defaultSoundFont loads the worker's default SoundFont, once. field is the request field that
+// names a SoundFont instead, for the error when there is none.
+func (h *Handler) defaultSoundFont(field string) (*synth.SoundFont, string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.def != nil {
+		return h.def, h.defPath, nil
+	}
+	paths := SoundFontPaths
+	if h.cfg.SoundFont != "" {
+		paths = []string{h.cfg.SoundFont}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if st.Size() > synth.MaxBytes {
+			return nil, "", hooteproto.NewError(hooteproto.CodeUnavailable,
+				fmt.Sprintf("the worker's default SoundFont %s is %s, more than the %s read", p, cas.FormatSize(st.Size()), cas.FormatSize(synth.MaxBytes))).
+				WithHint("start the worker with --soundfont naming a smaller SF2 file, or upload an SF2 artifact and pass it as soundfont_artifact_id")
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, "", h.internal("reading the default SoundFont", err)
+		}
+		sf, err := synth.Load(b)
+		if err != nil {
+			h.cfg.Logger.Error("audioservice: the default SoundFont does not load", "path", p, "err", err)
+			return nil, "", hooteproto.NewError(hooteproto.CodeUnavailable,
+				fmt.Sprintf("the worker's default SoundFont %s does not load: %v", p, err)).
+				WithHint("reinstall it (apt-get install --reinstall timgm6mb-soundfont), or upload an SF2 artifact and pass it as soundfont_artifact_id")
+		}
+		h.def, h.defPath = sf, p
+		return sf, p, nil
+	}
+	where := "in " + joinPaths(paths)
+	return nil, "", hooteproto.NewError(hooteproto.CodeUnavailable,
+		"this worker has no default SoundFont: none "+where).
+		WithField(field).
+		WithHint("on the worker's machine, apt-get install timgm6mb-soundfont (a General MIDI SoundFont); or upload an SF2 file with cas_store or artifact_create and pass its id as " + field)
+}
+
+func joinPaths(p []string) string {
+	s := ""
+	for i, x := range p {
+		switch {
+		case i == 0:
+		case i == len(p)-1:
+			s += " or "
+		default:
+			s += ", "
+		}
+		s += x
+	}
+	return s
+}
+
+// storedSoundFont loads the SoundFont that field ("artifact_id" or "hash", under the request's
+// own names) names.
+func (h *Handler) storedSoundFont(ctx context.Context, field, kind, value string) (*synth.SoundFont, error) {
+	st, err := h.read(ctx, field, kind, value, synth.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	if h.lastHash == st.hash && h.last != nil {
+		sf := h.last
+		h.mu.Unlock()
+		return sf, nil
+	}
+	h.mu.Unlock()
+	sf, err := synth.Load(st.data)
+	if err != nil {
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("%s %s (%s) is not a SoundFont that can be played: %v", kind, value, st.mimeType, err)).
+			WithField(field).
+			WithHint("name an SF2 SoundFont, or leave the SoundFont out to use the worker's General MIDI default")
+	}
+	h.mu.Lock()
+	h.lastHash, h.last = st.hash, sf
+	h.mu.Unlock()
+	return sf, nil
+}
+
+// sourceField returns the set member of m's oneof named oneof, and its string value.
+func sourceField(m proto.Message, oneof string) (protoreflect.FieldDescriptor, string) {
+	r := m.ProtoReflect()
+	od := r.Descriptor().Oneofs().ByName(protoreflect.Name(oneof))
+	if od == nil {
+		return nil, ""
+	}
+	fd := r.WhichOneof(od)
+	if fd == nil {
+		return nil, ""
+	}
+	return fd, r.Get(fd).String()
+}
+
+// stored is content read from an artifact or the content store.
+type stored struct {
+	data     []byte
+	hash     string
+	mimeType string
+	// artifact is the artifact's id, or "".
+	artifact string
+}
+
+// read returns the content that value names: an artifact id when kind is "artifact", a hash
+// when it is "object". field is the request field, for errors; content over limit is refused.
+func (h *Handler) read(ctx context.Context, field, kind, value string, limit int64) (stored, error) {
+	st := stored{hash: value}
+	if kind == "artifact" {
+		a, err := h.cfg.Artifacts.Get(ctx, value)
+		if errors.Is(err, artifacts.ErrNotFound) {
+			return st, hooteproto.NewError(hooteproto.CodeNotFound, "no artifact has the id "+value).
+				WithField(field).
+				WithHint("find artifacts with artifact_list")
+		}
+		if err != nil {
+			return st, h.internal("reading the artifact", err)
+		}
+		st.hash, st.artifact, st.mimeType = a.Hash, a.ID, a.MimeType
+	}
+	hash, err := cas.ParseHash(st.hash)
+	if err != nil {
+		return st, hooteproto.NewError(hooteproto.CodeInvalidArgument, err.Error()).WithField(field).
+			WithHint("pass the hash exactly as cas_store returned it")
+	}
+	f, obj, err := h.cfg.CAS.Open(ctx, hash)
+	if errors.Is(err, cas.ErrNotFound) {
+		return st, hooteproto.NewError(hooteproto.CodeNotFound, "no stored object has the hash "+st.hash).
+			WithField(field).
+			WithHint("store the content with cas_store first")
+	}
+	if err != nil {
+		return st, h.internal("opening the stored object", err)
+	}
+	defer f.Close()
+	if obj.Size > limit {
+		return st, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("%s %s is %s, more than the %s this tool reads", kind, value, cas.FormatSize(obj.Size), cas.FormatSize(limit))).
+			WithField(field).
+			WithHint("name a smaller file")
+	}
+	if st.mimeType == "" {
+		st.mimeType = obj.MimeType
+	}
+	st.data, err = io.ReadAll(io.LimitReader(f, limit))
+	if err != nil {
+		return st, h.internal("reading the stored object", err)
+	}
+	if ctx.Err() != nil {
+		return st, hooteproto.AsError(ctx.Err())
+	}
+	return st, nil
+}
+
+func (h *Handler) internal(op string, err error) *hooteproto.Error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return hooteproto.AsError(err)
+	}
+	if e := outage.Error(op, err); e != nil {
+		h.cfg.Logger.Warn("audioservice: "+op, "err", err)
+		return e
+	}
+	h.cfg.Logger.Error("audioservice: "+op, "err", err)
+	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed; the worker's log has the details")
+}
