@@ -57,6 +57,12 @@ func (b *schemaBuilder) schema(m *protogen.Message) *jsonSchema {
 // which is written on first use. Well-known types, which protojson writes as plain values,
 // are written in place.
 func (b *schemaBuilder) message(m *protogen.Message) *jsonSchema {
+	switch m.Desc.FullName() {
+	case "google.protobuf.Int64Value":
+		return int64Schema(b.input, false)
+	case "google.protobuf.UInt64Value":
+		return int64Schema(b.input, true)
+	}
 	if wk, ok := wellKnownTypes[m.Desc.FullName()]; ok {
 		return wk.schema()
 	}
@@ -178,11 +184,9 @@ func (b *schemaBuilder) value(f *protogen.Field, r *hootv1.FieldRules) (*jsonSch
 		s.types = []string{"integer"}
 		s.minimum = ptr(0.0)
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		// protojson writes 64-bit integers as strings and reads both forms.
-		s.types = []string{"integer", "string"}
+		s = int64Schema(b.input, false)
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		s.types = []string{"integer", "string"}
-		s.minimum = ptr(0.0)
+		s = int64Schema(b.input, true)
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
 		s.types = []string{"number"}
 	case protoreflect.StringKind:
@@ -210,7 +214,7 @@ func (b *schemaBuilder) value(f *protogen.Field, r *hootv1.FieldRules) (*jsonSch
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		return b.message(f.Message), ""
 	}
-	if isNumber(fd.Kind()) {
+	if isNumber(fd.Kind()) && s.types[0] != "string" {
 		if r.GetHasMinimum() {
 			lo := r.GetMinimum()
 			if s.minimum != nil && *s.minimum > lo {
@@ -371,8 +375,8 @@ var wellKnownTypes = map[protoreflect.FullName]wellKnownType{
 	},
 	"google.protobuf.DoubleValue": {schema: scalarSchema("number"), usage: "number", sample: "1"},
 	"google.protobuf.FloatValue":  {schema: scalarSchema("number"), usage: "number", sample: "1"},
-	"google.protobuf.Int64Value":  {schema: scalarSchema("integer", "string"), usage: "integer", sample: "1"},
-	"google.protobuf.UInt64Value": {schema: unsignedSchema("integer", "string"), usage: "integer", sample: "1"},
+	"google.protobuf.Int64Value":  {schema: func() *jsonSchema { return int64Schema(true, false) }, usage: "integer", sample: "1"},
+	"google.protobuf.UInt64Value": {schema: func() *jsonSchema { return int64Schema(true, true) }, usage: "integer", sample: "1"},
 	"google.protobuf.Int32Value":  {schema: scalarSchema("integer"), usage: "integer", sample: "1"},
 	"google.protobuf.UInt32Value": {schema: unsignedSchema("integer"), usage: "integer", sample: "1"},
 	"google.protobuf.BoolValue":   {schema: scalarSchema("boolean"), usage: "boolean", sample: "true"},
@@ -381,6 +385,24 @@ var wellKnownTypes = map[protoreflect.FullName]wellKnownType{
 		schema: func() *jsonSchema { return &jsonSchema{types: []string{"string"}, contentEncoding: "base64"} },
 		usage:  "base64", quoted: true, sample: `"aGVsbG8="`,
 	},
+}
+
+// int64Schema is the schema of a 64-bit integer. protojson reads a number or a decimal string
+// and writes a decimal string (a JSON number loses precision past 2^53), so a request takes an
+// integer and a result holds a string of digits. One type each, not ["integer","string"]: a
+// client that maps schemas onto a single-type dialect (function declarations of some model
+// providers) would drop or refuse a list of types.
+func int64Schema(input, unsigned bool) *jsonSchema {
+	switch {
+	case input && unsigned:
+		return &jsonSchema{types: []string{"integer"}, minimum: ptr(0.0)}
+	case input:
+		return &jsonSchema{types: []string{"integer"}}
+	case unsigned:
+		return &jsonSchema{types: []string{"string"}, pattern: "^[0-9]+$"}
+	default:
+		return &jsonSchema{types: []string{"string"}, pattern: "^-?[0-9]+$"}
+	}
 }
 
 func scalarSchema(types ...string) func() *jsonSchema {

@@ -1,0 +1,73 @@
+// ts2.mjs drives holler with the official TypeScript SDK v2 client (@modelcontextprotocol/client)
+// in the era it is told: "modern" pins 2026-07-28 (server/discover, per-request _meta), "legacy"
+// runs the 2025 initialize handshake. Usage: node ts2.mjs URL ERA PLAN
+//
+// PLAN is a JSON array of steps, run in order; the script prints one JSON line per step with
+// what it saw, and exits non-zero only when it cannot connect. Steps:
+//   {"op":"list"}                                     names of every tool (all pages)
+//   {"op":"call","tool":T,"args":{...}}               the result and the progress reports
+//   {"op":"cancel","tool":T,"args":{...},"afterMs":N} aborts the call after N ms: the error
+//   {"op":"elicit","tool":T,"args":{...},"answer":{...}} answers every elicitation with answer
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const [url, era, planText] = process.argv.slice(2);
+const plan = JSON.parse(planText);
+let answer = { action: 'decline' };
+const asked = [];
+const client = new Client(
+  { name: 'hoot-ts2', version: '0.0.0' },
+  {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: era === 'modern' ? { mode: { pin: '2026-07-28' } } : { mode: 'legacy' },
+  },
+);
+client.setRequestHandler('elicitation/create', async (request) => {
+  asked.push(request.params.message);
+  return answer;
+});
+const transport = new StreamableHTTPClientTransport(new URL(url));
+await client.connect(transport);
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+
+for (const step of plan) {
+  const started = Date.now();
+  try {
+    switch (step.op) {
+      case 'list': {
+        const res = await client.listTools();
+        out({ op: step.op, names: res.tools.map((t) => t.name) });
+        break;
+      }
+      case 'call': {
+        const progress = [];
+        const res = await client.callTool({ name: step.tool, arguments: step.args }, { onprogress: (p) => progress.push(p) });
+        out({ op: step.op, result: res, progress });
+        break;
+      }
+      case 'cancel': {
+        const abort = new AbortController();
+        setTimeout(() => abort.abort('cancelled by the test'), step.afterMs);
+        try {
+          const res = await client.callTool({ name: step.tool, arguments: step.args }, { signal: abort.signal });
+          out({ op: step.op, result: res, ms: Date.now() - started });
+        } catch (err) {
+          out({ op: step.op, error: String(err), ms: Date.now() - started });
+        }
+        break;
+      }
+      case 'elicit': {
+        answer = step.answer;
+        asked.length = 0;
+        const res = await client.callTool({ name: step.tool, arguments: step.args });
+        out({ op: step.op, result: res, asked: [...asked] });
+        break;
+      }
+      default:
+        out({ op: step.op, error: 'unknown step' });
+    }
+  } catch (err) {
+    out({ op: step.op, error: String(err), ms: Date.now() - started });
+  }
+}
+await client.close();
+process.exit(0);
