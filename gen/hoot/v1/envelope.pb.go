@@ -152,6 +152,12 @@ type Payload struct {
 	//	*Payload_TestElicitationSep1034Defaults
 	//	*Payload_TestElicitationSep1330Enums
 	//	*Payload_JsonSchema_2020_12Tool
+	//	*Payload_Greet
+	//	*Payload_SlowCompute
+	//	*Payload_FailingJob
+	//	*Payload_ProtocolErrorJob
+	//	*Payload_ConfirmDelete
+	//	*Payload_MultiInput
 	Request       isPayload_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -617,6 +623,60 @@ func (x *Payload) GetJsonSchema_2020_12Tool() *ConformanceJsonSchema202012Reques
 	return nil
 }
 
+func (x *Payload) GetGreet() *ConformanceGreetRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_Greet); ok {
+			return x.Greet
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetSlowCompute() *ConformanceSlowComputeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_SlowCompute); ok {
+			return x.SlowCompute
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetFailingJob() *ConformanceFailingJobRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_FailingJob); ok {
+			return x.FailingJob
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetProtocolErrorJob() *ConformanceProtocolErrorJobRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ProtocolErrorJob); ok {
+			return x.ProtocolErrorJob
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetConfirmDelete() *ConformanceConfirmDeleteRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ConfirmDelete); ok {
+			return x.ConfirmDelete
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetMultiInput() *ConformanceMultiInputRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_MultiInput); ok {
+			return x.MultiInput
+		}
+	}
+	return nil
+}
+
 type isPayload_Request interface {
 	isPayload_Request()
 }
@@ -812,6 +872,31 @@ type Payload_JsonSchema_2020_12Tool struct {
 	JsonSchema_2020_12Tool *ConformanceJsonSchema202012Request `protobuf:"bytes,1020,opt,name=json_schema_2020_12_tool,json=jsonSchema202012Tool,proto3,oneof"`
 }
 
+type Payload_Greet struct {
+	// The conformance fixtures of MCP tasks, numbered apart from the other fixtures.
+	Greet *ConformanceGreetRequest `protobuf:"bytes,1100,opt,name=greet,proto3,oneof"`
+}
+
+type Payload_SlowCompute struct {
+	SlowCompute *ConformanceSlowComputeRequest `protobuf:"bytes,1101,opt,name=slow_compute,json=slowCompute,proto3,oneof"`
+}
+
+type Payload_FailingJob struct {
+	FailingJob *ConformanceFailingJobRequest `protobuf:"bytes,1102,opt,name=failing_job,json=failingJob,proto3,oneof"`
+}
+
+type Payload_ProtocolErrorJob struct {
+	ProtocolErrorJob *ConformanceProtocolErrorJobRequest `protobuf:"bytes,1103,opt,name=protocol_error_job,json=protocolErrorJob,proto3,oneof"`
+}
+
+type Payload_ConfirmDelete struct {
+	ConfirmDelete *ConformanceConfirmDeleteRequest `protobuf:"bytes,1104,opt,name=confirm_delete,json=confirmDelete,proto3,oneof"`
+}
+
+type Payload_MultiInput struct {
+	MultiInput *ConformanceMultiInputRequest `protobuf:"bytes,1105,opt,name=multi_input,json=multiInput,proto3,oneof"`
+}
+
 func (*Payload_Echo) isPayload_Request() {}
 
 func (*Payload_CasStore) isPayload_Request() {}
@@ -905,6 +990,18 @@ func (*Payload_TestElicitationSep1034Defaults) isPayload_Request() {}
 func (*Payload_TestElicitationSep1330Enums) isPayload_Request() {}
 
 func (*Payload_JsonSchema_2020_12Tool) isPayload_Request() {}
+
+func (*Payload_Greet) isPayload_Request() {}
+
+func (*Payload_SlowCompute) isPayload_Request() {}
+
+func (*Payload_FailingJob) isPayload_Request() {}
+
+func (*Payload_ProtocolErrorJob) isPayload_Request() {}
+
+func (*Payload_ConfirmDelete) isPayload_Request() {}
+
+func (*Payload_MultiInput) isPayload_Request() {}
 
 // Result is what travels back: the typed result of the tool that was called, or an error. A tool
 // of kind JOB answers with job_started at once; its own result comes later from the job tools.
@@ -1476,7 +1573,14 @@ type Job struct {
 	StartedAt  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
 	// Once the job is done: the tool's typed result, or its error. Left out by job_list.
-	Result        *Result `protobuf:"bytes,10,opt,name=result,proto3" json:"result,omitempty"`
+	Result *Result `protobuf:"bytes,10,opt,name=result,proto3" json:"result,omitempty"`
+	// The result is the tool's own answer (its typed result, or the error it returned). False
+	// when the job ended without one (its work failed unexpectedly, its worker stopped, or it
+	// was cancelled) and result is the job service's account of why.
+	ToolAnswered bool `protobuf:"varint,11,opt,name=tool_answered,json=toolAnswered,proto3" json:"tool_answered,omitempty"`
+	// The job's record is kept at least until then (its retention after it ended, or after now
+	// while it runs).
+	KeptUntil     *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=kept_until,json=keptUntil,proto3" json:"kept_until,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1577,6 +1681,20 @@ func (x *Job) GetFinishedAt() *timestamppb.Timestamp {
 func (x *Job) GetResult() *Result {
 	if x != nil {
 		return x.Result
+	}
+	return nil
+}
+
+func (x *Job) GetToolAnswered() bool {
+	if x != nil {
+		return x.ToolAnswered
+	}
+	return false
+}
+
+func (x *Job) GetKeptUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.KeptUntil
 	}
 	return nil
 }
@@ -1874,7 +1992,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xa1\x1d\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xf2 \n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -1931,7 +2049,15 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10test_elicitation\x18\xf9\a \x01(\v2&.hoot.v1.ConformanceElicitationRequestH\x00R\x0ftestElicitation\x12|\n" +
 	"!test_elicitation_sep1034_defaults\x18\xfa\a \x01(\v2..hoot.v1.ConformanceElicitationDefaultsRequestH\x00R\x1etestElicitationSep1034Defaults\x12s\n" +
 	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330Enums\x12f\n" +
-	"\x18json_schema_2020_12_tool\x18\xfc\a \x01(\v2+.hoot.v1.ConformanceJsonSchema202012RequestH\x00R\x14jsonSchema202012ToolB\t\n" +
+	"\x18json_schema_2020_12_tool\x18\xfc\a \x01(\v2+.hoot.v1.ConformanceJsonSchema202012RequestH\x00R\x14jsonSchema202012Tool\x129\n" +
+	"\x05greet\x18\xcc\b \x01(\v2 .hoot.v1.ConformanceGreetRequestH\x00R\x05greet\x12L\n" +
+	"\fslow_compute\x18\xcd\b \x01(\v2&.hoot.v1.ConformanceSlowComputeRequestH\x00R\vslowCompute\x12I\n" +
+	"\vfailing_job\x18\xce\b \x01(\v2%.hoot.v1.ConformanceFailingJobRequestH\x00R\n" +
+	"failingJob\x12\\\n" +
+	"\x12protocol_error_job\x18\xcf\b \x01(\v2+.hoot.v1.ConformanceProtocolErrorJobRequestH\x00R\x10protocolErrorJob\x12R\n" +
+	"\x0econfirm_delete\x18\xd0\b \x01(\v2(.hoot.v1.ConformanceConfirmDeleteRequestH\x00R\rconfirmDelete\x12I\n" +
+	"\vmulti_input\x18\xd1\b \x01(\v2%.hoot.v1.ConformanceMultiInputRequestH\x00R\n" +
+	"multiInputB\t\n" +
 	"\arequest\"\xe8\x0f\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
@@ -1973,7 +2099,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x13conformance_content\x18\xe8\a \x01(\v2!.hoot.v1.ConformanceContentResultH\x00R\x12conformanceContent\x12R\n" +
 	"\x12conformance_prompt\x18\xe9\a \x01(\v2 .hoot.v1.ConformancePromptResultH\x00R\x11conformancePrompt\x12X\n" +
 	"\x14conformance_resource\x18\xea\a \x01(\v2\".hoot.v1.ConformanceResourceResultH\x00R\x13conformanceResourceB\b\n" +
-	"\x06result\"\xfd\x02\n" +
+	"\x06result\"\xdd\x03\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12*\n" +
@@ -1988,7 +2114,10 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\vfinished_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"finishedAt\x12'\n" +
 	"\x06result\x18\n" +
-	" \x01(\v2\x0f.hoot.v1.ResultR\x06result\"1\n" +
+	" \x01(\v2\x0f.hoot.v1.ResultR\x06result\x12#\n" +
+	"\rtool_answered\x18\v \x01(\bR\ftoolAnswered\x129\n" +
+	"\n" +
+	"kept_until\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tkeptUntil\"1\n" +
 	"\x0fJobStatusResult\x12\x1e\n" +
 	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03job\"O\n" +
 	"\x0eJobAwaitResult\x12 \n" +
@@ -2089,34 +2218,40 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*ConformanceElicitationDefaultsRequest)(nil),        // 53: hoot.v1.ConformanceElicitationDefaultsRequest
 	(*ConformanceElicitationEnumsRequest)(nil),           // 54: hoot.v1.ConformanceElicitationEnumsRequest
 	(*ConformanceJsonSchema202012Request)(nil),           // 55: hoot.v1.ConformanceJsonSchema202012Request
-	(*EchoResult)(nil),                                   // 56: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                               // 57: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                 // 58: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                             // 59: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                         // 60: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                            // 61: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                           // 62: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                       // 63: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                            // 64: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                           // 65: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                   // 66: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                              // 67: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                          // 68: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                               // 69: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                            // 70: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                           // 71: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                              // 72: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                          // 73: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                               // 74: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                              // 75: hoot.v1.StorageGcResult
-	(*CasObjectResourceResult)(nil),                      // 76: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                // 77: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                            // 78: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                     // 79: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                      // 80: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 81: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                       // 82: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                        // 83: google.protobuf.Timestamp
+	(*ConformanceGreetRequest)(nil),                      // 56: hoot.v1.ConformanceGreetRequest
+	(*ConformanceSlowComputeRequest)(nil),                // 57: hoot.v1.ConformanceSlowComputeRequest
+	(*ConformanceFailingJobRequest)(nil),                 // 58: hoot.v1.ConformanceFailingJobRequest
+	(*ConformanceProtocolErrorJobRequest)(nil),           // 59: hoot.v1.ConformanceProtocolErrorJobRequest
+	(*ConformanceConfirmDeleteRequest)(nil),              // 60: hoot.v1.ConformanceConfirmDeleteRequest
+	(*ConformanceMultiInputRequest)(nil),                 // 61: hoot.v1.ConformanceMultiInputRequest
+	(*EchoResult)(nil),                                   // 62: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                               // 63: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                 // 64: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                             // 65: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                         // 66: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                            // 67: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                           // 68: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                       // 69: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                            // 70: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                           // 71: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                   // 72: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                              // 73: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                          // 74: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                               // 75: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                            // 76: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                           // 77: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                              // 78: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                          // 79: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                               // 80: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                              // 81: hoot.v1.StorageGcResult
+	(*CasObjectResourceResult)(nil),                      // 82: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                // 83: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                            // 84: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                     // 85: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                      // 86: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                    // 87: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                       // 88: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                        // 89: google.protobuf.Timestamp
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2166,52 +2301,59 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	53, // 44: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
 	54, // 45: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
 	55, // 46: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	8,  // 47: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	56, // 48: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	57, // 49: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	58, // 50: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	59, // 51: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	60, // 52: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	61, // 53: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	62, // 54: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	63, // 55: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	64, // 56: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	65, // 57: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	66, // 58: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	67, // 59: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,  // 60: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,  // 61: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,  // 62: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,  // 63: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	68, // 64: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	69, // 65: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	70, // 66: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	71, // 67: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	72, // 68: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	73, // 69: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	74, // 70: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	75, // 71: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	76, // 72: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	77, // 73: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	78, // 74: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	79, // 75: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	80, // 76: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	81, // 77: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	82, // 78: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	83, // 79: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	83, // 80: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	83, // 81: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 82: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	3,  // 83: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,  // 84: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,  // 85: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,  // 86: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,  // 87: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	88, // [88:88] is the sub-list for method output_type
-	88, // [88:88] is the sub-list for method input_type
-	88, // [88:88] is the sub-list for extension type_name
-	88, // [88:88] is the sub-list for extension extendee
-	0,  // [0:88] is the sub-list for field type_name
+	56, // 47: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
+	57, // 48: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
+	58, // 49: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
+	59, // 50: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
+	60, // 51: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
+	61, // 52: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
+	8,  // 53: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	62, // 54: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	63, // 55: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	64, // 56: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	65, // 57: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	66, // 58: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	67, // 59: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	68, // 60: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	69, // 61: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	70, // 62: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	71, // 63: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	72, // 64: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	73, // 65: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	4,  // 66: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	5,  // 67: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	6,  // 68: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	7,  // 69: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	74, // 70: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	75, // 71: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	76, // 72: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	77, // 73: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	78, // 74: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	79, // 75: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	80, // 76: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	81, // 77: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	82, // 78: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	83, // 79: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	84, // 80: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	85, // 81: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	86, // 82: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	87, // 83: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	88, // 84: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	89, // 85: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	89, // 86: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	89, // 87: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 88: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	89, // 89: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	3,  // 90: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	3,  // 91: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	3,  // 92: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	3,  // 93: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	0,  // 94: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
+	95, // [95:95] is the sub-list for method output_type
+	95, // [95:95] is the sub-list for method input_type
+	95, // [95:95] is the sub-list for extension type_name
+	95, // [95:95] is the sub-list for extension extendee
+	0,  // [0:95] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2222,6 +2364,7 @@ func file_hoot_v1_envelope_proto_init() {
 	file_hoot_v1_artifact_proto_init()
 	file_hoot_v1_cas_proto_init()
 	file_hoot_v1_conformance_proto_init()
+	file_hoot_v1_conformance_tasks_proto_init()
 	file_hoot_v1_job_proto_init()
 	file_hoot_v1_music_proto_init()
 	file_hoot_v1_query_proto_init()
@@ -2275,6 +2418,12 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_TestElicitationSep1034Defaults)(nil),
 		(*Payload_TestElicitationSep1330Enums)(nil),
 		(*Payload_JsonSchema_2020_12Tool)(nil),
+		(*Payload_Greet)(nil),
+		(*Payload_SlowCompute)(nil),
+		(*Payload_FailingJob)(nil),
+		(*Payload_ProtocolErrorJob)(nil),
+		(*Payload_ConfirmDelete)(nil),
+		(*Payload_MultiInput)(nil),
 	}
 	file_hoot_v1_envelope_proto_msgTypes[1].OneofWrappers = []any{
 		(*Result_Error)(nil),

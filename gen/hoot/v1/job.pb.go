@@ -146,8 +146,11 @@ type JobStarted struct {
 	// The tool the job runs.
 	Tool string `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
 	// Where the job stands now (pending or running).
-	Status        JobStatus              `protobuf:"varint,3,opt,name=status,proto3,enum=hoot.v1.JobStatus" json:"status,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	Status    JobStatus              `protobuf:"varint,3,opt,name=status,proto3,enum=hoot.v1.JobStatus" json:"status,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// The job's record is kept at least until then; a job that ends later is kept for the same
+	// time after it ends.
+	KeptUntil     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=kept_until,json=keptUntil,proto3" json:"kept_until,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -206,6 +209,13 @@ func (x *JobStarted) GetStatus() JobStatus {
 func (x *JobStarted) GetCreatedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *JobStarted) GetKeptUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.KeptUntil
 	}
 	return nil
 }
@@ -456,19 +466,21 @@ var File_hoot_v1_job_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_job_proto_rawDesc = "" +
 	"\n" +
-	"\x11hoot/v1/job.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hoot/v1/options.proto\"\x9e\x01\n" +
+	"\x11hoot/v1/job.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hoot/v1/options.proto\"\xd9\x01\n" +
 	"\n" +
 	"JobStarted\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12*\n" +
 	"\x06status\x18\x03 \x01(\x0e2\x12.hoot.v1.JobStatusR\x06status\x129\n" +
 	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xd8\x01\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"kept_until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tkeptUntil\"\xda\x01\n" +
 	"\x10JobStatusRequest\x12T\n" +
-	"\x02id\x18\x01 \x01(\tBD\xca\xf3\x18@\b\x01B\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x02id:n\xc2\xf3\x18j\n" +
+	"\x02id\x18\x01 \x01(\tBD\xca\xf3\x18@\b\x01B\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x02id:p\xc2\xf3\x18l\n" +
 	"\n" +
 	"job_status\x12\n" +
-	"Job status\x1aAShow a job's status and progress, and its result once it is done. \x02(\x012\x04\b\x01\x18\x01:\x03job\"\xb2\x02\n" +
+	"Job status\x1aAShow a job's status and progress, and its result once it is done. \x02(\x012\x04\b\x01\x18\x01:\x03jobx\x01\"\xb2\x02\n" +
 	"\x0fJobAwaitRequest\x12X\n" +
 	"\x03ids\x18\x01 \x03(\tBF\xca\xf3\x18B\b\x01\x10dB\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x03ids\x12&\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x12.hoot.v1.AwaitModeR\x04mode\x125\n" +
@@ -482,11 +494,11 @@ const file_hoot_v1_job_proto_rawDesc = "" +
 	"\x05since\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12%\n" +
 	"\x05limit\x18\x04 \x01(\rB\x0f\xca\xf3\x18\v1\x00\x00\x00\x00\x00@\x7f@8\x01R\x05limit\x12-\n" +
 	"\x06cursor\x18\x05 \x01(\tB\x15\xca\xf3\x18\x11\x10\x80\x01B\f^[0-9a-z_]+$R\x06cursor:U\xc2\xf3\x18Q\n" +
-	"\bjob_list\x12\tList jobs\x1a+List jobs by status and tool, newest first. \x02(\x012\x04\b\x01\x18\x01:\x03job\"\xb5\x01\n" +
+	"\bjob_list\x12\tList jobs\x1a+List jobs by status and tool, newest first. \x02(\x012\x04\b\x01\x18\x01:\x03job\"\xb7\x01\n" +
 	"\x10JobCancelRequest\x12T\n" +
-	"\x02id\x18\x01 \x01(\tBD\xca\xf3\x18@\b\x01B\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x02id:K\xc2\xf3\x18G\n" +
+	"\x02id\x18\x01 \x01(\tBD\xca\xf3\x18@\b\x01B\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x02id:M\xc2\xf3\x18I\n" +
 	"\n" +
-	"job_cancel\x12\fCancel a job\x1a\x1eStop a pending or running job. \x02(\x012\x02\x18\x01:\x03job*\xa2\x01\n" +
+	"job_cancel\x12\fCancel a job\x1a\x1eStop a pending or running job. \x02(\x012\x02\x18\x01:\x03jobx\x02*\xa2\x01\n" +
 	"\tJobStatus\x12\x1a\n" +
 	"\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12JOB_STATUS_PENDING\x10\x01\x12\x16\n" +
@@ -526,14 +538,15 @@ var file_hoot_v1_job_proto_goTypes = []any{
 var file_hoot_v1_job_proto_depIdxs = []int32{
 	0, // 0: hoot.v1.JobStarted.status:type_name -> hoot.v1.JobStatus
 	7, // 1: hoot.v1.JobStarted.created_at:type_name -> google.protobuf.Timestamp
-	1, // 2: hoot.v1.JobAwaitRequest.mode:type_name -> hoot.v1.AwaitMode
-	0, // 3: hoot.v1.JobListRequest.status:type_name -> hoot.v1.JobStatus
-	7, // 4: hoot.v1.JobListRequest.since:type_name -> google.protobuf.Timestamp
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	7, // 2: hoot.v1.JobStarted.kept_until:type_name -> google.protobuf.Timestamp
+	1, // 3: hoot.v1.JobAwaitRequest.mode:type_name -> hoot.v1.AwaitMode
+	0, // 4: hoot.v1.JobListRequest.status:type_name -> hoot.v1.JobStatus
+	7, // 5: hoot.v1.JobListRequest.since:type_name -> google.protobuf.Timestamp
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_job_proto_init() }

@@ -157,6 +157,9 @@ func NewRunner(ctx context.Context, store *Store, cfg Config) (*Runner, error) {
 // Store returns the runner's store.
 func (r *Runner) Store() *Store { return r.store }
 
+// Retention returns how long a finished job is kept.
+func (r *Runner) Retention() time.Duration { return r.cfg.Retention }
+
 func (r *Runner) sweep(ctx context.Context) error {
 	now := time.Now()
 	if _, err := r.store.purge(ctx, now.Add(-r.cfg.Retention)); err != nil {

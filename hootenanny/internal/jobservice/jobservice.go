@@ -86,6 +86,7 @@ func (h *Handler) StartJob(ctx context.Context, tool string, p *hootv1.Payload, 
 		Tool:      tool,
 		Status:    hootv1.JobStatus(j.Status),
 		CreatedAt: timestamppb.New(j.CreatedAt),
+		KeptUntil: timestamppb.New(j.CreatedAt.Add(h.runner.Retention())),
 	}}}, nil
 }
 
@@ -224,15 +225,20 @@ func (h *Handler) job(j jobs.Job, withResult bool) *hootv1.Job {
 	if !j.StartedAt.IsZero() {
 		out.StartedAt = timestamppb.New(j.StartedAt)
 	}
+	// A job is kept for the retention after it ends; one that runs is kept at least that long
+	// from now.
+	kept := time.Now()
 	if !j.FinishedAt.IsZero() {
 		out.FinishedAt = timestamppb.New(j.FinishedAt)
+		kept = j.FinishedAt
 	}
+	out.KeptUntil = timestamppb.New(kept.Add(h.runner.Retention()))
 	if len(j.Result) > 0 {
 		res := new(hootv1.Result)
 		if err := proto.Unmarshal(j.Result, res); err != nil {
 			h.log.Error("unreadable job result", "job", j.ID, "err", err)
 		} else {
-			out.Result = res
+			out.Result, out.ToolAnswered = res, true
 		}
 	}
 	if withResult && out.Result == nil && j.Status.Done() && j.Status != jobs.StatusSucceeded {

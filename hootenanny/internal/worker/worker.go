@@ -170,7 +170,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}), jobHandler),
 	}
 	if cfg.Conformance {
-		services = append(services, conformance.New())
+		services = append(services, conformance.New(), conformance.NewTasks(jobHandler))
 	}
 	// One connection and one worker loop per gateway, all over the same services.
 	var loops []*hooteproto.Worker
