@@ -97,6 +97,8 @@ type modernParams struct {
 	Meta json.RawMessage `json:"_meta"`
 	Name json.RawMessage `json:"name"`
 	URI  json.RawMessage `json:"uri"`
+	// TaskID is the task of tasks/get, tasks/update and tasks/cancel (tasks.go).
+	TaskID json.RawMessage `json:"taskId"`
 }
 
 // logSilent is a level above every message's: a modern request without a logLevel gets no
@@ -197,6 +199,8 @@ func nameInBody(method string, p modernParams) (field, value string, ok bool) {
 	case methodToolsCall, methodPromptsGet:
 	case methodResourcesRead:
 		raw, field = p.URI, "params.uri"
+	case methodTasksGet, methodTasksUpdate, methodTasksCancel:
+		raw, field = p.TaskID, "params.taskId"
 	default:
 		return "", "", false
 	}
@@ -253,7 +257,7 @@ func (s *Server) modernMethods() []string {
 	if c.Completions != nil {
 		out = append(out, methodComplete)
 	}
-	return out
+	return append(out, s.taskMethods()...)
 }
 
 // modernMethod reports whether the modern era answers method.
@@ -273,6 +277,7 @@ func (s *Server) modernCapabilities() serverCapabilities {
 	if c.Resources != nil {
 		c.Resources = &resourcesCapability{}
 	}
+	c.Extensions = s.taskExtensions()
 	return c
 }
 
@@ -340,6 +345,10 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 		s.writeJSON(w, fail.status, fail.resp)
 		return
 	}
+	if fail := s.checkTaskCapability(msg, meta.caps); fail != nil {
+		s.writeJSON(w, fail.status, fail.resp)
+		return
+	}
 	// Closing the response is the client's cancellation of the request in this era.
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
@@ -352,6 +361,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	}
 
 	sess := s.modernSession(meta)
+	sess.tasks = declaresTasks(meta.caps)
 	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
 	reply := &httpReply{sw: sseWriter{w: w}, sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
 	var resp *response
@@ -361,6 +371,8 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 			Capabilities:      s.modernCapabilities(),
 			Instructions:      s.cfg.Instructions,
 		})
+	} else if isTaskMethod(msg.Method) {
+		resp = s.serveTask(ctx, msg)
 	} else {
 		resp = s.handle(ctx, sess, msg, reply, cancel)
 	}

@@ -258,6 +258,8 @@ type serverCapabilities struct {
 	Prompts     *listChangedCapability `json:"prompts,omitempty"`
 	Resources   *resourcesCapability   `json:"resources,omitempty"`
 	Completions *struct{}              `json:"completions,omitempty"`
+	// Extensions are the 2026-07-28 era's extensions this server supports (tasks.go).
+	Extensions map[string]struct{} `json:"extensions,omitempty"`
 }
 
 // toolsCapability says that the server has tools, and whether it announces changes of their

@@ -29,6 +29,8 @@ type session struct {
 	// modern marks the session of one request of the 2026-07-28 era, which lives only as long
 	// as that request (modern.go).
 	modern bool
+	// tasks marks a modern request that declares the tasks extension (tasks.go).
+	tasks bool
 
 	mu          sync.Mutex
 	initialized bool // initialize was answered

@@ -244,6 +244,9 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		log().Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
 		return s.internalError(msg.ID, "the worker answered tool "+quote(name)+" with a result of another kind")
 	}
+	if r := s.taskCreated(msg.ID, sess, t, m); r != nil {
+		return r
+	}
 	b, err := resultJSON.Marshal(m)
 	if err != nil {
 		log().Error("mcp: result does not encode as JSON", "err", err)
