@@ -22,82 +22,6 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// ErrorCategory says what kind of failure a ToolError reports, and so what a caller can do.
-type ErrorCategory int32
-
-const (
-	ErrorCategory_ERROR_CATEGORY_UNSPECIFIED ErrorCategory = 0
-	// The arguments are wrong; fix them and call again.
-	ErrorCategory_ERROR_CATEGORY_VALIDATION ErrorCategory = 1
-	// Something the call names does not exist.
-	ErrorCategory_ERROR_CATEGORY_NOT_FOUND ErrorCategory = 2
-	// No worker can serve the call right now; retrying later may help.
-	ErrorCategory_ERROR_CATEGORY_UNAVAILABLE ErrorCategory = 3
-	// The call ran out of time.
-	ErrorCategory_ERROR_CATEGORY_TIMEOUT ErrorCategory = 4
-	// The caller cancelled the call.
-	ErrorCategory_ERROR_CATEGORY_CANCELLED ErrorCategory = 5
-	// The caller may not do this.
-	ErrorCategory_ERROR_CATEGORY_PERMISSION ErrorCategory = 6
-	// A fault inside the server; the message says what failed.
-	ErrorCategory_ERROR_CATEGORY_INTERNAL ErrorCategory = 7
-	// The server is at capacity; retry after retry_after_ms.
-	ErrorCategory_ERROR_CATEGORY_OVERLOADED ErrorCategory = 8
-)
-
-// Enum value maps for ErrorCategory.
-var (
-	ErrorCategory_name = map[int32]string{
-		0: "ERROR_CATEGORY_UNSPECIFIED",
-		1: "ERROR_CATEGORY_VALIDATION",
-		2: "ERROR_CATEGORY_NOT_FOUND",
-		3: "ERROR_CATEGORY_UNAVAILABLE",
-		4: "ERROR_CATEGORY_TIMEOUT",
-		5: "ERROR_CATEGORY_CANCELLED",
-		6: "ERROR_CATEGORY_PERMISSION",
-		7: "ERROR_CATEGORY_INTERNAL",
-		8: "ERROR_CATEGORY_OVERLOADED",
-	}
-	ErrorCategory_value = map[string]int32{
-		"ERROR_CATEGORY_UNSPECIFIED": 0,
-		"ERROR_CATEGORY_VALIDATION":  1,
-		"ERROR_CATEGORY_NOT_FOUND":   2,
-		"ERROR_CATEGORY_UNAVAILABLE": 3,
-		"ERROR_CATEGORY_TIMEOUT":     4,
-		"ERROR_CATEGORY_CANCELLED":   5,
-		"ERROR_CATEGORY_PERMISSION":  6,
-		"ERROR_CATEGORY_INTERNAL":    7,
-		"ERROR_CATEGORY_OVERLOADED":  8,
-	}
-)
-
-func (x ErrorCategory) Enum() *ErrorCategory {
-	p := new(ErrorCategory)
-	*p = x
-	return p
-}
-
-func (x ErrorCategory) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (ErrorCategory) Descriptor() protoreflect.EnumDescriptor {
-	return file_hoot_v1_envelope_proto_enumTypes[0].Descriptor()
-}
-
-func (ErrorCategory) Type() protoreflect.EnumType {
-	return &file_hoot_v1_envelope_proto_enumTypes[0]
-}
-
-func (x ErrorCategory) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use ErrorCategory.Descriptor instead.
-func (ErrorCategory) EnumDescriptor() ([]byte, []int) {
-	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{0}
-}
-
 // Payload is what travels from the gateway to a worker: exactly one tool request.
 // Every member must be a message with the (hoot.v1.tool) option; the code generator refuses
 // anything else.
@@ -128,6 +52,7 @@ type Payload struct {
 	//	*Payload_AbcBookToMidi
 	//	*Payload_MidiInfo
 	//	*Payload_StorageGc
+	//	*Payload_JobAnswer
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
 	//	*Payload_ComposeAbc
@@ -402,6 +327,15 @@ func (x *Payload) GetStorageGc() *StorageGcRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_StorageGc); ok {
 			return x.StorageGc
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetJobAnswer() *JobAnswerRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_JobAnswer); ok {
+			return x.JobAnswer
 		}
 	}
 	return nil
@@ -773,6 +707,11 @@ type Payload_StorageGc struct {
 	StorageGc *StorageGcRequest `protobuf:"bytes,23,opt,name=storage_gc,json=storageGc,proto3,oneof"`
 }
 
+type Payload_JobAnswer struct {
+	// Later job tools, numbered apart.
+	JobAnswer *JobAnswerRequest `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
+}
+
 type Payload_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceRequest `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -943,6 +882,8 @@ func (*Payload_MidiInfo) isPayload_Request() {}
 
 func (*Payload_StorageGc) isPayload_Request() {}
 
+func (*Payload_JobAnswer) isPayload_Request() {}
+
 func (*Payload_CasObject) isPayload_Request() {}
 
 func (*Payload_ArtifactContent) isPayload_Request() {}
@@ -1034,6 +975,7 @@ type Result struct {
 	//	*Result_AbcBookToMidi
 	//	*Result_MidiInfo
 	//	*Result_StorageGc
+	//	*Result_JobAnswer
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
 	//	*Result_MusicPrompt
@@ -1307,6 +1249,15 @@ func (x *Result) GetStorageGc() *StorageGcResult {
 	return nil
 }
 
+func (x *Result) GetJobAnswer() *JobAnswerResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_JobAnswer); ok {
+			return x.JobAnswer
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetCasObject() *CasObjectResourceResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_CasObject); ok {
@@ -1465,6 +1416,11 @@ type Result_StorageGc struct {
 	StorageGc *StorageGcResult `protobuf:"bytes,25,opt,name=storage_gc,json=storageGc,proto3,oneof"`
 }
 
+type Result_JobAnswer struct {
+	// Later job tools' answers, numbered apart.
+	JobAnswer *JobAnswerResult `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
+}
+
 type Result_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceResult `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -1542,6 +1498,8 @@ func (*Result_MidiInfo) isResult_Result() {}
 
 func (*Result_StorageGc) isResult_Result() {}
 
+func (*Result_JobAnswer) isResult_Result() {}
+
 func (*Result_CasObject) isResult_Result() {}
 
 func (*Result_ArtifactContent) isResult_Result() {}
@@ -1580,7 +1538,10 @@ type Job struct {
 	ToolAnswered bool `protobuf:"varint,11,opt,name=tool_answered,json=toolAnswered,proto3" json:"tool_answered,omitempty"`
 	// The job's record is kept at least until then (its retention after it ended, or after now
 	// while it runs).
-	KeptUntil     *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=kept_until,json=keptUntil,proto3" json:"kept_until,omitempty"`
+	KeptUntil *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=kept_until,json=keptUntil,proto3" json:"kept_until,omitempty"`
+	// For a job of status input_required: the questions its tool asked for the user (or the
+	// client's model) that wait for answers, by key. job_answer answers them under those keys.
+	Questions     map[string]*ClientRequest `protobuf:"bytes,13,rep,name=questions,proto3" json:"questions,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1695,6 +1656,13 @@ func (x *Job) GetToolAnswered() bool {
 func (x *Job) GetKeptUntil() *timestamppb.Timestamp {
 	if x != nil {
 		return x.KeptUntil
+	}
+	return nil
+}
+
+func (x *Job) GetQuestions() map[string]*ClientRequest {
+	if x != nil {
+		return x.Questions
 	}
 	return nil
 }
@@ -1897,39 +1865,28 @@ func (x *JobCancelResult) GetJob() *Job {
 	return nil
 }
 
-// ToolError is a failure that a tool reports to its caller, written for a person or a model
-// to act on.
-type ToolError struct {
-	state    protoimpl.MessageState `protogen:"open.v1"`
-	Category ErrorCategory          `protobuf:"varint,1,opt,name=category,proto3,enum=hoot.v1.ErrorCategory" json:"category,omitempty"`
-	// What went wrong, in one or two sentences.
-	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
-	// The argument the error is about, by its JSON name (dotted for nested fields), if any.
-	Field string `protobuf:"bytes,3,opt,name=field,proto3" json:"field,omitempty"`
-	// Whether the same call may succeed if made again unchanged.
-	Retryable bool `protobuf:"varint,4,opt,name=retryable,proto3" json:"retryable,omitempty"`
-	// The next right step ("list stored objects with ...", "store the content first with ...").
-	Hint string `protobuf:"bytes,5,opt,name=hint,proto3" json:"hint,omitempty"`
-	// When retryable, how long to wait before trying again.
-	RetryAfterMs  uint32 `protobuf:"varint,6,opt,name=retry_after_ms,json=retryAfterMs,proto3" json:"retry_after_ms,omitempty"`
+// JobAnswerResult is the job after the answers, with the questions it still waits on.
+type JobAnswerResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           *Job                   `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ToolError) Reset() {
-	*x = ToolError{}
+func (x *JobAnswerResult) Reset() {
+	*x = JobAnswerResult{}
 	mi := &file_hoot_v1_envelope_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ToolError) String() string {
+func (x *JobAnswerResult) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ToolError) ProtoMessage() {}
+func (*JobAnswerResult) ProtoMessage() {}
 
-func (x *ToolError) ProtoReflect() protoreflect.Message {
+func (x *JobAnswerResult) ProtoReflect() protoreflect.Message {
 	mi := &file_hoot_v1_envelope_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1941,58 +1898,23 @@ func (x *ToolError) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ToolError.ProtoReflect.Descriptor instead.
-func (*ToolError) Descriptor() ([]byte, []int) {
+// Deprecated: Use JobAnswerResult.ProtoReflect.Descriptor instead.
+func (*JobAnswerResult) Descriptor() ([]byte, []int) {
 	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *ToolError) GetCategory() ErrorCategory {
+func (x *JobAnswerResult) GetJob() *Job {
 	if x != nil {
-		return x.Category
+		return x.Job
 	}
-	return ErrorCategory_ERROR_CATEGORY_UNSPECIFIED
-}
-
-func (x *ToolError) GetMessage() string {
-	if x != nil {
-		return x.Message
-	}
-	return ""
-}
-
-func (x *ToolError) GetField() string {
-	if x != nil {
-		return x.Field
-	}
-	return ""
-}
-
-func (x *ToolError) GetRetryable() bool {
-	if x != nil {
-		return x.Retryable
-	}
-	return false
-}
-
-func (x *ToolError) GetHint() string {
-	if x != nil {
-		return x.Hint
-	}
-	return ""
-}
-
-func (x *ToolError) GetRetryAfterMs() uint32 {
-	if x != nil {
-		return x.RetryAfterMs
-	}
-	return 0
+	return nil
 }
 
 var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xf2 \n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xae!\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -2022,7 +1944,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10abc_book_to_midi\x18\x15 \x01(\v2\x1d.hoot.v1.AbcBookToMidiRequestH\x00R\rabcBookToMidi\x127\n" +
 	"\tmidi_info\x18\x16 \x01(\v2\x18.hoot.v1.MidiInfoRequestH\x00R\bmidiInfo\x12:\n" +
 	"\n" +
-	"storage_gc\x18\x17 \x01(\v2\x19.hoot.v1.StorageGcRequestH\x00R\tstorageGc\x12C\n" +
+	"storage_gc\x18\x17 \x01(\v2\x19.hoot.v1.StorageGcRequestH\x00R\tstorageGc\x12:\n" +
+	"\n" +
+	"job_answer\x18< \x01(\v2\x19.hoot.v1.JobAnswerRequestH\x00R\tjobAnswer\x12C\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
@@ -2058,7 +1982,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0econfirm_delete\x18\xd0\b \x01(\v2(.hoot.v1.ConformanceConfirmDeleteRequestH\x00R\rconfirmDelete\x12I\n" +
 	"\vmulti_input\x18\xd1\b \x01(\v2%.hoot.v1.ConformanceMultiInputRequestH\x00R\n" +
 	"multiInputB\t\n" +
-	"\arequest\"\xe8\x0f\n" +
+	"\arequest\"\xa3\x10\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -2091,7 +2015,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10abc_book_to_midi\x18\x17 \x01(\v2\x1c.hoot.v1.AbcBookToMidiResultH\x00R\rabcBookToMidi\x126\n" +
 	"\tmidi_info\x18\x18 \x01(\v2\x17.hoot.v1.MidiInfoResultH\x00R\bmidiInfo\x129\n" +
 	"\n" +
-	"storage_gc\x18\x19 \x01(\v2\x18.hoot.v1.StorageGcResultH\x00R\tstorageGc\x12B\n" +
+	"storage_gc\x18\x19 \x01(\v2\x18.hoot.v1.StorageGcResultH\x00R\tstorageGc\x129\n" +
+	"\n" +
+	"job_answer\x18< \x01(\v2\x18.hoot.v1.JobAnswerResultH\x00R\tjobAnswer\x12B\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
@@ -2099,7 +2025,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x13conformance_content\x18\xe8\a \x01(\v2!.hoot.v1.ConformanceContentResultH\x00R\x12conformanceContent\x12R\n" +
 	"\x12conformance_prompt\x18\xe9\a \x01(\v2 .hoot.v1.ConformancePromptResultH\x00R\x11conformancePrompt\x12X\n" +
 	"\x14conformance_resource\x18\xea\a \x01(\v2\".hoot.v1.ConformanceResourceResultH\x00R\x13conformanceResourceB\b\n" +
-	"\x06result\"\xdd\x03\n" +
+	"\x06result\"\xee\x04\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12*\n" +
@@ -2117,7 +2043,11 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	" \x01(\v2\x0f.hoot.v1.ResultR\x06result\x12#\n" +
 	"\rtool_answered\x18\v \x01(\bR\ftoolAnswered\x129\n" +
 	"\n" +
-	"kept_until\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tkeptUntil\"1\n" +
+	"kept_until\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tkeptUntil\x129\n" +
+	"\tquestions\x18\r \x03(\v2\x1b.hoot.v1.Job.QuestionsEntryR\tquestions\x1aT\n" +
+	"\x0eQuestionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.hoot.v1.ClientRequestR\x05value:\x028\x01\"1\n" +
 	"\x0fJobStatusResult\x12\x1e\n" +
 	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03job\"O\n" +
 	"\x0eJobAwaitResult\x12 \n" +
@@ -2128,24 +2058,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\vnext_cursor\x18\x02 \x01(\tR\n" +
 	"nextCursor\"1\n" +
 	"\x0fJobCancelResult\x12\x1e\n" +
-	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03job\"\xc7\x01\n" +
-	"\tToolError\x122\n" +
-	"\bcategory\x18\x01 \x01(\x0e2\x16.hoot.v1.ErrorCategoryR\bcategory\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
-	"\x05field\x18\x03 \x01(\tR\x05field\x12\x1c\n" +
-	"\tretryable\x18\x04 \x01(\bR\tretryable\x12\x12\n" +
-	"\x04hint\x18\x05 \x01(\tR\x04hint\x12$\n" +
-	"\x0eretry_after_ms\x18\x06 \x01(\rR\fretryAfterMs*\xa1\x02\n" +
-	"\rErrorCategory\x12\x1e\n" +
-	"\x1aERROR_CATEGORY_UNSPECIFIED\x10\x00\x12\x1d\n" +
-	"\x19ERROR_CATEGORY_VALIDATION\x10\x01\x12\x1c\n" +
-	"\x18ERROR_CATEGORY_NOT_FOUND\x10\x02\x12\x1e\n" +
-	"\x1aERROR_CATEGORY_UNAVAILABLE\x10\x03\x12\x1a\n" +
-	"\x16ERROR_CATEGORY_TIMEOUT\x10\x04\x12\x1c\n" +
-	"\x18ERROR_CATEGORY_CANCELLED\x10\x05\x12\x1d\n" +
-	"\x19ERROR_CATEGORY_PERMISSION\x10\x06\x12\x1b\n" +
-	"\x17ERROR_CATEGORY_INTERNAL\x10\a\x12\x1d\n" +
-	"\x19ERROR_CATEGORY_OVERLOADED\x10\bB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03job\"1\n" +
+	"\x0fJobAnswerResult\x12\x1e\n" +
+	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03jobB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_envelope_proto_rawDescOnce sync.Once
@@ -2159,18 +2074,17 @@ func file_hoot_v1_envelope_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_envelope_proto_rawDescData
 }
 
-var file_hoot_v1_envelope_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hoot_v1_envelope_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_hoot_v1_envelope_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_hoot_v1_envelope_proto_goTypes = []any{
-	(ErrorCategory)(0),                                   // 0: hoot.v1.ErrorCategory
-	(*Payload)(nil),                                      // 1: hoot.v1.Payload
-	(*Result)(nil),                                       // 2: hoot.v1.Result
-	(*Job)(nil),                                          // 3: hoot.v1.Job
-	(*JobStatusResult)(nil),                              // 4: hoot.v1.JobStatusResult
-	(*JobAwaitResult)(nil),                               // 5: hoot.v1.JobAwaitResult
-	(*JobListResult)(nil),                                // 6: hoot.v1.JobListResult
-	(*JobCancelResult)(nil),                              // 7: hoot.v1.JobCancelResult
-	(*ToolError)(nil),                                    // 8: hoot.v1.ToolError
+	(*Payload)(nil),                                      // 0: hoot.v1.Payload
+	(*Result)(nil),                                       // 1: hoot.v1.Result
+	(*Job)(nil),                                          // 2: hoot.v1.Job
+	(*JobStatusResult)(nil),                              // 3: hoot.v1.JobStatusResult
+	(*JobAwaitResult)(nil),                               // 4: hoot.v1.JobAwaitResult
+	(*JobListResult)(nil),                                // 5: hoot.v1.JobListResult
+	(*JobCancelResult)(nil),                              // 6: hoot.v1.JobCancelResult
+	(*JobAnswerResult)(nil),                              // 7: hoot.v1.JobAnswerResult
+	nil,                                                  // 8: hoot.v1.Job.QuestionsEntry
 	(*EchoRequest)(nil),                                  // 9: hoot.v1.EchoRequest
 	(*CasStoreRequest)(nil),                              // 10: hoot.v1.CasStoreRequest
 	(*CasGetRequest)(nil),                                // 11: hoot.v1.CasGetRequest
@@ -2194,64 +2108,67 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*AbcBookToMidiRequest)(nil),                         // 29: hoot.v1.AbcBookToMidiRequest
 	(*MidiInfoRequest)(nil),                              // 30: hoot.v1.MidiInfoRequest
 	(*StorageGcRequest)(nil),                             // 31: hoot.v1.StorageGcRequest
-	(*CasObjectResourceRequest)(nil),                     // 32: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),               // 33: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                      // 34: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                 // 35: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),               // 36: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),               // 37: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),           // 38: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),       // 39: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),              // 40: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),           // 41: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),               // 42: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),        // 43: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 44: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),            // 45: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                 // 46: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),               // 47: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),            // 48: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),               // 49: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),            // 50: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                   // 51: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                // 52: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),        // 53: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),           // 54: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),           // 55: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceGreetRequest)(nil),                      // 56: hoot.v1.ConformanceGreetRequest
-	(*ConformanceSlowComputeRequest)(nil),                // 57: hoot.v1.ConformanceSlowComputeRequest
-	(*ConformanceFailingJobRequest)(nil),                 // 58: hoot.v1.ConformanceFailingJobRequest
-	(*ConformanceProtocolErrorJobRequest)(nil),           // 59: hoot.v1.ConformanceProtocolErrorJobRequest
-	(*ConformanceConfirmDeleteRequest)(nil),              // 60: hoot.v1.ConformanceConfirmDeleteRequest
-	(*ConformanceMultiInputRequest)(nil),                 // 61: hoot.v1.ConformanceMultiInputRequest
-	(*EchoResult)(nil),                                   // 62: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                               // 63: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                 // 64: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                             // 65: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                         // 66: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                            // 67: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                           // 68: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                       // 69: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                            // 70: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                           // 71: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                   // 72: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                              // 73: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                          // 74: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                               // 75: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                            // 76: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                           // 77: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                              // 78: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                          // 79: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                               // 80: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                              // 81: hoot.v1.StorageGcResult
-	(*CasObjectResourceResult)(nil),                      // 82: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                // 83: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                            // 84: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                     // 85: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                      // 86: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                    // 87: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                       // 88: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                        // 89: google.protobuf.Timestamp
+	(*JobAnswerRequest)(nil),                             // 32: hoot.v1.JobAnswerRequest
+	(*CasObjectResourceRequest)(nil),                     // 33: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),               // 34: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                      // 35: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                 // 36: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),               // 37: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),               // 38: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),           // 39: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),       // 40: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),              // 41: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),           // 42: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),               // 43: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),        // 44: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil), // 45: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),            // 46: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                 // 47: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),               // 48: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),            // 49: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),               // 50: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),            // 51: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                   // 52: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                // 53: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),        // 54: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),           // 55: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),           // 56: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceGreetRequest)(nil),                      // 57: hoot.v1.ConformanceGreetRequest
+	(*ConformanceSlowComputeRequest)(nil),                // 58: hoot.v1.ConformanceSlowComputeRequest
+	(*ConformanceFailingJobRequest)(nil),                 // 59: hoot.v1.ConformanceFailingJobRequest
+	(*ConformanceProtocolErrorJobRequest)(nil),           // 60: hoot.v1.ConformanceProtocolErrorJobRequest
+	(*ConformanceConfirmDeleteRequest)(nil),              // 61: hoot.v1.ConformanceConfirmDeleteRequest
+	(*ConformanceMultiInputRequest)(nil),                 // 62: hoot.v1.ConformanceMultiInputRequest
+	(*ToolError)(nil),                                    // 63: hoot.v1.ToolError
+	(*EchoResult)(nil),                                   // 64: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                               // 65: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                 // 66: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                             // 67: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                         // 68: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                            // 69: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                           // 70: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                       // 71: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                            // 72: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                           // 73: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                   // 74: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                              // 75: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                          // 76: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                               // 77: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                            // 78: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                           // 79: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                              // 80: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                          // 81: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                               // 82: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                              // 83: hoot.v1.StorageGcResult
+	(*CasObjectResourceResult)(nil),                      // 84: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                // 85: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                            // 86: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                     // 87: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                      // 88: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                    // 89: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                       // 90: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                        // 91: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                // 92: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2277,83 +2194,87 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	29, // 20: hoot.v1.Payload.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiRequest
 	30, // 21: hoot.v1.Payload.midi_info:type_name -> hoot.v1.MidiInfoRequest
 	31, // 22: hoot.v1.Payload.storage_gc:type_name -> hoot.v1.StorageGcRequest
-	32, // 23: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	33, // 24: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	34, // 25: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	35, // 26: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	36, // 27: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	37, // 28: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	38, // 29: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	39, // 30: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	40, // 31: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	41, // 32: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	42, // 33: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	43, // 34: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	44, // 35: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	45, // 36: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	46, // 37: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	47, // 38: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	48, // 39: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	49, // 40: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	50, // 41: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	51, // 42: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	52, // 43: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	53, // 44: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	54, // 45: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	55, // 46: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	56, // 47: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
-	57, // 48: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
-	58, // 49: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
-	59, // 50: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
-	60, // 51: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
-	61, // 52: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
-	8,  // 53: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	62, // 54: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	63, // 55: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	64, // 56: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	65, // 57: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	66, // 58: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	67, // 59: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	68, // 60: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	69, // 61: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	70, // 62: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	71, // 63: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	72, // 64: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	73, // 65: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,  // 66: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,  // 67: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,  // 68: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,  // 69: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	74, // 70: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	75, // 71: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	76, // 72: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	77, // 73: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	78, // 74: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	79, // 75: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	80, // 76: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	81, // 77: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	82, // 78: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	83, // 79: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	84, // 80: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	85, // 81: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	86, // 82: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	87, // 83: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	88, // 84: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	89, // 85: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	89, // 86: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	89, // 87: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 88: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	89, // 89: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	3,  // 90: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,  // 91: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,  // 92: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,  // 93: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,  // 94: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	95, // [95:95] is the sub-list for method output_type
-	95, // [95:95] is the sub-list for method input_type
-	95, // [95:95] is the sub-list for extension type_name
-	95, // [95:95] is the sub-list for extension extendee
-	0,  // [0:95] is the sub-list for field type_name
+	32, // 23: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
+	33, // 24: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	34, // 25: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	35, // 26: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	36, // 27: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	37, // 28: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	38, // 29: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	39, // 30: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	40, // 31: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	41, // 32: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	42, // 33: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	43, // 34: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	44, // 35: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	45, // 36: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	46, // 37: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	47, // 38: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	48, // 39: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	49, // 40: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	50, // 41: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	51, // 42: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	52, // 43: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	53, // 44: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	54, // 45: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	55, // 46: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	56, // 47: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
+	57, // 48: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
+	58, // 49: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
+	59, // 50: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
+	60, // 51: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
+	61, // 52: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
+	62, // 53: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
+	63, // 54: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	64, // 55: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	65, // 56: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	66, // 57: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	67, // 58: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	68, // 59: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	69, // 60: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	70, // 61: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	71, // 62: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	72, // 63: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	73, // 64: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	74, // 65: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	75, // 66: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,  // 67: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,  // 68: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,  // 69: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,  // 70: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	76, // 71: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	77, // 72: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	78, // 73: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	79, // 74: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	80, // 75: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	81, // 76: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	82, // 77: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	83, // 78: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	7,  // 79: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	84, // 80: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	85, // 81: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	86, // 82: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	87, // 83: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	88, // 84: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	89, // 85: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	90, // 86: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	91, // 87: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	91, // 88: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	91, // 89: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,  // 90: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	91, // 91: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,  // 92: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,  // 93: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,  // 94: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,  // 95: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,  // 96: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,  // 97: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	92, // 98: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	99, // [99:99] is the sub-list for method output_type
+	99, // [99:99] is the sub-list for method input_type
+	99, // [99:99] is the sub-list for extension type_name
+	99, // [99:99] is the sub-list for extension extendee
+	0,  // [0:99] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2363,8 +2284,10 @@ func file_hoot_v1_envelope_proto_init() {
 	}
 	file_hoot_v1_artifact_proto_init()
 	file_hoot_v1_cas_proto_init()
+	file_hoot_v1_client_proto_init()
 	file_hoot_v1_conformance_proto_init()
 	file_hoot_v1_conformance_tasks_proto_init()
+	file_hoot_v1_error_proto_init()
 	file_hoot_v1_job_proto_init()
 	file_hoot_v1_music_proto_init()
 	file_hoot_v1_query_proto_init()
@@ -2394,6 +2317,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_AbcBookToMidi)(nil),
 		(*Payload_MidiInfo)(nil),
 		(*Payload_StorageGc)(nil),
+		(*Payload_JobAnswer)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
 		(*Payload_ComposeAbc)(nil),
@@ -2451,6 +2375,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_AbcBookToMidi)(nil),
 		(*Result_MidiInfo)(nil),
 		(*Result_StorageGc)(nil),
+		(*Result_JobAnswer)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
 		(*Result_MusicPrompt)(nil),
@@ -2463,14 +2388,13 @@ func file_hoot_v1_envelope_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_envelope_proto_rawDesc), len(file_hoot_v1_envelope_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   8,
+			NumEnums:      0,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_hoot_v1_envelope_proto_goTypes,
 		DependencyIndexes: file_hoot_v1_envelope_proto_depIdxs,
-		EnumInfos:         file_hoot_v1_envelope_proto_enumTypes,
 		MessageInfos:      file_hoot_v1_envelope_proto_msgTypes,
 	}.Build()
 	File_hoot_v1_envelope_proto = out.File

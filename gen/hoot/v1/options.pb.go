@@ -140,6 +140,9 @@ const (
 	TaskRole_TASK_ROLE_GET TaskRole = 1
 	// The tool stops a job and returns it as it then stands (tasks/cancel).
 	TaskRole_TASK_ROLE_CANCEL TaskRole = 2
+	// The tool answers the questions a job waits on and returns it (tasks/update). Its request
+	// has the job's id and then a map of hoot.v1.ClientResponse answers by key.
+	TaskRole_TASK_ROLE_UPDATE TaskRole = 3
 )
 
 // Enum value maps for TaskRole.
@@ -148,11 +151,13 @@ var (
 		0: "TASK_ROLE_UNSPECIFIED",
 		1: "TASK_ROLE_GET",
 		2: "TASK_ROLE_CANCEL",
+		3: "TASK_ROLE_UPDATE",
 	}
 	TaskRole_value = map[string]int32{
 		"TASK_ROLE_UNSPECIFIED": 0,
 		"TASK_ROLE_GET":         1,
 		"TASK_ROLE_CANCEL":      2,
+		"TASK_ROLE_UPDATE":      3,
 	}
 )
 
@@ -409,9 +414,10 @@ type ToolOptions struct {
 	// still decodes the arguments. The generator refuses it on any tool of another service.
 	FixtureInputSchema string `protobuf:"bytes,14,opt,name=fixture_input_schema,json=fixtureInputSchema,proto3" json:"fixture_input_schema,omitempty"`
 	// Marks a tool through which the gateway serves MCP tasks, which are jobs: the gateway finds
-	// the tool that reads a job and the one that cancels it by this role, never by name. The
-	// tool's request has exactly one string field, the job's id, and its result a hoot.v1.Job
-	// field; the generator refuses anything else, and a role given to two tools.
+	// the tool that reads a job, the one that cancels it and the one that answers its questions
+	// by this role, never by name. The tool's request has the job's id as its first field, a
+	// string (and for TASK_ROLE_UPDATE the answers second), and its result a hoot.v1.Job field;
+	// the generator refuses anything else, and a role given to two tools.
 	TaskRole TaskRole `protobuf:"varint,15,opt,name=task_role,json=taskRole,proto3,enum=hoot.v1.TaskRole" json:"task_role,omitempty"`
 	// For a tool of kind JOB: it is called only as an MCP task. A 2026-07-28 client that does
 	// not declare the tasks extension on the call gets -32021 (a missing client capability)
@@ -798,11 +804,12 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tKIND_SYNC\x10\x01\x12\f\n" +
-	"\bKIND_JOB\x10\x02*N\n" +
+	"\bKIND_JOB\x10\x02*d\n" +
 	"\bTaskRole\x12\x19\n" +
 	"\x15TASK_ROLE_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rTASK_ROLE_GET\x10\x01\x12\x14\n" +
-	"\x10TASK_ROLE_CANCEL\x10\x02*L\n" +
+	"\x10TASK_ROLE_CANCEL\x10\x02\x12\x14\n" +
+	"\x10TASK_ROLE_UPDATE\x10\x03*L\n" +
 	"\aSurface\x12\x17\n" +
 	"\x13SURFACE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSURFACE_PROMPT\x10\x01\x12\x14\n" +

@@ -274,7 +274,7 @@ func (s *Server) serveTask(ctx context.Context, msg *message) *response {
 	if msg.Method == methodTasksCancel {
 		role = hootv1.TaskRole_TASK_ROLE_CANCEL
 	}
-	job, r := s.callTaskTool(ctx, msg.ID, role, jobID, taskID)
+	job, r := s.callTaskTool(ctx, msg.ID, role, jobID, taskID, nil)
 	if r != nil {
 		return r
 	}
@@ -283,24 +283,65 @@ func (s *Server) serveTask(ctx context.Context, msg *message) *response {
 		s.log.Info("mcp: task cancelled", "job", jobID, "status", job.GetStatus().String())
 		return newResult(msg.ID, struct{}{})
 	case methodTasksUpdate:
-		// No job of this server waits for input yet, so there is nothing outstanding: answers
-		// for keys that are not outstanding are ignored, as the extension asks.
-		return newResult(msg.ID, struct{}{})
+		return s.updateTask(ctx, msg.ID, job, taskID, p.InputResponses)
 	}
 	return newResult(msg.ID, s.detailedTask(taskID, job))
 }
 
+// updateTask gives the job the answers of inputResponses to the questions it waits on, through
+// the tool of TASK_ROLE_UPDATE, and acks. Answers under keys the job does not wait on are
+// ignored, as the extension asks: a task's keys are never reused, so they can only be stale.
+func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1.Job, taskID string, raw json.RawMessage) *response {
+	var given map[string]json.RawMessage
+	if json.Unmarshal(raw, &given) != nil {
+		return s.fail(id, codeInvalidParams, "invalid params: params.inputResponses must be an object", &guidance{Hint: "Answer each input request under its key.", Field: "params.inputResponses"})
+	}
+	answers := make(map[string]*hootv1.ClientResponse)
+	for key, q := range job.GetQuestions() {
+		a, ok := given[key]
+		if !ok || kindOf(a) == "null" {
+			continue
+		}
+		if kindOf(a) != "object" {
+			return s.fail(id, codeInvalidParams, "invalid params: params.inputResponses."+key+" must be the result of the input request "+key+", an object", &guidance{
+				Hint:  "Answer an elicitation/create with {\"action\":\"accept\",\"content\":{...}}, a sampling/createMessage with the sampled message.",
+				Field: "params.inputResponses." + key,
+			})
+		}
+		answers[key] = clientResponse(q, &message{Result: a})
+	}
+	if len(answers) == 0 || s.taskTool(hootv1.TaskRole_TASK_ROLE_UPDATE) == nil {
+		return newResult(id, struct{}{})
+	}
+	jobID := job.GetId()
+	if _, r := s.callTaskTool(ctx, id, hootv1.TaskRole_TASK_ROLE_UPDATE, jobID, taskID, answers); r != nil {
+		return r
+	}
+	s.log.Info("mcp: task answered", "job", jobID, "answers", len(answers))
+	return newResult(id, struct{}{})
+}
+
 // callTaskTool calls the tool of role for the job jobID and returns the job it answers with,
 // or the response that ends the request.
-func (s *Server) callTaskTool(ctx context.Context, id json.RawMessage, role hootv1.TaskRole, jobID, taskID string) (*hootv1.Job, *response) {
+func (s *Server) callTaskTool(ctx context.Context, id json.RawMessage, role hootv1.TaskRole, jobID, taskID string, answers map[string]*hootv1.ClientResponse) (*hootv1.Job, *response) {
 	t := s.taskTool(role)
 	req := t.NewRequest()
-	fields := req.ProtoReflect().Descriptor().Fields()
-	if fields.Len() != 1 || fields.Get(0).Kind() != protoreflect.StringKind {
+	r := req.ProtoReflect()
+	fields := r.Descriptor().Fields()
+	if fields.Len() < 1 || fields.Get(0).Kind() != protoreflect.StringKind {
 		// The generator refuses such a schema; this is a gateway built against another one.
-		return nil, s.internalError(id, "the tool "+quote(t.Name)+" does not take a job id alone")
+		return nil, s.internalError(id, "the tool "+quote(t.Name)+" does not take a job id first")
 	}
-	req.ProtoReflect().Set(fields.Get(0), protoreflect.ValueOfString(jobID))
+	r.Set(fields.Get(0), protoreflect.ValueOfString(jobID))
+	if len(answers) > 0 {
+		if fields.Len() < 2 || !fields.Get(1).IsMap() {
+			return nil, s.internalError(id, "the tool "+quote(t.Name)+" does not take answers")
+		}
+		m := r.Mutable(fields.Get(1)).Map()
+		for k, a := range answers {
+			m.Set(protoreflect.ValueOfString(k).MapKey(), protoreflect.ValueOfMessage(a.ProtoReflect()))
+		}
+	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	cctx = hooteproto.WithTraceparent(cctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx)))
@@ -398,6 +439,13 @@ func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
 		out.Status, out.Result = taskCompleted, &res
 	case hootv1.JobStatus_JOB_STATUS_CANCELLED:
 		out.Status = taskCancelled
+	case hootv1.JobStatus_JOB_STATUS_INPUT_REQUIRED:
+		out.Status = taskInputRequired
+		out.InputRequests = make(map[string]inputRequest, len(job.GetQuestions()))
+		for key, q := range job.GetQuestions() {
+			method, params := clientRequestParams(q)
+			out.InputRequests[key] = inputRequest{Method: method, Params: params}
+		}
 	default:
 		out.Status = taskWorking
 	}

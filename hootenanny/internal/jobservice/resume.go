@@ -38,9 +38,16 @@ func (r resumer) Resumable(tool string) bool {
 	return served && resumableTools[tool]
 }
 
+func (r resumer) Serves(tool string) bool {
+	_, served := r.services[tool]
+	return served
+}
+
+// Resume returns the work of a job of a tool this worker serves. The runner asks only for jobs
+// that may run again: of a resumable tool, or that waited for answers and got them.
 func (r resumer) Resume(tool string, request []byte) (jobs.Func, error) {
-	if !r.Resumable(tool) {
-		return nil, fmt.Errorf("%s is not a resumable tool of this worker", tool)
+	if !r.Serves(tool) {
+		return nil, fmt.Errorf("%s is not a tool of this worker", tool)
 	}
 	p := new(hootv1.Payload)
 	if err := proto.Unmarshal(request, p); err != nil {

@@ -253,13 +253,16 @@ type JobHandler interface {
 	JobList(context.Context, *v1.JobListRequest) (*v1.JobListResult, error)
 	// JobCancel serves the tool "job_cancel". Stop a pending or running job.
 	JobCancel(context.Context, *v1.JobCancelRequest) (*v1.JobCancelResult, error)
+	// JobAnswer serves the tool "job_answer". Answer the questions a job waits on, so that it goes
+	// on.
+	JobAnswer(context.Context, *v1.JobAnswerRequest) (*v1.JobAnswerResult, error)
 }
 
 // NewJobService returns the Service that dispatches the "job" tools to h.
 func NewJobService(h JobHandler) Service {
 	return Service{
 		Name:  JobServiceName,
-		Tools: []string{"job_status", "job_await", "job_list", "job_cancel"},
+		Tools: []string{"job_status", "job_await", "job_list", "job_cancel", "job_answer"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_JobStatus:
@@ -286,6 +289,12 @@ func NewJobService(h JobHandler) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_JobCancel{JobCancel: res}}, nil
+			case *v1.Payload_JobAnswer:
+				res, err := h.JobAnswer(ctx, x.JobAnswer)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_JobAnswer{JobAnswer: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}

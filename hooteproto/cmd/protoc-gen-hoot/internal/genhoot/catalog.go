@@ -452,8 +452,15 @@ func (c *catalog) checkTaskOptions(bad *refusals) {
 			bad.add("%s: a tool with a task_role must be a plain tool of kind SYNC: the gateway calls it and reads its answer at once", m)
 		}
 		fields := t.request.Desc.Fields()
-		if fields.Len() != 1 || fields.Get(0).Kind() != protoreflect.StringKind || fields.Get(0).IsList() {
-			bad.add("%s: a tool with a task_role takes the job's id alone: give its request exactly one string field", m)
+		want := 1
+		if role == hootv1.TaskRole_TASK_ROLE_UPDATE {
+			want = 2
+			if fields.Len() != 2 || !isAnswerMap(fields.Get(1)) {
+				bad.add("%s: the tool of task_role %s takes the job's id and then the answers: give its request a second field map<string, hoot.v1.ClientResponse>", m, role)
+			}
+		}
+		if fields.Len() < 1 || fields.Get(0).Kind() != protoreflect.StringKind || fields.Get(0).IsList() || fields.Len() != want {
+			bad.add("%s: a tool with a task_role takes the job's id as its first field, a string, and nothing more but TASK_ROLE_UPDATE's answers", m)
 		}
 		if t.result == nil {
 			continue
@@ -469,4 +476,10 @@ func (c *catalog) checkTaskOptions(bad *refusals) {
 			bad.add("%s: a tool with a task_role answers with the job: its result %s needs a field of type %s", m, t.result.Desc.FullName(), jobName)
 		}
 	}
+}
+
+// isAnswerMap reports whether f is a map from strings to hoot.v1.ClientResponse.
+func isAnswerMap(f protoreflect.FieldDescriptor) bool {
+	return f.IsMap() && f.MapKey().Kind() == protoreflect.StringKind && f.MapValue().Message() != nil &&
+		f.MapValue().Message().FullName() == "hoot.v1.ClientResponse"
 }
