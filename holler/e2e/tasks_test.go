@@ -249,6 +249,49 @@ func TestTasksTwoGateways(t *testing.T) {
 				t.Errorf("protocol_error_job's task = %v", broken)
 			}
 
+			// A job that asks waits for its answers (input_required), which the other gateway
+			// takes; answered in part it waits on the rest, answered in full it completes.
+			multi := ca.callTool("multi_input", map[string]any{})["taskId"].(string)
+			var waiting map[string]any
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+				waiting = cb.task("tasks/get", multi)
+				if reqs, _ := waiting["inputRequests"].(map[string]any); waiting["status"] == "input_required" && len(reqs) == 2 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("multi_input's task = %v, want input_required with two inputRequests", waiting)
+				}
+			}
+			var keys []string
+			for k := range waiting["inputRequests"].(map[string]any) {
+				keys = append(keys, k)
+			}
+			answer := func(c *modernClient, key, name string) {
+				c.ok("tasks/update", map[string]any{"taskId": multi, "inputResponses": map[string]any{
+					key: map[string]any{"action": "accept", "content": map[string]any{"name": name, "confirm": true}}}}, multi)
+			}
+			answer(cb, keys[0], "first")
+			if got := ca.task("tasks/get", multi); got["status"] != "input_required" || len(got["inputRequests"].(map[string]any)) != 1 ||
+				got["inputRequests"].(map[string]any)[keys[1]] == nil {
+				t.Fatalf("multi_input after one answer = %v", got)
+			}
+			answer(ca, keys[1], "second")
+			finished := cb.awaitTask(multi, 20*time.Second)
+			if text := fmt.Sprint(finished["result"]); finished["status"] != "completed" || !strings.Contains(text, "first") || !strings.Contains(text, "second") {
+				t.Errorf("multi_input answered = %v", finished)
+			}
+			// Cancelled while it waits, a task ends cancelled at once.
+			confirm := cb.callTool("confirm_delete", map[string]any{"filename": "x.txt"})["taskId"].(string)
+			for deadline := time.Now().Add(10 * time.Second); ca.task("tasks/get", confirm)["status"] != "input_required"; time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("confirm_delete never waited for its answer")
+				}
+			}
+			ca.task("tasks/cancel", confirm)
+			if got := cb.task("tasks/get", confirm); got["status"] != "cancelled" {
+				t.Errorf("confirm_delete cancelled while it waited = %v", got)
+			}
+
 			// Without the extension: tasks/get is refused, a job answers with its job id.
 			if r := ca.request("tasks/get", map[string]any{"taskId": taskID}, taskID, true); r.status != http.StatusBadRequest || r.err == nil || r.err.Code != -32021 {
 				t.Errorf("tasks/get without the extension = %d %+v", r.status, r.err)

@@ -23,6 +23,7 @@ type jobTable struct {
 	jobs      map[string]*hootv1.Job
 	n         int
 	cancelled []string
+	answers   []map[string]*hootv1.ClientResponse
 }
 
 func newJobTable() *jobTable { return &jobTable{jobs: make(map[string]*hootv1.Job)} }
@@ -79,6 +80,28 @@ func (jt *jobTable) backend() *fakeBackend {
 				j.Result = &hootv1.Result{Result: &hootv1.Result_Error{Error: &hootv1.ToolError{
 					Category: hootv1.ErrorCategory_ERROR_CATEGORY_UNAVAILABLE, Message: "the job failed unexpectedly"}}}
 			}), nil
+		case *hootv1.Payload_ConfirmDelete:
+			return jt.start("confirm_delete", func(j *hootv1.Job) {
+				j.Status, j.Message, j.FinishedAt = hootv1.JobStatus_JOB_STATUS_INPUT_REQUIRED, "waiting", nil
+				j.Questions = map[string]*hootv1.ClientRequest{"q-1": {Request: &hootv1.ClientRequest_Elicitation{Elicitation: &hootv1.ElicitationRequest{
+					Message: "Delete " + x.ConfirmDelete.GetFilename() + "?"}}}}
+			}), nil
+		case *hootv1.Payload_JobAnswer:
+			j, err := jt.get(x.JobAnswer.GetId())
+			if err != nil {
+				return nil, err
+			}
+			jt.mu.Lock()
+			jt.answers = append(jt.answers, x.JobAnswer.GetAnswers())
+			for k, a := range x.JobAnswer.GetAnswers() {
+				if _, ok := j.Questions[k]; ok {
+					delete(j.Questions, k)
+					j.Status, j.ToolAnswered = hootv1.JobStatus_JOB_STATUS_SUCCEEDED, true
+					j.Result = contentResult("answered " + a.GetElicitation().GetAction().String())
+				}
+			}
+			jt.mu.Unlock()
+			return &hootv1.Result{Result: &hootv1.Result_JobAnswer{JobAnswer: &hootv1.JobAnswerResult{Job: j}}}, nil
 		case *hootv1.Payload_JobStatus:
 			j, err := jt.get(x.JobStatus.GetId())
 			if err != nil {
@@ -417,4 +440,39 @@ func FuzzTaskID(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestTasksInputRequired(t *testing.T) {
+	t.Parallel()
+	jt := newJobTable()
+	c := newTasksClient(t, jt, nil)
+	taskID := createTask(t, c, 1, "confirm_delete", map[string]any{"filename": "a.txt"})["taskId"].(string)
+
+	got := taskAnswer(t, "tasks/get", c.taskCall(2, methodTasksGet, taskID, nil))
+	reqs, _ := got["inputRequests"].(map[string]any)
+	q, _ := reqs["q-1"].(map[string]any)
+	if got["status"] != taskInputRequired || q["method"] != methodElicit || !strings.Contains(fmt.Sprint(q["params"]), "Delete a.txt?") || got["result"] != nil {
+		t.Fatalf("tasks/get of a job that waits = %v", got)
+	}
+	// Answers to keys the job does not wait on are acked and ignored.
+	taskAnswer(t, "tasks/update unknown key", c.taskCall(3, methodTasksUpdate, taskID, map[string]any{"inputResponses": map[string]any{"unknown-key": map[string]any{"ignored": true}}}))
+	if len(jt.answers) != 0 {
+		t.Errorf("answers to unknown keys reached the job: %v", jt.answers)
+	}
+	// An answer that is not a result is refused.
+	a := c.taskCall(4, methodTasksUpdate, taskID, map[string]any{"inputResponses": map[string]any{"q-1": 12345}})
+	checkModernError(t, "malformed answer", a, "4", http.StatusOK, codeInvalidParams)
+	// The answer goes to the job, typed.
+	ack := taskAnswer(t, "tasks/update", c.taskCall(5, methodTasksUpdate, taskID, map[string]any{"inputResponses": map[string]any{
+		"q-1": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}}))
+	if ack["resultType"] != "complete" || len(ack) != 2 {
+		t.Errorf("tasks/update = %v", ack)
+	}
+	if len(jt.answers) != 1 || jt.answers[0]["q-1"].GetElicitation().GetContent()["confirm"].GetFlag() != true {
+		t.Fatalf("the job's answers = %v", jt.answers)
+	}
+	got = taskAnswer(t, "tasks/get", c.taskCall(6, methodTasksGet, taskID, nil))
+	if got["status"] != taskCompleted || !strings.Contains(fmt.Sprint(got["result"]), "ELICITATION_ACTION_ACCEPT") || got["inputRequests"] != nil {
+		t.Errorf("tasks/get after the answer = %v", got)
+	}
 }
