@@ -31,6 +31,9 @@ type session struct {
 	modern bool
 	// tasks marks a modern request that declares the tasks extension (tasks.go).
 	tasks bool
+	// legacyTasks, for a 2025-11-25 session whose client declared tasks, holds the tasks it
+	// created (tasks_legacy.go); nil in any other session.
+	legacyTasks *sessionTasks
 
 	mu          sync.Mutex
 	initialized bool // initialize was answered

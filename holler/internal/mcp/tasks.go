@@ -230,16 +230,19 @@ func (s *Server) createdTask(js *hootv1.JobStarted) taskResult {
 
 // taskCreated returns the CreateTaskResult of a call that started a job, when the request
 // declares the tasks extension; nil otherwise, and the call answers as it always did.
-func (s *Server) taskCreated(id json.RawMessage, sess *session, t *hootv1hoot.Tool, m proto.Message) *response {
-	if !sess.modern || !sess.tasks || t.Kind != hootv1.Kind_KIND_JOB || !s.tasksSupported() {
+func (s *Server) taskCreated(msg *message, sess *session, t *hootv1hoot.Tool, m proto.Message) *response {
+	js, ok := m.(*hootv1.JobStarted)
+	if !ok || t.Kind != hootv1.Kind_KIND_JOB {
 		return nil
 	}
-	js, ok := m.(*hootv1.JobStarted)
-	if !ok {
+	if r := s.legacyTaskCreated(msg, sess, t, js); r != nil {
+		return r
+	}
+	if !sess.modern || !sess.tasks || !s.tasksSupported() {
 		return nil
 	}
 	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId())
-	return newResult(id, s.createdTask(js))
+	return newResult(msg.ID, s.createdTask(js))
 }
 
 // taskParams are the params of tasks/get, tasks/update and tasks/cancel.

@@ -31,6 +31,9 @@ type toolDescription struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  toolAnnotations `json:"annotations"`
+	// Execution says, to a 2025-11-25 session with tasks, whether a job runs as a task
+	// (tasks_legacy.go).
+	Execution *toolExecution `json:"execution,omitempty"`
 }
 
 // toolAnnotations are a tool's hints, every one of them explicit: a missing hint means a
@@ -244,7 +247,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		log().Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
 		return s.internalError(msg.ID, "the worker answered tool "+quote(name)+" with a result of another kind")
 	}
-	if r := s.taskCreated(msg.ID, sess, t, m); r != nil {
+	if r := s.taskCreated(msg, sess, t, m); r != nil {
 		return r
 	}
 	b, err := resultJSON.Marshal(m)
