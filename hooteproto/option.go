@@ -3,6 +3,8 @@ package hooteproto
 import (
 	"log/slog"
 	"time"
+
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 )
 
 // An Option configures a [Broker] or a [Worker]. Options that concern only one of them are
@@ -33,6 +35,8 @@ type config struct {
 	maxBody   int
 	queue     int
 	drain     time.Duration
+	// jobs runs the calls a caller wants run as jobs (asjob.go); nil refuses them.
+	jobs hootv1hoot.JobStarter
 }
 
 func newConfig(opts []Option) config {

@@ -213,7 +213,8 @@ func exerciseEveryTool(t *testing.T, s *mcp.ClientSession) {
 	for _, want := range hootv1hoot.Tools {
 		// Prompts and resources are not tools; the conformance fixtures are served only by a
 		// worker started with them, and tools/conformance.sh runs the suite on them.
-		if want.Surface != hootv1.Surface_SURFACE_UNSPECIFIED || want.Service == hootv1hoot.ConformanceServiceName {
+		if want.Surface != hootv1.Surface_SURFACE_UNSPECIFIED || want.Service == hootv1hoot.ConformanceServiceName ||
+			want.Service == hootv1hoot.ConformanceTasksServiceName {
 			continue
 		}
 		// Admin tools are hidden unless the gateway allows them (admin_test.go).

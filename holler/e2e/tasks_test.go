@@ -292,6 +292,22 @@ func TestTasksTwoGateways(t *testing.T) {
 				t.Errorf("confirm_delete cancelled while it waited = %v", got)
 			}
 
+			// A 2025-11-25 session that declares tasks runs even a tool that answers inline as a
+			// task when it asks for one: a job on the worker, whose result tasks/result returns.
+			ls := legacySession(t, b.base+"/mcp")
+			created := ls.call("tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "inline"}, "task": map[string]any{}})
+			inlineTask, _ := created["task"].(map[string]any)
+			if inlineTask == nil {
+				t.Fatalf("greet with params.task = %v", created)
+			}
+			if res := ls.call("tasks/result", map[string]any{"taskId": inlineTask["taskId"]}); !strings.Contains(fmt.Sprint(res["content"]), "Hello, inline!") {
+				t.Errorf("tasks/result of greet = %v", res)
+			}
+			inlineJob, _, _ := strings.Cut(inlineTask["taskId"].(string), ".")
+			if job := structured(t, ca.callTool("job_status", map[string]any{"id": inlineJob}))["job"].(map[string]any); job["tool"] != "greet" || job["status"] != "JOB_STATUS_SUCCEEDED" {
+				t.Errorf("job_status of greet's task = %v", job)
+			}
+
 			// Without the extension: tasks/get is refused, a job answers with its job id.
 			if r := ca.request("tasks/get", map[string]any{"taskId": taskID}, taskID, true); r.status != http.StatusBadRequest || r.err == nil || r.err.Code != -32021 {
 				t.Errorf("tasks/get without the extension = %d %+v", r.status, r.err)
@@ -302,4 +318,73 @@ func TestTasksTwoGateways(t *testing.T) {
 			}
 		})
 	}
+}
+
+// legacyClient speaks MCP 2025-11-25 over HTTP in a session that declares tasks.
+type legacyClient struct {
+	t       *testing.T
+	url     string
+	session string
+	next    int
+}
+
+func legacySession(t *testing.T, url string) *legacyClient {
+	t.Helper()
+	c := &legacyClient{t: t, url: url}
+	c.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tasks": map[string]any{}},
+		"clientInfo": map[string]any{"name": "e2e", "version": "0"}})
+	c.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	return c
+}
+
+func (c *legacyClient) post(msg map[string]any) (*http.Response, []byte) {
+	c.t.Helper()
+	body, _ := json.Marshal(msg)
+	req, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp, raw
+}
+
+// call sends a request and returns its result, failing the test on an error.
+func (c *legacyClient) call(method string, params map[string]any) map[string]any {
+	c.t.Helper()
+	c.next++
+	resp, raw := c.post(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": method, "params": params})
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		c.session = sid
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(data, `"id":`) {
+				raw = []byte(data)
+			}
+		}
+	}
+	var msg struct {
+		Result map[string]any `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &msg); err != nil || msg.Error != nil {
+		c.t.Fatalf("%s: %s", method, raw)
+	}
+	return msg.Result
 }

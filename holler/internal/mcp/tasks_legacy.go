@@ -106,12 +106,11 @@ type toolExecution struct {
 	TaskSupport string `json:"taskSupport"`
 }
 
-// taskSupport returns a tool's taskSupport: jobs run as tasks, optionally or only so.
+// taskSupport returns a tool's taskSupport: every tool may run as a task (a job runs as one
+// anyway; a tool that answers inline runs as a job when a task is asked of it), and some only
+// so.
 func taskSupport(t *hootv1hoot.Tool) string {
-	switch {
-	case t.Kind != hootv1.Kind_KIND_JOB:
-		return "forbidden"
-	case t.TaskRequired:
+	if t.TaskRequired {
 		return "required"
 	}
 	return "optional"
@@ -127,7 +126,7 @@ func (s *Server) withTaskSupport(resp *response) *response {
 	tools := make([]toolDescription, len(res.Tools))
 	copy(tools, res.Tools)
 	for i := range tools {
-		if t, ok := s.tools[tools[i].Name]; ok && t.Kind == hootv1.Kind_KIND_JOB {
+		if t, ok := s.tools[tools[i].Name]; ok {
 			tools[i].Execution = &toolExecution{TaskSupport: taskSupport(t)}
 		}
 	}
@@ -157,20 +156,32 @@ func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *response {
 	if !ok || !known {
 		return nil // callTool answers these
 	}
-	asked := hasTaskParam(msg.Params)
-	switch support := taskSupport(t); {
-	case asked && support == "forbidden":
-		return s.fail(msg.ID, codeMethodNotFound, "method not found: "+quote(name)+" does not run as a task (its execution.taskSupport is forbidden)", &guidance{
-			Hint: "Call " + name + " without params.task; only the tools whose execution.taskSupport is optional or required run as tasks.",
-			Tool: name,
-		})
-	case !asked && support == "required":
+	if !hasTaskParam(msg.Params) && taskSupport(t) == "required" {
 		return s.fail(msg.ID, codeMethodNotFound, "method not found: "+quote(name)+" runs only as a task (its execution.taskSupport is required)", &guidance{
 			Hint: "Call " + name + " with params.task, such as \"task\": {}, and follow the task with tasks/get and tasks/result.",
 			Tool: name,
 		})
 	}
 	return nil
+}
+
+// asJobContext returns ctx for the backend call of tool t, marked to run as a job when t
+// answers inline and the call asks for a task in a session with tasks.
+func (s *Server) asJobContext(ctx context.Context, sess *session, msg *message, t *hootv1hoot.Tool) context.Context {
+	if t.Kind == hootv1.Kind_KIND_JOB || sess.taskList() == nil || !hasTaskParam(msg.Params) {
+		return ctx
+	}
+	return hooteproto.WithAsJob(ctx)
+}
+
+// inlineTaskCreated returns the CreateTaskResult of a call of a tool that answers inline, run
+// as a job because it asked for a task; nil for any other answer.
+func (s *Server) inlineTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, res *hootv1.Result) *response {
+	js := res.GetJobStarted()
+	if js == nil || t.Kind == hootv1.Kind_KIND_JOB {
+		return nil
+	}
+	return s.legacyTaskCreated(msg, sess, t, js)
 }
 
 // legacyTask is a Task of 2025-11-25.
@@ -198,7 +209,7 @@ func legacyOf(t taskResult) legacyTask {
 // legacyTaskCreated returns the nested CreateTaskResult of a job started by a call that asked
 // for a task in a session with tasks, and starts reporting its status changes; nil otherwise.
 func (s *Server) legacyTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *response {
-	if sess.taskList() == nil || !hasTaskParam(msg.Params) || t.Kind != hootv1.Kind_KIND_JOB {
+	if sess.taskList() == nil || !hasTaskParam(msg.Params) {
 		return nil
 	}
 	created := s.createdTask(js)

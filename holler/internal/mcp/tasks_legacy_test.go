@@ -61,7 +61,7 @@ func TestLegacyTasks(t *testing.T) {
 			support[m["name"].(string)] = e["taskSupport"].(string)
 		}
 	}
-	if support["slow_compute"] != "optional" || support["failing_job"] != "required" || support["greet"] != "" {
+	if support["slow_compute"] != "optional" || support["failing_job"] != "required" || support["greet"] != "optional" {
 		t.Errorf("taskSupport = %v", support)
 	}
 
@@ -117,8 +117,17 @@ func TestLegacyTasks(t *testing.T) {
 	broken := legacyResult(t, "protocol_error_job", c.legacyCall(13, "tools/call", map[string]any{"name": "protocol_error_job", "task": map[string]any{}}))["task"].(map[string]any)["taskId"].(string)
 	legacyError(t, "tasks/result of a failed job", c.legacyCall(14, "tasks/result", map[string]any{"taskId": broken}), codeInternalError)
 
-	// A task of a tool that cannot run as one, and a task-only tool called plainly: -32601.
-	legacyError(t, "greet as a task", c.legacyCall(15, "tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "x"}, "task": map[string]any{}}), codeMethodNotFound)
+	// A tool that answers inline runs as a task when asked; plainly, it answers inline.
+	greet := legacyResult(t, "greet as a task", c.legacyCall(15, "tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "x"}, "task": map[string]any{}}))
+	if task, _ := greet["task"].(map[string]any); task == nil {
+		t.Errorf("greet as a task = %v", greet)
+	} else if res := legacyResult(t, "tasks/result", c.legacyCall(20, "tasks/result", map[string]any{"taskId": task["taskId"]})); !strings.Contains(fmt.Sprint(res["content"]), "Hello, x!") {
+		t.Errorf("tasks/result of greet = %v", res)
+	}
+	if res := legacyResult(t, "greet", c.legacyCall(21, "tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "y"}})); res["task"] != nil {
+		t.Errorf("greet without a task = %v", res)
+	}
+	// A task-only tool called plainly: -32601.
 	legacyError(t, "failing_job plainly", c.legacyCall(16, "tools/call", map[string]any{"name": "failing_job"}), codeMethodNotFound)
 	// Unknown tasks and cursors: -32602.
 	legacyError(t, "unknown task", c.legacyCall(17, "tasks/get", map[string]any{"taskId": "nope"}), codeInvalidParams)

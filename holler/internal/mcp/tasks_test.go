@@ -57,9 +57,14 @@ func contentResult(s string) *hootv1.Result {
 // backend returns a backend that serves the tasks fixtures and the job tools over jt.
 func (jt *jobTable) backend() *fakeBackend {
 	b := newFakeBackend()
-	b.override = func(_ context.Context, _ string, p *hootv1.Payload) (*hootv1.Result, error) {
+	b.override = func(ctx context.Context, _ string, p *hootv1.Payload) (*hootv1.Result, error) {
 		switch x := p.GetRequest().(type) {
 		case *hootv1.Payload_Greet:
+			if hooteproto.AsJobFrom(ctx) {
+				return jt.start("greet", func(j *hootv1.Job) {
+					j.Status, j.Result, j.ToolAnswered = hootv1.JobStatus_JOB_STATUS_SUCCEEDED, contentResult("Hello, "+x.Greet.GetName()+"!"), true
+				}), nil
+			}
 			return contentResult("Hello, " + x.Greet.GetName() + "!"), nil
 		case *hootv1.Payload_SlowCompute:
 			if x.SlowCompute.GetSeconds() > 0 {

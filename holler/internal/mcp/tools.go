@@ -217,6 +217,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	defer cancel()
 	traceparent := hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))
 	cctx = hooteproto.WithTraceparent(cctx, traceparent)
+	cctx = s.asJobContext(cctx, sess, msg, t)
 	start := time.Now()
 	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), onProgress)
 	elapsed := time.Since(start)
@@ -241,6 +242,9 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		e := hooteproto.ErrorFromTool(te)
 		log().Info("mcp: tool answered with an error", "code", e.Code(), "message", e.Message())
 		return newResult(msg.ID, toolErrorResult(name, e))
+	}
+	if r := s.inlineTaskCreated(msg, sess, t, res); r != nil {
+		return r
 	}
 	m, ok := t.Unwrap(res)
 	if !ok || m == nil {

@@ -8,6 +8,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
+	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -20,7 +21,7 @@ type resumeKey struct{}
 // declared resumable in the schema are run again from their stored request, dispatched through
 // the same generated services as a call, so the work is the tool's own.
 func (h *Handler) Resumer(services []hootv1hoot.Service) jobs.Resumer {
-	r := resumer{services: make(map[string]hootv1hoot.Service)}
+	r := resumer{h: h, services: make(map[string]hootv1hoot.Service)}
 	for _, s := range services {
 		for _, tool := range s.Tools {
 			r.services[tool] = s
@@ -30,6 +31,7 @@ func (h *Handler) Resumer(services []hootv1hoot.Service) jobs.Resumer {
 }
 
 type resumer struct {
+	h        *Handler
 	services map[string]hootv1hoot.Service
 }
 
@@ -57,6 +59,13 @@ func (r resumer) Resume(tool string, request []byte) (jobs.Func, error) {
 		return nil, fmt.Errorf("the stored request is a call of %q, not of %s", got, tool)
 	}
 	svc := r.services[tool]
+	if fd := p.ProtoReflect().WhichOneof(p.ProtoReflect().Descriptor().Oneofs().ByName("request")); toolOptions(fd).GetKind() != hootv1.Kind_KIND_JOB {
+		// A call of a tool that answers inline, run as a job because its caller asked for a
+		// task: its work is the call itself.
+		return r.h.work(tool, func(ctx context.Context) (*hootv1.Result, error) {
+			return hooteproto.RunInline(ctx, svc, p, r.h.log)
+		}), nil
+	}
 	return func(ctx context.Context, report jobs.ProgressFunc) jobs.Outcome {
 		var work jobs.Func
 		if _, err := svc.Dispatch(context.WithValue(ctx, resumeKey{}, &work), p); err != nil || work == nil {

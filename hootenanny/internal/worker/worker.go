@@ -186,6 +186,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer conn.Close()
 		w, err := hooteproto.NewWorker(conn, services,
 			hooteproto.WithName(cfg.Name),
+			hooteproto.WithJobStarter(jobHandler),
 			hooteproto.WithCapacity(cfg.Capacity),
 			hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
 			hooteproto.WithLogger(cfg.Logger.With("gateway", gw)),
