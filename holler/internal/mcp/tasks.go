@@ -160,6 +160,8 @@ func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modern
 	switch {
 	case isTaskMethod(msg.Method):
 		what = msg.Method + " is a method of the tasks extension"
+	case msg.Method == methodSubscriptionsListen && asksForTasks(msg.Params):
+		what = "notifications of tasks (taskIds) belong to the tasks extension"
 	case msg.Method == methodToolsCall:
 		_, name, ok := readCallToolParams(msg.Params)
 		if t, known := s.allowedTool(name); ok && known && t.TaskRequired {
