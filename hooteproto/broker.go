@@ -240,7 +240,7 @@ func (b *Broker) Call(ctx context.Context, service string, p *hootv1.Payload, on
 // attempt sends the call to one worker, none of those in avoid, and waits for what comes of it.
 func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *hootv1.Payload, idempotent bool, avoid []string, onProgress func(*hootv1.Progress)) callOutcome {
 	fail := func(err error) callOutcome { return callOutcome{err: err} }
-	req := &hootv1.Request{Payload: p}
+	req := &hootv1.Request{Payload: p, AsJob: asJobFrom(ctx)}
 	if dl, ok := ctx.Deadline(); ok {
 		ms := time.Until(dl).Milliseconds()
 		if ms <= 0 {

@@ -3,6 +3,8 @@ package hooteproto
 import (
 	"log/slog"
 	"time"
+
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 )
 
 // An Option configures a [Broker] or a [Worker]. Options that concern only one of them are
@@ -34,6 +36,8 @@ type config struct {
 	queue     int
 	drain     time.Duration
 	offer     *Offer
+	// jobs runs the calls a caller wants run as jobs (asjob.go); nil refuses them.
+	jobs hootv1hoot.JobStarter
 }
 
 func newConfig(opts []Option) config {

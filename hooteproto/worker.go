@@ -371,6 +371,9 @@ func (w *Worker) run(rctx context.Context, svc hootv1hoot.Service, f Frame, pend
 		defer cancel()
 	}
 	rctx = &callContext{Context: rctx, w: w, id: f.ID, service: f.Service, traceparent: f.Traceparent, pending: pending}
+	if req.GetAsJob() {
+		return serveAsJob(rctx, w.cfg.jobs, svc, req.GetPayload(), w.cfg.logger)
+	}
 	return Serve(rctx, svc, req.GetPayload(), w.cfg.logger)
 }
 

@@ -1014,7 +1014,7 @@ var File_hoot_v1_client_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_client_proto_rawDesc = "" +
 	"\n" +
-	"\x14hoot/v1/client.proto\x12\ahoot.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x15hoot/v1/content.proto\x1a\x16hoot/v1/envelope.proto\"\xd4\x01\n" +
+	"\x14hoot/v1/client.proto\x12\ahoot.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x15hoot/v1/content.proto\x1a\x13hoot/v1/error.proto\"\xd4\x01\n" +
 	"\rClientRequest\x126\n" +
 	"\bsampling\x18\x01 \x01(\v2\x18.hoot.v1.SamplingRequestH\x00R\bsampling\x12?\n" +
 	"\velicitation\x18\x02 \x01(\v2\x1b.hoot.v1.ElicitationRequestH\x00R\velicitation\x12-\n" +
@@ -1148,7 +1148,7 @@ func file_hoot_v1_client_proto_init() {
 		return
 	}
 	file_hoot_v1_content_proto_init()
-	file_hoot_v1_envelope_proto_init()
+	file_hoot_v1_error_proto_init()
 	file_hoot_v1_client_proto_msgTypes[0].OneofWrappers = []any{
 		(*ClientRequest_Sampling)(nil),
 		(*ClientRequest_Elicitation)(nil),

@@ -22,82 +22,6 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// ErrorCategory says what kind of failure a ToolError reports, and so what a caller can do.
-type ErrorCategory int32
-
-const (
-	ErrorCategory_ERROR_CATEGORY_UNSPECIFIED ErrorCategory = 0
-	// The arguments are wrong; fix them and call again.
-	ErrorCategory_ERROR_CATEGORY_VALIDATION ErrorCategory = 1
-	// Something the call names does not exist.
-	ErrorCategory_ERROR_CATEGORY_NOT_FOUND ErrorCategory = 2
-	// No worker can serve the call right now; retrying later may help.
-	ErrorCategory_ERROR_CATEGORY_UNAVAILABLE ErrorCategory = 3
-	// The call ran out of time.
-	ErrorCategory_ERROR_CATEGORY_TIMEOUT ErrorCategory = 4
-	// The caller cancelled the call.
-	ErrorCategory_ERROR_CATEGORY_CANCELLED ErrorCategory = 5
-	// The caller may not do this.
-	ErrorCategory_ERROR_CATEGORY_PERMISSION ErrorCategory = 6
-	// A fault inside the server; the message says what failed.
-	ErrorCategory_ERROR_CATEGORY_INTERNAL ErrorCategory = 7
-	// The server is at capacity; retry after retry_after_ms.
-	ErrorCategory_ERROR_CATEGORY_OVERLOADED ErrorCategory = 8
-)
-
-// Enum value maps for ErrorCategory.
-var (
-	ErrorCategory_name = map[int32]string{
-		0: "ERROR_CATEGORY_UNSPECIFIED",
-		1: "ERROR_CATEGORY_VALIDATION",
-		2: "ERROR_CATEGORY_NOT_FOUND",
-		3: "ERROR_CATEGORY_UNAVAILABLE",
-		4: "ERROR_CATEGORY_TIMEOUT",
-		5: "ERROR_CATEGORY_CANCELLED",
-		6: "ERROR_CATEGORY_PERMISSION",
-		7: "ERROR_CATEGORY_INTERNAL",
-		8: "ERROR_CATEGORY_OVERLOADED",
-	}
-	ErrorCategory_value = map[string]int32{
-		"ERROR_CATEGORY_UNSPECIFIED": 0,
-		"ERROR_CATEGORY_VALIDATION":  1,
-		"ERROR_CATEGORY_NOT_FOUND":   2,
-		"ERROR_CATEGORY_UNAVAILABLE": 3,
-		"ERROR_CATEGORY_TIMEOUT":     4,
-		"ERROR_CATEGORY_CANCELLED":   5,
-		"ERROR_CATEGORY_PERMISSION":  6,
-		"ERROR_CATEGORY_INTERNAL":    7,
-		"ERROR_CATEGORY_OVERLOADED":  8,
-	}
-)
-
-func (x ErrorCategory) Enum() *ErrorCategory {
-	p := new(ErrorCategory)
-	*p = x
-	return p
-}
-
-func (x ErrorCategory) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (ErrorCategory) Descriptor() protoreflect.EnumDescriptor {
-	return file_hoot_v1_envelope_proto_enumTypes[0].Descriptor()
-}
-
-func (ErrorCategory) Type() protoreflect.EnumType {
-	return &file_hoot_v1_envelope_proto_enumTypes[0]
-}
-
-func (x ErrorCategory) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use ErrorCategory.Descriptor instead.
-func (ErrorCategory) EnumDescriptor() ([]byte, []int) {
-	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{0}
-}
-
 // Payload is what travels from the gateway to a worker: exactly one tool request.
 // Every member must be a message with the (hoot.v1.tool) option; the code generator refuses
 // anything else.
@@ -131,6 +55,7 @@ type Payload struct {
 	//	*Payload_MidiRender
 	//	*Payload_SoundfontInspect
 	//	*Payload_AudioInfo
+	//	*Payload_JobAnswer
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
 	//	*Payload_ComposeAbc
@@ -172,6 +97,12 @@ type Payload struct {
 	//	*Payload_TestInputRequiredResultPrompt
 	//	*Payload_TestMissingCapability
 	//	*Payload_TestStreamingElicitation
+	//	*Payload_Greet
+	//	*Payload_SlowCompute
+	//	*Payload_FailingJob
+	//	*Payload_ProtocolErrorJob
+	//	*Payload_ConfirmDelete
+	//	*Payload_MultiInput
 	Request       isPayload_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -443,6 +374,15 @@ func (x *Payload) GetAudioInfo() *AudioInfoRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_AudioInfo); ok {
 			return x.AudioInfo
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetJobAnswer() *JobAnswerRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_JobAnswer); ok {
+			return x.JobAnswer
 		}
 	}
 	return nil
@@ -817,6 +757,60 @@ func (x *Payload) GetTestStreamingElicitation() *ConformanceStreamingElicitation
 	return nil
 }
 
+func (x *Payload) GetGreet() *ConformanceGreetRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_Greet); ok {
+			return x.Greet
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetSlowCompute() *ConformanceSlowComputeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_SlowCompute); ok {
+			return x.SlowCompute
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetFailingJob() *ConformanceFailingJobRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_FailingJob); ok {
+			return x.FailingJob
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetProtocolErrorJob() *ConformanceProtocolErrorJobRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ProtocolErrorJob); ok {
+			return x.ProtocolErrorJob
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetConfirmDelete() *ConformanceConfirmDeleteRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ConfirmDelete); ok {
+			return x.ConfirmDelete
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetMultiInput() *ConformanceMultiInputRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_MultiInput); ok {
+			return x.MultiInput
+		}
+	}
+	return nil
+}
+
 type isPayload_Request interface {
 	isPayload_Request()
 }
@@ -924,6 +918,11 @@ type Payload_SoundfontInspect struct {
 
 type Payload_AudioInfo struct {
 	AudioInfo *AudioInfoRequest `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
+}
+
+type Payload_JobAnswer struct {
+	// Later job tools, numbered apart.
+	JobAnswer *JobAnswerRequest `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
 }
 
 type Payload_CasObject struct {
@@ -1094,6 +1093,31 @@ type Payload_TestStreamingElicitation struct {
 	TestStreamingElicitation *ConformanceStreamingElicitationRequest `protobuf:"bytes,1031,opt,name=test_streaming_elicitation,json=testStreamingElicitation,proto3,oneof"`
 }
 
+type Payload_Greet struct {
+	// The conformance fixtures of MCP tasks, numbered apart from the other fixtures.
+	Greet *ConformanceGreetRequest `protobuf:"bytes,1100,opt,name=greet,proto3,oneof"`
+}
+
+type Payload_SlowCompute struct {
+	SlowCompute *ConformanceSlowComputeRequest `protobuf:"bytes,1101,opt,name=slow_compute,json=slowCompute,proto3,oneof"`
+}
+
+type Payload_FailingJob struct {
+	FailingJob *ConformanceFailingJobRequest `protobuf:"bytes,1102,opt,name=failing_job,json=failingJob,proto3,oneof"`
+}
+
+type Payload_ProtocolErrorJob struct {
+	ProtocolErrorJob *ConformanceProtocolErrorJobRequest `protobuf:"bytes,1103,opt,name=protocol_error_job,json=protocolErrorJob,proto3,oneof"`
+}
+
+type Payload_ConfirmDelete struct {
+	ConfirmDelete *ConformanceConfirmDeleteRequest `protobuf:"bytes,1104,opt,name=confirm_delete,json=confirmDelete,proto3,oneof"`
+}
+
+type Payload_MultiInput struct {
+	MultiInput *ConformanceMultiInputRequest `protobuf:"bytes,1105,opt,name=multi_input,json=multiInput,proto3,oneof"`
+}
+
 func (*Payload_Echo) isPayload_Request() {}
 
 func (*Payload_CasStore) isPayload_Request() {}
@@ -1145,6 +1169,8 @@ func (*Payload_MidiRender) isPayload_Request() {}
 func (*Payload_SoundfontInspect) isPayload_Request() {}
 
 func (*Payload_AudioInfo) isPayload_Request() {}
+
+func (*Payload_JobAnswer) isPayload_Request() {}
 
 func (*Payload_CasObject) isPayload_Request() {}
 
@@ -1228,6 +1254,18 @@ func (*Payload_TestMissingCapability) isPayload_Request() {}
 
 func (*Payload_TestStreamingElicitation) isPayload_Request() {}
 
+func (*Payload_Greet) isPayload_Request() {}
+
+func (*Payload_SlowCompute) isPayload_Request() {}
+
+func (*Payload_FailingJob) isPayload_Request() {}
+
+func (*Payload_ProtocolErrorJob) isPayload_Request() {}
+
+func (*Payload_ConfirmDelete) isPayload_Request() {}
+
+func (*Payload_MultiInput) isPayload_Request() {}
+
 // Result is what travels back: the typed result of the tool that was called, or an error. A tool
 // of kind JOB answers with job_started at once; its own result comes later from the job tools.
 type Result struct {
@@ -1262,6 +1300,7 @@ type Result struct {
 	//	*Result_MidiRender
 	//	*Result_SoundfontInspect
 	//	*Result_AudioInfo
+	//	*Result_JobAnswer
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
 	//	*Result_MusicPrompt
@@ -1562,6 +1601,15 @@ func (x *Result) GetAudioInfo() *AudioInfoResult {
 	return nil
 }
 
+func (x *Result) GetJobAnswer() *JobAnswerResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_JobAnswer); ok {
+			return x.JobAnswer
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetCasObject() *CasObjectResourceResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_CasObject); ok {
@@ -1733,6 +1781,11 @@ type Result_AudioInfo struct {
 	AudioInfo *AudioInfoResult `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
 }
 
+type Result_JobAnswer struct {
+	// Later job tools' answers, numbered apart.
+	JobAnswer *JobAnswerResult `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
+}
+
 type Result_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceResult `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -1816,6 +1869,8 @@ func (*Result_SoundfontInspect) isResult_Result() {}
 
 func (*Result_AudioInfo) isResult_Result() {}
 
+func (*Result_JobAnswer) isResult_Result() {}
+
 func (*Result_CasObject) isResult_Result() {}
 
 func (*Result_ArtifactContent) isResult_Result() {}
@@ -1847,7 +1902,17 @@ type Job struct {
 	StartedAt  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
 	// Once the job is done: the tool's typed result, or its error. Left out by job_list.
-	Result        *Result `protobuf:"bytes,10,opt,name=result,proto3" json:"result,omitempty"`
+	Result *Result `protobuf:"bytes,10,opt,name=result,proto3" json:"result,omitempty"`
+	// The result is the tool's own answer (its typed result, or the error it returned). False
+	// when the job ended without one (its work failed unexpectedly, its worker stopped, or it
+	// was cancelled) and result is the job service's account of why.
+	ToolAnswered bool `protobuf:"varint,11,opt,name=tool_answered,json=toolAnswered,proto3" json:"tool_answered,omitempty"`
+	// The job's record is kept at least until then (its retention after it ended, or after now
+	// while it runs).
+	KeptUntil *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=kept_until,json=keptUntil,proto3" json:"kept_until,omitempty"`
+	// For a job of status input_required: the questions its tool asked for the user (or the
+	// client's model) that wait for answers, by key. job_answer answers them under those keys.
+	Questions     map[string]*ClientRequest `protobuf:"bytes,13,rep,name=questions,proto3" json:"questions,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1948,6 +2013,27 @@ func (x *Job) GetFinishedAt() *timestamppb.Timestamp {
 func (x *Job) GetResult() *Result {
 	if x != nil {
 		return x.Result
+	}
+	return nil
+}
+
+func (x *Job) GetToolAnswered() bool {
+	if x != nil {
+		return x.ToolAnswered
+	}
+	return false
+}
+
+func (x *Job) GetKeptUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.KeptUntil
+	}
+	return nil
+}
+
+func (x *Job) GetQuestions() map[string]*ClientRequest {
+	if x != nil {
+		return x.Questions
 	}
 	return nil
 }
@@ -2150,39 +2236,28 @@ func (x *JobCancelResult) GetJob() *Job {
 	return nil
 }
 
-// ToolError is a failure that a tool reports to its caller, written for a person or a model
-// to act on.
-type ToolError struct {
-	state    protoimpl.MessageState `protogen:"open.v1"`
-	Category ErrorCategory          `protobuf:"varint,1,opt,name=category,proto3,enum=hoot.v1.ErrorCategory" json:"category,omitempty"`
-	// What went wrong, in one or two sentences.
-	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
-	// The argument the error is about, by its JSON name (dotted for nested fields), if any.
-	Field string `protobuf:"bytes,3,opt,name=field,proto3" json:"field,omitempty"`
-	// Whether the same call may succeed if made again unchanged.
-	Retryable bool `protobuf:"varint,4,opt,name=retryable,proto3" json:"retryable,omitempty"`
-	// The next right step ("list stored objects with ...", "store the content first with ...").
-	Hint string `protobuf:"bytes,5,opt,name=hint,proto3" json:"hint,omitempty"`
-	// When retryable, how long to wait before trying again.
-	RetryAfterMs  uint32 `protobuf:"varint,6,opt,name=retry_after_ms,json=retryAfterMs,proto3" json:"retry_after_ms,omitempty"`
+// JobAnswerResult is the job after the answers, with the questions it still waits on.
+type JobAnswerResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           *Job                   `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ToolError) Reset() {
-	*x = ToolError{}
+func (x *JobAnswerResult) Reset() {
+	*x = JobAnswerResult{}
 	mi := &file_hoot_v1_envelope_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ToolError) String() string {
+func (x *JobAnswerResult) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ToolError) ProtoMessage() {}
+func (*JobAnswerResult) ProtoMessage() {}
 
-func (x *ToolError) ProtoReflect() protoreflect.Message {
+func (x *JobAnswerResult) ProtoReflect() protoreflect.Message {
 	mi := &file_hoot_v1_envelope_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2194,58 +2269,23 @@ func (x *ToolError) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ToolError.ProtoReflect.Descriptor instead.
-func (*ToolError) Descriptor() ([]byte, []int) {
+// Deprecated: Use JobAnswerResult.ProtoReflect.Descriptor instead.
+func (*JobAnswerResult) Descriptor() ([]byte, []int) {
 	return file_hoot_v1_envelope_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *ToolError) GetCategory() ErrorCategory {
+func (x *JobAnswerResult) GetJob() *Job {
 	if x != nil {
-		return x.Category
+		return x.Job
 	}
-	return ErrorCategory_ERROR_CATEGORY_UNSPECIFIED
-}
-
-func (x *ToolError) GetMessage() string {
-	if x != nil {
-		return x.Message
-	}
-	return ""
-}
-
-func (x *ToolError) GetField() string {
-	if x != nil {
-		return x.Field
-	}
-	return ""
-}
-
-func (x *ToolError) GetRetryable() bool {
-	if x != nil {
-		return x.Retryable
-	}
-	return false
-}
-
-func (x *ToolError) GetHint() string {
-	if x != nil {
-		return x.Hint
-	}
-	return ""
-}
-
-func (x *ToolError) GetRetryAfterMs() uint32 {
-	if x != nil {
-		return x.RetryAfterMs
-	}
-	return 0
+	return nil
 }
 
 var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x19hoot/v1/conformance.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xf4.\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\x813\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -2280,7 +2320,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"midiRender\x12O\n" +
 	"\x11soundfont_inspect\x18) \x01(\v2 .hoot.v1.SoundfontInspectRequestH\x00R\x10soundfontInspect\x12:\n" +
 	"\n" +
-	"audio_info\x18* \x01(\v2\x19.hoot.v1.AudioInfoRequestH\x00R\taudioInfo\x12C\n" +
+	"audio_info\x18* \x01(\v2\x19.hoot.v1.AudioInfoRequestH\x00R\taudioInfo\x12:\n" +
+	"\n" +
+	"job_answer\x18< \x01(\v2\x19.hoot.v1.JobAnswerRequestH\x00R\tjobAnswer\x12C\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
@@ -2324,8 +2366,16 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"'test_input_required_result_capabilities\x18\x84\b \x01(\v24.hoot.v1.ConformanceInputRequiredCapabilitiesRequestH\x00R#testInputRequiredResultCapabilities\x12{\n" +
 	"!test_input_required_result_prompt\x18\x85\b \x01(\v2..hoot.v1.ConformanceInputRequiredPromptRequestH\x00R\x1dtestInputRequiredResultPrompt\x12g\n" +
 	"\x17test_missing_capability\x18\x86\b \x01(\v2,.hoot.v1.ConformanceMissingCapabilityRequestH\x00R\x15testMissingCapability\x12p\n" +
-	"\x1atest_streaming_elicitation\x18\x87\b \x01(\v2/.hoot.v1.ConformanceStreamingElicitationRequestH\x00R\x18testStreamingElicitationB\t\n" +
-	"\arequest\"\xb1\x11\n" +
+	"\x1atest_streaming_elicitation\x18\x87\b \x01(\v2/.hoot.v1.ConformanceStreamingElicitationRequestH\x00R\x18testStreamingElicitation\x129\n" +
+	"\x05greet\x18\xcc\b \x01(\v2 .hoot.v1.ConformanceGreetRequestH\x00R\x05greet\x12L\n" +
+	"\fslow_compute\x18\xcd\b \x01(\v2&.hoot.v1.ConformanceSlowComputeRequestH\x00R\vslowCompute\x12I\n" +
+	"\vfailing_job\x18\xce\b \x01(\v2%.hoot.v1.ConformanceFailingJobRequestH\x00R\n" +
+	"failingJob\x12\\\n" +
+	"\x12protocol_error_job\x18\xcf\b \x01(\v2+.hoot.v1.ConformanceProtocolErrorJobRequestH\x00R\x10protocolErrorJob\x12R\n" +
+	"\x0econfirm_delete\x18\xd0\b \x01(\v2(.hoot.v1.ConformanceConfirmDeleteRequestH\x00R\rconfirmDelete\x12I\n" +
+	"\vmulti_input\x18\xd1\b \x01(\v2%.hoot.v1.ConformanceMultiInputRequestH\x00R\n" +
+	"multiInputB\t\n" +
+	"\arequest\"\xec\x11\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -2363,7 +2413,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"midiRender\x12N\n" +
 	"\x11soundfont_inspect\x18) \x01(\v2\x1f.hoot.v1.SoundfontInspectResultH\x00R\x10soundfontInspect\x129\n" +
 	"\n" +
-	"audio_info\x18* \x01(\v2\x18.hoot.v1.AudioInfoResultH\x00R\taudioInfo\x12B\n" +
+	"audio_info\x18* \x01(\v2\x18.hoot.v1.AudioInfoResultH\x00R\taudioInfo\x129\n" +
+	"\n" +
+	"job_answer\x18< \x01(\v2\x18.hoot.v1.JobAnswerResultH\x00R\tjobAnswer\x12B\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
@@ -2371,7 +2423,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x13conformance_content\x18\xe8\a \x01(\v2!.hoot.v1.ConformanceContentResultH\x00R\x12conformanceContent\x12R\n" +
 	"\x12conformance_prompt\x18\xe9\a \x01(\v2 .hoot.v1.ConformancePromptResultH\x00R\x11conformancePrompt\x12X\n" +
 	"\x14conformance_resource\x18\xea\a \x01(\v2\".hoot.v1.ConformanceResourceResultH\x00R\x13conformanceResourceB\b\n" +
-	"\x06result\"\xfd\x02\n" +
+	"\x06result\"\xee\x04\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12*\n" +
@@ -2386,7 +2438,14 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\vfinished_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"finishedAt\x12'\n" +
 	"\x06result\x18\n" +
-	" \x01(\v2\x0f.hoot.v1.ResultR\x06result\"1\n" +
+	" \x01(\v2\x0f.hoot.v1.ResultR\x06result\x12#\n" +
+	"\rtool_answered\x18\v \x01(\bR\ftoolAnswered\x129\n" +
+	"\n" +
+	"kept_until\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tkeptUntil\x129\n" +
+	"\tquestions\x18\r \x03(\v2\x1b.hoot.v1.Job.QuestionsEntryR\tquestions\x1aT\n" +
+	"\x0eQuestionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.hoot.v1.ClientRequestR\x05value:\x028\x01\"1\n" +
 	"\x0fJobStatusResult\x12\x1e\n" +
 	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03job\"O\n" +
 	"\x0eJobAwaitResult\x12 \n" +
@@ -2397,24 +2456,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\vnext_cursor\x18\x02 \x01(\tR\n" +
 	"nextCursor\"1\n" +
 	"\x0fJobCancelResult\x12\x1e\n" +
-	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03job\"\xc7\x01\n" +
-	"\tToolError\x122\n" +
-	"\bcategory\x18\x01 \x01(\x0e2\x16.hoot.v1.ErrorCategoryR\bcategory\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
-	"\x05field\x18\x03 \x01(\tR\x05field\x12\x1c\n" +
-	"\tretryable\x18\x04 \x01(\bR\tretryable\x12\x12\n" +
-	"\x04hint\x18\x05 \x01(\tR\x04hint\x12$\n" +
-	"\x0eretry_after_ms\x18\x06 \x01(\rR\fretryAfterMs*\xa1\x02\n" +
-	"\rErrorCategory\x12\x1e\n" +
-	"\x1aERROR_CATEGORY_UNSPECIFIED\x10\x00\x12\x1d\n" +
-	"\x19ERROR_CATEGORY_VALIDATION\x10\x01\x12\x1c\n" +
-	"\x18ERROR_CATEGORY_NOT_FOUND\x10\x02\x12\x1e\n" +
-	"\x1aERROR_CATEGORY_UNAVAILABLE\x10\x03\x12\x1a\n" +
-	"\x16ERROR_CATEGORY_TIMEOUT\x10\x04\x12\x1c\n" +
-	"\x18ERROR_CATEGORY_CANCELLED\x10\x05\x12\x1d\n" +
-	"\x19ERROR_CATEGORY_PERMISSION\x10\x06\x12\x1b\n" +
-	"\x17ERROR_CATEGORY_INTERNAL\x10\a\x12\x1d\n" +
-	"\x19ERROR_CATEGORY_OVERLOADED\x10\bB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03job\"1\n" +
+	"\x0fJobAnswerResult\x12\x1e\n" +
+	"\x03job\x18\x01 \x01(\v2\f.hoot.v1.JobR\x03jobB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_envelope_proto_rawDescOnce sync.Once
@@ -2428,18 +2472,17 @@ func file_hoot_v1_envelope_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_envelope_proto_rawDescData
 }
 
-var file_hoot_v1_envelope_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hoot_v1_envelope_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_hoot_v1_envelope_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_hoot_v1_envelope_proto_goTypes = []any{
-	(ErrorCategory)(0),                                    // 0: hoot.v1.ErrorCategory
-	(*Payload)(nil),                                       // 1: hoot.v1.Payload
-	(*Result)(nil),                                        // 2: hoot.v1.Result
-	(*Job)(nil),                                           // 3: hoot.v1.Job
-	(*JobStatusResult)(nil),                               // 4: hoot.v1.JobStatusResult
-	(*JobAwaitResult)(nil),                                // 5: hoot.v1.JobAwaitResult
-	(*JobListResult)(nil),                                 // 6: hoot.v1.JobListResult
-	(*JobCancelResult)(nil),                               // 7: hoot.v1.JobCancelResult
-	(*ToolError)(nil),                                     // 8: hoot.v1.ToolError
+	(*Payload)(nil),                                       // 0: hoot.v1.Payload
+	(*Result)(nil),                                        // 1: hoot.v1.Result
+	(*Job)(nil),                                           // 2: hoot.v1.Job
+	(*JobStatusResult)(nil),                               // 3: hoot.v1.JobStatusResult
+	(*JobAwaitResult)(nil),                                // 4: hoot.v1.JobAwaitResult
+	(*JobListResult)(nil),                                 // 5: hoot.v1.JobListResult
+	(*JobCancelResult)(nil),                               // 6: hoot.v1.JobCancelResult
+	(*JobAnswerResult)(nil),                               // 7: hoot.v1.JobAnswerResult
+	nil,                                                   // 8: hoot.v1.Job.QuestionsEntry
 	(*EchoRequest)(nil),                                   // 9: hoot.v1.EchoRequest
 	(*CasStoreRequest)(nil),                               // 10: hoot.v1.CasStoreRequest
 	(*CasGetRequest)(nil),                                 // 11: hoot.v1.CasGetRequest
@@ -2466,78 +2509,87 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*MidiRenderRequest)(nil),                             // 32: hoot.v1.MidiRenderRequest
 	(*SoundfontInspectRequest)(nil),                       // 33: hoot.v1.SoundfontInspectRequest
 	(*AudioInfoRequest)(nil),                              // 34: hoot.v1.AudioInfoRequest
-	(*CasObjectResourceRequest)(nil),                      // 35: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 36: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 37: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                  // 38: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),                // 39: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),                // 40: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),            // 41: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),        // 42: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),               // 43: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),            // 44: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),                // 45: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),         // 46: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 47: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),             // 48: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                  // 49: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),                // 50: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),             // 51: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),                // 52: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),             // 53: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                    // 54: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                 // 55: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),         // 56: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),            // 57: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),            // 58: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceLoggingToolRequest)(nil),                 // 59: hoot.v1.ConformanceLoggingToolRequest
-	(*ConformanceTriggerToolChangeRequest)(nil),           // 60: hoot.v1.ConformanceTriggerToolChangeRequest
-	(*ConformanceTriggerPromptChangeRequest)(nil),         // 61: hoot.v1.ConformanceTriggerPromptChangeRequest
-	(*ConformanceDynamicToolRequest)(nil),                 // 62: hoot.v1.ConformanceDynamicToolRequest
-	(*ConformanceDynamicPromptRequest)(nil),               // 63: hoot.v1.ConformanceDynamicPromptRequest
-	(*ConformanceCustomHeaderRequest)(nil),                // 64: hoot.v1.ConformanceCustomHeaderRequest
-	(*ConformanceInputRequiredElicitationRequest)(nil),    // 65: hoot.v1.ConformanceInputRequiredElicitationRequest
-	(*ConformanceInputRequiredSamplingRequest)(nil),       // 66: hoot.v1.ConformanceInputRequiredSamplingRequest
-	(*ConformanceInputRequiredListRootsRequest)(nil),      // 67: hoot.v1.ConformanceInputRequiredListRootsRequest
-	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 68: hoot.v1.ConformanceInputRequiredRequestStateRequest
-	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 69: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 70: hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 71: hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 72: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	(*ConformanceInputRequiredPromptRequest)(nil),         // 73: hoot.v1.ConformanceInputRequiredPromptRequest
-	(*ConformanceMissingCapabilityRequest)(nil),           // 74: hoot.v1.ConformanceMissingCapabilityRequest
-	(*ConformanceStreamingElicitationRequest)(nil),        // 75: hoot.v1.ConformanceStreamingElicitationRequest
-	(*EchoResult)(nil),                                    // 76: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 77: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 78: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 79: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 80: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 81: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 82: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 83: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 84: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 85: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 86: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 87: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 88: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 89: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 90: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 91: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 92: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 93: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 94: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 95: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 96: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 97: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 98: hoot.v1.AudioInfoResult
-	(*CasObjectResourceResult)(nil),                       // 99: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 100: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 101: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                      // 102: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                       // 103: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                     // 104: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                        // 105: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 106: google.protobuf.Timestamp
+	(*JobAnswerRequest)(nil),                              // 35: hoot.v1.JobAnswerRequest
+	(*CasObjectResourceRequest)(nil),                      // 36: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 37: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 38: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                  // 39: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),                // 40: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),                // 41: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),            // 42: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),        // 43: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),               // 44: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),            // 45: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),                // 46: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),         // 47: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 48: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),             // 49: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                  // 50: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),                // 51: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),             // 52: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),                // 53: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),             // 54: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                    // 55: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                 // 56: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),         // 57: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),            // 58: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),            // 59: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceLoggingToolRequest)(nil),                 // 60: hoot.v1.ConformanceLoggingToolRequest
+	(*ConformanceTriggerToolChangeRequest)(nil),           // 61: hoot.v1.ConformanceTriggerToolChangeRequest
+	(*ConformanceTriggerPromptChangeRequest)(nil),         // 62: hoot.v1.ConformanceTriggerPromptChangeRequest
+	(*ConformanceDynamicToolRequest)(nil),                 // 63: hoot.v1.ConformanceDynamicToolRequest
+	(*ConformanceDynamicPromptRequest)(nil),               // 64: hoot.v1.ConformanceDynamicPromptRequest
+	(*ConformanceCustomHeaderRequest)(nil),                // 65: hoot.v1.ConformanceCustomHeaderRequest
+	(*ConformanceInputRequiredElicitationRequest)(nil),    // 66: hoot.v1.ConformanceInputRequiredElicitationRequest
+	(*ConformanceInputRequiredSamplingRequest)(nil),       // 67: hoot.v1.ConformanceInputRequiredSamplingRequest
+	(*ConformanceInputRequiredListRootsRequest)(nil),      // 68: hoot.v1.ConformanceInputRequiredListRootsRequest
+	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 69: hoot.v1.ConformanceInputRequiredRequestStateRequest
+	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 70: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 71: hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 72: hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 73: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	(*ConformanceInputRequiredPromptRequest)(nil),         // 74: hoot.v1.ConformanceInputRequiredPromptRequest
+	(*ConformanceMissingCapabilityRequest)(nil),           // 75: hoot.v1.ConformanceMissingCapabilityRequest
+	(*ConformanceStreamingElicitationRequest)(nil),        // 76: hoot.v1.ConformanceStreamingElicitationRequest
+	(*ConformanceGreetRequest)(nil),                       // 77: hoot.v1.ConformanceGreetRequest
+	(*ConformanceSlowComputeRequest)(nil),                 // 78: hoot.v1.ConformanceSlowComputeRequest
+	(*ConformanceFailingJobRequest)(nil),                  // 79: hoot.v1.ConformanceFailingJobRequest
+	(*ConformanceProtocolErrorJobRequest)(nil),            // 80: hoot.v1.ConformanceProtocolErrorJobRequest
+	(*ConformanceConfirmDeleteRequest)(nil),               // 81: hoot.v1.ConformanceConfirmDeleteRequest
+	(*ConformanceMultiInputRequest)(nil),                  // 82: hoot.v1.ConformanceMultiInputRequest
+	(*ToolError)(nil),                                     // 83: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 84: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 85: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 86: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 87: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 88: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 89: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 90: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 91: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 92: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 93: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 94: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 95: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 96: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 97: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 98: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 99: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 100: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 101: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 102: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 103: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 104: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 105: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 106: hoot.v1.AudioInfoResult
+	(*CasObjectResourceResult)(nil),                       // 107: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 108: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 109: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                      // 110: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                       // 111: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 112: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                        // 113: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 114: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 115: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2566,96 +2618,107 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	32,  // 23: hoot.v1.Payload.midi_render:type_name -> hoot.v1.MidiRenderRequest
 	33,  // 24: hoot.v1.Payload.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectRequest
 	34,  // 25: hoot.v1.Payload.audio_info:type_name -> hoot.v1.AudioInfoRequest
-	35,  // 26: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	36,  // 27: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	37,  // 28: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	38,  // 29: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	39,  // 30: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	40,  // 31: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	41,  // 32: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	42,  // 33: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	43,  // 34: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	44,  // 35: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	45,  // 36: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	46,  // 37: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	47,  // 38: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	48,  // 39: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	49,  // 40: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	50,  // 41: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	51,  // 42: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	52,  // 43: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	53,  // 44: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	54,  // 45: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	55,  // 46: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	56,  // 47: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	57,  // 48: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	58,  // 49: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	59,  // 50: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
-	60,  // 51: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
-	61,  // 52: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
-	62,  // 53: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
-	63,  // 54: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
-	64,  // 55: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
-	65,  // 56: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
-	66,  // 57: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
-	67,  // 58: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
-	68,  // 59: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
-	69,  // 60: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	70,  // 61: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	71,  // 62: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	72,  // 63: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	73,  // 64: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
-	74,  // 65: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
-	75,  // 66: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
-	8,   // 67: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	76,  // 68: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	77,  // 69: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	78,  // 70: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	79,  // 71: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	80,  // 72: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	81,  // 73: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	82,  // 74: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	83,  // 75: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	84,  // 76: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	85,  // 77: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	86,  // 78: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	87,  // 79: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	4,   // 80: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	5,   // 81: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	6,   // 82: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	7,   // 83: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	88,  // 84: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	89,  // 85: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	90,  // 86: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	91,  // 87: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	92,  // 88: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	93,  // 89: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	94,  // 90: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	95,  // 91: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	96,  // 92: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	97,  // 93: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	98,  // 94: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	99,  // 95: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	100, // 96: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	101, // 97: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	102, // 98: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	103, // 99: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	104, // 100: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	105, // 101: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	106, // 102: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	106, // 103: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	106, // 104: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	2,   // 105: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	3,   // 106: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	3,   // 107: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	3,   // 108: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	3,   // 109: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	0,   // 110: hoot.v1.ToolError.category:type_name -> hoot.v1.ErrorCategory
-	111, // [111:111] is the sub-list for method output_type
-	111, // [111:111] is the sub-list for method input_type
-	111, // [111:111] is the sub-list for extension type_name
-	111, // [111:111] is the sub-list for extension extendee
-	0,   // [0:111] is the sub-list for field type_name
+	35,  // 26: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
+	36,  // 27: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	37,  // 28: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	38,  // 29: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	39,  // 30: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	40,  // 31: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	41,  // 32: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	42,  // 33: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	43,  // 34: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	44,  // 35: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	45,  // 36: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	46,  // 37: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	47,  // 38: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	48,  // 39: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	49,  // 40: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	50,  // 41: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	51,  // 42: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	52,  // 43: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	53,  // 44: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	54,  // 45: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	55,  // 46: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	56,  // 47: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	57,  // 48: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	58,  // 49: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	59,  // 50: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
+	60,  // 51: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
+	61,  // 52: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
+	62,  // 53: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
+	63,  // 54: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
+	64,  // 55: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
+	65,  // 56: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
+	66,  // 57: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
+	67,  // 58: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
+	68,  // 59: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
+	69,  // 60: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
+	70,  // 61: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	71,  // 62: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	72,  // 63: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	73,  // 64: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	74,  // 65: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
+	75,  // 66: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
+	76,  // 67: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
+	77,  // 68: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
+	78,  // 69: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
+	79,  // 70: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
+	80,  // 71: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
+	81,  // 72: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
+	82,  // 73: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
+	83,  // 74: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	84,  // 75: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	85,  // 76: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	86,  // 77: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	87,  // 78: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	88,  // 79: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	89,  // 80: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	90,  // 81: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	91,  // 82: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	92,  // 83: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	93,  // 84: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	94,  // 85: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	95,  // 86: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 87: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 88: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 89: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 90: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	96,  // 91: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	97,  // 92: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	98,  // 93: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	99,  // 94: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	100, // 95: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	101, // 96: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	102, // 97: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	103, // 98: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	104, // 99: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	105, // 100: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	106, // 101: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	7,   // 102: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	107, // 103: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	108, // 104: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	109, // 105: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	110, // 106: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	111, // 107: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	112, // 108: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	113, // 109: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	114, // 110: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	114, // 111: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	114, // 112: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 113: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	114, // 114: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 115: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 116: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 117: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 118: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 119: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 120: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	115, // 121: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	122, // [122:122] is the sub-list for method output_type
+	122, // [122:122] is the sub-list for method input_type
+	122, // [122:122] is the sub-list for extension type_name
+	122, // [122:122] is the sub-list for extension extendee
+	0,   // [0:122] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2666,7 +2729,10 @@ func file_hoot_v1_envelope_proto_init() {
 	file_hoot_v1_artifact_proto_init()
 	file_hoot_v1_audio_proto_init()
 	file_hoot_v1_cas_proto_init()
+	file_hoot_v1_client_proto_init()
 	file_hoot_v1_conformance_proto_init()
+	file_hoot_v1_conformance_tasks_proto_init()
+	file_hoot_v1_error_proto_init()
 	file_hoot_v1_job_proto_init()
 	file_hoot_v1_music_proto_init()
 	file_hoot_v1_query_proto_init()
@@ -2699,6 +2765,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_MidiRender)(nil),
 		(*Payload_SoundfontInspect)(nil),
 		(*Payload_AudioInfo)(nil),
+		(*Payload_JobAnswer)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
 		(*Payload_ComposeAbc)(nil),
@@ -2740,6 +2807,12 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_TestInputRequiredResultPrompt)(nil),
 		(*Payload_TestMissingCapability)(nil),
 		(*Payload_TestStreamingElicitation)(nil),
+		(*Payload_Greet)(nil),
+		(*Payload_SlowCompute)(nil),
+		(*Payload_FailingJob)(nil),
+		(*Payload_ProtocolErrorJob)(nil),
+		(*Payload_ConfirmDelete)(nil),
+		(*Payload_MultiInput)(nil),
 	}
 	file_hoot_v1_envelope_proto_msgTypes[1].OneofWrappers = []any{
 		(*Result_Error)(nil),
@@ -2770,6 +2843,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_MidiRender)(nil),
 		(*Result_SoundfontInspect)(nil),
 		(*Result_AudioInfo)(nil),
+		(*Result_JobAnswer)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
 		(*Result_MusicPrompt)(nil),
@@ -2782,14 +2856,13 @@ func file_hoot_v1_envelope_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_envelope_proto_rawDesc), len(file_hoot_v1_envelope_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   8,
+			NumEnums:      0,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_hoot_v1_envelope_proto_goTypes,
 		DependencyIndexes: file_hoot_v1_envelope_proto_depIdxs,
-		EnumInfos:         file_hoot_v1_envelope_proto_enumTypes,
 		MessageInfos:      file_hoot_v1_envelope_proto_msgTypes,
 	}.Build()
 	File_hoot_v1_envelope_proto = out.File

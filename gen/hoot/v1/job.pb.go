@@ -37,6 +37,9 @@ const (
 	JobStatus_JOB_STATUS_FAILED JobStatus = 4
 	// Stopped at a caller's request.
 	JobStatus_JOB_STATUS_CANCELLED JobStatus = 5
+	// Waiting for answers to the questions its tool asked (job_status lists them); job_answer
+	// gives them, and the job then runs again from its start, its questions answered.
+	JobStatus_JOB_STATUS_INPUT_REQUIRED JobStatus = 6
 )
 
 // Enum value maps for JobStatus.
@@ -48,14 +51,16 @@ var (
 		3: "JOB_STATUS_SUCCEEDED",
 		4: "JOB_STATUS_FAILED",
 		5: "JOB_STATUS_CANCELLED",
+		6: "JOB_STATUS_INPUT_REQUIRED",
 	}
 	JobStatus_value = map[string]int32{
-		"JOB_STATUS_UNSPECIFIED": 0,
-		"JOB_STATUS_PENDING":     1,
-		"JOB_STATUS_RUNNING":     2,
-		"JOB_STATUS_SUCCEEDED":   3,
-		"JOB_STATUS_FAILED":      4,
-		"JOB_STATUS_CANCELLED":   5,
+		"JOB_STATUS_UNSPECIFIED":    0,
+		"JOB_STATUS_PENDING":        1,
+		"JOB_STATUS_RUNNING":        2,
+		"JOB_STATUS_SUCCEEDED":      3,
+		"JOB_STATUS_FAILED":         4,
+		"JOB_STATUS_CANCELLED":      5,
+		"JOB_STATUS_INPUT_REQUIRED": 6,
 	}
 )
 
@@ -146,8 +151,11 @@ type JobStarted struct {
 	// The tool the job runs.
 	Tool string `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
 	// Where the job stands now (pending or running).
-	Status        JobStatus              `protobuf:"varint,3,opt,name=status,proto3,enum=hoot.v1.JobStatus" json:"status,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	Status    JobStatus              `protobuf:"varint,3,opt,name=status,proto3,enum=hoot.v1.JobStatus" json:"status,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// The job's record is kept at least until then; a job that ends later is kept for the same
+	// time after it ends.
+	KeptUntil     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=kept_until,json=keptUntil,proto3" json:"kept_until,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -206,6 +214,13 @@ func (x *JobStarted) GetStatus() JobStatus {
 func (x *JobStarted) GetCreatedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *JobStarted) GetKeptUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.KeptUntil
 	}
 	return nil
 }
@@ -452,23 +467,83 @@ func (x *JobCancelRequest) GetId() string {
 	return ""
 }
 
+// Answers the questions a job of status input_required waits on, each under the key job_status
+// shows it with. Answers to keys the job does not wait on are ignored. Once every question is
+// answered, the job runs again from its start, and its questions are answered with these
+// answers; a job still waiting on some stays input_required.
+type JobAnswerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job to answer.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The answers, by the keys of the job's questions.
+	Answers       map[string]*ClientResponse `protobuf:"bytes,2,rep,name=answers,proto3" json:"answers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobAnswerRequest) Reset() {
+	*x = JobAnswerRequest{}
+	mi := &file_hoot_v1_job_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobAnswerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobAnswerRequest) ProtoMessage() {}
+
+func (x *JobAnswerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_job_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobAnswerRequest.ProtoReflect.Descriptor instead.
+func (*JobAnswerRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_job_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *JobAnswerRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *JobAnswerRequest) GetAnswers() map[string]*ClientResponse {
+	if x != nil {
+		return x.Answers
+	}
+	return nil
+}
+
 var File_hoot_v1_job_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_job_proto_rawDesc = "" +
 	"\n" +
-	"\x11hoot/v1/job.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hoot/v1/options.proto\"\x9e\x01\n" +
+	"\x11hoot/v1/job.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14hoot/v1/client.proto\x1a\x15hoot/v1/options.proto\"\xd9\x01\n" +
 	"\n" +
 	"JobStarted\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12*\n" +
 	"\x06status\x18\x03 \x01(\x0e2\x12.hoot.v1.JobStatusR\x06status\x129\n" +
 	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xd8\x01\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"kept_until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tkeptUntil\"\xda\x01\n" +
 	"\x10JobStatusRequest\x12T\n" +
-	"\x02id\x18\x01 \x01(\tBD\xca\xf3\x18@\b\x01B\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x02id:n\xc2\xf3\x18j\n" +
+	"\x02id\x18\x01 \x01(\tBD\xca\xf3\x18@\b\x01B\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x02id:p\xc2\xf3\x18l\n" +
 	"\n" +
 	"job_status\x12\n" +
-	"Job status\x1aAShow a job's status and progress, and its result once it is done. \x02(\x012\x04\b\x01\x18\x01:\x03job\"\xb2\x02\n" +
+	"Job status\x1aAShow a job's status and progress, and its result once it is done. \x02(\x012\x04\b\x01\x18\x01:\x03jobx\x01\"\xb2\x02\n" +
 	"\x0fJobAwaitRequest\x12X\n" +
 	"\x03ids\x18\x01 \x03(\tBF\xca\xf3\x18B\b\x01\x10dB\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x03ids\x12&\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x12.hoot.v1.AwaitModeR\x04mode\x125\n" +
@@ -482,18 +557,27 @@ const file_hoot_v1_job_proto_rawDesc = "" +
 	"\x05since\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12%\n" +
 	"\x05limit\x18\x04 \x01(\rB\x0f\xca\xf3\x18\v1\x00\x00\x00\x00\x00@\x7f@8\x01R\x05limit\x12-\n" +
 	"\x06cursor\x18\x05 \x01(\tB\x15\xca\xf3\x18\x11\x10\x80\x01B\f^[0-9a-z_]+$R\x06cursor:U\xc2\xf3\x18Q\n" +
-	"\bjob_list\x12\tList jobs\x1a+List jobs by status and tool, newest first. \x02(\x012\x04\b\x01\x18\x01:\x03job\"\xb5\x01\n" +
+	"\bjob_list\x12\tList jobs\x1a+List jobs by status and tool, newest first. \x02(\x012\x04\b\x01\x18\x01:\x03job\"\xb7\x01\n" +
 	"\x10JobCancelRequest\x12T\n" +
-	"\x02id\x18\x01 \x01(\tBD\xca\xf3\x18@\b\x01B\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x02id:K\xc2\xf3\x18G\n" +
+	"\x02id\x18\x01 \x01(\tBD\xca\xf3\x18@\b\x01B\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x02id:M\xc2\xf3\x18I\n" +
 	"\n" +
-	"job_cancel\x12\fCancel a job\x1a\x1eStop a pending or running job. \x02(\x012\x02\x18\x01:\x03job*\xa2\x01\n" +
+	"job_cancel\x12\fCancel a job\x1a\x1eStop a pending or running job. \x02(\x012\x02\x18\x01:\x03jobx\x02\"\xf0\x02\n" +
+	"\x10JobAnswerRequest\x12T\n" +
+	"\x02id\x18\x01 \x01(\tBD\xca\xf3\x18@\b\x01B\x1c^job_[0-9a-hjkmnp-tv-z]{26}$J\x1ejob_01jd8x2k3m4n5p6q7r8s9t0vwxR\x02id\x12H\n" +
+	"\aanswers\x18\x02 \x03(\v2&.hoot.v1.JobAnswerRequest.AnswersEntryB\x06\xca\xf3\x18\x02\x10dR\aanswers\x1aS\n" +
+	"\fAnswersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
+	"\x05value\x18\x02 \x01(\v2\x17.hoot.v1.ClientResponseR\x05value:\x028\x01:g\xc2\xf3\x18c\n" +
+	"\n" +
+	"job_answer\x12\fAnswer a job\x1a8Answer the questions a job waits on, so that it goes on. \x02(\x012\x02\x18\x01:\x03jobx\x03*\xc1\x01\n" +
 	"\tJobStatus\x12\x1a\n" +
 	"\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12JOB_STATUS_PENDING\x10\x01\x12\x16\n" +
 	"\x12JOB_STATUS_RUNNING\x10\x02\x12\x18\n" +
 	"\x14JOB_STATUS_SUCCEEDED\x10\x03\x12\x15\n" +
 	"\x11JOB_STATUS_FAILED\x10\x04\x12\x18\n" +
-	"\x14JOB_STATUS_CANCELLED\x10\x05*O\n" +
+	"\x14JOB_STATUS_CANCELLED\x10\x05\x12\x1d\n" +
+	"\x19JOB_STATUS_INPUT_REQUIRED\x10\x06*O\n" +
 	"\tAwaitMode\x12\x1a\n" +
 	"\x16AWAIT_MODE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eAWAIT_MODE_ALL\x10\x01\x12\x12\n" +
@@ -512,7 +596,7 @@ func file_hoot_v1_job_proto_rawDescGZIP() []byte {
 }
 
 var file_hoot_v1_job_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hoot_v1_job_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_hoot_v1_job_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_hoot_v1_job_proto_goTypes = []any{
 	(JobStatus)(0),                // 0: hoot.v1.JobStatus
 	(AwaitMode)(0),                // 1: hoot.v1.AwaitMode
@@ -521,19 +605,25 @@ var file_hoot_v1_job_proto_goTypes = []any{
 	(*JobAwaitRequest)(nil),       // 4: hoot.v1.JobAwaitRequest
 	(*JobListRequest)(nil),        // 5: hoot.v1.JobListRequest
 	(*JobCancelRequest)(nil),      // 6: hoot.v1.JobCancelRequest
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(*JobAnswerRequest)(nil),      // 7: hoot.v1.JobAnswerRequest
+	nil,                           // 8: hoot.v1.JobAnswerRequest.AnswersEntry
+	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
+	(*ClientResponse)(nil),        // 10: hoot.v1.ClientResponse
 }
 var file_hoot_v1_job_proto_depIdxs = []int32{
-	0, // 0: hoot.v1.JobStarted.status:type_name -> hoot.v1.JobStatus
-	7, // 1: hoot.v1.JobStarted.created_at:type_name -> google.protobuf.Timestamp
-	1, // 2: hoot.v1.JobAwaitRequest.mode:type_name -> hoot.v1.AwaitMode
-	0, // 3: hoot.v1.JobListRequest.status:type_name -> hoot.v1.JobStatus
-	7, // 4: hoot.v1.JobListRequest.since:type_name -> google.protobuf.Timestamp
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	0,  // 0: hoot.v1.JobStarted.status:type_name -> hoot.v1.JobStatus
+	9,  // 1: hoot.v1.JobStarted.created_at:type_name -> google.protobuf.Timestamp
+	9,  // 2: hoot.v1.JobStarted.kept_until:type_name -> google.protobuf.Timestamp
+	1,  // 3: hoot.v1.JobAwaitRequest.mode:type_name -> hoot.v1.AwaitMode
+	0,  // 4: hoot.v1.JobListRequest.status:type_name -> hoot.v1.JobStatus
+	9,  // 5: hoot.v1.JobListRequest.since:type_name -> google.protobuf.Timestamp
+	8,  // 6: hoot.v1.JobAnswerRequest.answers:type_name -> hoot.v1.JobAnswerRequest.AnswersEntry
+	10, // 7: hoot.v1.JobAnswerRequest.AnswersEntry.value:type_name -> hoot.v1.ClientResponse
+	8,  // [8:8] is the sub-list for method output_type
+	8,  // [8:8] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_job_proto_init() }
@@ -541,6 +631,7 @@ func file_hoot_v1_job_proto_init() {
 	if File_hoot_v1_job_proto != nil {
 		return
 	}
+	file_hoot_v1_client_proto_init()
 	file_hoot_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -548,7 +639,7 @@ func file_hoot_v1_job_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_job_proto_rawDesc), len(file_hoot_v1_job_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

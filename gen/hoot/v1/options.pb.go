@@ -131,6 +131,63 @@ func (Kind) EnumDescriptor() ([]byte, []int) {
 	return file_hoot_v1_options_proto_rawDescGZIP(), []int{1}
 }
 
+// TaskRole says what a tool does for the gateway's MCP tasks.
+type TaskRole int32
+
+const (
+	TaskRole_TASK_ROLE_UNSPECIFIED TaskRole = 0
+	// The tool returns a job, with its result once it is done (tasks/get).
+	TaskRole_TASK_ROLE_GET TaskRole = 1
+	// The tool stops a job and returns it as it then stands (tasks/cancel).
+	TaskRole_TASK_ROLE_CANCEL TaskRole = 2
+	// The tool answers the questions a job waits on and returns it (tasks/update). Its request
+	// has the job's id and then a map of hoot.v1.ClientResponse answers by key.
+	TaskRole_TASK_ROLE_UPDATE TaskRole = 3
+)
+
+// Enum value maps for TaskRole.
+var (
+	TaskRole_name = map[int32]string{
+		0: "TASK_ROLE_UNSPECIFIED",
+		1: "TASK_ROLE_GET",
+		2: "TASK_ROLE_CANCEL",
+		3: "TASK_ROLE_UPDATE",
+	}
+	TaskRole_value = map[string]int32{
+		"TASK_ROLE_UNSPECIFIED": 0,
+		"TASK_ROLE_GET":         1,
+		"TASK_ROLE_CANCEL":      2,
+		"TASK_ROLE_UPDATE":      3,
+	}
+)
+
+func (x TaskRole) Enum() *TaskRole {
+	p := new(TaskRole)
+	*p = x
+	return p
+}
+
+func (x TaskRole) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TaskRole) Descriptor() protoreflect.EnumDescriptor {
+	return file_hoot_v1_options_proto_enumTypes[2].Descriptor()
+}
+
+func (TaskRole) Type() protoreflect.EnumType {
+	return &file_hoot_v1_options_proto_enumTypes[2]
+}
+
+func (x TaskRole) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TaskRole.Descriptor instead.
+func (TaskRole) EnumDescriptor() ([]byte, []int) {
+	return file_hoot_v1_options_proto_rawDescGZIP(), []int{2}
+}
+
 // Surface says how the gateway offers a request message to MCP clients.
 type Surface int32
 
@@ -170,11 +227,11 @@ func (x Surface) String() string {
 }
 
 func (Surface) Descriptor() protoreflect.EnumDescriptor {
-	return file_hoot_v1_options_proto_enumTypes[2].Descriptor()
+	return file_hoot_v1_options_proto_enumTypes[3].Descriptor()
 }
 
 func (Surface) Type() protoreflect.EnumType {
-	return &file_hoot_v1_options_proto_enumTypes[2]
+	return &file_hoot_v1_options_proto_enumTypes[3]
 }
 
 func (x Surface) Number() protoreflect.EnumNumber {
@@ -183,7 +240,7 @@ func (x Surface) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Surface.Descriptor instead.
 func (Surface) EnumDescriptor() ([]byte, []int) {
-	return file_hoot_v1_options_proto_rawDescGZIP(), []int{2}
+	return file_hoot_v1_options_proto_rawDescGZIP(), []int{3}
 }
 
 // Ref says what a string field of a result names, so that the gateway can link to it (MCP
@@ -223,11 +280,11 @@ func (x Ref) String() string {
 }
 
 func (Ref) Descriptor() protoreflect.EnumDescriptor {
-	return file_hoot_v1_options_proto_enumTypes[3].Descriptor()
+	return file_hoot_v1_options_proto_enumTypes[4].Descriptor()
 }
 
 func (Ref) Type() protoreflect.EnumType {
-	return &file_hoot_v1_options_proto_enumTypes[3]
+	return &file_hoot_v1_options_proto_enumTypes[4]
 }
 
 func (x Ref) Number() protoreflect.EnumNumber {
@@ -236,7 +293,7 @@ func (x Ref) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Ref.Descriptor instead.
 func (Ref) EnumDescriptor() ([]byte, []int) {
-	return file_hoot_v1_options_proto_rawDescGZIP(), []int{3}
+	return file_hoot_v1_options_proto_rawDescGZIP(), []int{4}
 }
 
 // ToolAnnotations are the hints MCP clients show to users and models. They are hints, not
@@ -356,8 +413,18 @@ type ToolOptions struct {
 	// generator never writes included. Its properties must name fields of the request, which
 	// still decodes the arguments. The generator refuses it on any tool of another service.
 	FixtureInputSchema string `protobuf:"bytes,14,opt,name=fixture_input_schema,json=fixtureInputSchema,proto3" json:"fixture_input_schema,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Marks a tool through which the gateway serves MCP tasks, which are jobs: the gateway finds
+	// the tool that reads a job, the one that cancels it and the one that answers its questions
+	// by this role, never by name. The tool's request has the job's id as its first field, a
+	// string (and for TASK_ROLE_UPDATE the answers second), and its result a hoot.v1.Job field;
+	// the generator refuses anything else, and a role given to two tools.
+	TaskRole TaskRole `protobuf:"varint,15,opt,name=task_role,json=taskRole,proto3,enum=hoot.v1.TaskRole" json:"task_role,omitempty"`
+	// For a tool of kind JOB: it is called only as an MCP task. A 2026-07-28 client that does
+	// not declare the tasks extension on the call gets -32021 (a missing client capability)
+	// instead of a job id, and 2025-11-25 lists the tool with taskSupport "required".
+	TaskRequired  bool `protobuf:"varint,16,opt,name=task_required,json=taskRequired,proto3" json:"task_required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolOptions) Reset() {
@@ -486,6 +553,20 @@ func (x *ToolOptions) GetFixtureInputSchema() string {
 		return x.FixtureInputSchema
 	}
 	return ""
+}
+
+func (x *ToolOptions) GetTaskRole() TaskRole {
+	if x != nil {
+		return x.TaskRole
+	}
+	return TaskRole_TASK_ROLE_UNSPECIFIED
+}
+
+func (x *ToolOptions) GetTaskRequired() bool {
+	if x != nil {
+		return x.TaskRequired
+	}
+	return false
 }
 
 // FieldRules bound and describe one field of a tool's request. The gateway publishes them in
@@ -691,7 +772,7 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"idempotent\x18\x03 \x01(\bR\n" +
 	"idempotent\x12\x1d\n" +
 	"\n" +
-	"open_world\x18\x04 \x01(\bR\topenWorld\"\xd2\x03\n" +
+	"open_world\x18\x04 \x01(\bR\topenWorld\"\xa7\x04\n" +
 	"\vToolOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -707,7 +788,9 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\tmime_type\x18\v \x01(\tR\bmimeType\x12\x1c\n" +
 	"\tresumable\x18\f \x01(\bR\tresumable\x12\x18\n" +
 	"\aconfirm\x18\r \x01(\bR\aconfirm\x120\n" +
-	"\x14fixture_input_schema\x18\x0e \x01(\tR\x12fixtureInputSchema\"\xca\x02\n" +
+	"\x14fixture_input_schema\x18\x0e \x01(\tR\x12fixtureInputSchema\x12.\n" +
+	"\ttask_role\x18\x0f \x01(\x0e2\x11.hoot.v1.TaskRoleR\btaskRole\x12#\n" +
+	"\rtask_required\x18\x10 \x01(\bR\ftaskRequired\"\xca\x02\n" +
 	"\n" +
 	"FieldRules\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
@@ -736,7 +819,12 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tKIND_SYNC\x10\x01\x12\f\n" +
-	"\bKIND_JOB\x10\x02*L\n" +
+	"\bKIND_JOB\x10\x02*d\n" +
+	"\bTaskRole\x12\x19\n" +
+	"\x15TASK_ROLE_UNSPECIFIED\x10\x00\x12\x11\n" +
+	"\rTASK_ROLE_GET\x10\x01\x12\x14\n" +
+	"\x10TASK_ROLE_CANCEL\x10\x02\x12\x14\n" +
+	"\x10TASK_ROLE_UPDATE\x10\x03*L\n" +
 	"\aSurface\x12\x17\n" +
 	"\x13SURFACE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSURFACE_PROMPT\x10\x01\x12\x14\n" +
@@ -761,35 +849,37 @@ func file_hoot_v1_options_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_options_proto_rawDescData
 }
 
-var file_hoot_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_hoot_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
 var file_hoot_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_hoot_v1_options_proto_goTypes = []any{
 	(Tier)(0),                           // 0: hoot.v1.Tier
 	(Kind)(0),                           // 1: hoot.v1.Kind
-	(Surface)(0),                        // 2: hoot.v1.Surface
-	(Ref)(0),                            // 3: hoot.v1.Ref
-	(*ToolAnnotations)(nil),             // 4: hoot.v1.ToolAnnotations
-	(*ToolOptions)(nil),                 // 5: hoot.v1.ToolOptions
-	(*FieldRules)(nil),                  // 6: hoot.v1.FieldRules
-	(*descriptorpb.MessageOptions)(nil), // 7: google.protobuf.MessageOptions
-	(*descriptorpb.FieldOptions)(nil),   // 8: google.protobuf.FieldOptions
+	(TaskRole)(0),                       // 2: hoot.v1.TaskRole
+	(Surface)(0),                        // 3: hoot.v1.Surface
+	(Ref)(0),                            // 4: hoot.v1.Ref
+	(*ToolAnnotations)(nil),             // 5: hoot.v1.ToolAnnotations
+	(*ToolOptions)(nil),                 // 6: hoot.v1.ToolOptions
+	(*FieldRules)(nil),                  // 7: hoot.v1.FieldRules
+	(*descriptorpb.MessageOptions)(nil), // 8: google.protobuf.MessageOptions
+	(*descriptorpb.FieldOptions)(nil),   // 9: google.protobuf.FieldOptions
 }
 var file_hoot_v1_options_proto_depIdxs = []int32{
 	0,  // 0: hoot.v1.ToolOptions.tier:type_name -> hoot.v1.Tier
 	1,  // 1: hoot.v1.ToolOptions.kind:type_name -> hoot.v1.Kind
-	4,  // 2: hoot.v1.ToolOptions.annotations:type_name -> hoot.v1.ToolAnnotations
-	2,  // 3: hoot.v1.ToolOptions.surface:type_name -> hoot.v1.Surface
-	7,  // 4: hoot.v1.tool:extendee -> google.protobuf.MessageOptions
-	8,  // 5: hoot.v1.field:extendee -> google.protobuf.FieldOptions
-	8,  // 6: hoot.v1.ref:extendee -> google.protobuf.FieldOptions
-	5,  // 7: hoot.v1.tool:type_name -> hoot.v1.ToolOptions
-	6,  // 8: hoot.v1.field:type_name -> hoot.v1.FieldRules
-	3,  // 9: hoot.v1.ref:type_name -> hoot.v1.Ref
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	7,  // [7:10] is the sub-list for extension type_name
-	4,  // [4:7] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	5,  // 2: hoot.v1.ToolOptions.annotations:type_name -> hoot.v1.ToolAnnotations
+	3,  // 3: hoot.v1.ToolOptions.surface:type_name -> hoot.v1.Surface
+	2,  // 4: hoot.v1.ToolOptions.task_role:type_name -> hoot.v1.TaskRole
+	8,  // 5: hoot.v1.tool:extendee -> google.protobuf.MessageOptions
+	9,  // 6: hoot.v1.field:extendee -> google.protobuf.FieldOptions
+	9,  // 7: hoot.v1.ref:extendee -> google.protobuf.FieldOptions
+	6,  // 8: hoot.v1.tool:type_name -> hoot.v1.ToolOptions
+	7,  // 9: hoot.v1.field:type_name -> hoot.v1.FieldRules
+	4,  // 10: hoot.v1.ref:type_name -> hoot.v1.Ref
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	8,  // [8:11] is the sub-list for extension type_name
+	5,  // [5:8] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_options_proto_init() }
@@ -802,7 +892,7 @@ func file_hoot_v1_options_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_options_proto_rawDesc), len(file_hoot_v1_options_proto_rawDesc)),
-			NumEnums:      4,
+			NumEnums:      5,
 			NumMessages:   3,
 			NumExtensions: 3,
 			NumServices:   0,

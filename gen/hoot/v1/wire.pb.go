@@ -169,7 +169,11 @@ type Request struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Payload *Payload               `protobuf:"bytes,1,opt,name=payload,proto3" json:"payload,omitempty"`
 	// How long the caller will wait, in milliseconds; the worker stops the work after it.
-	TimeoutMs     uint32 `protobuf:"varint,2,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	TimeoutMs uint32 `protobuf:"varint,2,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// Run the call as a job (an MCP task) although its tool answers inline: the worker starts a
+	// job whose work is the call and answers at once with job_started; the tool's own answer
+	// becomes the job's result.
+	AsJob         bool `protobuf:"varint,3,opt,name=as_job,json=asJob,proto3" json:"as_job,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -216,6 +220,13 @@ func (x *Request) GetTimeoutMs() uint32 {
 		return x.TimeoutMs
 	}
 	return 0
+}
+
+func (x *Request) GetAsJob() bool {
+	if x != nil {
+		return x.AsJob
+	}
+	return false
 }
 
 // Progress is the body of a PROGRESS frame: how far a running request has come, or, when log
@@ -366,11 +377,12 @@ const file_hoot_v1_wire_proto_rawDesc = "" +
 	"\bservices\x18\x01 \x03(\tR\bservices\x12\x1a\n" +
 	"\bcapacity\x18\x02 \x01(\rR\bcapacity\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12!\n" +
-	"\fheartbeat_ms\x18\x04 \x01(\rR\vheartbeatMs\"T\n" +
+	"\fheartbeat_ms\x18\x04 \x01(\rR\vheartbeatMs\"k\n" +
 	"\aRequest\x12*\n" +
 	"\apayload\x18\x01 \x01(\v2\x10.hoot.v1.PayloadR\apayload\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x02 \x01(\rR\ttimeoutMs\"{\n" +
+	"timeout_ms\x18\x02 \x01(\rR\ttimeoutMs\x12\x15\n" +
+	"\x06as_job\x18\x03 \x01(\bR\x05asJob\"{\n" +
 	"\bProgress\x12\x1a\n" +
 	"\bprogress\x18\x01 \x01(\x01R\bprogress\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x01R\x05total\x12\x18\n" +

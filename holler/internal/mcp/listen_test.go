@@ -200,7 +200,7 @@ func TestListenExtension(t *testing.T) {
 	notifyc := make(chan func(string, map[string]any), 1)
 	stopped := make(chan struct{})
 	s.listenExtensions = append(s.listenExtensions, listenExtension{
-		member: "taskIds",
+		member: "exampleIds",
 		open: func(_ context.Context, value json.RawMessage, notify func(string, map[string]any)) (any, func(), string) {
 			var ids []string
 			if json.Unmarshal(value, &ids) != nil {
@@ -211,13 +211,13 @@ func TestListenExtension(t *testing.T) {
 		},
 	})
 	c := newMCPHTTP(t, s)
-	if a := c.modernCall(1, methodListen, map[string]any{"notifications": map[string]any{"taskIds": 5}}, nil); a.status != http.StatusBadRequest ||
-		!strings.Contains(string(a.body), "params.notifications.taskIds: must be a list of task ids") {
+	if a := c.modernCall(1, methodListen, map[string]any{"notifications": map[string]any{"exampleIds": 5}}, nil); a.status != http.StatusBadRequest ||
+		!strings.Contains(string(a.body), "params.notifications.exampleIds: must be a list of task ids") {
 		t.Errorf("a malformed member: %d %s", a.status, a.body)
 	}
-	st := c.openListen(2, map[string]any{"taskIds": []string{"a", "b"}})
+	st := c.openListen(2, map[string]any{"exampleIds": []string{"a", "b"}})
 	_, ack := st.message()
-	if _, p := listenParams(t, ack); string(p["notifications"]) != `{"taskIds":["a"]}` {
+	if _, p := listenParams(t, ack); string(p["notifications"]) != `{"exampleIds":["a"]}` {
 		t.Errorf("acknowledged %s", p["notifications"])
 	}
 	notify := <-notifyc

@@ -91,6 +91,8 @@ type modernParams struct {
 	URI  json.RawMessage `json:"uri"`
 	// Arguments are a tools/call's arguments, which Mcp-Param headers repeat (mcpparam.go).
 	Arguments json.RawMessage `json:"arguments"`
+	// TaskID is the task of tasks/get, tasks/update and tasks/cancel (tasks.go).
+	TaskID json.RawMessage `json:"taskId"`
 }
 
 // logSilent is a level above every message's: a modern request without a logLevel gets no
@@ -219,6 +221,8 @@ func nameInBody(method string, p modernParams) (field, value string, ok bool) {
 	case methodToolsCall, methodPromptsGet:
 	case methodResourcesRead:
 		raw, field = p.URI, "params.uri"
+	case methodTasksGet, methodTasksUpdate, methodTasksCancel:
+		raw, field = p.TaskID, "params.taskId"
 	default:
 		return "", "", false
 	}
@@ -275,7 +279,7 @@ func (s *Server) modernMethods() []string {
 	if c.Completions != nil {
 		out = append(out, methodComplete)
 	}
-	return out
+	return append(out, s.taskMethods()...)
 }
 
 // modernMethod reports whether the modern era answers method.
@@ -299,6 +303,7 @@ func (s *Server) modernCapabilities() serverCapabilities {
 	if c.Resources != nil {
 		c.Resources = &resourcesCapability{Subscribe: true, ListChanged: live}
 	}
+	c.Extensions = s.taskExtensions()
 	return c
 }
 
@@ -366,6 +371,10 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 		s.writeJSON(w, fail.status, fail.resp)
 		return
 	}
+	if fail := s.checkTaskCapability(msg, meta.caps); fail != nil {
+		s.writeJSON(w, fail.status, fail.resp)
+		return
+	}
 	// Closing the response is the client's cancellation of the request in this era.
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
@@ -382,11 +391,14 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 		return
 	}
 	sess := s.modernSession(meta)
+	sess.tasks = declaresTasks(meta.caps)
 	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
 	reply := &httpReply{sw: sseWriter{w: w}, sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
 	var resp *response
 	if msg.Method == methodDiscover {
 		resp = s.discover(msg.ID)
+	} else if isTaskMethod(msg.Method) {
+		resp = s.serveTask(ctx, msg)
 	} else {
 		resp = s.handle(ctx, sess, msg, reply, cancel)
 	}

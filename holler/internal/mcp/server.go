@@ -121,6 +121,8 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.paramHeaders = paramHeadersOf(s.allowed)
 	s.changes.subscribe(listTools, s.tellSessions)
 	s.listens.init(c.MaxListens)
+	// The tasks extension's status notifications ride on subscriptions/listen (tasks_listen.go).
+	s.listenExtensions = append(s.listenExtensions, listenExtension{member: listenTaskIDs, open: s.openTaskListen})
 	if lb, ok := c.Backend.(LiveBackend); ok {
 		s.live = lb
 		changed := lb.Changed()
@@ -225,13 +227,22 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 			return s.notInitialized(msg.ID)
 		}
 	default:
+		if isLegacyTaskMethod(msg.Method) && sess.taskList() != nil {
+			return s.serveLegacyTask(ctx, sess, msg, out)
+		}
 		return s.methodNotFound(msg)
 	}
 	switch msg.Method {
 	case methodToolsList:
+		if sess.taskList() != nil {
+			return s.withTaskSupport(s.listTools(ctx, msg))
+		}
 		return s.listTools(ctx, msg)
 	case methodSetLevel:
 		return s.setLogLevel(sess, msg)
+	}
+	if r := s.checkLegacyTaskCall(sess, msg); r != nil {
+		return r
 	}
 	if s.cfg.Observer == nil {
 		return s.callTool(ctx, sess, msg, out)
@@ -291,6 +302,11 @@ type serverCapabilities struct {
 	Prompts     *listChangedCapability `json:"prompts,omitempty"`
 	Resources   *resourcesCapability   `json:"resources,omitempty"`
 	Completions *struct{}              `json:"completions,omitempty"`
+	// Extensions are the 2026-07-28 era's extensions this server supports (tasks.go).
+	Extensions map[string]struct{} `json:"extensions,omitempty"`
+	// Tasks is 2025-11-25's tasks capability, for a session whose client declared tasks
+	// (tasks_legacy.go).
+	Tasks *legacyTasksCapability `json:"tasks,omitempty"`
 }
 
 // toolsCapability says that the server has tools, and whether it announces changes of their
@@ -332,14 +348,16 @@ func (s *Server) initialize(sess *session, msg *message) *response {
 	}
 	sess.initialized, sess.version, sess.client = true, version, p.ClientInfo
 	sess.caps = readClientCapabilities(p.Capabilities, version)
+	sess.legacyTasks = s.legacyTasksFor(version, p.Capabilities)
 	sess.mu.Unlock()
 	s.log.Info("mcp: session initialized", "session", sess.id, "client", p.ClientInfo.Name,
 		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version, "elicitForm", sess.caps.elicitForm)
 	return newResult(msg.ID, initializeResult{
 		ProtocolVersion: version,
-		Capabilities:    s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: s.live != nil}}),
-		ServerInfo:      implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version},
-		Instructions:    s.cfg.Instructions,
+		Capabilities: s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: s.live != nil},
+			Tasks: legacyCapabilities(sess.legacyTasks)}),
+		ServerInfo:   implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version},
+		Instructions: s.cfg.Instructions,
 	})
 }
 

@@ -32,6 +32,11 @@ type session struct {
 	// owner is the caller that started an HTTP session behind access control (access.go);
 	// only that caller may use it. Set once, before the session is shared.
 	owner string
+	// tasks marks a modern request that declares the tasks extension (tasks.go).
+	tasks bool
+	// legacyTasks, for a 2025-11-25 session whose client declared tasks, holds the tasks it
+	// created (tasks_legacy.go); nil in any other session.
+	legacyTasks *sessionTasks
 
 	mu          sync.Mutex
 	initialized bool // initialize was answered

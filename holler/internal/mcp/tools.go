@@ -31,6 +31,9 @@ type toolDescription struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  toolAnnotations `json:"annotations"`
+	// Execution says, to a 2025-11-25 session with tasks, whether a job runs as a task
+	// (tasks_legacy.go).
+	Execution *toolExecution `json:"execution,omitempty"`
 }
 
 // toolAnnotations are a tool's hints, every one of them explicit: a missing hint means a
@@ -228,6 +231,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	defer cancel()
 	traceparent := hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))
 	cctx = hooteproto.WithTraceparent(cctx, traceparent)
+	cctx = s.asJobContext(cctx, sess, msg, t)
 	start := time.Now()
 	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), onProgress)
 	elapsed := time.Since(start)
@@ -258,10 +262,16 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		log().Info("mcp: tool answered with an error", "code", e.Code(), "message", e.Message())
 		return newResult(msg.ID, toolErrorResult(name, e))
 	}
+	if r := s.inlineTaskCreated(msg, sess, t, res); r != nil {
+		return r
+	}
 	m, ok := t.Unwrap(res)
 	if !ok || m == nil {
 		log().Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
 		return s.internalError(msg.ID, "the worker answered tool "+quote(name)+" with a result of another kind")
+	}
+	if r := s.taskCreated(msg, sess, t, m); r != nil {
+		return r
 	}
 	b, err := resultJSON.Marshal(m)
 	if err != nil {

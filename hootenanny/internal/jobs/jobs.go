@@ -42,10 +42,15 @@ const (
 	StatusSucceeded Status = 3
 	StatusFailed    Status = 4
 	StatusCancelled Status = 5
+	// StatusInputRequired: the job's work stopped at questions it has no answers for, and
+	// waits for them (see [Runner.Answer]); it has not ended.
+	StatusInputRequired Status = 6
 )
 
 // Done reports whether a job with this status has ended.
-func (s Status) Done() bool { return s >= StatusSucceeded }
+func (s Status) Done() bool {
+	return s == StatusSucceeded || s == StatusFailed || s == StatusCancelled
+}
 
 // String returns the status in lowercase, such as "running".
 func (s Status) String() string {
@@ -60,6 +65,8 @@ func (s Status) String() string {
 		return "failed"
 	case StatusCancelled:
 		return "cancelled"
+	case StatusInputRequired:
+		return "input_required"
 	}
 	return "status_" + strconv.Itoa(int(s))
 }
@@ -85,6 +92,11 @@ type Job struct {
 	// Result is the outcome the work returned, once done; nil for a job that never returned one
 	// (its owner died, or it was cancelled while pending).
 	Result []byte
+	// Questions are what a job of StatusInputRequired waits on, as its work returned them in
+	// [Outcome.Questions]; read with the result.
+	Questions []byte
+	// answers are the answers given so far, which a run taken up after them is given.
+	answers []byte
 }
 
 // A Filter selects jobs for [Store.List]. Zero fields do not filter.
@@ -112,7 +124,7 @@ const jobColumns = `id, tool, status, progress, total, message, created_at, star
 func (s *Store) Get(ctx context.Context, id string, withResult bool) (Job, error) {
 	cols := jobColumns
 	if withResult {
-		cols += ", result"
+		cols += ", result, questions"
 	}
 	js, err := s.scan(ctx, withResult, `SELECT `+cols+` FROM jobs WHERE id = ?`, id)
 	if err != nil {
@@ -209,7 +221,7 @@ func (s *Store) scan(ctx context.Context, withResult bool, q string, args ...any
 		var started, finished sql.NullInt64
 		dest := []any{&j.ID, &j.Tool, &j.Status, &j.Progress, &j.Total, &j.Message, &created, &started, &finished}
 		if withResult {
-			dest = append(dest, &j.Result)
+			dest = append(dest, &j.Result, &j.Questions)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err

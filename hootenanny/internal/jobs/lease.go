@@ -22,6 +22,8 @@ type orphan struct {
 	Request   []byte
 	Attempts  int
 	Cancelled bool // a cancel was asked for
+	// Answers are the answers a job that waited for them was given; nil for any other job.
+	Answers []byte
 }
 
 // renewBatch bounds the ids of one renewal statement.
@@ -51,7 +53,7 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
-const orphanColumns = `id, tool, owner, request, attempts, cancel_requested`
+const orphanColumns = `id, tool, owner, request, attempts, cancel_requested, answers`
 
 // orphans returns up to limit jobs that have not ended and whose owner is gone at now: their
 // lease lapsed, or their owner ran on host and that process has ended. Jobs whose lease lapsed
@@ -109,7 +111,7 @@ func (s *Store) scanOrphans(ctx context.Context, q string, args ...any) ([]orpha
 			o orphan
 			c int
 		)
-		if err := rows.Scan(&o.ID, &o.Tool, &o.Owner, &o.Request, &o.Attempts, &c); err != nil {
+		if err := rows.Scan(&o.ID, &o.Tool, &o.Owner, &o.Request, &o.Attempts, &c, &o.Answers); err != nil {
 			return nil, err
 		}
 		o.Cancelled = c != 0

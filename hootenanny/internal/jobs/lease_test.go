@@ -22,6 +22,8 @@ type echoResumer struct {
 
 func (e *echoResumer) Resumable(tool string) bool { return tool == "again" }
 
+func (e *echoResumer) Serves(tool string) bool { return tool == "again" || tool == "asks" }
+
 func (e *echoResumer) Resume(tool string, request []byte) (Func, error) {
 	if string(request) == "undecodable" {
 		return nil, errors.New("the request does not decode")

@@ -49,6 +49,9 @@ type Config struct {
 type Resumer interface {
 	// Resumable reports whether a job of tool may be run again from the start.
 	Resumable(tool string) bool
+	// Serves reports whether this worker serves tool at all: a job that waited for answers
+	// runs again on any worker that serves its tool, resumable or not (see [Runner.Answer]).
+	Serves(tool string) bool
 	// Resume returns the work of a job of tool from the request it was started with.
 	Resume(tool string, request []byte) (Func, error)
 }
@@ -65,6 +68,10 @@ type Outcome struct {
 	Failed bool
 	// Message is the job's last message, such as a summary or the failure.
 	Message string
+	// Questions, when not nil, says that the work stopped at questions it has no answers for:
+	// the job waits for them with StatusInputRequired (see [Runner.Answer]), and Questions,
+	// opaque here, is kept as the job's questions. Result is then ignored.
+	Questions []byte
 }
 
 // A Func is a job's work. It must return soon after ctx ends.
@@ -163,6 +170,8 @@ func (r *Runner) Live() int {
 	defer r.mu.Unlock()
 	return len(r.live)
 }
+// Retention returns how long a finished job is kept.
+func (r *Runner) Retention() time.Duration { return r.cfg.Retention }
 
 func (r *Runner) sweep(ctx context.Context) error {
 	now := time.Now()
@@ -212,7 +221,11 @@ func (r *Runner) Start(ctx context.Context, tool string, request []byte, fn Func
 
 // launch runs fn as the work of j, a job of this runner's, in the background.
 func (r *Runner) launch(j Job, fn Func) {
-	jctx, cancel := context.WithCancelCause(context.WithValue(r.ctx, jobIDKey{}, j.ID))
+	base := context.WithValue(r.ctx, jobIDKey{}, j.ID)
+	if j.answers != nil {
+		base = context.WithValue(base, answersKey{}, j.answers)
+	}
+	jctx, cancel := context.WithCancelCause(base)
 	l := &liveJob{cancel: cancel, done: make(chan struct{})}
 	r.mu.Lock()
 	r.live[j.ID] = l
@@ -336,6 +349,13 @@ func (r *Runner) end(ctx context.Context, j Job, l *liveJob, out Outcome) {
 		}
 		return
 	}
+	if out.Questions != nil && !cancelled && cause == nil {
+		j.Message = out.Message
+		if _, err := r.store.park(wctx, j, r.owner, out.Questions); err != nil {
+			r.cfg.Logger.Error("jobs: recording the questions of a job; the job is left to a takeover", "job", j.ID, "err", err)
+		}
+		return
+	}
 	switch {
 	case cancelled || errors.Is(cause, errCancelled):
 		j.Status = StatusCancelled
@@ -448,10 +468,14 @@ func (r *Runner) adopt(ctx context.Context) error {
 			continue // a job of this runner whose renewal failed: it still runs here
 		}
 		status, msg := StatusFailed, "the worker that ran this job stopped before it finished; run the tool again"
+		rerun := o.Answers != nil && !o.Cancelled // it waited for answers and got them
+		if rerun && (res == nil || !res.Serves(o.Tool)) {
+			continue // a worker that serves its tool takes it up
+		}
 		switch {
 		case o.Cancelled:
 			status, msg = StatusCancelled, "cancelled at a caller's request"
-		case res == nil || !res.Resumable(o.Tool):
+		case res == nil || !rerun && !res.Resumable(o.Tool):
 		case o.Attempts >= MaxAttempts:
 			msg = fmt.Sprintf("the job's worker stopped during each of its %d runs; run the tool again, maybe with less work", o.Attempts)
 		default:
@@ -473,7 +497,7 @@ func (r *Runner) adopt(ctx context.Context) error {
 			}
 			if ok {
 				r.cfg.Logger.Info("jobs: took up a job whose worker stopped", "job", o.ID, "tool", o.Tool, "run", o.Attempts+1)
-				r.launch(Job{ID: o.ID, Tool: o.Tool, Status: StatusPending}, fn)
+				r.launch(Job{ID: o.ID, Tool: o.Tool, Status: StatusPending, answers: o.Answers}, fn)
 			}
 			continue
 		}
@@ -567,6 +591,13 @@ func (r *Runner) Cancel(ctx context.Context, id string) (Job, error) {
 	j, err := r.store.Get(ctx, id, false)
 	if err != nil {
 		return Job{}, err
+	}
+	if j.Status == StatusInputRequired {
+		if _, err := r.store.cancelWaiting(ctx, id, time.Now()); err != nil {
+			return Job{}, err
+		}
+		r.notify()
+		return r.Get(ctx, id, true)
 	}
 	if j.Status.Done() {
 		return r.Get(ctx, id, true)

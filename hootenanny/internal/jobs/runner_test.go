@@ -33,6 +33,8 @@ func TestRunner(t *testing.T) {
 			{"LeaseLapsesAndAnotherWorkerTakesOver", testLeaseLapsesAndAnotherWorkerTakesOver},
 			{"BacklogDoesNotHideLapsed", testBacklogDoesNotHideLapsed},
 			{"HandOversAreNotFailedRuns", testHandOversAreNotFailedRuns},
+			{"WaitsForAnswers", testWaitsForAnswers},
+			{"CancelWhileWaiting", testCancelWhileWaiting},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()

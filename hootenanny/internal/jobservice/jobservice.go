@@ -86,6 +86,7 @@ func (h *Handler) StartJob(ctx context.Context, tool string, p *hootv1.Payload, 
 		Tool:      tool,
 		Status:    hootv1.JobStatus(j.Status),
 		CreatedAt: timestamppb.New(j.CreatedAt),
+		KeptUntil: timestamppb.New(j.CreatedAt.Add(h.runner.Retention())),
 	}}}, nil
 }
 
@@ -96,7 +97,14 @@ func (h *Handler) work(tool string, run func(context.Context) (*hootv1.Result, e
 	return func(ctx context.Context, report jobs.ProgressFunc) jobs.Outcome {
 		ctx = hooteproto.WithProgress(ctx, func(pr *hootv1.Progress) { report(pr.GetProgress(), pr.GetTotal(), pr.GetMessage()) })
 		ctx = artifacts.WithJobKeys(ctx, jobs.IDFrom(ctx))
+		q := newQuestions(jobs.AnswersFrom(ctx))
+		ctx = hooteproto.WithAsk(ctx, q.ask)
 		res, err := run(ctx)
+		if err != nil && q.waiting() {
+			// The tool stopped at a question nobody has answered yet: the job waits for it.
+			b, n := q.encode()
+			return jobs.Outcome{Questions: b, Message: fmt.Sprintf("waiting for answers to %d question(s); job_status shows them, job_answer answers them", n)}
+		}
 		if err == nil && res == nil {
 			err = hooteproto.NewError(hooteproto.CodeInternal, "the tool returned no result")
 		}
@@ -224,16 +232,24 @@ func (h *Handler) job(j jobs.Job, withResult bool) *hootv1.Job {
 	if !j.StartedAt.IsZero() {
 		out.StartedAt = timestamppb.New(j.StartedAt)
 	}
+	// A job is kept for the retention after it ends; one that runs is kept at least that long
+	// from now.
+	kept := time.Now()
 	if !j.FinishedAt.IsZero() {
 		out.FinishedAt = timestamppb.New(j.FinishedAt)
+		kept = j.FinishedAt
 	}
+	out.KeptUntil = timestamppb.New(kept.Add(h.runner.Retention()))
 	if len(j.Result) > 0 {
 		res := new(hootv1.Result)
 		if err := proto.Unmarshal(j.Result, res); err != nil {
 			h.log.Error("unreadable job result", "job", j.ID, "err", err)
 		} else {
-			out.Result = res
+			out.Result, out.ToolAnswered = res, true
 		}
+	}
+	if j.Status == jobs.StatusInputRequired {
+		out.Questions = decodeQuestions(j.Questions)
 	}
 	if withResult && out.Result == nil && j.Status.Done() && j.Status != jobs.StatusSucceeded {
 		e := hooteproto.NewError(hooteproto.CodeUnavailable, j.Message).WithHint("run the tool again to start a new job")

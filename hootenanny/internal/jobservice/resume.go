@@ -8,6 +8,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
+	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -20,7 +21,7 @@ type resumeKey struct{}
 // declared resumable in the schema are run again from their stored request, dispatched through
 // the same generated services as a call, so the work is the tool's own.
 func (h *Handler) Resumer(services []hootv1hoot.Service) jobs.Resumer {
-	r := resumer{services: make(map[string]hootv1hoot.Service)}
+	r := resumer{h: h, services: make(map[string]hootv1hoot.Service)}
 	for _, s := range services {
 		for _, tool := range s.Tools {
 			r.services[tool] = s
@@ -30,6 +31,7 @@ func (h *Handler) Resumer(services []hootv1hoot.Service) jobs.Resumer {
 }
 
 type resumer struct {
+	h        *Handler
 	services map[string]hootv1hoot.Service
 }
 
@@ -38,9 +40,16 @@ func (r resumer) Resumable(tool string) bool {
 	return served && resumableTools[tool]
 }
 
+func (r resumer) Serves(tool string) bool {
+	_, served := r.services[tool]
+	return served
+}
+
+// Resume returns the work of a job of a tool this worker serves. The runner asks only for jobs
+// that may run again: of a resumable tool, or that waited for answers and got them.
 func (r resumer) Resume(tool string, request []byte) (jobs.Func, error) {
-	if !r.Resumable(tool) {
-		return nil, fmt.Errorf("%s is not a resumable tool of this worker", tool)
+	if !r.Serves(tool) {
+		return nil, fmt.Errorf("%s is not a tool of this worker", tool)
 	}
 	p := new(hootv1.Payload)
 	if err := proto.Unmarshal(request, p); err != nil {
@@ -50,6 +59,13 @@ func (r resumer) Resume(tool string, request []byte) (jobs.Func, error) {
 		return nil, fmt.Errorf("the stored request is a call of %q, not of %s", got, tool)
 	}
 	svc := r.services[tool]
+	if fd := p.ProtoReflect().WhichOneof(p.ProtoReflect().Descriptor().Oneofs().ByName("request")); toolOptions(fd).GetKind() != hootv1.Kind_KIND_JOB {
+		// A call of a tool that answers inline, run as a job because its caller asked for a
+		// task: its work is the call itself.
+		return r.h.work(tool, func(ctx context.Context) (*hootv1.Result, error) {
+			return hooteproto.RunInline(ctx, svc, p, r.h.log)
+		}), nil
+	}
 	return func(ctx context.Context, report jobs.ProgressFunc) jobs.Outcome {
 		var work jobs.Func
 		if _, err := svc.Dispatch(context.WithValue(ctx, resumeKey{}, &work), p); err != nil || work == nil {

@@ -27,6 +27,9 @@ func TestResumerRunsTheStoredRequestAgain(t *testing.T) {
 		t.Errorf("resumable: cas_verify %v, cas_store %v, abc_book_to_midi (not served here) %v; want true, false, false",
 			res.Resumable("cas_verify"), res.Resumable("cas_store"), res.Resumable("abc_book_to_midi"))
 	}
+	if !res.Serves("cas_store") || res.Serves("abc_book_to_midi") {
+		t.Errorf("serves: cas_store %v, abc_book_to_midi %v; want true, false", res.Serves("cas_store"), res.Serves("abc_book_to_midi"))
+	}
 	if !resumableTools["abc_book_to_midi"] || !resumableTools["cas_verify"] || resumableTools["artifact_create"] {
 		t.Errorf("the schema's resumable tools = %v", resumableTools)
 	}
@@ -50,7 +53,8 @@ func TestResumerRunsTheStoredRequestAgain(t *testing.T) {
 		want    string
 	}{
 		{"cas_verify", []byte{0xff, 0xff}, "does not decode"},
-		{"cas_store", request, "not a resumable tool"},
+		{"abc_book_to_midi", request, "not a tool of this worker"},
+		{"cas_store", request, `is a call of "cas_verify"`},
 	} {
 		if _, err := res.Resume(bad.tool, bad.request); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("Resume(%s, %x) = %v, want an error saying %q", bad.tool, bad.request, err, bad.want)

@@ -189,6 +189,7 @@ func Run(ctx context.Context, cfg Config) error {
 	offer := hooteproto.NewOffer()
 	if cfg.Conformance {
 		services = append(services, conformance.Services(offer)...)
+		services = append(services, conformance.NewTasks(jobHandler))
 	}
 	// One connection and one worker loop per gateway, all over the same services.
 	var loops []*hooteproto.Worker
@@ -204,6 +205,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer conn.Close()
 		w, err := hooteproto.NewWorker(conn, services,
 			hooteproto.WithName(cfg.Name),
+			hooteproto.WithJobStarter(jobHandler),
 			hooteproto.WithCapacity(cfg.Capacity),
 			hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
 			hooteproto.WithLogger(cfg.Logger.With("gateway", gw)),

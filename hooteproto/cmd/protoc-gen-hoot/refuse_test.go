@@ -59,6 +59,9 @@ func TestRefusals(t *testing.T) {
 		{"header_on_list", []string{"hoot.refuse.header_on_list.DoItRequest.tags", "string, enum, bool or 32-bit integer"}},
 		{"header_nested", []string{"hoot.refuse.header_nested.Part.id", "nested message", "move the field to the request"}},
 		{"prompt_as_job", []string{"hoot.refuse.prompt_as_job.DoItRequest", "SURFACE_PROMPT and must be of kind KIND_SYNC"}},
+		{"task_role_two_fields", []string{"hoot.refuse.task_role_two_fields.DoItRequest", "takes the job's id as its first field", "needs a field of type hoot.v1.Job"}},
+		{"task_role_twice", []string{"hoot.refuse.task_role_twice.AgainRequest", `task_role TASK_ROLE_CANCEL is already the role of "do_it"`}},
+		{"task_required_on_sync", []string{"hoot.refuse.task_required_on_sync.DoItRequest", "task_required is for tools of kind JOB", "drop task_required"}},
 	}
 	seen := make(map[string]bool)
 	for _, tc := range tests {

@@ -51,6 +51,8 @@ const (
 	ConformanceDynamicToolServiceName = "conformance_dynamic_tool"
 	// ConformanceDynamicPromptServiceName is the name of the "conformance_dynamic_prompt" service.
 	ConformanceDynamicPromptServiceName = "conformance_dynamic_prompt"
+	// ConformanceTasksServiceName is the name of the "conformance_tasks" service.
+	ConformanceTasksServiceName = "conformance_tasks"
 )
 
 // A JobStarter runs the work of tools of kind JOB in the background. StartJob starts run as a
@@ -257,13 +259,16 @@ type JobHandler interface {
 	JobList(context.Context, *v1.JobListRequest) (*v1.JobListResult, error)
 	// JobCancel serves the tool "job_cancel". Stop a pending or running job.
 	JobCancel(context.Context, *v1.JobCancelRequest) (*v1.JobCancelResult, error)
+	// JobAnswer serves the tool "job_answer". Answer the questions a job waits on, so that it goes
+	// on.
+	JobAnswer(context.Context, *v1.JobAnswerRequest) (*v1.JobAnswerResult, error)
 }
 
 // NewJobService returns the Service that dispatches the "job" tools to h.
 func NewJobService(h JobHandler) Service {
 	return Service{
 		Name:  JobServiceName,
-		Tools: []string{"job_status", "job_await", "job_list", "job_cancel"},
+		Tools: []string{"job_status", "job_await", "job_list", "job_cancel", "job_answer"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_JobStatus:
@@ -290,6 +295,12 @@ func NewJobService(h JobHandler) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_JobCancel{JobCancel: res}}, nil
+			case *v1.Payload_JobAnswer:
+				res, err := h.JobAnswer(ctx, x.JobAnswer)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_JobAnswer{JobAnswer: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}
@@ -854,6 +865,93 @@ func NewConformanceDynamicPromptService(h ConformanceDynamicPromptHandler) Servi
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_ConformancePrompt{ConformancePrompt: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// ConformanceTasksHandler serves the tools of the "conformance_tasks" service.
+type ConformanceTasksHandler interface {
+	// Greet serves the tool "greet". Conformance fixture: answer "Hello, {name}!" at once.
+	Greet(context.Context, *v1.ConformanceGreetRequest) (*v1.ConformanceContentResult, error)
+	// SlowCompute serves the tool "slow_compute". Conformance fixture: work for the given seconds,
+	// then answer with the label.
+	SlowCompute(context.Context, *v1.ConformanceSlowComputeRequest) (*v1.ConformanceContentResult, error)
+	// FailingJob serves the tool "failing_job". Conformance fixture: after about a second, answer
+	// with a tool error.
+	FailingJob(context.Context, *v1.ConformanceFailingJobRequest) (*v1.ConformanceContentResult, error)
+	// ProtocolErrorJob serves the tool "protocol_error_job". Conformance fixture: fail inside the
+	// worker without answering.
+	ProtocolErrorJob(context.Context, *v1.ConformanceProtocolErrorJobRequest) (*v1.ConformanceContentResult, error)
+	// ConfirmDelete serves the tool "confirm_delete". Conformance fixture: ask the user to confirm
+	// a deletion, then answer with what they said.
+	ConfirmDelete(context.Context, *v1.ConformanceConfirmDeleteRequest) (*v1.ConformanceContentResult, error)
+	// MultiInput serves the tool "multi_input". Conformance fixture: ask the user two questions at
+	// once, then answer with both answers.
+	MultiInput(context.Context, *v1.ConformanceMultiInputRequest) (*v1.ConformanceContentResult, error)
+}
+
+// NewConformanceTasksService returns the Service that dispatches the "conformance_tasks" tools to h, and
+// starts the tools of kind JOB with jobs.
+func NewConformanceTasksService(h ConformanceTasksHandler, jobs JobStarter) Service {
+	return Service{
+		Name:  ConformanceTasksServiceName,
+		Tools: []string{"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_Greet:
+				res, err := h.Greet(ctx, x.Greet)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+			case *v1.Payload_SlowCompute:
+				req := x.SlowCompute
+				return jobs.StartJob(ctx, "slow_compute", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.SlowCompute(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+				})
+			case *v1.Payload_FailingJob:
+				req := x.FailingJob
+				return jobs.StartJob(ctx, "failing_job", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.FailingJob(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+				})
+			case *v1.Payload_ProtocolErrorJob:
+				req := x.ProtocolErrorJob
+				return jobs.StartJob(ctx, "protocol_error_job", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.ProtocolErrorJob(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+				})
+			case *v1.Payload_ConfirmDelete:
+				req := x.ConfirmDelete
+				return jobs.StartJob(ctx, "confirm_delete", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.ConfirmDelete(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+				})
+			case *v1.Payload_MultiInput:
+				req := x.MultiInput
+				return jobs.StartJob(ctx, "multi_input", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.MultiInput(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+				})
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}

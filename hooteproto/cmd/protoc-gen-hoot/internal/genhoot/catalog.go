@@ -40,6 +40,8 @@ type catalog struct {
 	kindEnum *protogen.Enum
 	// surfaceEnum is hoot.v1.Surface: whether a request is a tool, a prompt or a resource.
 	surfaceEnum *protogen.Enum
+	// taskRoleEnum is hoot.v1.TaskRole: what a tool does for the gateway's MCP tasks.
+	taskRoleEnum *protogen.Enum
 	// jobStarted is the member of Result that tools of kind JOB answer with, or nil.
 	jobStarted *protogen.Field
 }
@@ -56,6 +58,7 @@ type tool struct {
 	description  string
 	tier, kind   *protogen.EnumValue
 	surface      *protogen.EnumValue
+	taskRole     *protogen.EnumValue
 
 	inputSchema  string
 	outputSchema string
@@ -88,7 +91,8 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 	c.tierEnum = findEnum(plugin, (hootv1.Tier)(0).Descriptor().FullName())
 	c.kindEnum = findEnum(plugin, (hootv1.Kind)(0).Descriptor().FullName())
 	c.surfaceEnum = findEnum(plugin, (hootv1.Surface)(0).Descriptor().FullName())
-	if c.tierEnum == nil || c.kindEnum == nil || c.surfaceEnum == nil {
+	c.taskRoleEnum = findEnum(plugin, (hootv1.TaskRole)(0).Descriptor().FullName())
+	if c.tierEnum == nil || c.kindEnum == nil || c.surfaceEnum == nil || c.taskRoleEnum == nil {
 		bad.add("%s does not import %s: the tool options are needed to build the tool table",
 			file.Desc.Path(), hootv1.File_hoot_v1_options_proto.Path())
 		return nil, bad.err()
@@ -185,6 +189,7 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 			}
 		})
 	}
+	c.checkTaskOptions(&bad)
 	for _, f := range resultOneof.Fields {
 		if f.Message != nil && f != toolError && !produced[f] && results[f.Message.Desc.FullName()] == f {
 			bad.add("%s holds %s, which no tool returns: take it out of %s, or name it in a tool's (hoot.v1.tool).result",
@@ -418,4 +423,63 @@ func snakeCase(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// checkTaskOptions checks the options by which the gateway serves MCP tasks: each task role
+// belongs to one tool, a plain tool whose request is the job's id alone and whose result holds
+// a Job; task_required is for tools of kind JOB.
+func (c *catalog) checkTaskOptions(bad *refusals) {
+	jobName := (*hootv1.Job)(nil).ProtoReflect().Descriptor().FullName()
+	byRole := make(map[hootv1.TaskRole]*tool)
+	for _, t := range c.tools {
+		m, o := t.request.Desc.FullName(), t.opts
+		if o.GetTaskRequired() && !t.isJob() {
+			bad.add("%s: (hoot.v1.tool).task_required is for tools of kind JOB, which run as MCP tasks: make %q a job, or drop task_required", m, o.GetName())
+		}
+		role := o.GetTaskRole()
+		if role == hootv1.TaskRole_TASK_ROLE_UNSPECIFIED {
+			continue
+		}
+		if t.taskRole = enumValue(c.taskRoleEnum, protoreflect.EnumNumber(role)); t.taskRole == nil {
+			bad.add("%s: (hoot.v1.tool).task_role %d is not a TaskRole", m, role)
+			continue
+		}
+		if other := byRole[role]; other != nil {
+			bad.add("%s: task_role %s is already the role of %q: the gateway needs one tool per role", m, role, other.opts.GetName())
+		}
+		byRole[role] = t
+		if t.isJob() || o.GetSurface() != hootv1.Surface_SURFACE_UNSPECIFIED {
+			bad.add("%s: a tool with a task_role must be a plain tool of kind SYNC: the gateway calls it and reads its answer at once", m)
+		}
+		fields := t.request.Desc.Fields()
+		want := 1
+		if role == hootv1.TaskRole_TASK_ROLE_UPDATE {
+			want = 2
+			if fields.Len() != 2 || !isAnswerMap(fields.Get(1)) {
+				bad.add("%s: the tool of task_role %s takes the job's id and then the answers: give its request a second field map<string, hoot.v1.ClientResponse>", m, role)
+			}
+		}
+		if fields.Len() < 1 || fields.Get(0).Kind() != protoreflect.StringKind || fields.Get(0).IsList() || fields.Len() != want {
+			bad.add("%s: a tool with a task_role takes the job's id as its first field, a string, and nothing more but TASK_ROLE_UPDATE's answers", m)
+		}
+		if t.result == nil {
+			continue
+		}
+		found := false
+		rf := t.result.Desc.Fields()
+		for i := range rf.Len() {
+			if f := rf.Get(i); f.Message() != nil && f.Message().FullName() == jobName && !f.IsList() {
+				found = true
+			}
+		}
+		if !found {
+			bad.add("%s: a tool with a task_role answers with the job: its result %s needs a field of type %s", m, t.result.Desc.FullName(), jobName)
+		}
+	}
+}
+
+// isAnswerMap reports whether f is a map from strings to hoot.v1.ClientResponse.
+func isAnswerMap(f protoreflect.FieldDescriptor) bool {
+	return f.IsMap() && f.MapKey().Kind() == protoreflect.StringKind && f.MapValue().Message() != nil &&
+		f.MapValue().Message().FullName() == "hoot.v1.ClientResponse"
 }

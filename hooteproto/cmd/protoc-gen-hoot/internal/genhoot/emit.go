@@ -33,6 +33,12 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 	g.P("// Confirm says that the schema asks a person to confirm each call before it runs. The gateway")
 	g.P("// also asks for every tool of tier ADMIN, whether or not it is set.")
 	g.P("Confirm bool")
+	g.P("// TaskRole says what the tool does for the gateway's MCP tasks, which are jobs: it reads a job")
+	g.P("// (TASK_ROLE_GET) or cancels one (TASK_ROLE_CANCEL). Its request has one string field, the")
+	g.P("// job's id, and its result a hoot.v1.Job field.")
+	g.P("TaskRole ", c.taskRoleEnum.GoIdent)
+	g.P("// TaskRequired says that a tool of kind JOB is called only as an MCP task.")
+	g.P("TaskRequired bool")
 	g.P("// Surface says how MCP clients see the request: as a tool (the zero value), a prompt or a")
 	g.P("// resource.")
 	g.P("Surface ", c.surfaceEnum.GoIdent)
@@ -102,6 +108,12 @@ func generateTool(g *protogen.GeneratedFile, t *tool, payload, result, protoMess
 	g.P("Annotations: Annotations{", strings.Join(hints, ", "), "},")
 	if t.opts.GetConfirm() {
 		g.P("Confirm: true,")
+	}
+	if t.opts.GetTaskRole() != 0 {
+		g.P("TaskRole: ", t.taskRole.GoIdent, ",")
+	}
+	if t.opts.GetTaskRequired() {
+		g.P("TaskRequired: true,")
 	}
 	if t.opts.GetSurface() != 0 {
 		g.P("Surface: ", t.surface.GoIdent, ",")

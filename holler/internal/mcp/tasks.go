@@ -1,0 +1,486 @@
+package mcp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hooteproto"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// MCP tasks are the workers' jobs. A call of a tool of kind JOB starts a job and answers with
+// its id (JobStarted) once the job's row is written; for a client that declares the tasks
+// extension (2026-07-28, io.modelcontextprotocol/tasks) that answer becomes a CreateTaskResult
+// whose taskId names the job. tasks/get and tasks/cancel call the tools that the schema marks
+// with a task role (job_status and job_cancel), so the gateway keeps nothing about a task and
+// knows of jobs only the wire's Job message: any gateway that shares the --state-key resolves
+// any task. docs/decisions.md says why task ids are the job's id with a MAC.
+
+// The names of the tasks extension.
+const (
+	extensionTasks = "io.modelcontextprotocol/tasks"
+
+	methodTasksGet    = "tasks/get"
+	methodTasksUpdate = "tasks/update"
+	methodTasksCancel = "tasks/cancel"
+
+	// resultTypeTask is the resultType of a CreateTaskResult.
+	resultTypeTask = "task"
+)
+
+// The statuses of a task.
+const (
+	taskWorking       = "working"
+	taskInputRequired = "input_required"
+	taskCompleted     = "completed"
+	taskFailed        = "failed"
+	taskCancelled     = "cancelled"
+)
+
+// taskPollIntervalMillis is how often a client is asked to poll a task: jobs write their
+// progress every 250 ms, and most of them run for seconds or more.
+const taskPollIntervalMillis = 1000
+
+// taskIDDomain separates the MAC of task ids from every other use of the state key.
+const taskIDDomain = "hootenanny/holler task id t1\n"
+
+// taskTagBytes is the length of a task id's MAC: 128 bits, as unguessable as a random id.
+const taskTagBytes = 16
+
+// maxTaskIDLength bounds the task ids this server reads; the ones it mints are 55 characters.
+const maxTaskIDLength = 128
+
+// taskID returns the task id of the job jobID: the job's id and a MAC of it under the state
+// key, so that knowing (or guessing) a job id does not give its task id.
+func (g *stateSigner) taskID(jobID string) string {
+	return jobID + "." + base64.RawURLEncoding.EncodeToString(g.taskTag(jobID))
+}
+
+func (g *stateSigner) taskTag(jobID string) []byte {
+	m := hmac.New(sha256.New, g.key)
+	m.Write([]byte(taskIDDomain))
+	m.Write([]byte(jobID))
+	return m.Sum(nil)[:taskTagBytes]
+}
+
+// jobOfTask returns the job id that a task id minted by taskID names; ok is false for any
+// other string.
+func (g *stateSigner) jobOfTask(taskID string) (jobID string, ok bool) {
+	if len(taskID) > maxTaskIDLength {
+		return "", false
+	}
+	jobID, tagText, found := strings.Cut(taskID, ".")
+	if !found || jobID == "" {
+		return "", false
+	}
+	tag, err := base64.RawURLEncoding.DecodeString(tagText)
+	if err != nil || !hmac.Equal(tag, g.taskTag(jobID)) {
+		return "", false
+	}
+	return jobID, true
+}
+
+// declaresTasks reports whether the client capabilities caps of one request declare the tasks
+// extension.
+func declaresTasks(caps json.RawMessage) bool {
+	var c struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(caps, &c) != nil {
+		return false
+	}
+	return kindOf(c.Extensions[extensionTasks]) == "object"
+}
+
+// isTaskMethod reports whether method is one of the tasks extension's.
+func isTaskMethod(method string) bool {
+	return method == methodTasksGet || method == methodTasksUpdate || method == methodTasksCancel
+}
+
+// taskTool returns the allowed tool that serves role, or nil.
+func (s *Server) taskTool(role hootv1.TaskRole) *hootv1hoot.Tool {
+	for i := range s.cfg.Tools {
+		t := &s.cfg.Tools[i]
+		if t.TaskRole == role && t.Surface == hootv1.Surface_SURFACE_UNSPECIFIED && t.Tier <= s.cfg.MaxTier {
+			return t
+		}
+	}
+	return nil
+}
+
+// tasksSupported reports whether this server serves tasks: the tools that read and cancel jobs
+// are in its table and within its tier.
+func (s *Server) tasksSupported() bool {
+	return s.taskTool(hootv1.TaskRole_TASK_ROLE_GET) != nil && s.taskTool(hootv1.TaskRole_TASK_ROLE_CANCEL) != nil
+}
+
+// taskMethods returns the tasks extension's methods this server answers in the 2026-07-28 era.
+func (s *Server) taskMethods() []string {
+	if !s.tasksSupported() {
+		return nil
+	}
+	return []string{methodTasksGet, methodTasksUpdate, methodTasksCancel}
+}
+
+// taskExtensions returns the extensions server/discover declares.
+func (s *Server) taskExtensions() map[string]struct{} {
+	if !s.tasksSupported() {
+		return nil
+	}
+	return map[string]struct{}{extensionTasks: {}}
+}
+
+// missingCapabilityData is the data of a -32021 error: the capabilities the request needs.
+type missingCapabilityData struct {
+	Hint                 string         `json:"hint,omitempty"`
+	RequiredCapabilities map[string]any `json:"requiredCapabilities"`
+}
+
+// checkTaskCapability refuses, before anything is called, a modern request that needs the
+// tasks extension on a request that does not declare it: a tasks/* method, or a call of a tool
+// that runs only as a task. It returns nil for every other request.
+func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modernFailure {
+	if !s.tasksSupported() || declaresTasks(caps) {
+		return nil
+	}
+	what := ""
+	switch {
+	case isTaskMethod(msg.Method):
+		what = msg.Method + " is a method of the tasks extension"
+	case msg.Method == methodSubscriptionsListen && asksForTasks(msg.Params):
+		what = "notifications of tasks (taskIds) belong to the tasks extension"
+	case msg.Method == methodToolsCall:
+		_, name, ok := readCallToolParams(msg.Params)
+		if t, known := s.allowedTool(name); ok && known && t.TaskRequired {
+			what = "the tool " + quote(name) + " runs only as a task"
+		}
+	}
+	if what == "" {
+		return nil
+	}
+	data := missingCapabilityData{
+		Hint:                 "Declare the extension in params._meta." + metaClientCapabilities + ".extensions[\"" + extensionTasks + "\"] = {} on this request, and follow the task with tasks/get.",
+		RequiredCapabilities: map[string]any{"extensions": map[string]any{extensionTasks: struct{}{}}},
+	}
+	if s.cfg.MinimalErrors {
+		data.Hint = ""
+	}
+	return &modernFailure{status: http.StatusBadRequest, resp: newError(msg.ID, codeMissingCapability,
+		"missing required client capability: "+what+", which this request does not declare ("+extensionTasks+")", data)}
+}
+
+// A taskResult is a task as the tasks extension writes it: flat, as a CreateTaskResult
+// (resultType "task") or as tasks/get's DetailedTask (resultType "complete").
+type taskResult struct {
+	ResultType    string `json:"resultType"`
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	CreatedAt     string `json:"createdAt"`
+	LastUpdatedAt string `json:"lastUpdatedAt"`
+	// TTLMillis is how long from its creation the task is kept; null when not known.
+	TTLMillis      *int64 `json:"ttlMs"`
+	PollIntervalMs int64  `json:"pollIntervalMs"`
+	// Result is a completed task's CallToolResult; Error a failed task's JSON-RPC error.
+	Result        *callToolResult         `json:"result,omitempty"`
+	Error         *wireError              `json:"error,omitempty"`
+	InputRequests map[string]inputRequest `json:"inputRequests,omitempty"`
+}
+
+// taskTime writes a time as the tasks extension's ISO 8601 strings.
+func taskTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+// ttlMillis returns the milliseconds from created to kept, or nil when kept is not known.
+func ttlMillis(created, kept interface {
+	IsValid() bool
+	AsTime() time.Time
+}) *int64 {
+	if !kept.IsValid() || !created.IsValid() {
+		return nil
+	}
+	ms := max(kept.AsTime().Sub(created.AsTime()).Milliseconds(), 1)
+	return &ms
+}
+
+// createdTask returns the CreateTaskResult of a job just started.
+func (s *Server) createdTask(js *hootv1.JobStarted) taskResult {
+	created := taskTime(js.GetCreatedAt().AsTime())
+	return taskResult{
+		ResultType:     resultTypeTask,
+		TaskID:         s.states.taskID(js.GetJobId()),
+		Status:         taskWorking,
+		StatusMessage:  "the job " + js.GetJobId() + " of " + js.GetTool() + " is " + strings.ToLower(strings.TrimPrefix(js.GetStatus().String(), "JOB_STATUS_")),
+		CreatedAt:      created,
+		LastUpdatedAt:  created,
+		TTLMillis:      ttlMillis(js.GetCreatedAt(), js.GetKeptUntil()),
+		PollIntervalMs: taskPollIntervalMillis,
+	}
+}
+
+// taskCreated returns the CreateTaskResult of a call that started a job, when the request
+// declares the tasks extension; nil otherwise, and the call answers as it always did.
+func (s *Server) taskCreated(msg *message, sess *session, t *hootv1hoot.Tool, m proto.Message) *response {
+	js, ok := m.(*hootv1.JobStarted)
+	if !ok || t.Kind != hootv1.Kind_KIND_JOB {
+		return nil
+	}
+	if r := s.legacyTaskCreated(msg, sess, t, js); r != nil {
+		return r
+	}
+	if !sess.modern || !sess.tasks || !s.tasksSupported() {
+		return nil
+	}
+	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId())
+	return newResult(msg.ID, s.createdTask(js))
+}
+
+// taskParams are the params of tasks/get, tasks/update and tasks/cancel.
+type taskParams struct {
+	TaskID         json.RawMessage `json:"taskId"`
+	InputResponses json.RawMessage `json:"inputResponses"`
+}
+
+// serveTask answers tasks/get, tasks/update and tasks/cancel of a request that declares the
+// extension.
+func (s *Server) serveTask(ctx context.Context, msg *message) *response {
+	var p taskParams
+	var taskID string
+	if msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
+		kindOf(p.TaskID) != "string" || json.Unmarshal(p.TaskID, &taskID) != nil || taskID == "" {
+		return s.fail(msg.ID, codeInvalidParams, "invalid params: "+msg.Method+" needs params.taskId, the taskId of a CreateTaskResult", &guidance{
+			Hint:  "Pass the taskId that a tools/call answered with resultType \"task\", unchanged.",
+			Field: "params.taskId",
+		})
+	}
+	if msg.Method == methodTasksUpdate && kindOf(p.InputResponses) != "object" {
+		return s.fail(msg.ID, codeInvalidParams, "invalid params: tasks/update needs params.inputResponses, an object of answers by the keys of the task's inputRequests", &guidance{
+			Hint:  "Answer the inputRequests that tasks/get shows, each under its key, as in {\"key\":{\"action\":\"accept\",\"content\":{...}}}.",
+			Field: "params.inputResponses",
+		})
+	}
+	jobID, ok := s.states.jobOfTask(taskID)
+	if !ok {
+		return s.unknownTask(msg.ID, taskID, "it is not a task id this server made")
+	}
+	role := hootv1.TaskRole_TASK_ROLE_GET
+	if msg.Method == methodTasksCancel {
+		role = hootv1.TaskRole_TASK_ROLE_CANCEL
+	}
+	job, r := s.callTaskTool(ctx, msg.ID, role, jobID, taskID, nil)
+	if r != nil {
+		return r
+	}
+	switch msg.Method {
+	case methodTasksCancel:
+		s.log.Info("mcp: task cancelled", "job", jobID, "status", job.GetStatus().String())
+		return newResult(msg.ID, struct{}{})
+	case methodTasksUpdate:
+		return s.updateTask(ctx, msg.ID, job, taskID, p.InputResponses)
+	}
+	return newResult(msg.ID, s.detailedTask(taskID, job))
+}
+
+// updateTask gives the job the answers of inputResponses to the questions it waits on, through
+// the tool of TASK_ROLE_UPDATE, and acks. Answers under keys the job does not wait on are
+// ignored, as the extension asks: a task's keys are never reused, so they can only be stale.
+func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1.Job, taskID string, raw json.RawMessage) *response {
+	var given map[string]json.RawMessage
+	if json.Unmarshal(raw, &given) != nil {
+		return s.fail(id, codeInvalidParams, "invalid params: params.inputResponses must be an object", &guidance{Hint: "Answer each input request under its key.", Field: "params.inputResponses"})
+	}
+	answers := make(map[string]*hootv1.ClientResponse)
+	for key, q := range job.GetQuestions() {
+		a, ok := given[key]
+		if !ok || kindOf(a) == "null" {
+			continue
+		}
+		if kindOf(a) != "object" {
+			return s.fail(id, codeInvalidParams, "invalid params: params.inputResponses."+key+" must be the result of the input request "+key+", an object", &guidance{
+				Hint:  "Answer an elicitation/create with {\"action\":\"accept\",\"content\":{...}}, a sampling/createMessage with the sampled message.",
+				Field: "params.inputResponses." + key,
+			})
+		}
+		answers[key] = clientResponse(q, &message{Result: a})
+	}
+	if len(answers) == 0 || s.taskTool(hootv1.TaskRole_TASK_ROLE_UPDATE) == nil {
+		return newResult(id, struct{}{})
+	}
+	jobID := job.GetId()
+	if _, r := s.callTaskTool(ctx, id, hootv1.TaskRole_TASK_ROLE_UPDATE, jobID, taskID, answers); r != nil {
+		return r
+	}
+	s.log.Info("mcp: task answered", "job", jobID, "answers", len(answers))
+	return newResult(id, struct{}{})
+}
+
+// callTaskTool calls the tool of role for the job jobID and returns the job it answers with,
+// or the response that ends the request.
+func (s *Server) callTaskTool(ctx context.Context, id json.RawMessage, role hootv1.TaskRole, jobID, taskID string, answers map[string]*hootv1.ClientResponse) (*hootv1.Job, *response) {
+	t := s.taskTool(role)
+	req := t.NewRequest()
+	r := req.ProtoReflect()
+	fields := r.Descriptor().Fields()
+	if fields.Len() < 1 || fields.Get(0).Kind() != protoreflect.StringKind {
+		// The generator refuses such a schema; this is a gateway built against another one.
+		return nil, s.internalError(id, "the tool "+quote(t.Name)+" does not take a job id first")
+	}
+	r.Set(fields.Get(0), protoreflect.ValueOfString(jobID))
+	if len(answers) > 0 {
+		if fields.Len() < 2 || !fields.Get(1).IsMap() {
+			return nil, s.internalError(id, "the tool "+quote(t.Name)+" does not take answers")
+		}
+		m := r.Mutable(fields.Get(1)).Map()
+		for k, a := range answers {
+			m.Set(protoreflect.ValueOfString(k).MapKey(), protoreflect.ValueOfMessage(a.ProtoReflect()))
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
+	defer cancel()
+	cctx = hooteproto.WithTraceparent(cctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx)))
+	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), nil)
+	if err == nil && res.GetError() != nil {
+		err = hooteproto.ErrorFromTool(res.GetError())
+	}
+	if err != nil {
+		e := hooteproto.AsError(err)
+		if e.Code() == hooteproto.CodeNotFound {
+			return nil, s.unknownTask(id, taskID, "its job is not kept any longer, or never existed")
+		}
+		s.log.Info("mcp: task tool failed", "tool", t.Name, "job", jobID, "code", e.Code(), "err", err)
+		g := &guidance{Hint: "Send the request again; the workers that keep tasks could not be reached or failed."}
+		if e.Hint() != "" {
+			g.Hint = e.Hint()
+		}
+		return nil, s.fail(id, codeInternalError, "internal error: the task could not be read: "+e.Message(), g)
+	}
+	m, ok := t.Unwrap(res)
+	job := jobField(m)
+	if !ok || job == nil {
+		return nil, s.internalError(id, "the worker answered "+quote(t.Name)+" without the job")
+	}
+	return job, nil
+}
+
+// jobField returns the hoot.v1.Job that the result m holds, or nil.
+func jobField(m proto.Message) *hootv1.Job {
+	if m == nil {
+		return nil
+	}
+	r := m.ProtoReflect()
+	fields := r.Descriptor().Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		if f.Message() == nil || f.IsList() || f.IsMap() || !r.Has(f) {
+			continue
+		}
+		if j, ok := r.Get(f).Message().Interface().(*hootv1.Job); ok {
+			return j
+		}
+	}
+	return nil
+}
+
+// unknownTask answers a task id that names no task this server can read.
+func (s *Server) unknownTask(id json.RawMessage, taskID, why string) *response {
+	return s.fail(id, codeInvalidParams, "invalid params: unknown task "+quote(short(taskID))+": "+why, &guidance{
+		Hint:  "Pass the taskId of a CreateTaskResult unchanged; tasks are kept for the ttlMs they were created with, and a gateway reads only the task ids of gateways that share its --state-key.",
+		Field: "params.taskId",
+		Got:   short(taskID),
+	})
+}
+
+// detailedTask returns job as tasks/get shows it.
+func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
+	last := job.GetCreatedAt().AsTime()
+	for _, ts := range []interface {
+		IsValid() bool
+		AsTime() time.Time
+	}{job.GetStartedAt(), job.GetFinishedAt()} {
+		if ts.IsValid() && ts.AsTime().After(last) {
+			last = ts.AsTime()
+		}
+	}
+	out := taskResult{
+		ResultType:     "complete",
+		TaskID:         taskID,
+		StatusMessage:  job.GetMessage(),
+		CreatedAt:      taskTime(job.GetCreatedAt().AsTime()),
+		LastUpdatedAt:  taskTime(last),
+		TTLMillis:      ttlMillis(job.GetCreatedAt(), job.GetKeptUntil()),
+		PollIntervalMs: taskPollIntervalMillis,
+	}
+	switch job.GetStatus() {
+	case hootv1.JobStatus_JOB_STATUS_SUCCEEDED, hootv1.JobStatus_JOB_STATUS_FAILED:
+		if job.GetStatus() == hootv1.JobStatus_JOB_STATUS_FAILED && !job.GetToolAnswered() {
+			// The job ended without an answer of the tool's: a failure of the server, not a
+			// result, which MCP reports as a failed task with a JSON-RPC error.
+			out.Status = taskFailed
+			msg := job.GetMessage()
+			if msg == "" {
+				msg = "the job failed inside the worker"
+			}
+			out.Error = &wireError{Code: codeInternalError, Message: msg}
+			break
+		}
+		res, err := s.jobToolResult(job)
+		if err != nil {
+			out.Status = taskFailed
+			out.Error = &wireError{Code: codeInternalError, Message: err.Error()}
+			break
+		}
+		out.Status, out.Result = taskCompleted, &res
+	case hootv1.JobStatus_JOB_STATUS_CANCELLED:
+		out.Status = taskCancelled
+	case hootv1.JobStatus_JOB_STATUS_INPUT_REQUIRED:
+		out.Status = taskInputRequired
+		out.InputRequests = make(map[string]inputRequest, len(job.GetQuestions()))
+		for key, q := range job.GetQuestions() {
+			method, params := clientRequestParams(q)
+			out.InputRequests[key] = inputRequest{Method: method, Params: params}
+		}
+	default:
+		out.Status = taskWorking
+	}
+	return out
+}
+
+// jobToolResult renders the result of a finished job as the CallToolResult its tool's call
+// would have answered had it run inline: its typed result, or its error with isError.
+func (s *Server) jobToolResult(job *hootv1.Job) (callToolResult, error) {
+	res := job.GetResult()
+	if res == nil {
+		return callToolResult{}, errors.New("the job ended without a result")
+	}
+	if te := res.GetError(); te != nil {
+		return toolErrorResult(job.GetTool(), hooteproto.ErrorFromTool(te)), nil
+	}
+	r := res.ProtoReflect()
+	f := r.WhichOneof(r.Descriptor().Oneofs().ByName("result"))
+	if f == nil || f.Message() == nil {
+		return callToolResult{}, errors.New("the job's result is empty")
+	}
+	m := r.Get(f).Message().Interface()
+	b, err := resultJSON.Marshal(m)
+	if err != nil {
+		return callToolResult{}, errors.New("the job's result could not be encoded")
+	}
+	b = compactValid(b)
+	content := contentBlocks(m)
+	if len(content) == 0 {
+		content = []contentBlock{textBlock(string(b))}
+	}
+	if s.cfg.ContentBaseURL != nil {
+		content = append(content, refLinks(m, s.cfg.ContentBaseURL())...)
+	}
+	return callToolResult{Content: content, StructuredContent: b}, nil
+}

@@ -1,0 +1,87 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+)
+
+// TestTaskListen: a listen stream's taskIds follow the tasks this server made, each notified
+// with its status now and on every change, until it ends.
+func TestTaskListen(t *testing.T) {
+	t.Parallel()
+	jt := newJobTable()
+	s, err := NewServer(&Config{Backend: jt.backend(), MaxTier: hootv1.Tier_TIER_STANDARD})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := newMCPHTTP(t, s)
+	taskID := createTask(t, c, 1, "slow_compute", map[string]any{"seconds": 60})["taskId"].(string)
+
+	var mu sync.Mutex
+	var got []map[string]any
+	notify := func(method string, params map[string]any) {
+		if method != notifyTasks {
+			t.Errorf("notified %s", method)
+		}
+		mu.Lock()
+		got = append(got, params)
+		mu.Unlock()
+	}
+	waitFor := func(n int) map[string]any {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			mu.Lock()
+			if len(got) >= n {
+				p := got[n-1]
+				mu.Unlock()
+				return p
+			}
+			mu.Unlock()
+			if time.Now().After(deadline) {
+				t.Fatalf("%d notifications, want %d", len(got), n)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	raw, _ := json.Marshal([]string{taskID, "not-a-task", taskID})
+	honoured, stop, problem := s.openTaskListen(context.Background(), raw, notify)
+	if problem != "" || stop == nil {
+		t.Fatalf("openTaskListen: %q", problem)
+	}
+	if ids, _ := honoured.([]string); len(ids) != 1 || ids[0] != taskID {
+		t.Errorf("honoured %v, want only the task this server made", honoured)
+	}
+	if p := waitFor(1); p["taskId"] != taskID || p["status"] != taskWorking || p["resultType"] != nil {
+		t.Errorf("first notification = %v", p)
+	}
+	taskAnswer(t, "tasks/cancel", c.taskCall(2, methodTasksCancel, taskID, nil))
+	if p := waitFor(2); p["status"] != taskCancelled {
+		t.Errorf("notification after the cancel = %v", p)
+	}
+	stop()
+	mu.Lock()
+	n := len(got)
+	mu.Unlock()
+	if n != 2 {
+		t.Errorf("%d notifications, want 2 (working, cancelled)", n)
+	}
+
+	for _, bad := range []string{`5`, `"x"`, `[` + strings.Repeat(`"a",`, maxListenTasks) + `"a"]`} {
+		if _, _, problem := s.openTaskListen(context.Background(), json.RawMessage(bad), notify); problem == "" {
+			t.Errorf("openTaskListen(%.20s...) accepted it", bad)
+		}
+	}
+	// Asking for task notifications without declaring the extension is -32021.
+	if f := s.checkTaskCapability(&message{ID: json.RawMessage(`3`), Method: methodSubscriptionsListen,
+		Params: json.RawMessage(`{"notifications":{"taskIds":["x"]}}`)}, json.RawMessage(`{}`)); f == nil || f.resp.Error.Code != codeMissingCapability {
+		t.Errorf("listen for taskIds without the extension = %+v", f)
+	}
+}
