@@ -72,6 +72,10 @@ func clientPlan() []clientStep {
 	return []clientStep{
 		{Op: "list"},
 		{Op: "call", Tool: "test_tool_with_progress", Args: map[string]any{}},
+		// A call cancelled by the client: it waits for a job of 30 s, and is cancelled after
+		// half a second. The job itself goes on; only the wait ends.
+		{Op: "call", Tool: "slow_compute", Args: map[string]any{"seconds": 30, "label": "cancel-me"}},
+		{Op: "cancel", Tool: "job_await", Args: map[string]any{"ids": []any{"$job"}, "timeout_ms": 60000}, AfterMs: 500},
 		// The worker asks the client for a name and an email.
 		{Op: "elicit", Tool: "test_elicitation", Args: map[string]any{"message": "Who are you?"},
 			Answer: map[string]any{"action": "accept", "content": map[string]any{"username": "ada", "email": "ada@example.org"}}},
@@ -92,7 +96,7 @@ func judge(t *testing.T, client string, plan []clientStep, got []stepReport) {
 	for i, step := range plan {
 		r := got[i]
 		where := fmt.Sprintf("%s, step %d (%s %s)", client, i, step.Op, step.Tool)
-		if r.Error != "" {
+		if r.Error != "" && step.Op != "cancel" {
 			t.Errorf("%s: %s", where, r.Error)
 			continue
 		}
@@ -114,6 +118,18 @@ func judge(t *testing.T, client string, plan []clientStep, got []stepReport) {
 			}
 			if !slices.Equal(seen, []float64{0, 50, 100}) {
 				t.Errorf("%s: progress %v, want 0, 50, 100", where, r.Progress)
+			}
+		case step.Tool == "slow_compute":
+			if r.Result == nil || r.Result.IsError || !strings.Contains(r.Result.text(), "job_") {
+				t.Errorf("%s: result %+v", where, r.Result)
+			}
+		case step.Op == "cancel":
+			// Cancelled well before the job's 30 s: the client gave up, and the gateway let go.
+			if r.Result != nil && !r.Result.IsError {
+				t.Errorf("%s: the cancelled call answered %+v", where, r.Result)
+			}
+			if r.Ms > 10000 {
+				t.Errorf("%s: the call ended %d ms after it started, not when it was cancelled", where, r.Ms)
 			}
 		case step.Tool == "test_elicitation":
 			if len(r.Asked) != 1 || r.Asked[0] != "Who are you?" {
@@ -252,8 +268,10 @@ func runGoSDK(t *testing.T, url, era string, plan []clientStep) []stepReport {
 		return &r
 	}
 	var reports []stepReport
+	lastJob := ""
 	for _, step := range plan {
 		r := stepReport{Op: step.Op}
+		step.Args = bindJob(step.Args, lastJob)
 		mu.Lock()
 		answer, asked, progress = step.Answer, nil, nil
 		mu.Unlock()
@@ -266,6 +284,17 @@ func runGoSDK(t *testing.T, url, era string, plan []clientStep) []stepReport {
 				}
 				r.Names = append(r.Names, tool.Name)
 			}
+		case "cancel":
+			cctx, cancelCall := context.WithTimeout(ctx, time.Duration(step.AfterMs)*time.Millisecond)
+			start := time.Now()
+			res, err := s.CallTool(cctx, &mcp.CallToolParams{Name: step.Tool, Arguments: step.Args})
+			cancelCall()
+			r.Ms = int(time.Since(start).Milliseconds())
+			if err != nil {
+				r.Error = err.Error()
+			} else {
+				r.Result = asResult(res)
+			}
 		default:
 			params := &mcp.CallToolParams{Name: step.Tool, Arguments: step.Args}
 			params.SetProgressToken("p-" + step.Tool)
@@ -275,6 +304,11 @@ func runGoSDK(t *testing.T, url, era string, plan []clientStep) []stepReport {
 				break
 			}
 			r.Result = asResult(res)
+			if m, ok := res.StructuredContent.(map[string]any); ok {
+				if id, ok := m["job_id"].(string); ok {
+					lastJob = id
+				}
+			}
 		}
 		// Progress notifications may trail the result by a moment on another stream.
 		if step.Tool == "test_tool_with_progress" {
@@ -293,6 +327,34 @@ func runGoSDK(t *testing.T, url, era string, plan []clientStep) []stepReport {
 		reports = append(reports, r)
 	}
 	return reports
+}
+
+// bindJob replaces the argument values "$job" with the job id the last call named.
+func bindJob(args map[string]any, job string) map[string]any {
+	var bind func(v any) any
+	bind = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			if x == "$job" {
+				return job
+			}
+		case []any:
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[i] = bind(e)
+			}
+			return out
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, e := range x {
+				out[k] = bind(e)
+			}
+			return out
+		}
+		return v
+	}
+	out, _ := bind(args).(map[string]any)
+	return out
 }
 
 // testInspector runs the MCP Inspector's command line in the 2026-07-28 era: tools/list, with

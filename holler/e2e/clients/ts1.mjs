@@ -8,6 +8,7 @@
 //   {"op":"call","tool":T,"args":{...}}               the result and the progress reports
 //   {"op":"cancel","tool":T,"args":{...},"afterMs":N} aborts the call after N ms: the error
 //   {"op":"elicit","tool":T,"args":{...},"answer":{...}} answers every elicitation with answer
+// An argument "$job" stands for the job id that the last call's result named.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -28,8 +29,11 @@ const transport = new StreamableHTTPClientTransport(new URL(url));
 await client.connect(transport);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
+let lastJob = '';
+const bind = (v) => (v === '$job' ? lastJob : Array.isArray(v) ? v.map(bind) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, bind(x)])) : v);
 for (const step of plan) {
   const started = Date.now();
+  step.args = bind(step.args);
   try {
     switch (step.op) {
       case 'list': {
@@ -46,6 +50,7 @@ for (const step of plan) {
       case 'call': {
         const progress = [];
         const res = await client.callTool({ name: step.tool, arguments: step.args }, undefined, { onprogress: (p) => progress.push(p) });
+        if (res.structuredContent && res.structuredContent.job_id) lastJob = res.structuredContent.job_id;
         out({ op: step.op, result: res, progress });
         break;
       }
