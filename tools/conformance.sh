@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (pinned in package.json) in server mode against the
 # real stack: bin/holler on a free loopback port with a hootenanny worker that serves the
-# conformance fixtures. Exits non-zero when any scored check fails. Called by `make conformance`
-# (the requirements of protocol 2025-11-25) and `make conformance-modern` (2026-07-28), which
-# set CONFORMANCE_REQUIREMENTS.
+# conformance fixtures, once for each protocol version in CONFORMANCE_REQUIREMENTS (default:
+# both eras, 2025-11-25 and 2026-07-28, against the same endpoint). Exits non-zero when any
+# scored check of any version fails. Called by `make conformance`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-requirements="${CONFORMANCE_REQUIREMENTS:-2025-11-25}"
+requirements="${CONFORMANCE_REQUIREMENTS:-2025-11-25 2026-07-28}"
 node=node_modules/.bin/node
 suite=node_modules/@modelcontextprotocol/conformance/dist/index.js
 [[ -x $node && -f $suite ]] || { echo "conformance: run 'npm ci' first (make conformance does)"; exit 1; }
@@ -49,18 +49,24 @@ done
 
 # --requirements runs the scenarios a protocol version requires, on that version's wire; it
 # cannot be combined with --spec-version.
-set +e
-# The suite's own "Total: N passed, M failed" and its lines per scenario count unscored
-# scenarios too (pending ones may fail by design); they are reworded on screen so that the only
-# closing line of the run is the scored count printed last.
-"$node" "$suite" server --url "http://127.0.0.1:$http_port/mcp" --requirements "$requirements" "$@" |
-	tee "$work/out" |
-	sed -E -e 's/^Total: /every scenario run, scored or not, /' -e 's/^([^ ]+ [^ :]+): ([0-9]+ passed, [0-9]+ failed)$/\1, \2/'
-status=${PIPESTATUS[0]}
-set -e
-# The suite's total counts the scenarios that are not scored too (extensions, pending ones);
-# the scored counts are what conformance to the version means.
-awk -v req="$requirements" '
+status=0
+passed=0
+failed=0
+for req in $requirements; do
+	echo "=== conformance for protocol $req"
+	set +e
+	# The suite's own "Total: N passed, M failed" and its lines per scenario count unscored
+	# scenarios too (pending ones may fail by design); they are reworded on screen so that the
+	# only closing line of the run is the scored count printed last.
+	"$node" "$suite" server --url "http://127.0.0.1:$http_port/mcp" --requirements "$req" "$@" |
+		tee "$work/out-$req" |
+		sed -E -e 's/^Total: /every scenario run, scored or not, /' -e 's/^([^ ]+ [^ :]+): ([0-9]+ passed, [0-9]+ failed)$/\1, \2/'
+	s=${PIPESTATUS[0]}
+	set -e
+	((s == 0)) || status=$s
+	# The suite's total counts the scenarios that are not scored too (extensions, pending ones);
+	# the scored counts are what conformance to the version means.
+	read -r p q < <(awk -v req="$req" '
 /^=== SUMMARY/ { summary = 1; next }
 summary && /^[^ ]+ [^ :]+: [0-9]+ passed, [0-9]+ failed/ {
 	split($0, f, /[ :,]+/); scen[f[2]] = 1; pass[f[2]] = f[3]; fail[f[2]] = f[5]
@@ -69,13 +75,15 @@ summary && /^[^ ]+ [^ :]+: [0-9]+ passed, [0-9]+ failed/ {
 notscored && /^  [^ ]+ [^ ]+ \(/ { split($0, f, / +/); skip[f[3]] = 1 }
 END {
 	for (s in scen) if (!(s in skip)) { n++; p += pass[s]; q += fail[s]; if (fail[s] == 0) ok++ }
-	if (n) {
-		printf "scored for %s: %d of %d checks pass, %d of %d scenarios pass\n", req, p, p + q, ok, n
-		printf "conformance: %d passed, %d failed\n", p, q
-	}
-}' "$work/out"
+	printf "scored for %s: %d of %d checks pass, %d of %d scenarios pass\n", req, p, p + q, ok, n > "/dev/stderr"
+	print p + 0, q + 0
+}' "$work/out-$req")
+	passed=$((passed + p))
+	failed=$((failed + q))
+done
 if ((status != 0)); then
 	echo "--- holler log ---"
 	tail -50 "$log"
 fi
+echo "conformance: $passed passed, $failed failed"
 exit "$status"
