@@ -33,6 +33,7 @@ type config struct {
 	maxBody   int
 	queue     int
 	drain     time.Duration
+	serveHook ServeHook
 }
 
 func newConfig(opts []Option) config {

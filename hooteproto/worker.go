@@ -327,6 +327,9 @@ func (w *Worker) run(rctx context.Context, svc hootv1hoot.Service, f Frame, pend
 		defer cancel()
 	}
 	rctx = &callContext{Context: rctx, w: w, id: f.ID, service: f.Service, traceparent: f.Traceparent, pending: pending}
+	if w.cfg.serveHook != nil {
+		return w.serveHooked(rctx, svc, req.GetPayload())
+	}
 	return Serve(rctx, svc, req.GetPayload(), w.cfg.logger)
 }
 

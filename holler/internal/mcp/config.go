@@ -103,6 +103,9 @@ type Config struct {
 	EventBufferBytes int
 	// Observer, if not nil, is told of every tools/call as it starts and ends, for metrics.
 	Observer Observer
+	// Tracer, if not nil, makes the spans of HTTP requests, tool calls and calls to the
+	// backend, for traces. Nil means no spans, and calls carry a traceparent of their own.
+	Tracer Tracer
 }
 
 // defaultInstructions is what a model reads first about this server.
