@@ -199,7 +199,7 @@ func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) e
 		return db.classify(err)
 	}
 	defer tx.Rollback()
-	if err := fn(&Tx{tx: tx, db: db}); err != nil {
+	if err := fn(&Tx{tx: tx, db: db, spanCtx: ctx}); err != nil {
 		return err
 	}
 	return db.classify(tx.Commit())
@@ -209,11 +209,15 @@ func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) e
 type Tx struct {
 	tx *sql.Tx
 	db *DB
+	// spanCtx is the context Write ran the transaction in: its statements are told to the
+	// QueryHook in it, as the children of the transaction's span, whatever context the
+	// store runs them in.
+	spanCtx context.Context
 }
 
 // QueryContext runs a query written with ? placeholders in the transaction.
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Rows, error) {
-	ctx, end := tx.db.observe(ctx, "query", query)
+	_, end := tx.db.observe(tx.spanCtx, "query", query)
 	rows, err := tx.tx.QueryContext(ctx, tx.db.rebind(query), args...)
 	end(tx.db.classify(err))
 	if err != nil {
@@ -225,7 +229,7 @@ func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Row
 // QueryRowContext runs a query written with ? placeholders that returns at most one row, in
 // the transaction.
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *Row {
-	ctx, end := tx.db.observe(ctx, "query", query)
+	_, end := tx.db.observe(tx.spanCtx, "query", query)
 	row := tx.tx.QueryRowContext(ctx, tx.db.rebind(query), args...)
 	end(tx.db.classify(row.Err()))
 	return &Row{row: row, db: tx.db}
@@ -233,7 +237,7 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *R
 
 // ExecContext runs a statement written with ? placeholders in the transaction.
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	ctx, end := tx.db.observe(ctx, "exec", query)
+	_, end := tx.db.observe(tx.spanCtx, "exec", query)
 	res, err := tx.tx.ExecContext(ctx, tx.db.rebind(query), args...)
 	end(tx.db.classify(err))
 	return res, tx.db.classify(err)
