@@ -162,7 +162,7 @@ func waitSpans(t *testing.T, exp *tracetest.InMemoryExporter, n int) tracetest.S
 func attr(s tracetest.SpanStub, key string) string {
 	for _, kv := range s.Attributes {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
@@ -238,8 +238,8 @@ func TestTraceFromHTTPToStorage(t *testing.T) {
 	}
 	for _, s := range spans {
 		for _, kv := range s.Attributes {
-			if strings.Contains(kv.Value.Emit(), "hi") && kv.Key != "url.path" {
-				t.Errorf("span %q has attribute %s=%q, which looks like an argument", s.Name, kv.Key, kv.Value.Emit())
+			if strings.Contains(kv.Value.String(), "hi") && kv.Key != "url.path" {
+				t.Errorf("span %q has attribute %s=%q, which looks like an argument", s.Name, kv.Key, kv.Value.String())
 			}
 		}
 	}
