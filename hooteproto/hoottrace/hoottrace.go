@@ -74,8 +74,8 @@ func Setup(ctx context.Context, service string) (trace.TracerProvider, func(cont
 	return tp, tp.Shutdown, nil
 }
 
-// spanLimits are the SDK's defaults from the environment (OTEL_SPAN_*_LIMIT), with string
-// values bounded unless the environment bounds them itself.
+// spanLimits are the SDK's limits from the environment (OTEL_SPAN_*_LIMIT), with string values
+// cut at MaxAttributeLength bytes, or fewer when OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT says so.
 func spanLimits() sdktrace.SpanLimits {
 	l := sdktrace.NewSpanLimits()
 	if l.AttributeValueLengthLimit < 0 || l.AttributeValueLengthLimit > MaxAttributeLength {
