@@ -37,7 +37,8 @@ type config struct {
 	drain     time.Duration
 	offer     *Offer
 	// jobs runs the calls a caller wants run as jobs (asjob.go); nil refuses them.
-	jobs hootv1hoot.JobStarter
+	jobs      hootv1hoot.JobStarter
+	serveHook ServeHook
 }
 
 func newConfig(opts []Option) config {

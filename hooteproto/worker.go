@@ -374,6 +374,9 @@ func (w *Worker) run(rctx context.Context, svc hootv1hoot.Service, f Frame, pend
 	if req.GetAsJob() {
 		return serveAsJob(rctx, w.cfg.jobs, svc, req.GetPayload(), w.cfg.logger)
 	}
+	if w.cfg.serveHook != nil {
+		return w.serveHooked(rctx, svc, req.GetPayload())
+	}
 	return Serve(rctx, svc, req.GetPayload(), w.cfg.logger)
 }
 

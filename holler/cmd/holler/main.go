@@ -124,6 +124,12 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	tp, flushTraces, err := startTraces(ctx, cfg.Logger)
+	if err != nil {
+		return err
+	}
+	defer flushTraces()
+	cfg.TracerProvider = tp
 
 	if cmd == "serve" {
 		// Bind HTTP first: if the address is taken, fail before starting anything else.

@@ -23,9 +23,11 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp"
 	"github.com/hootenanny/hoot/holler/internal/metrics"
 	"github.com/hootenanny/hoot/holler/internal/studio"
+	"github.com/hootenanny/hoot/holler/internal/tracing"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Defaults of a Config's zero fields.
@@ -83,6 +85,9 @@ type Config struct {
 	Version string
 	// Logger receives the gateway's logs (default: discard).
 	Logger *slog.Logger
+	// TracerProvider receives the spans of HTTP requests, tool calls and calls to workers
+	// (see package tracing). Nil means no tracing.
+	TracerProvider trace.TracerProvider
 
 	// CurveSecretFile and CurveAllow turn on CURVE on the worker endpoint: the gateway's secret
 	// key file, and the public key files of the workers it lets in (one file or a directory of
@@ -154,8 +159,13 @@ func Start(cfg Config) (*Gateway, error) {
 	contentBase := new(atomic.Value)
 	contentBase.Store("")
 	m := metrics.New(metrics.Sources{Broker: broker.Stats, Malformed: sock.Malformed, Banned: sock.Banned})
+	var tracer mcp.Tracer
+	if cfg.TracerProvider != nil {
+		tracer = tracing.New(cfg.TracerProvider)
+	}
 	server, err := mcp.NewServer(&mcp.Config{
 		Observer:       m,
+		Tracer:         tracer,
 		ContentBaseURL: func() string { return contentBase.Load().(string) },
 		Tools:          hootv1hoot.Tools,
 		Backend:        backend,

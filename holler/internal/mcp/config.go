@@ -108,6 +108,9 @@ type Config struct {
 	// MaxListens bounds the subscriptions/listen streams (2026-07-28) open at once; one more
 	// is refused with advice to close one. Zero means DefaultMaxListens.
 	MaxListens int
+	// Tracer, if not nil, makes the spans of HTTP requests, tool calls and calls to the
+	// backend, for traces. Nil means no spans, and calls carry a traceparent of their own.
+	Tracer Tracer
 }
 
 // defaultInstructions is what a model reads first about this server.

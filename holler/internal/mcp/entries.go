@@ -159,8 +159,10 @@ func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
-	cctx = hooteproto.WithTraceparent(cctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx)))
-	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), nil)
+	payload := t.Wrap(req)
+	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
+	res, err := s.cfg.Backend.Call(cctx, t.Service, payload, nil)
+	endBackend(res, err)
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
 	}

@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // The HTTP headers of the Streamable HTTP transport.
@@ -146,9 +144,8 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	defer cancel(nil)
 	// A W3C trace context from the client continues into the worker's logs.
 	// Header keys are spelled canonically: Get then has nothing to rewrite (and allocate).
-	if tp := r.Header.Get("Traceparent"); hooteproto.ValidTraceparent(tp) {
-		ctx = hooteproto.WithTraceparent(ctx, tp)
-	}
+	ctx, endTrace := s.traceRequest(ctx, r, r.Header.Get("Traceparent"), msg.Method)
+	defer endTrace()
 	// Close ends the calls in flight too, not only the client going away.
 	stop := context.AfterFunc(s.base, func() { cancel(nil) })
 	defer stop()

@@ -380,11 +380,12 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	defer cancel(nil)
 	stop := context.AfterFunc(s.base, func() { cancel(nil) })
 	defer stop()
-	if meta.traceparent != "" && hooteproto.ValidTraceparent(meta.traceparent) {
-		ctx = hooteproto.WithTraceparent(ctx, meta.traceparent)
-	} else if tp := r.Header.Get("Traceparent"); hooteproto.ValidTraceparent(tp) {
-		ctx = hooteproto.WithTraceparent(ctx, tp)
+	tp := meta.traceparent
+	if !hooteproto.ValidTraceparent(tp) {
+		tp = r.Header.Get("Traceparent")
 	}
+	ctx, endTrace := s.traceRequest(ctx, r, tp, msg.Method)
+	defer endTrace()
 
 	if msg.Method == methodListen {
 		s.serveListenHTTP(ctx, w, r, msg)

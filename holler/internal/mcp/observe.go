@@ -22,6 +22,10 @@ type CallRecord struct {
 	// first) or "rejected" (a JSON-RPC error: unknown tool, malformed params).
 	Outcome  string
 	Duration time.Duration
+	// Code names the failure when Outcome is "tool_error" (a hooteproto code, such as
+	// "invalid_argument") or "rejected" (the JSON-RPC error's code, such as "-32602"). It is
+	// set only for a Tracer.
+	Code string
 }
 
 // eraName names the era of a session for metrics.

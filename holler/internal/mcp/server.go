@@ -6,7 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
-	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -244,14 +243,10 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 	if r := s.checkLegacyTaskCall(sess, msg); r != nil {
 		return r
 	}
-	if s.cfg.Observer == nil {
+	if s.cfg.Observer == nil && s.cfg.Tracer == nil {
 		return s.callTool(ctx, sess, msg, out)
 	}
-	s.cfg.Observer.CallStarted()
-	start := time.Now()
-	resp := s.callTool(ctx, sess, msg, out)
-	s.cfg.Observer.CallEnded(CallRecord{Tool: msg.tool, Era: eraName(sess), Outcome: outcomeOf(resp), Duration: time.Since(start)})
-	return resp
+	return s.observeCall(ctx, sess, msg, out)
 }
 
 // handleNotification acts on a notification from the client. Notifications are never

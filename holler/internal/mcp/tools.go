@@ -98,6 +98,8 @@ type callToolResult struct {
 	// modernMeta, set only on a result that encodeToolResult writes (see fastToolResult), is
 	// the _meta of a 2026-07-28 result, already encoded; with it the result is "complete".
 	modernMeta []byte
+	// code is the failure's code, for traces, when IsError is set.
+	code hooteproto.Code
 }
 
 // resultMeta is the _meta of a tool result.
@@ -229,12 +231,14 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
-	traceparent := hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))
-	cctx = hooteproto.WithTraceparent(cctx, traceparent)
+	payload := t.Wrap(req)
+	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
+	traceparent := hooteproto.TraceparentFrom(cctx)
 	cctx = s.asJobContext(cctx, sess, msg, t)
 	start := time.Now()
-	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), onProgress)
+	res, err := s.cfg.Backend.Call(cctx, t.Service, payload, onProgress)
 	elapsed := time.Since(start)
+	endBackend(res, err)
 	if round != nil {
 		if r := s.endRound(msg.ID, round, err != nil || res.GetError() != nil); r != nil {
 			return r
@@ -339,6 +343,7 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 		return newResult(id, callToolResult{
 			Content: []contentBlock{textBlock(argumentErrorText(msg, g))},
 			IsError: true,
+			code:    hooteproto.CodeInvalidArgument,
 		})
 	}
 	return s.fail(id, codeInvalidParams, msg, g)
@@ -357,6 +362,7 @@ func toolErrorResult(tool string, e *hooteproto.Error) callToolResult {
 	return callToolResult{
 		Content: []contentBlock{textBlock(toolErrorText(tool, e))},
 		IsError: true,
+		code:    e.Code(),
 	}
 }
 
@@ -372,6 +378,7 @@ func guidedToolErrorResult(tool string, e *hooteproto.Error, g *guidance) callTo
 		Content: []contentBlock{textBlock(text)},
 		IsError: true,
 		Meta:    &resultMeta{Guidance: g},
+		code:    e.Code(),
 	}
 }
 

@@ -1,38 +1,95 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
 
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
-// Trace context in _meta.
-//
-// MCP reserves three keys of a request's params._meta for W3C trace context: traceparent,
-// tracestate and baggage. A valid traceparent there makes the request part of the client's
-// trace, in either era and over either transport: the call to the worker goes out as a child
-// span of it (hooteproto carries a traceparent in every frame), so the worker's logs name the
-// client's trace id. It takes the place of a Traceparent HTTP header, being the more specific
-// of the two. tracestate and baggage are accepted and go no further: the frame has room for the
-// traceparent only. A malformed traceparent is ignored, as W3C Trace Context asks, and never
-// fails the request.
+// A Tracer makes the spans of a trace for the server's work: the HTTP request, the tools/call
+// in it, and the call to the backend in that. Each Start method takes the context whose
+// traceparent ([hooteproto.TraceparentFrom]) is the parent, and returns the context for the
+// work inside the new span, whose traceparent is the new span's own, with the function that
+// ends the span. The methods run on the request's goroutine and must be safe for concurrent
+// use. The server knows nothing of a tracing library: holler's tracing package implements
+// this with OpenTelemetry.
+type Tracer interface {
+	// StartRequest starts the span of the HTTP request r, which carries the JSON-RPC method
+	// method. Its parent is the traceparent the client sent, if any.
+	StartRequest(ctx context.Context, r *http.Request, method string) (context.Context, func())
+	// StartCall starts the span of a tools/call; end is given its record.
+	StartCall(ctx context.Context) (context.Context, func(CallRecord))
+	// StartBackendCall starts the span of the call of p to a worker of service. The
+	// traceparent of the returned context is what the call carries to the worker; end is given
+	// the call's result and error.
+	StartBackendCall(ctx context.Context, service string, p *hootv1.Payload) (context.Context, func(*hootv1.Result, error))
+}
 
-// withMetaTrace returns ctx joined to the trace that params._meta names, if it names one.
-func withMetaTrace(ctx context.Context, params json.RawMessage) context.Context {
-	// Most requests carry no trace context: looking for the key first spares them the decoding.
-	if !bytes.Contains(params, []byte(`"traceparent"`)) {
-		return ctx
+func noEnd()                             {}
+func noBackendEnd(*hootv1.Result, error) {}
+
+// traceRequest returns ctx with the client's traceparent tp, when it is valid, and with a
+// Tracer, inside the span of the request r; end ends that span.
+func (s *Server) traceRequest(ctx context.Context, r *http.Request, tp, method string) (_ context.Context, end func()) {
+	if hooteproto.ValidTraceparent(tp) {
+		ctx = hooteproto.WithTraceparent(ctx, tp)
 	}
-	var p struct {
-		Meta struct {
-			Traceparent json.RawMessage `json:"traceparent"`
-		} `json:"_meta"`
+	if s.cfg.Tracer == nil {
+		return ctx, noEnd
 	}
-	var tp string
-	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p.Meta.Traceparent, &tp) != nil || !hooteproto.ValidTraceparent(tp) {
-		return ctx
+	return s.cfg.Tracer.StartRequest(ctx, r, method)
+}
+
+// startBackendCall returns the context for a call of p to a worker of service: one whose
+// traceparent is the call's own, in the trace of ctx's (or a new trace). With a Tracer it is
+// the span of the call, which end ends; without one, a span id made up for the call.
+func (s *Server) startBackendCall(ctx context.Context, service string, p *hootv1.Payload) (_ context.Context, end func(*hootv1.Result, error)) {
+	if s.cfg.Tracer == nil {
+		return hooteproto.WithTraceparent(ctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))), noBackendEnd
 	}
-	return hooteproto.WithTraceparent(ctx, tp)
+	return s.cfg.Tracer.StartBackendCall(ctx, service, p)
+}
+
+// observeCall answers tools/call as callTool does, telling the Observer and the Tracer.
+func (s *Server) observeCall(ctx context.Context, sess *session, msg *message, out notifier) *response {
+	o := s.cfg.Observer
+	if o != nil {
+		o.CallStarted()
+	}
+	var end func(CallRecord)
+	if s.cfg.Tracer != nil {
+		ctx, end = s.cfg.Tracer.StartCall(ctx)
+	}
+	start := time.Now()
+	resp := s.callTool(ctx, sess, msg, out)
+	rec := CallRecord{Tool: msg.tool, Era: eraName(sess), Outcome: outcomeOf(resp), Duration: time.Since(start)}
+	if o != nil {
+		o.CallEnded(rec)
+	}
+	if end != nil {
+		rec.Code = failureCode(resp)
+		end(rec)
+	}
+	return resp
+}
+
+// failureCode names the failure that resp answers, or "" when it is no failure.
+func failureCode(resp *response) string {
+	if resp == nil {
+		return ""
+	}
+	if resp.Error != nil {
+		return strconv.FormatInt(resp.Error.Code, 10)
+	}
+	if r, ok := resp.Result.(callToolResult); ok && r.IsError {
+		if r.code == 0 {
+			return hooteproto.CodeInternal.String()
+		}
+		return r.code.String()
+	}
+	return ""
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/worker"
 	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
+	"github.com/hootenanny/hoot/hooteproto/hoottrace"
 )
 
 const usage = `hootenanny: a worker for the holler MCP gateway.
@@ -106,7 +107,13 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	tp, shutdownTraces, err := hoottrace.Setup(ctx, "hootenanny")
+	if err != nil {
+		return fmt.Errorf("traces: %w (check OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_EXPORTER_OTLP_* variables)", err)
+	}
+	defer hoottrace.Shutdown(ctx, shutdownTraces, logger)
 	return worker.Run(ctx, worker.Config{
+		TracerProvider: tp,
 		Gateways:       gateways.Values(),
 		DataDir:        *data,
 		CAS:            *casURL,

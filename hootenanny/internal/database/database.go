@@ -98,6 +98,7 @@ type DB struct {
 	db     *sql.DB
 	engine Engine
 	path   string // the SQLite file
+	hook   QueryHook
 }
 
 // Open opens the database that target names, a SQLite file path (created if needed) or a
@@ -152,7 +153,9 @@ func (db *DB) Size(ctx context.Context) (int64, error) {
 
 // QueryContext runs a query written with ? placeholders.
 func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*Rows, error) {
+	ctx, end := db.observe(ctx, "query", query)
 	rows, err := db.db.QueryContext(ctx, db.rebind(query), args...)
+	end(db.classify(err))
 	if err != nil {
 		return nil, db.classify(err)
 	}
@@ -161,12 +164,17 @@ func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*Row
 
 // QueryRowContext runs a query written with ? placeholders that returns at most one row.
 func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *Row {
-	return &Row{row: db.db.QueryRowContext(ctx, db.rebind(query), args...), db: db}
+	ctx, end := db.observe(ctx, "query", query)
+	row := db.db.QueryRowContext(ctx, db.rebind(query), args...)
+	end(db.classify(row.Err()))
+	return &Row{row: row, db: db}
 }
 
 // ExecContext runs a statement written with ? placeholders.
 func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx, end := db.observe(ctx, "exec", query)
 	res, err := db.db.ExecContext(ctx, db.rebind(query), args...)
+	end(db.classify(err))
 	return res, db.classify(err)
 }
 
@@ -174,7 +182,9 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 // undone when it returns an error. On PostgreSQL fn may run more than once: a transaction that
 // conflicts with another is run again (see the package doc), so fn must not keep what it did
 // in one run for the next.
-func (db *DB) Write(ctx context.Context, fn func(*Tx) error) error {
+func (db *DB) Write(ctx context.Context, fn func(*Tx) error) (err error) {
+	ctx, end := db.observe(ctx, "transaction", "")
+	defer func() { end(err) }()
 	if db.engine != Postgres {
 		return db.writeOnce(ctx, nil, fn)
 	}
@@ -189,7 +199,7 @@ func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) e
 		return db.classify(err)
 	}
 	defer tx.Rollback()
-	if err := fn(&Tx{tx: tx, db: db}); err != nil {
+	if err := fn(&Tx{tx: tx, db: db, spanCtx: ctx}); err != nil {
 		return err
 	}
 	return db.classify(tx.Commit())
@@ -199,11 +209,17 @@ func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) e
 type Tx struct {
 	tx *sql.Tx
 	db *DB
+	// spanCtx is the context Write ran the transaction in: its statements are told to the
+	// QueryHook in it, as the children of the transaction's span, whatever context the
+	// store runs them in.
+	spanCtx context.Context
 }
 
 // QueryContext runs a query written with ? placeholders in the transaction.
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Rows, error) {
+	_, end := tx.db.observe(tx.spanCtx, "query", query)
 	rows, err := tx.tx.QueryContext(ctx, tx.db.rebind(query), args...)
+	end(tx.db.classify(err))
 	if err != nil {
 		return nil, tx.db.classify(err)
 	}
@@ -213,12 +229,17 @@ func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Row
 // QueryRowContext runs a query written with ? placeholders that returns at most one row, in
 // the transaction.
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *Row {
-	return &Row{row: tx.tx.QueryRowContext(ctx, tx.db.rebind(query), args...), db: tx.db}
+	_, end := tx.db.observe(tx.spanCtx, "query", query)
+	row := tx.tx.QueryRowContext(ctx, tx.db.rebind(query), args...)
+	end(tx.db.classify(row.Err()))
+	return &Row{row: row, db: tx.db}
 }
 
 // ExecContext runs a statement written with ? placeholders in the transaction.
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	_, end := tx.db.observe(tx.spanCtx, "exec", query)
 	res, err := tx.tx.ExecContext(ctx, tx.db.rebind(query), args...)
+	end(tx.db.classify(err))
 	return res, tx.db.classify(err)
 }
 

@@ -170,6 +170,7 @@ func (r *Runner) Live() int {
 	defer r.mu.Unlock()
 	return len(r.live)
 }
+
 // Retention returns how long a finished job is kept.
 func (r *Runner) Retention() time.Duration { return r.cfg.Retention }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/cas/castrace"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/audioservice"
@@ -28,7 +29,9 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/systemservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/workermetrics"
 	"github.com/hootenanny/hoot/hooteproto"
+	"github.com/hootenanny/hoot/hooteproto/hoottrace"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultGateway is the gateway's worker endpoint that a worker connects to by default.
@@ -82,6 +85,9 @@ type Config struct {
 	// MetricsAddr, when set, is the address (such as 127.0.0.1:9464) where the worker serves
 	// its Prometheus metrics at /metrics.
 	MetricsAddr string
+	// TracerProvider receives the spans of the requests the worker serves and of their
+	// database statements and content store calls. Nil means no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultDataDir returns the per-user state directory for hootenanny's data:
@@ -140,6 +146,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("open the %v database: %w", engine, err)
 	}
 	defer db.Close()
+	tracer := hoottrace.New(cfg.TracerProvider)
+	if tracer != nil {
+		store = castrace.Wrap(store, tracer)
+		db.SetQueryHook(queryHook(tracer, engine))
+	}
 	runner, err := jobs.NewRunner(ctx, jobs.NewStore(db), jobs.Config{
 		Concurrency: cfg.JobConcurrency,
 		Retention:   cfg.JobRetention,
@@ -210,6 +221,7 @@ func Run(ctx context.Context, cfg Config) error {
 			hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
 			hooteproto.WithLogger(cfg.Logger.With("gateway", gw)),
 			hooteproto.WithOffer(offer),
+			hooteproto.WithServeHook(serveHook(tracer)),
 		)
 		if err != nil {
 			return err
