@@ -143,6 +143,17 @@ func TestStudio(t *testing.T) {
 		t.Errorf("annotations: %q", notes)
 	}
 
+	// The MIDI has no audio yet: the page renders it on request (midi_render, a job) and plays
+	// the WAV it made.
+	step("render the MIDI to audio",
+		chromedp.Click(chromedp.Search(`//div[@id="artifact-actions"]/button[.="Render audio"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#artifact-media audio`)),
+	)
+	src, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(`#artifact-media audio`), "src"))
+	if err != nil || !strings.HasPrefix(src.Value, "/artifacts/art_") {
+		t.Errorf("the player plays %q (%v)", src.Value, err)
+	}
+
 	// The jobs page shows a job that was started through MCP.
 	book := "X:1\nT:A\nK:C\nCDEF|]\n\nX:2\nT:B\nK:C\nGFED|]\n"
 	job := toString(c.call("abc_book_to_midi", map[string]any{"abc": book})["job_id"])
