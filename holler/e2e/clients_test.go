@@ -189,6 +189,23 @@ func TestRealClients(t *testing.T) {
 			judge(t, c.name, plan, runScript(t, node, root, filepath.Join(root, "holler", "e2e", "clients", c.script), url, c.era, plan))
 		})
 	}
+	// A task: the TypeScript SDK v1 speaks 2025-11-25's experimental tasks (the Go SDK has no
+	// tasks, and the v2 SDK leaves them to the ext-tasks package).
+	t.Run("ts-sdk v1 2025-11-25 task", func(t *testing.T) {
+		t.Parallel()
+		task := []clientStep{{Op: "task", Tool: "slow_compute", Args: map[string]any{"seconds": 1, "label": "as a task"}}}
+		got := runScript(t, node, root, filepath.Join(root, "holler", "e2e", "clients", "ts1.mjs"), url, "legacy", task)
+		if len(got) != 1 || got[0].Error != "" || got[0].Result == nil {
+			t.Fatalf("task: %+v", got)
+		}
+		r := got[0]
+		if len(r.Asked) == 0 || !strings.HasPrefix(r.Asked[0], "created ") {
+			t.Errorf("the task's events: %q, want it created first", r.Asked)
+		}
+		if r.Result.IsError || !strings.Contains(r.Result.text(), `slow_compute "as a task" done after 1 s`) {
+			t.Errorf("the task's result: %+v", r.Result)
+		}
+	})
 	t.Run("inspector 2026-07-28", func(t *testing.T) {
 		t.Parallel()
 		testInspector(t, node, root, url)

@@ -8,6 +8,8 @@
 //   {"op":"call","tool":T,"args":{...}}               the result and the progress reports
 //   {"op":"cancel","tool":T,"args":{...},"afterMs":N} aborts the call after N ms: the error
 //   {"op":"elicit","tool":T,"args":{...},"answer":{...}} answers every elicitation with answer
+//   {"op":"task","tool":T,"args":{...}}              calls T as a task (2025-11-25's experimental
+//                                                     tasks), reporting the task's events as asked
 // An argument "$job" stands for the job id that the last call's result named.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -19,7 +21,8 @@ let answer = { action: 'decline' };
 const asked = [];
 const client = new Client(
   { name: 'hoot-ts1', version: '0.0.0' },
-  { capabilities: { elicitation: { form: {} } } },
+  // tasks: {} declares 2025-11-25's experimental tasks, which the task step uses.
+  { capabilities: { elicitation: { form: {} }, tasks: {} } },
 );
 client.setRequestHandler(ElicitRequestSchema, async (request) => {
   asked.push(request.params.message);
@@ -70,6 +73,19 @@ for (const step of plan) {
         asked.length = 0;
         const res = await client.callTool({ name: step.tool, arguments: step.args });
         out({ op: step.op, result: res, asked: [...asked] });
+        break;
+      }
+      case 'task': {
+        // 2025-11-25's experimental tasks: the call is made as a task, followed to its end.
+        const events = [];
+        let result;
+        for await (const m of client.experimental.tasks.callToolStream({ name: step.tool, arguments: step.args }, undefined, { task: { ttl: 60000 } })) {
+          if (m.type === 'taskCreated') events.push(`created ${m.task.taskId}`);
+          else if (m.type === 'taskStatus') events.push(m.task.status);
+          else if (m.type === 'result') result = m.result;
+          else if (m.type === 'error') throw m.error;
+        }
+        out({ op: step.op, result, asked: events });
         break;
       }
       default:
