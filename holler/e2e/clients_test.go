@@ -206,6 +206,19 @@ func TestRealClients(t *testing.T) {
 			t.Errorf("the task's result: %+v", r.Result)
 		}
 	})
+	// And a task of the 2026-07-28 extension through its own client package (ext-tasks) on the
+	// TypeScript SDK v2.
+	t.Run("ts-sdk v2 2026-07-28 task", func(t *testing.T) {
+		t.Parallel()
+		task := []clientStep{{Op: "task", Tool: "slow_compute", Args: map[string]any{"seconds": 1, "label": "as a task"}}}
+		got := runScript(t, node, root, filepath.Join(root, "holler", "e2e", "clients", "ts2.mjs"), url, "modern", task)
+		if len(got) != 1 || got[0].Error != "" || got[0].Result == nil {
+			t.Fatalf("task: %+v", got)
+		}
+		if r := got[0]; r.Result.IsError || !strings.Contains(r.Result.text(), `slow_compute "as a task" done after 1 s`) || len(r.Asked) != 1 || r.Asked[0] != "completed" {
+			t.Errorf("the task: %+v", r)
+		}
+	})
 	t.Run("inspector 2026-07-28", func(t *testing.T) {
 		t.Parallel()
 		testInspector(t, node, root, url)

@@ -8,8 +8,11 @@
 //   {"op":"call","tool":T,"args":{...}}               the result and the progress reports
 //   {"op":"cancel","tool":T,"args":{...},"afterMs":N} aborts the call after N ms: the error
 //   {"op":"elicit","tool":T,"args":{...},"answer":{...}} answers every elicitation with answer
+//   {"op":"task","tool":T,"args":{...}}              (modern) calls T through the tasks extension
+//                                                     (@modelcontextprotocol/ext-tasks), to its end
 // An argument "$job" stands for the job id that the last call's result named.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 
 const [url, era, planText] = process.argv.slice(2);
 const plan = JSON.parse(planText);
@@ -27,6 +30,42 @@ client.setRequestHandler('elicitation/create', async (request) => {
   return answer;
 });
 const transport = new StreamableHTTPClientTransport(new URL(url));
+
+// The tasks extension's requests go out through rawDispatch, which ext-tasks asks its host for
+// in 2026-07-28: one POST per request, with the routing headers, answered in JSON or an event
+// stream.
+const framing = {
+  protocolVersion: '2026-07-28',
+  clientInfo: { name: 'hoot-ts2', version: '0.0.0' },
+  clientCapabilities: { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+};
+let rawID = 0;
+async function rawDispatch(message, options) {
+  // ext-tasks hands over the method and params; the envelope and its id are the host's.
+  const request = { jsonrpc: '2.0', id: `task-${++rawID}`, ...message };
+  const p = request.params || {};
+  const headers = {
+    'Content-Type': 'application/json',
+    'Accept': 'application/json, text/event-stream',
+    'MCP-Protocol-Version': framing.protocolVersion,
+    'Mcp-Method': request.method,
+  };
+  const name = p.name ?? p.taskId ?? p.uri;
+  if (name !== undefined) headers['Mcp-Name'] = String(name);
+  const resp = await fetch(url, { method: 'POST', headers, body: JSON.stringify(request), signal: options && options.signal });
+  const text = await resp.text();
+  if ((resp.headers.get('Content-Type') || '').startsWith('text/event-stream')) {
+    for (const block of text.split(/\r?\n\r?\n/)) {
+      const data = block.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+      if (!data) continue;
+      const m = JSON.parse(data);
+      if (m.id === request.id) return { ...m, id: message.id ?? m.id };
+    }
+    throw new Error(`no response to ${request.method} in the event stream`);
+  }
+  const m = JSON.parse(text);
+  return { ...m, id: message.id ?? m.id };
+}
 await client.connect(transport);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
@@ -65,6 +104,17 @@ for (const step of plan) {
         asked.length = 0;
         const res = await client.callTool({ name: step.tool, arguments: step.args });
         out({ op: step.op, result: res, asked: [...asked] });
+        break;
+      }
+      case 'task': {
+        const session = createTaskSessionFromClient(client, { endpointId: 'hoot-e2e', rawDispatch, v2RequestFraming: framing });
+        try {
+          const execution = await session.callTool(step.tool, step.args);
+          const { outcome } = await execution.settle();
+          out({ op: step.op, result: resultFromTaskOutcome(outcome), asked: [outcome.kind || outcome.status || 'settled'] });
+        } finally {
+          await session.close();
+        }
         break;
       }
       default:

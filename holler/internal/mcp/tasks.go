@@ -192,9 +192,16 @@ type taskResult struct {
 	TTLMillis      *int64 `json:"ttlMs"`
 	PollIntervalMs int64  `json:"pollIntervalMs"`
 	// Result is a completed task's CallToolResult; Error a failed task's JSON-RPC error.
-	Result        *callToolResult         `json:"result,omitempty"`
+	Result        *inlinedResult          `json:"result,omitempty"`
 	Error         *wireError              `json:"error,omitempty"`
 	InputRequests map[string]inputRequest `json:"inputRequests,omitempty"`
+}
+
+// inlinedResult is a completed task's tool result as tasks/get inlines it: a 2026-07-28
+// result, so it says its resultType like every other.
+type inlinedResult struct {
+	ResultType string `json:"resultType"`
+	callToolResult
 }
 
 // taskTime writes a time as the tasks extension's ISO 8601 strings.
@@ -438,7 +445,7 @@ func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
 			out.Error = &wireError{Code: codeInternalError, Message: err.Error()}
 			break
 		}
-		out.Status, out.Result = taskCompleted, &res
+		out.Status, out.Result = taskCompleted, &inlinedResult{ResultType: "complete", callToolResult: res}
 	case hootv1.JobStatus_JOB_STATUS_CANCELLED:
 		out.Status = taskCancelled
 	case hootv1.JobStatus_JOB_STATUS_INPUT_REQUIRED:

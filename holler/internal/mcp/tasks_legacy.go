@@ -329,7 +329,7 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 			return newResult(msg.ID, struct {
 				callToolResult
 				Meta map[string]any `json:"_meta"`
-			}{*t.Result, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}}})
+			}{t.Result.callToolResult, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}}})
 		case taskFailed:
 			return newError(msg.ID, t.Error.Code, t.Error.Message, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}})
 		case taskCancelled:

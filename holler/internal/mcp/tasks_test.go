@@ -239,6 +239,11 @@ func TestTasksCreateAndGet(t *testing.T) {
 	if got["status"] != taskCompleted || res == nil || !strings.Contains(fmt.Sprint(res["content"]), "computed now") || res["isError"] != nil {
 		t.Errorf("tasks/get of a finished job = %v", got)
 	}
+	// The inlined result is a 2026-07-28 result like any other: it says its resultType (the
+	// tasks extension's own client refuses it otherwise).
+	if res["resultType"] != "complete" {
+		t.Errorf("the inlined result has resultType %v, want complete", res["resultType"])
+	}
 	if meta, _ := res["_meta"].(map[string]any); meta["io.modelcontextprotocol/related-task"] != nil {
 		t.Errorf("inlined result carries related-task: %v", res)
 	}
