@@ -30,6 +30,8 @@ import (
 //     gave three quarters of the weight to the octaves above 2.7 kHz, where a melody's attack is
 //     quiet and a held chord's or a drum's noise is not, so a soft flute or saxophone note under
 //     the accompaniment hardly moved the mean.
+//   - A floor on the band energies (see defaultOnsets), far below any note, so that the noise of
+//     quiet bands makes no flux.
 //   - Peak picking: a peak stands at least delta median absolute deviations above the flux's
 //     local median, and is the flux's maximum over the 50 ms before it. A drum (the snare of
 //     the General MIDI kit) or a strummed chord makes a second, weaker flux peak 30 to 50 ms
@@ -39,10 +41,9 @@ import (
 //     climbed through a fifth of its peak: a slow swell (a saxophone, a clarinet, a flute) peaks
 //     tens of milliseconds late but starts to show as soon as a sharp attack does.
 const (
-	onsetWindow    = 512   // samples: 11.6 ms at 44.1 kHz, bins 86 Hz apart
-	onsetHop       = 64    // samples: 1.45 ms
-	onsetMedian    = 64    // hops either side (93 ms) of the flux's local median
-	onsetFloorDB   = -80.0 // band energy floor, so that noise in silence makes no flux
+	onsetWindow    = 512 // samples: 11.6 ms at 44.1 kHz, bins 86 Hz apart
+	onsetHop       = 64  // samples: 1.45 ms
+	onsetMedian    = 64  // hops either side (93 ms) of the flux's local median
 	onsetTolerance = 0.010
 	// mergeOnsets joins MIDI note-ons closer than this into one onset: a chord (and a strummed
 	// one), or a grace note and its note, sound as one attack.
@@ -96,10 +97,17 @@ type onsetParams struct {
 	frac      float64 // the onset is where the flux passed this fraction of its peak
 	back      int     // hops: how far back that is looked for
 	gap       float64 // seconds: the least time between two onsets
+	floorDB   float64 // band energy floor (dB of power in FFT units)
 }
 
 // defaultOnsets: the lag is 5.8 ms, the peak's look-back 51 ms, the timing's look-back 29 ms.
-var defaultOnsets = onsetParams{perOctave: 24, lag: 4, delta: 1.5, minFlux: 1.25, preMax: 35, frac: 0.2, back: 20, gap: 0.03}
+// The floor, -40 dB, is about 80 dB below a full-scale sine's band (+42 dB: a Hann window of 512
+// samples gives its bin a magnitude of 128): a band quieter than that, such as the breath noise
+// of the General MIDI flute between its harmonics or a reverb's tail, fluctuates by several dB
+// from frame to frame, and in log energy a fluctuation of a band at -70 dB counted as much as the
+// attack of a note at -10 dB, so that the flux of a soft held flute note was noise over which
+// its neighbours' onsets hardly rose.
+var defaultOnsets = onsetParams{perOctave: 24, lag: 4, delta: 1.0, minFlux: 0.75, preMax: 35, frac: 0.2, back: 20, gap: 0.03, floorDB: -40}
 
 // detectOnsets returns the onset times in seconds of b.
 func detectOnsets(b *audio.Buffer) []float64 { return detectOnsetsWith(b, defaultOnsets) }
@@ -164,7 +172,7 @@ func onsetFlux(b *audio.Buffer, p onsetParams) []float64 {
 			}
 		}
 		for i := range e {
-			e[i] = max(10*math.Log10(e[i]+1e-20), onsetFloorDB)
+			e[i] = max(10*math.Log10(e[i]+1e-20), p.floorDB)
 		}
 		var sum float64
 		if f >= p.lag {
