@@ -230,7 +230,10 @@ func pickOnsets(flux []float64, rate int, p onsetParams) []float64 {
 	return out
 }
 
-// midiOnsets returns the distinct note-on times in seconds of f.
+// midiOnsets returns the distinct note-on times in seconds of f: a note-on within mergeOnsets
+// of the one before it joins that one's onset, so that a chord, a strummed one (the converter
+// staggers a chord's notes as abc2midi does, and a strum spans more than mergeOnsets) and a
+// grace note before its note are one onset, timed by their first note-on.
 func midiOnsets(f *midi.File) []float64 {
 	tempo := midi.TempoMap(f)
 	var times []float64
@@ -239,8 +242,8 @@ func midiOnsets(f *midi.File) []float64 {
 	}
 	sort.Float64s(times)
 	var out []float64
-	for _, t := range times {
-		if len(out) == 0 || t-out[len(out)-1] >= mergeOnsets {
+	for i, t := range times {
+		if i == 0 || t-times[i-1] >= mergeOnsets {
 			out = append(out, t)
 		}
 	}
