@@ -28,6 +28,9 @@ const (
 	DefaultHeight = 480
 	// MaxNotes bounds the notes drawn; a file with more in range is drawn up to this many.
 	MaxNotes = 200000
+	// MaxPaint bounds the pixels the notes paint, in images' worth: many long notes stacked on
+	// few keys would otherwise paint the same pixels for a long time.
+	MaxPaint = 32
 	// MaxGridLines bounds the bar and beat lines walked.
 	MaxGridLines = 100000
 	// KeyboardWidth is the width of the keyboard on the left, in pixels.
@@ -114,8 +117,10 @@ type Roll struct {
 	Image      *image.RGBA
 	Start, End float64
 	Low, High  int
-	// Drawn counts notes at least partly in view; Total all notes of the file.
+	// Drawn counts notes at least partly in view that were drawn; Total all notes of the file.
 	Drawn, Total int
+	// Cut is true when MaxNotes or MaxPaint stopped the drawing before every note in view.
+	Cut bool
 	Channels     []ChannelUse
 	// Bars are the x positions of the bar lines drawn.
 	Bars []int
@@ -340,12 +345,14 @@ func (r *Roll) grid(f *midi.File) {
 func (r *Roll) notes(notes []midi.Note, inTime func(midi.Note) bool) {
 	w := r.Image.Bounds().Dx()
 	var count [16]int
+	budget := MaxPaint * w * r.Image.Bounds().Dy()
 	for _, n := range notes {
-		if r.Drawn >= MaxNotes {
-			break
-		}
 		if n.Pitch < r.Low || n.Pitch > r.High || !inTime(n) {
 			continue
+		}
+		if r.Drawn >= MaxNotes || budget <= 0 {
+			r.Cut = true
+			break
 		}
 		r.Drawn++
 		count[n.Channel&15]++
@@ -358,6 +365,7 @@ func (r *Roll) notes(notes []midi.Note, inTime func(midi.Note) bool) {
 		if bottom <= top {
 			bottom = top + 1
 		}
+		budget -= (x1 - x0) * (bottom - top)
 		c := Shade(n.Channel, n.Velocity)
 		// A darker edge keeps repeated notes apart when the note is big enough to have one.
 		if x1-x0 >= 4 && bottom-top >= 4 {

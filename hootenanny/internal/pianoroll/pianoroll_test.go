@@ -190,3 +190,23 @@ func FuzzDraw(f *testing.F) {
 		}
 	})
 }
+
+func TestStackedNotesAreBounded(t *testing.T) {
+	// 20000 notes, each as long as the file, on one key: without a bound each would paint a
+	// whole row of the image again.
+	var evs []midi.Event
+	for i := range 20000 {
+		evs = append(evs, midi.NoteOn(int64(i%2), 0, 60, 100))
+	}
+	for range 20000 {
+		evs = append(evs, midi.NoteOff(96000, 0, 60, 0))
+	}
+	f := &midi.File{TicksPerQuarter: 96, Tracks: []midi.Track{{Events: evs}}}
+	r, err := Draw(f, Options{Width: MaxSize, Height: MaxSize, Low: 60, High: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Cut || r.Drawn >= 20000 || r.Drawn < MaxPaint {
+		t.Errorf("drew %d of %d stacked notes (cut %v), want the paint bound to stop it", r.Drawn, r.Total, r.Cut)
+	}
+}

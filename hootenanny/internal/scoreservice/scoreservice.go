@@ -116,8 +116,8 @@ func (h *Handler) MidiPianoRoll(ctx context.Context, req *hootv1.MidiPianoRollRe
 	}
 	summary := fmt.Sprintf("Piano roll of %.2f to %.2f s, keys %d to %d: %d of %d notes drawn (%s), into artifact %s.",
 		roll.Start, roll.End, roll.Low, roll.High, roll.Drawn, roll.Total, orNone(chans), a.GetId())
-	if roll.Drawn >= pianoroll.MaxNotes {
-		summary += fmt.Sprintf(" Only the first %d notes in view are drawn; choose a shorter time range.", pianoroll.MaxNotes)
+	if roll.Cut {
+		summary += " Not every note in view is drawn (too many, or too many stacked); choose a shorter time range or fewer keys."
 	}
 	res.Content = content(summary, buf.Bytes())
 	return res, nil
