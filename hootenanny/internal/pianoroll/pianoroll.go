@@ -120,8 +120,8 @@ type Roll struct {
 	// Drawn counts notes at least partly in view that were drawn; Total all notes of the file.
 	Drawn, Total int
 	// Cut is true when MaxNotes or MaxPaint stopped the drawing before every note in view.
-	Cut bool
-	Channels     []ChannelUse
+	Cut      bool
+	Channels []ChannelUse
 	// Bars are the x positions of the bar lines drawn.
 	Bars []int
 
