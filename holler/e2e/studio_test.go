@@ -154,6 +154,19 @@ func TestStudio(t *testing.T) {
 		t.Errorf("the player plays %q (%v)", src.Value, err)
 	}
 
+	// The page draws the MIDI as a piano roll on request, and engraves the ABC as a score, and
+	// shows each picture.
+	step("draw the piano roll",
+		chromedp.Click(chromedp.Search(`//div[@id="artifact-actions"]/button[.="Piano roll"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#artifact-media img[src^="data:image/png"]`)),
+	)
+	step("engrave the score",
+		chromedp.Navigate(base+"/studio/#/artifact/"+parent),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="#/artifact/`+parent+`"]`)),
+		chromedp.Click(chromedp.Search(`//div[@id="artifact-actions"]/button[.="Show the score"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#artifact-media img[src^="data:image/png"]`)),
+	)
+
 	// The jobs page shows a job that was started through MCP.
 	book := "X:1\nT:A\nK:C\nCDEF|]\n\nX:2\nT:B\nK:C\nGFED|]\n"
 	job := toString(c.call("abc_book_to_midi", map[string]any{"abc": book})["job_id"])

@@ -55,6 +55,8 @@ type Payload struct {
 	//	*Payload_MidiRender
 	//	*Payload_SoundfontInspect
 	//	*Payload_AudioInfo
+	//	*Payload_MidiPianoRoll
+	//	*Payload_AbcRender
 	//	*Payload_JobAnswer
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
@@ -374,6 +376,24 @@ func (x *Payload) GetAudioInfo() *AudioInfoRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_AudioInfo); ok {
 			return x.AudioInfo
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetMidiPianoRoll() *MidiPianoRollRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_MidiPianoRoll); ok {
+			return x.MidiPianoRoll
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetAbcRender() *AbcRenderRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_AbcRender); ok {
+			return x.AbcRender
 		}
 	}
 	return nil
@@ -920,6 +940,15 @@ type Payload_AudioInfo struct {
 	AudioInfo *AudioInfoRequest `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
 }
 
+type Payload_MidiPianoRoll struct {
+	// The score tools.
+	MidiPianoRoll *MidiPianoRollRequest `protobuf:"bytes,43,opt,name=midi_piano_roll,json=midiPianoRoll,proto3,oneof"`
+}
+
+type Payload_AbcRender struct {
+	AbcRender *AbcRenderRequest `protobuf:"bytes,44,opt,name=abc_render,json=abcRender,proto3,oneof"`
+}
+
 type Payload_JobAnswer struct {
 	// Later job tools, numbered apart.
 	JobAnswer *JobAnswerRequest `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -1170,6 +1199,10 @@ func (*Payload_SoundfontInspect) isPayload_Request() {}
 
 func (*Payload_AudioInfo) isPayload_Request() {}
 
+func (*Payload_MidiPianoRoll) isPayload_Request() {}
+
+func (*Payload_AbcRender) isPayload_Request() {}
+
 func (*Payload_JobAnswer) isPayload_Request() {}
 
 func (*Payload_CasObject) isPayload_Request() {}
@@ -1300,6 +1333,8 @@ type Result struct {
 	//	*Result_MidiRender
 	//	*Result_SoundfontInspect
 	//	*Result_AudioInfo
+	//	*Result_MidiPianoRoll
+	//	*Result_AbcRender
 	//	*Result_JobAnswer
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
@@ -1601,6 +1636,24 @@ func (x *Result) GetAudioInfo() *AudioInfoResult {
 	return nil
 }
 
+func (x *Result) GetMidiPianoRoll() *MidiPianoRollResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_MidiPianoRoll); ok {
+			return x.MidiPianoRoll
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetAbcRender() *AbcRenderResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_AbcRender); ok {
+			return x.AbcRender
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetJobAnswer() *JobAnswerResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_JobAnswer); ok {
@@ -1781,6 +1834,15 @@ type Result_AudioInfo struct {
 	AudioInfo *AudioInfoResult `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
 }
 
+type Result_MidiPianoRoll struct {
+	// The score tools' answers.
+	MidiPianoRoll *MidiPianoRollResult `protobuf:"bytes,43,opt,name=midi_piano_roll,json=midiPianoRoll,proto3,oneof"`
+}
+
+type Result_AbcRender struct {
+	AbcRender *AbcRenderResult `protobuf:"bytes,44,opt,name=abc_render,json=abcRender,proto3,oneof"`
+}
+
 type Result_JobAnswer struct {
 	// Later job tools' answers, numbered apart.
 	JobAnswer *JobAnswerResult `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -1868,6 +1930,10 @@ func (*Result_MidiRender) isResult_Result() {}
 func (*Result_SoundfontInspect) isResult_Result() {}
 
 func (*Result_AudioInfo) isResult_Result() {}
+
+func (*Result_MidiPianoRoll) isResult_Result() {}
+
+func (*Result_AbcRender) isResult_Result() {}
 
 func (*Result_JobAnswer) isResult_Result() {}
 
@@ -2285,7 +2351,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\x813\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x14hoot/v1/system.proto\"\x864\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -2320,7 +2386,10 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"midiRender\x12O\n" +
 	"\x11soundfont_inspect\x18) \x01(\v2 .hoot.v1.SoundfontInspectRequestH\x00R\x10soundfontInspect\x12:\n" +
 	"\n" +
-	"audio_info\x18* \x01(\v2\x19.hoot.v1.AudioInfoRequestH\x00R\taudioInfo\x12:\n" +
+	"audio_info\x18* \x01(\v2\x19.hoot.v1.AudioInfoRequestH\x00R\taudioInfo\x12G\n" +
+	"\x0fmidi_piano_roll\x18+ \x01(\v2\x1d.hoot.v1.MidiPianoRollRequestH\x00R\rmidiPianoRoll\x12:\n" +
+	"\n" +
+	"abc_render\x18, \x01(\v2\x19.hoot.v1.AbcRenderRequestH\x00R\tabcRender\x12:\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x19.hoot.v1.JobAnswerRequestH\x00R\tjobAnswer\x12C\n" +
 	"\n" +
@@ -2375,7 +2444,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0econfirm_delete\x18\xd0\b \x01(\v2(.hoot.v1.ConformanceConfirmDeleteRequestH\x00R\rconfirmDelete\x12I\n" +
 	"\vmulti_input\x18\xd1\b \x01(\v2%.hoot.v1.ConformanceMultiInputRequestH\x00R\n" +
 	"multiInputB\t\n" +
-	"\arequest\"\xec\x11\n" +
+	"\arequest\"\xef\x12\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -2413,7 +2482,10 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"midiRender\x12N\n" +
 	"\x11soundfont_inspect\x18) \x01(\v2\x1f.hoot.v1.SoundfontInspectResultH\x00R\x10soundfontInspect\x129\n" +
 	"\n" +
-	"audio_info\x18* \x01(\v2\x18.hoot.v1.AudioInfoResultH\x00R\taudioInfo\x129\n" +
+	"audio_info\x18* \x01(\v2\x18.hoot.v1.AudioInfoResultH\x00R\taudioInfo\x12F\n" +
+	"\x0fmidi_piano_roll\x18+ \x01(\v2\x1c.hoot.v1.MidiPianoRollResultH\x00R\rmidiPianoRoll\x129\n" +
+	"\n" +
+	"abc_render\x18, \x01(\v2\x18.hoot.v1.AbcRenderResultH\x00R\tabcRender\x129\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x18.hoot.v1.JobAnswerResultH\x00R\tjobAnswer\x12B\n" +
 	"\n" +
@@ -2509,87 +2581,91 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*MidiRenderRequest)(nil),                             // 32: hoot.v1.MidiRenderRequest
 	(*SoundfontInspectRequest)(nil),                       // 33: hoot.v1.SoundfontInspectRequest
 	(*AudioInfoRequest)(nil),                              // 34: hoot.v1.AudioInfoRequest
-	(*JobAnswerRequest)(nil),                              // 35: hoot.v1.JobAnswerRequest
-	(*CasObjectResourceRequest)(nil),                      // 36: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 37: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 38: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                  // 39: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),                // 40: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),                // 41: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),            // 42: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),        // 43: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),               // 44: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),            // 45: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),                // 46: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),         // 47: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 48: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),             // 49: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                  // 50: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),                // 51: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),             // 52: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),                // 53: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),             // 54: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                    // 55: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                 // 56: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),         // 57: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),            // 58: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),            // 59: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceLoggingToolRequest)(nil),                 // 60: hoot.v1.ConformanceLoggingToolRequest
-	(*ConformanceTriggerToolChangeRequest)(nil),           // 61: hoot.v1.ConformanceTriggerToolChangeRequest
-	(*ConformanceTriggerPromptChangeRequest)(nil),         // 62: hoot.v1.ConformanceTriggerPromptChangeRequest
-	(*ConformanceDynamicToolRequest)(nil),                 // 63: hoot.v1.ConformanceDynamicToolRequest
-	(*ConformanceDynamicPromptRequest)(nil),               // 64: hoot.v1.ConformanceDynamicPromptRequest
-	(*ConformanceCustomHeaderRequest)(nil),                // 65: hoot.v1.ConformanceCustomHeaderRequest
-	(*ConformanceInputRequiredElicitationRequest)(nil),    // 66: hoot.v1.ConformanceInputRequiredElicitationRequest
-	(*ConformanceInputRequiredSamplingRequest)(nil),       // 67: hoot.v1.ConformanceInputRequiredSamplingRequest
-	(*ConformanceInputRequiredListRootsRequest)(nil),      // 68: hoot.v1.ConformanceInputRequiredListRootsRequest
-	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 69: hoot.v1.ConformanceInputRequiredRequestStateRequest
-	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 70: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 71: hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 72: hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 73: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	(*ConformanceInputRequiredPromptRequest)(nil),         // 74: hoot.v1.ConformanceInputRequiredPromptRequest
-	(*ConformanceMissingCapabilityRequest)(nil),           // 75: hoot.v1.ConformanceMissingCapabilityRequest
-	(*ConformanceStreamingElicitationRequest)(nil),        // 76: hoot.v1.ConformanceStreamingElicitationRequest
-	(*ConformanceGreetRequest)(nil),                       // 77: hoot.v1.ConformanceGreetRequest
-	(*ConformanceSlowComputeRequest)(nil),                 // 78: hoot.v1.ConformanceSlowComputeRequest
-	(*ConformanceFailingJobRequest)(nil),                  // 79: hoot.v1.ConformanceFailingJobRequest
-	(*ConformanceProtocolErrorJobRequest)(nil),            // 80: hoot.v1.ConformanceProtocolErrorJobRequest
-	(*ConformanceConfirmDeleteRequest)(nil),               // 81: hoot.v1.ConformanceConfirmDeleteRequest
-	(*ConformanceMultiInputRequest)(nil),                  // 82: hoot.v1.ConformanceMultiInputRequest
-	(*ToolError)(nil),                                     // 83: hoot.v1.ToolError
-	(*EchoResult)(nil),                                    // 84: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 85: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 86: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 87: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 88: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 89: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 90: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 91: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 92: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 93: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 94: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 95: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 96: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 97: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 98: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 99: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 100: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 101: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 102: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 103: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 104: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 105: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 106: hoot.v1.AudioInfoResult
-	(*CasObjectResourceResult)(nil),                       // 107: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 108: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 109: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                      // 110: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                       // 111: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                     // 112: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                        // 113: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 114: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                                 // 115: hoot.v1.ClientRequest
+	(*MidiPianoRollRequest)(nil),                          // 35: hoot.v1.MidiPianoRollRequest
+	(*AbcRenderRequest)(nil),                              // 36: hoot.v1.AbcRenderRequest
+	(*JobAnswerRequest)(nil),                              // 37: hoot.v1.JobAnswerRequest
+	(*CasObjectResourceRequest)(nil),                      // 38: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 39: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 40: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                  // 41: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),                // 42: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),                // 43: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),            // 44: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),        // 45: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),               // 46: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),            // 47: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),                // 48: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),         // 49: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 50: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),             // 51: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                  // 52: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),                // 53: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),             // 54: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),                // 55: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),             // 56: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                    // 57: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                 // 58: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),         // 59: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),            // 60: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),            // 61: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceLoggingToolRequest)(nil),                 // 62: hoot.v1.ConformanceLoggingToolRequest
+	(*ConformanceTriggerToolChangeRequest)(nil),           // 63: hoot.v1.ConformanceTriggerToolChangeRequest
+	(*ConformanceTriggerPromptChangeRequest)(nil),         // 64: hoot.v1.ConformanceTriggerPromptChangeRequest
+	(*ConformanceDynamicToolRequest)(nil),                 // 65: hoot.v1.ConformanceDynamicToolRequest
+	(*ConformanceDynamicPromptRequest)(nil),               // 66: hoot.v1.ConformanceDynamicPromptRequest
+	(*ConformanceCustomHeaderRequest)(nil),                // 67: hoot.v1.ConformanceCustomHeaderRequest
+	(*ConformanceInputRequiredElicitationRequest)(nil),    // 68: hoot.v1.ConformanceInputRequiredElicitationRequest
+	(*ConformanceInputRequiredSamplingRequest)(nil),       // 69: hoot.v1.ConformanceInputRequiredSamplingRequest
+	(*ConformanceInputRequiredListRootsRequest)(nil),      // 70: hoot.v1.ConformanceInputRequiredListRootsRequest
+	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 71: hoot.v1.ConformanceInputRequiredRequestStateRequest
+	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 72: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 73: hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 74: hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 75: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	(*ConformanceInputRequiredPromptRequest)(nil),         // 76: hoot.v1.ConformanceInputRequiredPromptRequest
+	(*ConformanceMissingCapabilityRequest)(nil),           // 77: hoot.v1.ConformanceMissingCapabilityRequest
+	(*ConformanceStreamingElicitationRequest)(nil),        // 78: hoot.v1.ConformanceStreamingElicitationRequest
+	(*ConformanceGreetRequest)(nil),                       // 79: hoot.v1.ConformanceGreetRequest
+	(*ConformanceSlowComputeRequest)(nil),                 // 80: hoot.v1.ConformanceSlowComputeRequest
+	(*ConformanceFailingJobRequest)(nil),                  // 81: hoot.v1.ConformanceFailingJobRequest
+	(*ConformanceProtocolErrorJobRequest)(nil),            // 82: hoot.v1.ConformanceProtocolErrorJobRequest
+	(*ConformanceConfirmDeleteRequest)(nil),               // 83: hoot.v1.ConformanceConfirmDeleteRequest
+	(*ConformanceMultiInputRequest)(nil),                  // 84: hoot.v1.ConformanceMultiInputRequest
+	(*ToolError)(nil),                                     // 85: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 86: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 87: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 88: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 89: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 90: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 91: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 92: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 93: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 94: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 95: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 96: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 97: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 98: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 99: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 100: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 101: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 102: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 103: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 104: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 105: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 106: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 107: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 108: hoot.v1.AudioInfoResult
+	(*MidiPianoRollResult)(nil),                           // 109: hoot.v1.MidiPianoRollResult
+	(*AbcRenderResult)(nil),                               // 110: hoot.v1.AbcRenderResult
+	(*CasObjectResourceResult)(nil),                       // 111: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 112: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 113: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                      // 114: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                       // 115: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 116: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                        // 117: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 118: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 119: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2618,107 +2694,111 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	32,  // 23: hoot.v1.Payload.midi_render:type_name -> hoot.v1.MidiRenderRequest
 	33,  // 24: hoot.v1.Payload.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectRequest
 	34,  // 25: hoot.v1.Payload.audio_info:type_name -> hoot.v1.AudioInfoRequest
-	35,  // 26: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
-	36,  // 27: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	37,  // 28: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	38,  // 29: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	39,  // 30: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	40,  // 31: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	41,  // 32: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	42,  // 33: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	43,  // 34: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	44,  // 35: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	45,  // 36: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	46,  // 37: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	47,  // 38: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	48,  // 39: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	49,  // 40: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	50,  // 41: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	51,  // 42: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	52,  // 43: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	53,  // 44: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	54,  // 45: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	55,  // 46: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	56,  // 47: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	57,  // 48: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	58,  // 49: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	59,  // 50: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	60,  // 51: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
-	61,  // 52: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
-	62,  // 53: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
-	63,  // 54: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
-	64,  // 55: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
-	65,  // 56: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
-	66,  // 57: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
-	67,  // 58: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
-	68,  // 59: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
-	69,  // 60: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
-	70,  // 61: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	71,  // 62: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	72,  // 63: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	73,  // 64: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	74,  // 65: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
-	75,  // 66: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
-	76,  // 67: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
-	77,  // 68: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
-	78,  // 69: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
-	79,  // 70: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
-	80,  // 71: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
-	81,  // 72: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
-	82,  // 73: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
-	83,  // 74: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	84,  // 75: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	85,  // 76: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	86,  // 77: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	87,  // 78: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	88,  // 79: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	89,  // 80: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	90,  // 81: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	91,  // 82: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	92,  // 83: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	93,  // 84: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	94,  // 85: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	95,  // 86: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,   // 87: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,   // 88: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,   // 89: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,   // 90: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	96,  // 91: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	97,  // 92: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	98,  // 93: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	99,  // 94: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	100, // 95: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	101, // 96: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	102, // 97: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	103, // 98: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	104, // 99: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	105, // 100: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	106, // 101: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	7,   // 102: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	107, // 103: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	108, // 104: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	109, // 105: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	110, // 106: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	111, // 107: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	112, // 108: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	113, // 109: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	114, // 110: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	114, // 111: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	114, // 112: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,   // 113: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	114, // 114: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,   // 115: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,   // 116: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,   // 117: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,   // 118: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,   // 119: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,   // 120: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	115, // 121: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	122, // [122:122] is the sub-list for method output_type
-	122, // [122:122] is the sub-list for method input_type
-	122, // [122:122] is the sub-list for extension type_name
-	122, // [122:122] is the sub-list for extension extendee
-	0,   // [0:122] is the sub-list for field type_name
+	35,  // 26: hoot.v1.Payload.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollRequest
+	36,  // 27: hoot.v1.Payload.abc_render:type_name -> hoot.v1.AbcRenderRequest
+	37,  // 28: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
+	38,  // 29: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	39,  // 30: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	40,  // 31: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	41,  // 32: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	42,  // 33: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	43,  // 34: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	44,  // 35: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	45,  // 36: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	46,  // 37: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	47,  // 38: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	48,  // 39: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	49,  // 40: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	50,  // 41: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	51,  // 42: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	52,  // 43: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	53,  // 44: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	54,  // 45: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	55,  // 46: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	56,  // 47: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	57,  // 48: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	58,  // 49: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	59,  // 50: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	60,  // 51: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	61,  // 52: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
+	62,  // 53: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
+	63,  // 54: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
+	64,  // 55: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
+	65,  // 56: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
+	66,  // 57: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
+	67,  // 58: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
+	68,  // 59: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
+	69,  // 60: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
+	70,  // 61: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
+	71,  // 62: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
+	72,  // 63: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	73,  // 64: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	74,  // 65: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	75,  // 66: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	76,  // 67: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
+	77,  // 68: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
+	78,  // 69: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
+	79,  // 70: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
+	80,  // 71: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
+	81,  // 72: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
+	82,  // 73: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
+	83,  // 74: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
+	84,  // 75: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
+	85,  // 76: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	86,  // 77: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	87,  // 78: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	88,  // 79: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	89,  // 80: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	90,  // 81: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	91,  // 82: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	92,  // 83: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	93,  // 84: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	94,  // 85: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	95,  // 86: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	96,  // 87: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	97,  // 88: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 89: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 90: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 91: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 92: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	98,  // 93: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	99,  // 94: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	100, // 95: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	101, // 96: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	102, // 97: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	103, // 98: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	104, // 99: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	105, // 100: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	106, // 101: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	107, // 102: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	108, // 103: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	109, // 104: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
+	110, // 105: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
+	7,   // 106: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	111, // 107: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	112, // 108: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	113, // 109: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	114, // 110: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	115, // 111: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	116, // 112: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	117, // 113: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	118, // 114: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	118, // 115: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	118, // 116: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 117: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	118, // 118: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 119: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 120: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 121: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 122: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 123: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 124: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	119, // 125: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	126, // [126:126] is the sub-list for method output_type
+	126, // [126:126] is the sub-list for method input_type
+	126, // [126:126] is the sub-list for extension type_name
+	126, // [126:126] is the sub-list for extension extendee
+	0,   // [0:126] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2737,6 +2817,7 @@ func file_hoot_v1_envelope_proto_init() {
 	file_hoot_v1_music_proto_init()
 	file_hoot_v1_query_proto_init()
 	file_hoot_v1_resources_proto_init()
+	file_hoot_v1_score_proto_init()
 	file_hoot_v1_system_proto_init()
 	file_hoot_v1_envelope_proto_msgTypes[0].OneofWrappers = []any{
 		(*Payload_Echo)(nil),
@@ -2765,6 +2846,8 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_MidiRender)(nil),
 		(*Payload_SoundfontInspect)(nil),
 		(*Payload_AudioInfo)(nil),
+		(*Payload_MidiPianoRoll)(nil),
+		(*Payload_AbcRender)(nil),
 		(*Payload_JobAnswer)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
@@ -2843,6 +2926,8 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_MidiRender)(nil),
 		(*Result_SoundfontInspect)(nil),
 		(*Result_AudioInfo)(nil),
+		(*Result_MidiPianoRoll)(nil),
+		(*Result_AbcRender)(nil),
 		(*Result_JobAnswer)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),

@@ -26,6 +26,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/jobservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/musicservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/queryservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/scoreservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/systemservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/workermetrics"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -194,6 +195,11 @@ func Run(ctx context.Context, cfg Config) error {
 			SoundFont: cfg.SoundFont,
 			Logger:    cfg.Logger,
 		}), jobHandler),
+		hootv1hoot.NewScoreService(scoreservice.New(scoreservice.Config{
+			CAS:       store,
+			Artifacts: artifactStore,
+			Logger:    cfg.Logger,
+		})),
 	}
 	// The Offer lets the conformance fixtures withdraw and offer services, as a fleet's
 	// services come and go; without the fixtures nothing changes it.

@@ -45,6 +45,8 @@ const (
 	MusicServiceName = "music"
 	// AudioServiceName is the name of the "audio" service.
 	AudioServiceName = "audio"
+	// ScoreServiceName is the name of the "score" service.
+	ScoreServiceName = "score"
 	// ConformanceServiceName is the name of the "conformance" service.
 	ConformanceServiceName = "conformance"
 	// ConformanceDynamicToolServiceName is the name of the "conformance_dynamic_tool" service.
@@ -462,6 +464,42 @@ func NewAudioService(h AudioHandler, jobs JobStarter) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_AudioInfo{AudioInfo: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// ScoreHandler serves the tools of the "score" service.
+type ScoreHandler interface {
+	// MidiPianoRoll serves the tool "midi_piano_roll". Draw a MIDI file as a piano-roll PNG (pitch
+	// against time), stored as an artifact.
+	MidiPianoRoll(context.Context, *v1.MidiPianoRollRequest) (*v1.MidiPianoRollResult, error)
+	// AbcRender serves the tool "abc_render". Engrave an ABC tune as a score: SVG and PNG, stored
+	// as artifacts.
+	AbcRender(context.Context, *v1.AbcRenderRequest) (*v1.AbcRenderResult, error)
+}
+
+// NewScoreService returns the Service that dispatches the "score" tools to h.
+func NewScoreService(h ScoreHandler) Service {
+	return Service{
+		Name:  ScoreServiceName,
+		Tools: []string{"midi_piano_roll", "abc_render"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_MidiPianoRoll:
+				res, err := h.MidiPianoRoll(ctx, x.MidiPianoRoll)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_MidiPianoRoll{MidiPianoRoll: res}}, nil
+			case *v1.Payload_AbcRender:
+				res, err := h.AbcRender(ctx, x.AbcRender)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_AbcRender{AbcRender: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}
