@@ -55,6 +55,7 @@ type Payload struct {
 	//	*Payload_MidiRender
 	//	*Payload_SoundfontInspect
 	//	*Payload_AudioInfo
+	//	*Payload_MidiAnalyze
 	//	*Payload_JobAnswer
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
@@ -374,6 +375,15 @@ func (x *Payload) GetAudioInfo() *AudioInfoRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_AudioInfo); ok {
 			return x.AudioInfo
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetMidiAnalyze() *MidiAnalyzeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_MidiAnalyze); ok {
+			return x.MidiAnalyze
 		}
 	}
 	return nil
@@ -920,6 +930,11 @@ type Payload_AudioInfo struct {
 	AudioInfo *AudioInfoRequest `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
 }
 
+type Payload_MidiAnalyze struct {
+	// The analysis tools.
+	MidiAnalyze *MidiAnalyzeRequest `protobuf:"bytes,45,opt,name=midi_analyze,json=midiAnalyze,proto3,oneof"`
+}
+
 type Payload_JobAnswer struct {
 	// Later job tools, numbered apart.
 	JobAnswer *JobAnswerRequest `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -1170,6 +1185,8 @@ func (*Payload_SoundfontInspect) isPayload_Request() {}
 
 func (*Payload_AudioInfo) isPayload_Request() {}
 
+func (*Payload_MidiAnalyze) isPayload_Request() {}
+
 func (*Payload_JobAnswer) isPayload_Request() {}
 
 func (*Payload_CasObject) isPayload_Request() {}
@@ -1300,6 +1317,7 @@ type Result struct {
 	//	*Result_MidiRender
 	//	*Result_SoundfontInspect
 	//	*Result_AudioInfo
+	//	*Result_MidiAnalyze
 	//	*Result_JobAnswer
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
@@ -1601,6 +1619,15 @@ func (x *Result) GetAudioInfo() *AudioInfoResult {
 	return nil
 }
 
+func (x *Result) GetMidiAnalyze() *MidiAnalyzeResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_MidiAnalyze); ok {
+			return x.MidiAnalyze
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetJobAnswer() *JobAnswerResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_JobAnswer); ok {
@@ -1781,6 +1808,11 @@ type Result_AudioInfo struct {
 	AudioInfo *AudioInfoResult `protobuf:"bytes,42,opt,name=audio_info,json=audioInfo,proto3,oneof"`
 }
 
+type Result_MidiAnalyze struct {
+	// The analysis tools' answers.
+	MidiAnalyze *MidiAnalyzeResult `protobuf:"bytes,45,opt,name=midi_analyze,json=midiAnalyze,proto3,oneof"`
+}
+
 type Result_JobAnswer struct {
 	// Later job tools' answers, numbered apart.
 	JobAnswer *JobAnswerResult `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -1868,6 +1900,8 @@ func (*Result_MidiRender) isResult_Result() {}
 func (*Result_SoundfontInspect) isResult_Result() {}
 
 func (*Result_AudioInfo) isResult_Result() {}
+
+func (*Result_MidiAnalyze) isResult_Result() {}
 
 func (*Result_JobAnswer) isResult_Result() {}
 
@@ -2285,7 +2319,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\x813\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x14hoot/v1/system.proto\"\xc33\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -2320,7 +2354,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"midiRender\x12O\n" +
 	"\x11soundfont_inspect\x18) \x01(\v2 .hoot.v1.SoundfontInspectRequestH\x00R\x10soundfontInspect\x12:\n" +
 	"\n" +
-	"audio_info\x18* \x01(\v2\x19.hoot.v1.AudioInfoRequestH\x00R\taudioInfo\x12:\n" +
+	"audio_info\x18* \x01(\v2\x19.hoot.v1.AudioInfoRequestH\x00R\taudioInfo\x12@\n" +
+	"\fmidi_analyze\x18- \x01(\v2\x1b.hoot.v1.MidiAnalyzeRequestH\x00R\vmidiAnalyze\x12:\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x19.hoot.v1.JobAnswerRequestH\x00R\tjobAnswer\x12C\n" +
 	"\n" +
@@ -2375,7 +2410,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0econfirm_delete\x18\xd0\b \x01(\v2(.hoot.v1.ConformanceConfirmDeleteRequestH\x00R\rconfirmDelete\x12I\n" +
 	"\vmulti_input\x18\xd1\b \x01(\v2%.hoot.v1.ConformanceMultiInputRequestH\x00R\n" +
 	"multiInputB\t\n" +
-	"\arequest\"\xec\x11\n" +
+	"\arequest\"\xad\x12\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -2413,7 +2448,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"midiRender\x12N\n" +
 	"\x11soundfont_inspect\x18) \x01(\v2\x1f.hoot.v1.SoundfontInspectResultH\x00R\x10soundfontInspect\x129\n" +
 	"\n" +
-	"audio_info\x18* \x01(\v2\x18.hoot.v1.AudioInfoResultH\x00R\taudioInfo\x129\n" +
+	"audio_info\x18* \x01(\v2\x18.hoot.v1.AudioInfoResultH\x00R\taudioInfo\x12?\n" +
+	"\fmidi_analyze\x18- \x01(\v2\x1a.hoot.v1.MidiAnalyzeResultH\x00R\vmidiAnalyze\x129\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x18.hoot.v1.JobAnswerResultH\x00R\tjobAnswer\x12B\n" +
 	"\n" +
@@ -2509,87 +2545,89 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*MidiRenderRequest)(nil),                             // 32: hoot.v1.MidiRenderRequest
 	(*SoundfontInspectRequest)(nil),                       // 33: hoot.v1.SoundfontInspectRequest
 	(*AudioInfoRequest)(nil),                              // 34: hoot.v1.AudioInfoRequest
-	(*JobAnswerRequest)(nil),                              // 35: hoot.v1.JobAnswerRequest
-	(*CasObjectResourceRequest)(nil),                      // 36: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 37: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 38: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                  // 39: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),                // 40: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),                // 41: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),            // 42: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),        // 43: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),               // 44: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),            // 45: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),                // 46: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),         // 47: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 48: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),             // 49: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                  // 50: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),                // 51: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),             // 52: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),                // 53: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),             // 54: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                    // 55: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                 // 56: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),         // 57: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),            // 58: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),            // 59: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceLoggingToolRequest)(nil),                 // 60: hoot.v1.ConformanceLoggingToolRequest
-	(*ConformanceTriggerToolChangeRequest)(nil),           // 61: hoot.v1.ConformanceTriggerToolChangeRequest
-	(*ConformanceTriggerPromptChangeRequest)(nil),         // 62: hoot.v1.ConformanceTriggerPromptChangeRequest
-	(*ConformanceDynamicToolRequest)(nil),                 // 63: hoot.v1.ConformanceDynamicToolRequest
-	(*ConformanceDynamicPromptRequest)(nil),               // 64: hoot.v1.ConformanceDynamicPromptRequest
-	(*ConformanceCustomHeaderRequest)(nil),                // 65: hoot.v1.ConformanceCustomHeaderRequest
-	(*ConformanceInputRequiredElicitationRequest)(nil),    // 66: hoot.v1.ConformanceInputRequiredElicitationRequest
-	(*ConformanceInputRequiredSamplingRequest)(nil),       // 67: hoot.v1.ConformanceInputRequiredSamplingRequest
-	(*ConformanceInputRequiredListRootsRequest)(nil),      // 68: hoot.v1.ConformanceInputRequiredListRootsRequest
-	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 69: hoot.v1.ConformanceInputRequiredRequestStateRequest
-	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 70: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 71: hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 72: hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 73: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	(*ConformanceInputRequiredPromptRequest)(nil),         // 74: hoot.v1.ConformanceInputRequiredPromptRequest
-	(*ConformanceMissingCapabilityRequest)(nil),           // 75: hoot.v1.ConformanceMissingCapabilityRequest
-	(*ConformanceStreamingElicitationRequest)(nil),        // 76: hoot.v1.ConformanceStreamingElicitationRequest
-	(*ConformanceGreetRequest)(nil),                       // 77: hoot.v1.ConformanceGreetRequest
-	(*ConformanceSlowComputeRequest)(nil),                 // 78: hoot.v1.ConformanceSlowComputeRequest
-	(*ConformanceFailingJobRequest)(nil),                  // 79: hoot.v1.ConformanceFailingJobRequest
-	(*ConformanceProtocolErrorJobRequest)(nil),            // 80: hoot.v1.ConformanceProtocolErrorJobRequest
-	(*ConformanceConfirmDeleteRequest)(nil),               // 81: hoot.v1.ConformanceConfirmDeleteRequest
-	(*ConformanceMultiInputRequest)(nil),                  // 82: hoot.v1.ConformanceMultiInputRequest
-	(*ToolError)(nil),                                     // 83: hoot.v1.ToolError
-	(*EchoResult)(nil),                                    // 84: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 85: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 86: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 87: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 88: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 89: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 90: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 91: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 92: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 93: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 94: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 95: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 96: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 97: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 98: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 99: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 100: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 101: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 102: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 103: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 104: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 105: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 106: hoot.v1.AudioInfoResult
-	(*CasObjectResourceResult)(nil),                       // 107: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 108: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 109: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                      // 110: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                       // 111: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                     // 112: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                        // 113: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 114: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                                 // 115: hoot.v1.ClientRequest
+	(*MidiAnalyzeRequest)(nil),                            // 35: hoot.v1.MidiAnalyzeRequest
+	(*JobAnswerRequest)(nil),                              // 36: hoot.v1.JobAnswerRequest
+	(*CasObjectResourceRequest)(nil),                      // 37: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 38: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 39: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                  // 40: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),                // 41: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),                // 42: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),            // 43: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),        // 44: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),               // 45: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),            // 46: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),                // 47: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),         // 48: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 49: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),             // 50: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                  // 51: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),                // 52: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),             // 53: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),                // 54: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),             // 55: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                    // 56: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                 // 57: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),         // 58: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),            // 59: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),            // 60: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceLoggingToolRequest)(nil),                 // 61: hoot.v1.ConformanceLoggingToolRequest
+	(*ConformanceTriggerToolChangeRequest)(nil),           // 62: hoot.v1.ConformanceTriggerToolChangeRequest
+	(*ConformanceTriggerPromptChangeRequest)(nil),         // 63: hoot.v1.ConformanceTriggerPromptChangeRequest
+	(*ConformanceDynamicToolRequest)(nil),                 // 64: hoot.v1.ConformanceDynamicToolRequest
+	(*ConformanceDynamicPromptRequest)(nil),               // 65: hoot.v1.ConformanceDynamicPromptRequest
+	(*ConformanceCustomHeaderRequest)(nil),                // 66: hoot.v1.ConformanceCustomHeaderRequest
+	(*ConformanceInputRequiredElicitationRequest)(nil),    // 67: hoot.v1.ConformanceInputRequiredElicitationRequest
+	(*ConformanceInputRequiredSamplingRequest)(nil),       // 68: hoot.v1.ConformanceInputRequiredSamplingRequest
+	(*ConformanceInputRequiredListRootsRequest)(nil),      // 69: hoot.v1.ConformanceInputRequiredListRootsRequest
+	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 70: hoot.v1.ConformanceInputRequiredRequestStateRequest
+	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 71: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 72: hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 73: hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 74: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	(*ConformanceInputRequiredPromptRequest)(nil),         // 75: hoot.v1.ConformanceInputRequiredPromptRequest
+	(*ConformanceMissingCapabilityRequest)(nil),           // 76: hoot.v1.ConformanceMissingCapabilityRequest
+	(*ConformanceStreamingElicitationRequest)(nil),        // 77: hoot.v1.ConformanceStreamingElicitationRequest
+	(*ConformanceGreetRequest)(nil),                       // 78: hoot.v1.ConformanceGreetRequest
+	(*ConformanceSlowComputeRequest)(nil),                 // 79: hoot.v1.ConformanceSlowComputeRequest
+	(*ConformanceFailingJobRequest)(nil),                  // 80: hoot.v1.ConformanceFailingJobRequest
+	(*ConformanceProtocolErrorJobRequest)(nil),            // 81: hoot.v1.ConformanceProtocolErrorJobRequest
+	(*ConformanceConfirmDeleteRequest)(nil),               // 82: hoot.v1.ConformanceConfirmDeleteRequest
+	(*ConformanceMultiInputRequest)(nil),                  // 83: hoot.v1.ConformanceMultiInputRequest
+	(*ToolError)(nil),                                     // 84: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 85: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 86: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 87: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 88: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 89: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 90: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 91: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 92: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 93: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 94: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 95: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 96: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 97: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 98: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 99: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 100: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 101: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 102: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 103: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 104: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 105: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 106: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 107: hoot.v1.AudioInfoResult
+	(*MidiAnalyzeResult)(nil),                             // 108: hoot.v1.MidiAnalyzeResult
+	(*CasObjectResourceResult)(nil),                       // 109: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 110: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 111: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                      // 112: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                       // 113: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 114: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                        // 115: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 116: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 117: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2618,107 +2656,109 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	32,  // 23: hoot.v1.Payload.midi_render:type_name -> hoot.v1.MidiRenderRequest
 	33,  // 24: hoot.v1.Payload.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectRequest
 	34,  // 25: hoot.v1.Payload.audio_info:type_name -> hoot.v1.AudioInfoRequest
-	35,  // 26: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
-	36,  // 27: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	37,  // 28: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	38,  // 29: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	39,  // 30: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	40,  // 31: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	41,  // 32: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	42,  // 33: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	43,  // 34: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	44,  // 35: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	45,  // 36: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	46,  // 37: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	47,  // 38: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	48,  // 39: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	49,  // 40: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	50,  // 41: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	51,  // 42: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	52,  // 43: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	53,  // 44: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	54,  // 45: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	55,  // 46: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	56,  // 47: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	57,  // 48: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	58,  // 49: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	59,  // 50: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	60,  // 51: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
-	61,  // 52: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
-	62,  // 53: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
-	63,  // 54: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
-	64,  // 55: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
-	65,  // 56: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
-	66,  // 57: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
-	67,  // 58: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
-	68,  // 59: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
-	69,  // 60: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
-	70,  // 61: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	71,  // 62: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	72,  // 63: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	73,  // 64: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	74,  // 65: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
-	75,  // 66: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
-	76,  // 67: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
-	77,  // 68: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
-	78,  // 69: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
-	79,  // 70: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
-	80,  // 71: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
-	81,  // 72: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
-	82,  // 73: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
-	83,  // 74: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	84,  // 75: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	85,  // 76: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	86,  // 77: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	87,  // 78: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	88,  // 79: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	89,  // 80: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	90,  // 81: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	91,  // 82: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	92,  // 83: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	93,  // 84: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	94,  // 85: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	95,  // 86: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,   // 87: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,   // 88: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,   // 89: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,   // 90: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	96,  // 91: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	97,  // 92: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	98,  // 93: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	99,  // 94: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	100, // 95: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	101, // 96: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	102, // 97: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	103, // 98: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	104, // 99: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	105, // 100: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	106, // 101: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	7,   // 102: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	107, // 103: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	108, // 104: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	109, // 105: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	110, // 106: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	111, // 107: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	112, // 108: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	113, // 109: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	114, // 110: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	114, // 111: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	114, // 112: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,   // 113: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	114, // 114: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,   // 115: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,   // 116: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,   // 117: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,   // 118: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,   // 119: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,   // 120: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	115, // 121: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	122, // [122:122] is the sub-list for method output_type
-	122, // [122:122] is the sub-list for method input_type
-	122, // [122:122] is the sub-list for extension type_name
-	122, // [122:122] is the sub-list for extension extendee
-	0,   // [0:122] is the sub-list for field type_name
+	35,  // 26: hoot.v1.Payload.midi_analyze:type_name -> hoot.v1.MidiAnalyzeRequest
+	36,  // 27: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
+	37,  // 28: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	38,  // 29: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	39,  // 30: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	40,  // 31: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	41,  // 32: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	42,  // 33: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	43,  // 34: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	44,  // 35: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	45,  // 36: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	46,  // 37: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	47,  // 38: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	48,  // 39: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	49,  // 40: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	50,  // 41: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	51,  // 42: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	52,  // 43: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	53,  // 44: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	54,  // 45: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	55,  // 46: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	56,  // 47: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	57,  // 48: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	58,  // 49: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	59,  // 50: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	60,  // 51: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
+	61,  // 52: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
+	62,  // 53: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
+	63,  // 54: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
+	64,  // 55: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
+	65,  // 56: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
+	66,  // 57: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
+	67,  // 58: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
+	68,  // 59: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
+	69,  // 60: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
+	70,  // 61: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
+	71,  // 62: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	72,  // 63: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	73,  // 64: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	74,  // 65: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	75,  // 66: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
+	76,  // 67: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
+	77,  // 68: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
+	78,  // 69: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
+	79,  // 70: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
+	80,  // 71: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
+	81,  // 72: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
+	82,  // 73: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
+	83,  // 74: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
+	84,  // 75: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	85,  // 76: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	86,  // 77: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	87,  // 78: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	88,  // 79: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	89,  // 80: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	90,  // 81: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	91,  // 82: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	92,  // 83: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	93,  // 84: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	94,  // 85: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	95,  // 86: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	96,  // 87: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 88: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 89: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 90: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 91: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	97,  // 92: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	98,  // 93: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	99,  // 94: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	100, // 95: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	101, // 96: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	102, // 97: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	103, // 98: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	104, // 99: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	105, // 100: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	106, // 101: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	107, // 102: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	108, // 103: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
+	7,   // 104: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	109, // 105: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	110, // 106: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	111, // 107: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	112, // 108: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	113, // 109: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	114, // 110: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	115, // 111: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	116, // 112: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	116, // 113: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	116, // 114: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 115: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	116, // 116: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 117: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 118: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 119: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 120: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 121: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 122: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	117, // 123: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	124, // [124:124] is the sub-list for method output_type
+	124, // [124:124] is the sub-list for method input_type
+	124, // [124:124] is the sub-list for extension type_name
+	124, // [124:124] is the sub-list for extension extendee
+	0,   // [0:124] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2726,6 +2766,7 @@ func file_hoot_v1_envelope_proto_init() {
 	if File_hoot_v1_envelope_proto != nil {
 		return
 	}
+	file_hoot_v1_analysis_proto_init()
 	file_hoot_v1_artifact_proto_init()
 	file_hoot_v1_audio_proto_init()
 	file_hoot_v1_cas_proto_init()
@@ -2765,6 +2806,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_MidiRender)(nil),
 		(*Payload_SoundfontInspect)(nil),
 		(*Payload_AudioInfo)(nil),
+		(*Payload_MidiAnalyze)(nil),
 		(*Payload_JobAnswer)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
@@ -2843,6 +2885,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_MidiRender)(nil),
 		(*Result_SoundfontInspect)(nil),
 		(*Result_AudioInfo)(nil),
+		(*Result_MidiAnalyze)(nil),
 		(*Result_JobAnswer)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
