@@ -125,12 +125,17 @@ func Keys(hist [12]float64) []Key {
 	return out
 }
 
+// finalBonus is what the final note adds to a candidate tonic's correlation in Modal.
+const finalBonus = 0.1
+
 // Modal reads the notes as one of the seven diatonic modes. The scale is the seven-note
 // diatonic collection (one of the twelve transpositions of the major scale) that holds the most
-// sounding time. Its tonic is the final pitch class (the lowest note of the last onset: tunes in
-// the modes end on their tonic far more often than the major/minor profiles can tell), when that
-// is in the scale; otherwise the profile's best tonic, when that is; otherwise the scale's
-// major tonic. The mode follows from the tonic's degree in the scale. final is -1 when unknown.
+// sounding time. Each of its seven degrees is then a candidate tonic, scored by the correlation
+// of the notes with the Krumhansl-Kessler profile of its family (the major profile for the modes
+// with a major third above the tonic: major, lydian, mixolydian; the minor profile for the
+// others), plus a bonus when it is the final pitch class (the lowest note of the last onset;
+// tunes in the modes end on their tonic). The best candidate is the tonic, and its degree in
+// the scale names the mode. final is -1 when unknown.
 func Modal(hist [12]float64, final int, best Key) Key {
 	var total float64
 	for _, w := range hist {
@@ -148,20 +153,34 @@ func Modal(hist [12]float64, final int, best Key) Key {
 			bestParent, bestIn = p, in
 		}
 	}
-	inScale := func(pc int) (int, bool) {
-		d := ((pc-bestParent)%12 + 12) % 12
-		_, ok := modeNames[d]
-		return d, ok
-	}
-	deg := 0
-	if d, ok := inScale(final); final >= 0 && ok {
-		deg = d
-	} else if d, ok := inScale(best.Tonic); ok {
-		deg = d
+	deg, bestScore := 0, math.Inf(-1)
+	for _, d := range majorScale {
+		tonic := (bestParent + d) % 12
+		profile := kkMajor
+		if family(modeNames[d]) == "minor" {
+			profile = kkMinor
+		}
+		score := correlate(hist, profile, tonic)
+		if tonic == final {
+			score += finalBonus
+		}
+		if score > bestScore {
+			deg, bestScore = d, score
+		}
 	}
 	share := 0.0
 	if total > 0 {
 		share = bestIn / total
 	}
 	return Key{Tonic: (bestParent + deg) % 12, Mode: modeNames[deg], Score: share}
+}
+
+// family is the major or minor profile a mode goes with: the modes with a major third above
+// the tonic (major, lydian, mixolydian) with the major one, the others with the minor one.
+func family(mode string) string {
+	switch mode {
+	case "major", "lydian", "mixolydian":
+		return "major"
+	}
+	return "minor"
 }

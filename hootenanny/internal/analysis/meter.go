@@ -41,7 +41,7 @@ func meter(ts []midi.TimeSignatureChange, notes []midi.Note, tpq int64) (Meter, 
 	for _, n := range notes {
 		last = max(last, n.OnTick)
 	}
-	grid := make([]float64, last/step+1)
+	grid := make([]float64, (last+step/2)/step+1)
 	for _, n := range notes {
 		q := float64(n.DurTicks) / float64(tpq)
 		grid[(n.OnTick+step/2)/step] += float64(n.Velocity) / 127 * (1 + math.Log1p(min(q, 4)))
