@@ -184,3 +184,6 @@ func family(mode string) string {
 	}
 	return "minor"
 }
+
+// Spell names pitch class pc as the key found spells it (with sharps or flats).
+func (r *Result) Spell(pc int) string { return spell(pc, signatureSharps(r.Key.parentMajor())) }
