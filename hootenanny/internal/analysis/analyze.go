@@ -143,15 +143,29 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	var phase int64
 	r.Meter, phase = meter(info.TimeSignatures, pitched, tpq)
 	r.Tempo = tempo(info.TempoMap, hasTempo(f), r.Meter)
-	spans, bars := spansOf(info.TimeSignatures, r.Meter, phase, tpq, end, opts.PerBeat)
+	spans, total, bars := spansOf(info.TimeSignatures, r.Meter, phase, tpq, end, opts.PerBeat, opts.MaxChords)
 	r.DurationBars = bars
-	r.ChordsTotal = len(spans)
+	r.ChordsTotal = total
 	sharps := signatureSharps(r.Key.parentMajor())
-	for i, s := range spans {
-		if i == opts.MaxChords {
-			break
+	// The spans are in order: the notes sounding in each are found by a sweep, keeping those
+	// that started before the span and may still sound.
+	var active []midi.Note
+	next := 0
+	for _, s := range spans {
+		kept := active[:0]
+		for _, n := range active {
+			if n.OnTick+n.DurTicks > s.from {
+				kept = append(kept, n)
+			}
 		}
-		c := chordOf(pitched, s.from, s.to, sharps)
+		active = kept
+		for next < len(pitched) && pitched[next].OnTick < s.to {
+			if pitched[next].OnTick+pitched[next].DurTicks > s.from {
+				active = append(active, pitched[next])
+			}
+			next++
+		}
+		c := chordOf(active, s.from, s.to, sharps)
 		c.Bar, c.Beat, c.Tick = s.bar, s.beat, s.from
 		r.Chords = append(r.Chords, c)
 	}
@@ -226,8 +240,10 @@ type span struct {
 }
 
 // spansOf divides the file into bars (or beats) by its time signatures, or by the meter found
-// when it has none (bars then start at phase).
-func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int64, perBeat bool) ([]span, float64) {
+// when it has none (bars then start at phase). It lists at most limit spans, and counts them
+// all without listing them, so that a file with a far-off last tick costs no more than one
+// with a near one.
+func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int64, perBeat bool, limit int) ([]span, int, float64) {
 	type seg struct {
 		tick int64
 		m    Meter
@@ -245,40 +261,63 @@ func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int6
 		segs = []seg{{0, me}}
 	}
 	var out []span
-	bar := 0
+	bar, total := 0, 0
 	var bars float64
+	add := func(s span) {
+		total++
+		if len(out) < limit {
+			out = append(out, s)
+		}
+	}
 	// A pickup before the first downbeat found in a file without a time signature.
-	if len(ts) == 0 && phase > 0 {
+	if len(ts) == 0 && phase > 0 && phase < end {
 		bar++
-		out = append(out, span{bar: bar, from: 0, to: phase})
+		add(span{bar: bar, from: 0, to: phase})
 		bars += float64(phase) / float64(barTicks(me, tpq))
 		segs[0].tick = phase
 	}
 	for i, s := range segs {
 		stop := end
 		if i+1 < len(segs) {
-			stop = segs[i+1].tick
+			stop = min(segs[i+1].tick, end)
 		}
 		bl := barTicks(s.m, tpq)
-		if bl <= 0 {
+		if bl <= 0 || stop <= s.tick {
 			continue
 		}
+		n := int64(1)
+		if perBeat {
+			n = int64(beats(s.m))
+		}
+		bt := max(bl/n, 1)
+		bars += float64(stop-s.tick) / float64(bl)
 		for from := s.tick; from < stop; from += bl {
-			to := min(from+bl, stop)
 			bar++
-			bars += float64(to-from) / float64(bl)
+			if len(out) >= limit {
+				// Count the rest of the segment's spans without walking them.
+				whole := (stop - from) / bl
+				rest := stop - from - whole*bl
+				total += int(whole * n)
+				if rest > 0 {
+					total += int(min((rest+bt-1)/bt, n))
+				}
+				bar += int(whole) - 1
+				if rest > 0 {
+					bar++
+				}
+				break
+			}
+			to := min(from+bl, stop)
 			if !perBeat {
-				out = append(out, span{bar: bar, from: from, to: to})
+				add(span{bar: bar, from: from, to: to})
 				continue
 			}
-			n := int64(beats(s.m))
-			bt := bl / n
 			for b := int64(0); b < n && from+b*bt < to; b++ {
-				out = append(out, span{bar: bar, beat: int(b) + 1, from: from + b*bt, to: min(from+(b+1)*bt, to)})
+				add(span{bar: bar, beat: int(b) + 1, from: from + b*bt, to: min(from+(b+1)*bt, to)})
 			}
 		}
 	}
-	return out, bars
+	return out, total, bars
 }
 
 func barTicks(m Meter, tpq int64) int64 {

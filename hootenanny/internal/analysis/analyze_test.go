@@ -21,6 +21,13 @@ type note struct {
 // bpm > 0.
 func file(t *testing.T, num, den int, bpm float64, notes []note) *midi.File {
 	t.Helper()
+	return fileWith(num, den, bpm, notes)
+}
+
+// fileOf makes a one-track file of notes without a time signature or tempo.
+func fileOf(notes []note) *midi.File { return fileWith(0, 0, 0, notes) }
+
+func fileWith(num, den int, bpm float64, notes []note) *midi.File {
 	var evs []midi.Event
 	if num > 0 {
 		evs = append(evs, midi.TimeSignature(0, uint8(num), uint8(den), 24, 8))
@@ -286,5 +293,26 @@ func TestEmptyFile(t *testing.T) {
 	r := analyze(t, &midi.File{TicksPerQuarter: tpq, Tracks: []midi.Track{{Events: []midi.Event{midi.EndOfTrack(0)}}}}, Options{})
 	if r.Notes != 0 || len(r.Chords) != 0 || r.Meter.Source != "default 4/4" {
 		t.Errorf("empty = %+v", r)
+	}
+}
+
+func TestFarOffNoteIsCountedNotWalked(t *testing.T) {
+	t.Parallel()
+	const far = int64(1) << 40
+	f := &midi.File{TicksPerQuarter: tpq, Tracks: []midi.Track{{Events: []midi.Event{
+		midi.TimeSignature(0, 4, 4, 24, 8),
+		midi.NoteOn(0, 0, 60, 90), midi.NoteOff(tpq, 0, 60, 0),
+		midi.NoteOn(far, 0, 67, 90), midi.NoteOff(far+tpq, 0, 67, 0),
+		midi.EndOfTrack(far + tpq),
+	}}}}
+	r := analyze(t, f, Options{PerBeat: true})
+	// Whole bars of four beats, then the beats the last part bar starts.
+	end := far + tpq
+	want := end/(4*tpq)*4 + (end%(4*tpq)+tpq-1)/tpq
+	if len(r.Chords) != DefaultMaxChords || int64(r.ChordsTotal) != want {
+		t.Errorf("%d chords listed of %d, want %d of %d", len(r.Chords), r.ChordsTotal, DefaultMaxChords, want)
+	}
+	if r.Chords[0].Name != "N.C." && r.Chords[0].Name != "C" {
+		t.Errorf("first beat = %+v", r.Chords[0])
 	}
 }

@@ -42,16 +42,13 @@ const (
 // chordOf names the chord sounding from tick from to tick to. The notes' sounding time in the
 // span is summed per pitch class; each template on each root scores the time on its notes less
 // the time off them, less a cost for each of its notes that does not sound; the best names the
-// span. The bass is the lowest note sounding for at least an eighth of the span.
+// span (notes holds those that sound in it, and may hold others). The bass is the lowest note sounding for at least an eighth of the span.
 func chordOf(notes []midi.Note, from, to int64, sharps int) Chord {
 	var w [12]float64
 	var total float64
 	bass := -1
 	minBass := (to - from) / 8
 	for _, n := range notes {
-		if n.OnTick >= to {
-			break
-		}
 		s, e := max(n.OnTick, from), min(n.OnTick+n.DurTicks, to)
 		if e <= s {
 			continue

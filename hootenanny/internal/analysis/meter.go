@@ -12,6 +12,10 @@ var meterCandidates = []Meter{
 	{Numerator: 6, Denominator: 8}, {Numerator: 9, Denominator: 8}, {Numerator: 12, Denominator: 8},
 }
 
+// maxGrid bounds the sixteenth-note grid an estimate of the meter weighs: 2^18 steps, 16384
+// bars of 4/4.
+const maxGrid = 1 << 18
+
 // minMeterNotes is the fewest notes an estimate of the meter is made from.
 const minMeterNotes = 8
 
@@ -37,12 +41,18 @@ func meter(ts []midi.TimeSignatureChange, notes []midi.Note, tpq int64) (Meter, 
 		return Meter{Numerator: 4, Denominator: 4, Source: "default 4/4", Changes: changes}, 0
 	}
 	step := max(tpq/4, 1)
+	// The grid covers at most maxGrid steps; later onsets are not weighed.
 	var last int64
 	for _, n := range notes {
-		last = max(last, n.OnTick)
+		if n.OnTick/step < maxGrid {
+			last = max(last, n.OnTick)
+		}
 	}
 	grid := make([]float64, (last+step/2)/step+1)
 	for _, n := range notes {
+		if (n.OnTick+step/2)/step >= int64(len(grid)) {
+			continue
+		}
 		q := float64(n.DurTicks) / float64(tpq)
 		grid[(n.OnTick+step/2)/step] += float64(n.Velocity) / 127 * (1 + math.Log1p(min(q, 4)))
 	}
