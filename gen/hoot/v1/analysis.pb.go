@@ -135,13 +135,14 @@ func (*MidiAnalyzeRequest_Hash) isMidiAnalyzeRequest_Source() {}
 // MidiAnalyzeResult is what the analysis found.
 type MidiAnalyzeResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The most likely key, and the next most likely, of the 24 major and minor keys.
-	Key      *MidiKeyEstimate `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// The most likely of the 24 major and minor keys; absent when no pitched note sounds.
+	Key *MidiKeyEstimate `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// The next most likely: a correlation close to the key's says the call is uncertain.
 	RunnerUp *MidiKeyEstimate `protobuf:"bytes,2,opt,name=runner_up,json=runnerUp,proto3" json:"runner_up,omitempty"`
 	// The key read as one of the seven diatonic modes (ionian as "major", aeolian as "minor",
 	// dorian, phrygian, lydian, mixolydian, locrian): the seven-note scale that holds the most
-	// sounding time, and on it the tonic that the final note or, failing that, the key profile
-	// points to. Its correlation is the share of sounding time inside that scale.
+	// sounding time, and on it the tonic whose major or minor key profile fits the notes best,
+	// favouring the final note. Its correlation is the share of sounding time inside that scale.
 	Modal *MidiKeyEstimate `protobuf:"bytes,3,opt,name=modal,proto3" json:"modal,omitempty"`
 	// The key signature the file declares (such as "G major"), or "" when it has none.
 	DeclaredKey string             `protobuf:"bytes,4,opt,name=declared_key,json=declaredKey,proto3" json:"declared_key,omitempty"`
