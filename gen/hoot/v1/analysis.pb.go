@@ -27,7 +27,8 @@ const (
 // from the note onsets when it has none, with where each came from), a chord per bar or per beat
 // (template matching: triads and sevenths, with the bass for slash chords, "N.C." when nothing
 // fits) and each voice's notes, range and polyphony, drums apart. The file's own key signature
-// is reported beside the estimate but does not inform it. At most 16 MiB and 200000 notes.
+// is reported beside the estimate but does not inform it; with section_bars, each section of
+// that many bars gets its own key, to follow modulations. At most 16 MiB and 200000 notes.
 type MidiAnalyzeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Where the MIDI comes from: exactly one of artifact_id or hash.
@@ -40,7 +41,10 @@ type MidiAnalyzeRequest struct {
 	// "bar" (the default) names one chord per bar; "beat" one per beat.
 	ChordsPer string `protobuf:"bytes,3,opt,name=chords_per,json=chordsPer,proto3" json:"chords_per,omitempty"`
 	// The most chords to return, 1 to 2000 (0 gives 256); the rest are counted, not listed.
-	MaxChords     uint32 `protobuf:"varint,4,opt,name=max_chords,json=maxChords,proto3" json:"max_chords,omitempty"`
+	MaxChords uint32 `protobuf:"varint,4,opt,name=max_chords,json=maxChords,proto3" json:"max_chords,omitempty"`
+	// Also find the key of each section of this many bars, 1 to 64 (0 finds none); at most 256
+	// sections, from the start.
+	SectionBars   uint32 `protobuf:"varint,5,opt,name=section_bars,json=sectionBars,proto3" json:"section_bars,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -114,6 +118,13 @@ func (x *MidiAnalyzeRequest) GetMaxChords() uint32 {
 	return 0
 }
 
+func (x *MidiAnalyzeRequest) GetSectionBars() uint32 {
+	if x != nil {
+		return x.SectionBars
+	}
+	return 0
+}
+
 type isMidiAnalyzeRequest_Source interface {
 	isMidiAnalyzeRequest_Source()
 }
@@ -158,8 +169,10 @@ type MidiAnalyzeResult struct {
 	Voices []*MidiVoice `protobuf:"bytes,11,rep,name=voices,proto3" json:"voices,omitempty"`
 	Drums  []*MidiVoice `protobuf:"bytes,12,rep,name=drums,proto3" json:"drums,omitempty"`
 	// Pitched notes analysed (drums not counted) and the length in bars.
-	Notes         uint32  `protobuf:"varint,13,opt,name=notes,proto3" json:"notes,omitempty"`
-	DurationBars  float64 `protobuf:"fixed64,14,opt,name=duration_bars,json=durationBars,proto3" json:"duration_bars,omitempty"`
+	Notes        uint32  `protobuf:"varint,13,opt,name=notes,proto3" json:"notes,omitempty"`
+	DurationBars float64 `protobuf:"fixed64,14,opt,name=duration_bars,json=durationBars,proto3" json:"duration_bars,omitempty"`
+	// With section_bars: each section's key, in order.
+	Sections      []*MidiSectionKey `protobuf:"bytes,15,rep,name=sections,proto3" json:"sections,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -292,6 +305,84 @@ func (x *MidiAnalyzeResult) GetDurationBars() float64 {
 	return 0
 }
 
+func (x *MidiAnalyzeResult) GetSections() []*MidiSectionKey {
+	if x != nil {
+		return x.Sections
+	}
+	return nil
+}
+
+// MidiSectionKey is the key of a run of bars.
+type MidiSectionKey struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bars, from 1, both included.
+	FirstBar uint32 `protobuf:"varint,1,opt,name=first_bar,json=firstBar,proto3" json:"first_bar,omitempty"`
+	LastBar  uint32 `protobuf:"varint,2,opt,name=last_bar,json=lastBar,proto3" json:"last_bar,omitempty"`
+	// As for the whole file; both absent when no pitched note sounds in the section.
+	Key           *MidiKeyEstimate `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	RunnerUp      *MidiKeyEstimate `protobuf:"bytes,4,opt,name=runner_up,json=runnerUp,proto3" json:"runner_up,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MidiSectionKey) Reset() {
+	*x = MidiSectionKey{}
+	mi := &file_hoot_v1_analysis_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MidiSectionKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MidiSectionKey) ProtoMessage() {}
+
+func (x *MidiSectionKey) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_analysis_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MidiSectionKey.ProtoReflect.Descriptor instead.
+func (*MidiSectionKey) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *MidiSectionKey) GetFirstBar() uint32 {
+	if x != nil {
+		return x.FirstBar
+	}
+	return 0
+}
+
+func (x *MidiSectionKey) GetLastBar() uint32 {
+	if x != nil {
+		return x.LastBar
+	}
+	return 0
+}
+
+func (x *MidiSectionKey) GetKey() *MidiKeyEstimate {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *MidiSectionKey) GetRunnerUp() *MidiKeyEstimate {
+	if x != nil {
+		return x.RunnerUp
+	}
+	return nil
+}
+
 // MidiKeyEstimate is a key and how well the notes fit it.
 type MidiKeyEstimate struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -310,7 +401,7 @@ type MidiKeyEstimate struct {
 
 func (x *MidiKeyEstimate) Reset() {
 	*x = MidiKeyEstimate{}
-	mi := &file_hoot_v1_analysis_proto_msgTypes[2]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -322,7 +413,7 @@ func (x *MidiKeyEstimate) String() string {
 func (*MidiKeyEstimate) ProtoMessage() {}
 
 func (x *MidiKeyEstimate) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_analysis_proto_msgTypes[2]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -335,7 +426,7 @@ func (x *MidiKeyEstimate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiKeyEstimate.ProtoReflect.Descriptor instead.
 func (*MidiKeyEstimate) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{2}
+	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *MidiKeyEstimate) GetName() string {
@@ -382,7 +473,7 @@ type MidiMeterEstimate struct {
 
 func (x *MidiMeterEstimate) Reset() {
 	*x = MidiMeterEstimate{}
-	mi := &file_hoot_v1_analysis_proto_msgTypes[3]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -394,7 +485,7 @@ func (x *MidiMeterEstimate) String() string {
 func (*MidiMeterEstimate) ProtoMessage() {}
 
 func (x *MidiMeterEstimate) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_analysis_proto_msgTypes[3]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -407,7 +498,7 @@ func (x *MidiMeterEstimate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiMeterEstimate.ProtoReflect.Descriptor instead.
 func (*MidiMeterEstimate) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{3}
+	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *MidiMeterEstimate) GetNumerator() uint32 {
@@ -458,7 +549,7 @@ type MidiTempoEstimate struct {
 
 func (x *MidiTempoEstimate) Reset() {
 	*x = MidiTempoEstimate{}
-	mi := &file_hoot_v1_analysis_proto_msgTypes[4]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -470,7 +561,7 @@ func (x *MidiTempoEstimate) String() string {
 func (*MidiTempoEstimate) ProtoMessage() {}
 
 func (x *MidiTempoEstimate) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_analysis_proto_msgTypes[4]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -483,7 +574,7 @@ func (x *MidiTempoEstimate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiTempoEstimate.ProtoReflect.Descriptor instead.
 func (*MidiTempoEstimate) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{4}
+	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *MidiTempoEstimate) GetBpm() float64 {
@@ -550,7 +641,7 @@ type MidiChordSpan struct {
 
 func (x *MidiChordSpan) Reset() {
 	*x = MidiChordSpan{}
-	mi := &file_hoot_v1_analysis_proto_msgTypes[5]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -562,7 +653,7 @@ func (x *MidiChordSpan) String() string {
 func (*MidiChordSpan) ProtoMessage() {}
 
 func (x *MidiChordSpan) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_analysis_proto_msgTypes[5]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -575,7 +666,7 @@ func (x *MidiChordSpan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiChordSpan.ProtoReflect.Descriptor instead.
 func (*MidiChordSpan) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{5}
+	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *MidiChordSpan) GetBar() uint32 {
@@ -659,7 +750,7 @@ type MidiVoice struct {
 
 func (x *MidiVoice) Reset() {
 	*x = MidiVoice{}
-	mi := &file_hoot_v1_analysis_proto_msgTypes[6]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -671,7 +762,7 @@ func (x *MidiVoice) String() string {
 func (*MidiVoice) ProtoMessage() {}
 
 func (x *MidiVoice) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_analysis_proto_msgTypes[6]
+	mi := &file_hoot_v1_analysis_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -684,7 +775,7 @@ func (x *MidiVoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiVoice.ProtoReflect.Descriptor instead.
 func (*MidiVoice) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{6}
+	return file_hoot_v1_analysis_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *MidiVoice) GetTrack() uint32 {
@@ -775,7 +866,7 @@ var File_hoot_v1_analysis_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_analysis_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/analysis.proto\x12\ahoot.v1\x1a\x15hoot/v1/options.proto\"\xb0\x03\n" +
+	"\x16hoot/v1/analysis.proto\x12\ahoot.v1\x1a\x15hoot/v1/options.proto\"\xe7\x03\n" +
 	"\x12MidiAnalyzeRequest\x12e\n" +
 	"\vartifact_id\x18\x01 \x01(\tBB\xca\xf3\x18>B\x1c^art_[0-9a-hjkmnp-tv-z]{26}$J\x1eart_01jd8x4k2m3n4p5q6r7s8t9v0wH\x00R\n" +
 	"artifactId\x12*\n" +
@@ -783,9 +874,10 @@ const file_hoot_v1_analysis_proto_rawDesc = "" +
 	"\n" +
 	"chords_per\x18\x03 \x01(\tB\"\xca\xf3\x18\x1eB\f^(bar|beat)$J\x03barR\x03barR\x04beatR\tchordsPer\x12.\n" +
 	"\n" +
-	"max_chords\x18\x04 \x01(\rB\x0f\xca\xf3\x18\v1\x00\x00\x00\x00\x00@\x9f@8\x01R\tmaxChords:\x89\x01\xc2\xf3\x18\x84\x01\n" +
+	"max_chords\x18\x04 \x01(\rB\x0f\xca\xf3\x18\v1\x00\x00\x00\x00\x00@\x9f@8\x01R\tmaxChords\x125\n" +
+	"\fsection_bars\x18\x05 \x01(\rB\x12\xca\xf3\x18\x0e1\x00\x00\x00\x00\x00\x00P@8\x01J\x018R\vsectionBars:\x89\x01\xc2\xf3\x18\x84\x01\n" +
 	"\fmidi_analyze\x12\fAnalyse MIDI\x1aUFind a MIDI file's key, meter, tempo, chords per bar or beat, and each voice's range. \x02(\x012\x04\b\x01\x18\x01:\x05musicB\b\n" +
-	"\x06source\"\xd1\x04\n" +
+	"\x06source\"\x86\x05\n" +
 	"\x11MidiAnalyzeResult\x12*\n" +
 	"\x03key\x18\x01 \x01(\v2\x18.hoot.v1.MidiKeyEstimateR\x03key\x125\n" +
 	"\trunner_up\x18\x02 \x01(\v2\x18.hoot.v1.MidiKeyEstimateR\brunnerUp\x12.\n" +
@@ -803,7 +895,13 @@ const file_hoot_v1_analysis_proto_rawDesc = "" +
 	"\x06voices\x18\v \x03(\v2\x12.hoot.v1.MidiVoiceR\x06voices\x12(\n" +
 	"\x05drums\x18\f \x03(\v2\x12.hoot.v1.MidiVoiceR\x05drums\x12\x14\n" +
 	"\x05notes\x18\r \x01(\rR\x05notes\x12#\n" +
-	"\rduration_bars\x18\x0e \x01(\x01R\fdurationBars\"q\n" +
+	"\rduration_bars\x18\x0e \x01(\x01R\fdurationBars\x123\n" +
+	"\bsections\x18\x0f \x03(\v2\x17.hoot.v1.MidiSectionKeyR\bsections\"\xab\x01\n" +
+	"\x0eMidiSectionKey\x12\x1b\n" +
+	"\tfirst_bar\x18\x01 \x01(\rR\bfirstBar\x12\x19\n" +
+	"\blast_bar\x18\x02 \x01(\rR\alastBar\x12*\n" +
+	"\x03key\x18\x03 \x01(\v2\x18.hoot.v1.MidiKeyEstimateR\x03key\x125\n" +
+	"\trunner_up\x18\x04 \x01(\v2\x18.hoot.v1.MidiKeyEstimateR\brunnerUp\"q\n" +
 	"\x0fMidiKeyEstimate\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05tonic\x18\x02 \x01(\tR\x05tonic\x12\x12\n" +
@@ -859,30 +957,34 @@ func file_hoot_v1_analysis_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_analysis_proto_rawDescData
 }
 
-var file_hoot_v1_analysis_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_hoot_v1_analysis_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_hoot_v1_analysis_proto_goTypes = []any{
 	(*MidiAnalyzeRequest)(nil), // 0: hoot.v1.MidiAnalyzeRequest
 	(*MidiAnalyzeResult)(nil),  // 1: hoot.v1.MidiAnalyzeResult
-	(*MidiKeyEstimate)(nil),    // 2: hoot.v1.MidiKeyEstimate
-	(*MidiMeterEstimate)(nil),  // 3: hoot.v1.MidiMeterEstimate
-	(*MidiTempoEstimate)(nil),  // 4: hoot.v1.MidiTempoEstimate
-	(*MidiChordSpan)(nil),      // 5: hoot.v1.MidiChordSpan
-	(*MidiVoice)(nil),          // 6: hoot.v1.MidiVoice
+	(*MidiSectionKey)(nil),     // 2: hoot.v1.MidiSectionKey
+	(*MidiKeyEstimate)(nil),    // 3: hoot.v1.MidiKeyEstimate
+	(*MidiMeterEstimate)(nil),  // 4: hoot.v1.MidiMeterEstimate
+	(*MidiTempoEstimate)(nil),  // 5: hoot.v1.MidiTempoEstimate
+	(*MidiChordSpan)(nil),      // 6: hoot.v1.MidiChordSpan
+	(*MidiVoice)(nil),          // 7: hoot.v1.MidiVoice
 }
 var file_hoot_v1_analysis_proto_depIdxs = []int32{
-	2, // 0: hoot.v1.MidiAnalyzeResult.key:type_name -> hoot.v1.MidiKeyEstimate
-	2, // 1: hoot.v1.MidiAnalyzeResult.runner_up:type_name -> hoot.v1.MidiKeyEstimate
-	2, // 2: hoot.v1.MidiAnalyzeResult.modal:type_name -> hoot.v1.MidiKeyEstimate
-	3, // 3: hoot.v1.MidiAnalyzeResult.meter:type_name -> hoot.v1.MidiMeterEstimate
-	4, // 4: hoot.v1.MidiAnalyzeResult.tempo:type_name -> hoot.v1.MidiTempoEstimate
-	5, // 5: hoot.v1.MidiAnalyzeResult.chords:type_name -> hoot.v1.MidiChordSpan
-	6, // 6: hoot.v1.MidiAnalyzeResult.voices:type_name -> hoot.v1.MidiVoice
-	6, // 7: hoot.v1.MidiAnalyzeResult.drums:type_name -> hoot.v1.MidiVoice
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	3,  // 0: hoot.v1.MidiAnalyzeResult.key:type_name -> hoot.v1.MidiKeyEstimate
+	3,  // 1: hoot.v1.MidiAnalyzeResult.runner_up:type_name -> hoot.v1.MidiKeyEstimate
+	3,  // 2: hoot.v1.MidiAnalyzeResult.modal:type_name -> hoot.v1.MidiKeyEstimate
+	4,  // 3: hoot.v1.MidiAnalyzeResult.meter:type_name -> hoot.v1.MidiMeterEstimate
+	5,  // 4: hoot.v1.MidiAnalyzeResult.tempo:type_name -> hoot.v1.MidiTempoEstimate
+	6,  // 5: hoot.v1.MidiAnalyzeResult.chords:type_name -> hoot.v1.MidiChordSpan
+	7,  // 6: hoot.v1.MidiAnalyzeResult.voices:type_name -> hoot.v1.MidiVoice
+	7,  // 7: hoot.v1.MidiAnalyzeResult.drums:type_name -> hoot.v1.MidiVoice
+	2,  // 8: hoot.v1.MidiAnalyzeResult.sections:type_name -> hoot.v1.MidiSectionKey
+	3,  // 9: hoot.v1.MidiSectionKey.key:type_name -> hoot.v1.MidiKeyEstimate
+	3,  // 10: hoot.v1.MidiSectionKey.runner_up:type_name -> hoot.v1.MidiKeyEstimate
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_analysis_proto_init() }
@@ -901,7 +1003,7 @@ func file_hoot_v1_analysis_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_analysis_proto_rawDesc), len(file_hoot_v1_analysis_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -25,6 +25,22 @@ type Options struct {
 	PerBeat bool
 	// MaxChords bounds the chords listed (0 gives DefaultMaxChords).
 	MaxChords int
+	// SectionBars, when more than 0, finds the key of each section of this many bars, for at
+	// most MaxSections sections.
+	SectionBars int
+}
+
+// MaxSections bounds the sections whose key is found.
+const MaxSections = 256
+
+// Section is the key of a run of bars.
+type Section struct {
+	// FirstBar and LastBar are numbered from 1, both included.
+	FirstBar, LastBar int
+	// Key and RunnerUp are as for the whole file; Sounding is false when no pitched note
+	// sounds in the section, and then they are empty.
+	Key, RunnerUp Key
+	Sounding      bool
 }
 
 // Meter is the time signature and where it came from.
@@ -82,6 +98,8 @@ type Result struct {
 	// Chords are the listed chords; ChordsTotal counts all of them.
 	Chords      []Chord
 	ChordsTotal int
+	// Sections holds each section's key, when Options.SectionBars asked for them.
+	Sections []Section
 	// Voices lists pitched voices then drums, each in track and channel order.
 	Voices []Voice
 	// Notes counts the pitched notes; Histogram is their sounding time per pitch class in
@@ -147,8 +165,41 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	r.DurationBars = bars
 	r.ChordsTotal = total
 	sharps := signatureSharps(r.Key.parentMajor())
-	// The spans are in order: the notes sounding in each are found by a sweep, keeping those
-	// that started before the span and may still sound.
+	sweep(spans, pitched, func(active []midi.Note, s span) {
+		c := chordOf(active, s.from, s.to, sharps)
+		c.Bar, c.Beat, c.Tick = s.bar, s.beat, s.from
+		r.Chords = append(r.Chords, c)
+	})
+	if opts.SectionBars > 0 {
+		barSpans, _, _ := spansOf(info.TimeSignatures, r.Meter, phase, tpq, end, false, opts.SectionBars*MaxSections)
+		var sections []span
+		for i := 0; i < len(barSpans); i += opts.SectionBars {
+			last := barSpans[min(i+opts.SectionBars, len(barSpans))-1]
+			sections = append(sections, span{bar: barSpans[i].bar, beat: last.bar, from: barSpans[i].from, to: last.to})
+		}
+		sweep(sections, pitched, func(active []midi.Note, s span) {
+			var h [12]float64
+			for _, n := range active {
+				if e := min(n.OnTick+n.DurTicks, s.to) - max(n.OnTick, s.from); e > 0 {
+					h[n.Pitch%12] += float64(e) / float64(tpq)
+				}
+			}
+			sec := Section{FirstBar: s.bar, LastBar: s.beat}
+			if h != ([12]float64{}) {
+				ks := Keys(h)
+				sec.Key, sec.RunnerUp, sec.Sounding = ks[0], ks[1], true
+			}
+			r.Sections = append(r.Sections, sec)
+		})
+	}
+	r.Voices = voices(f, all)
+	return r, nil
+}
+
+// sweep calls fn for each span, in order, with the notes that sound in it (and perhaps some
+// that end at its start): the spans are in order, so the notes are found by one pass, keeping
+// those that started before the span and may still sound.
+func sweep(spans []span, notes []midi.Note, fn func([]midi.Note, span)) {
 	var active []midi.Note
 	next := 0
 	for _, s := range spans {
@@ -159,18 +210,14 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 			}
 		}
 		active = kept
-		for next < len(pitched) && pitched[next].OnTick < s.to {
-			if pitched[next].OnTick+pitched[next].DurTicks > s.from {
-				active = append(active, pitched[next])
+		for next < len(notes) && notes[next].OnTick < s.to {
+			if notes[next].OnTick+notes[next].DurTicks > s.from {
+				active = append(active, notes[next])
 			}
 			next++
 		}
-		c := chordOf(active, s.from, s.to, sharps)
-		c.Bar, c.Beat, c.Tick = s.bar, s.beat, s.from
-		r.Chords = append(r.Chords, c)
+		fn(active, s)
 	}
-	r.Voices = voices(f, all)
-	return r, nil
 }
 
 // finalPitchClass is the pitch class of the lowest note that starts at the last onset, or -1.

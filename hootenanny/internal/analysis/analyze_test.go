@@ -316,3 +316,32 @@ func TestFarOffNoteIsCountedNotWalked(t *testing.T) {
 		t.Errorf("first beat = %+v", r.Chords[0])
 	}
 }
+
+func TestSectionKeys(t *testing.T) {
+	t.Parallel()
+	// Two bars of C major up and down, then two of E major, then a silent bar and a C.
+	c := []int{60, 62, 64, 65, 67, 69, 71, 72, 72, 71, 69, 67, 65, 64, 62, 60}
+	var ns []note
+	for i, p := range c {
+		ns = append(ns, note{pitch: p, on: float64(i) * 0.5, dur: 0.5})
+		ns = append(ns, note{pitch: p + 4, on: 8 + float64(i)*0.5, dur: 0.5})
+	}
+	ns = append(ns, note{pitch: 60, on: 20, dur: 4})
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{SectionBars: 2})
+	if len(r.Sections) != 3 {
+		t.Fatalf("sections = %+v, want 3", r.Sections)
+	}
+	want := []struct {
+		first, last int
+		key         string
+	}{{1, 2, "C major"}, {3, 4, "E major"}, {5, 6, "C major"}}
+	for i, w := range want {
+		s := r.Sections[i]
+		if s.FirstBar != w.first || s.LastBar != w.last || s.Key.Name() != w.key || !s.Sounding {
+			t.Errorf("section %d = bars %d-%d %s (sounding %v), want bars %d-%d %s", i, s.FirstBar, s.LastBar, s.Key.Name(), s.Sounding, w.first, w.last, w.key)
+		}
+	}
+	if r := analyze(t, file(t, 4, 4, 0, ns), Options{}); len(r.Sections) != 0 {
+		t.Errorf("sections without asking: %+v", r.Sections)
+	}
+}

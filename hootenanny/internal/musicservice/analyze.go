@@ -35,7 +35,11 @@ func (h *Handler) MidiAnalyze(ctx context.Context, req *hootv1.MidiAnalyzeReques
 	if per == "" {
 		per = "bar"
 	}
-	r, err := analysis.Analyze(f, analysis.Options{PerBeat: per == "beat", MaxChords: int(req.GetMaxChords())})
+	r, err := analysis.Analyze(f, analysis.Options{
+		PerBeat:     per == "beat",
+		MaxChords:   int(req.GetMaxChords()),
+		SectionBars: int(req.GetSectionBars()),
+	})
 	var tooMany *analysis.TooManyNotesError
 	if errors.As(err, &tooMany) {
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, fmt.Sprintf("%s %s: %v", what(field), value, err)).
@@ -85,6 +89,13 @@ func analysisProto(r *analysis.Result, per string) *hootv1.MidiAnalyzeResult {
 			cp.Root, cp.Bass = r.Spell(c.Root), r.Spell(c.Bass)
 		}
 		out.Chords = append(out.Chords, cp)
+	}
+	for _, sec := range r.Sections {
+		sp := &hootv1.MidiSectionKey{FirstBar: uint32(sec.FirstBar), LastBar: uint32(sec.LastBar)}
+		if sec.Sounding {
+			sp.Key, sp.RunnerUp = keyProto(sec.Key), keyProto(sec.RunnerUp)
+		}
+		out.Sections = append(out.Sections, sp)
 	}
 	for _, v := range r.Voices {
 		vp := &hootv1.MidiVoice{

@@ -49,6 +49,16 @@ func TestMidiAnalyze(t *testing.T) {
 		t.Errorf("per %q, voices %v", res.GetChordsPer(), res.GetVoices())
 	}
 
+	// Sections of two bars: G to C, then D7 to G.
+	res, err = h.MidiAnalyze(ctx, &hootv1.MidiAnalyzeRequest{Source: &hootv1.MidiAnalyzeRequest_ArtifactId{ArtifactId: id}, SectionBars: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.GetSections(); len(s) != 2 || s[0].GetFirstBar() != 1 || s[0].GetLastBar() != 2 || s[1].GetFirstBar() != 3 ||
+		s[1].GetLastBar() != 4 || s[1].GetKey().GetName() != "G major" || s[0].GetRunnerUp().GetName() == "" {
+		t.Errorf("sections = %v", s)
+	}
+
 	// Per beat, capped at 5: the note says how many there were.
 	res, err = h.MidiAnalyze(ctx, &hootv1.MidiAnalyzeRequest{Source: &hootv1.MidiAnalyzeRequest_ArtifactId{ArtifactId: id}, ChordsPer: "beat", MaxChords: 5})
 	if err != nil {
