@@ -38,10 +38,16 @@ func TestMidiAnalyzeOverHTTP(t *testing.T) {
 		t.Errorf("voices = %v, notes %v", voices, a["notes"])
 	}
 
-	perBeat := c.call("midi_analyze", map[string]any{"hash": midiArt["hash"], "chords_per": "beat"})
+	perBeat := c.call("midi_analyze", map[string]any{"hash": midiArt["hash"], "chords_per": "beat", "section_bars": 4})
 	if perBeat["chords_per"] != "beat" || jsonNumber(perBeat["chords_total"]) != 32 {
 		t.Errorf("per beat: %v chords per %v", perBeat["chords_total"], perBeat["chords_per"])
 	}
+	// Two sections of four bars, the played A part and then the B part with its endings.
+	if s := list(perBeat["sections"]); len(s) != 2 || jsonNumber(obj(s[1])["first_bar"]) != 5 || jsonNumber(obj(s[1])["last_bar"]) != 8 ||
+		obj(s[1], "key")["name"] != "G major" {
+		t.Errorf("sections = %v", s)
+	}
+	c.fail("midi_analyze", map[string]any{"artifact_id": midiArt["id"], "section_bars": 65}, "section_bars")
 	c.fail("midi_analyze", map[string]any{"artifact_id": midiArt["id"], "chords_per": "bars"}, "chords_per")
 	c.fail("midi_analyze", map[string]any{}, "artifact_id")
 }
