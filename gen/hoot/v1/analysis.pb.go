@@ -534,8 +534,8 @@ type MidiTempoEstimate struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Quarter notes per minute at the start.
 	Bpm float64 `protobuf:"fixed64,1,opt,name=bpm,proto3" json:"bpm,omitempty"`
-	// "tempo event" when the file has one; "default 120 (no tempo event)" when it has none (the
-	// Standard MIDI File default).
+	// "tempo event" when the file sets one at its start; "default 120 (no tempo event)" when it
+	// sets none (the Standard MIDI File default), or says at which tick the first one comes.
 	Source string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
 	// The slowest and fastest tempo of the file, and how many tempo changes follow the first.
 	MinBpm  float64 `protobuf:"fixed64,3,opt,name=min_bpm,json=minBpm,proto3" json:"min_bpm,omitempty"`

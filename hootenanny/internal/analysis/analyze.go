@@ -160,7 +160,7 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	}
 	var phase int64
 	r.Meter, phase = meter(info.TimeSignatures, pitched, tpq)
-	r.Tempo = tempo(info.TempoMap, hasTempo(f), r.Meter)
+	r.Tempo = tempo(info.TempoMap, firstTempo(f), r.Meter)
 	spans, total, bars := spansOf(info.TimeSignatures, r.Meter, phase, tpq, end, opts.PerBeat, opts.MaxChords)
 	r.DurationBars = bars
 	r.ChordsTotal = total
@@ -234,7 +234,8 @@ func finalPitchClass(ns []midi.Note) int {
 }
 
 // tempo reads the tempo map (which starts at tick 0 with the default when the file sets none).
-func tempo(m []midi.TempoChange, set bool, me Meter) Tempo {
+// first is the tick of the file's first tempo event, or -1 when it has none.
+func tempo(m []midi.TempoChange, first int64, me Meter) Tempo {
 	t := Tempo{Source: "default 120 (no tempo event)", BPM: 120, MinBPM: 120, MaxBPM: 120}
 	if len(m) > 0 {
 		t.BPM, t.MinBPM, t.MaxBPM = m[0].BPM, m[0].BPM, m[0].BPM
@@ -242,8 +243,11 @@ func tempo(m []midi.TempoChange, set bool, me Meter) Tempo {
 			t.MinBPM, t.MaxBPM = min(t.MinBPM, c.BPM), max(t.MaxBPM, c.BPM)
 		}
 		t.Changes = len(m) - 1
-		if set {
+		switch {
+		case first == 0:
 			t.Source = "tempo event"
+		case first > 0:
+			t.Source = fmt.Sprintf("default 120 until the first tempo event, at tick %d", first)
 		}
 	}
 	// The beat is a quarter of a whole note divided by the denominator's share, or three of
@@ -256,16 +260,17 @@ func tempo(m []midi.TempoChange, set bool, me Meter) Tempo {
 	return t
 }
 
-// hasTempo reports whether f sets a tempo.
-func hasTempo(f *midi.File) bool {
+// firstTempo is the tick of f's first tempo event, or -1 when it has none.
+func firstTempo(f *midi.File) int64 {
+	first := int64(-1)
 	for _, t := range f.Tracks {
 		for _, e := range t.Events {
-			if e.IsMeta(midi.MetaTempo) {
-				return true
+			if e.IsMeta(midi.MetaTempo) && (first < 0 || e.Tick < first) {
+				first = e.Tick
 			}
 		}
 	}
-	return false
+	return first
 }
 
 // compound reports meters whose beat is a dotted note: 6/8, 9/8, 12/8 and the like.

@@ -121,6 +121,14 @@ func TestAHarmonicMinor(t *testing.T) {
 	if r.Tempo.Source != "default 120 (no tempo event)" || r.Tempo.BPM != 120 {
 		t.Errorf("tempo = %+v, want the default", r.Tempo)
 	}
+	// A tempo event that comes late: the default holds until it, and the answer says so.
+	f := file(t, 0, 0, 0, ns)
+	f.Tracks[0].Events = append([]midi.Event{midi.Tempo(4*tpq, 500000*2)}, f.Tracks[0].Events...)
+	sortEvents(f.Tracks[0].Events)
+	r = analyze(t, f, Options{})
+	if r.Tempo.BPM != 120 || r.Tempo.MinBPM != 60 || r.Tempo.Changes != 1 || r.Tempo.Source != "default 120 until the first tempo event, at tick 1920" {
+		t.Errorf("late tempo = %+v", r.Tempo)
+	}
 }
 
 // chords makes whole-note block chords, one per 4/4 bar, each with its bass an octave down.
