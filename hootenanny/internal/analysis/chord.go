@@ -34,9 +34,9 @@ const (
 	missingCost = 0.15
 	// seventhCost is charged for a four-note chord, so that a passing seventh does not turn a
 	// triad into a seventh chord.
-	seventhCost = 0.08
+	seventhCost = 0.12
 	// bassBonus favours the reading whose root is in the bass (C6 against Am7 and the like).
-	bassBonus = 0.05
+	bassBonus = 0.15
 )
 
 // chordOf names the chord sounding from tick from to tick to. The notes' sounding time in the
