@@ -84,6 +84,10 @@ abc-compare: ## convert the ABC corpus with abc2midi and with hootenanny, and pr
 	@# -v prints the agreement report of TestAgreement; the other tests only say ok or fail.
 	go test -count=1 -tags abc2midi -v ./hootenanny/internal/abccorpus | grep -v -e '^=== ' -e '^--- PASS' -e '^    --- PASS'
 
+.PHONY: analyze-corpus
+analyze-corpus: ## analyse every corpus tune with midi_analyze's analysis and print the key and meter accuracy against K: and M:
+	go test -count=1 -v -run 'TestCorpus' ./hootenanny/internal/analysis | grep -v -e '^=== ' -e '^--- PASS'
+
 .PHONY: run
 run: build ## start holler on 127.0.0.1:8080 (MCP at /mcp) with a local worker; Ctrl-C stops both
 	bin/holler serve --worker-command bin/hootenanny

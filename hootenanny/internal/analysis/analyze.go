@@ -1,0 +1,453 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/midi"
+)
+
+// MaxNotes bounds the notes one analysis reads.
+const MaxNotes = 200000
+
+// DefaultMaxChords and MaxChords bound the chords one analysis lists.
+const (
+	DefaultMaxChords = 256
+	MaxChords        = 2000
+)
+
+// drumChannel is the General MIDI percussion channel (channel 10, 9 from 0).
+const drumChannel = 9
+
+// Options change what Analyze reports.
+type Options struct {
+	// PerBeat names a chord per beat instead of per bar.
+	PerBeat bool
+	// MaxChords bounds the chords listed (0 gives DefaultMaxChords).
+	MaxChords int
+	// SectionBars, when more than 0, finds the key of each section of this many bars, for at
+	// most MaxSections sections.
+	SectionBars int
+}
+
+// MaxSections bounds the sections whose key is found.
+const MaxSections = 256
+
+// Section is the key of a run of bars.
+type Section struct {
+	// FirstBar and LastBar are numbered from 1, both included.
+	FirstBar, LastBar int
+	// Key and RunnerUp are as for the whole file; Sounding is false when no pitched note
+	// sounds in the section, and then they are empty.
+	Key, RunnerUp Key
+	Sounding      bool
+}
+
+// Meter is the time signature and where it came from.
+type Meter struct {
+	Numerator, Denominator int
+	// Source is "time signature event", "estimated from onsets" or "default 4/4".
+	Source string
+	// Changes counts the time signature changes after the first.
+	Changes int
+}
+
+// Tempo is the tempo and where it came from.
+type Tempo struct {
+	BPM            float64
+	Source         string
+	MinBPM, MaxBPM float64
+	Changes        int
+	// BeatsPerMinute is BPM in the meter's beats.
+	BeatsPerMinute float64
+}
+
+// Chord is the chord of one bar or beat.
+type Chord struct {
+	// Bar from 1; Beat from 1, or 0 for a whole bar.
+	Bar, Beat int
+	Tick      int64
+	// Name is such as "G", "D7", "C/E" or "N.C.".
+	Name string
+	// Root and Bass are pitch classes, -1 for "N.C.".
+	Root, Bass int
+	Quality    string
+	// Fit is the share of the span's sounding time on the chord's notes.
+	Fit float64
+}
+
+// Voice is what one track plays on one channel.
+type Voice struct {
+	Track, Channel int
+	Name           string
+	// Program is the first program set on the channel, or -1.
+	Program                 int
+	Notes                   int
+	Lowest, Highest, Median int
+	Polyphony               int
+	Drums                   bool
+}
+
+// Result is an analysis.
+type Result struct {
+	Key, RunnerUp, Modal Key
+	// Declared is the file's first key signature, such as "G major", or "".
+	Declared string
+	Meter    Meter
+	Tempo    Tempo
+	// Chords are the listed chords; ChordsTotal counts all of them.
+	Chords      []Chord
+	ChordsTotal int
+	// Sections holds each section's key, when Options.SectionBars asked for them.
+	Sections []Section
+	// Voices lists pitched voices then drums, each in track and channel order.
+	Voices []Voice
+	// Notes counts the pitched notes; Histogram is their sounding time per pitch class in
+	// quarter notes.
+	Notes        int
+	Histogram    [12]float64
+	DurationBars float64
+}
+
+// TooManyNotesError is returned when a file has more than MaxNotes notes.
+type TooManyNotesError struct{ Notes int }
+
+func (e *TooManyNotesError) Error() string {
+	return fmt.Sprintf("the file has %d notes, more than the %d one analysis reads", e.Notes, MaxNotes)
+}
+
+// Analyze analyses f. The file's key signature is reported but does not inform the key found.
+func Analyze(f *midi.File, opts Options) (*Result, error) {
+	ons := 0
+	for _, t := range f.Tracks {
+		for _, e := range t.Events {
+			if e.Kind == midi.KindNoteOn && e.Data2 > 0 {
+				ons++
+			}
+		}
+	}
+	if ons > MaxNotes {
+		return nil, &TooManyNotesError{Notes: ons}
+	}
+	if opts.MaxChords <= 0 {
+		opts.MaxChords = DefaultMaxChords
+	}
+	opts.MaxChords = min(opts.MaxChords, MaxChords)
+	tpq := int64(f.TicksPerQuarter)
+	if tpq <= 0 {
+		tpq = 480
+	}
+	all := midi.NoteEvents(f)
+	var pitched []midi.Note
+	var end int64
+	for _, n := range all {
+		end = max(end, n.OnTick+n.DurTicks)
+		if n.Channel != drumChannel {
+			pitched = append(pitched, n)
+		}
+	}
+	r := &Result{Notes: len(pitched)}
+	for _, n := range pitched {
+		r.Histogram[n.Pitch%12] += float64(n.DurTicks) / float64(tpq)
+	}
+	keys := Keys(r.Histogram)
+	r.Key, r.RunnerUp = keys[0], keys[1]
+	r.Modal = Modal(r.Histogram, finalPitchClass(pitched), r.Key)
+	info := midi.Inspect(f)
+	end = max(end, info.DurationTicks)
+	if len(info.KeySignatures) > 0 {
+		r.Declared = info.KeySignatures[0].Name
+	}
+	var phase int64
+	r.Meter, phase = meter(info.TimeSignatures, pitched, tpq)
+	r.Tempo = tempo(info.TempoMap, firstTempo(f), r.Meter)
+	spans, total, bars := spansOf(info.TimeSignatures, r.Meter, phase, tpq, end, opts.PerBeat, opts.MaxChords)
+	r.DurationBars = bars
+	r.ChordsTotal = total
+	sharps := signatureSharps(r.Key.parentMajor())
+	sweep(spans, pitched, func(active []midi.Note, s span) {
+		c := chordOf(active, s.from, s.to, sharps)
+		c.Bar, c.Beat, c.Tick = s.bar, s.beat, s.from
+		r.Chords = append(r.Chords, c)
+	})
+	if opts.SectionBars > 0 {
+		barSpans, _, _ := spansOf(info.TimeSignatures, r.Meter, phase, tpq, end, false, opts.SectionBars*MaxSections)
+		var sections []span
+		for i := 0; i < len(barSpans); i += opts.SectionBars {
+			last := barSpans[min(i+opts.SectionBars, len(barSpans))-1]
+			sections = append(sections, span{bar: barSpans[i].bar, beat: last.bar, from: barSpans[i].from, to: last.to})
+		}
+		sweep(sections, pitched, func(active []midi.Note, s span) {
+			var h [12]float64
+			for _, n := range active {
+				if e := min(n.OnTick+n.DurTicks, s.to) - max(n.OnTick, s.from); e > 0 {
+					h[n.Pitch%12] += float64(e) / float64(tpq)
+				}
+			}
+			sec := Section{FirstBar: s.bar, LastBar: s.beat}
+			if h != ([12]float64{}) {
+				ks := Keys(h)
+				sec.Key, sec.RunnerUp, sec.Sounding = ks[0], ks[1], true
+			}
+			r.Sections = append(r.Sections, sec)
+		})
+	}
+	r.Voices = voices(f, all)
+	return r, nil
+}
+
+// sweep calls fn for each span, in order, with the notes that sound in it (and perhaps some
+// that end at its start): the spans are in order, so the notes are found by one pass, keeping
+// those that started before the span and may still sound.
+func sweep(spans []span, notes []midi.Note, fn func([]midi.Note, span)) {
+	var active []midi.Note
+	next := 0
+	for _, s := range spans {
+		kept := active[:0]
+		for _, n := range active {
+			if n.OnTick+n.DurTicks > s.from {
+				kept = append(kept, n)
+			}
+		}
+		active = kept
+		for next < len(notes) && notes[next].OnTick < s.to {
+			if notes[next].OnTick+notes[next].DurTicks > s.from {
+				active = append(active, notes[next])
+			}
+			next++
+		}
+		fn(active, s)
+	}
+}
+
+// finalPitchClass is the pitch class of the lowest note that starts at the last onset, or -1.
+func finalPitchClass(ns []midi.Note) int {
+	if len(ns) == 0 {
+		return -1
+	}
+	last := ns[len(ns)-1].OnTick
+	low := 128
+	for i := len(ns) - 1; i >= 0 && ns[i].OnTick == last; i-- {
+		low = min(low, ns[i].Pitch)
+	}
+	return low % 12
+}
+
+// tempo reads the tempo map (which starts at tick 0 with the default when the file sets none).
+// first is the tick of the file's first tempo event, or -1 when it has none.
+func tempo(m []midi.TempoChange, first int64, me Meter) Tempo {
+	t := Tempo{Source: "default 120 (no tempo event)", BPM: 120, MinBPM: 120, MaxBPM: 120}
+	if len(m) > 0 {
+		t.BPM, t.MinBPM, t.MaxBPM = m[0].BPM, m[0].BPM, m[0].BPM
+		for _, c := range m {
+			t.MinBPM, t.MaxBPM = min(t.MinBPM, c.BPM), max(t.MaxBPM, c.BPM)
+		}
+		t.Changes = len(m) - 1
+		switch {
+		case first == 0:
+			t.Source = "tempo event"
+		case first > 0:
+			t.Source = fmt.Sprintf("default 120 until the first tempo event, at tick %d", first)
+		}
+	}
+	// The beat is a quarter of a whole note divided by the denominator's share, or three of
+	// them in compound meters.
+	beat := 4.0 / float64(me.Denominator)
+	if compound(me) {
+		beat *= 3
+	}
+	t.BeatsPerMinute = t.BPM / beat
+	return t
+}
+
+// firstTempo is the tick of f's first tempo event, or -1 when it has none.
+func firstTempo(f *midi.File) int64 {
+	first := int64(-1)
+	for _, t := range f.Tracks {
+		for _, e := range t.Events {
+			if e.IsMeta(midi.MetaTempo) && (first < 0 || e.Tick < first) {
+				first = e.Tick
+			}
+		}
+	}
+	return first
+}
+
+// compound reports meters whose beat is a dotted note: 6/8, 9/8, 12/8 and the like.
+func compound(m Meter) bool {
+	return m.Denominator >= 8 && m.Numerator > 3 && m.Numerator%3 == 0
+}
+
+// beats is the number of beats in a bar of m.
+func beats(m Meter) int {
+	if compound(m) {
+		return m.Numerator / 3
+	}
+	return max(m.Numerator, 1)
+}
+
+type span struct {
+	bar, beat int
+	from, to  int64
+}
+
+// spansOf divides the file into bars (or beats) by its time signatures, or by the meter found
+// when it has none (bars then start at phase). It lists at most limit spans, and counts them
+// all without listing them, so that a file with a far-off last tick costs no more than one
+// with a near one.
+func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int64, perBeat bool, limit int) ([]span, int, float64) {
+	type seg struct {
+		tick int64
+		m    Meter
+	}
+	var segs []seg
+	if len(ts) > 0 && ts[0].Tick == 0 {
+		for _, c := range ts {
+			if c.Numerator <= 0 || c.Denominator <= 0 {
+				continue
+			}
+			segs = append(segs, seg{c.Tick, Meter{Numerator: c.Numerator, Denominator: c.Denominator}})
+		}
+	}
+	if len(segs) == 0 {
+		segs = []seg{{0, me}}
+	}
+	var out []span
+	bar, total := 0, 0
+	var bars float64
+	add := func(s span) {
+		total++
+		if len(out) < limit {
+			out = append(out, s)
+		}
+	}
+	// A pickup before the first downbeat found in a file without a time signature.
+	if len(ts) == 0 && phase > 0 && phase < end {
+		bar++
+		add(span{bar: bar, from: 0, to: phase})
+		bars += float64(phase) / float64(barTicks(me, tpq))
+		segs[0].tick = phase
+	}
+	for i, s := range segs {
+		stop := end
+		if i+1 < len(segs) {
+			stop = min(segs[i+1].tick, end)
+		}
+		bl := barTicks(s.m, tpq)
+		if bl <= 0 || stop <= s.tick {
+			continue
+		}
+		n := int64(1)
+		if perBeat {
+			n = int64(beats(s.m))
+		}
+		bt := max(bl/n, 1)
+		bars += float64(stop-s.tick) / float64(bl)
+		for from := s.tick; from < stop; from += bl {
+			bar++
+			if len(out) >= limit {
+				// Count the rest of the segment's spans without walking them.
+				whole := (stop - from) / bl
+				rest := stop - from - whole*bl
+				total += int(whole * n)
+				if rest > 0 {
+					total += int(min((rest+bt-1)/bt, n))
+				}
+				bar += int(whole) - 1
+				if rest > 0 {
+					bar++
+				}
+				break
+			}
+			to := min(from+bl, stop)
+			if !perBeat {
+				add(span{bar: bar, from: from, to: to})
+				continue
+			}
+			for b := int64(0); b < n && from+b*bt < to; b++ {
+				add(span{bar: bar, beat: int(b) + 1, from: from + b*bt, to: min(from+(b+1)*bt, to)})
+			}
+		}
+	}
+	return out, total, bars
+}
+
+func barTicks(m Meter, tpq int64) int64 {
+	if m.Denominator <= 0 {
+		return 4 * tpq
+	}
+	return tpq * 4 * int64(m.Numerator) / int64(m.Denominator)
+}
+
+// voices groups the notes by track and channel.
+func voices(f *midi.File, notes []midi.Note) []Voice {
+	type vk struct{ track, ch int }
+	byVoice := map[vk][]midi.Note{}
+	for _, n := range notes {
+		k := vk{n.Track, n.Channel}
+		byVoice[k] = append(byVoice[k], n)
+	}
+	keys := make([]vk, 0, len(byVoice))
+	for k := range byVoice {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if (a.ch == drumChannel) != (b.ch == drumChannel) {
+			return b.ch == drumChannel
+		}
+		if a.track != b.track {
+			return a.track < b.track
+		}
+		return a.ch < b.ch
+	})
+	var out []Voice
+	for _, k := range keys {
+		ns := byVoice[k]
+		v := Voice{Track: k.track, Channel: k.ch, Program: -1, Notes: len(ns), Drums: k.ch == drumChannel}
+		for _, e := range f.Tracks[k.track].Events {
+			if s, ok := e.Text(); ok && e.IsMeta(midi.MetaTrackName) && v.Name == "" {
+				v.Name = s
+			}
+		}
+		v.Program = program(f, k.track, k.ch)
+		pitches := make([]int, len(ns))
+		type edge struct {
+			tick  int64
+			delta int
+		}
+		edges := make([]edge, 0, 2*len(ns))
+		for i, n := range ns {
+			pitches[i] = n.Pitch
+			edges = append(edges, edge{n.OnTick, 1}, edge{n.OnTick + n.DurTicks, -1})
+		}
+		sort.Ints(pitches)
+		v.Lowest, v.Highest, v.Median = pitches[0], pitches[len(pitches)-1], pitches[(len(pitches)-1)/2]
+		// Ends before starts at the same tick: a note that follows another does not overlap it.
+		sort.Slice(edges, func(i, j int) bool {
+			if edges[i].tick != edges[j].tick {
+				return edges[i].tick < edges[j].tick
+			}
+			return edges[i].delta < edges[j].delta
+		})
+		cur := 0
+		for _, e := range edges {
+			cur += e.delta
+			v.Polyphony = max(v.Polyphony, cur)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// program is the first program set on channel ch, in track first and then in any track, or -1.
+func program(f *midi.File, track, ch int) int {
+	for _, t := range append([]midi.Track{f.Tracks[track]}, f.Tracks...) {
+		for _, e := range t.Events {
+			if e.Kind == midi.KindProgramChange && int(e.Channel) == ch {
+				return int(e.Data1)
+			}
+		}
+	}
+	return -1
+}

@@ -1,0 +1,189 @@
+// Package analysis finds what a MIDI file's notes say about its music: the key (Krumhansl-Kessler
+// key profiles, and a modal reading), the meter and tempo, a chord per bar or beat, and each
+// voice's range and polyphony. It reads notes only through package midi and knows nothing of how
+// the file arrived or how the answer travels.
+package analysis
+
+import (
+	"math"
+	"sort"
+)
+
+// The Krumhansl-Kessler key profiles: the probe-tone ratings of how well each of the twelve
+// pitch classes fits a major and a minor key context, tonic first. The numbers are those
+// published in C. L. Krumhansl and E. J. Kessler, "Tracing the dynamic changes in perceived tonal
+// organization in a spatial representation of musical keys", Psychological Review 89(4),
+// 334-368 (1982), as tabulated in C. L. Krumhansl, Cognitive Foundations of Musical Pitch
+// (Oxford University Press, 1990), table 2.1.
+var (
+	kkMajor = [12]float64{6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.66, 2.29, 2.88}
+	kkMinor = [12]float64{6.33, 2.68, 3.52, 5.38, 2.60, 3.53, 2.54, 4.75, 3.98, 2.69, 3.34, 3.17}
+)
+
+// Modes of the diatonic scale, by the degree of the major scale they start on.
+var modeNames = map[int]string{0: "major", 2: "dorian", 4: "phrygian", 5: "lydian", 7: "mixolydian", 9: "minor", 11: "locrian"}
+
+// majorScale is the major scale's pitch classes above its tonic.
+var majorScale = [7]int{0, 2, 4, 5, 7, 9, 11}
+
+// Key is a key and how well the notes fit it.
+type Key struct {
+	// Tonic is a pitch class, 0 (C) to 11 (B).
+	Tonic int
+	// Mode is "major", "minor", or for a modal reading one of the other diatonic modes.
+	Mode string
+	// Score is the Pearson correlation with the key's profile (-1 to 1); for a modal reading,
+	// the share of the sounding time inside the mode's scale (0 to 1).
+	Score float64
+}
+
+// Name spells the key, such as "F# minor" or "Bb major".
+func (k Key) Name() string { return k.TonicName() + " " + k.Mode }
+
+// TonicName spells the tonic as the key's signature would: with sharps in sharp keys and flats
+// in flat keys.
+func (k Key) TonicName() string { return spell(k.Tonic, signatureSharps(k.parentMajor())) }
+
+// parentMajor is the pitch class of the major key with the same signature.
+func (k Key) parentMajor() int {
+	off := 0
+	for deg, m := range modeNames {
+		if m == k.Mode {
+			off = deg
+		}
+	}
+	return ((k.Tonic-off)%12 + 12) % 12
+}
+
+// signatureSharps is the major key on pitch class pc's sharps (positive) or flats (negative),
+// from -5 (Db) to 6 (F#).
+func signatureSharps(pc int) int {
+	f := (pc * 7) % 12 // fifths above C
+	if f > 6 {
+		f -= 12
+	}
+	return f
+}
+
+var sharpNames = [12]string{"C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"}
+var flatNames = [12]string{"C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B"}
+
+// spell names pitch class pc with sharps, or with flats when the signature has flats.
+func spell(pc, sharps int) string {
+	pc = ((pc % 12) + 12) % 12
+	if sharps < 0 {
+		return flatNames[pc]
+	}
+	return sharpNames[pc]
+}
+
+// PitchName names a MIDI note number, with middle C (60) as C4.
+func PitchName(p int) string { return sharpNames[p%12] + itoa(p/12-1) }
+
+func itoa(n int) string {
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// correlate is the Pearson correlation of x with profile rotated to start at tonic.
+func correlate(x [12]float64, profile [12]float64, tonic int) float64 {
+	var mx, mp float64
+	for i := range 12 {
+		mx += x[i]
+		mp += profile[i]
+	}
+	mx /= 12
+	mp /= 12
+	var sxy, sxx, syy float64
+	for i := range 12 {
+		dx := x[(tonic+i)%12] - mx
+		dy := profile[i] - mp
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// Keys ranks the 24 major and minor keys by the correlation of the duration-weighted pitch-class
+// histogram hist with each key's Krumhansl-Kessler profile, best first.
+func Keys(hist [12]float64) []Key {
+	out := make([]Key, 0, 24)
+	for t := range 12 {
+		out = append(out, Key{Tonic: t, Mode: "major", Score: correlate(hist, kkMajor, t)})
+		out = append(out, Key{Tonic: t, Mode: "minor", Score: correlate(hist, kkMinor, t)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out
+}
+
+// finalBonus is what the final note adds to a candidate tonic's correlation in Modal.
+const finalBonus = 0.1
+
+// Modal reads the notes as one of the seven diatonic modes. The scale is the seven-note
+// diatonic collection (one of the twelve transpositions of the major scale) that holds the most
+// sounding time. Each of its seven degrees is then a candidate tonic, scored by the correlation
+// of the notes with the Krumhansl-Kessler profile of its family (the major profile for the modes
+// with a major third above the tonic: major, lydian, mixolydian; the minor profile for the
+// others), plus a bonus when it is the final pitch class (the lowest note of the last onset;
+// tunes in the modes end on their tonic). The best candidate is the tonic, and its degree in
+// the scale names the mode. final is -1 when unknown.
+func Modal(hist [12]float64, final int, best Key) Key {
+	var total float64
+	for _, w := range hist {
+		total += w
+	}
+	bestParent, bestIn := 0, -1.0
+	for p := range 12 {
+		var in float64
+		for _, d := range majorScale {
+			in += hist[(p+d)%12]
+		}
+		// Ties (possible when a scale degree never sounds) go to the parent whose tonic or
+		// relative minor's tonic the profile chose.
+		if in > bestIn+1e-9 || (math.Abs(in-bestIn) <= 1e-9 && (p == best.Tonic || (p+9)%12 == best.Tonic)) {
+			bestParent, bestIn = p, in
+		}
+	}
+	deg, bestScore := 0, math.Inf(-1)
+	for _, d := range majorScale {
+		tonic := (bestParent + d) % 12
+		profile := kkMajor
+		if family(modeNames[d]) == "minor" {
+			profile = kkMinor
+		}
+		score := correlate(hist, profile, tonic)
+		if tonic == final {
+			score += finalBonus
+		}
+		if score > bestScore {
+			deg, bestScore = d, score
+		}
+	}
+	share := 0.0
+	if total > 0 {
+		share = bestIn / total
+	}
+	return Key{Tonic: (bestParent + deg) % 12, Mode: modeNames[deg], Score: share}
+}
+
+// family is the major or minor profile a mode goes with: the modes with a major third above
+// the tonic (major, lydian, mixolydian) with the major one, the others with the minor one.
+func family(mode string) string {
+	switch mode {
+	case "major", "lydian", "mixolydian":
+		return "major"
+	}
+	return "minor"
+}
+
+// Spell names pitch class pc as the key found spells it (with sharps or flats).
+func (r *Result) Spell(pc int) string { return spell(pc, signatureSharps(r.Key.parentMajor())) }
