@@ -13,6 +13,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -474,7 +475,7 @@ func (s *Server) jobToolResult(job *hootv1.Job) (callToolResult, error) {
 	if err != nil {
 		return callToolResult{}, errors.New("the job's result could not be encoded")
 	}
-	b = compactValid(b)
+	b = rawjson.CompactValid(b)
 	content := contentBlocks(m)
 	if len(content) == 0 {
 		content = []contentBlock{textBlock(string(b))}
