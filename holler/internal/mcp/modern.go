@@ -2,12 +2,12 @@ package mcp
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -140,7 +140,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 		if present && len(got) > 0 {
 			value = strings.TrimSpace(got[0])
 		}
-		decoded, valid := decodeHeaderValue(value)
+		decoded, valid := mcpheader.DecodeValue(value)
 		if !present || !valid || decoded != body {
 			return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerName, value, field, body),
 				&guidance{Hint: "Send the header " + headerName + " with " + field + " of the body; a value that is not plain ASCII goes as =?base64?...?=.",
@@ -230,21 +230,6 @@ func nameInBody(method string, p modernParams) (field, value string, ok bool) {
 		return "", "", false
 	}
 	return field, value, true
-}
-
-// decodeHeaderValue reads a header value that may be sent as =?base64?...?=, the form for values
-// that are not plain ASCII. A value with that form that does not decode is invalid.
-func decodeHeaderValue(v string) (string, bool) {
-	inner, ok := strings.CutPrefix(v, "=?base64?")
-	if !ok {
-		return v, true
-	}
-	inner, ok = strings.CutSuffix(inner, "?=")
-	if !ok {
-		return v, true
-	}
-	b, err := base64.StdEncoding.Strict().DecodeString(inner)
-	return string(b), err == nil
 }
 
 // mismatchText says that header carries got where the body's field has want.

@@ -9,6 +9,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -68,7 +69,7 @@ type Server struct {
 	listenExtensions []listenExtension
 	// paramHeaders are the arguments that clients repeat in Mcp-Param headers, by tool
 	// (mcpparam.go).
-	paramHeaders map[string][]paramHeader
+	paramHeaders map[string][]mcpheader.Param
 	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
 	states *stateSigner
 	wg     sync.WaitGroup
@@ -117,7 +118,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout)
 	s.listed = s.policy.toolDescriptions(s.allowed)
-	s.paramHeaders = paramHeadersOf(s.allowed)
+	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
 	s.changes.subscribe(listTools, s.tellSessions)
 	s.listens.init(c.MaxListens)
 	// The tasks extension's status notifications ride on subscriptions/listen (tasks_listen.go).
