@@ -10,6 +10,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
+	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -71,7 +72,7 @@ type Server struct {
 	// (mcpparam.go).
 	paramHeaders map[string][]mcpheader.Param
 	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
-	states *stateSigner
+	states *reqstate.Signer
 	wg     sync.WaitGroup
 
 	sessions *sessionStore
@@ -112,7 +113,7 @@ func NewServer(cfg *Config) (*Server, error) {
 			s.allowedNames = append(s.allowedNames, t.Name)
 		}
 	}
-	if s.states, err = newStateSigner(c.StateKey); err != nil {
+	if s.states, err = reqstate.New(c.StateKey); err != nil {
 		return nil, err
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
