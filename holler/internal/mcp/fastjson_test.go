@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 )
 
 // fastJSONStrings are strings with every kind of character that JSON escapes or that
@@ -106,8 +108,8 @@ func TestCompactMatchesJSONCompact(t *testing.T) {
 			t.Fatalf("compact(%q) = %q, want %q", d, got, want)
 		}
 		if json.Valid([]byte(d)) {
-			if got := compactValid([]byte(d)); !bytes.Equal(got, want) { // a copy: compactValid overwrites
-				t.Fatalf("compactValid(%q) = %q, want %q", d, got, want)
+			if got := rawjson.CompactValid([]byte(d)); !bytes.Equal(got, want) { // a copy: compactValid overwrites
+				t.Fatalf("CompactValid(%q) = %q, want %q", d, got, want)
 			}
 		}
 	}

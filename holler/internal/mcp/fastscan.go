@@ -2,293 +2,13 @@ package mcp
 
 import (
 	"encoding/json"
-	"unicode/utf8"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 )
 
-// This file reads the members of JSON objects without reflection and without copying them,
-// for the common case of plain member names. Whenever the text could decode differently
-// from json.Unmarshal into a struct of json.RawMessage fields (member names with escapes,
-// non-ASCII letters or other capitalisations, which json.Unmarshal matches case-insensitively;
-// deep nesting; invalid JSON) it gives up, and the caller decodes with json.Unmarshal as
-// before (fastscan_test.go compares the two).
-
-// maxScanDepth bounds the nesting that the fast reader follows; deeper text is left to
-// encoding/json, which has its own limit.
-const maxScanDepth = 200
-
-// scanMembers calls member for every member of the JSON object data, in order, with the
-// member's name and its value as a slice of data. It returns false, possibly after some
-// calls, when data is not valid JSON, is not an object, or has a member name that is not
-// plain: one that needs unescaping or has bytes outside ASCII. names are the member names
-// that the caller knows, as json tags spell them; a name that differs from one of them only
-// in case also returns false. The values of other names are not passed to member.
-func scanMembers(data []byte, names []string, member func(i int, value []byte)) bool {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return skipSpace(data, i+1) == len(data)
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return false
-		}
-		start := i + 1
-		end := start
-		for end < len(data) && data[end] != '"' {
-			if c := data[end]; c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-				return false
-			}
-			end++
-		}
-		if end >= len(data) {
-			return false
-		}
-		name := data[start:end]
-		i = skipSpace(data, end+1)
-		if i >= len(data) || data[i] != ':' {
-			return false
-		}
-		i = skipSpace(data, i+1)
-		vstart := i
-		var ok bool
-		if i, ok = scanValue(data, i, 0); !ok {
-			return false
-		}
-		known := -1
-		for k, n := range names {
-			if string(name) == n {
-				known = k
-				break
-			}
-			if equalFoldASCII(name, n) {
-				return false
-			}
-		}
-		if known >= 0 {
-			member(known, data[vstart:i])
-		}
-		i = skipSpace(data, i)
-		if i >= len(data) {
-			return false
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			return skipSpace(data, i+1) == len(data)
-		default:
-			return false
-		}
-	}
-}
-
-// equalFoldASCII reports whether the ASCII text a equals b, ignoring case.
-func equalFoldASCII(a []byte, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// scanValue returns the offset just after the JSON value that starts at data[i], and false
-// when there is no valid value there.
-func scanValue(data []byte, i, depth int) (int, bool) {
-	if i >= len(data) {
-		return i, false
-	}
-	switch c := data[i]; {
-	case c == '"':
-		return scanString(data, i)
-	case c == '{' || c == '[':
-		if depth >= maxScanDepth {
-			return i, false
-		}
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
-		}
-		i = skipSpace(data, i+1)
-		if i < len(data) && data[i] == closer {
-			return i + 1, true
-		}
-		for {
-			var ok bool
-			if c == '{' {
-				if i, ok = scanString(data, i); !ok {
-					return i, false
-				}
-				i = skipSpace(data, i)
-				if i >= len(data) || data[i] != ':' {
-					return i, false
-				}
-				i = skipSpace(data, i+1)
-			}
-			if i, ok = scanValue(data, i, depth+1); !ok {
-				return i, false
-			}
-			i = skipSpace(data, i)
-			if i >= len(data) {
-				return i, false
-			}
-			if data[i] == closer {
-				return i + 1, true
-			}
-			if data[i] != ',' {
-				return i, false
-			}
-			i = skipSpace(data, i+1)
-		}
-	case c == '-' || ('0' <= c && c <= '9'):
-		return scanNumber(data, i)
-	case c == 't':
-		return scanLiteral(data, i, "true")
-	case c == 'f':
-		return scanLiteral(data, i, "false")
-	case c == 'n':
-		return scanLiteral(data, i, "null")
-	}
-	return i, false
-}
-
-func scanLiteral(data []byte, i int, lit string) (int, bool) {
-	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
-		return i, false
-	}
-	return i + len(lit), true
-}
-
-// scanString reads a JSON string that starts at data[i]. Like encoding/json it takes any
-// bytes but control characters, invalid UTF-8 included.
-func scanString(data []byte, i int) (int, bool) {
-	if i >= len(data) || data[i] != '"' {
-		return i, false
-	}
-	i++
-	for i < len(data) {
-		c := data[i]
-		switch {
-		case c == '"':
-			return i + 1, true
-		case c < 0x20:
-			return i, false
-		case c == '\\':
-			i++
-			if i >= len(data) {
-				return i, false
-			}
-			switch data[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if len(data)-i < 5 {
-					return i, false
-				}
-				for _, h := range data[i+1 : i+5] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return i, false
-					}
-				}
-				i += 5
-			default:
-				return i, false
-			}
-		default:
-			i++
-		}
-	}
-	return i, false
-}
-
-// scanNumber reads a JSON number that starts at data[i].
-func scanNumber(data []byte, i int) (int, bool) {
-	digits := func(i int) (int, bool) {
-		start := i
-		for i < len(data) && '0' <= data[i] && data[i] <= '9' {
-			i++
-		}
-		return i, i > start
-	}
-	if data[i] == '-' {
-		i++
-	}
-	if i >= len(data) {
-		return i, false
-	}
-	if data[i] == '0' {
-		i++
-	} else {
-		var ok bool
-		if i, ok = digits(i); !ok {
-			return i, false
-		}
-	}
-	if i < len(data) && data[i] == '.' {
-		var ok bool
-		if i, ok = digits(i + 1); !ok {
-			return i, false
-		}
-	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		var ok bool
-		if i, ok = digits(i); !ok {
-			return i, false
-		}
-	}
-	return i, true
-}
-
-// unquote decodes the JSON value raw into a string as json.Unmarshal does, without
-// allocating more than the string for plain ones.
-func unquote(raw []byte) (string, error) {
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		plain := true
-		for _, c := range raw[1 : len(raw)-1] {
-			if c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
-				plain = false
-				break
-			}
-		}
-		if plain {
-			return string(raw[1 : len(raw)-1]), nil
-		}
-	}
-	// Declared here, so that only this path pays for the variable that Unmarshal's
-	// interface argument moves to the heap.
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err
-}
+// This file decodes the two messages that every tool call carries, the JSON-RPC envelope and
+// tools/call's params, with rawjson's member scanner, and falls back to json.Unmarshal
+// whenever the scanner gives up (fastscan_test.go compares the two).
 
 // envelopeNames are the members of an envelope, in the order of scanEnvelope's indexes.
 var envelopeNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
@@ -313,7 +33,7 @@ func unmarshalCallToolParams(data []byte) (callToolParams, error) {
 func scanEnvelope(data []byte, env *envelope) bool {
 	var e envelope
 	fields := [...]*json.RawMessage{&e.JSONRPC, &e.ID, &e.Method, &e.Params, &e.Result, &e.Error}
-	if !scanMembers(data, envelopeNames, func(i int, v []byte) { *fields[i] = v }) {
+	if !rawjson.ScanMembers(data, envelopeNames, func(i int, v []byte) { *fields[i] = v }) {
 		return false
 	}
 	*env = e
@@ -331,7 +51,7 @@ func scanCallToolParams(data []byte, p *callToolParams) bool {
 	var q callToolParams
 	var meta []byte
 	metas := 0
-	if !scanMembers(data, callToolNames, func(i int, v []byte) {
+	if !rawjson.ScanMembers(data, callToolNames, func(i int, v []byte) {
 		switch i {
 		case 0:
 			q.Name = v
@@ -351,7 +71,7 @@ func scanCallToolParams(data []byte, p *callToolParams) bool {
 	}
 	if meta != nil && kindOf(meta) != "null" {
 		// An _meta that is not an object is an error of json.Unmarshal; leave it to that.
-		if kindOf(meta) != "object" || !scanMembers(meta, metaNames, func(_ int, v []byte) { q.Meta.ProgressToken = v }) {
+		if kindOf(meta) != "object" || !rawjson.ScanMembers(meta, metaNames, func(_ int, v []byte) { q.Meta.ProgressToken = v }) {
 			return false
 		}
 	}

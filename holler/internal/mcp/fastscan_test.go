@@ -104,14 +104,3 @@ func TestScanCallToolParamsMatchesUnmarshal(t *testing.T) {
 		t.Fatalf("the usual params were not read: %+v", p)
 	}
 }
-
-func TestUnquoteMatchesUnmarshal(t *testing.T) {
-	for _, raw := range []string{`"2.0"`, `""`, `"a\"b"`, `"\u00e9"`, "\"\xff\"", `"é"`, `1`, `null`, `"x`, `{}`, `"tools/call"`} {
-		var want string
-		werr := json.Unmarshal([]byte(raw), &want)
-		got, gerr := unquote([]byte(raw))
-		if (werr == nil) != (gerr == nil) || got != want {
-			t.Errorf("unquote(%s) = %q, %v; json.Unmarshal gives %q, %v", raw, got, gerr, want, werr)
-		}
-	}
-}

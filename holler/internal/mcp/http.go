@@ -99,7 +99,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	if s.refuseAboveGrant(w, r, msg) {
 		return
 	}
-	if s.eraOf(r, msg) == eraModern {
+	if s.eraOfPost(r, msg) == eraModern {
 		s.servePostModern(w, r, msg)
 		return
 	}

@@ -2,13 +2,13 @@ package mcp
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 )
 
 // inputRequiredAnswer is an input_required result as a test reads it.
@@ -224,10 +224,10 @@ func TestInputRequiredExpiry(t *testing.T) {
 	s, b, c := newInputServer(t, nil)
 	var mu sync.Mutex
 	now := time.Now()
-	s.states.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s.states.SetClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
 	ir, key := inputRequiredOf(t, c.modernCall(1, "tools/call", wipeCall("hello", nil), nil))
 	mu.Lock()
-	now = now.Add(confirmStateTTL + time.Second)
+	now = now.Add(reqstate.TTL + time.Second)
 	mu.Unlock()
 	checkStateRefused(t, "expired", c.modernCall(2, "tools/call", wipeCall("hello", retryWith(key, ir.RequestState, acceptTicked)), nil), "expired")
 	if n := b.calls.Load(); n != 0 {
@@ -301,38 +301,12 @@ func TestStateKeyTooShort(t *testing.T) {
 	}
 }
 
-func TestUsedStatesBounded(t *testing.T) {
-	t.Parallel()
-	g, err := newStateSigner(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	g.now = func() time.Time { return now }
-	g.max = 2
-	exp := now.Add(time.Minute)
-	if g.use("a", exp) != nil || g.use("b", exp) != nil {
-		t.Fatal("the first two states were refused")
-	}
-	var se *stateError
-	if err := g.use("c", exp); !errors.As(err, &se) || !strings.Contains(se.hint, "again in 1m1s") {
-		t.Errorf("a third state with room for two, none expired: %v (hint %q), want a refusal saying when to retry", err, se.hint)
-	}
-	now = exp
-	if err := g.use("c", now.Add(time.Minute)); err != nil {
-		t.Errorf("a state was refused after the others expired: %v", err)
-	}
-	if len(g.used) != 1 {
-		t.Errorf("%d states remembered, want 1", len(g.used))
-	}
-}
-
 // Refusals are not remembered: clients that decline cannot fill the set of used states and
 // lock out the accepted answers of others.
 func TestDeclinesDoNotFillUsedStates(t *testing.T) {
 	t.Parallel()
 	s, b, c := newInputServer(t, nil)
-	s.states.max = 3
+	s.states.SetMaxUsed(3)
 	for i := range 3 {
 		ir, key := inputRequiredOf(t, c.modernCall(10*i, "tools/call", wipeCall("x", nil), nil))
 		c.modernCall(10*i+1, "tools/call", wipeCall("x", retryWith(key, ir.RequestState, `{"action":"decline"}`)), nil)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -131,7 +132,7 @@ func readInputParams(params json.RawMessage) (inputParams, error) {
 	switch kindOf(p.State) {
 	case "nothing", "null":
 	case "string":
-		if len(p.State) > maxRequestStateBytes+2 || json.Unmarshal(p.State, &out.state) != nil {
+		if len(p.State) > reqstate.MaxBytes+2 || json.Unmarshal(p.State, &out.state) != nil {
 			return out, &malformedAnswer{why: "params." + paramRequestState + " is longer than any requestState this server mints", field: "params." + paramRequestState}
 		}
 		out.hasState = true

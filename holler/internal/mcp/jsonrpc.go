@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 )
 
 // JSON-RPC 2.0 error codes, as the JSON-RPC specification numbers them.
@@ -167,7 +169,7 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 	var version string
 	var versionErr error
 	if env.JSONRPC != nil {
-		version, versionErr = unquote(env.JSONRPC)
+		version, versionErr = rawjson.Unquote(env.JSONRPC)
 	}
 	if env.JSONRPC == nil || versionErr != nil || version != jsonrpcVersion {
 		got := "it is missing"
@@ -199,7 +201,7 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 			notRPC:  true,
 		}
 	}
-	method, err := unquote(env.Method)
+	method, err := rawjson.Unquote(env.Method)
 	msg.Method = method
 	if err != nil || msg.Method == "" {
 		return nil, &envelopeError{
@@ -251,7 +253,7 @@ func kindOf(v json.RawMessage) string {
 // compact returns v without insignificant whitespace.
 func compact(v json.RawMessage) json.RawMessage {
 	// Most JSON arrives compact already; checking is much cheaper than compacting.
-	if isCompact(v) {
+	if rawjson.IsCompact(v) {
 		return v
 	}
 	var b bytes.Buffer
@@ -265,7 +267,7 @@ func compact(v json.RawMessage) json.RawMessage {
 // the same text stay apart.
 func idKey(id json.RawMessage) string {
 	if kindOf(id) == "string" {
-		if s, err := unquote(id); err == nil {
+		if s, err := rawjson.Unquote(id); err == nil {
 			return "s:" + s
 		}
 	}

@@ -2,12 +2,12 @@ package mcp
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -17,7 +17,7 @@ import (
 // version and the client's capabilities in params._meta, and the HTTP headers MCP-Protocol-Version,
 // Mcp-Method and Mcp-Name repeat what the body says so that intermediaries can route on them.
 // This server speaks it beside the legacy versions on the same endpoint; eraOf decides, per
-// request, which era serves it. A modern request is checked here (the envelope), answered by
+// request and for both transports, which era serves it. A modern request is checked here (the envelope), answered by
 // the same core as a legacy one through a session that lives only as long as the request, and
 // its result is dressed here again (resultType, serverInfo, caching hints). Nothing that a later
 // request needs stays in memory.
@@ -55,25 +55,32 @@ const (
 	eraModern            // per-request _meta, no sessions: 2026-07-28
 )
 
-// eraOf decides which era serves a POSTed message. A live legacy session keeps its era. A
-// message whose params._meta names a protocol version, or whose MCP-Protocol-Version header
+// eraOf decides which era serves a message, over either transport: the one place where the
+// era is told. A message of a live legacy session (over HTTP, one whose Mcp-Session-Id names a
+// live session; over stdio, any after initialize) keeps its era. A message whose params._meta
+// names a protocol version, or whose MCP-Protocol-Version header (HTTP only: stdio passes "")
 // names a modern version, is modern: then even initialize is answered as the modern era
 // answers it. A header naming a version this server does not speak at all, without modern
-// _meta, is left to the legacy checks, whose answer lists the versions of both eras. Everything else (initialize, a message without either sign) is
-// legacy, as it was before this server knew the modern era.
-func (s *Server) eraOf(r *http.Request, msg *message) era {
-	if sid := r.Header.Get(headerSessionID); sid != "" {
-		if _, ok := s.sessions.get(sid); ok {
-			return eraLegacy
-		}
-	}
-	if pv := r.Header.Get(headerProtocolVersion); isModernVersion(pv) {
-		return eraModern
-	}
-	if hasModernMeta(msg.Params) {
+// _meta, is left to the legacy checks, whose answer lists the versions of both eras.
+// Everything else (initialize, a message without either sign) is legacy, as it was before this
+// server knew the modern era.
+func eraOf(inLegacySession bool, headerVersion string, params json.RawMessage) era {
+	switch {
+	case inLegacySession:
+		return eraLegacy
+	case isModernVersion(headerVersion), hasModernMeta(params):
 		return eraModern
 	}
 	return eraLegacy
+}
+
+// eraOfPost is eraOf for a POSTed message.
+func (s *Server) eraOfPost(r *http.Request, msg *message) era {
+	live := false
+	if sid := r.Header.Get(headerSessionID); sid != "" {
+		_, live = s.sessions.get(sid)
+	}
+	return eraOf(live, r.Header.Get(headerProtocolVersion), msg.Params)
 }
 
 // modernMeta is what a modern request's params._meta says.
@@ -140,7 +147,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 		if present && len(got) > 0 {
 			value = strings.TrimSpace(got[0])
 		}
-		decoded, valid := decodeHeaderValue(value)
+		decoded, valid := mcpheader.DecodeValue(value)
 		if !present || !valid || decoded != body {
 			return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerName, value, field, body),
 				&guidance{Hint: "Send the header " + headerName + " with " + field + " of the body; a value that is not plain ASCII goes as =?base64?...?=.",
@@ -230,21 +237,6 @@ func nameInBody(method string, p modernParams) (field, value string, ok bool) {
 		return "", "", false
 	}
 	return field, value, true
-}
-
-// decodeHeaderValue reads a header value that may be sent as =?base64?...?=, the form for values
-// that are not plain ASCII. A value with that form that does not decode is invalid.
-func decodeHeaderValue(v string) (string, bool) {
-	inner, ok := strings.CutPrefix(v, "=?base64?")
-	if !ok {
-		return v, true
-	}
-	inner, ok = strings.CutSuffix(inner, "?=")
-	if !ok {
-		return v, true
-	}
-	b, err := base64.StdEncoding.Strict().DecodeString(inner)
-	return string(b), err == nil
 }
 
 // mismatchText says that header carries got where the body's field has want.

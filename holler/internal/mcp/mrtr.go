@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 )
@@ -34,23 +35,23 @@ const askAwaited = "the client's answer is awaited: the call ends here, the clie
 // An inputRound is one modern request's questions and answers: what the retry brought (the
 // state and inputResponses) and what this run asks.
 type inputRound struct {
-	signer       *stateSigner
+	signer       *reqstate.Signer
 	method, name string
 	req          proto.Message // the decoded arguments
-	args         string        // argumentsDigest of req, made when first needed
+	args         string        // reqstate.ArgumentsDigest of req, made when first needed
 	caps         clientCapabilities
-	state        roundState // zero on a first call
-	rawState     string     // the requestState as the client sent it
+	state        reqstate.State // zero on a first call
+	rawState     string         // the requestState as the client sent it
 	hasState     bool
 	responses    map[string]json.RawMessage
 
 	mu       sync.Mutex
-	seq      int                       // numbers questions that come without a key
-	pending  map[string]inputRequest   // the questions this run asked without an answer
-	digests  map[string]string         // questionDigest of each question asked, by key
-	gathered map[string]gatheredAnswer // the answers this run used, for the next state
-	missing  map[string]any            // the capabilities of questions the client cannot answer
-	bad      *malformedAnswer          // the first answer of the wrong shape
+	seq      int                        // numbers questions that come without a key
+	pending  map[string]inputRequest    // the questions this run asked without an answer
+	digests  map[string]string          // questionDigest of each question asked, by key
+	gathered map[string]reqstate.Answer // the answers this run used, for the next state
+	missing  map[string]any             // the capabilities of questions the client cannot answer
+	bad      *malformedAnswer           // the first answer of the wrong shape
 	// confirmed is the id of the accepted confirmation of the call, carried into the next state.
 	confirmed string
 	closed    bool
@@ -58,7 +59,7 @@ type inputRound struct {
 
 // openRound reads the retry members of params for a request of method about name (a tool's,
 // prompt's or resource's name) with the decoded arguments req, of a client that declared caps.
-// The error is a malformedAnswer or a stateError.
+// The error is a malformedAnswer or a *reqstate.Error.
 func (s *Server) openRound(method, name string, req proto.Message, caps clientCapabilities, params json.RawMessage) (*inputRound, error) {
 	in, err := readInputParams(params)
 	if err != nil {
@@ -67,7 +68,7 @@ func (s *Server) openRound(method, name string, req proto.Message, caps clientCa
 	r := &inputRound{signer: s.states, method: method, name: name, req: req, caps: caps,
 		hasState: in.hasState, rawState: in.state, responses: in.responses}
 	if in.hasState {
-		if r.state, err = s.states.open(in.state, method, name, r.argsDigest()); err != nil {
+		if r.state, err = s.states.Open(in.state, method, name, r.argsDigest()); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +79,7 @@ func (s *Server) openRound(method, name string, req proto.Message, caps clientCa
 // calls ask nothing and never need it.
 func (r *inputRound) argsDigest() string {
 	if r.args == "" {
-		r.args = argumentsDigest(r.req)
+		r.args = reqstate.ArgumentsDigest(r.req)
 	}
 	return r.args
 }
@@ -140,9 +141,9 @@ func (r *inputRound) ask(_ context.Context, req *hootv1.ClientRequest) (*hootv1.
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the client's answer to "+quote(key)+" is malformed")
 	}
 	if r.gathered == nil {
-		r.gathered = make(map[string]gatheredAnswer)
+		r.gathered = make(map[string]reqstate.Answer)
 	}
-	r.gathered[key] = gatheredAnswer{Question: digest, Answer: compact(raw)}
+	r.gathered[key] = reqstate.Answer{Question: digest, Answer: compact(raw)}
 	return res, nil
 }
 
@@ -168,7 +169,7 @@ func (r *inputRound) answerFor(key, digest string) json.RawMessage {
 // result returns the input_required result of this round: the handler's pending questions,
 // and the confirmation question confirm (when not empty) with its request, under a new state.
 func (r *inputRound) result(confirm string, confirmReq inputRequest) (inputRequiredResult, error) {
-	st := roundState{Method: r.method, Name: r.name, Args: r.argsDigest(), Question: confirm, Confirmed: r.confirmed}
+	st := reqstate.State{Method: r.method, Name: r.name, Args: r.argsDigest(), Question: confirm, Confirmed: r.confirmed}
 	requests := make(map[string]inputRequest, len(r.pending)+1)
 	for k, q := range r.pending {
 		requests[k] = q
@@ -185,18 +186,18 @@ func (r *inputRound) result(confirm string, confirmReq inputRequest) (inputRequi
 	for k, a := range r.state.Answers {
 		if _, again := r.digests[k]; !again {
 			if st.Answers == nil {
-				st.Answers = make(map[string]gatheredAnswer)
+				st.Answers = make(map[string]reqstate.Answer)
 			}
 			st.Answers[k] = a
 		}
 	}
 	for k, a := range r.gathered {
 		if st.Answers == nil {
-			st.Answers = make(map[string]gatheredAnswer)
+			st.Answers = make(map[string]reqstate.Answer)
 		}
 		st.Answers[k] = a
 	}
-	state, err := r.signer.seal(st)
+	state, err := r.signer.Seal(st)
 	if err != nil {
 		return inputRequiredResult{}, err
 	}
@@ -218,7 +219,7 @@ func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *respo
 		res, err := r.result("", inputRequest{})
 		if err != nil {
 			return s.fail(id, codeInvalidParams, "invalid params: "+err.Error(), &guidance{
-				Hint:  "Answer with less: the answers are carried back to the client in requestState, which is bounded to " + strconv.Itoa(maxRequestStateBytes) + " bytes.",
+				Hint:  "Answer with less: the answers are carried back to the client in requestState, which is bounded to " + strconv.Itoa(reqstate.MaxBytes) + " bytes.",
 				Field: "params." + paramInputResponses,
 			})
 		}
@@ -261,7 +262,7 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 }
 
 // roundFailure answers a retry whose requestState or inputResponses this server will not take
-// (a stateError or a malformedAnswer); it returns nil for any other error.
+// (a *reqstate.Error or a malformedAnswer); it returns nil for any other error.
 func (s *Server) roundFailure(id json.RawMessage, method, name string, err error) *response {
 	what := quote(name)
 	again := "Call " + name + " again"
@@ -269,12 +270,12 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 		what = method + " of " + quote(name)
 		again = "Send the " + method + " of " + quote(name) + " again"
 	}
-	var se *stateError
+	var se *reqstate.Error
 	var ma *malformedAnswer
 	switch {
 	case errors.As(err, &se):
-		s.log.Info("mcp: requestState refused", "method", method, "name", name, "why", se.why)
-		hint := se.hint
+		s.log.Info("mcp: requestState refused", "method", method, "name", name, "why", se.Why)
+		hint := se.Hint
 		if hint == "" {
 			hint = again + " without requestState and inputResponses: the questions are asked again, " +
 				"and the retry carries the new requestState unchanged, to this server or to one that shares its --state-key."
@@ -283,7 +284,7 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 		if method == methodToolsCall {
 			g.Tool = name
 		}
-		return s.fail(id, codeInvalidParams, "invalid params: "+se.why+"; "+what+" did not run", g)
+		return s.fail(id, codeInvalidParams, "invalid params: "+se.Why+"; "+what+" did not run", g)
 	case errors.As(err, &ma):
 		g := &guidance{
 			Hint: "Answer each question of inputRequests under its key with the result of its method: elicitation/create " +

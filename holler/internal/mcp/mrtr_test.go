@@ -11,6 +11,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -331,7 +332,7 @@ func TestRoundBadStates(t *testing.T) {
 		{"other tool", map[string]any{"name": "test_elicitation", "arguments": map[string]any{"message": "x"}, "_meta": capsMeta(allCaps()),
 			paramRequestState: ir.RequestState, paramInputResponses: map[string]any{"user_name": json.RawMessage(annForm)}}, "another tool"},
 		{"not a string", sampleCall("x", map[string]any{paramRequestState: 7}), "must be a string"},
-		{"too long", sampleCall("x", map[string]any{paramRequestState: strings.Repeat("a", maxRequestStateBytes+1)}), "longer than"},
+		{"too long", sampleCall("x", map[string]any{paramRequestState: strings.Repeat("a", reqstate.MaxBytes+1)}), "longer than"},
 	}
 	for i, tc := range tests {
 		r := c.modernCall(10+i, "tools/call", tc.params, nil).last(t)
@@ -353,10 +354,10 @@ func TestRoundExpiredState(t *testing.T) {
 	s, _, c := newRoundServer(t, nil, []*hootv1.ClientRequest{nameForm("user_name", "name")})
 	var mu sync.Mutex
 	now := time.Now()
-	s.states.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s.states.SetClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
 	ir := askedOf(t, c.modernCall(1, "tools/call", sampleCall("x", nil), nil), "user_name")
 	mu.Lock()
-	now = now.Add(confirmStateTTL + time.Second)
+	now = now.Add(reqstate.TTL + time.Second)
 	mu.Unlock()
 	checkStateRefused(t, "expired", c.modernCall(2, "tools/call", sampleCall("x", answers(ir.RequestState, "user_name", annForm)), nil), "expired")
 }

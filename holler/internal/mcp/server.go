@@ -9,6 +9,8 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
+	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -68,9 +70,9 @@ type Server struct {
 	listenExtensions []listenExtension
 	// paramHeaders are the arguments that clients repeat in Mcp-Param headers, by tool
 	// (mcpparam.go).
-	paramHeaders map[string][]paramHeader
+	paramHeaders map[string][]mcpheader.Param
 	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
-	states *stateSigner
+	states *reqstate.Signer
 	wg     sync.WaitGroup
 
 	sessions *sessionStore
@@ -111,13 +113,13 @@ func NewServer(cfg *Config) (*Server, error) {
 			s.allowedNames = append(s.allowedNames, t.Name)
 		}
 	}
-	if s.states, err = newStateSigner(c.StateKey); err != nil {
+	if s.states, err = reqstate.New(c.StateKey); err != nil {
 		return nil, err
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout)
 	s.listed = s.policy.toolDescriptions(s.allowed)
-	s.paramHeaders = paramHeadersOf(s.allowed)
+	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
 	s.changes.subscribe(listTools, s.tellSessions)
 	s.listens.init(c.MaxListens)
 	// The tasks extension's status notifications ride on subscriptions/listen (tasks_listen.go).

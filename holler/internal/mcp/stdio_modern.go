@@ -21,7 +21,9 @@ import (
 // whether it did; conn is the connection's session, in which the request is registered so that
 // notifications/cancelled finds it.
 func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWriter, wg *sync.WaitGroup, msg *message) bool {
-	if !msg.isRequest() || conn.isInitialized() || !hasModernMeta(msg.Params) {
+	// Only a request can be modern over stdio: a notification goes to the legacy path, which
+	// knows notifications/cancelled.
+	if !msg.isRequest() || eraOf(conn.isInitialized(), "", msg.Params) != eraModern {
 		return false
 	}
 	m, _, fail := s.readModernMeta(msg)

@@ -2,9 +2,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,6 +10,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -50,45 +48,6 @@ const (
 // taskPollIntervalMillis is how often a client is asked to poll a task: jobs write their
 // progress every 250 ms, and most of them run for seconds or more.
 const taskPollIntervalMillis = 1000
-
-// taskIDDomain separates the MAC of task ids from every other use of the state key.
-const taskIDDomain = "hootenanny/holler task id t1\n"
-
-// taskTagBytes is the length of a task id's MAC: 128 bits, as unguessable as a random id.
-const taskTagBytes = 16
-
-// maxTaskIDLength bounds the task ids this server reads; the ones it mints are 55 characters.
-const maxTaskIDLength = 128
-
-// taskID returns the task id of the job jobID: the job's id and a MAC of it under the state
-// key, so that knowing (or guessing) a job id does not give its task id.
-func (g *stateSigner) taskID(jobID string) string {
-	return jobID + "." + base64.RawURLEncoding.EncodeToString(g.taskTag(jobID))
-}
-
-func (g *stateSigner) taskTag(jobID string) []byte {
-	m := hmac.New(sha256.New, g.key)
-	m.Write([]byte(taskIDDomain))
-	m.Write([]byte(jobID))
-	return m.Sum(nil)[:taskTagBytes]
-}
-
-// jobOfTask returns the job id that a task id minted by taskID names; ok is false for any
-// other string.
-func (g *stateSigner) jobOfTask(taskID string) (jobID string, ok bool) {
-	if len(taskID) > maxTaskIDLength {
-		return "", false
-	}
-	jobID, tagText, found := strings.Cut(taskID, ".")
-	if !found || jobID == "" {
-		return "", false
-	}
-	tag, err := base64.RawURLEncoding.DecodeString(tagText)
-	if err != nil || !hmac.Equal(tag, g.taskTag(jobID)) {
-		return "", false
-	}
-	return jobID, true
-}
 
 // declaresTasks reports whether the client capabilities caps of one request declare the tasks
 // extension.
@@ -224,7 +183,7 @@ func (s *Server) createdTask(js *hootv1.JobStarted) taskResult {
 	created := taskTime(js.GetCreatedAt().AsTime())
 	return taskResult{
 		ResultType:     resultTypeTask,
-		TaskID:         s.states.taskID(js.GetJobId()),
+		TaskID:         s.states.TaskID(js.GetJobId()),
 		Status:         taskWorking,
 		StatusMessage:  "the job " + js.GetJobId() + " of " + js.GetTool() + " is " + strings.ToLower(strings.TrimPrefix(js.GetStatus().String(), "JOB_STATUS_")),
 		CreatedAt:      created,
@@ -275,7 +234,7 @@ func (s *Server) serveTask(ctx context.Context, msg *message) *response {
 			Field: "params.inputResponses",
 		})
 	}
-	jobID, ok := s.states.jobOfTask(taskID)
+	jobID, ok := s.states.JobOfTask(taskID)
 	if !ok {
 		return s.unknownTask(msg.ID, taskID, "it is not a task id this server made")
 	}
@@ -481,7 +440,7 @@ func (s *Server) jobToolResult(job *hootv1.Job) (callToolResult, error) {
 	if err != nil {
 		return callToolResult{}, errors.New("the job's result could not be encoded")
 	}
-	b = compactValid(b)
+	b = rawjson.CompactValid(b)
 	content := contentBlocks(m)
 	if len(content) == 0 {
 		content = []contentBlock{textBlock(string(b))}

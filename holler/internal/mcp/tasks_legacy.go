@@ -282,7 +282,7 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 			Field: "params.taskId",
 		})
 	}
-	jobID, ok := s.states.jobOfTask(taskID)
+	jobID, ok := s.states.JobOfTask(taskID)
 	if !ok {
 		return s.unknownTask(msg.ID, taskID, "it is not a task id this server made")
 	}
@@ -413,7 +413,7 @@ func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *messag
 	}{Tasks: []legacyTask{}}
 	end := min(start+legacyTasksPageSize, len(ids))
 	for _, taskID := range ids[start:end] {
-		jobID, _ := s.states.jobOfTask(taskID)
+		jobID, _ := s.states.JobOfTask(taskID)
 		job, r := s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 		if r != nil {
 			if r.Error != nil && r.Error.Code == codeInvalidParams {

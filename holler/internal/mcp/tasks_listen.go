@@ -54,7 +54,7 @@ func (s *Server) openTaskListen(_ context.Context, value json.RawMessage, notify
 	jobs := make(map[string]string) // task id -> job id
 	agreed := []string{}
 	for _, id := range ids {
-		if job, ok := s.states.jobOfTask(id); ok && jobs[id] == "" {
+		if job, ok := s.states.JobOfTask(id); ok && jobs[id] == "" {
 			jobs[id] = job
 			agreed = append(agreed, id)
 		}

@@ -401,57 +401,6 @@ func TestTasksUnsupported(t *testing.T) {
 	}
 }
 
-func TestTaskIDs(t *testing.T) {
-	t.Parallel()
-	g, err := newStateSigner([]byte("0123456789abcdef0123456789abcdef"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := g.taskID("job_01m8a0dg0x4mgjcxewfcdh0b62")
-	if job, ok := g.jobOfTask(id); !ok || job != "job_01m8a0dg0x4mgjcxewfcdh0b62" {
-		t.Fatalf("jobOfTask(%q) = %q, %v", id, job, ok)
-	}
-	// Neighbouring job ids have unrelated tags, and no tag works for another job.
-	next := g.taskID("job_01m8a0dg0x4mgjcxewfcdh0b63")
-	_, tag, _ := strings.Cut(id, ".")
-	_, nextTag, _ := strings.Cut(next, ".")
-	if tag == nextTag {
-		t.Errorf("two jobs share the tag %q", tag)
-	}
-	if _, ok := g.jobOfTask("job_01m8a0dg0x4mgjcxewfcdh0b63." + tag); ok {
-		t.Error("a tag of one job opened another")
-	}
-	for _, bad := range []string{"", ".", "job_x", id + "x", id[:len(id)-1], strings.ToUpper(id), "x." + tag} {
-		if _, ok := g.jobOfTask(bad); ok {
-			t.Errorf("jobOfTask(%q) accepted it", bad)
-		}
-	}
-}
-
-// FuzzTaskID checks that no string but one this signer made opens a job, and that what it
-// makes always opens.
-func FuzzTaskID(f *testing.F) {
-	g, err := newStateSigner([]byte("0123456789abcdef0123456789abcdef"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	valid := g.taskID("job_01m8a0dg0x4mgjcxewfcdh0b62")
-	for _, s := range []string{valid, "", ".", "job_x.", "job_x.AAAA", valid + "=", strings.Repeat(".", 300)} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		job, ok := g.jobOfTask(s)
-		if ok && g.taskID(job) != s {
-			t.Fatalf("jobOfTask(%q) opened %q, whose task id is %q", s, job, g.taskID(job))
-		}
-		if !strings.Contains(s, ".") && len(s) <= maxTaskIDLength {
-			if _, ok := g.jobOfTask(g.taskID(s)); !ok && s != "" {
-				t.Fatalf("the task id of %q does not open", s)
-			}
-		}
-	})
-}
-
 func TestTasksInputRequired(t *testing.T) {
 	t.Parallel()
 	jt := newJobTable()

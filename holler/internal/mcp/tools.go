@@ -12,6 +12,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/encoding/protojson"
 )
@@ -137,7 +138,7 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 	if kindOf(p.Name) != "string" {
 		return p, "", false
 	}
-	name, err := unquote(p.Name)
+	name, err := rawjson.Unquote(p.Name)
 	return p, name, err == nil && name != ""
 }
 
@@ -283,7 +284,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		return s.internalError(msg.ID, "the result of tool "+quote(name)+" could not be encoded")
 	}
 	// protojson varies its whitespace on purpose; compact output is stable and smaller.
-	b = compactValid(b)
+	b = rawjson.CompactValid(b)
 	if s.log.Enabled(ctx, slog.LevelDebug) {
 		log().Debug("mcp: tool call done")
 	}
