@@ -389,3 +389,30 @@ func annotation(n artifacts.Annotation) *hootv1.Annotation {
 		CreatedAt:  timestamppb.New(n.CreatedAt),
 	}
 }
+
+// StoreNew puts b in the content store and records it as the artifact n (its hash and size
+// filled in), for a service that makes content: what midi_render, abc_to_midi and the score
+// tools store. what names the content in the error of a failed store ("the audio"); component
+// names the service in the log.
+func StoreNew(ctx context.Context, store cas.Store, arts *artifacts.Store, log *slog.Logger, component, what string, b []byte, n artifacts.New) (*hootv1.Artifact, error) {
+	obj, _, err := store.Put(ctx, bytes.NewReader(b), n.MimeType)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, hooteproto.AsError(ctx.Err())
+		}
+		return nil, outage.Internal(log, component, "storing "+what, err)
+	}
+	n.Hash, n.Size = obj.Hash.String(), obj.Size
+	a, err := arts.Create(ctx, n)
+	if err != nil {
+		var le *artifacts.LimitError
+		if errors.As(err, &le) {
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, le.Problem).WithField("tags").
+				WithHint(fmt.Sprintf("give at most %d tags", artifacts.MaxTags))
+		}
+		// A missing parent is a fault too: it was read a moment ago, and artifacts are never
+		// deleted.
+		return nil, outage.Internal(log, component, "creating the artifact", err)
+	}
+	return ArtifactProto(a, log), nil
+}

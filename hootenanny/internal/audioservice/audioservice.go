@@ -244,13 +244,5 @@ func (h *Handler) read(ctx context.Context, field, kind, value string, limit int
 }
 
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return hooteproto.AsError(err)
-	}
-	if e := outage.Error(op, err); e != nil {
-		h.cfg.Logger.Warn("audioservice: "+op, "err", err)
-		return e
-	}
-	h.cfg.Logger.Error("audioservice: "+op, "err", err)
-	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed; the worker's log has the details")
+	return outage.Internal(h.cfg.Logger, "audioservice", op, err)
 }

@@ -193,24 +193,7 @@ func (h *Handler) soundFontFor(ctx context.Context, req *hootv1.MidiRenderReques
 
 // storeArtifact puts b in the content store and records it as an artifact.
 func (h *Handler) storeArtifact(ctx context.Context, b []byte, n artifacts.New) (*hootv1.Artifact, error) {
-	obj, _, err := h.cfg.CAS.Put(ctx, bytes.NewReader(b), n.MimeType)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, hooteproto.AsError(ctx.Err())
-		}
-		return nil, h.internal("storing the audio", err)
-	}
-	n.Hash, n.Size = obj.Hash.String(), obj.Size
-	a, err := h.cfg.Artifacts.Create(ctx, n)
-	if err != nil {
-		var le *artifacts.LimitError
-		if errors.As(err, &le) {
-			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, le.Problem).WithField("tags").
-				WithHint(fmt.Sprintf("give at most %d tags", artifacts.MaxTags))
-		}
-		return nil, h.internal("creating the artifact", err)
-	}
-	return artifactservice.ArtifactProto(a, h.cfg.Logger), nil
+	return artifactservice.StoreNew(ctx, h.cfg.CAS, h.cfg.Artifacts, h.cfg.Logger, "audioservice", "the audio", b, n)
 }
 
 // kindOf says what a source field names: "artifact" or "object".

@@ -5,7 +5,6 @@
 package musicservice
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -195,38 +194,11 @@ func textual(mimeType string) bool {
 
 // storeArtifact puts b in the content store and records it as an artifact.
 func (h *Handler) storeArtifact(ctx context.Context, b []byte, n artifacts.New) (*hootv1.Artifact, error) {
-	obj, _, err := h.cfg.CAS.Put(ctx, bytes.NewReader(b), n.MimeType)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, hooteproto.AsError(ctx.Err())
-		}
-		return nil, h.internal("storing the content", err)
-	}
-	n.Hash, n.Size = obj.Hash.String(), obj.Size
-	a, err := h.cfg.Artifacts.Create(ctx, n)
-	if err != nil {
-		var le *artifacts.LimitError
-		if errors.As(err, &le) {
-			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, le.Problem).WithField("tags").
-				WithHint(fmt.Sprintf("give at most %d tags", artifacts.MaxTags))
-		}
-		// A missing parent is a fault too: it was read a moment ago, and artifacts are never
-		// deleted.
-		return nil, h.internal("creating the artifact", err)
-	}
-	return artifactservice.ArtifactProto(a, h.cfg.Logger), nil
+	return artifactservice.StoreNew(ctx, h.cfg.CAS, h.cfg.Artifacts, h.cfg.Logger, "musicservice", "the content", b, n)
 }
 
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		// The call's context ended (its caller went away, or its job was cancelled or taken up
-		// by another worker): not a fault of the worker's.
-		return hooteproto.AsError(err)
-	}
-	if e := outage.Error(op, err); e != nil {
-		h.cfg.Logger.Warn("musicservice: "+op, "err", err)
-		return e
-	}
-	h.cfg.Logger.Error("musicservice: "+op, "err", err)
-	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed; the worker's log has the details")
+	// The call's context ended (its caller went away, or its job was cancelled or taken up by
+	// another worker): not a fault of the worker's; outage.Internal says so.
+	return outage.Internal(h.cfg.Logger, "musicservice", op, err)
 }

@@ -4,7 +4,9 @@
 package outage
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/cas"
@@ -33,4 +35,21 @@ func Error(op string, err error) *hooteproto.Error {
 			WithHint("call again in a few seconds; if it keeps failing, the server's operator should check the object store the workers use (--cas)")
 	}
 	return nil
+}
+
+// Internal is the error a service answers for a failure of its own while doing op: the call's
+// own end (its caller went away, or its job was cancelled or taken up by another worker) as
+// that; an outage of the database or the content store as a retryable unavailable, logged as
+// a warning; anything else as internal, logged as an error under component, with a message
+// that says where the details are rather than what they are.
+func Internal(log *slog.Logger, component, op string, err error) *hooteproto.Error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return hooteproto.AsError(err)
+	}
+	if e := Error(op, err); e != nil {
+		log.Warn(component+": "+op, "err", err)
+		return e
+	}
+	log.Error(component+": "+op, "err", err)
+	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed; the worker's log has the details")
 }

@@ -335,34 +335,9 @@ func what(field string) string {
 
 // store puts b in the content store and records it as an artifact.
 func (h *Handler) store(ctx context.Context, b []byte, n artifacts.New) (*hootv1.Artifact, error) {
-	obj, _, err := h.cfg.CAS.Put(ctx, bytes.NewReader(b), n.MimeType)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, hooteproto.AsError(ctx.Err())
-		}
-		return nil, h.internal("storing the image", err)
-	}
-	n.Hash, n.Size = obj.Hash.String(), obj.Size
-	a, err := h.cfg.Artifacts.Create(ctx, n)
-	if err != nil {
-		var le *artifacts.LimitError
-		if errors.As(err, &le) {
-			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, le.Problem).WithField("tags").
-				WithHint(fmt.Sprintf("give at most %d tags", artifacts.MaxTags))
-		}
-		return nil, h.internal("creating the artifact", err)
-	}
-	return artifactservice.ArtifactProto(a, h.cfg.Logger), nil
+	return artifactservice.StoreNew(ctx, h.cfg.CAS, h.cfg.Artifacts, h.cfg.Logger, "scoreservice", "the image", b, n)
 }
 
 func (h *Handler) internal(op string, err error) *hooteproto.Error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return hooteproto.AsError(err)
-	}
-	if e := outage.Error(op, err); e != nil {
-		h.cfg.Logger.Warn("scoreservice: "+op, "err", err)
-		return e
-	}
-	h.cfg.Logger.Error("scoreservice: "+op, "err", err)
-	return hooteproto.NewError(hooteproto.CodeInternal, op+" failed; the worker's log has the details")
+	return outage.Internal(h.cfg.Logger, "scoreservice", op, err)
 }
