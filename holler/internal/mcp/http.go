@@ -93,7 +93,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, bad := decodeMessage(body)
 	if bad != nil {
-		s.writeJSON(w, http.StatusBadRequest, s.envelopeFailure(bad))
+		s.writeJSON(w, http.StatusBadRequest, s.envelopeFailure(bad, looksModern(body) || isModernVersion(r.Header.Get(headerProtocolVersion))))
 		return
 	}
 	if s.refuseAboveGrant(w, r, msg) {

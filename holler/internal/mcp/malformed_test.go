@@ -285,3 +285,28 @@ func TestMinimalErrors(t *testing.T) {
 		t.Errorf("want a bare isError result, got %q", tr.text())
 	}
 }
+
+// TestMalformedShowsTheEraExample: a message that is not JSON-RPC but carries a 2026-07-28
+// _meta is shown server/discover to copy, not initialize, which that era does not have.
+func TestMalformedShowsTheEraExample(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestServer(t, nil)
+	c := newMCPHTTP(t, s)
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"modern _meta", `{"id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, methodDiscover},
+		{"no era", `{"id":1,"method":"tools/list"}`, methodInitialize},
+	} {
+		a := c.post(tc.body, nil)
+		r := a.last(t)
+		if r.Error == nil || r.Error.Code != codeInvalidRequest {
+			t.Errorf("%s: %s", tc.name, a.body)
+			continue
+		}
+		try, _ := r.Error.Data["try"].(map[string]any)
+		if try["method"] != tc.want {
+			t.Errorf("%s: try = %v, want %s", tc.name, try, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -401,14 +402,25 @@ func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *
 	return newError(id, code, msg, g)
 }
 
-// envelopeFailure answers a message that is not valid JSON-RPC.
-func (s *Server) envelopeFailure(e *envelopeError) *response {
+// envelopeFailure answers a message that is not valid JSON-RPC. modern says the message shows
+// a client of 2026-07-28 (its _meta names a protocol version, or its header does), whose
+// example to copy is server/discover rather than initialize.
+func (s *Server) envelopeFailure(e *envelopeError, modern bool) *response {
 	g := &guidance{Hint: e.hint}
 	if g.Hint == "" {
 		g.Hint = "Send one JSON-RPC 2.0 request per message, such as the request in try."
 	}
 	if e.notRPC {
 		g.Try = tryInitialize()
+		if modern {
+			g.Try = tryDiscover()
+		}
 	}
 	return s.fail(e.id, e.code, e.message, g)
+}
+
+// looksModern reports whether a message that did not decode still shows a client of the
+// 2026-07-28 era: a protocol version in its _meta.
+func looksModern(data []byte) bool {
+	return bytes.Contains(data, []byte(`"`+metaProtocolVersion+`"`))
 }

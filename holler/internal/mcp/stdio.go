@@ -76,7 +76,7 @@ func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg
 	}
 	msg, bad := decodeMessage(l.data)
 	if bad != nil {
-		w.send(s.envelopeFailure(bad))
+		w.send(s.envelopeFailure(bad, looksModern(l.data)))
 		return
 	}
 	if s.serveLineModern(ctx, sess, w, wg, msg) {
