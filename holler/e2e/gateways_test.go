@@ -37,24 +37,8 @@ func TestOneWorkerSeveralGateways(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	a, b := serveGateway(t, dir), serveGateway(t, dir)
-	cmd := exec.Command(bin(t, "hootenanny"), "--gateway", a.g.WorkerEndpoint(), "--gateway", b.g.WorkerEndpoint(),
-		"--data", dir, "--heartbeat", "500ms", "--log-level", "warn")
-	cmd.Stderr = testWriter{t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	})
-	for _, g := range []*servedGateway{a, b} {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := g.g.WaitForServices(ctx, hootv1hoot.ArtifactServiceName, hootv1hoot.JobServiceName, hootv1hoot.MusicServiceName)
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	startSharedWorker(t, []*servedGateway{a, b}, []string{"--data", dir, "--heartbeat", "500ms", "--log-level", "warn"},
+		hootv1hoot.ArtifactServiceName, hootv1hoot.JobServiceName, hootv1hoot.MusicServiceName)
 	ca, cb := newCaller(t, connectHTTP(t, a.base+"/mcp")), newCaller(t, connectHTTP(t, b.base+"/mcp"))
 
 	// An artifact made through one gateway is read through the other, and its bytes are
@@ -236,5 +220,32 @@ func TestGatewayKilled(t *testing.T) {
 	done := list(cb.call("job_await", map[string]any{"ids": []any{job}, "timeout_ms": 30000})["jobs"])
 	if len(done) != 1 || done[0].(map[string]any)["status"] != "JOB_STATUS_SUCCEEDED" {
 		t.Fatalf("the job started through the killed gateway = %v, want it finished", done)
+	}
+}
+
+// startSharedWorker starts one hootenanny worker with args, connected to every gateway of gws,
+// stops it when the test ends, and waits until each gateway sees the services live.
+func startSharedWorker(t *testing.T, gws []*servedGateway, args []string, services ...string) {
+	t.Helper()
+	var all []string
+	for _, g := range gws {
+		all = append(all, "--gateway", g.g.WorkerEndpoint())
+	}
+	cmd := exec.Command(bin(t, "hootenanny"), append(all, args...)...)
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	for _, g := range gws {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := g.g.WaitForServices(ctx, services...)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -80,24 +78,8 @@ func TestListenOnSeveralGateways(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	a, b := serveGateway(t, dir), serveGateway(t, dir)
-	cmd := exec.Command(bin(t, "hootenanny"), "--gateway", a.g.WorkerEndpoint(), "--gateway", b.g.WorkerEndpoint(),
-		"--data", dir, "--heartbeat", "500ms", "--log-level", "warn", "--conformance")
-	cmd.Stderr = testWriter{t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	})
-	for _, g := range []*servedGateway{a, b} {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := g.g.WaitForServices(ctx, hootv1hoot.ConformanceServiceName, hootv1hoot.ConformanceDynamicToolServiceName)
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	startSharedWorker(t, []*servedGateway{a, b}, []string{"--data", dir, "--heartbeat", "500ms", "--log-level", "warn", "--conformance"},
+		hootv1hoot.ConformanceServiceName, hootv1hoot.ConformanceDynamicToolServiceName)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var streams []<-chan map[string]any

@@ -3,13 +3,10 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -158,23 +155,7 @@ func TestTasksTwoGateways(t *testing.T) {
 			key := []byte("the state key the two gateways share")
 			a := serveGatewayWith(t, gateway.Config{DataDir: dir, StateKey: key})
 			b := serveGatewayWith(t, gateway.Config{DataDir: dir, StateKey: key})
-			cmd := exec.Command(bin(t, "hootenanny"), append([]string{"--gateway", a.g.WorkerEndpoint(), "--gateway", b.g.WorkerEndpoint()}, args...)...)
-			cmd.Stderr = testWriter{t}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				cmd.Process.Signal(os.Interrupt)
-				cmd.Wait()
-			})
-			for _, g := range []*servedGateway{a, b} {
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				err := g.g.WaitForServices(ctx, hootv1hoot.ConformanceTasksServiceName, hootv1hoot.JobServiceName)
-				cancel()
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+			startSharedWorker(t, []*servedGateway{a, b}, args, hootv1hoot.ConformanceTasksServiceName, hootv1hoot.JobServiceName)
 			ca := &modernClient{t: t, url: a.base + "/mcp"}
 			cb := &modernClient{t: t, url: b.base + "/mcp"}
 

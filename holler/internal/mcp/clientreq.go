@@ -169,55 +169,16 @@ func clientResponse(req *hootv1.ClientRequest, msg *message) *hootv1.ClientRespo
 		_ = json.Unmarshal(msg.Error, &e)
 		return fail(hooteproto.NewError(hooteproto.CodeUnavailable, "the client refused the request: "+e.Message))
 	}
-	switch req.GetRequest().(type) {
-	case *hootv1.ClientRequest_Sampling:
-		var r struct {
-			Role       string          `json:"role"`
-			Content    json.RawMessage `json:"content"`
-			Model      string          `json:"model"`
-			StopReason string          `json:"stopReason"`
-		}
-		if json.Unmarshal(msg.Result, &r) != nil {
-			return fail(hooteproto.NewError(hooteproto.CodeInternal, "the client's sampling result is malformed"))
-		}
-		role := hootv1.Role_ROLE_ASSISTANT
-		if r.Role == "user" {
-			role = hootv1.Role_ROLE_USER
-		}
-		return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Sampling{Sampling: &hootv1.SamplingResult{
-			Role: role, Content: parseBlock(r.Content), Model: r.Model, StopReason: r.StopReason,
-		}}}
-	case *hootv1.ClientRequest_Elicitation:
-		var r struct {
-			Action  string                     `json:"action"`
-			Content map[string]json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(msg.Result, &r) != nil {
-			return fail(hooteproto.NewError(hooteproto.CodeInternal, "the client's elicitation result is malformed"))
-		}
-		res := &hootv1.ElicitationResult{Content: make(map[string]*hootv1.FormValue, len(r.Content))}
-		switch r.Action {
-		case "accept":
-			res.Action = hootv1.ElicitationAction_ELICITATION_ACTION_ACCEPT
-		case "decline":
-			res.Action = hootv1.ElicitationAction_ELICITATION_ACTION_DECLINE
-		case "cancel":
-			res.Action = hootv1.ElicitationAction_ELICITATION_ACTION_CANCEL
-		}
-		for k, v := range r.Content {
-			if fv := formValue(v); fv != nil {
-				res.Content[k] = fv
-			}
-		}
-		return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Elicitation{Elicitation: res}}
-	case *hootv1.ClientRequest_Roots:
-		roots, ok := decodeRoots(msg.Result)
-		if !ok {
-			return fail(hooteproto.NewError(hooteproto.CodeInternal, "the client's roots/list result is malformed"))
-		}
-		return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Roots{Roots: roots}}
+	method, _ := clientRequestParams(req)
+	if method == "" {
+		return fail(hooteproto.NewError(hooteproto.CodeInternal, "the request for the client is empty"))
 	}
-	return fail(hooteproto.NewError(hooteproto.CodeInternal, "the request for the client is empty"))
+	// The answer is read as strictly in this era as in 2026-07-28 (inputwire.go).
+	res, err := decodeInputResponse(method, msg.Result)
+	if err != nil {
+		return fail(hooteproto.NewError(hooteproto.CodeInternal, "the client's answer to "+method+" is malformed: "+err.Error()))
+	}
+	return res
 }
 
 // parseBlock reads a text, image or audio content block; anything else becomes nil.

@@ -2,7 +2,6 @@ package abcmidi
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
 )
@@ -24,38 +23,19 @@ type VoiceMIDI struct {
 // %%MIDI directives are ignored.
 func MIDIDirectives(src string, t *abc.Tune) map[string]VoiceMIDI {
 	out := map[string]VoiceMIDI{}
-	if t == nil || t.Pos.Offset < 0 || t.End > len(src) || t.Pos.Offset > t.End {
-		return out
-	}
-	voice := ""
-	for _, line := range strings.Split(src[t.Pos.Offset:t.End], "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "V:") {
-			if f := strings.Fields(line[2:]); len(f) > 0 {
-				voice = f[0]
-			}
+	for _, d := range Directives(src, t) {
+		if len(d.Args) == 0 {
 			continue
 		}
-		rest, ok := strings.CutPrefix(line, "%%MIDI")
-		if !ok {
-			continue
-		}
-		if i := strings.IndexByte(rest, '%'); i >= 0 {
-			rest = rest[:i]
-		}
-		f := strings.Fields(rest)
-		if len(f) < 2 {
-			continue
-		}
-		n, err := strconv.Atoi(f[len(f)-1]) // %%MIDI program [channel] n
+		n, err := strconv.Atoi(d.Args[len(d.Args)-1]) // %%MIDI program [channel] n
 		if err != nil {
 			continue
 		}
-		vm, seen := out[voice]
+		vm, seen := out[d.Voice]
 		if !seen {
 			vm.Program = -1
 		}
-		switch f[0] {
+		switch d.Name {
 		case "program":
 			if n >= 0 && n <= 127 {
 				vm.Program = n
@@ -67,7 +47,7 @@ func MIDIDirectives(src string, t *abc.Tune) map[string]VoiceMIDI {
 		default:
 			continue
 		}
-		out[voice] = vm
+		out[d.Voice] = vm
 	}
 	return out
 }

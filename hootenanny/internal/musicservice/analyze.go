@@ -7,29 +7,14 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/internal/analysis"
-	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // MidiAnalyze finds a stored MIDI file's key, meter, tempo, chords and voices.
 func (h *Handler) MidiAnalyze(ctx context.Context, req *hootv1.MidiAnalyzeRequest) (*hootv1.MidiAnalyzeResult, error) {
-	fd, value := sourceField(req)
-	if fd == nil {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "midi_analyze needs a MIDI file: give an artifact_id or a hash").
-			WithField("artifact_id").
-			WithHint("pass the artifact id that abc_to_midi returned, or the hash of a MIDI file stored with cas_store")
-	}
-	field := string(fd.Name())
-	b, _, mimeType, err := h.read(ctx, field, value, MaxStoredMIDI)
+	f, err := h.readMIDI(ctx, "midi_analyze", req)
 	if err != nil {
 		return nil, err
-	}
-	f, err := midi.Decode(b)
-	if err != nil {
-		msg := fmt.Sprintf("%s %s is not a readable MIDI file (%s): %v", what(field), value, mimeType, err)
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
-			WithField(field).
-			WithHint("name a Standard MIDI File (audio/midi), such as an artifact abc_to_midi made")
 	}
 	per := req.GetChordsPer()
 	if per == "" {
@@ -42,6 +27,8 @@ func (h *Handler) MidiAnalyze(ctx context.Context, req *hootv1.MidiAnalyzeReques
 	})
 	var tooMany *analysis.TooManyNotesError
 	if errors.As(err, &tooMany) {
+		fd, value := sourceField(req)
+		field := string(fd.Name())
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, fmt.Sprintf("%s %s: %v", what(field), value, err)).
 			WithField(field).
 			WithHint("analyse a shorter excerpt: split the piece into sections and analyse each")

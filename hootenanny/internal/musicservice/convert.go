@@ -208,9 +208,19 @@ func startBPM(info midi.Info) float64 {
 
 // MidiInfo describes a stored MIDI file.
 func (h *Handler) MidiInfo(ctx context.Context, req *hootv1.MidiInfoRequest) (*hootv1.MidiInfoResult, error) {
+	f, err := h.readMIDI(ctx, "midi_info", req)
+	if err != nil {
+		return nil, err
+	}
+	return midiInfo(midi.Inspect(f)), nil
+}
+
+// readMIDI reads and decodes the stored MIDI file that req names by its oneof source (an
+// artifact_id or a hash), for tool.
+func (h *Handler) readMIDI(ctx context.Context, tool string, req proto.Message) (*midi.File, error) {
 	fd, value := sourceField(req)
 	if fd == nil {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "midi_info needs a MIDI file: give an artifact_id or a hash").
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, tool+" needs a MIDI file: give an artifact_id or a hash").
 			WithField("artifact_id").
 			WithHint("pass the artifact id that abc_to_midi returned, or the hash of a MIDI file stored with cas_store")
 	}
@@ -226,7 +236,7 @@ func (h *Handler) MidiInfo(ctx context.Context, req *hootv1.MidiInfoRequest) (*h
 			WithField(field).
 			WithHint("name a Standard MIDI File (audio/midi), such as an artifact abc_to_midi made")
 	}
-	return midiInfo(midi.Inspect(f)), nil
+	return f, nil
 }
 
 func midiInfo(in midi.Info) *hootv1.MidiInfoResult {
