@@ -229,39 +229,11 @@ func decodeMessage(data []byte) (*message, *envelopeError) {
 	return msg, nil
 }
 
-// kindOf names the JSON type of a valid JSON value.
-func kindOf(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
+// kindOf names the JSON type of a valid JSON value (rawjson.Kind).
+func kindOf(v json.RawMessage) string { return rawjson.Kind(v) }
 
-// compact returns v without insignificant whitespace.
-func compact(v json.RawMessage) json.RawMessage {
-	// Most JSON arrives compact already; checking is much cheaper than compacting.
-	if rawjson.IsCompact(v) {
-		return v
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, v); err != nil {
-		return v
-	}
-	return b.Bytes()
-}
+// compact returns v without insignificant whitespace (rawjson.Compact).
+func compact(v json.RawMessage) json.RawMessage { return rawjson.Compact(v) }
 
 // idKey returns a key that is equal for equal JSON-RPC ids: a string id and a number id with
 // the same text stay apart.
