@@ -95,6 +95,9 @@ func didYouMeanSuffix(names []string) string { return wording.DidYouMean(names) 
 // quote returns s in double quotes, shortened when long, for messages.
 func quote(s string) string { return wording.Quote(s) }
 
+// short returns s cut to a length fit for a message.
+func short(s string) string { return wording.Short(s) }
+
 // toolErrorText renders a tool's failure for a model: what failed and why, the argument it is
 // about, the next step, and whether and when a retry can help.
 func toolErrorText(tool string, e *hooteproto.Error) string {
