@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
 // The HTTP headers of the Streamable HTTP transport.
@@ -156,7 +158,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
-	reply := &httpReply{sw: sseWriter{w: w}, sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive}
+	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive}
 	resp := s.handle(ctx, sess, msg, reply, cancel)
 	if isInit && resp.Error == nil {
 		s.sessions.add(sess)
@@ -241,10 +243,10 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		}))
 		return
 	}
-	stream, after, resume := uint64(getStream), uint64(0), false
+	stream, after, resume := uint64(sse.GetStream), uint64(0), false
 	if lid := r.Header.Get("Last-Event-ID"); lid != "" {
-		st, n, ok := parseEventID(lid)
-		if !ok || !sess.events.resumable(st, n) {
+		st, n, ok := sse.ParseID(lid)
+		if !ok || !sess.events.Resumable(st, n) {
 			s.httpFail(w, http.StatusBadRequest, newError(nil, codeInvalidRequest, "Last-Event-ID "+quote(lid)+" names no event this session can resume after", nil),
 				"Send the id of the last event received on this session, unchanged; events are kept for a while only. Without Last-Event-ID, GET opens the session's stream afresh.")
 			return
@@ -259,22 +261,22 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	defer done()
 	owner := new(int)
-	if stream == getStream {
-		start, ok := sess.events.claimGet(owner, resume)
+	if stream == sse.GetStream {
+		start, ok := sess.events.ClaimGet(owner, resume)
 		if !ok {
 			s.httpFail(w, http.StatusConflict, newError(nil, codeInvalidRequest, "this session's event stream is already open", nil),
 				"Keep one GET stream per session; to take it over after a lost connection, send GET with Last-Event-ID.")
 			return
 		}
-		defer sess.events.releaseGet(owner)
+		defer sess.events.ReleaseGet(owner)
 		if !resume {
 			after = start
 		}
 	}
-	sw := &sseWriter{w: w}
-	sw.start()
+	sw := sse.NewWriter(w)
+	sw.Start()
 	if primes(sess.protocolVersion()) {
-		sw.event(eventID(stream, after), nil)
+		sw.Event(sse.ID(stream, after), nil)
 	}
 	var tick <-chan time.Time
 	if s.cfg.KeepAlive > 0 {
@@ -282,19 +284,19 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 		tick = t.C
 	}
-	for sw.err == nil {
-		if stream == getStream && !sess.events.ownsGet(owner) {
+	for sw.Err() == nil {
+		if stream == sse.GetStream && !sess.events.OwnsGet(owner) {
 			return
 		}
-		events, complete, wake := sess.events.since(stream, after)
+		events, complete, wake := sess.events.Since(stream, after)
 		for _, e := range events {
-			sw.event(eventID(e.stream, e.n), e.data)
-			if sw.err != nil {
+			sw.Event(sse.ID(e.Stream, e.N), e.Data)
+			if sw.Err() != nil {
 				return
 			}
-			after = e.n
-			if stream == getStream {
-				sess.events.delivered(owner, e.n)
+			after = e.N
+			if stream == sse.GetStream {
+				sess.events.Delivered(owner, e.N)
 			}
 		}
 		if complete {
@@ -307,7 +309,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-wake:
 		case <-tick:
-			sw.keepAlive()
+			sw.KeepAlive()
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
 // subscriptions/listen (2026-07-28).
@@ -398,16 +400,16 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 		return
 	}
 	defer stop()
-	sw := &sseWriter{w: w}
-	sw.start()
-	sw.event("", encode(ack))
+	sw := sse.NewWriter(w)
+	sw.Start()
+	sw.Event("", encode(ack))
 	emit := func(b []byte) bool {
-		sw.event("", b)
-		return sw.err == nil
+		sw.Event("", b)
+		return sw.Err() == nil
 	}
 	s.runListen(ctx, ls, emit, s.cfg.KeepAlive, func() bool {
-		sw.keepAlive()
-		return sw.err == nil
+		sw.KeepAlive()
+		return sw.Err() == nil
 	})
 }
 
