@@ -448,8 +448,8 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 	}
 	w.notify(ack)
 	how := s.runListen(ctx, ls, func(b []byte) bool {
-		w.write(b)
-		return w.err() == nil
+		w.WriteLine(b)
+		return w.Err() == nil
 	}, 0, nil)
 	if how == listenFellBehind {
 		// stdio has no stream to close: the server ends a listen request it gives up on with
