@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
@@ -380,7 +381,7 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 		s.writeJSON(w, http.StatusBadRequest, fail)
 		return
 	}
-	if _, sseOK := acceptable(r.Header.Values("Accept")); !sseOK {
+	if _, sseOK := httpcheck.Accepts(r.Header.Values("Accept")); !sseOK {
 		s.writeJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, codeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance{
 			Hint: "Send the request with the header Accept: application/json, text/event-stream.",
 		}))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -386,7 +387,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	}
 	sess := s.modernSession(meta)
 	sess.tasks = declaresTasks(meta.caps)
-	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
+	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
 	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
 	var resp *response
 	if msg.Method == methodDiscover {
