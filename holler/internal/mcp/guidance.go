@@ -3,13 +3,11 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hootenanny/hoot/hooteproto/suggest"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -88,54 +86,17 @@ func exampleCall(t *hootv1hoot.Tool) json.RawMessage {
 }
 
 // closeNames returns the candidates that look like a misspelling of name, closest first, at
-// most three.
-func closeNames(name string, candidates []string) []string {
-	type scored struct {
-		name string
-		d    int
-	}
-	var found []scored
-	lname := strings.ToLower(name)
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		d := suggest.Distance(lname, lc)
-		limit := max(2, len(lc)/3)
-		switch {
-		case lname == "" || c == name:
-			continue
-		case d <= limit:
-		case len(lname) >= 3 && (strings.Contains(lc, lname) || strings.Contains(lname, lc)):
-			// A part or a longer form of a name is close whatever the distance.
-			d = limit + 1
-		default:
-			continue
-		}
-		found = append(found, scored{c, d})
-	}
-	slices.SortStableFunc(found, func(a, b scored) int { return a.d - b.d })
-	var names []string
-	for _, f := range found[:min(len(found), 3)] {
-		names = append(names, f.name)
-	}
-	return names
-}
+// most three (wording.Close).
+func closeNames(name string, candidates []string) []string { return wording.Close(name, candidates) }
 
 // didYouMeanSuffix returns `; did you mean "x"?` for the closest of names, or "".
-func didYouMeanSuffix(names []string) string {
-	if len(names) == 0 {
-		return ""
-	}
-	return "; did you mean " + quote(names[0]) + "?"
-}
+func didYouMeanSuffix(names []string) string { return wording.DidYouMean(names) }
 
 // quote returns s in double quotes, shortened when long, for messages.
-func quote(s string) string {
-	const maxLen = 80
-	if len(s) > maxLen {
-		s = s[:maxLen] + "..."
-	}
-	return strconv.Quote(s)
-}
+func quote(s string) string { return wording.Quote(s) }
+
+// short returns s cut to a length fit for a message.
+func short(s string) string { return wording.Short(s) }
 
 // toolErrorText renders a tool's failure for a model: what failed and why, the argument it is
 // about, the next step, and whether and when a retry can help.

@@ -4,16 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"mime"
-	"net"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
 // The HTTP headers of the Streamable HTTP transport.
@@ -40,12 +37,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"Try again in a moment, or connect to another instance.")
 		return
 	}
-	if !s.hostAllowed(r.Host) {
+	if !httpcheck.HostAllowed(r.Host, s.cfg.AllowedHosts) {
 		s.httpFail(w, http.StatusForbidden, newError(nil, codeInvalidRequest, "host "+quote(r.Host)+" is not allowed", nil),
 			"This server answers requests for loopback names (localhost, 127.0.0.1, [::1]) and the hosts its operator allows; connect to one of those.")
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin, r.Host) {
+	if origin := r.Header.Get("Origin"); origin != "" && !httpcheck.OriginAllowed(origin, r.Host, s.cfg.AllowedOrigins) {
 		s.httpFail(w, http.StatusForbidden, newError(nil, codeInvalidRequest, "origin "+quote(origin)+" is not allowed", nil),
 			"This server serves requests from its own origin, loopback origins and the origins its operator allows.")
 		return
@@ -68,7 +65,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // servePost handles one JSON-RPC message sent by POST.
 func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
-	if ct := r.Header.Get("Content-Type"); !isJSONMediaType(ct) {
+	if ct := r.Header.Get("Content-Type"); !httpcheck.IsJSON(ct) {
 		got := ct
 		if got == "" {
 			got = "none"
@@ -78,7 +75,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 			"Send the body with the header Content-Type: application/json.")
 		return
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, s.cfg.MaxBodyBytes)
+	body, err := httpcheck.ReadBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, s.cfg.MaxBodyBytes)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -155,43 +152,14 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
-	reply := &httpReply{sw: sseWriter{w: w}, sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive}
+	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
+	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive}
 	resp := s.handle(ctx, sess, msg, reply, cancel)
 	if isInit && resp.Error == nil {
 		s.sessions.add(sess)
 		w.Header().Set(headerSessionID, sess.id)
 	}
 	reply.finish(resp)
-}
-
-// readBodyPrealloc is the largest declared length that readBody makes room for before the
-// bytes arrive: a client that declares much and sends little should not hold much memory.
-const readBodyPrealloc = 64 << 10
-
-// readBody reads r to its end, as io.ReadAll does, into a buffer sized for a body of the
-// declared length (negative when unknown) below limit, so that a usual message is read
-// without growing the buffer and without the spare capacity io.ReadAll starts with.
-func readBody(r io.Reader, declared, limit int64) ([]byte, error) {
-	size := int64(512)
-	if declared >= 0 && declared < limit && declared < readBodyPrealloc {
-		// One byte more, so that the read that finds the end needs no room of its own.
-		size = declared + 1
-	}
-	b := make([]byte, 0, size)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if err == io.EOF { // as io.ReadAll: the body's readers return io.EOF itself
-				err = nil
-			}
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
 }
 
 // serveDelete ends the session the request names.
@@ -218,7 +186,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 // serveGet opens the session's own event stream, or resumes a stream after the event that
 // Last-Event-ID names.
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
-	if _, sseOK := acceptable(r.Header.Values("Accept")); !sseOK {
+	if _, sseOK := httpcheck.Accepts(r.Header.Values("Accept")); !sseOK {
 		s.httpFail(w, http.StatusNotAcceptable, newError(nil, codeInvalidRequest, "GET opens an event stream: the Accept header must allow text/event-stream", nil),
 			"Send GET with the header Accept: text/event-stream, or POST JSON-RPC messages.")
 		return
@@ -241,10 +209,10 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		}))
 		return
 	}
-	stream, after, resume := uint64(getStream), uint64(0), false
+	stream, after, resume := uint64(sse.GetStream), uint64(0), false
 	if lid := r.Header.Get("Last-Event-ID"); lid != "" {
-		st, n, ok := parseEventID(lid)
-		if !ok || !sess.events.resumable(st, n) {
+		st, n, ok := sse.ParseID(lid)
+		if !ok || !sess.events.Resumable(st, n) {
 			s.httpFail(w, http.StatusBadRequest, newError(nil, codeInvalidRequest, "Last-Event-ID "+quote(lid)+" names no event this session can resume after", nil),
 				"Send the id of the last event received on this session, unchanged; events are kept for a while only. Without Last-Event-ID, GET opens the session's stream afresh.")
 			return
@@ -259,22 +227,22 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	defer done()
 	owner := new(int)
-	if stream == getStream {
-		start, ok := sess.events.claimGet(owner, resume)
+	if stream == sse.GetStream {
+		start, ok := sess.events.ClaimGet(owner, resume)
 		if !ok {
 			s.httpFail(w, http.StatusConflict, newError(nil, codeInvalidRequest, "this session's event stream is already open", nil),
 				"Keep one GET stream per session; to take it over after a lost connection, send GET with Last-Event-ID.")
 			return
 		}
-		defer sess.events.releaseGet(owner)
+		defer sess.events.ReleaseGet(owner)
 		if !resume {
 			after = start
 		}
 	}
-	sw := &sseWriter{w: w}
-	sw.start()
+	sw := sse.NewWriter(w)
+	sw.Start()
 	if primes(sess.protocolVersion()) {
-		sw.event(eventID(stream, after), nil)
+		sw.Event(sse.ID(stream, after), nil)
 	}
 	var tick <-chan time.Time
 	if s.cfg.KeepAlive > 0 {
@@ -282,19 +250,19 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 		tick = t.C
 	}
-	for sw.err == nil {
-		if stream == getStream && !sess.events.ownsGet(owner) {
+	for sw.Err() == nil {
+		if stream == sse.GetStream && !sess.events.OwnsGet(owner) {
 			return
 		}
-		events, complete, wake := sess.events.since(stream, after)
+		events, complete, wake := sess.events.Since(stream, after)
 		for _, e := range events {
-			sw.event(eventID(e.stream, e.n), e.data)
-			if sw.err != nil {
+			sw.Event(sse.ID(e.Stream, e.N), e.Data)
+			if sw.Err() != nil {
 				return
 			}
-			after = e.n
-			if stream == getStream {
-				sess.events.delivered(owner, e.n)
+			after = e.N
+			if stream == sse.GetStream {
+				sess.events.Delivered(owner, e.N)
 			}
 		}
 		if complete {
@@ -307,7 +275,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-wake:
 		case <-tick:
-			sw.keepAlive()
+			sw.KeepAlive()
 		}
 	}
 }
@@ -319,33 +287,6 @@ func (s *Server) badVersion(id json.RawMessage, pv string) *response {
 			", which needs no initialize: every request carries its version in params._meta[\"" + metaProtocolVersion + "\"].",
 		Supported: append(slices.Clone(supportedProtocolVersions), modernProtocolVersions...),
 	})
-}
-
-// hostAllowed reports whether a request's Host names this server: a loopback name with any
-// port, or a host the Config allows.
-func (s *Server) hostAllowed(hostport string) bool {
-	if hostport == "" {
-		// Only HTTP/1.0 requests come without a Host, and no browser sends those.
-		return true
-	}
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), ".")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
-		return true
-	}
-	for _, a := range s.cfg.AllowedHosts {
-		a = strings.TrimSuffix(a, ".")
-		if a == "*" || strings.EqualFold(a, hostport) || strings.EqualFold(strings.TrimSuffix(strings.TrimPrefix(a, "["), "]"), host) {
-			return true
-		}
-	}
-	return false
 }
 
 // httpFail writes resp, an error about the HTTP request itself, with status and, when
@@ -364,85 +305,4 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, resp *response) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
-}
-
-// isJSONMediaType reports whether a Content-Type names JSON: application/json, or a JSON
-// type with a suffix such as application/vnd.x+json.
-func isJSONMediaType(ct string) bool {
-	mt, ok := mediaType(ct)
-	if !ok {
-		return false
-	}
-	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
-}
-
-// mediaType returns the media type of a Content-Type or Accept value, without parameters, as
-// mime.ParseMediaType does. The common plain forms ("application/json") are read without it:
-// it allocates a map of parameters for every value, on every request.
-func mediaType(v string) (string, bool) {
-	slash := strings.IndexByte(v, '/')
-	plain := slash > 0 && slash < len(v)-1
-	for i := 0; plain && i < len(v); i++ {
-		c := v[i]
-		plain = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == '*' ||
-			c == '/' && i == slash
-	}
-	if plain {
-		return v, true
-	}
-	mt, _, err := mime.ParseMediaType(v)
-	return mt, err == nil
-}
-
-// acceptable reads the Accept headers leniently: clients should list both application/json and
-// text/event-stream, but a missing header or a wildcard accepts both, and a client that lists
-// only one gets only that one.
-func acceptable(values []string) (jsonOK, sseOK bool) {
-	named := false
-	for _, v := range values {
-		for part := range strings.SplitSeq(v, ",") {
-			mt, ok := mediaType(strings.TrimSpace(part))
-			if !ok {
-				continue
-			}
-			named = true
-			switch mt {
-			case "*/*":
-				jsonOK, sseOK = true, true
-			case "application/json", "application/*":
-				jsonOK = true
-			case "text/event-stream", "text/*":
-				sseOK = true
-			}
-		}
-	}
-	if !named || (!jsonOK && !sseOK) {
-		// A client that names neither still understands one of them; JSON is the one that
-		// needs no streaming.
-		return true, !named
-	}
-	return jsonOK, sseOK
-}
-
-// originAllowed reports whether a browser origin may use the server: a loopback origin, the
-// server's own (the request's Host), or one the Config allows.
-func (s *Server) originAllowed(origin, host string) bool {
-	for _, o := range s.cfg.AllowedOrigins {
-		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
-			return true
-		}
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	if strings.EqualFold(u.Host, host) {
-		return true
-	}
-	name := u.Hostname()
-	if strings.EqualFold(name, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(name)
-	return err == nil && ip.IsLoopback()
 }

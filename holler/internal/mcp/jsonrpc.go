@@ -1,30 +1,30 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 )
 
-// JSON-RPC 2.0 error codes, as the JSON-RPC specification numbers them.
+// JSON-RPC 2.0 error codes (package jsonrpc).
 const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
-	codeInternalError  = -32603
+	codeParseError     = jsonrpc.CodeParseError
+	codeInvalidRequest = jsonrpc.CodeInvalidRequest
+	codeMethodNotFound = jsonrpc.CodeMethodNotFound
+	codeInvalidParams  = jsonrpc.CodeInvalidParams
+	codeInternalError  = jsonrpc.CodeInternalError
 )
 
 // jsonrpcVersion is the only value the "jsonrpc" member may have.
-const jsonrpcVersion = "2.0"
+const jsonrpcVersion = jsonrpc.Version
 
 // nullID is the id of a response to a message whose id could not be read.
-var nullID = json.RawMessage("null")
+var nullID = jsonrpc.NullID
 
-// A message is one decoded JSON-RPC 2.0 message: a request (method and id), a notification
-// (method, no id) or a response (id and result or error). Params, results and ids stay JSON
-// until a method decodes them.
+// A message is one decoded JSON-RPC 2.0 message, a jsonrpc.Message with the server's own state:
+// a request (method and id), a notification (method, no id) or a response (id and result or
+// error). Params, results and ids stay JSON until a method decodes them.
 type message struct {
 	// ID is the message's id as it came, compacted; nil for a notification.
 	ID     json.RawMessage
@@ -73,207 +73,23 @@ type notification struct {
 	Params any             `json:"params,omitempty"`
 }
 
-// envelope is the wire shape of an incoming message. Every member stays raw, so that presence
-// and type can be checked before anything is believed.
-type envelope struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
+// decodeMessage reads one JSON-RPC message (jsonrpc.Decode).
+func decodeMessage(data []byte) (*message, *jsonrpc.DecodeError) {
+	m, bad := jsonrpc.Decode(data)
+	if bad != nil {
+		return nil, bad
+	}
+	return &message{ID: m.ID, Method: m.Method, Params: m.Params, Result: m.Result, Error: m.Error}, nil
 }
 
-// An envelopeError is a message that is not valid JSON-RPC: its code (-32700 or -32600), what
-// is wrong with it, and the id to answer with.
-type envelopeError struct {
-	code    int64
-	id      json.RawMessage
-	message string
-	hint    string
-	// notRPC marks input that is not JSON-RPC at all, which is answered with a request to copy.
-	notRPC bool
-}
+// kindOf names the JSON type of a valid JSON value (rawjson.Kind).
+func kindOf(v json.RawMessage) string { return rawjson.Kind(v) }
 
-// decodeMessage reads one JSON-RPC message. Batches are refused: the protocol versions this
-// server speaks send one message at a time.
-func decodeMessage(data []byte) (*message, *envelopeError) {
-	data = bytes.TrimSpace(data)
-	notJSON := func() *envelopeError {
-		return &envelopeError{
-			code:    codeParseError,
-			id:      nullID,
-			message: "parse error: the message is not valid JSON",
-			hint:    "This endpoint speaks MCP (JSON-RPC 2.0): send one JSON object per message, such as the request in try.",
-			notRPC:  true,
-		}
-	}
-	var env envelope
-	if len(data) > 0 && data[0] == '{' {
-		// scanEnvelope reads the usual message (plain member names) without reflection or
-		// copies, and leaves everything else to json.Unmarshal. Unmarshal checks the whole
-		// text before it decodes, and an object always decodes into raw members, so its only
-		// error is text that is not JSON. (Checking with json.Valid first would read every
-		// message twice.)
-		if !scanEnvelope(data, &env) {
-			var err error
-			if env, err = unmarshalEnvelope(data); err != nil {
-				return nil, notJSON()
-			}
-		}
-	} else {
-		if !json.Valid(data) {
-			return nil, notJSON()
-		}
-		if data[0] == '[' {
-			return nil, &envelopeError{
-				code:    codeInvalidRequest,
-				id:      nullID,
-				message: "invalid request: JSON-RPC batches are not supported",
-				hint:    "Send each JSON-RPC message on its own; MCP does not allow batches in the protocol versions this server speaks.",
-			}
-		}
-		return nil, &envelopeError{
-			code:    codeInvalidRequest,
-			id:      nullID,
-			message: "invalid request: a JSON-RPC message is a JSON object",
-			hint:    "This endpoint speaks MCP (JSON-RPC 2.0): send a JSON object with jsonrpc, id, method and params, such as the request in try.",
-			notRPC:  true,
-		}
-	}
+// compact returns v without insignificant whitespace (rawjson.Compact).
+func compact(v json.RawMessage) json.RawMessage { return rawjson.Compact(v) }
 
-	// The id comes first so that later errors can answer with it.
-	id := nullID
-	if env.ID != nil {
-		switch kindOf(env.ID) {
-		case "string", "number":
-			id = compact(env.ID)
-		default:
-			return nil, &envelopeError{
-				code:    codeInvalidRequest,
-				id:      nullID,
-				message: "invalid request: id must be a string or a number, not " + kindOf(env.ID),
-				hint:    `Give each request a unique id that is a string or a number, such as "id": 1.`,
-			}
-		}
-	}
-	if env.JSONRPC == nil && env.Method == nil && env.Result == nil && env.Error == nil {
-		return nil, &envelopeError{
-			code:    codeInvalidRequest,
-			id:      id,
-			message: "invalid request: this endpoint speaks MCP (JSON-RPC 2.0), and the message has no jsonrpc or method member",
-			hint:    `Wrap the call in a JSON-RPC request: {"jsonrpc": "2.0", "id": 1, "method": ..., "params": {...}}, such as the request in try.`,
-			notRPC:  true,
-		}
-	}
-	var version string
-	var versionErr error
-	if env.JSONRPC != nil {
-		version, versionErr = rawjson.Unquote(env.JSONRPC)
-	}
-	if env.JSONRPC == nil || versionErr != nil || version != jsonrpcVersion {
-		got := "it is missing"
-		if env.JSONRPC != nil {
-			got = "it is " + string(compact(env.JSONRPC))
-		}
-		return nil, &envelopeError{
-			code:    codeInvalidRequest,
-			id:      id,
-			message: `invalid request: "jsonrpc" must be "2.0", and ` + got,
-			hint:    `Add "jsonrpc": "2.0" to every message.`,
-			notRPC:  true,
-		}
-	}
-	msg := &message{}
-	if env.ID != nil {
-		msg.ID = id
-	}
-	if env.Method == nil {
-		if env.ID != nil && (env.Result != nil || env.Error != nil) {
-			msg.Result, msg.Error = env.Result, env.Error
-			return msg, nil
-		}
-		return nil, &envelopeError{
-			code:    codeInvalidRequest,
-			id:      id,
-			message: "invalid request: the message has no method",
-			hint:    `Name the method to call, such as "method": "tools/list".`,
-			notRPC:  true,
-		}
-	}
-	method, err := rawjson.Unquote(env.Method)
-	msg.Method = method
-	if err != nil || msg.Method == "" {
-		return nil, &envelopeError{
-			code:    codeInvalidRequest,
-			id:      id,
-			message: "invalid request: method must be a non-empty string, not " + kindOf(env.Method),
-			hint:    `Name the method as a string, such as "method": "tools/list".`,
-		}
-	}
-	if env.Params != nil {
-		switch kindOf(env.Params) {
-		case "object", "array":
-			msg.Params = env.Params
-		case "null":
-			// A null params is taken as no params; some clients send it.
-		default:
-			return nil, &envelopeError{
-				code:    codeInvalidRequest,
-				id:      id,
-				message: "invalid request: params must be an object, not " + kindOf(env.Params),
-				hint:    `Put the method's arguments in an object, such as "params": {"name": ...}.`,
-			}
-		}
-	}
-	return msg, nil
-}
-
-// kindOf names the JSON type of a valid JSON value.
-func kindOf(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
-// compact returns v without insignificant whitespace.
-func compact(v json.RawMessage) json.RawMessage {
-	// Most JSON arrives compact already; checking is much cheaper than compacting.
-	if rawjson.IsCompact(v) {
-		return v
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, v); err != nil {
-		return v
-	}
-	return b.Bytes()
-}
-
-// idKey returns a key that is equal for equal JSON-RPC ids: a string id and a number id with
-// the same text stay apart.
-func idKey(id json.RawMessage) string {
-	if kindOf(id) == "string" {
-		if s, err := rawjson.Unquote(id); err == nil {
-			return "s:" + s
-		}
-	}
-	// Concatenating string(bytes) does not copy the bytes first.
-	return "n:" + string(bytes.TrimSpace(id))
-}
+// idKey returns a key that is equal for equal JSON-RPC ids (jsonrpc.IDKey).
+func idKey(id json.RawMessage) string { return jsonrpc.IDKey(id) }
 
 // newResult returns the response to the request with id, carrying result.
 func newResult(id json.RawMessage, result any) *response {

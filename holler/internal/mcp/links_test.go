@@ -46,41 +46,16 @@ func TestRefLinks(t *testing.T) {
 	}
 }
 
-func TestNestedContentBlocks(t *testing.T) {
+// TestNestedLinks checks that an artifact inside a finished job's result, inside job_await's
+// answer, is linked like any artifact.
+func TestNestedLinks(t *testing.T) {
 	t.Parallel()
-	wav := []byte("RIFF....WAVE")
-	rendered := &hootv1.MidiRenderResult{Content: []*hootv1.Content{
-		{Block: &hootv1.Content_Text{Text: "Rendered 3 s"}},
-		{Block: &hootv1.Content_Audio{Audio: &hootv1.Media{MimeType: "audio/wav", Data: wav}}},
-	}}
 	job := func(r *hootv1.MidiRenderResult) *hootv1.Job {
 		return &hootv1.Job{Id: "job_1", Result: &hootv1.Result{Result: &hootv1.Result_MidiRender{MidiRender: r}}}
 	}
-	// A finished job's content, inside job_await's answer, is the call's content too.
-	got := nestedContentBlocks(&hootv1.JobAwaitResult{Jobs: []*hootv1.Job{job(rendered)}})
-	if len(got) != 2 || got[0].Type != "text" || got[1].Type != "audio" || got[1].MimeType != "audio/wav" || got[1].Data != "UklGRi4uLi5XQVZF" {
-		t.Fatalf("nested blocks %+v", got)
-	}
-	// The audio's artifact, inside the job's result, is linked like any artifact.
 	linked := &hootv1.MidiRenderResult{Artifact: &hootv1.Artifact{Id: "art_2", ParentIds: []string{"art_1"}}}
 	links := refLinks(&hootv1.JobAwaitResult{Jobs: []*hootv1.Job{job(linked)}}, "http://h")
 	if len(links) != 2 || links[0].URI != "http://h/artifacts/art_2/content" || links[1].URI != "http://h/artifacts/art_1/content" {
 		t.Fatalf("links %+v", links)
-	}
-	// Top-level content is contentBlocks', not repeated.
-	if n := len(nestedContentBlocks(rendered)); n != 0 {
-		t.Fatalf("a result's own content came back %d times as nested", n)
-	}
-	// Bounded in number and in media bytes.
-	big := &hootv1.MidiRenderResult{Content: []*hootv1.Content{{Block: &hootv1.Content_Audio{Audio: &hootv1.Media{MimeType: "audio/wav", Data: make([]byte, 3<<20)}}}}}
-	if n := len(nestedContentBlocks(&hootv1.JobAwaitResult{Jobs: []*hootv1.Job{job(big), job(big)}})); n != 1 {
-		t.Fatalf("two 3 MiB clips gave %d blocks, want 1 under the %d-byte bound", n, maxNestedMediaSize)
-	}
-	var many []*hootv1.Job
-	for range 10 {
-		many = append(many, job(rendered))
-	}
-	if n := len(nestedContentBlocks(&hootv1.JobAwaitResult{Jobs: many})); n != maxNestedBlocks {
-		t.Fatalf("ten jobs gave %d blocks, want %d", n, maxNestedBlocks)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
 // subscriptions/listen (2026-07-28).
@@ -378,7 +381,7 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 		s.writeJSON(w, http.StatusBadRequest, fail)
 		return
 	}
-	if _, sseOK := acceptable(r.Header.Values("Accept")); !sseOK {
+	if _, sseOK := httpcheck.Accepts(r.Header.Values("Accept")); !sseOK {
 		s.writeJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, codeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance{
 			Hint: "Send the request with the header Accept: application/json, text/event-stream.",
 		}))
@@ -398,16 +401,16 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 		return
 	}
 	defer stop()
-	sw := &sseWriter{w: w}
-	sw.start()
-	sw.event("", encode(ack))
+	sw := sse.NewWriter(w)
+	sw.Start()
+	sw.Event("", encode(ack))
 	emit := func(b []byte) bool {
-		sw.event("", b)
-		return sw.err == nil
+		sw.Event("", b)
+		return sw.Err() == nil
 	}
 	s.runListen(ctx, ls, emit, s.cfg.KeepAlive, func() bool {
-		sw.keepAlive()
-		return sw.err == nil
+		sw.KeepAlive()
+		return sw.Err() == nil
 	})
 }
 
@@ -446,8 +449,8 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 	}
 	w.notify(ack)
 	how := s.runListen(ctx, ls, func(b []byte) bool {
-		w.write(b)
-		return w.err() == nil
+		w.WriteLine(b)
+		return w.Err() == nil
 	}, 0, nil)
 	if how == listenFellBehind {
 		// stdio has no stream to close: the server ends a listen request it gives up on with

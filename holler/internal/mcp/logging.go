@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -133,4 +134,22 @@ func (s *Server) logCallFailure(sess *session, out notifier, tool, service strin
 		"service": service,
 		"message": e.Message(),
 	})
+}
+
+// logRelay returns the function that relays a worker's reports for one call: log entries
+// become notifications/message for sess, on out; progress goes to progress, if not nil.
+func (s *Server) logRelay(sess *session, out notifier, progress func(*hootv1.Progress)) func(*hootv1.Progress) {
+	return func(p *hootv1.Progress) {
+		if e := p.GetLog(); e != nil {
+			level := logInfo
+			if e.GetLevel() != hootv1.LogLevel_LOG_LEVEL_UNSPECIFIED {
+				level = logLevel(e.GetLevel() - hootv1.LogLevel_LOG_LEVEL_DEBUG)
+			}
+			s.notifyLog(sess, out, level, e.GetLogger(), e.GetMessage())
+			return
+		}
+		if progress != nil {
+			progress(p)
+		}
+	}
 }

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -385,8 +387,8 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	}
 	sess := s.modernSession(meta)
 	sess.tasks = declaresTasks(meta.caps)
-	jsonOK, sseOK := acceptable(r.Header.Values("Accept"))
-	reply := &httpReply{sw: sseWriter{w: w}, sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
+	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
+	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
 	var resp *response
 	if msg.Method == methodDiscover {
 		resp = s.discover(msg.ID)
@@ -408,7 +410,7 @@ func (s *Server) modernSession(m modernMeta) *session {
 	sess.version = m.version
 	sess.caps = readClientCapabilities(m.caps, m.version)
 	sess.logLevel = m.logLevel
-	sess.events = newEventLog(s.cfg.EventBuffer, s.cfg.EventBufferBytes)
+	sess.events = sse.NewLog(s.cfg.EventBuffer, s.cfg.EventBufferBytes)
 	return sess
 }
 

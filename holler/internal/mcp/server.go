@@ -10,6 +10,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -405,18 +406,18 @@ func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *
 // envelopeFailure answers a message that is not valid JSON-RPC. modern says the message shows
 // a client of 2026-07-28 (its _meta names a protocol version, or its header does), whose
 // example to copy is server/discover rather than initialize.
-func (s *Server) envelopeFailure(e *envelopeError, modern bool) *response {
-	g := &guidance{Hint: e.hint}
+func (s *Server) envelopeFailure(e *jsonrpc.DecodeError, modern bool) *response {
+	g := &guidance{Hint: e.Hint}
 	if g.Hint == "" {
 		g.Hint = "Send one JSON-RPC 2.0 request per message, such as the request in try."
 	}
-	if e.notRPC {
+	if e.NotRPC {
 		g.Try = tryInitialize()
 		if modern {
 			g.Try = tryDiscover()
 		}
 	}
-	return s.fail(e.id, e.code, e.message, g)
+	return s.fail(e.ID, e.Code, e.Message, g)
 }
 
 // looksModern reports whether a message that did not decode still shows a client of the

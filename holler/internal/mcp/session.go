@@ -8,6 +8,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
 // errCancelledByClient is the cause of a request context that a notifications/cancelled ended.
@@ -51,7 +53,7 @@ type session struct {
 	logLevel logLevel
 
 	// events buffers the events of an HTTP session's streams; nil for stdio.
-	events *eventLog
+	events *sse.Log
 	// out carries the notifications that belong to no request: the GET stream over HTTP, the
 	// output over stdio. Set once, before the session is shared.
 	out notifier
@@ -117,7 +119,7 @@ func newSession(id string) *session {
 // through an event log of at most limit events and maxBytes bytes.
 func newHTTPSession(id string, limit, maxBytes int) *session {
 	s := newSession(id)
-	s.events = newEventLog(limit, maxBytes)
+	s.events = sse.NewLog(limit, maxBytes)
 	s.out = sessionStream{log: s.events}
 	return s
 }
@@ -198,7 +200,7 @@ func (s *session) end() {
 		c(errSessionEnded)
 	}
 	if s.events != nil {
-		s.events.end()
+		s.events.End()
 	}
 }
 

@@ -185,9 +185,7 @@ func TestHTTPGetStream(t *testing.T) {
 	again.close()
 	// Once the server has seen that connection go,
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		sess.events.mu.Lock()
-		gone := sess.events.getOwner == nil
-		sess.events.mu.Unlock()
+		gone := sess.events.OwnsGet(nil) // nobody holds the GET stream
 		if gone || time.Now().After(deadline) {
 			break
 		}

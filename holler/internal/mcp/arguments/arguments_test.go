@@ -1,4 +1,4 @@
-package mcp
+package arguments
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
@@ -77,26 +78,26 @@ func TestExplainDecodeError(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			doc := compact(json.RawMessage(tc.args))
+			doc := rawjson.Compact(json.RawMessage(tc.args))
 			err := protojson.Unmarshal(doc, &hootv1.ToolOptions{})
 			if err == nil {
 				t.Fatal("protojson accepted the arguments")
 			}
 			ae := explainDecodeError(md, doc, err)
-			if ae.field != tc.wantField {
-				t.Errorf("field = %q, want %q (%v)", ae.field, tc.wantField, err)
+			if ae.Field != tc.wantField {
+				t.Errorf("field = %q, want %q (%v)", ae.Field, tc.wantField, err)
 			}
-			if !strings.Contains(ae.expected, tc.wantExpected) {
-				t.Errorf("expected = %q, want it to contain %q", ae.expected, tc.wantExpected)
+			if !strings.Contains(ae.Expected, tc.wantExpected) {
+				t.Errorf("expected = %q, want it to contain %q", ae.Expected, tc.wantExpected)
 			}
-			if tc.wantGot != "" && ae.got != tc.wantGot {
-				t.Errorf("got = %q, want %q", ae.got, tc.wantGot)
+			if tc.wantGot != "" && ae.Got != tc.wantGot {
+				t.Errorf("got = %q, want %q", ae.Got, tc.wantGot)
 			}
-			if tc.wantDYM != "" && !slices.Contains(ae.didYouMean, tc.wantDYM) {
-				t.Errorf("didYouMean = %v, want %q", ae.didYouMean, tc.wantDYM)
+			if tc.wantDYM != "" && !slices.Contains(ae.DidYouMean, tc.wantDYM) {
+				t.Errorf("didYouMean = %v, want %q", ae.DidYouMean, tc.wantDYM)
 			}
-			if ae.message == "" || strings.Contains(ae.message, "proto:") || strings.Contains(ae.message, "line 1") {
-				t.Errorf("message = %q", ae.message)
+			if ae.Message == "" || strings.Contains(ae.Message, "proto:") || strings.Contains(ae.Message, "line 1") {
+				t.Errorf("message = %q", ae.Message)
 			}
 		})
 	}
@@ -130,12 +131,12 @@ func FuzzExplainDecodeError(f *testing.F) {
 		if !json.Valid(data) {
 			return
 		}
-		doc := compact(data)
+		doc := rawjson.Compact(data)
 		err := protojson.Unmarshal(doc, &hootv1.ToolOptions{})
 		if err == nil {
 			return
 		}
-		if ae := explainDecodeError(md, doc, err); ae.message == "" {
+		if ae := explainDecodeError(md, doc, err); ae.Message == "" {
 			t.Errorf("no message for %q (%v)", doc, err)
 		}
 	})
