@@ -283,6 +283,54 @@ func (*ConformanceMultiInputRequest) Descriptor() ([]byte, []int) {
 	return file_hoot_v1_conformance_tasks_proto_rawDescGZIP(), []int{5}
 }
 
+// Greets someone by name, as a task. The name is a person's to give: called without it, the
+// gateway asks the user for it (an input_required round in MCP 2026-07-28) before the task is
+// created, and the task's result greets the name they gave.
+type ConformanceTestToolWithTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who to greet.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConformanceTestToolWithTaskRequest) Reset() {
+	*x = ConformanceTestToolWithTaskRequest{}
+	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConformanceTestToolWithTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConformanceTestToolWithTaskRequest) ProtoMessage() {}
+
+func (x *ConformanceTestToolWithTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConformanceTestToolWithTaskRequest.ProtoReflect.Descriptor instead.
+func (*ConformanceTestToolWithTaskRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_conformance_tasks_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ConformanceTestToolWithTaskRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 var File_hoot_v1_conformance_tasks_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_conformance_tasks_proto_rawDesc = "" +
@@ -303,7 +351,10 @@ const file_hoot_v1_conformance_tasks_proto_rawDesc = "" +
 	"\bfilename\x18\x01 \x01(\tB\x12\xca\xf3\x18\x0e\x10\xc8\x01J\tnotes.txtR\bfilename:\xb7\x01\xc2\xf3\x18\xb2\x01\n" +
 	"\x0econfirm_delete\x12\x0eConfirm delete\x1aYConformance fixture: ask the user to confirm a deletion, then answer with what they said. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\"\xd0\x01\n" +
 	"\x1cConformanceMultiInputRequest:\xaf\x01\xc2\xf3\x18\xaa\x01\n" +
-	"\vmulti_input\x12\vMulti input\x1aWConformance fixture: ask the user two questions at once, then answer with both answers. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResultB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\vmulti_input\x12\vMulti input\x1aWConformance fixture: ask the user two questions at once, then answer with both answers. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\"\x84\x02\n" +
+	"\"ConformanceTestToolWithTaskRequest\x12&\n" +
+	"\x04name\x18\x01 \x01(\tB\x12\xca\xf3\x18\x0e\x10\xc8\x01\x18\x01J\x05Alice`\x01R\x04name:\xb5\x01\xc2\xf3\x18\xb0\x01\n" +
+	"\x13test_tool_with_task\x12\x0fGreet as a task\x1aNConformance fixture: greet a name, asked of the user when left out, in a task. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\x80\x01\x01B/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_conformance_tasks_proto_rawDescOnce sync.Once
@@ -317,7 +368,7 @@ func file_hoot_v1_conformance_tasks_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_conformance_tasks_proto_rawDescData
 }
 
-var file_hoot_v1_conformance_tasks_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hoot_v1_conformance_tasks_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_hoot_v1_conformance_tasks_proto_goTypes = []any{
 	(*ConformanceGreetRequest)(nil),            // 0: hoot.v1.ConformanceGreetRequest
 	(*ConformanceSlowComputeRequest)(nil),      // 1: hoot.v1.ConformanceSlowComputeRequest
@@ -325,6 +376,7 @@ var file_hoot_v1_conformance_tasks_proto_goTypes = []any{
 	(*ConformanceProtocolErrorJobRequest)(nil), // 3: hoot.v1.ConformanceProtocolErrorJobRequest
 	(*ConformanceConfirmDeleteRequest)(nil),    // 4: hoot.v1.ConformanceConfirmDeleteRequest
 	(*ConformanceMultiInputRequest)(nil),       // 5: hoot.v1.ConformanceMultiInputRequest
+	(*ConformanceTestToolWithTaskRequest)(nil), // 6: hoot.v1.ConformanceTestToolWithTaskRequest
 }
 var file_hoot_v1_conformance_tasks_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -346,7 +398,7 @@ func file_hoot_v1_conformance_tasks_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_conformance_tasks_proto_rawDesc), len(file_hoot_v1_conformance_tasks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

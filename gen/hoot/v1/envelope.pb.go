@@ -106,6 +106,7 @@ type Payload struct {
 	//	*Payload_ProtocolErrorJob
 	//	*Payload_ConfirmDelete
 	//	*Payload_MultiInput
+	//	*Payload_TestToolWithTask
 	Request       isPayload_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -841,6 +842,15 @@ func (x *Payload) GetMultiInput() *ConformanceMultiInputRequest {
 	return nil
 }
 
+func (x *Payload) GetTestToolWithTask() *ConformanceTestToolWithTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TestToolWithTask); ok {
+			return x.TestToolWithTask
+		}
+	}
+	return nil
+}
+
 type isPayload_Request interface {
 	isPayload_Request()
 }
@@ -1162,6 +1172,10 @@ type Payload_MultiInput struct {
 	MultiInput *ConformanceMultiInputRequest `protobuf:"bytes,1105,opt,name=multi_input,json=multiInput,proto3,oneof"`
 }
 
+type Payload_TestToolWithTask struct {
+	TestToolWithTask *ConformanceTestToolWithTaskRequest `protobuf:"bytes,1106,opt,name=test_tool_with_task,json=testToolWithTask,proto3,oneof"`
+}
+
 func (*Payload_Echo) isPayload_Request() {}
 
 func (*Payload_CasStore) isPayload_Request() {}
@@ -1315,6 +1329,8 @@ func (*Payload_ProtocolErrorJob) isPayload_Request() {}
 func (*Payload_ConfirmDelete) isPayload_Request() {}
 
 func (*Payload_MultiInput) isPayload_Request() {}
+
+func (*Payload_TestToolWithTask) isPayload_Request() {}
 
 // Result is what travels back: the typed result of the tool that was called, or an error. A tool
 // of kind JOB answers with job_started at once; its own result comes later from the job tools.
@@ -2385,7 +2401,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x14hoot/v1/system.proto\"\xc84\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x14hoot/v1/system.proto\"\xa75\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -2478,7 +2494,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x12protocol_error_job\x18\xcf\b \x01(\v2+.hoot.v1.ConformanceProtocolErrorJobRequestH\x00R\x10protocolErrorJob\x12R\n" +
 	"\x0econfirm_delete\x18\xd0\b \x01(\v2(.hoot.v1.ConformanceConfirmDeleteRequestH\x00R\rconfirmDelete\x12I\n" +
 	"\vmulti_input\x18\xd1\b \x01(\v2%.hoot.v1.ConformanceMultiInputRequestH\x00R\n" +
-	"multiInputB\t\n" +
+	"multiInput\x12]\n" +
+	"\x13test_tool_with_task\x18\xd2\b \x01(\v2+.hoot.v1.ConformanceTestToolWithTaskRequestH\x00R\x10testToolWithTaskB\t\n" +
 	"\arequest\"\xb0\x13\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
@@ -2668,42 +2685,43 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*ConformanceProtocolErrorJobRequest)(nil),            // 83: hoot.v1.ConformanceProtocolErrorJobRequest
 	(*ConformanceConfirmDeleteRequest)(nil),               // 84: hoot.v1.ConformanceConfirmDeleteRequest
 	(*ConformanceMultiInputRequest)(nil),                  // 85: hoot.v1.ConformanceMultiInputRequest
-	(*ToolError)(nil),                                     // 86: hoot.v1.ToolError
-	(*EchoResult)(nil),                                    // 87: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 88: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 89: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 90: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 91: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 92: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 93: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 94: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 95: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 96: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 97: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 98: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 99: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 100: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 101: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 102: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 103: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 104: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 105: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 106: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 107: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 108: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 109: hoot.v1.AudioInfoResult
-	(*MidiPianoRollResult)(nil),                           // 110: hoot.v1.MidiPianoRollResult
-	(*AbcRenderResult)(nil),                               // 111: hoot.v1.AbcRenderResult
-	(*MidiAnalyzeResult)(nil),                             // 112: hoot.v1.MidiAnalyzeResult
-	(*CasObjectResourceResult)(nil),                       // 113: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 114: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 115: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                      // 116: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                       // 117: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                     // 118: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                        // 119: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 120: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                                 // 121: hoot.v1.ClientRequest
+	(*ConformanceTestToolWithTaskRequest)(nil),            // 86: hoot.v1.ConformanceTestToolWithTaskRequest
+	(*ToolError)(nil),                                     // 87: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 88: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 89: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 90: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 91: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 92: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 93: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 94: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 95: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 96: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 97: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 98: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 99: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 100: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 101: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 102: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 103: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 104: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 105: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 106: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 107: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 108: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 109: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 110: hoot.v1.AudioInfoResult
+	(*MidiPianoRollResult)(nil),                           // 111: hoot.v1.MidiPianoRollResult
+	(*AbcRenderResult)(nil),                               // 112: hoot.v1.AbcRenderResult
+	(*MidiAnalyzeResult)(nil),                             // 113: hoot.v1.MidiAnalyzeResult
+	(*CasObjectResourceResult)(nil),                       // 114: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 115: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 116: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                      // 117: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                       // 118: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 119: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                        // 120: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 121: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 122: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2783,62 +2801,63 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	83,  // 74: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
 	84,  // 75: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
 	85,  // 76: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
-	86,  // 77: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	87,  // 78: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	88,  // 79: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	89,  // 80: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	90,  // 81: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	91,  // 82: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	92,  // 83: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	93,  // 84: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	94,  // 85: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	95,  // 86: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	96,  // 87: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	97,  // 88: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	98,  // 89: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,   // 90: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,   // 91: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,   // 92: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,   // 93: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	99,  // 94: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	100, // 95: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	101, // 96: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	102, // 97: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	103, // 98: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	104, // 99: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	105, // 100: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	106, // 101: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	107, // 102: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	108, // 103: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	109, // 104: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	110, // 105: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
-	111, // 106: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
-	112, // 107: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
-	7,   // 108: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	113, // 109: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	114, // 110: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	115, // 111: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	116, // 112: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	117, // 113: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	118, // 114: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	119, // 115: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	120, // 116: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	120, // 117: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	120, // 118: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,   // 119: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	120, // 120: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,   // 121: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,   // 122: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,   // 123: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,   // 124: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,   // 125: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,   // 126: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	121, // 127: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	128, // [128:128] is the sub-list for method output_type
-	128, // [128:128] is the sub-list for method input_type
-	128, // [128:128] is the sub-list for extension type_name
-	128, // [128:128] is the sub-list for extension extendee
-	0,   // [0:128] is the sub-list for field type_name
+	86,  // 77: hoot.v1.Payload.test_tool_with_task:type_name -> hoot.v1.ConformanceTestToolWithTaskRequest
+	87,  // 78: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	88,  // 79: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	89,  // 80: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	90,  // 81: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	91,  // 82: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	92,  // 83: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	93,  // 84: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	94,  // 85: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	95,  // 86: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	96,  // 87: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	97,  // 88: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	98,  // 89: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	99,  // 90: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 91: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 92: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 93: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 94: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	100, // 95: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	101, // 96: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	102, // 97: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	103, // 98: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	104, // 99: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	105, // 100: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	106, // 101: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	107, // 102: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	108, // 103: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	109, // 104: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	110, // 105: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	111, // 106: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
+	112, // 107: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
+	113, // 108: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
+	7,   // 109: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	114, // 110: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	115, // 111: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	116, // 112: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	117, // 113: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	118, // 114: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	119, // 115: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	120, // 116: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	121, // 117: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	121, // 118: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	121, // 119: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 120: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	121, // 121: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 122: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 123: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 124: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 125: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 126: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 127: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	122, // 128: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	129, // [129:129] is the sub-list for method output_type
+	129, // [129:129] is the sub-list for method input_type
+	129, // [129:129] is the sub-list for extension type_name
+	129, // [129:129] is the sub-list for extension extendee
+	0,   // [0:129] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2938,6 +2957,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_ProtocolErrorJob)(nil),
 		(*Payload_ConfirmDelete)(nil),
 		(*Payload_MultiInput)(nil),
+		(*Payload_TestToolWithTask)(nil),
 	}
 	file_hoot_v1_envelope_proto_msgTypes[1].OneofWrappers = []any{
 		(*Result_Error)(nil),

@@ -600,7 +600,16 @@ type FieldRules struct {
 	// Published as "x-mcp-header" in the input schema. Only for a string, enum, bool or 32-bit
 	// integer field of the request itself (not of a nested message, a list or a map); the name
 	// is an HTTP token and unique within the tool, ignoring case.
-	Header        string `protobuf:"bytes,11,opt,name=header,proto3" json:"header,omitempty"`
+	Header string `protobuf:"bytes,11,opt,name=header,proto3" json:"header,omitempty"`
+	// A person supplies the value when the caller leaves it out: before the call reaches a worker,
+	// the gateway asks the MCP client to put a form to its user (elicitation; in MCP 2026-07-28 an
+	// input_required round), fills the argument with the answer, validates it like any argument,
+	// and only then calls the tool. A client that cannot ask its user, or a form declined or
+	// dismissed, refuses the call with a hint to pass the argument. Only for a string, enum, bool
+	// or number (not 64-bit) field of a tool's request itself, not in a oneof and not required;
+	// a bool or number must be `optional`, so that leaving it out differs from false or 0. The
+	// generator refuses it elsewhere.
+	Elicit        bool `protobuf:"varint,12,opt,name=elicit,proto3" json:"elicit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -712,6 +721,13 @@ func (x *FieldRules) GetHeader() string {
 	return ""
 }
 
+func (x *FieldRules) GetElicit() bool {
+	if x != nil {
+		return x.Elicit
+	}
+	return false
+}
+
 var file_hoot_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
@@ -790,7 +806,7 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\aconfirm\x18\r \x01(\bR\aconfirm\x120\n" +
 	"\x14fixture_input_schema\x18\x0e \x01(\tR\x12fixtureInputSchema\x12.\n" +
 	"\ttask_role\x18\x0f \x01(\x0e2\x11.hoot.v1.TaskRoleR\btaskRole\x12#\n" +
-	"\rtask_required\x18\x10 \x01(\bR\ftaskRequired\"\xca\x02\n" +
+	"\rtask_required\x18\x10 \x01(\bR\ftaskRequired\"\xe2\x02\n" +
 	"\n" +
 	"FieldRules\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
@@ -808,7 +824,8 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\aexample\x18\t \x01(\tR\aexample\x12 \n" +
 	"\vcompletions\x18\n" +
 	" \x03(\tR\vcompletions\x12\x16\n" +
-	"\x06header\x18\v \x01(\tR\x06header*O\n" +
+	"\x06header\x18\v \x01(\tR\x06header\x12\x16\n" +
+	"\x06elicit\x18\f \x01(\bR\x06elicit*O\n" +
 	"\x04Tier\x12\x14\n" +
 	"\x10TIER_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +

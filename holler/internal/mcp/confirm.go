@@ -31,15 +31,21 @@ const (
 	answerCancelled
 )
 
-// A confirmer puts a question to a person and waits for the answer; an error means that no
-// answer came (ctx ended, or the client failed the request).
+// A confirmer puts a question to a person and waits for the answer, with the form's content
+// when the person accepted it; an error means that no answer came (ctx ended, or the client
+// failed the request).
 type confirmer interface {
-	confirm(ctx context.Context, q confirmQuestion) (answer, error)
+	confirm(ctx context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error)
 }
 
-// A confirmQuestion is one call put to a person: the tool and its decoded arguments.
+// A confirmQuestion is one call put to a person: the tool and its decoded arguments, and what
+// the person is asked: whether the call may run, the arguments they supply (askargs.go), or
+// both in one form.
 type confirmQuestion struct {
 	tool *hootv1hoot.Tool
+	// confirm asks whether the call may run; fill are the arguments the person supplies.
+	confirm bool
+	fill    []hootv1hoot.ElicitField
 	// args are the call's arguments that differ from their defaults, each as "name: value",
 	// in the order of the request's fields, values shortened.
 	args []string
@@ -52,7 +58,7 @@ const maxShownArguments = 12
 
 // newConfirmQuestion returns the question whether the call of t with req may run.
 func newConfirmQuestion(t *hootv1hoot.Tool, req proto.Message) confirmQuestion {
-	return confirmQuestion{tool: t, args: argumentLines(req), req: req}
+	return confirmQuestion{tool: t, confirm: true, args: argumentLines(req), req: req}
 }
 
 // argumentLines returns the fields set in req as "name: value" lines, in field order, with
@@ -77,6 +83,9 @@ func argumentLines(req proto.Message) []string {
 // message is what the person reads: which tool, what it does, why they are asked, and the
 // arguments.
 func (q confirmQuestion) message() string {
+	if !q.confirm {
+		return q.fillMessage()
+	}
 	t := q.tool
 	var b strings.Builder
 	b.WriteString("Run the tool " + t.Name)
@@ -105,6 +114,9 @@ func (q confirmQuestion) message() string {
 		b.WriteString(strings.Join(q.args, ", "))
 	}
 	b.WriteString("\nA model asked for this call. Tick confirm and accept to run it once, with these arguments; decline to refuse it.")
+	if len(q.fill) > 0 {
+		b.WriteString("\n" + q.fillNeeds())
+	}
 	return b.String()
 }
 
@@ -114,17 +126,20 @@ const confirmField = "confirm"
 // requestedSchema is the form of the question: one boolean, unticked until the person ticks
 // it, so that a client that accepts forms unread does not confirm anything.
 func (q confirmQuestion) requestedSchema() map[string]any {
+	props, required := q.fillProperties()
+	if q.confirm {
+		props[confirmField] = map[string]any{
+			"type":        "boolean",
+			"title":       "Run " + q.tool.Name,
+			"description": "Tick to run " + q.tool.Name + " once with the arguments shown.",
+			"default":     false,
+		}
+		required = append(required, confirmField)
+	}
 	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			confirmField: map[string]any{
-				"type":        "boolean",
-				"title":       "Run " + q.tool.Name,
-				"description": "Tick to run " + q.tool.Name + " once with the arguments shown.",
-				"default":     false,
-			},
-		},
-		"required": []string{confirmField},
+		"type":       "object",
+		"properties": props,
+		"required":   required,
 	}
 }
 
@@ -138,36 +153,42 @@ type elicitConfirmer struct {
 
 var _ confirmer = elicitConfirmer{}
 
-func (c elicitConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer, error) {
+func (c elicitConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error) {
 	msg, err := c.s.requestClient(ctx, c.sess, c.out, methodElicit, struct {
 		Message         string         `json:"message"`
 		RequestedSchema map[string]any `json:"requestedSchema"`
 	}{q.message(), q.requestedSchema()})
 	if err != nil {
-		return answerDeclined, err
+		return answerDeclined, nil, err
 	}
 	if msg.Error != nil {
-		return answerDeclined, errors.New("the client failed elicitation/create: " + string(msg.Error))
+		return answerDeclined, nil, errors.New("the client failed elicitation/create: " + string(msg.Error))
 	}
 	var r struct {
-		Action  string         `json:"action"`
-		Content map[string]any `json:"content"`
+		Action  string                     `json:"action"`
+		Content map[string]json.RawMessage `json:"content"`
 	}
 	if json.Unmarshal(msg.Result, &r) != nil {
-		return answerDeclined, errors.New("the client's answer to elicitation/create is malformed")
+		return answerDeclined, nil, errors.New("the client's answer to elicitation/create is malformed")
 	}
 	switch r.Action {
 	case "accept":
-		if r.Content[confirmField] == true {
-			return answerAccepted, nil
-		}
-		return answerAcceptedUnticked, nil
+		return q.accepted(r.Content), r.Content, nil
 	case "decline":
-		return answerDeclined, nil
+		return answerDeclined, nil, nil
 	case "cancel":
-		return answerCancelled, nil
+		return answerCancelled, nil, nil
 	}
-	return answerDeclined, errors.New("the client answered elicitation/create with the unknown action " + quote(r.Action))
+	return answerDeclined, nil, errors.New("the client answered elicitation/create with the unknown action " + quote(r.Action))
+}
+
+// accepted returns what an accepted form with content answers q: accepted, unless q asks
+// whether the call may run and the confirm box is not ticked.
+func (q confirmQuestion) accepted(content map[string]json.RawMessage) answer {
+	if q.confirm && string(compact(content[confirmField])) != "true" {
+		return answerAcceptedUnticked
+	}
+	return answerAccepted
 }
 
 // A requestCarrier is a notifier that can tell whether a request of the server reaches the

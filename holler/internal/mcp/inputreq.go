@@ -48,67 +48,69 @@ type malformedAnswer struct {
 
 func (e *malformedAnswer) Error() string { return e.why }
 
-func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer, error) {
+func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error) {
 	r := c.round
 	if r == nil {
-		return answerDeclined, errors.New("the call has no input round to ask in")
+		return answerDeclined, nil, errors.New("the call has no input round to ask in")
 	}
-	if r.state.Confirmed != "" {
+	if r.state.Confirmed != "" && q.confirm && len(q.fill) == 0 {
 		// A state of a later round of a call that was confirmed: signed, and bound to this
 		// tool and these arguments. Each such state runs the call once at this server, as the
 		// accepted answer itself does: a replayed retry does not run it again.
 		sum := sha256.Sum256([]byte(r.rawState))
 		if err := r.signer.Use("round-"+hex.EncodeToString(sum[:12]), time.UnixMilli(r.state.Expires)); err != nil {
-			return answerDeclined, err
+			return answerDeclined, nil, err
 		}
 		r.confirmed = r.state.Confirmed
-		return answerAccepted, nil
+		return answerAccepted, nil, nil
 	}
 	if r.state.Question == "" {
 		// A first call, or a retry without the state: ask.
-		return answerDeclined, c.ask(q)
+		return answerDeclined, nil, c.ask(q)
 	}
-	key := confirmKeyPrefix + r.state.Question
+	key := q.keyPrefix() + r.state.Question
 	raw, ok := r.responses[key]
 	if !ok || kindOf(raw) == "null" {
 		// The question went unanswered: ask it again, as MCP asks of a server, rather than fail.
-		return answerDeclined, c.ask(q)
+		return answerDeclined, nil, c.ask(q)
 	}
 	var a struct {
-		Action  string         `json:"action"`
-		Content map[string]any `json:"content"`
+		Action  string                     `json:"action"`
+		Content map[string]json.RawMessage `json:"content"`
 	}
 	field := "params." + paramInputResponses + "." + key
 	if kindOf(raw) != "object" || json.Unmarshal(raw, &a) != nil {
-		return answerDeclined, &malformedAnswer{why: field + " must be an elicitation result: an object with action and content", field: field}
+		return answerDeclined, nil, &malformedAnswer{why: field + " must be an elicitation result: an object with action and content", field: field}
 	}
 	switch a.Action {
 	case "accept", "decline", "cancel":
 	default:
-		return answerDeclined, &malformedAnswer{why: field + " has the unknown action " + quote(a.Action) + "; want accept, decline or cancel", field: field}
+		return answerDeclined, nil, &malformedAnswer{why: field + " has the unknown action " + quote(a.Action) + "; want accept, decline or cancel", field: field}
 	}
 	switch {
-	case a.Action == "accept" && a.Content[confirmField] == true:
+	case a.Action == "accept" && q.confirm && q.accepted(a.Content) == answerAccepted:
 		// Only an accepted answer is remembered, so that it runs the call once: replaying a
 		// refusal only refuses again, and remembering refusals would let anyone who declines
 		// fill the set that accepted answers need.
 		if err := r.signer.Use(r.state.Question, time.UnixMilli(r.state.Expires)); err != nil {
-			return answerDeclined, err
+			return answerDeclined, nil, err
 		}
 		r.confirmed = r.state.Question
-		return answerAccepted, nil
+		return answerAccepted, a.Content, nil
 	case a.Action == "accept":
-		return answerAcceptedUnticked, nil
+		// Arguments alone need no memory of their answer: a replay runs the call with the
+		// arguments a client could pass itself.
+		return q.accepted(a.Content), a.Content, nil
 	case a.Action == "cancel":
-		return answerCancelled, nil
+		return answerCancelled, nil, nil
 	}
-	return answerDeclined, nil
+	return answerDeclined, nil, nil
 }
 
 // ask returns the input_required answer that puts q to the person.
 func (c *modernConfirmer) ask(q confirmQuestion) error {
 	id := reqstate.NewQuestionID()
-	res, err := c.round.result(id, inputRequest{
+	res, err := c.round.result(q.keyPrefix(), id, inputRequest{
 		Method: methodElicit,
 		Params: struct {
 			Mode            string         `json:"mode"`
@@ -120,4 +122,13 @@ func (c *modernConfirmer) ask(q confirmQuestion) error {
 		return err
 	}
 	return &inputRequired{result: res}
+}
+
+// keyPrefix starts the key of q in inputRequests: confirmKeyPrefix for a question whether the
+// call may run (arguments asked with it or not), argumentsKeyPrefix for arguments alone.
+func (q confirmQuestion) keyPrefix() string {
+	if q.confirm {
+		return confirmKeyPrefix
+	}
+	return argumentsKeyPrefix
 }

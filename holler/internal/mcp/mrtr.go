@@ -54,7 +54,9 @@ type inputRound struct {
 	bad      *malformedAnswer           // the first answer of the wrong shape
 	// confirmed is the id of the accepted confirmation of the call, carried into the next state.
 	confirmed string
-	closed    bool
+	// filled are the arguments a person supplied (askargs.go), carried into the next state.
+	filled json.RawMessage
+	closed bool
 }
 
 // openRound reads the retry members of params for a request of method about name (a tool's,
@@ -167,9 +169,10 @@ func (r *inputRound) answerFor(key, digest string) json.RawMessage {
 }
 
 // result returns the input_required result of this round: the handler's pending questions,
-// and the confirmation question confirm (when not empty) with its request, under a new state.
-func (r *inputRound) result(confirm string, confirmReq inputRequest) (inputRequiredResult, error) {
-	st := reqstate.State{Method: r.method, Name: r.name, Args: r.argsDigest(), Question: confirm, Confirmed: r.confirmed}
+// and the gateway's own question confirm (when not empty) with its request under the key
+// prefix+confirm, under a new state.
+func (r *inputRound) result(prefix, confirm string, confirmReq inputRequest) (inputRequiredResult, error) {
+	st := reqstate.State{Method: r.method, Name: r.name, Args: r.argsDigest(), Question: confirm, Confirmed: r.confirmed, Filled: r.filled}
 	requests := make(map[string]inputRequest, len(r.pending)+1)
 	for k, q := range r.pending {
 		requests[k] = q
@@ -179,7 +182,7 @@ func (r *inputRound) result(confirm string, confirmReq inputRequest) (inputRequi
 		st.Asked[k] = r.digests[k]
 	}
 	if confirm != "" {
-		requests[confirmKeyPrefix+confirm] = confirmReq
+		requests[prefix+confirm] = confirmReq
 	}
 	// The answers of earlier rounds stay, unless this run asked the same key anew; the answers
 	// this run used join them.
@@ -216,7 +219,7 @@ func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *respo
 	case r.bad != nil:
 		return s.roundFailure(id, r.method, r.name, r.bad)
 	case len(r.pending) > 0:
-		res, err := r.result("", inputRequest{})
+		res, err := r.result("", "", inputRequest{})
 		if err != nil {
 			return s.fail(id, codeInvalidParams, "invalid params: "+err.Error(), &guidance{
 				Hint:  "Answer with less: the answers are carried back to the client in requestState, which is bounded to " + strconv.Itoa(reqstate.MaxBytes) + " bytes.",

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/hooteproto"
-	"google.golang.org/protobuf/proto"
 )
 
 // This file is the gateway's tool policy, the one place that says whether a tools/call may go
@@ -30,6 +30,7 @@ const (
 const (
 	outcomeAllowed      = "allowed"   // nothing to ask
 	outcomeConfirmed    = "confirmed" // a person accepted
+	outcomeAnswered     = "answered"  // a person supplied the arguments asked of them (askargs.go)
 	outcomeTierTooHigh  = "tier_too_high"
 	outcomeCannotElicit = "client_cannot_elicit"
 	outcomeDeclined     = "declined"
@@ -48,6 +49,8 @@ type decision struct {
 	Confirmation string `json:"confirmation"`
 	// Outcome is what came of it.
 	Outcome string `json:"outcome"`
+	// Asked are the arguments the call left out that a person was asked for (askargs.go).
+	Asked []string `json:"asked,omitempty"`
 	// TokenTier is the highest tier the caller's token allows, when the request came through
 	// access control (access.go); raise says how to get a higher one.
 	TokenTier string `json:"token_tier,omitempty"`
@@ -117,15 +120,17 @@ func (p policy) decide(t *hootv1hoot.Tool, reach func() (confirmer, string)) (d 
 	return d, ask, cannot
 }
 
-// confirm puts the call of t with the decoded arguments req to a person through ask and
-// returns the decision with its outcome, and the confirmer's error, if any. ctx bounds the
-// wait. An error means the outcome unanswered; some errors are answers of their own (an
-// input_required result, a request state that is refused), which the caller gives instead.
-func (p policy) confirm(ctx context.Context, d decision, ask confirmer, t *hootv1hoot.Tool, req proto.Message) (decision, error) {
-	a, err := ask.confirm(ctx, newConfirmQuestion(t, req))
+// confirm puts the question q to a person through ask and returns the decision with its
+// outcome, the content of the form they accepted, and the confirmer's error, if any. ctx
+// bounds the wait. An error means the outcome unanswered; some errors are answers of their own
+// (an input_required result, a request state that is refused), which the caller gives instead.
+func (p policy) confirm(ctx context.Context, d decision, ask confirmer, q confirmQuestion) (decision, map[string]json.RawMessage, error) {
+	a, content, err := ask.confirm(ctx, q)
 	switch {
 	case err != nil:
 		d.Outcome = outcomeUnanswered
+	case a == answerAccepted && !q.confirm:
+		d.Outcome = outcomeAnswered
 	case a == answerAccepted:
 		d.Outcome = outcomeConfirmed
 	case a == answerAcceptedUnticked:
@@ -135,12 +140,12 @@ func (p policy) confirm(ctx context.Context, d decision, ask confirmer, t *hootv
 	default:
 		d.Outcome = outcomeDeclined
 	}
-	return d, err
+	return d, content, err
 }
 
 // refused reports whether d stops the call.
 func (d decision) refused() bool {
-	return d.Outcome != outcomeAllowed && d.Outcome != outcomeConfirmed
+	return d.Outcome != outcomeAllowed && d.Outcome != outcomeConfirmed && d.Outcome != outcomeAnswered
 }
 
 // A refusal is a call the policy stopped: the tool error the client sees and its data.
@@ -154,6 +159,9 @@ type refusal struct {
 // for outcomeCannotElicit, why this client cannot be asked; unanswered is the error that ended
 // the wait for an answer, for outcomeUnanswered.
 func (p policy) refusal(t *hootv1hoot.Tool, d decision, why string, unanswered error) refusal {
+	if len(d.Asked) > 0 && d.Confirmation != confirmationRequired {
+		return argumentsRefusal(t, d, why, unanswered)
+	}
 	name := quote(t.Name)
 	var e *hooteproto.Error
 	switch d.Outcome {

@@ -188,28 +188,12 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		if round, err = s.openRound(methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
 			return s.roundFailure(msg.ID, methodToolsCall, name, err)
 		}
-		if mc, ok := ask.(*modernConfirmer); ok {
-			mc.round = round
-		}
 	}
-	if d.Confirmation == confirmationRequired {
-		// Only a call that decoded is put to a person, and the wait is bounded like a call.
-		actx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
-		var aerr error
-		d, aerr = s.policy.confirm(actx, d, ask, t, req)
-		err := context.Cause(actx)
-		cancel()
-		if r := s.inputAnswer(msg.ID, sess, t, aerr); r != nil {
-			return r
-		}
-		if errors.Is(context.Cause(ctx), errCancelledByClient) {
-			e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+quote(name)+" was cancelled while a person was asked to confirm it").
-				WithHint("The call was cancelled at the client's request.")
-			return newResult(msg.ID, toolErrorResult(name, e))
-		}
-		if d.refused() {
-			return s.refuse(msg.ID, sess, t, d, "", err)
-		}
+	// Only a call that decoded is put to a person: whether it may run, and the arguments it
+	// left out that a person supplies (askargs.go).
+	req, d, r := s.askPerson(ctx, personCall{msg: msg, sess: sess, out: out, tool: t, args: p.Arguments, round: round}, d, ask, req)
+	if r != nil {
+		return r
 	}
 	if d.Confirmation != confirmationNotRequired {
 		s.log.Info("mcp: tool call allowed", "tool", name, "session", sess.id, "confirmation", d.Confirmation, "outcome", d.Outcome)

@@ -130,3 +130,16 @@ func TestListChangeFixtures(t *testing.T) {
 		t.Errorf("TestLoggingTool = %v, %v", res, err)
 	}
 }
+
+// TestToolWithTask greets the name the gateway filled in, and refuses to greet nobody.
+func TestToolWithTask(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	res, err := TasksHandler{}.TestToolWithTask(ctx, &hootv1.ConformanceTestToolWithTaskRequest{Name: "Alice"})
+	if err != nil || !strings.Contains(res.GetContent()[0].GetText(), "Hello, Alice!") {
+		t.Fatalf("TestToolWithTask = %v, %v", res, err)
+	}
+	if _, err := (TasksHandler{}).TestToolWithTask(ctx, &hootv1.ConformanceTestToolWithTaskRequest{}); hooteproto.AsError(err).Code() != hooteproto.CodeInvalidArgument {
+		t.Fatalf("TestToolWithTask without a name = %v, want invalid_argument", err)
+	}
+}

@@ -117,3 +117,14 @@ func (TasksHandler) MultiInput(ctx context.Context, _ *hootv1.ConformanceMultiIn
 	}
 	return blocks(text("multi_input: " + answers[0] + "; " + answers[1])), nil
 }
+
+// TestToolWithTask greets the name it is given, as a task. The gateway asks the user for the
+// name before the task exists when the caller leaves it out (the field is elicited), so the
+// handler always has one; it still refuses an empty name rather than greet nobody.
+func (TasksHandler) TestToolWithTask(_ context.Context, req *hootv1.ConformanceTestToolWithTaskRequest) (*hootv1.ConformanceContentResult, error) {
+	if req.GetName() == "" {
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "test_tool_with_task needs a name").
+			WithHint("Call it with name, or from a client that can ask its user for it.")
+	}
+	return blocks(text("Hello, " + req.GetName() + "! (test_tool_with_task)")), nil
+}

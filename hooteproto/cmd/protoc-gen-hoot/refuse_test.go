@@ -61,6 +61,13 @@ func TestRefusals(t *testing.T) {
 		{"prompt_as_job", []string{"hoot.refuse.prompt_as_job.DoItRequest", "SURFACE_PROMPT and must be of kind KIND_SYNC"}},
 		{"task_role_two_fields", []string{"hoot.refuse.task_role_two_fields.DoItRequest", "takes the job's id as its first field", "needs a field of type hoot.v1.Job"}},
 		{"task_role_twice", []string{"hoot.refuse.task_role_twice.AgainRequest", `task_role TASK_ROLE_CANCEL is already the role of "do_it"`}},
+		{"elicit_on_list", []string{"hoot.refuse.elicit_on_list.DoItRequest.tags", "a repeated string field", "single string, enum, bool or number", "drop elicit"}},
+		{"elicit_on_int64", []string{"hoot.refuse.elicit_on_int64.DoItRequest.big", "an int64", "not 64-bit"}},
+		{"elicit_required", []string{"hoot.refuse.elicit_required.DoItRequest.name", "elicit and required are both set", "drop required"}},
+		{"elicit_without_presence", []string{"hoot.refuse.elicit_without_presence.DoItRequest.count", "without presence", "declare it optional"}},
+		{"elicit_in_oneof", []string{"hoot.refuse.elicit_in_oneof.DoItRequest.a", "member of the oneof source"}},
+		{"elicit_on_prompt", []string{"hoot.refuse.elicit_on_prompt.DoItRequest.topic", "elicit is for the arguments of tools", "drop elicit"}},
+		{"elicit_nested", []string{"hoot.refuse.elicit_nested.Part.id", "nested message", "move the field to the request or drop elicit"}},
 		{"task_required_on_sync", []string{"hoot.refuse.task_required_on_sync.DoItRequest", "task_required is for tools of kind JOB", "drop task_required"}},
 	}
 	seen := make(map[string]bool)

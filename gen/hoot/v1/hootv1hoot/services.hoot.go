@@ -938,6 +938,9 @@ type ConformanceTasksHandler interface {
 	// MultiInput serves the tool "multi_input". Conformance fixture: ask the user two questions at
 	// once, then answer with both answers.
 	MultiInput(context.Context, *v1.ConformanceMultiInputRequest) (*v1.ConformanceContentResult, error)
+	// TestToolWithTask serves the tool "test_tool_with_task". Conformance fixture: greet a name,
+	// asked of the user when left out, in a task.
+	TestToolWithTask(context.Context, *v1.ConformanceTestToolWithTaskRequest) (*v1.ConformanceContentResult, error)
 }
 
 // NewConformanceTasksService returns the Service that dispatches the "conformance_tasks" tools to h, and
@@ -945,7 +948,7 @@ type ConformanceTasksHandler interface {
 func NewConformanceTasksService(h ConformanceTasksHandler, jobs JobStarter) Service {
 	return Service{
 		Name:  ConformanceTasksServiceName,
-		Tools: []string{"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input"},
+		Tools: []string{"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input", "test_tool_with_task"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_Greet:
@@ -994,6 +997,15 @@ func NewConformanceTasksService(h ConformanceTasksHandler, jobs JobStarter) Serv
 				req := x.MultiInput
 				return jobs.StartJob(ctx, "multi_input", p, func(ctx context.Context) (*v1.Result, error) {
 					res, err := h.MultiInput(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_ConformanceContent{ConformanceContent: res}}, nil
+				})
+			case *v1.Payload_TestToolWithTask:
+				req := x.TestToolWithTask
+				return jobs.StartJob(ctx, "test_tool_with_task", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.TestToolWithTask(ctx, req)
 					if err != nil {
 						return nil, err
 					}

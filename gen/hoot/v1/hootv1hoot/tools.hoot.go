@@ -35,6 +35,9 @@ type Tool struct {
 	TaskRole v1.TaskRole
 	// TaskRequired says that a tool of kind JOB is called only as an MCP task.
 	TaskRequired bool
+	// Elicit are the request's fields that a person supplies when the caller leaves them out:
+	// the gateway asks for them with a form before the call reaches a worker.
+	Elicit []ElicitField
 	// Surface says how MCP clients see the request: as a tool (the zero value), a prompt or a
 	// resource.
 	Surface v1.Surface
@@ -58,6 +61,16 @@ type Tool struct {
 	// Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the
 	// JobStarted that names the job; ok is false when r holds something else.
 	Unwrap func(r *v1.Result) (m proto.Message, ok bool)
+}
+
+// An ElicitField is a request field that a person supplies, and its property in the form that
+// asks for it.
+type ElicitField struct {
+	// Name is the field's name, as the input schema has it.
+	Name string
+	// Schema is the field's property in an elicitation form (MCP's primitive schema: a string,
+	// number, boolean or enum, with its title, description and bounds), as JSON text.
+	Schema string
 }
 
 // Annotations are a tool's behaviour hints.
@@ -1941,6 +1954,34 @@ var Tools = []Tool{
 		NewRequest:   func() proto.Message { return new(v1.ConformanceMultiInputRequest) },
 		Wrap: func(m proto.Message) *v1.Payload {
 			return &v1.Payload{Request: &v1.Payload_MultiInput{MultiInput: m.(*v1.ConformanceMultiInputRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_JobStarted)
+			if !ok {
+				return nil, false
+			}
+			return x.JobStarted, true
+		},
+	},
+	{
+		Name:         "test_tool_with_task",
+		Title:        "Greet as a task",
+		Description:  "Conformance fixture: greet a name, asked of the user when left out, in a task.\n\nGreets someone by name, as a task. The name is a person's to give: called without it, the gateway asks the user for it (an input_required round in MCP 2026-07-28) before the task is created, and the task's result greets the name they gave.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
+		Service:      "conformance_tasks",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_JOB,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		TaskRequired: true,
+		Elicit: []ElicitField{
+			{Name: "name", Schema: `{"type":"string","title":"Name","description":"Who to greet.","minLength":1,"maxLength":200}`},
+		},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"name":{"type":"string","description":"Who to greet.\n\nIf it is left out, the person is asked for it before the call runs.","minLength":1,"maxLength":200}},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
+		Usage:        "test_tool_with_task(name?: string)",
+		Example:      `{"name":"Alice"}`,
+		NewRequest:   func() proto.Message { return new(v1.ConformanceTestToolWithTaskRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_TestToolWithTask{TestToolWithTask: m.(*v1.ConformanceTestToolWithTaskRequest)}}
 		},
 		Unwrap: func(r *v1.Result) (proto.Message, bool) {
 			x, ok := r.GetResult().(*v1.Result_JobStarted)

@@ -93,6 +93,9 @@ type State struct {
 	// answer; Confirmed is the id of the confirmation that was accepted.
 	Question  string `json:"q,omitempty"`
 	Confirmed string `json:"c,omitempty"`
+	// Filled are the arguments a person supplied in an earlier round, as a JSON object by
+	// argument name, which the call's later rounds run with.
+	Filled json.RawMessage `json:"f,omitempty"`
 	// Asked are the handler's questions of the last round, by key: each one's digest (the mcp package's questionDigest).
 	Asked map[string]string `json:"k,omitempty"`
 	// Answers are the answers of the earlier rounds, by key.

@@ -62,6 +62,7 @@ type tool struct {
 
 	inputSchema  string
 	outputSchema string
+	elicit       []elicitField // the request's fields that a person supplies
 	usage        string
 	example      string
 }

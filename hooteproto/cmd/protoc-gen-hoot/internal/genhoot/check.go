@@ -54,6 +54,7 @@ func (c *requestChecker) check(m *protogen.Message) {
 	c.open[name] = true
 	defer delete(c.open, name)
 	c.checkHeaders(m, len(c.path) > 0)
+	c.checkElicitNested(m, len(c.path) > 0)
 	for _, f := range m.Fields {
 		c.checkRules(f)
 		c.checkExample(f)

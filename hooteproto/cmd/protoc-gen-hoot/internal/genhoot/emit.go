@@ -39,6 +39,9 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 	g.P("TaskRole ", c.taskRoleEnum.GoIdent)
 	g.P("// TaskRequired says that a tool of kind JOB is called only as an MCP task.")
 	g.P("TaskRequired bool")
+	g.P("// Elicit are the request's fields that a person supplies when the caller leaves them out:")
+	g.P("// the gateway asks for them with a form before the call reaches a worker.")
+	g.P("Elicit []ElicitField")
 	g.P("// Surface says how MCP clients see the request: as a tool (the zero value), a prompt or a")
 	g.P("// resource.")
 	g.P("Surface ", c.surfaceEnum.GoIdent)
@@ -62,6 +65,16 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 	g.P("// Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the")
 	g.P("// JobStarted that names the job; ok is false when r holds something else.")
 	g.P("Unwrap func(r *", result, ") (m ", protoMessage, ", ok bool)")
+	g.P("}")
+	g.P()
+	g.P("// An ElicitField is a request field that a person supplies, and its property in the form that")
+	g.P("// asks for it.")
+	g.P("type ElicitField struct {")
+	g.P("// Name is the field's name, as the input schema has it.")
+	g.P("Name string")
+	g.P("// Schema is the field's property in an elicitation form (MCP's primitive schema: a string,")
+	g.P("// number, boolean or enum, with its title, description and bounds), as JSON text.")
+	g.P("Schema string")
 	g.P("}")
 	g.P()
 	g.P("// Annotations are a tool's behaviour hints.")
@@ -114,6 +127,13 @@ func generateTool(g *protogen.GeneratedFile, t *tool, payload, result, protoMess
 	}
 	if t.opts.GetTaskRequired() {
 		g.P("TaskRequired: true,")
+	}
+	if len(t.elicit) > 0 {
+		g.P("Elicit: []ElicitField{")
+		for _, f := range t.elicit {
+			g.P("{Name: ", strconv.Quote(f.name), ", Schema: ", goString(f.schema), "},")
+		}
+		g.P("},")
 	}
 	if t.opts.GetSurface() != 0 {
 		g.P("Surface: ", t.surface.GoIdent, ",")

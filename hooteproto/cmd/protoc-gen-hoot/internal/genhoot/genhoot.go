@@ -99,6 +99,7 @@ func GenerateFile(plugin *protogen.Plugin, file *protogen.File, opts Options) er
 		}
 		t.example = example
 		checkToolExample(t, &bad)
+		t.elicit = checkElicit(t, &bad)
 	}
 	if len(bad) > 0 {
 		return bad.err()

@@ -14,6 +14,7 @@ type jsonSchema struct {
 	dialect         string   // "$schema", on the root schema only
 	ref             string   // "$ref", to a definition of the root's "$defs"
 	types           []string // one type is written as a string, several as an array
+	title           string   // "title", in the forms a person fills only
 	format          string
 	contentEncoding string
 	description     string
@@ -67,6 +68,10 @@ func (s *jsonSchema) write(b *bytes.Buffer) {
 	default:
 		w.key("type")
 		writeStrings(b, s.types)
+	}
+	if s.title != "" {
+		w.key("title")
+		writeString(b, s.title)
 	}
 	if s.format != "" {
 		w.key("format")

@@ -150,6 +150,9 @@ func (b *schemaBuilder) field(f *protogen.Field) *jsonSchema {
 		}
 	}
 	s.description = joinProse(prose(f.Comments.Leading), b.oneofNote(f), note, s.description)
+	if r.GetElicit() {
+		s.description = joinProse(s.description, elicitNote)
+	}
 	s.header = r.GetHeader()
 	return s
 }

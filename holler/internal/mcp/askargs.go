@@ -1,0 +1,285 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/hooteproto"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Arguments a person supplies. A tool's request field marked (hoot.v1.field).elicit is one the
+// caller may leave out: the gateway then asks the person for it, with a form, before anything
+// reaches a worker, exactly where it asks whether a risky call may run (policy.go), through the
+// same confirmer: elicitation/create on the call's stream up to 2025-11-25, an input_required
+// round in 2026-07-28. When both apply, one form asks both. The answers fill the arguments,
+// which are then decoded and validated like any caller's, and the call goes on as usual (a job
+// is created only now, so a task-required tool answers its CreateTaskResult on the round that
+// brought the answers). The generator writes each such field's form property
+// (hootv1hoot.ElicitField); this file only puts them together.
+
+// argumentsKeyPrefix starts the key of a question that asks for arguments alone in
+// inputRequests; the question's id follows it. A question that also asks whether the call may
+// run is keyed with confirmKeyPrefix.
+const argumentsKeyPrefix = "arguments-"
+
+// A personCall is the call whose arguments or confirmation a person is asked for.
+type personCall struct {
+	msg   *message
+	sess  *session
+	out   notifier
+	tool  *hootv1hoot.Tool
+	args  json.RawMessage // the arguments as the caller sent them
+	round *inputRound     // the 2026-07-28 round of the call, or nil
+}
+
+// askPerson puts to a person what the call c, whose decoded arguments are req, needs of them
+// before it runs: whether it may run (when d requires confirmation; ask is then the confirmer
+// the policy chose) and the elicited arguments the caller left out. It returns the arguments to
+// call with (req, or a new message with the person's answers filled in) and the decision, or a
+// response when the call ends here: a question (input_required), a refusal, or an answer that
+// does not validate.
+func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask confirmer, req proto.Message) (proto.Message, decision, *response) {
+	t, r := c.tool, c.round
+	if r != nil && len(r.state.Filled) > 0 {
+		// A later round of a call whose arguments a person supplied in an earlier one: the
+		// signed state carries them, so they are not asked again.
+		var answers map[string]json.RawMessage
+		if json.Unmarshal(r.state.Filled, &answers) == nil {
+			filled, bad := fillArguments(t, c.args, answers)
+			if bad != nil {
+				return nil, d, s.badAnswer(c, bad)
+			}
+			req, r.filled = filled, r.state.Filled
+		}
+	}
+	missing := missingArguments(t, req)
+	confirm := d.Confirmation == confirmationRequired
+	if !confirm && len(missing) == 0 {
+		return req, d, nil
+	}
+	if len(missing) > 0 {
+		d.Asked = elicitNames(missing)
+		if ask == nil {
+			var cannot string
+			if ask, cannot = s.confirmerFor(c.sess, c.out); ask == nil {
+				d.Outcome = outcomeCannotElicit
+				return nil, d, s.refuse(c.msg.ID, c.sess, t, d, cannot, nil)
+			}
+		}
+	}
+	if mc, ok := ask.(*modernConfirmer); ok {
+		mc.round = r
+	}
+	q := newConfirmQuestion(t, req)
+	q.confirm, q.fill = confirm, missing
+	// The wait is bounded like a call.
+	actx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
+	d, content, aerr := s.policy.confirm(actx, d, ask, q)
+	waited := context.Cause(actx)
+	cancel()
+	if resp := s.inputAnswer(c.msg.ID, c.sess, t, aerr); resp != nil {
+		return nil, d, resp
+	}
+	if errors.Is(context.Cause(ctx), errCancelledByClient) {
+		e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+quote(t.Name)+" was cancelled while a person was asked about it").
+			WithHint("The call was cancelled at the client's request.")
+		return nil, d, newResult(c.msg.ID, toolErrorResult(t.Name, e))
+	}
+	if d.refused() {
+		return nil, d, s.refuse(c.msg.ID, c.sess, t, d, "", waited)
+	}
+	if len(missing) == 0 {
+		return req, d, nil
+	}
+	answers := make(map[string]json.RawMessage, len(missing))
+	for _, f := range missing {
+		if v, ok := content[f.Name]; ok && kindOf(v) != "null" {
+			answers[f.Name] = compact(v)
+		}
+	}
+	filled, bad := fillArguments(t, c.args, answers)
+	if bad != nil {
+		return nil, d, s.badAnswer(c, bad)
+	}
+	if left := missingArguments(t, filled); len(left) > 0 {
+		return nil, d, s.badAnswer(c, &argumentError{
+			message:  "the person accepted the form without filling " + strings.Join(elicitNames(left), ", "),
+			field:    left[0].Name,
+			expected: "a value for each field of the form",
+		})
+	}
+	if r != nil {
+		// The later rounds of the call (its handler's questions) run with the same answers.
+		b, err := json.Marshal(answers)
+		if err == nil {
+			r.filled = b
+		}
+	}
+	return filled, d, nil
+}
+
+// missingArguments returns the elicited fields of t that req leaves out: those it does not
+// have (an empty string, an enum's zero value, an optional left unset).
+func missingArguments(t *hootv1hoot.Tool, req proto.Message) []hootv1hoot.ElicitField {
+	if len(t.Elicit) == 0 {
+		return nil
+	}
+	m := req.ProtoReflect()
+	fields := m.Descriptor().Fields()
+	var missing []hootv1hoot.ElicitField
+	for _, f := range t.Elicit {
+		if fd := fields.ByName(protoreflect.Name(f.Name)); fd != nil && !m.Has(fd) {
+			missing = append(missing, f)
+		}
+	}
+	return missing
+}
+
+func elicitNames(fields []hootv1hoot.ElicitField) []string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// fillArguments returns the arguments of t that args (the caller's, which decoded) and the
+// person's answers make together, decoded and validated like any arguments. An answer replaces
+// the member of its field, under either of the field's names.
+func fillArguments(t *hootv1hoot.Tool, args json.RawMessage, answers map[string]json.RawMessage) (proto.Message, *argumentError) {
+	merged := map[string]json.RawMessage{}
+	if kindOf(args) == "object" {
+		if err := json.Unmarshal(args, &merged); err != nil {
+			return nil, &argumentError{message: "the arguments do not read as an object: " + err.Error()}
+		}
+	}
+	fields := t.NewRequest().ProtoReflect().Descriptor().Fields()
+	names := make([]string, 0, len(answers))
+	for name := range answers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fd := fields.ByName(protoreflect.Name(name))
+		if fd == nil {
+			continue
+		}
+		delete(merged, fd.JSONName())
+		merged[name] = answers[name]
+	}
+	doc, err := json.Marshal(merged)
+	if err != nil {
+		return nil, &argumentError{message: err.Error()}
+	}
+	return decodeArguments(t, doc)
+}
+
+// fillNeeds says what the person is asked to supply.
+func (q confirmQuestion) fillNeeds() string {
+	return "It needs what only you can give: " + strings.Join(elicitNames(q.fill), ", ") + ". Fill in the form."
+}
+
+// fillMessage is what the person reads when they are asked for arguments alone: which tool,
+// what it does, what it needs of them, and the arguments it already has.
+func (q confirmQuestion) fillMessage() string {
+	t := q.tool
+	var b strings.Builder
+	b.WriteString("The tool " + t.Name)
+	if t.Title != "" {
+		b.WriteString(" (" + t.Title + ")")
+	}
+	b.WriteString(" is about to run. ")
+	if first, _, _ := strings.Cut(t.Description, "\n\n"); first != "" {
+		b.WriteString(strings.TrimSpace(first) + " ")
+	}
+	b.WriteString(q.fillNeeds())
+	if len(q.args) > 0 {
+		shown := q.args
+		if len(shown) > maxShownArguments {
+			shown = shown[:maxShownArguments]
+		}
+		b.WriteString("\nArguments it has: " + strings.Join(shown, ", "))
+	}
+	b.WriteString("\nA model asked for this call. Accept to run it with your answers; decline to refuse it.")
+	return b.String()
+}
+
+// fillProperties returns the form's properties for the arguments q asks for, and their names,
+// which the form requires.
+func (q confirmQuestion) fillProperties() (map[string]any, []string) {
+	props := make(map[string]any, len(q.fill)+1)
+	required := make([]string, 0, len(q.fill)+1)
+	for _, f := range q.fill {
+		props[f.Name] = json.RawMessage(f.Schema)
+		required = append(required, f.Name)
+	}
+	return props, required
+}
+
+// badAnswer answers a call whose arguments, filled with a person's answers, do not validate:
+// a tool error that says which answer was wrong and how to go on. The request itself was well
+// formed, so it is not a JSON-RPC error.
+func (s *Server) badAnswer(c personCall, bad *argumentError) *response {
+	t := c.tool
+	field := bad.field
+	if field == "" {
+		field = strings.Join(elicitNames(t.Elicit), ", ")
+	}
+	again := "call " + t.Name + " again, which asks the person anew"
+	if c.sess.modern {
+		again += " (without " + paramRequestState + " and " + paramInputResponses + ")"
+	}
+	e := hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person's answer for "+field+" of "+quote(t.Name)+" is not valid: "+bad.message+"; it did not run").
+		WithHint("Either " + again + ", or pass " + field + " in the arguments yourself; example shows a valid call.")
+	g := &guidance{
+		Hint:     e.Hint(),
+		Tool:     t.Name,
+		Field:    bad.field,
+		Expected: bad.expected,
+		Got:      bad.got,
+		Usage:    t.Usage,
+		Example:  exampleCall(t),
+	}
+	if s.cfg.MinimalErrors {
+		g = &guidance{Hint: e.Hint()}
+	}
+	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.field, "why", bad.message)
+	return newResult(c.msg.ID, guidedToolErrorResult(t.Name, e, g))
+}
+
+// argumentsRefusal returns what the client is told about a call that left out arguments a
+// person supplies, when nobody could be asked or the person did not give them: what happened,
+// and that the caller may pass them itself.
+func argumentsRefusal(t *hootv1hoot.Tool, d decision, why string, unanswered error) refusal {
+	name, asked := quote(t.Name), strings.Join(d.Asked, ", ")
+	pass := "Pass " + asked + " in the arguments of " + t.Name + " (tools/list describes them) if you know them"
+	var e *hooteproto.Error
+	switch d.Outcome {
+	case outcomeCannotElicit:
+		e = hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			"tool "+name+" needs "+asked+", which the call left out and a person supplies, and "+why).
+			WithHint(pass + ", and call it again; or call it from an MCP client that supports elicitation in form mode (protocol 2025-06-18 or later " +
+				"with capabilities.elicitation, or 2026-07-28 with elicitation in each request's clientCapabilities), which asks its user.")
+	case outcomeDeclined:
+		e = hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person asked for "+asked+" of "+name+" declined to give it; it did not run").
+			WithHint(pass + "; otherwise do not call it again unless the person asks for it.")
+	case outcomeCancelled:
+		e = hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person asked for "+asked+" of "+name+" dismissed the form; it did not run").
+			WithHint(pass + ", or ask the person whether they want it to run and call it again if they do.")
+	default: // outcomeUnanswered
+		msg := "no answer came to the form asking for " + asked + " of " + name + "; it did not run"
+		if errors.Is(unanswered, context.DeadlineExceeded) {
+			msg = "the person asked for " + asked + " of " + name + " did not answer in time; it did not run"
+		}
+		e = hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
+			WithHint(pass + ", or call it again when the person is there to answer.").
+			WithRetryable(true)
+	}
+	return refusal{err: e, data: &guidance{Hint: e.Hint(), Tool: t.Name, Policy: &d}}
+}
