@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/content"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -88,12 +90,12 @@ func (s *Server) clientAsker(sess *session, out notifier) hooteproto.ClientAsker
 func (s *Server) requestClient(ctx context.Context, sess *session, out notifier, method string, params any) (*message, error) {
 	id, key, ch := s.clientCalls.add(sess.id)
 	defer s.clientCalls.remove(key)
-	out.notify(&notification{JSONRPC: jsonrpcVersion, ID: id, Method: method, Params: params})
+	out.notify(&notification{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: params})
 	select {
 	case msg := <-ch:
 		return msg, nil
 	case <-ctx.Done():
-		out.notify(&notification{JSONRPC: jsonrpcVersion, Method: notifyCancelled, Params: cancelledParams{
+		out.notify(&notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: cancelledParams{
 			RequestID: id, Reason: "the server no longer waits for an answer",
 		}})
 		return nil, ctx.Err()
@@ -108,8 +110,8 @@ type cancelledParams struct {
 
 // samplingMessage is one message of sampling/createMessage.
 type samplingMessage struct {
-	Role    string       `json:"role"`
-	Content contentBlock `json:"content"`
+	Role    string        `json:"role"`
+	Content content.Block `json:"content"`
 }
 
 // clientRequestParams returns the method and params of req as MCP has them.
@@ -118,7 +120,7 @@ func clientRequestParams(req *hootv1.ClientRequest) (string, any) {
 	case *hootv1.ClientRequest_Sampling:
 		msgs := []samplingMessage{}
 		for _, m := range r.Sampling.GetMessages() {
-			blocks := appendBlock(nil, m.GetContent().ProtoReflect())
+			blocks := content.Append(nil, m.GetContent().ProtoReflect())
 			if len(blocks) == 0 {
 				continue
 			}

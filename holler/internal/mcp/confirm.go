@@ -9,6 +9,8 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -74,7 +76,7 @@ func argumentLines(req proto.Message) []string {
 	for i := range fields.Len() {
 		name := string(fields.Get(i).Name())
 		if v, ok := set[name]; ok {
-			lines = append(lines, name+": "+short(string(compact(v))))
+			lines = append(lines, name+": "+wording.Short(string(rawjson.Compact(v))))
 		}
 	}
 	return lines
@@ -179,13 +181,13 @@ func (c elicitConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer
 	case "cancel":
 		return answerCancelled, nil, nil
 	}
-	return answerDeclined, nil, errors.New("the client answered elicitation/create with the unknown action " + quote(r.Action))
+	return answerDeclined, nil, errors.New("the client answered elicitation/create with the unknown action " + wording.Quote(r.Action))
 }
 
 // accepted returns what an accepted form with content answers q: accepted, unless q asks
 // whether the call may run and the confirm box is not ticked.
 func (q confirmQuestion) accepted(content map[string]json.RawMessage) answer {
-	if q.confirm && string(compact(content[confirmField])) != "true" {
+	if q.confirm && string(rawjson.Compact(content[confirmField])) != "true" {
 		return answerAcceptedUnticked
 	}
 	return answerAccepted

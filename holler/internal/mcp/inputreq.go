@@ -8,7 +8,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
 // The confirmation of the 2026-07-28 era, asked in an input_required result and answered in
@@ -70,7 +72,7 @@ func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer,
 	}
 	key := q.keyPrefix() + r.state.Question
 	raw, ok := r.responses[key]
-	if !ok || kindOf(raw) == "null" {
+	if !ok || rawjson.Kind(raw) == "null" {
 		// The question went unanswered: ask it again, as MCP asks of a server, rather than fail.
 		return answerDeclined, nil, c.ask(q)
 	}
@@ -79,13 +81,13 @@ func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer,
 		Content map[string]json.RawMessage `json:"content"`
 	}
 	field := "params." + paramInputResponses + "." + key
-	if kindOf(raw) != "object" || json.Unmarshal(raw, &a) != nil {
+	if rawjson.Kind(raw) != "object" || json.Unmarshal(raw, &a) != nil {
 		return answerDeclined, nil, &malformedAnswer{why: field + " must be an elicitation result: an object with action and content", field: field}
 	}
 	switch a.Action {
 	case "accept", "decline", "cancel":
 	default:
-		return answerDeclined, nil, &malformedAnswer{why: field + " has the unknown action " + quote(a.Action) + "; want accept, decline or cancel", field: field}
+		return answerDeclined, nil, &malformedAnswer{why: field + " has the unknown action " + wording.Quote(a.Action) + "; want accept, decline or cancel", field: field}
 	}
 	switch {
 	case a.Action == "accept" && q.confirm && q.accepted(a.Content) == answerAccepted:

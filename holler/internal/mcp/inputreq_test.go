@@ -8,6 +8,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 )
 
@@ -146,7 +147,7 @@ func checkStateRefused(t *testing.T, name string, a *httpAnswer, want string) {
 		return
 	}
 	hint, _ := r.Error.Data["hint"].(string)
-	if r.Error.Code != codeInvalidParams || !strings.Contains(r.Error.Message, want) || !strings.Contains(hint, "without requestState") {
+	if r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, want) || !strings.Contains(hint, "without requestState") {
 		t.Errorf("%s: error %d %q, hint %q; want -32602 saying %q and a hint to call again without the state", name, r.Error.Code, r.Error.Message, hint, want)
 	}
 }
@@ -255,7 +256,7 @@ func TestInputRequiredAsksAgain(t *testing.T) {
 	// A malformed answer is a protocol error.
 	for i, ans := range []string{`12345`, `{"action":"maybe"}`} {
 		r := c.modernCall(10+i, "tools/call", wipeCall("hello", retryWith(key, ir.RequestState, ans)), nil).last(t)
-		if r.Error == nil || r.Error.Code != codeInvalidParams {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("answer %s: want -32602, got %s", ans, r.Result)
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"strconv"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -129,7 +131,7 @@ func readInputParams(params json.RawMessage) (inputParams, error) {
 	if json.Unmarshal(params, &p) != nil {
 		return out, &malformedAnswer{why: "params is not an object", field: "params"}
 	}
-	switch kindOf(p.State) {
+	switch rawjson.Kind(p.State) {
 	case "nothing", "null":
 	case "string":
 		if len(p.State) > reqstate.MaxBytes+2 || json.Unmarshal(p.State, &out.state) != nil {
@@ -139,7 +141,7 @@ func readInputParams(params json.RawMessage) (inputParams, error) {
 	default:
 		return out, &malformedAnswer{why: "params." + paramRequestState + " must be a string, the requestState of the last input_required result unchanged", field: "params." + paramRequestState}
 	}
-	switch kindOf(p.Responses) {
+	switch rawjson.Kind(p.Responses) {
 	case "nothing", "null":
 		return out, nil
 	case "object":
@@ -154,7 +156,7 @@ func readInputParams(params json.RawMessage) (inputParams, error) {
 	}
 	for k, v := range out.responses {
 		if len(v) > maxInputResponseBytes {
-			field := "params." + paramInputResponses + "." + short(k)
+			field := "params." + paramInputResponses + "." + wording.Short(k)
 			return out, &malformedAnswer{why: field + " is over the limit of " + strconv.Itoa(maxInputResponseBytes) + " bytes", field: field}
 		}
 	}
@@ -164,7 +166,7 @@ func readInputParams(params json.RawMessage) (inputParams, error) {
 // decodeInputResponse reads raw, the client's answer to a question of method, strictly: an
 // answer of the wrong shape is an error that says what the shape is.
 func decodeInputResponse(method string, raw json.RawMessage) (*hootv1.ClientResponse, error) {
-	if kindOf(raw) != "object" {
+	if rawjson.Kind(raw) != "object" {
 		return nil, answerShapeError(method)
 	}
 	switch method {
@@ -200,7 +202,7 @@ func decodeInputResponse(method string, raw json.RawMessage) (*hootv1.ClientResp
 			Model      string          `json:"model"`
 			StopReason string          `json:"stopReason"`
 		}
-		if json.Unmarshal(raw, &r) != nil || kindOf(r.Content) != "object" {
+		if json.Unmarshal(raw, &r) != nil || rawjson.Kind(r.Content) != "object" {
 			return nil, answerShapeError(method)
 		}
 		role := hootv1.Role_ROLE_ASSISTANT

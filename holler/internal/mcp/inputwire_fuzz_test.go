@@ -3,6 +3,7 @@ package mcp
 import (
 	"testing"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 )
 
@@ -43,7 +44,7 @@ func FuzzReadInputParams(f *testing.F) {
 			// Every answer decodes against every method without panicking, and an answer that
 			// decodes is an object.
 			for _, m := range []string{methodElicit, methodCreateMessage, methodRootsList, "other"} {
-				if res, err := decodeInputResponse(m, v); err == nil && (res == nil || kindOf(v) != "object") {
+				if res, err := decodeInputResponse(m, v); err == nil && (res == nil || rawjson.Kind(v) != "object") {
 					t.Fatalf("%s answer %s decoded to %v", m, v, res)
 				}
 			}

@@ -11,7 +11,10 @@ import (
 	"sync"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 )
@@ -103,7 +106,7 @@ func (r *inputRound) ask(_ context.Context, req *hootv1.ClientRequest) (*hootv1.
 		r.seq++
 		key = "ask-" + strconv.Itoa(r.seq)
 	} else if !hooteproto.ValidAskKey(key) {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the question's key "+quote(key)+" is not a valid key")
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the question's key "+wording.Quote(key)+" is not a valid key")
 	}
 	if !r.caps.canAnswer(q.Method) {
 		capName, capValue := requiredCapability(q.Method)
@@ -112,11 +115,11 @@ func (r *inputRound) ask(_ context.Context, req *hootv1.ClientRequest) (*hootv1.
 		}
 		r.missing[capName] = capValue
 		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "the client cannot be asked "+q.Method+": this request's clientCapabilities (params._meta."+
-			metaClientCapabilities+") do not declare "+quote(capName))
+			metaClientCapabilities+") do not declare "+wording.Quote(capName))
 	}
 	digest := questionDigest(q)
 	if d, asked := r.digests[key]; asked && d != digest {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the call asked two different questions under the key "+quote(key)+": each question needs its own key")
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the call asked two different questions under the key "+wording.Quote(key)+": each question needs its own key")
 	}
 	if r.digests == nil {
 		r.digests = make(map[string]string)
@@ -140,12 +143,12 @@ func (r *inputRound) ask(_ context.Context, req *hootv1.ClientRequest) (*hootv1.
 		if r.bad == nil {
 			r.bad = &malformedAnswer{why: field + " " + hooteproto.AsError(err).Message(), field: field}
 		}
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the client's answer to "+quote(key)+" is malformed")
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the client's answer to "+wording.Quote(key)+" is malformed")
 	}
 	if r.gathered == nil {
 		r.gathered = make(map[string]reqstate.Answer)
 	}
-	r.gathered[key] = reqstate.Answer{Question: digest, Answer: compact(raw)}
+	r.gathered[key] = reqstate.Answer{Question: digest, Answer: rawjson.Compact(raw)}
 	return res, nil
 }
 
@@ -157,7 +160,7 @@ func (r *inputRound) answerFor(key, digest string) json.RawMessage {
 		return a.Answer
 	}
 	raw, ok := r.responses[key]
-	if !ok || kindOf(raw) == "null" {
+	if !ok || rawjson.Kind(raw) == "null" {
 		return nil
 	}
 	if r.hasState {
@@ -221,7 +224,7 @@ func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *respo
 	case len(r.pending) > 0:
 		res, err := r.result("", "", inputRequest{})
 		if err != nil {
-			return s.fail(id, codeInvalidParams, "invalid params: "+err.Error(), &guidance{
+			return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+err.Error(), &guidance{
 				Hint:  "Answer with less: the answers are carried back to the client in requestState, which is bounded to " + strconv.Itoa(reqstate.MaxBytes) + " bytes.",
 				Field: "params." + paramInputResponses,
 			})
@@ -247,7 +250,7 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	text := "missing required client capability: " + quote(name) + " needs the client to declare " + strings.Join(names, ", ") +
+	text := "missing required client capability: " + wording.Quote(name) + " needs the client to declare " + strings.Join(names, ", ") +
 		" in params._meta." + metaClientCapabilities
 	g := &guidance{
 		Hint: "Declare " + strings.Join(names, " and ") + " in params._meta." + metaClientCapabilities + " of the " + method +
@@ -267,11 +270,11 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 // roundFailure answers a retry whose requestState or inputResponses this server will not take
 // (a *reqstate.Error or a malformedAnswer); it returns nil for any other error.
 func (s *Server) roundFailure(id json.RawMessage, method, name string, err error) *response {
-	what := quote(name)
+	what := wording.Quote(name)
 	again := "Call " + name + " again"
 	if method != methodToolsCall {
-		what = method + " of " + quote(name)
-		again = "Send the " + method + " of " + quote(name) + " again"
+		what = method + " of " + wording.Quote(name)
+		again = "Send the " + method + " of " + wording.Quote(name) + " again"
 	}
 	var se *reqstate.Error
 	var ma *malformedAnswer
@@ -287,7 +290,7 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 		if method == methodToolsCall {
 			g.Tool = name
 		}
-		return s.fail(id, codeInvalidParams, "invalid params: "+se.Why+"; "+what+" did not run", g)
+		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+se.Why+"; "+what+" did not run", g)
 	case errors.As(err, &ma):
 		g := &guidance{
 			Hint: "Answer each question of inputRequests under its key with the result of its method: elicitation/create " +
@@ -298,7 +301,7 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 		if method == methodToolsCall {
 			g.Tool = name
 		}
-		return s.fail(id, codeInvalidParams, "invalid params: "+ma.why, g)
+		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+ma.why, g)
 	}
 	return nil
 }

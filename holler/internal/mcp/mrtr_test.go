@@ -11,6 +11,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -336,7 +337,7 @@ func TestRoundBadStates(t *testing.T) {
 	}
 	for i, tc := range tests {
 		r := c.modernCall(10+i, "tools/call", tc.params, nil).last(t)
-		if r.Error == nil || r.Error.Code != codeInvalidParams || !strings.Contains(r.Error.Message, tc.want) {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, tc.want) {
 			t.Errorf("%s: want -32602 saying %q, got %+v %s", tc.name, tc.want, r.Error, r.Result)
 			continue
 		}
@@ -386,7 +387,7 @@ func TestRoundMalformedAnswers(t *testing.T) {
 		{"r", `{}`},
 	} {
 		r := c.modernCall(10+i, "tools/call", with(tc.key, tc.answer), nil).last(t)
-		if r.Error == nil || r.Error.Code != codeInvalidParams || !strings.Contains(r.Error.Message, "inputResponses."+tc.key) {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "inputResponses."+tc.key) {
 			t.Errorf("%s = %s: want -32602 naming it, got %+v %s", tc.key, tc.answer, r.Error, r.Result)
 		}
 	}
@@ -395,7 +396,7 @@ func TestRoundMalformedAnswers(t *testing.T) {
 	askedOf(t, c.modernCall(21, "tools/call", sampleCall("x", map[string]any{paramRequestState: ir.RequestState, paramInputResponses: nil}), nil), "user_name", "s", "r")
 	// inputResponses that is not an object is refused.
 	r := c.modernCall(22, "tools/call", sampleCall("x", map[string]any{paramInputResponses: []int{1}}), nil).last(t)
-	if r.Error == nil || r.Error.Code != codeInvalidParams {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("inputResponses array: %s", r.Result)
 	}
 	// Too many answers are refused.
@@ -404,7 +405,7 @@ func TestRoundMalformedAnswers(t *testing.T) {
 		many["k"+string(rune('a'+i%26))+string(rune('a'+i/26))] = json.RawMessage(annForm)
 	}
 	r = c.modernCall(23, "tools/call", sampleCall("x", map[string]any{paramInputResponses: many}), nil).last(t)
-	if r.Error == nil || r.Error.Code != codeInvalidParams || !strings.Contains(r.Error.Message, "over the limit") {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "over the limit") {
 		t.Errorf("too many answers: %+v %s", r.Error, r.Result)
 	}
 	if got := completeText(t, c.modernCall(30, "tools/call", sampleCall("x", answers(ir.RequestState, good...)), nil)); got != "name=Ann|hi there|file:///srv/music" {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
@@ -92,7 +93,7 @@ func readClientCapabilities(raw json.RawMessage, v string) clientCapabilities {
 	if len(raw) == 0 || json.Unmarshal(raw, &c) != nil {
 		return clientCapabilities{}
 	}
-	out := clientCapabilities{sampling: kindOf(c.Sampling) == "object", roots: kindOf(c.Roots) == "object"}
+	out := clientCapabilities{sampling: rawjson.Kind(c.Sampling) == "object", roots: rawjson.Kind(c.Roots) == "object"}
 	if v < protocolVersion20250618 || c.Elicitation == nil {
 		return out
 	}
