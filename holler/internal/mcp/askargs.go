@@ -9,6 +9,7 @@ import (
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -236,7 +237,7 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *response {
 	}
 	again := "call " + t.Name + " again, which asks the person anew"
 	if c.sess.modern {
-		again += " (without " + paramRequestState + " and " + paramInputResponses + ")"
+		again += " (without " + questions.ParamRequestState + " and " + questions.ParamInputResponses + ")"
 	}
 	e := hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person's answer for "+field+" of "+wording.Quote(t.Name)+" is not valid: "+bad.Message+"; it did not run").
 		WithHint("Either " + again + ", or pass " + field + " in the arguments yourself; example shows a valid call.")

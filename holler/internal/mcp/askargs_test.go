@@ -11,6 +11,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -134,7 +135,7 @@ func TestAskArgumentsModern(t *testing.T) {
 		t.Fatalf("the backend was called %d times before the person answered", n)
 	}
 	q := ir.InputRequests[key]
-	if !strings.HasPrefix(key, argumentsKeyPrefix) || q.Method != methodElicit || q.Params.Mode != "form" ||
+	if !strings.HasPrefix(key, argumentsKeyPrefix) || q.Method != questions.MethodElicit || q.Params.Mode != "form" ||
 		!strings.Contains(q.Params.Message, "test_tool_with_task") || !strings.Contains(q.Params.Message, "name") {
 		t.Errorf("question %q = %+v", key, q)
 	}

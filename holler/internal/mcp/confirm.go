@@ -9,6 +9,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -156,10 +157,7 @@ type elicitConfirmer struct {
 var _ confirmer = elicitConfirmer{}
 
 func (c elicitConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error) {
-	msg, err := c.s.requestClient(ctx, c.sess, c.out, methodElicit, struct {
-		Message         string         `json:"message"`
-		RequestedSchema map[string]any `json:"requestedSchema"`
-	}{q.message(), q.requestedSchema()})
+	msg, err := c.s.requestClient(ctx, c.sess, c.out, questions.MethodElicit, questions.Elicit{Message: q.message(), RequestedSchema: q.requestedSchema()})
 	if err != nil {
 		return answerDeclined, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
@@ -77,6 +78,21 @@ type clientCapabilities struct {
 	sampling bool
 	// roots: the client lists its roots (roots/list).
 	roots bool
+}
+
+// canAnswer reports whether a client that declared c can answer a question of method: a form
+// needs elicitation in form mode (an empty elicitation object is form), sampling needs sampling
+// and roots/list needs roots.
+func (c clientCapabilities) canAnswer(method string) bool {
+	switch method {
+	case questions.MethodCreateMessage:
+		return c.sampling
+	case questions.MethodRootsList:
+		return c.roots
+	case questions.MethodElicit:
+		return c.elicitForm
+	}
+	return false
 }
 
 // readClientCapabilities reads initialize's capabilities for a session of protocol version v.

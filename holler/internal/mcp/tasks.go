@@ -12,6 +12,7 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/content"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -154,9 +155,9 @@ type taskResult struct {
 	TTLMillis      *int64 `json:"ttlMs"`
 	PollIntervalMs int64  `json:"pollIntervalMs"`
 	// Result is a completed task's CallToolResult; Error a failed task's JSON-RPC error.
-	Result        *inlinedResult          `json:"result,omitempty"`
-	Error         *wireError              `json:"error,omitempty"`
-	InputRequests map[string]inputRequest `json:"inputRequests,omitempty"`
+	Result        *inlinedResult               `json:"result,omitempty"`
+	Error         *wireError                   `json:"error,omitempty"`
+	InputRequests map[string]questions.Request `json:"inputRequests,omitempty"`
 }
 
 // inlinedResult is a completed task's tool result as tasks/get inlines it: a 2026-07-28
@@ -279,7 +280,7 @@ func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1
 				Field: "params.inputResponses." + key,
 			})
 		}
-		answers[key] = clientResponse(q, &message{Result: a})
+		answers[key] = questions.Response(q, a, nil)
 	}
 	if len(answers) == 0 || s.taskTool(hootv1.TaskRole_TASK_ROLE_UPDATE) == nil {
 		return newResult(id, struct{}{})
@@ -412,10 +413,10 @@ func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
 		out.Status = taskCancelled
 	case hootv1.JobStatus_JOB_STATUS_INPUT_REQUIRED:
 		out.Status = taskInputRequired
-		out.InputRequests = make(map[string]inputRequest, len(job.GetQuestions()))
+		out.InputRequests = make(map[string]questions.Request, len(job.GetQuestions()))
 		for key, q := range job.GetQuestions() {
-			method, params := clientRequestParams(q)
-			out.InputRequests[key] = inputRequest{Method: method, Params: params}
+			method, params := questions.Params(q)
+			out.InputRequests[key] = questions.Request{Method: method, Params: params}
 		}
 	default:
 		out.Status = taskWorking

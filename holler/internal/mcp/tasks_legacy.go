@@ -10,6 +10,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -378,7 +379,7 @@ func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, ou
 		if err != nil {
 			e := hooteproto.AsError(err)
 			return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input that the client could not give: "+e.Message(), &guidance{
-				Hint: "Send tasks/result again from a client that answers " + methodElicit + " and sampling/createMessage."})
+				Hint: "Send tasks/result again from a client that answers " + questions.MethodElicit + " and sampling/createMessage."})
 		}
 		answers[key] = a
 	}

@@ -12,6 +12,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -411,7 +412,7 @@ func TestTasksInputRequired(t *testing.T) {
 	got := taskAnswer(t, "tasks/get", c.taskCall(2, methodTasksGet, taskID, nil))
 	reqs, _ := got["inputRequests"].(map[string]any)
 	q, _ := reqs["q-1"].(map[string]any)
-	if got["status"] != taskInputRequired || q["method"] != methodElicit || !strings.Contains(fmt.Sprint(q["params"]), "Delete a.txt?") || got["result"] != nil {
+	if got["status"] != taskInputRequired || q["method"] != questions.MethodElicit || !strings.Contains(fmt.Sprint(q["params"]), "Delete a.txt?") || got["result"] != nil {
 		t.Fatalf("tasks/get of a job that waits = %v", got)
 	}
 	// Answers to keys the job does not wait on are acked and ignored.
