@@ -7,6 +7,8 @@ import (
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
 // This file applies the caller's grant, put in the request's context by access control
@@ -22,7 +24,7 @@ const outcomeTokenTierTooLow = "token_tier_too_low"
 // what is wrong and whose data.hint says what to do, so that an MCP client can show it.
 func (s *Server) WriteAccessFailure(w http.ResponseWriter, _ *http.Request, f *access.Failure) {
 	f.SetHeaders(w.Header())
-	s.httpFail(w, f.Status, newError(nil, codeInvalidRequest, f.Message, nil), f.Hint)
+	s.httpFail(w, f.Status, newError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint)
 }
 
 // forCaller returns the policy for the caller of ctx: p, capped by the caller's grant if any.
@@ -55,8 +57,8 @@ func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *m
 	f.SetHeaders(w.Header())
 	s.log.Info("mcp: tool call refused: the caller's token allows a lower tier", "tool", t.Name, "caller", g.Name, "via", g.Via,
 		"tier", d.Tier, "tokenTier", d.TokenTier)
-	s.writeJSON(w, http.StatusForbidden, s.fail(msg.ID, codeInvalidRequest,
-		"tool "+quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d}))
+	s.writeJSON(w, http.StatusForbidden, s.fail(msg.ID, jsonrpc.CodeInvalidRequest,
+		"tool "+wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d}))
 	return true
 }
 
@@ -85,7 +87,7 @@ func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hoo
 	d, _, _ := s.policy.forCaller(ctx).decide(t, nil)
 	f := g.Refuse(t.Tier)
 	s.log.Info("mcp: refused: the caller's token allows a lower tier", "entry", t.Name, "caller", g.Name, "via", g.Via, "tier", d.Tier, "tokenTier", d.TokenTier)
-	return s.fail(id, codeInvalidRequest, quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d})
+	return s.fail(id, jsonrpc.CodeInvalidRequest, wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d})
 }
 
 // callerOf names the caller of ctx for a session's owner: how it was let in and its name, or

@@ -11,6 +11,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // bearerTransport adds a bearer token to every request.
@@ -65,7 +66,7 @@ func TestAccessWithoutAToken(t *testing.T) {
 			t.Fatalf("token %q: status %d, WWW-Authenticate %q", token, a.status, a.header.Get("WWW-Authenticate"))
 		}
 		r := a.last(t)
-		if r.Error == nil || r.Error.Code != codeInvalidRequest {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
 			t.Fatalf("token %q: body %s is not a JSON-RPC error", token, a.body)
 		}
 		data := r.Error.Data

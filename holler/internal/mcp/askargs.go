@@ -8,6 +8,10 @@ import (
 	"strings"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -87,7 +91,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 		return nil, d, resp
 	}
 	if errors.Is(context.Cause(ctx), errCancelledByClient) {
-		e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+quote(t.Name)+" was cancelled while a person was asked about it").
+		e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+wording.Quote(t.Name)+" was cancelled while a person was asked about it").
 			WithHint("The call was cancelled at the client's request.")
 		return nil, d, newResult(c.msg.ID, toolErrorResult(t.Name, e))
 	}
@@ -99,8 +103,8 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 	}
 	answers := make(map[string]json.RawMessage, len(missing))
 	for _, f := range missing {
-		if v, ok := content[f.Name]; ok && kindOf(v) != "null" {
-			answers[f.Name] = compact(v)
+		if v, ok := content[f.Name]; ok && rawjson.Kind(v) != "null" {
+			answers[f.Name] = rawjson.Compact(v)
 		}
 	}
 	filled, bad := fillArguments(t, c.args, answers)
@@ -108,10 +112,10 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 		return nil, d, s.badAnswer(c, bad)
 	}
 	if left := missingArguments(t, filled); len(left) > 0 {
-		return nil, d, s.badAnswer(c, &argumentError{
-			message:  "the person accepted the form without filling " + strings.Join(elicitNames(left), ", "),
-			field:    left[0].Name,
-			expected: "a value for each field of the form",
+		return nil, d, s.badAnswer(c, &arguments.Error{
+			Message:  "the person accepted the form without filling " + strings.Join(elicitNames(left), ", "),
+			Field:    left[0].Name,
+			Expected: "a value for each field of the form",
 		})
 	}
 	if r != nil {
@@ -152,11 +156,11 @@ func elicitNames(fields []hootv1hoot.ElicitField) []string {
 // fillArguments returns the arguments of t that args (the caller's, which decoded) and the
 // person's answers make together, decoded and validated like any arguments. An answer replaces
 // the member of its field, under either of the field's names.
-func fillArguments(t *hootv1hoot.Tool, args json.RawMessage, answers map[string]json.RawMessage) (proto.Message, *argumentError) {
+func fillArguments(t *hootv1hoot.Tool, args json.RawMessage, answers map[string]json.RawMessage) (proto.Message, *arguments.Error) {
 	merged := map[string]json.RawMessage{}
-	if kindOf(args) == "object" {
+	if rawjson.Kind(args) == "object" {
 		if err := json.Unmarshal(args, &merged); err != nil {
-			return nil, &argumentError{message: "the arguments do not read as an object: " + err.Error()}
+			return nil, &arguments.Error{Message: "the arguments do not read as an object: " + err.Error()}
 		}
 	}
 	fields := t.NewRequest().ProtoReflect().Descriptor().Fields()
@@ -175,9 +179,9 @@ func fillArguments(t *hootv1hoot.Tool, args json.RawMessage, answers map[string]
 	}
 	doc, err := json.Marshal(merged)
 	if err != nil {
-		return nil, &argumentError{message: err.Error()}
+		return nil, &arguments.Error{Message: err.Error()}
 	}
-	return decodeArguments(t, doc)
+	return arguments.Decode(t, doc)
 }
 
 // fillNeeds says what the person is asked to supply.
@@ -225,31 +229,31 @@ func (q confirmQuestion) fillProperties() (map[string]any, []string) {
 // badAnswer answers a call whose arguments, filled with a person's answers, do not validate:
 // a tool error that says which answer was wrong and how to go on. The request itself was well
 // formed, so it is not a JSON-RPC error.
-func (s *Server) badAnswer(c personCall, bad *argumentError) *response {
+func (s *Server) badAnswer(c personCall, bad *arguments.Error) *response {
 	t := c.tool
-	field := bad.field
+	field := bad.Field
 	if field == "" {
 		field = strings.Join(elicitNames(t.Elicit), ", ")
 	}
 	again := "call " + t.Name + " again, which asks the person anew"
 	if c.sess.modern {
-		again += " (without " + paramRequestState + " and " + paramInputResponses + ")"
+		again += " (without " + questions.ParamRequestState + " and " + questions.ParamInputResponses + ")"
 	}
-	e := hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person's answer for "+field+" of "+quote(t.Name)+" is not valid: "+bad.message+"; it did not run").
+	e := hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person's answer for "+field+" of "+wording.Quote(t.Name)+" is not valid: "+bad.Message+"; it did not run").
 		WithHint("Either " + again + ", or pass " + field + " in the arguments yourself; example shows a valid call.")
 	g := &guidance{
 		Hint:     e.Hint(),
 		Tool:     t.Name,
-		Field:    bad.field,
-		Expected: bad.expected,
-		Got:      bad.got,
+		Field:    bad.Field,
+		Expected: bad.Expected,
+		Got:      bad.Got,
 		Usage:    t.Usage,
 		Example:  exampleCall(t),
 	}
 	if s.cfg.MinimalErrors {
 		g = &guidance{Hint: e.Hint()}
 	}
-	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.field, "why", bad.message)
+	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.Field, "why", bad.Message)
 	return newResult(c.msg.ID, guidedToolErrorResult(t.Name, e, g))
 }
 
@@ -257,7 +261,7 @@ func (s *Server) badAnswer(c personCall, bad *argumentError) *response {
 // person supplies, when nobody could be asked or the person did not give them: what happened,
 // and that the caller may pass them itself.
 func argumentsRefusal(t *hootv1hoot.Tool, d decision, why string, unanswered error) refusal {
-	name, asked := quote(t.Name), strings.Join(d.Asked, ", ")
+	name, asked := wording.Quote(t.Name), strings.Join(d.Asked, ", ")
 	pass := "Pass " + asked + " in the arguments of " + t.Name + " (tools/list describes them) if you know them"
 	var e *hooteproto.Error
 	switch d.Outcome {

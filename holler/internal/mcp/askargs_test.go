@@ -10,6 +10,8 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -133,7 +135,7 @@ func TestAskArgumentsModern(t *testing.T) {
 		t.Fatalf("the backend was called %d times before the person answered", n)
 	}
 	q := ir.InputRequests[key]
-	if !strings.HasPrefix(key, argumentsKeyPrefix) || q.Method != methodElicit || q.Params.Mode != "form" ||
+	if !strings.HasPrefix(key, argumentsKeyPrefix) || q.Method != questions.MethodElicit || q.Params.Mode != "form" ||
 		!strings.Contains(q.Params.Message, "test_tool_with_task") || !strings.Contains(q.Params.Message, "name") {
 		t.Errorf("question %q = %+v", key, q)
 	}
@@ -191,7 +193,7 @@ func TestAskArgumentsModernRefusals(t *testing.T) {
 		{name: "cancelled", answer: `{"action":"cancel"}`, outcome: outcomeCancelled, wantText: []string{"dismissed"}},
 		{name: "client without elicitation", caps: map[string]any{"extensions": map[string]any{extensionTasks: map[string]any{}}},
 			outcome: outcomeCannotElicit, wantText: []string{"declare no elicitation", "supports elicitation"}},
-		{name: "tampered state", answer: `{"action":"accept","content":{"name":"Alice"}}`, tamper: true, wantCode: codeInvalidParams},
+		{name: "tampered state", answer: `{"action":"accept","content":{"name":"Alice"}}`, tamper: true, wantCode: jsonrpc.CodeInvalidParams},
 		{name: "too long", answer: `{"action":"accept","content":{"name":"` + strings.Repeat("a", 201) + `"}}`,
 			wantField: "name", wantText: []string{"at most 200", "pass name in the arguments yourself"}},
 		{name: "empty", answer: `{"action":"accept","content":{"name":""}}`, wantField: "name", wantText: []string{"without filling name"}},
@@ -285,7 +287,7 @@ func TestAskArgumentsWithConfirmation(t *testing.T) {
 	// The accepted state runs the call once.
 	r = c.modernCall(5, "tools/call", askCall("ask_confirm", map[string]any{}, caps,
 		retryWith(key, ir.RequestState, `{"action":"accept","content":{"name":"Carol","confirm":true}}`)), nil).last(t)
-	if r.Error == nil || r.Error.Code != codeInvalidParams || b.calls.Load() != 1 {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || b.calls.Load() != 1 {
 		t.Errorf("replayed answer = %s %+v, %d calls", r.Result, r.Error, b.calls.Load())
 	}
 }

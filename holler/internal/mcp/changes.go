@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // List changes.
@@ -120,7 +122,7 @@ func (s *Server) tellSessions(changed listKinds) {
 	if changed&listTools == 0 {
 		return
 	}
-	n := &notification{JSONRPC: jsonrpcVersion, Method: notifyToolsChange}
+	n := &notification{JSONRPC: jsonrpc.Version, Method: notifyToolsChange}
 	for _, sess := range s.sessions.everyone() {
 		if !sess.modern {
 			sess.push(n)

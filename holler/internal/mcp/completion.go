@@ -7,6 +7,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -40,7 +41,7 @@ type completion struct {
 func (s *Server) complete(_ context.Context, msg *message) *response {
 	var p completeParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.Argument.Name == "" {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: completion/complete needs params.ref and params.argument with a name and a value", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: completion/complete needs params.ref and params.argument with a name and a value", &guidance{
 			Hint: `Send {"ref":{"type":"ref/prompt","name":"..."},"argument":{"name":"...","value":"..."}}.`,
 		})
 	}
@@ -56,7 +57,7 @@ func (s *Server) complete(_ context.Context, msg *message) *response {
 		}
 	}
 	if t == nil {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: no prompt or resource template matches the ref", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: no prompt or resource template matches the ref", &guidance{
 			Hint: "Name a prompt from prompts/list (ref/prompt) or a template from resources/templates/list (ref/resource).",
 		})
 	}

@@ -9,6 +9,9 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -74,7 +77,7 @@ func argumentLines(req proto.Message) []string {
 	for i := range fields.Len() {
 		name := string(fields.Get(i).Name())
 		if v, ok := set[name]; ok {
-			lines = append(lines, name+": "+short(string(compact(v))))
+			lines = append(lines, name+": "+wording.Short(string(rawjson.Compact(v))))
 		}
 	}
 	return lines
@@ -154,10 +157,7 @@ type elicitConfirmer struct {
 var _ confirmer = elicitConfirmer{}
 
 func (c elicitConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error) {
-	msg, err := c.s.requestClient(ctx, c.sess, c.out, methodElicit, struct {
-		Message         string         `json:"message"`
-		RequestedSchema map[string]any `json:"requestedSchema"`
-	}{q.message(), q.requestedSchema()})
+	msg, err := c.s.requestClient(ctx, c.sess, c.out, questions.MethodElicit, questions.Elicit{Message: q.message(), RequestedSchema: q.requestedSchema()})
 	if err != nil {
 		return answerDeclined, nil, err
 	}
@@ -179,13 +179,13 @@ func (c elicitConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer
 	case "cancel":
 		return answerCancelled, nil, nil
 	}
-	return answerDeclined, nil, errors.New("the client answered elicitation/create with the unknown action " + quote(r.Action))
+	return answerDeclined, nil, errors.New("the client answered elicitation/create with the unknown action " + wording.Quote(r.Action))
 }
 
 // accepted returns what an accepted form with content answers q: accepted, unless q asks
 // whether the call may run and the confirm box is not ticked.
 func (q confirmQuestion) accepted(content map[string]json.RawMessage) answer {
-	if q.confirm && string(compact(content[confirmField])) != "true" {
+	if q.confirm && string(rawjson.Compact(content[confirmField])) != "true" {
 		return answerAcceptedUnticked
 	}
 	return answerAccepted

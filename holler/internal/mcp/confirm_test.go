@@ -11,6 +11,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 )
 
 // confirmTools is the generated table plus tools built on echo (so that the fake backend
@@ -75,7 +76,7 @@ func (c *mcpHTTP) callAnswering(id int, params any, answer func(req rpcResponse)
 		switch m.Method {
 		case "":
 			return m, true
-		case methodElicit:
+		case questions.MethodElicit:
 			asked = append(asked, m)
 			if msg := answer(m); msg != "" {
 				if a := c.post(msg, nil); a.status != http.StatusAccepted {
@@ -383,7 +384,7 @@ func TestConfirmationOverStdio(t *testing.T) {
 	for i, action := range []string{"decline", "accept"} {
 		c.send(request(i+1, "tools/call", map[string]any{"name": "wipe", "arguments": map[string]any{"message": "x"}}))
 		q := c.recv()
-		if q.Method != methodElicit {
+		if q.Method != questions.MethodElicit {
 			t.Fatalf("got %+v, want elicitation/create", q)
 		}
 		c.send(answerWith(`{"action":"` + action + `","content":{"confirm":true}}`)(q))

@@ -7,6 +7,8 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 )
@@ -174,15 +176,15 @@ func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool
 	if err != nil {
 		e := hooteproto.AsError(err)
 		s.log.Info("mcp: "+t.Name+" failed", "code", e.Code(), "err", err)
-		code := int64(codeInternalError)
+		code := int64(jsonrpc.CodeInternalError)
 		if e.Code() == hooteproto.CodeInvalidArgument || e.Code() == hooteproto.CodeNotFound {
-			code = codeInvalidParams
+			code = jsonrpc.CodeInvalidParams
 		}
 		return nil, s.fail(id, code, e.Message(), &guidance{Hint: e.Hint()})
 	}
 	m, ok := t.Unwrap(res)
 	if !ok || m == nil {
-		return nil, s.internalError(id, "the worker answered "+quote(t.Name)+" with a result of another kind")
+		return nil, s.internalError(id, "the worker answered "+wording.Quote(t.Name)+" with a result of another kind")
 	}
 	return m, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -71,8 +72,8 @@ func TestPromptsResourcesAndCompletion(t *testing.T) {
 		{"a prompt's arguments become its request", "prompts/get", map[string]any{"name": "test_prompt_with_arguments", "arguments": map[string]any{"arg1": "a", "arg2": "b"}},
 			[]string{`"messages":[{"role":"user","content":{"type":"text","text":"a+b"}}]`}, 0},
 		{"a prompt's missing argument is refused", "prompts/get", map[string]any{"name": "test_prompt_with_arguments", "arguments": map[string]any{"arg1": "a"}},
-			nil, codeInvalidParams},
-		{"an unknown prompt is refused", "prompts/get", map[string]any{"name": "nope"}, nil, codeInvalidParams},
+			nil, jsonrpc.CodeInvalidParams},
+		{"an unknown prompt is refused", "prompts/get", map[string]any{"name": "nope"}, nil, jsonrpc.CodeInvalidParams},
 		{"resources are listed without templates", "resources/list", map[string]any{},
 			[]string{`{"uri":"test://static-text","name":"static_text"`, `"mimeType":"text/plain"`}, 0},
 		{"templates are listed", "resources/templates/list", map[string]any{},
@@ -171,7 +172,7 @@ func TestStoredObjectIsAResource(t *testing.T) {
 		t.Fatalf("read = %s %+v, want %s", r.Result, r.Error, want)
 	}
 	// A URI that the template matches but whose hash is malformed is refused with the reason.
-	if r = c.call(4, "resources/read", map[string]any{"uri": "hoot://cas/nothex"}); r.Error == nil || r.Error.Code != codeInvalidParams {
+	if r = c.call(4, "resources/read", map[string]any{"uri": "hoot://cas/nothex"}); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("read of a bad hash = %s %+v", r.Result, r.Error)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/content"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 )
 
@@ -33,18 +35,18 @@ func TestEncodeToolResultMatchesMarshal(t *testing.T) {
 	for range 2000 {
 		strs = append(strs, randomJSONString(r))
 	}
-	ids := []json.RawMessage{json.RawMessage("7"), json.RawMessage(`"a<b>&c\u2028"`), json.RawMessage("\"x\u2028y\u2029\""), json.RawMessage("-1.5e3"), nullID}
+	ids := []json.RawMessage{json.RawMessage("7"), json.RawMessage(`"a<b>&c\u2028"`), json.RawMessage("\"x\u2028y\u2029\""), json.RawMessage("-1.5e3"), jsonrpc.NullID}
 	for i, s := range strs {
 		sc, _ := json.Marshal(map[string]string{"message": s, "worker": strs[(i+1)%len(strs)]})
 		text := s
-		res := callToolResult{Content: []contentBlock{textBlock(text)}, StructuredContent: sc}
+		res := callToolResult{Content: []content.Block{content.Text(text)}, StructuredContent: sc}
 		switch i % 5 {
 		case 1:
-			res = callToolResult{Content: []contentBlock{textBlock(text), textBlock(strs[(i+3)%len(strs)])}, IsError: true}
+			res = callToolResult{Content: []content.Block{content.Text(text), content.Text(strs[(i+3)%len(strs)])}, IsError: true}
 		case 2:
 			res.Content = nil
 		case 3:
-			res.Content = []contentBlock{}
+			res.Content = []content.Block{}
 		}
 		resp := newResult(ids[i%len(ids)], res)
 		want, err := json.Marshal(resp)
@@ -64,13 +66,13 @@ func TestEncodeToolResultMatchesMarshal(t *testing.T) {
 func TestEncodeToolResultFallsBack(t *testing.T) {
 	sc := json.RawMessage(`{"a":1}`)
 	for _, resp := range []*response{
-		newResult(json.RawMessage(" 7 "), callToolResult{Content: []contentBlock{textBlock("x")}}),
+		newResult(json.RawMessage(" 7 "), callToolResult{Content: []content.Block{content.Text("x")}}),
 		newResult(json.RawMessage("7"), callToolResult{StructuredContent: json.RawMessage(`{"a": 1}`)}),
 		newResult(nil, callToolResult{StructuredContent: sc}),
-		newResult(json.RawMessage("7"), callToolResult{Content: []contentBlock{{Type: "image", Data: "AA=="}}}),
-		newResult(json.RawMessage("7"), callToolResult{Content: []contentBlock{{Type: "text"}}}),
+		newResult(json.RawMessage("7"), callToolResult{Content: []content.Block{{Type: "image", Data: "AA=="}}}),
+		newResult(json.RawMessage("7"), callToolResult{Content: []content.Block{{Type: "text"}}}),
 		newResult(json.RawMessage("7"), listToolsResult{}),
-		newError(json.RawMessage("7"), codeInternalError, "x", nil),
+		newError(json.RawMessage("7"), jsonrpc.CodeInternalError, "x", nil),
 	} {
 		if b, ok := encodeToolResult(resp); ok {
 			t.Errorf("fast path took %+v: %s", resp, b)
@@ -100,7 +102,7 @@ func TestCompactMatchesJSONCompact(t *testing.T) {
 		if json.Compact(&buf, want) == nil {
 			want = buf.Bytes()
 		}
-		if got := compact(json.RawMessage(d)); !bytes.Equal(got, want) {
+		if got := rawjson.Compact(json.RawMessage(d)); !bytes.Equal(got, want) {
 			t.Fatalf("compact(%q) = %q, want %q", d, got, want)
 		}
 		if json.Valid([]byte(d)) {

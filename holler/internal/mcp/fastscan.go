@@ -46,9 +46,9 @@ func scanCallToolParams(data []byte, p *callToolParams) bool {
 		// progressToken); leave that to it rather than copy the rule.
 		return false
 	}
-	if meta != nil && kindOf(meta) != "null" {
+	if meta != nil && rawjson.Kind(meta) != "null" {
 		// An _meta that is not an object is an error of json.Unmarshal; leave it to that.
-		if kindOf(meta) != "object" || !rawjson.ScanMembers(meta, metaNames, func(_ int, v []byte) { q.Meta.ProgressToken = v }) {
+		if rawjson.Kind(meta) != "object" || !rawjson.ScanMembers(meta, metaNames, func(_ int, v []byte) { q.Meta.ProgressToken = v }) {
 			return false
 		}
 	}

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
-	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -68,7 +69,7 @@ func tryToolsCall(t *hootv1hoot.Tool) json.RawMessage {
 		ID      int             `json:"id"`
 		Method  string          `json:"method"`
 		Params  json.RawMessage `json:"params"`
-	}{jsonrpcVersion, 1, methodToolsCall, exampleCall(t)})
+	}{jsonrpc.Version, 1, methodToolsCall, exampleCall(t)})
 	return b
 }
 
@@ -81,22 +82,9 @@ func exampleCall(t *hootv1hoot.Tool) json.RawMessage {
 	b, _ := json.Marshal(struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
-	}{t.Name, compact(args)})
+	}{t.Name, rawjson.Compact(args)})
 	return b
 }
-
-// closeNames returns the candidates that look like a misspelling of name, closest first, at
-// most three (wording.Close).
-func closeNames(name string, candidates []string) []string { return wording.Close(name, candidates) }
-
-// didYouMeanSuffix returns `; did you mean "x"?` for the closest of names, or "".
-func didYouMeanSuffix(names []string) string { return wording.DidYouMean(names) }
-
-// quote returns s in double quotes, shortened when long, for messages.
-func quote(s string) string { return wording.Quote(s) }
-
-// short returns s cut to a length fit for a message.
-func short(s string) string { return wording.Short(s) }
 
 // toolErrorText renders a tool's failure for a model: what failed and why, the argument it is
 // about, the next step, and whether and when a retry can help.

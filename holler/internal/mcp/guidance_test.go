@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
 )
 
 // TestTryRequests checks that every request offered to copy is valid JSON-RPC that this server
@@ -21,7 +22,7 @@ func TestTryRequests(t *testing.T) {
 		if err := json.Unmarshal(exampleCall(tool), &call); err != nil {
 			t.Fatal(err)
 		}
-		if _, bad := decodeArguments(tool, call.Arguments); bad != nil {
+		if _, bad := arguments.Decode(tool, call.Arguments); bad != nil {
 			t.Errorf("the example of %s does not decode: %+v", tool.Name, bad)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -35,27 +37,27 @@ func TestHTTPTransportErrors(t *testing.T) {
 		wantData   []string
 		wantText   string
 	}{
-		{name: "missing session id", body: ping + " ", wantStatus: http.StatusBadRequest, wantCode: codeInvalidRequest,
+		{name: "missing session id", body: ping + " ", wantStatus: http.StatusBadRequest, wantCode: jsonrpc.CodeInvalidRequest,
 			wantData: []string{"hint", "try"}, wantText: headerSessionID},
 		{name: "missing session id on tools/call", body: request(1, "tools/call", map[string]any{"name": "echo"}),
-			wantStatus: http.StatusBadRequest, wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}},
+			wantStatus: http.StatusBadRequest, wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}},
 		{name: "unknown session id", init: true, session: "feedface", body: ping, wantStatus: http.StatusNotFound,
-			wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantText: "unknown or expired session"},
+			wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantText: "unknown or expired session"},
 		{name: "unsupported protocol version header", init: true, header: map[string]string{"MCP-Protocol-Version": "2099-01-01"},
-			body: ping, wantStatus: http.StatusBadRequest, wantCode: codeInvalidRequest, wantData: []string{"hint", "supported"}},
+			body: ping, wantStatus: http.StatusBadRequest, wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "supported"}},
 		{name: "supported protocol version header", init: true, header: map[string]string{"MCP-Protocol-Version": protocolVersion20250618},
 			body: ping, wantStatus: http.StatusOK},
 		{name: "oversized body", server: small, init: true, body: request(1, "tools/call", map[string]any{"name": "echo",
 			"arguments": map[string]any{"message": strings.Repeat("x", 1000)}}), wantStatus: http.StatusRequestEntityTooLarge,
-			wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: "limit"},
+			wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantText: "limit"},
 		{name: "wrong content type", init: true, header: map[string]string{"Content-Type": "text/plain"}, body: ping,
-			wantStatus: http.StatusUnsupportedMediaType, wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: "Content-Type"},
+			wantStatus: http.StatusUnsupportedMediaType, wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantText: "Content-Type"},
 		{name: "no content type", init: true, header: map[string]string{"Content-Type": ""}, body: ping,
-			wantStatus: http.StatusUnsupportedMediaType, wantCode: codeInvalidRequest, wantData: []string{"hint"}},
+			wantStatus: http.StatusUnsupportedMediaType, wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}},
 		{name: "JSON content type with charset", init: true, header: map[string]string{"Content-Type": "application/json; charset=utf-8"},
 			body: ping, wantStatus: http.StatusOK},
 		{name: "foreign origin", init: true, header: map[string]string{"Origin": "http://evil.example"}, body: ping,
-			wantStatus: http.StatusForbidden, wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: "origin"},
+			wantStatus: http.StatusForbidden, wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantText: "origin"},
 		{name: "loopback origin", init: true, header: map[string]string{"Origin": "http://localhost:5173"}, body: ping, wantStatus: http.StatusOK},
 		{name: "allowed origin", server: small, init: true, header: map[string]string{"Origin": "https://app.example"}, body: ping,
 			wantStatus: http.StatusOK},
@@ -176,7 +178,7 @@ func TestHTTPSessionIDs(t *testing.T) {
 	// A failed initialize starts no session.
 	c := newMCPHTTP(t, s)
 	a := c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, nil)
-	if a.header.Get(headerSessionID) != "" || a.last(t).Error == nil || a.last(t).Error.Code != codeInvalidParams {
+	if a.header.Get(headerSessionID) != "" || a.last(t).Error == nil || a.last(t).Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("bad initialize: %d %q %s", a.status, a.header.Get(headerSessionID), a.body)
 	}
 }
@@ -223,7 +225,7 @@ func TestHTTPToolCalls(t *testing.T) {
 		if missing := hasKeys(ann, "title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"); len(missing) > 0 {
 			t.Errorf("%s: annotations lack %v", name, missing)
 		}
-		if kindOf(tool["inputSchema"]) != "object" {
+		if rawjson.Kind(tool["inputSchema"]) != "object" {
 			t.Errorf("%s: inputSchema = %s", name, tool["inputSchema"])
 		}
 	}
@@ -291,7 +293,7 @@ func TestHTTPToolCalls(t *testing.T) {
 		return &hootv1.Result{Result: &hootv1.Result_CasStore{CasStore: &hootv1.CasStoreResult{}}}, nil
 	}
 	r := c.call(8, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}})
-	if r.Error == nil || r.Error.Code != codeInternalError {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError {
 		t.Errorf("wrong result type: %+v", r)
 	}
 }

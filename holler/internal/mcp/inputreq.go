@@ -8,7 +8,10 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
 // The confirmation of the 2026-07-28 era, asked in an input_required result and answered in
@@ -23,7 +26,7 @@ const confirmKeyPrefix = "confirm-"
 // An inputRequired is the answer of a call whose confirmation must be asked in an
 // input_required result: the confirmer returns it as its error, and callTool answers with it.
 type inputRequired struct {
-	result inputRequiredResult
+	result questions.InputRequired
 }
 
 func (e *inputRequired) Error() string { return "the call waits for a person's answer" }
@@ -37,16 +40,6 @@ type modernConfirmer struct {
 }
 
 var _ confirmer = (*modernConfirmer)(nil)
-
-// A malformedAnswer is an inputResponses or requestState that cannot be read; the request is
-// answered -32602.
-type malformedAnswer struct {
-	why string
-	// field is the member of params it is about.
-	field string
-}
-
-func (e *malformedAnswer) Error() string { return e.why }
 
 func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error) {
 	r := c.round
@@ -70,7 +63,7 @@ func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer,
 	}
 	key := q.keyPrefix() + r.state.Question
 	raw, ok := r.responses[key]
-	if !ok || kindOf(raw) == "null" {
+	if !ok || rawjson.Kind(raw) == "null" {
 		// The question went unanswered: ask it again, as MCP asks of a server, rather than fail.
 		return answerDeclined, nil, c.ask(q)
 	}
@@ -78,14 +71,14 @@ func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer,
 		Action  string                     `json:"action"`
 		Content map[string]json.RawMessage `json:"content"`
 	}
-	field := "params." + paramInputResponses + "." + key
-	if kindOf(raw) != "object" || json.Unmarshal(raw, &a) != nil {
-		return answerDeclined, nil, &malformedAnswer{why: field + " must be an elicitation result: an object with action and content", field: field}
+	field := "params." + questions.ParamInputResponses + "." + key
+	if rawjson.Kind(raw) != "object" || json.Unmarshal(raw, &a) != nil {
+		return answerDeclined, nil, &questions.Malformed{Why: field + " must be an elicitation result: an object with action and content", Field: field}
 	}
 	switch a.Action {
 	case "accept", "decline", "cancel":
 	default:
-		return answerDeclined, nil, &malformedAnswer{why: field + " has the unknown action " + quote(a.Action) + "; want accept, decline or cancel", field: field}
+		return answerDeclined, nil, &questions.Malformed{Why: field + " has the unknown action " + wording.Quote(a.Action) + "; want accept, decline or cancel", Field: field}
 	}
 	switch {
 	case a.Action == "accept" && q.confirm && q.accepted(a.Content) == answerAccepted:
@@ -110,13 +103,9 @@ func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer,
 // ask returns the input_required answer that puts q to the person.
 func (c *modernConfirmer) ask(q confirmQuestion) error {
 	id := reqstate.NewQuestionID()
-	res, err := c.round.result(q.keyPrefix(), id, inputRequest{
-		Method: methodElicit,
-		Params: struct {
-			Mode            string         `json:"mode"`
-			Message         string         `json:"message"`
-			RequestedSchema map[string]any `json:"requestedSchema"`
-		}{"form", q.message(), q.requestedSchema()},
+	res, err := c.round.result(q.keyPrefix(), id, questions.Request{
+		Method: questions.MethodElicit,
+		Params: questions.Elicit{Mode: "form", Message: q.message(), RequestedSchema: q.requestedSchema()},
 	})
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 )
 
@@ -37,7 +39,7 @@ func inputRequiredOf(t *testing.T, a *httpAnswer) (inputRequiredAnswer, string) 
 	if err := json.Unmarshal(r.Result, &ir); err != nil {
 		t.Fatalf("decoding %s: %v", r.Result, err)
 	}
-	if ir.ResultType != resultTypeInputRequired || len(ir.InputRequests) != 1 || ir.RequestState == "" {
+	if ir.ResultType != questions.ResultTypeInputRequired || len(ir.InputRequests) != 1 || ir.RequestState == "" {
 		t.Fatalf("want an input_required result with one question and a state, got %s", r.Result)
 	}
 	var key string
@@ -68,8 +70,8 @@ func wipeCall(message string, extra map[string]any) map[string]any {
 // retryWith returns the members of a retry that answers question key of state with answer.
 func retryWith(key, state, answer string) map[string]any {
 	return map[string]any{
-		paramRequestState:   state,
-		paramInputResponses: map[string]any{key: json.RawMessage(answer)},
+		questions.ParamRequestState:   state,
+		questions.ParamInputResponses: map[string]any{key: json.RawMessage(answer)},
 	}
 }
 
@@ -95,7 +97,7 @@ func TestInputRequiredConfirmation(t *testing.T) {
 		t.Fatalf("the backend was called %d times before the person answered", n)
 	}
 	q := ir.InputRequests[key]
-	if q.Method != methodElicit || q.Params.Mode != "form" || !strings.HasPrefix(key, confirmKeyPrefix) {
+	if q.Method != questions.MethodElicit || q.Params.Mode != "form" || !strings.HasPrefix(key, confirmKeyPrefix) {
 		t.Errorf("question %q = %+v", key, q)
 	}
 	for _, w := range []string{"wipe", "Wipe the slate", "destructive", "message: \"hello\""} {
@@ -146,7 +148,7 @@ func checkStateRefused(t *testing.T, name string, a *httpAnswer, want string) {
 		return
 	}
 	hint, _ := r.Error.Data["hint"].(string)
-	if r.Error.Code != codeInvalidParams || !strings.Contains(r.Error.Message, want) || !strings.Contains(hint, "without requestState") {
+	if r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, want) || !strings.Contains(hint, "without requestState") {
 		t.Errorf("%s: error %d %q, hint %q; want -32602 saying %q and a hint to call again without the state", name, r.Error.Code, r.Error.Message, hint, want)
 	}
 }
@@ -204,7 +206,7 @@ func TestInputRequiredBadStates(t *testing.T) {
 		{"garbage", wipeCall("hello", retryWith(key, "hello", acceptTicked)), "not signed by this server's key"},
 		{"other arguments", wipeCall("goodbye", retryWith(key, state, acceptTicked)), "other arguments"},
 		{"other tool", map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hello"}, "_meta": elicitMeta(),
-			paramRequestState: state, paramInputResponses: map[string]any{key: json.RawMessage(acceptTicked)}}, "another tool"},
+			questions.ParamRequestState: state, questions.ParamInputResponses: map[string]any{key: json.RawMessage(acceptTicked)}}, "another tool"},
 	}
 	for i, tc := range tests {
 		checkStateRefused(t, tc.name, c.modernCall(10+i, "tools/call", tc.params, nil), tc.want)
@@ -242,10 +244,10 @@ func TestInputRequiredAsksAgain(t *testing.T) {
 	// The state without the answer, or with the answer under another key: asked again, with a
 	// question of its own.
 	for i, extra := range []map[string]any{
-		{paramRequestState: ir.RequestState},
+		{questions.ParamRequestState: ir.RequestState},
 		retryWith("something-else", ir.RequestState, acceptTicked),
-		{paramRequestState: ir.RequestState, paramInputResponses: nil},
-		{paramInputResponses: map[string]any{key: json.RawMessage(acceptTicked)}}, // no state: a first call
+		{questions.ParamRequestState: ir.RequestState, questions.ParamInputResponses: nil},
+		{questions.ParamInputResponses: map[string]any{key: json.RawMessage(acceptTicked)}}, // no state: a first call
 	} {
 		again, key2 := inputRequiredOf(t, c.modernCall(2+i, "tools/call", wipeCall("hello", extra), nil))
 		if key2 == key || again.RequestState == ir.RequestState {
@@ -255,7 +257,7 @@ func TestInputRequiredAsksAgain(t *testing.T) {
 	// A malformed answer is a protocol error.
 	for i, ans := range []string{`12345`, `{"action":"maybe"}`} {
 		r := c.modernCall(10+i, "tools/call", wipeCall("hello", retryWith(key, ir.RequestState, ans)), nil).last(t)
-		if r.Error == nil || r.Error.Code != codeInvalidParams {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("answer %s: want -32602, got %s", ans, r.Result)
 		}
 	}

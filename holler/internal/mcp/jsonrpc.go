@@ -4,23 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
-	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 )
-
-// JSON-RPC 2.0 error codes (package jsonrpc).
-const (
-	codeParseError     = jsonrpc.CodeParseError
-	codeInvalidRequest = jsonrpc.CodeInvalidRequest
-	codeMethodNotFound = jsonrpc.CodeMethodNotFound
-	codeInvalidParams  = jsonrpc.CodeInvalidParams
-	codeInternalError  = jsonrpc.CodeInternalError
-)
-
-// jsonrpcVersion is the only value the "jsonrpc" member may have.
-const jsonrpcVersion = jsonrpc.Version
-
-// nullID is the id of a response to a message whose id could not be read.
-var nullID = jsonrpc.NullID
 
 // A message is one decoded JSON-RPC 2.0 message, a jsonrpc.Message with the server's own state:
 // a request (method and id), a notification (method, no id) or a response (id and result or
@@ -82,26 +66,17 @@ func decodeMessage(data []byte) (*message, *jsonrpc.DecodeError) {
 	return &message{ID: m.ID, Method: m.Method, Params: m.Params, Result: m.Result, Error: m.Error}, nil
 }
 
-// kindOf names the JSON type of a valid JSON value (rawjson.Kind).
-func kindOf(v json.RawMessage) string { return rawjson.Kind(v) }
-
-// compact returns v without insignificant whitespace (rawjson.Compact).
-func compact(v json.RawMessage) json.RawMessage { return rawjson.Compact(v) }
-
-// idKey returns a key that is equal for equal JSON-RPC ids (jsonrpc.IDKey).
-func idKey(id json.RawMessage) string { return jsonrpc.IDKey(id) }
-
 // newResult returns the response to the request with id, carrying result.
 func newResult(id json.RawMessage, result any) *response {
-	return &response{JSONRPC: jsonrpcVersion, ID: id, Result: result}
+	return &response{JSONRPC: jsonrpc.Version, ID: id, Result: result}
 }
 
 // newError returns the error response to the request with id.
 func newError(id json.RawMessage, code int64, msg string, data any) *response {
 	if id == nil {
-		id = nullID
+		id = jsonrpc.NullID
 	}
-	return &response{JSONRPC: jsonrpcVersion, ID: id, Error: &wireError{Code: code, Message: msg, Data: data}}
+	return &response{JSONRPC: jsonrpc.Version, ID: id, Error: &wireError{Code: code, Message: msg, Data: data}}
 }
 
 // encode returns v as JSON. Values built by this package always encode; a failure is a fault
@@ -115,7 +90,7 @@ func encode(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
 		if r, ok := v.(*response); ok {
-			b, _ = json.Marshal(newError(r.ID, codeInternalError, "internal error: the response could not be encoded", nil))
+			b, _ = json.Marshal(newError(r.ID, jsonrpc.CodeInternalError, "internal error: the response could not be encoded", nil))
 			return b
 		}
 		return []byte("{}")

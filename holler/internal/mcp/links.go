@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/content"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -17,11 +18,11 @@ const maxLinks = 20
 // at any depth, that the schema marks with (hoot.v1.ref) as naming an artifact or a stored
 // object: each links to the gateway's content route for it under base. The server knows
 // nothing of the result beyond that option. An empty base gives no links.
-func refLinks(m proto.Message, base string) []contentBlock {
+func refLinks(m proto.Message, base string) []content.Block {
 	if base == "" || m == nil {
 		return nil
 	}
-	var out []contentBlock
+	var out []content.Block
 	var seen map[string]bool
 	var walk func(r protoreflect.Message)
 	walk = func(r protoreflect.Message) {
@@ -60,7 +61,7 @@ func refLinks(m proto.Message, base string) []contentBlock {
 	return out
 }
 
-func appendLink(out []contentBlock, seenp *map[string]bool, base string, ref hootv1.Ref, value string) []contentBlock {
+func appendLink(out []content.Block, seenp *map[string]bool, base string, ref hootv1.Ref, value string) []content.Block {
 	if value == "" || (*seenp)[value] {
 		return out
 	}
@@ -77,7 +78,7 @@ func appendLink(out []contentBlock, seenp *map[string]bool, base string, ref hoo
 	default:
 		return out
 	}
-	return append(out, contentBlock{Type: "resource_link", URI: base + path, Name: value, Description: desc})
+	return append(out, content.Block{Type: "resource_link", URI: base + path, Name: value, Description: desc})
 }
 
 // A linkField is a field that refLinks looks at: a message field to walk into (ref

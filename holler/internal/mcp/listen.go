@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
 // subscriptions/listen (2026-07-28).
@@ -175,7 +178,7 @@ func (ls *listenStream) tagged(method string, params map[string]any) *notificati
 	}
 	meta[metaSubscriptionID] = ls.id
 	p["_meta"] = meta
-	return &notification{JSONRPC: jsonrpcVersion, Method: method, Params: p}
+	return &notification{JSONRPC: jsonrpc.Version, Method: method, Params: p}
 }
 
 // listChangeMethods are the notifications of each list, in the order a burst writes them.
@@ -191,14 +194,14 @@ func (s *Server) readListen(msg *message) (listenFilter, *response) {
 		Notifications json.RawMessage `json:"notifications"`
 	}
 	bad := func(text, field, expected string) (listenFilter, *response) {
-		return f, s.fail(msg.ID, codeInvalidParams, "invalid params: "+text, &guidance{
+		return f, s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+text, &guidance{
 			Hint:     "Send params.notifications with the kinds to hear: toolsListChanged, promptsListChanged and resourcesListChanged (true or false) and resourceSubscriptions (a list of resource URIs), as in try.",
 			Field:    field,
 			Expected: expected,
 			Try:      tryListen(),
 		})
 	}
-	if json.Unmarshal(msg.Params, &p) != nil || kindOf(p.Notifications) != "object" {
+	if json.Unmarshal(msg.Params, &p) != nil || rawjson.Kind(p.Notifications) != "object" {
 		return bad("subscriptions/listen needs params.notifications, an object that names the notifications to hear", "params.notifications", "an object")
 	}
 	var members map[string]json.RawMessage
@@ -208,18 +211,18 @@ func (s *Server) readListen(msg *message) (listenFilter, *response) {
 		kind   listKinds
 	}{{"toolsListChanged", listTools}, {"promptsListChanged", listPrompts}, {"resourcesListChanged", listResources}} {
 		raw, ok := members[b.member]
-		if !ok || kindOf(raw) == "null" {
+		if !ok || rawjson.Kind(raw) == "null" {
 			continue
 		}
 		var on bool
 		if json.Unmarshal(raw, &on) != nil {
-			return bad("params.notifications."+b.member+" must be true or false, got "+short(string(raw)), "params.notifications."+b.member, "a boolean")
+			return bad("params.notifications."+b.member+" must be true or false, got "+wording.Short(string(raw)), "params.notifications."+b.member, "a boolean")
 		}
 		if on {
 			f.kinds |= b.kind
 		}
 	}
-	if raw, ok := members["resourceSubscriptions"]; ok && kindOf(raw) != "null" {
+	if raw, ok := members["resourceSubscriptions"]; ok && rawjson.Kind(raw) != "null" {
 		if json.Unmarshal(raw, &f.resources) != nil {
 			return bad("params.notifications.resourceSubscriptions must be a list of resource URIs", "params.notifications.resourceSubscriptions", "an array of strings")
 		}
@@ -235,7 +238,7 @@ func (s *Server) readListen(msg *message) (listenFilter, *response) {
 		}
 	}
 	for _, e := range s.listenExtensions {
-		if raw, ok := members[e.member]; ok && kindOf(raw) != "null" {
+		if raw, ok := members[e.member]; ok && rawjson.Kind(raw) != "null" {
 			if f.extensions == nil {
 				f.extensions = make(map[string]json.RawMessage)
 			}
@@ -294,7 +297,7 @@ func (s *Server) openListen(ctx context.Context, msg *message, f listenFilter) (
 		h, stop, problem := e.open(ctx, raw, ls.notify)
 		if problem != "" {
 			stopAll()
-			return nil, nil, nil, s.fail(msg.ID, codeInvalidParams, "invalid params: params.notifications."+e.member+": "+problem, &guidance{
+			return nil, nil, nil, s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: params.notifications."+e.member+": "+problem, &guidance{
 				Hint:  "Fix params.notifications." + e.member + " as the message says, or leave it out.",
 				Field: "params.notifications." + e.member,
 				Try:   tryListen(),
@@ -382,14 +385,14 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 		return
 	}
 	if _, sseOK := httpcheck.Accepts(r.Header.Values("Accept")); !sseOK {
-		s.writeJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, codeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance{
+		s.writeJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance{
 			Hint: "Send the request with the header Accept: application/json, text/event-stream.",
 		}))
 		return
 	}
 	if !s.listens.acquire() {
 		w.Header().Set("Retry-After", "5")
-		s.writeJSON(w, http.StatusServiceUnavailable, s.fail(msg.ID, codeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance{
+		s.writeJSON(w, http.StatusServiceUnavailable, s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance{
 			Hint: "Close a listen stream you no longer read (one stream can ask for every kind of notification), or try again later or at another gateway.",
 		}))
 		return
@@ -424,7 +427,7 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 		return fail
 	}
 	if !s.listens.acquire() {
-		return s.fail(msg.ID, codeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance{
 			Hint: "Cancel a listen stream you no longer read (one stream can ask for every kind of notification).",
 		})
 	}
@@ -455,7 +458,7 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 	if how == listenFellBehind {
 		// stdio has no stream to close: the server ends a listen request it gives up on with
 		// notifications/cancelled naming it (the only request it ever cancels so).
-		w.notify(&notification{JSONRPC: jsonrpcVersion, Method: notifyCancelled, Params: map[string]any{
+		w.notify(&notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: map[string]any{
 			"requestId": ls.id,
 			"reason":    "the client read the subscription's notifications too slowly; listen again",
 		}})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // openListen POSTs a 2026-07-28 subscriptions/listen with the filter and keeps its event stream
@@ -170,12 +171,12 @@ func TestListenRefusals(t *testing.T) {
 		code   int
 		want   string
 	}{
-		{"no filter", map[string]any{}, "", http.StatusBadRequest, codeInvalidParams, "params.notifications"},
-		{"filter not an object", map[string]any{"notifications": []int{1}}, "", http.StatusBadRequest, codeInvalidParams, "params.notifications"},
-		{"flag not a boolean", map[string]any{"notifications": map[string]any{"toolsListChanged": "yes"}}, "", http.StatusBadRequest, codeInvalidParams, "toolsListChanged must be true or false"},
-		{"too many resources", map[string]any{"notifications": map[string]any{"resourceSubscriptions": make([]string, maxResourceSubscriptions+1)}}, "", http.StatusBadRequest, codeInvalidParams, "more than this server's limit"},
-		{"URI too long", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []string{"test://" + strings.Repeat("x", maxSubscribedURI)}}}, "", http.StatusBadRequest, codeInvalidParams, "bytes long"},
-		{"no event streams", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, "application/json", http.StatusNotAcceptable, codeInvalidRequest, "text/event-stream"},
+		{"no filter", map[string]any{}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "params.notifications"},
+		{"filter not an object", map[string]any{"notifications": []int{1}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "params.notifications"},
+		{"flag not a boolean", map[string]any{"notifications": map[string]any{"toolsListChanged": "yes"}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "toolsListChanged must be true or false"},
+		{"too many resources", map[string]any{"notifications": map[string]any{"resourceSubscriptions": make([]string, maxResourceSubscriptions+1)}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "more than this server's limit"},
+		{"URI too long", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []string{"test://" + strings.Repeat("x", maxSubscribedURI)}}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "bytes long"},
+		{"no event streams", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, "application/json", http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "text/event-stream"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c.accept = tc.accept

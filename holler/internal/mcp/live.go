@@ -11,6 +11,9 @@ import (
 	"slices"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
 // A LiveBackend is a Backend that knows which services have a live worker, such as
@@ -89,8 +92,8 @@ func (s *Server) listTools(ctx context.Context, msg *message) *response {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
-	if msg.Params != nil && (kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil) {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: tools/list takes an object with an optional cursor (a string)", &guidance{
+	if msg.Params != nil && (rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil) {
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tools/list takes an object with an optional cursor (a string)", &guidance{
 			Hint: "Send tools/list with empty params for the first page, and with the nextCursor of a page for the next.",
 			Try:  tryToolsList(),
 		})
@@ -104,7 +107,7 @@ func (s *Server) listTools(ctx context.Context, msg *message) *response {
 	if p.Cursor != nil {
 		o, ok := readCursor(key, *p.Cursor)
 		if !ok {
-			return s.fail(msg.ID, codeInvalidParams, "invalid params: unknown cursor "+quote(*p.Cursor), &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: unknown cursor "+wording.Quote(*p.Cursor), &guidance{
 				Hint: "Pass the nextCursor of the previous tools/list answer unchanged, or send tools/list without a cursor to start from the first page.",
 				Try:  tryToolsList(),
 			})

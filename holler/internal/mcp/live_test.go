@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // liveBackend is the fake backend with a set of live services that a test changes.
@@ -95,7 +96,7 @@ func TestToolsListPages(t *testing.T) {
 	// A cursor this server did not make is refused.
 	for _, bad := range []string{"x", "", cursor + "A", strings.ToUpper(cursor)} {
 		r := c.call(100, "tools/list", map[string]any{"cursor": bad})
-		if r.Error == nil || r.Error.Code != codeInvalidParams || r.Error.Data["hint"] == nil {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || r.Error.Data["hint"] == nil {
 			t.Errorf("cursor %q: %s %+v", bad, r.Result, r.Error)
 		}
 	}
@@ -112,7 +113,7 @@ func TestToolsListPages(t *testing.T) {
 	other, _ := newTestServer(t, func(c *Config) { c.PageSize = 3 })
 	co := newMCPHTTP(t, other)
 	co.initialize(latestProtocolVersion)
-	if r := co.call(1, "tools/list", map[string]any{"cursor": next}); r.Error == nil || r.Error.Code != codeInvalidParams {
+	if r := co.call(1, "tools/list", map[string]any{"cursor": next}); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("a gateway paging by 3 took a cursor of one paging by 2: %s %+v", r.Result, r.Error)
 	}
 	// The default page holds the whole table.
@@ -199,7 +200,7 @@ func TestSetLogLevel(t *testing.T) {
 	}
 	for _, bad := range []any{"loud", 3, nil} {
 		r := c.call(2, "logging/setLevel", map[string]any{"level": bad})
-		if r.Error == nil || r.Error.Code != codeInvalidParams {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("level %v: %s %+v", bad, r.Result, r.Error)
 		}
 	}
@@ -324,6 +325,6 @@ func TestCursorOfAnotherListing(t *testing.T) {
 	b.set(hootv1hoot.SystemServiceName, hootv1hoot.CasServiceName, hootv1hoot.ArtifactServiceName)
 	waitFor(t, func() bool {
 		r := c.call(3, "tools/list", map[string]any{"cursor": next})
-		return r.Error != nil && r.Error.Code == codeInvalidParams
+		return r.Error != nil && r.Error.Code == jsonrpc.CodeInvalidParams
 	})
 }

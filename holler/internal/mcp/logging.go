@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -59,15 +61,15 @@ func (s *Server) setLogLevel(sess *session, msg *message) *response {
 		Level json.RawMessage `json:"level"`
 	}
 	var name string
-	bad := msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
-		kindOf(p.Level) != "string" || json.Unmarshal(p.Level, &name) != nil
+	bad := msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
+		rawjson.Kind(p.Level) != "string" || json.Unmarshal(p.Level, &name) != nil
 	level, ok := parseLogLevel(name)
 	if bad || !ok {
 		got := "no level"
 		if p.Level != nil {
 			got = string(p.Level)
 		}
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+joinNames(logLevelNames)+"; got "+got, &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+joinNames(logLevelNames)+"; got "+got, &guidance{
 			Hint:     "Send one of the levels in expected, such as \"info\".",
 			Expected: joinNames(logLevelNames),
 			Got:      got,
@@ -94,7 +96,7 @@ func (s *Server) notifyLog(sess *session, out notifier, level logLevel, logger s
 		return
 	}
 	n := &notification{
-		JSONRPC: jsonrpcVersion,
+		JSONRPC: jsonrpc.Version,
 		Method:  notifyMessage,
 		Params:  logMessageParams{Level: level.String(), Logger: logger, Data: data},
 	}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // A malformedCase is a mistake a client can make, and what the server must answer, over any
@@ -31,77 +33,77 @@ var malformedCases = []malformedCase{
 	{
 		name: "not JSON", version: latestProtocolVersion,
 		body:     `{"jsonrpc": "2.0", "id": 1, "method": `,
-		wantCode: codeParseError, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest, wantNullID: true,
+		wantCode: jsonrpc.CodeParseError, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "batch array", version: latestProtocolVersion,
 		body:     `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"batch"}, wantStatus: http.StatusBadRequest, wantNullID: true,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"batch"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "not an object", version: latestProtocolVersion,
 		body:     `"tools/list"`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest, wantNullID: true,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "not JSON-RPC at all", version: latestProtocolVersion,
 		body:     `{"name":"echo","arguments":{"message":"hi"}}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{"JSON-RPC 2.0"}, wantStatus: http.StatusBadRequest, wantNullID: true,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{"JSON-RPC 2.0"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "wrong jsonrpc", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"1.0","id":1,"method":"ping"}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{`"2.0"`}, wantStatus: http.StatusBadRequest,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{`"2.0"`}, wantStatus: http.StatusBadRequest,
 	},
 	{
 		name: "no method", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"params":{}}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest,
 	},
 	{
 		name: "bad id type", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"id must be"}, wantStatus: http.StatusBadRequest, wantNullID: true,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"id must be"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "null id", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":null,"method":"ping"}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantStatus: http.StatusBadRequest, wantNullID: true,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
 		name: "params not an object", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"all"}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantStatus: http.StatusBadRequest,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantStatus: http.StatusBadRequest,
 	},
 	{
 		name: "unknown method", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/lst"}`,
-		wantCode: codeMethodNotFound, wantData: []string{"hint", "methods", "try"}, wantDidYouMean: "tools/list", wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeMethodNotFound, wantData: []string{"hint", "methods", "try"}, wantDidYouMean: "tools/list", wantStatus: http.StatusOK,
 	},
 	{
 		name: "tool name as method", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"message":"hi"}}`,
-		wantCode: codeMethodNotFound, wantData: []string{"hint", "methods", "try"}, wantText: []string{"tools/call"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeMethodNotFound, wantData: []string{"hint", "methods", "try"}, wantText: []string{"tools/call"}, wantStatus: http.StatusOK,
 	},
 	{
 		name:     "request before initialize",
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
-		wantCode: codeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{"initialize"}, wantStatus: http.StatusBadRequest,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{"initialize"}, wantStatus: http.StatusBadRequest,
 	},
 	{
 		name: "initialize twice", version: latestProtocolVersion,
 		body:     initializeRequest(latestProtocolVersion),
-		wantCode: codeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"already initialized"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"already initialized"}, wantStatus: http.StatusOK,
 	},
 	{
 		name: "tools/call without a name", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "tools", "try"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "tools", "try"}, wantStatus: http.StatusOK,
 	},
 	{
 		name: "unknown tool", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ech","arguments":{}}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "tools", "didYouMean", "try"}, wantDidYouMean: "echo",
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "tools", "didYouMean", "try"}, wantDidYouMean: "echo",
 		wantText: []string{`did you mean "echo"`}, wantStatus: http.StatusOK,
 	},
 	{
@@ -113,7 +115,7 @@ var malformedCases = []malformedCase{
 	{
 		name: "unknown field as -32602", version: protocolVersion20250618,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"mesage":"hi"}}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "tool", "field", "expected", "got", "didYouMean", "usage", "example"},
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "tool", "field", "expected", "got", "didYouMean", "usage", "example"},
 		wantDidYouMean: "message", wantStatus: http.StatusOK,
 	},
 	{
@@ -125,7 +127,7 @@ var malformedCases = []malformedCase{
 	{
 		name: "wrong type as -32602", version: protocolVersion20250326,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":true}}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "field", "expected", "got", "usage", "example"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "field", "expected", "got", "usage", "example"}, wantStatus: http.StatusOK,
 	},
 	{
 		name: "failed validation as result", version: protocolVersion20251125,
@@ -136,12 +138,12 @@ var malformedCases = []malformedCase{
 	{
 		name: "failed validation as -32602", version: protocolVersion20250618,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "field", "usage", "example"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "field", "usage", "example"}, wantStatus: http.StatusOK,
 	},
 	{
 		name: "arguments not an object", version: protocolVersion20250618,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":"hi"}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "expected", "got", "usage", "example"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "expected", "got", "usage", "example"}, wantStatus: http.StatusOK,
 	},
 	{
 		name: "two members of a oneof", version: protocolVersion20251125,
@@ -152,22 +154,22 @@ var malformedCases = []malformedCase{
 	{
 		name: "unknown cursor", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"bm90IG1pbmU"}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "try"}, wantText: []string{"cursor"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "try"}, wantText: []string{"cursor"}, wantStatus: http.StatusOK,
 	},
 	{
 		name: "cursor not a string", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":2}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "try"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "try"}, wantStatus: http.StatusOK,
 	},
 	{
 		name: "unknown log level", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"loud"}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "expected", "got", "try"}, wantText: []string{"debug"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "expected", "got", "try"}, wantText: []string{"debug"}, wantStatus: http.StatusOK,
 	},
 	{
 		name: "log level missing", version: latestProtocolVersion,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{}}`,
-		wantCode: codeInvalidParams, wantData: []string{"hint", "expected", "try"}, wantStatus: http.StatusOK,
+		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "expected", "try"}, wantStatus: http.StatusOK,
 	},
 }
 
@@ -300,7 +302,7 @@ func TestMalformedShowsTheEraExample(t *testing.T) {
 	} {
 		a := c.post(tc.body, nil)
 		r := a.last(t)
-		if r.Error == nil || r.Error.Code != codeInvalidRequest {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
 			t.Errorf("%s: %s", tc.name, a.body)
 			continue
 		}

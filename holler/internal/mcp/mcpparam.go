@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
 // Headers from tool arguments (MCP 2026-07-28, "Custom Headers from Tool Parameters").
@@ -23,7 +25,7 @@ import (
 // checkParamHeaders checks the Mcp-Param headers of a tools/call against its arguments.
 func (s *Server) checkParamHeaders(r *http.Request, id json.RawMessage, p modernParams) *modernFailure {
 	var name string
-	if kindOf(p.Name) != "string" || json.Unmarshal(p.Name, &name) != nil {
+	if rawjson.Kind(p.Name) != "string" || json.Unmarshal(p.Name, &name) != nil {
 		return nil // tools/call answers a call without a name
 	}
 	params := s.paramHeaders[name]
@@ -31,14 +33,14 @@ func (s *Server) checkParamHeaders(r *http.Request, id json.RawMessage, p modern
 		return nil
 	}
 	var args map[string]json.RawMessage
-	if kindOf(p.Arguments) == "object" {
+	if rawjson.Kind(p.Arguments) == "object" {
 		_ = json.Unmarshal(p.Arguments, &args)
 	}
 	for _, ph := range params {
 		header := mcpheader.ParamPrefix + ph.Name
 		values := r.Header.Values(header)
 		body, inBody := args[ph.Property]
-		if kindOf(body) == "null" {
+		if rawjson.Kind(body) == "null" {
 			inBody = false
 		}
 		field := "params.arguments." + ph.Property
@@ -54,19 +56,19 @@ func (s *Server) checkParamHeaders(r *http.Request, id json.RawMessage, p modern
 		case !inBody && len(values) == 0:
 			continue
 		case !inBody:
-			return fail("the "+header+" header is sent but "+field+" has no value", "no "+header+" header", short(values[0]))
+			return fail("the "+header+" header is sent but "+field+" has no value", "no "+header+" header", wording.Short(values[0]))
 		case len(values) == 0:
-			return fail("the "+header+" header is missing; it must repeat "+field+" ("+short(string(body))+")", short(string(body)), "")
+			return fail("the "+header+" header is missing; it must repeat "+field+" ("+wording.Short(string(body))+")", wording.Short(string(body)), "")
 		case len(values) > 1:
-			return fail("the "+header+" header is sent "+strconv.Itoa(len(values))+" times", "one "+header+" header", short(strings.Join(values, ", ")))
+			return fail("the "+header+" header is sent "+strconv.Itoa(len(values))+" times", "one "+header+" header", wording.Short(strings.Join(values, ", ")))
 		}
 		got := strings.TrimSpace(values[0])
 		value, ok := mcpheader.DecodeParamValue(got)
 		if !ok {
-			return fail("the "+header+" header "+quote(got)+" has characters a header value cannot carry as it is, or a =?base64?...?= form that does not decode", short(string(body)), short(got))
+			return fail("the "+header+" header "+wording.Quote(got)+" has characters a header value cannot carry as it is, or a =?base64?...?= form that does not decode", wording.Short(string(body)), wording.Short(got))
 		}
 		if !mcpheader.Matches(ph.Kind, value, body) {
-			return fail(header+" header "+quote(got)+" does not match "+field+" "+short(string(body)), short(string(body)), short(got))
+			return fail(header+" header "+wording.Quote(got)+" does not match "+field+" "+wording.Short(string(body)), wording.Short(string(body)), wording.Short(got))
 		}
 	}
 	return nil

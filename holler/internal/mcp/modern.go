@@ -8,8 +8,11 @@ import (
 	"strings"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -130,7 +133,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 	if pv != m.version {
 		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerProtocolVersion, pv, "params._meta."+metaProtocolVersion, m.version),
 			&guidance{Hint: "Send the header " + headerProtocolVersion + " with the same value as params._meta." + metaProtocolVersion + ".",
-				Field: headerProtocolVersion, Expected: short(m.version), Got: short(pv)})
+				Field: headerProtocolVersion, Expected: wording.Short(m.version), Got: wording.Short(pv)})
 	}
 	if fail := s.checkModernVersion(msg, m); fail != nil {
 		return m, fail
@@ -138,7 +141,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 	if got := r.Header.Get(headerMethod); got != msg.Method {
 		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerMethod, got, "method", msg.Method),
 			&guidance{Hint: "Send the header " + headerMethod + " with the request's method, spelled exactly as in the body.",
-				Field: headerMethod, Expected: short(msg.Method), Got: short(got)})
+				Field: headerMethod, Expected: wording.Short(msg.Method), Got: wording.Short(got)})
 	}
 	if !s.modernMethod(msg.Method) {
 		return m, &modernFailure{status: http.StatusNotFound, resp: s.modernMethodNotFound(msg)}
@@ -153,7 +156,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 		if !present || !valid || decoded != body {
 			return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerName, value, field, body),
 				&guidance{Hint: "Send the header " + headerName + " with " + field + " of the body; a value that is not plain ASCII goes as =?base64?...?=.",
-					Field: headerName, Expected: short(body), Got: short(value)})
+					Field: headerName, Expected: wording.Short(body), Got: wording.Short(value)})
 		}
 	}
 	if msg.Method == methodToolsCall {
@@ -170,10 +173,10 @@ func (s *Server) checkModernVersion(msg *message, m modernMeta) *modernFailure {
 	if isModernVersion(m.version) {
 		return nil
 	}
-	return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(msg.ID, codeUnsupportedVersion, "unsupported protocol version "+quote(m.version), &guidance{
+	return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(msg.ID, codeUnsupportedVersion, "unsupported protocol version "+wording.Quote(m.version), &guidance{
 		Hint:      "Send one of the versions in supported: " + protocolVersion20260728 + " per request with _meta, as in try; the older ones through initialize, which starts a session.",
 		Supported: allProtocolVersions,
-		Requested: short(m.version),
+		Requested: wording.Short(m.version),
 		Try:       tryDiscover(),
 	})}
 }
@@ -190,14 +193,14 @@ func (s *Server) readModernMeta(msg *message) (modernMeta, modernParams, *modern
 	}
 	var meta map[string]json.RawMessage
 	switch {
-	case msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil:
-		return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: a 2026-07-28 request needs params with _meta", metaGuidance("params._meta"))
-	case p.Meta == nil || kindOf(p.Meta) != "object" || json.Unmarshal(p.Meta, &meta) != nil:
-		return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta is missing; a 2026-07-28 request carries its protocol version and client capabilities there", metaGuidance("params._meta"))
-	case kindOf(meta[metaProtocolVersion]) != "string" || json.Unmarshal(meta[metaProtocolVersion], &m.version) != nil:
-		return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta needs "+quote(metaProtocolVersion)+", a string", metaGuidance("params._meta."+metaProtocolVersion))
-	case kindOf(meta[metaClientCapabilities]) != "object":
-		return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: params._meta needs "+quote(metaClientCapabilities)+", an object ({} declares none)", metaGuidance("params._meta."+metaClientCapabilities))
+	case msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil:
+		return bad(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "invalid params: a 2026-07-28 request needs params with _meta", metaGuidance("params._meta"))
+	case p.Meta == nil || rawjson.Kind(p.Meta) != "object" || json.Unmarshal(p.Meta, &meta) != nil:
+		return bad(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "invalid params: params._meta is missing; a 2026-07-28 request carries its protocol version and client capabilities there", metaGuidance("params._meta"))
+	case rawjson.Kind(meta[metaProtocolVersion]) != "string" || json.Unmarshal(meta[metaProtocolVersion], &m.version) != nil:
+		return bad(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "invalid params: params._meta needs "+wording.Quote(metaProtocolVersion)+", a string", metaGuidance("params._meta."+metaProtocolVersion))
+	case rawjson.Kind(meta[metaClientCapabilities]) != "object":
+		return bad(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "invalid params: params._meta needs "+wording.Quote(metaClientCapabilities)+", an object ({} declares none)", metaGuidance("params._meta."+metaClientCapabilities))
 	}
 	m.caps = meta[metaClientCapabilities]
 	m.logLevel = logSilent
@@ -209,8 +212,8 @@ func (s *Server) readModernMeta(msg *message) (modernMeta, modernParams, *modern
 		}
 		if !known {
 			g := metaGuidance("params._meta.io.modelcontextprotocol/logLevel")
-			g.Hint, g.Expected, g.Got = "Name one of the levels in expected, or leave logLevel out to receive no log messages.", joinNames(logLevelNames), short(string(raw))
-			return bad(http.StatusBadRequest, codeInvalidParams, "invalid params: unknown logLevel "+short(string(raw)), g)
+			g.Hint, g.Expected, g.Got = "Name one of the levels in expected, or leave logLevel out to receive no log messages.", joinNames(logLevelNames), wording.Short(string(raw))
+			return bad(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "invalid params: unknown logLevel "+wording.Short(string(raw)), g)
 		}
 		m.logLevel = level
 	}
@@ -235,7 +238,7 @@ func nameInBody(method string, p modernParams) (field, value string, ok bool) {
 	default:
 		return "", "", false
 	}
-	if kindOf(raw) != "string" || json.Unmarshal(raw, &value) != nil {
+	if rawjson.Kind(raw) != "string" || json.Unmarshal(raw, &value) != nil {
 		return "", "", false
 	}
 	return field, value, true
@@ -244,9 +247,9 @@ func nameInBody(method string, p modernParams) (field, value string, ok bool) {
 // mismatchText says that header carries got where the body's field has want.
 func mismatchText(header, got, field, want string) string {
 	if got == "" {
-		return "header mismatch: the " + header + " header is missing; it must repeat " + field + " (" + quote(want) + ")"
+		return "header mismatch: the " + header + " header is missing; it must repeat " + field + " (" + wording.Quote(want) + ")"
 	}
-	return "header mismatch: " + header + " header " + quote(got) + " does not match " + field + " " + quote(want)
+	return "header mismatch: " + header + " header " + wording.Quote(got) + " does not match " + field + " " + wording.Quote(want)
 }
 
 // isModernVersion reports whether v is served per request.
@@ -312,9 +315,9 @@ func (s *Server) modernMethodNotFound(msg *message) *response {
 	case methodPing, methodSetLevel, methodSubscribe, methodUnsubscribe:
 		hint = "Protocol " + protocolVersion20260728 + " has no " + msg.Method + "; server/discover describes what this server answers."
 	}
-	return s.modernError(msg.ID, codeMethodNotFound, "method not found: "+quote(msg.Method)+" is not a method of protocol "+protocolVersion20260728+didYouMeanSuffix(closeNames(msg.Method, methods)), &guidance{
+	return s.modernError(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+" is not a method of protocol "+protocolVersion20260728+wording.DidYouMean(wording.Close(msg.Method, methods)), &guidance{
 		Hint:       hint,
-		DidYouMean: closeNames(msg.Method, methods),
+		DidYouMean: wording.Close(msg.Method, methods),
 		Methods:    methods,
 		Try:        tryDiscover(),
 	})
@@ -447,7 +450,7 @@ func (s *Server) modernResponse(method string, resp *response) *response {
 			}); ok {
 				uri = d.URI
 			}
-			return s.modernError(resp.ID, codeInvalidParams, resp.Error.Message, &guidance{
+			return s.modernError(resp.ID, jsonrpc.CodeInvalidParams, resp.Error.Message, &guidance{
 				Hint: "Read a resource that resources/list shows, or a URI that a template of resources/templates/list matches.",
 				URI:  uri,
 			})

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/content"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -101,11 +103,11 @@ func TestModernEnvelopeChecks(t *testing.T) {
 		code   int
 	}{
 		// The required _meta comes first, even before the headers are compared.
-		{"no _meta", "tools/list", map[string]any{"_meta": nil}, nil, 400, codeInvalidParams},
-		{"_meta without protocolVersion", "tools/list", noMeta(metaProtocolVersion), nil, 400, codeInvalidParams},
-		{"_meta without clientCapabilities", "tools/list", noMeta(metaClientCapabilities), nil, 400, codeInvalidParams},
-		{"clientCapabilities not an object", "tools/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: "all"}}, nil, 400, codeInvalidParams},
-		{"unknown logLevel", "tools/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: map[string]any{}, "io.modelcontextprotocol/logLevel": "loud"}}, nil, 400, codeInvalidParams},
+		{"no _meta", "tools/list", map[string]any{"_meta": nil}, nil, 400, jsonrpc.CodeInvalidParams},
+		{"_meta without protocolVersion", "tools/list", noMeta(metaProtocolVersion), nil, 400, jsonrpc.CodeInvalidParams},
+		{"_meta without clientCapabilities", "tools/list", noMeta(metaClientCapabilities), nil, 400, jsonrpc.CodeInvalidParams},
+		{"clientCapabilities not an object", "tools/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: "all"}}, nil, 400, jsonrpc.CodeInvalidParams},
+		{"unknown logLevel", "tools/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: map[string]any{}, "io.modelcontextprotocol/logLevel": "loud"}}, nil, 400, jsonrpc.CodeInvalidParams},
 		// Then the header against the body, before the version is judged.
 		{"header differs from _meta", "tools/list", map[string]any{"_meta": modernMetaOf("v999.0.0")}, nil, 400, codeHeaderMismatch},
 		{"header missing, _meta modern", "tools/list", nil, map[string]string{headerProtocolVersion: ""}, 400, codeHeaderMismatch},
@@ -118,12 +120,12 @@ func TestModernEnvelopeChecks(t *testing.T) {
 		{"Mcp-Name differs from the uri", "resources/read", map[string]any{"uri": "test://static-text"}, map[string]string{headerName: "test://static-binary"}, 400, codeHeaderMismatch},
 		{"Mcp-Name missing on prompts/get", "prompts/get", map[string]any{"name": "test_simple_prompt"}, map[string]string{headerName: ""}, 400, codeHeaderMismatch},
 		// Methods the era does not have are 404 with -32601, the legacy ones included.
-		{"initialize", "initialize", map[string]any{"protocolVersion": protocolVersion20260728, "capabilities": map[string]any{}}, nil, 404, codeMethodNotFound},
-		{"ping", "ping", nil, nil, 404, codeMethodNotFound},
-		{"logging/setLevel", "logging/setLevel", map[string]any{"level": "info"}, nil, 404, codeMethodNotFound},
-		{"resources/subscribe", "resources/subscribe", map[string]any{"uri": "test://static-text"}, nil, 404, codeMethodNotFound},
-		{"resources/unsubscribe", "resources/unsubscribe", map[string]any{"uri": "test://static-text"}, nil, 404, codeMethodNotFound},
-		{"an unknown method", "unknown/method", nil, nil, 404, codeMethodNotFound},
+		{"initialize", "initialize", map[string]any{"protocolVersion": protocolVersion20260728, "capabilities": map[string]any{}}, nil, 404, jsonrpc.CodeMethodNotFound},
+		{"ping", "ping", nil, nil, 404, jsonrpc.CodeMethodNotFound},
+		{"logging/setLevel", "logging/setLevel", map[string]any{"level": "info"}, nil, 404, jsonrpc.CodeMethodNotFound},
+		{"resources/subscribe", "resources/subscribe", map[string]any{"uri": "test://static-text"}, nil, 404, jsonrpc.CodeMethodNotFound},
+		{"resources/unsubscribe", "resources/unsubscribe", map[string]any{"uri": "test://static-text"}, nil, 404, jsonrpc.CodeMethodNotFound},
+		{"an unknown method", "unknown/method", nil, nil, 404, jsonrpc.CodeMethodNotFound},
 	}
 	for i, tc := range tests {
 		// A nil _meta is sent as null, which is no _meta.
@@ -133,7 +135,7 @@ func TestModernEnvelopeChecks(t *testing.T) {
 
 	// A request without params is malformed too, and its id still comes back.
 	a := c.post(`{"jsonrpc":"2.0","id":"x","method":"tools/list"}`, map[string]string{headerProtocolVersion: protocolVersion20260728, headerMethod: "tools/list"})
-	checkModernError(t, "no params", a, `"x"`, 400, codeInvalidParams)
+	checkModernError(t, "no params", a, `"x"`, 400, jsonrpc.CodeInvalidParams)
 
 	// The unsupported version names what is supported, which server/discover lists too.
 	a = c.modernCall(900, methodDiscover, map[string]any{"_meta": modernMetaOf("v999.0.0")}, map[string]string{headerProtocolVersion: "v999.0.0"})
@@ -268,13 +270,13 @@ func TestModernMethods(t *testing.T) {
 
 	// A missing resource is -32602 with its URI: -32002 is retired in this era.
 	a := c.modernCall(30, "resources/read", map[string]any{"uri": "test://nothing"}, nil)
-	r := checkModernError(t, "missing resource", a, "30", http.StatusOK, codeInvalidParams)
+	r := checkModernError(t, "missing resource", a, "30", http.StatusOK, jsonrpc.CodeInvalidParams)
 	if r.Error != nil && r.Error.Data["uri"] != "test://nothing" {
 		t.Errorf("missing resource data = %v", r.Error.Data)
 	}
 	// An unknown tool is still a protocol error with guidance.
 	a = c.modernCall(31, "tools/call", map[string]any{"name": "ech"}, nil)
-	if r := checkModernError(t, "unknown tool", a, "31", http.StatusOK, codeInvalidParams); r.Error != nil {
+	if r := checkModernError(t, "unknown tool", a, "31", http.StatusOK, jsonrpc.CodeInvalidParams); r.Error != nil {
 		if dym, _ := r.Error.Data["didYouMean"].([]any); len(dym) == 0 || dym[0] != "echo" {
 			t.Errorf("unknown tool data = %v", r.Error.Data)
 		}
@@ -356,7 +358,7 @@ func TestErasSideBySide(t *testing.T) {
 	// A legacy session keeps its era even when a message names the modern version: the
 	// session's own header check answers.
 	a := legacy.post(request(4, "tools/list", map[string]any{}), map[string]string{headerProtocolVersion: protocolVersion20260728})
-	if a.status != http.StatusBadRequest || a.last(t).Error == nil || a.last(t).Error.Code != codeInvalidRequest {
+	if a.status != http.StatusBadRequest || a.last(t).Error == nil || a.last(t).Error.Code != jsonrpc.CodeInvalidRequest {
 		t.Errorf("legacy session with the modern header: %d %s", a.status, a.body)
 	}
 	// initialize without modern signs starts a legacy session as before.
@@ -399,7 +401,7 @@ func TestModernToolResultEncoding(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	text := "la \"di\" da"
-	resp := newResult(json.RawMessage(`7`), callToolResult{Content: []contentBlock{textBlock(text)}, StructuredContent: json.RawMessage(`{"message":"la"}`)})
+	resp := newResult(json.RawMessage(`7`), callToolResult{Content: []content.Block{content.Text(text)}, StructuredContent: json.RawMessage(`{"message":"la"}`)})
 	modern := s.modernResponse(methodToolsCall, resp)
 	fast, ok := encodeToolResult(modern)
 	if !ok {
@@ -433,7 +435,7 @@ func BenchmarkToolResultEncoding(b *testing.B) {
 	}
 	defer s.Close()
 	big := strings.Repeat("abcdefgh", 1<<17)
-	res := newResult(json.RawMessage("1"), callToolResult{Content: []contentBlock{textBlock(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
+	res := newResult(json.RawMessage("1"), callToolResult{Content: []content.Block{content.Text(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
 	b.Run("legacy", func(b *testing.B) {
 		for b.Loop() {
 			_ = encode(res)

@@ -11,7 +11,11 @@ import (
 	"sync"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 )
@@ -28,6 +32,10 @@ import (
 // the state and the inputResponses answer. The round that asks nothing new is the last: its
 // result goes to the client. The gateway's own confirmation of a risky call (inputreq.go) asks
 // in the same round and state.
+
+// codeMissingCapability is MCP 2026-07-28's MissingRequiredClientCapability: the request needs a
+// capability the client did not declare in it.
+const codeMissingCapability = -32021
 
 // askAwaited is the message a handler's question gets while its answer is awaited.
 const askAwaited = "the client's answer is awaited: the call ends here, the client is asked, and the call runs again with the answer"
@@ -46,12 +54,12 @@ type inputRound struct {
 	responses    map[string]json.RawMessage
 
 	mu       sync.Mutex
-	seq      int                        // numbers questions that come without a key
-	pending  map[string]inputRequest    // the questions this run asked without an answer
-	digests  map[string]string          // questionDigest of each question asked, by key
-	gathered map[string]reqstate.Answer // the answers this run used, for the next state
-	missing  map[string]any             // the capabilities of questions the client cannot answer
-	bad      *malformedAnswer           // the first answer of the wrong shape
+	seq      int                          // numbers questions that come without a key
+	pending  map[string]questions.Request // the questions this run asked without an answer
+	digests  map[string]string            // questionDigest of each question asked, by key
+	gathered map[string]reqstate.Answer   // the answers this run used, for the next state
+	missing  map[string]any               // the capabilities of questions the client cannot answer
+	bad      *questions.Malformed         // the first answer of the wrong shape
 	// confirmed is the id of the accepted confirmation of the call, carried into the next state.
 	confirmed string
 	// filled are the arguments a person supplied (askargs.go), carried into the next state.
@@ -61,16 +69,16 @@ type inputRound struct {
 
 // openRound reads the retry members of params for a request of method about name (a tool's,
 // prompt's or resource's name) with the decoded arguments req, of a client that declared caps.
-// The error is a malformedAnswer or a *reqstate.Error.
+// The error is a *questions.Malformed or a *reqstate.Error.
 func (s *Server) openRound(method, name string, req proto.Message, caps clientCapabilities, params json.RawMessage) (*inputRound, error) {
-	in, err := readInputParams(params)
+	in, err := questions.ReadRetry(params)
 	if err != nil {
 		return nil, err
 	}
 	r := &inputRound{signer: s.states, method: method, name: name, req: req, caps: caps,
-		hasState: in.hasState, rawState: in.state, responses: in.responses}
-	if in.hasState {
-		if r.state, err = s.states.Open(in.state, method, name, r.argsDigest()); err != nil {
+		hasState: in.HasState, rawState: in.State, responses: in.Responses}
+	if in.HasState {
+		if r.state, err = s.states.Open(in.State, method, name, r.argsDigest()); err != nil {
 			return nil, err
 		}
 	}
@@ -89,7 +97,7 @@ func (r *inputRound) argsDigest() string {
 // ask is the ClientAsker of the request's calls: it answers from the state and the
 // inputResponses, or records the question and tells the handler that the answer is awaited.
 func (r *inputRound) ask(_ context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
-	q, ok := inputRequestOf(req)
+	q, ok := questions.Of(req)
 	if !ok {
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the request for the client is empty")
 	}
@@ -103,20 +111,20 @@ func (r *inputRound) ask(_ context.Context, req *hootv1.ClientRequest) (*hootv1.
 		r.seq++
 		key = "ask-" + strconv.Itoa(r.seq)
 	} else if !hooteproto.ValidAskKey(key) {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the question's key "+quote(key)+" is not a valid key")
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the question's key "+wording.Quote(key)+" is not a valid key")
 	}
 	if !r.caps.canAnswer(q.Method) {
-		capName, capValue := requiredCapability(q.Method)
+		capName, capValue := questions.Capability(q.Method)
 		if r.missing == nil {
 			r.missing = make(map[string]any)
 		}
 		r.missing[capName] = capValue
 		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "the client cannot be asked "+q.Method+": this request's clientCapabilities (params._meta."+
-			metaClientCapabilities+") do not declare "+quote(capName))
+			metaClientCapabilities+") do not declare "+wording.Quote(capName))
 	}
-	digest := questionDigest(q)
+	digest := questions.Digest(q)
 	if d, asked := r.digests[key]; asked && d != digest {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the call asked two different questions under the key "+quote(key)+": each question needs its own key")
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the call asked two different questions under the key "+wording.Quote(key)+": each question needs its own key")
 	}
 	if r.digests == nil {
 		r.digests = make(map[string]string)
@@ -125,27 +133,27 @@ func (r *inputRound) ask(_ context.Context, req *hootv1.ClientRequest) (*hootv1.
 
 	raw := r.answerFor(key, digest)
 	if raw == nil {
-		if len(r.pending) >= maxInputResponses {
-			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the call asked over "+strconv.Itoa(maxInputResponses)+" questions in one round")
+		if len(r.pending) >= questions.MaxResponses {
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the call asked over "+strconv.Itoa(questions.MaxResponses)+" questions in one round")
 		}
 		if r.pending == nil {
-			r.pending = make(map[string]inputRequest)
+			r.pending = make(map[string]questions.Request)
 		}
 		r.pending[key] = q
 		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, askAwaited)
 	}
-	res, err := decodeInputResponse(q.Method, raw)
+	res, err := questions.Decode(q.Method, raw)
 	if err != nil {
-		field := "params." + paramInputResponses + "." + key
+		field := "params." + questions.ParamInputResponses + "." + key
 		if r.bad == nil {
-			r.bad = &malformedAnswer{why: field + " " + hooteproto.AsError(err).Message(), field: field}
+			r.bad = &questions.Malformed{Why: field + " " + hooteproto.AsError(err).Message(), Field: field}
 		}
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the client's answer to "+quote(key)+" is malformed")
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the client's answer to "+wording.Quote(key)+" is malformed")
 	}
 	if r.gathered == nil {
 		r.gathered = make(map[string]reqstate.Answer)
 	}
-	r.gathered[key] = reqstate.Answer{Question: digest, Answer: compact(raw)}
+	r.gathered[key] = reqstate.Answer{Question: digest, Answer: rawjson.Compact(raw)}
 	return res, nil
 }
 
@@ -157,7 +165,7 @@ func (r *inputRound) answerFor(key, digest string) json.RawMessage {
 		return a.Answer
 	}
 	raw, ok := r.responses[key]
-	if !ok || kindOf(raw) == "null" {
+	if !ok || rawjson.Kind(raw) == "null" {
 		return nil
 	}
 	if r.hasState {
@@ -171,9 +179,9 @@ func (r *inputRound) answerFor(key, digest string) json.RawMessage {
 // result returns the input_required result of this round: the handler's pending questions,
 // and the gateway's own question confirm (when not empty) with its request under the key
 // prefix+confirm, under a new state.
-func (r *inputRound) result(prefix, confirm string, confirmReq inputRequest) (inputRequiredResult, error) {
+func (r *inputRound) result(prefix, confirm string, confirmReq questions.Request) (questions.InputRequired, error) {
 	st := reqstate.State{Method: r.method, Name: r.name, Args: r.argsDigest(), Question: confirm, Confirmed: r.confirmed, Filled: r.filled}
-	requests := make(map[string]inputRequest, len(r.pending)+1)
+	requests := make(map[string]questions.Request, len(r.pending)+1)
 	for k, q := range r.pending {
 		requests[k] = q
 		if st.Asked == nil {
@@ -202,9 +210,9 @@ func (r *inputRound) result(prefix, confirm string, confirmReq inputRequest) (in
 	}
 	state, err := r.signer.Seal(st)
 	if err != nil {
-		return inputRequiredResult{}, err
+		return questions.InputRequired{}, err
 	}
-	return inputRequiredResult{ResultType: resultTypeInputRequired, InputRequests: requests, RequestState: state}, nil
+	return questions.InputRequired{ResultType: questions.ResultTypeInputRequired, InputRequests: requests, RequestState: state}, nil
 }
 
 // end closes the round once the call has ended, failed or not, and returns what the request
@@ -219,11 +227,11 @@ func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *respo
 	case r.bad != nil:
 		return s.roundFailure(id, r.method, r.name, r.bad)
 	case len(r.pending) > 0:
-		res, err := r.result("", "", inputRequest{})
+		res, err := r.result("", "", questions.Request{})
 		if err != nil {
-			return s.fail(id, codeInvalidParams, "invalid params: "+err.Error(), &guidance{
+			return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+err.Error(), &guidance{
 				Hint:  "Answer with less: the answers are carried back to the client in requestState, which is bounded to " + strconv.Itoa(reqstate.MaxBytes) + " bytes.",
-				Field: "params." + paramInputResponses,
+				Field: "params." + questions.ParamInputResponses,
 			})
 		}
 		keys := make([]string, 0, len(res.InputRequests))
@@ -247,7 +255,7 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	text := "missing required client capability: " + quote(name) + " needs the client to declare " + strings.Join(names, ", ") +
+	text := "missing required client capability: " + wording.Quote(name) + " needs the client to declare " + strings.Join(names, ", ") +
 		" in params._meta." + metaClientCapabilities
 	g := &guidance{
 		Hint: "Declare " + strings.Join(names, " and ") + " in params._meta." + metaClientCapabilities + " of the " + method +
@@ -265,16 +273,16 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 }
 
 // roundFailure answers a retry whose requestState or inputResponses this server will not take
-// (a *reqstate.Error or a malformedAnswer); it returns nil for any other error.
+// (a *reqstate.Error or a *questions.Malformed); it returns nil for any other error.
 func (s *Server) roundFailure(id json.RawMessage, method, name string, err error) *response {
-	what := quote(name)
+	what := wording.Quote(name)
 	again := "Call " + name + " again"
 	if method != methodToolsCall {
-		what = method + " of " + quote(name)
-		again = "Send the " + method + " of " + quote(name) + " again"
+		what = method + " of " + wording.Quote(name)
+		again = "Send the " + method + " of " + wording.Quote(name) + " again"
 	}
 	var se *reqstate.Error
-	var ma *malformedAnswer
+	var ma *questions.Malformed
 	switch {
 	case errors.As(err, &se):
 		s.log.Info("mcp: requestState refused", "method", method, "name", name, "why", se.Why)
@@ -283,22 +291,22 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 			hint = again + " without requestState and inputResponses: the questions are asked again, " +
 				"and the retry carries the new requestState unchanged, to this server or to one that shares its --state-key."
 		}
-		g := &guidance{Hint: hint, Field: "params." + paramRequestState}
+		g := &guidance{Hint: hint, Field: "params." + questions.ParamRequestState}
 		if method == methodToolsCall {
 			g.Tool = name
 		}
-		return s.fail(id, codeInvalidParams, "invalid params: "+se.Why+"; "+what+" did not run", g)
+		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+se.Why+"; "+what+" did not run", g)
 	case errors.As(err, &ma):
 		g := &guidance{
 			Hint: "Answer each question of inputRequests under its key with the result of its method: elicitation/create " +
 				`{"action":"accept","content":{...}}, sampling/createMessage {"role":"assistant","content":{"type":"text","text":"..."},"model":"..."}, ` +
 				`roots/list {"roots":[{"uri":"file:///..."}]}; or ` + strings.ToLower(again[:1]) + again[1:] + " without requestState and inputResponses to be asked afresh.",
-			Field: ma.field,
+			Field: ma.Field,
 		}
 		if method == methodToolsCall {
 			g.Tool = name
 		}
-		return s.fail(id, codeInvalidParams, "invalid params: "+ma.why, g)
+		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+ma.Why, g)
 	}
 	return nil
 }

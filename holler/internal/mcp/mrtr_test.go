@@ -11,6 +11,8 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -142,7 +144,7 @@ func askedOf(t *testing.T, a *httpAnswer, keys ...string) askedRound {
 		t.Fatalf("want input_required asking %v, got error %d %s %v", keys, r.Error.Code, r.Error.Message, r.Error.Data)
 	}
 	var ir askedRound
-	if err := json.Unmarshal(r.Result, &ir); err != nil || ir.ResultType != resultTypeInputRequired || ir.RequestState == "" {
+	if err := json.Unmarshal(r.Result, &ir); err != nil || ir.ResultType != questions.ResultTypeInputRequired || ir.RequestState == "" {
 		t.Fatalf("want input_required with a state, got %s", r.Result)
 	}
 	var got []string
@@ -161,7 +163,7 @@ func askedOf(t *testing.T, a *httpAnswer, keys ...string) askedRound {
 func completeText(t *testing.T, a *httpAnswer) string {
 	t.Helper()
 	r := a.last(t)
-	if strings.Contains(string(r.Result), resultTypeInputRequired) {
+	if strings.Contains(string(r.Result), questions.ResultTypeInputRequired) {
 		t.Fatalf("want a complete result, got %s", r.Result)
 	}
 	tr := toolResultOf(t, r)
@@ -176,9 +178,9 @@ func answers(state string, kv ...string) map[string]any {
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = json.RawMessage(kv[i+1])
 	}
-	out := map[string]any{paramInputResponses: m}
+	out := map[string]any{questions.ParamInputResponses: m}
 	if state != "" {
-		out[paramRequestState] = state
+		out[questions.ParamRequestState] = state
 	}
 	return out
 }
@@ -201,7 +203,7 @@ func TestRoundTrip(t *testing.T) {
 	_, b, c := newRoundServer(t, nil, []*hootv1.ClientRequest{nameForm("user_name", "name")})
 	ir := askedOf(t, c.modernCall(1, "tools/call", sampleCall("x", nil), nil), "user_name")
 	q := ir.InputRequests["user_name"]
-	if q.Method != methodElicit || !strings.Contains(string(q.Params), `"mode":"form"`) || !strings.Contains(string(q.Params), `"message":"What is your name?"`) {
+	if q.Method != questions.MethodElicit || !strings.Contains(string(q.Params), `"mode":"form"`) || !strings.Contains(string(q.Params), `"message":"What is your name?"`) {
 		t.Errorf("question = %s %s", q.Method, q.Params)
 	}
 	if got := completeText(t, c.modernCall(2, "tools/call", sampleCall("x", answers(ir.RequestState, "user_name", annForm)), nil)); got != "name=Ann" {
@@ -237,10 +239,10 @@ func TestRoundSeveralQuestions(t *testing.T) {
 	t.Parallel()
 	_, _, c := newRoundServer(t, nil, []*hootv1.ClientRequest{nameForm("user_name", "name"), sampleQ("greeting", "greet"), rootsQ("client_roots")})
 	ir := askedOf(t, c.modernCall(1, "tools/call", sampleCall("x", nil), nil), "user_name", "greeting", "client_roots")
-	if q := ir.InputRequests["client_roots"]; q.Method != methodRootsList || string(q.Params) != `{}` {
+	if q := ir.InputRequests["client_roots"]; q.Method != questions.MethodRootsList || string(q.Params) != `{}` {
 		t.Errorf("roots question = %s %s", q.Method, q.Params)
 	}
-	if q := ir.InputRequests["greeting"]; q.Method != methodCreateMessage || !strings.Contains(string(q.Params), `"maxTokens":9`) {
+	if q := ir.InputRequests["greeting"]; q.Method != questions.MethodCreateMessage || !strings.Contains(string(q.Params), `"maxTokens":9`) {
 		t.Errorf("sampling question = %s %s", q.Method, q.Params)
 	}
 	// Two of three answered: asked the third only, and the two are kept.
@@ -330,13 +332,13 @@ func TestRoundBadStates(t *testing.T) {
 		{"tampered", sampleCall("x", answers(ir.RequestState+"-TAMPERED", "user_name", annForm)), "not signed by this server's key"},
 		{"other arguments", sampleCall("y", answers(ir.RequestState, "user_name", annForm)), "other arguments"},
 		{"other tool", map[string]any{"name": "test_elicitation", "arguments": map[string]any{"message": "x"}, "_meta": capsMeta(allCaps()),
-			paramRequestState: ir.RequestState, paramInputResponses: map[string]any{"user_name": json.RawMessage(annForm)}}, "another tool"},
-		{"not a string", sampleCall("x", map[string]any{paramRequestState: 7}), "must be a string"},
-		{"too long", sampleCall("x", map[string]any{paramRequestState: strings.Repeat("a", reqstate.MaxBytes+1)}), "longer than"},
+			questions.ParamRequestState: ir.RequestState, questions.ParamInputResponses: map[string]any{"user_name": json.RawMessage(annForm)}}, "another tool"},
+		{"not a string", sampleCall("x", map[string]any{questions.ParamRequestState: 7}), "must be a string"},
+		{"too long", sampleCall("x", map[string]any{questions.ParamRequestState: strings.Repeat("a", reqstate.MaxBytes+1)}), "longer than"},
 	}
 	for i, tc := range tests {
 		r := c.modernCall(10+i, "tools/call", tc.params, nil).last(t)
-		if r.Error == nil || r.Error.Code != codeInvalidParams || !strings.Contains(r.Error.Message, tc.want) {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, tc.want) {
 			t.Errorf("%s: want -32602 saying %q, got %+v %s", tc.name, tc.want, r.Error, r.Result)
 			continue
 		}
@@ -386,25 +388,25 @@ func TestRoundMalformedAnswers(t *testing.T) {
 		{"r", `{}`},
 	} {
 		r := c.modernCall(10+i, "tools/call", with(tc.key, tc.answer), nil).last(t)
-		if r.Error == nil || r.Error.Code != codeInvalidParams || !strings.Contains(r.Error.Message, "inputResponses."+tc.key) {
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "inputResponses."+tc.key) {
 			t.Errorf("%s = %s: want -32602 naming it, got %+v %s", tc.key, tc.answer, r.Error, r.Result)
 		}
 	}
 	// A null answer, or none, is asked again.
 	askedOf(t, c.modernCall(20, "tools/call", with("user_name", `null`), nil), "user_name")
-	askedOf(t, c.modernCall(21, "tools/call", sampleCall("x", map[string]any{paramRequestState: ir.RequestState, paramInputResponses: nil}), nil), "user_name", "s", "r")
+	askedOf(t, c.modernCall(21, "tools/call", sampleCall("x", map[string]any{questions.ParamRequestState: ir.RequestState, questions.ParamInputResponses: nil}), nil), "user_name", "s", "r")
 	// inputResponses that is not an object is refused.
-	r := c.modernCall(22, "tools/call", sampleCall("x", map[string]any{paramInputResponses: []int{1}}), nil).last(t)
-	if r.Error == nil || r.Error.Code != codeInvalidParams {
+	r := c.modernCall(22, "tools/call", sampleCall("x", map[string]any{questions.ParamInputResponses: []int{1}}), nil).last(t)
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("inputResponses array: %s", r.Result)
 	}
 	// Too many answers are refused.
 	many := map[string]any{}
-	for i := range maxInputResponses + 1 {
+	for i := range questions.MaxResponses + 1 {
 		many["k"+string(rune('a'+i%26))+string(rune('a'+i/26))] = json.RawMessage(annForm)
 	}
-	r = c.modernCall(23, "tools/call", sampleCall("x", map[string]any{paramInputResponses: many}), nil).last(t)
-	if r.Error == nil || r.Error.Code != codeInvalidParams || !strings.Contains(r.Error.Message, "over the limit") {
+	r = c.modernCall(23, "tools/call", sampleCall("x", map[string]any{questions.ParamInputResponses: many}), nil).last(t)
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "over the limit") {
 		t.Errorf("too many answers: %+v %s", r.Error, r.Result)
 	}
 	if got := completeText(t, c.modernCall(30, "tools/call", sampleCall("x", answers(ir.RequestState, good...)), nil)); got != "name=Ann|hi there|file:///srv/music" {
@@ -522,10 +524,10 @@ func TestRootsOldEra(t *testing.T) {
 		for range want + 1 {
 			r := c.recv()
 			switch r.Method {
-			case methodRootsList:
+			case questions.MethodRootsList:
 				c.send(`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":` + rootsReply + `}`)
 				want--
-			case methodCreateMessage:
+			case questions.MethodCreateMessage:
 				c.send(`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":` + sampledHi + `}`)
 				want--
 			default:
@@ -569,7 +571,7 @@ func TestPromptAsksOldEra(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	c.send(request(1, "prompts/get", map[string]any{"name": "test_simple_prompt"}))
 	r := c.recv()
-	if r.Method != methodElicit || !strings.Contains(string(r.Params), "What is your context?") {
+	if r.Method != questions.MethodElicit || !strings.Contains(string(r.Params), "What is your context?") {
 		t.Fatalf("first message = %+v, want elicitation/create", r)
 	}
 	c.send(`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":{"action":"accept","content":{"context":"jigs"}}}`)
@@ -596,7 +598,7 @@ func TestRoundResource(t *testing.T) {
 	}
 	p := map[string]any{"uri": "test://static-text", "_meta": capsMeta(allCaps())}
 	ir := askedOf(t, c.modernCall(1, "resources/read", p, nil), "where")
-	if q := ir.InputRequests["where"]; q.Method != methodRootsList {
+	if q := ir.InputRequests["where"]; q.Method != questions.MethodRootsList {
 		t.Errorf("question = %s", q.Method)
 	}
 	p = map[string]any{"uri": "test://static-text", "_meta": capsMeta(allCaps())}

@@ -1,6 +1,10 @@
 package mcp
 
-import "time"
+import (
+	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+)
 
 // An Observer is told of tool calls, for an operator's metrics. Its methods run on the
 // request's goroutine, so they must be quick and safe for concurrent use.
@@ -47,7 +51,7 @@ func outcomeOf(resp *response) string {
 		if r.IsError {
 			return "tool_error"
 		}
-	case *inputRequiredResult, inputRequiredResult:
+	case *questions.InputRequired, questions.InputRequired:
 		return "input_required"
 	}
 	return "ok"

@@ -9,6 +9,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -162,7 +163,7 @@ func (p policy) refusal(t *hootv1hoot.Tool, d decision, why string, unanswered e
 	if len(d.Asked) > 0 && d.Confirmation != confirmationRequired {
 		return argumentsRefusal(t, d, why, unanswered)
 	}
-	name := quote(t.Name)
+	name := wording.Quote(t.Name)
 	var e *hooteproto.Error
 	switch d.Outcome {
 	case outcomeTierTooHigh:

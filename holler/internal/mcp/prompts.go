@@ -6,6 +6,10 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/content"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
 // A promptDescription is one prompt as prompts/list shows it.
@@ -25,8 +29,8 @@ type promptArgument struct {
 
 // promptMessage is one message of prompts/get's answer.
 type promptMessage struct {
-	Role    string       `json:"role"`
-	Content contentBlock `json:"content"`
+	Role    string        `json:"role"`
+	Content content.Block `json:"content"`
 }
 
 // promptArguments reads a prompt's arguments from its generated input schema: the properties,
@@ -91,20 +95,20 @@ func (s *Server) getPrompt(ctx context.Context, msg *message) *response {
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.Name == "" {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: prompts/get needs params.name, the name of a prompt, and params.arguments, an object of strings", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: prompts/get needs params.name, the name of a prompt, and params.arguments, an object of strings", &guidance{
 			Hint: "List the prompts with prompts/list.",
 		})
 	}
 	t := s.prompt(p.Name)
 	if t == nil {
-		return s.fail(msg.ID, codeInvalidParams, "unknown prompt "+quote(p.Name), &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "unknown prompt "+wording.Quote(p.Name), &guidance{
 			Hint: "List the prompts with prompts/list.",
 		})
 	}
-	req, bad := decodeArguments(t, p.Arguments)
+	req, bad := arguments.Decode(t, p.Arguments)
 	if bad != nil {
-		return s.fail(msg.ID, codeInvalidParams, "invalid arguments for prompt "+t.Name+": "+bad.message, &guidance{
-			Hint: bad.hint, Field: bad.field, Expected: bad.expected, Got: bad.got, Usage: t.Usage,
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid arguments for prompt "+t.Name+": "+bad.Message, &guidance{
+			Hint: bad.Hint, Field: bad.Field, Expected: bad.Expected, Got: bad.Got, Usage: t.Usage,
 		})
 	}
 	m, fail := s.callEntry(ctx, msg, t, req)
@@ -113,7 +117,7 @@ func (s *Server) getPrompt(ctx context.Context, msg *message) *response {
 	}
 	messages := []promptMessage{}
 	for _, pm := range fieldsOfType[*hootv1.PromptMessage](m) {
-		blocks := appendBlock(nil, pm.GetContent().ProtoReflect())
+		blocks := content.Append(nil, pm.GetContent().ProtoReflect())
 		if len(blocks) == 0 {
 			continue
 		}

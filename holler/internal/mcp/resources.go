@@ -7,6 +7,10 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/content"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -63,7 +67,7 @@ type uriParams struct {
 
 // findResource returns the resource or template that serves uri, with its request filled in
 // from the URI's template variables.
-func (s *Server) findResource(uri string) (*hootv1hoot.Tool, proto.Message, *argumentError) {
+func (s *Server) findResource(uri string) (*hootv1hoot.Tool, proto.Message, *arguments.Error) {
 	for _, t := range s.entries.resources {
 		if t.URI == uri {
 			return t, t.NewRequest(), nil
@@ -79,7 +83,7 @@ func (s *Server) findResource(uri string) (*hootv1hoot.Tool, proto.Message, *arg
 			args[v] = m[i+1]
 		}
 		b, _ := json.Marshal(args) // a map of strings always encodes
-		req, bad := decodeArguments(rt.tool, b)
+		req, bad := arguments.Decode(rt.tool, b)
 		return rt.tool, req, bad
 	}
 	return nil, nil, nil
@@ -90,16 +94,16 @@ func (s *Server) findResource(uri string) (*hootv1hoot.Tool, proto.Message, *arg
 func (s *Server) readResource(ctx context.Context, msg *message) *response {
 	var p uriParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: resources/read needs params.uri", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: resources/read needs params.uri", &guidance{
 			Hint: "List the resources with resources/list and resources/templates/list.",
 		})
 	}
 	t, req, bad := s.findResource(p.URI)
 	if bad != nil {
-		return s.fail(msg.ID, codeInvalidParams, "invalid resource URI "+quote(p.URI)+": "+bad.message, &guidance{Hint: bad.hint, Field: bad.field})
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid resource URI "+wording.Quote(p.URI)+": "+bad.Message, &guidance{Hint: bad.Hint, Field: bad.Field})
 	}
 	if t == nil {
-		return newError(msg.ID, codeResourceNotFound, "resource not found: "+quote(p.URI), struct {
+		return newError(msg.ID, codeResourceNotFound, "resource not found: "+wording.Quote(p.URI), struct {
 			URI string `json:"uri"`
 		}{p.URI})
 	}
@@ -107,9 +111,9 @@ func (s *Server) readResource(ctx context.Context, msg *message) *response {
 	if fail != nil {
 		return fail
 	}
-	contents := []resourceContents{}
+	contents := []content.Resource{}
 	for _, r := range fieldsOfType[*hootv1.EmbeddedResource](m) {
-		rc := resourceContents{URI: r.GetUri(), MimeType: r.GetMimeType()}
+		rc := content.Resource{URI: r.GetUri(), MimeType: r.GetMimeType()}
 		if rc.URI == "" {
 			rc.URI = p.URI
 		}
@@ -123,7 +127,7 @@ func (s *Server) readResource(ctx context.Context, msg *message) *response {
 		contents = append(contents, rc)
 	}
 	return newResult(msg.ID, struct {
-		Contents []resourceContents `json:"contents"`
+		Contents []content.Resource `json:"contents"`
 	}{contents})
 }
 
@@ -133,12 +137,12 @@ func (s *Server) readResource(ctx context.Context, msg *message) *response {
 func (s *Server) subscribe(_ context.Context, msg *message) *response {
 	var p uriParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: "+msg.Method+" needs params.uri", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.uri", &guidance{
 			Hint: "Name a resource that resources/list shows.",
 		})
 	}
 	if t, _, _ := s.findResource(p.URI); t == nil {
-		return newError(msg.ID, codeResourceNotFound, "resource not found: "+quote(p.URI), struct {
+		return newError(msg.ID, codeResourceNotFound, "resource not found: "+wording.Quote(p.URI), struct {
 			URI string `json:"uri"`
 		}{p.URI})
 	}

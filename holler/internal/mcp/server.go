@@ -12,7 +12,9 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -183,15 +185,15 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 		s.handleNotification(sess, msg)
 		return nil
 	}
-	ctx, done, err := sess.begin(ctx, idKey(msg.ID), own)
+	ctx, done, err := sess.begin(ctx, jsonrpc.IDKey(msg.ID), own)
 	if err != nil {
 		if errors.Is(err, errSessionEnded) {
-			return s.fail(msg.ID, codeInvalidRequest, "invalid request: the session has ended", &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session has ended", &guidance{
 				Hint: "Start a new session with initialize.",
 				Try:  tryInitialize(),
 			})
 		}
-		return s.fail(msg.ID, codeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
 			Hint: "Give every request of a session its own id.",
 		})
 	}
@@ -270,7 +272,7 @@ func (s *Server) handleNotification(sess *session, msg *message) {
 			s.log.Debug("mcp: notifications/cancelled without a requestId")
 			return
 		}
-		if sess.cancel(idKey(compact(p.RequestID))) {
+		if sess.cancel(jsonrpc.IDKey(rawjson.Compact(p.RequestID))) {
 			s.log.Debug("mcp: request cancelled by the client", "id", string(p.RequestID), "reason", p.Reason)
 		}
 	default:
@@ -324,8 +326,8 @@ type implementation struct {
 // initialize negotiates the protocol version and starts the session's lifecycle.
 func (s *Server) initialize(sess *session, msg *message) *response {
 	var p initializeParams
-	if msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || kindOf(p.ProtocolVersion) != "string" {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance{
+	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || rawjson.Kind(p.ProtocolVersion) != "string" {
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance{
 			Hint:      "Copy the request in try and put your client's name and version in clientInfo.",
 			Supported: supportedProtocolVersions,
 			Try:       tryInitialize(),
@@ -340,7 +342,7 @@ func (s *Server) initialize(sess *session, msg *message) *response {
 	sess.mu.Lock()
 	if sess.initialized {
 		sess.mu.Unlock()
-		return s.fail(msg.ID, codeInvalidRequest, "invalid request: the session is already initialized", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized", &guidance{
 			Hint: "Send initialize once per session; go on with tools/list or tools/call.",
 			Try:  tryToolsList(),
 		})
@@ -362,7 +364,7 @@ func (s *Server) initialize(sess *session, msg *message) *response {
 
 // notInitialized answers a request that came before initialize.
 func (s *Server) notInitialized(id json.RawMessage) *response {
-	return s.fail(id, codeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance{
+	return s.fail(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance{
 		Hint: "Start with the initialize request in try, then send notifications/initialized, then your request.",
 		Try:  tryInitialize(),
 	})
@@ -372,15 +374,15 @@ func (s *Server) notInitialized(id json.RawMessage) *response {
 // name used as a method is pointed to tools/call.
 func (s *Server) methodNotFound(msg *message) *response {
 	if t, ok := s.allowedTool(msg.Method); ok {
-		return s.fail(msg.ID, codeMethodNotFound, "method not found: "+msg.Method+" is a tool; call it with tools/call", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+msg.Method+" is a tool; call it with tools/call", &guidance{
 			Hint:    "Tools are called with the method tools/call, the tool's name in params.name and its arguments in params.arguments, as in try.",
 			Methods: methodList,
 			Try:     tryToolsCall(t),
 		})
 	}
-	return s.fail(msg.ID, codeMethodNotFound, "method not found: "+quote(msg.Method)+didYouMeanSuffix(closeNames(msg.Method, methodList)), &guidance{
+	return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+wording.DidYouMean(wording.Close(msg.Method, methodList)), &guidance{
 		Hint:       "This server answers the methods listed in methods; its tools are listed by tools/list and called with tools/call.",
-		DidYouMean: closeNames(msg.Method, methodList),
+		DidYouMean: wording.Close(msg.Method, methodList),
 		Methods:    methodList,
 		Try:        tryToolsList(),
 	})

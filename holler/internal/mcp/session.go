@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
@@ -78,6 +80,21 @@ type clientCapabilities struct {
 	roots bool
 }
 
+// canAnswer reports whether a client that declared c can answer a question of method: a form
+// needs elicitation in form mode (an empty elicitation object is form), sampling needs sampling
+// and roots/list needs roots.
+func (c clientCapabilities) canAnswer(method string) bool {
+	switch method {
+	case questions.MethodCreateMessage:
+		return c.sampling
+	case questions.MethodRootsList:
+		return c.roots
+	case questions.MethodElicit:
+		return c.elicitForm
+	}
+	return false
+}
+
 // readClientCapabilities reads initialize's capabilities for a session of protocol version v.
 // Malformed capabilities declare nothing.
 func readClientCapabilities(raw json.RawMessage, v string) clientCapabilities {
@@ -92,7 +109,7 @@ func readClientCapabilities(raw json.RawMessage, v string) clientCapabilities {
 	if len(raw) == 0 || json.Unmarshal(raw, &c) != nil {
 		return clientCapabilities{}
 	}
-	out := clientCapabilities{sampling: kindOf(c.Sampling) == "object", roots: kindOf(c.Roots) == "object"}
+	out := clientCapabilities{sampling: rawjson.Kind(c.Sampling) == "object", roots: rawjson.Kind(c.Roots) == "object"}
 	if v < protocolVersion20250618 || c.Elicitation == nil {
 		return out
 	}

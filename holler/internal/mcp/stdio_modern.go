@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // The 2026-07-28 era over stdio.
@@ -40,10 +42,10 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		rctx, done, err := conn.begin(ctx, idKey(msg.ID), nil)
+		rctx, done, err := conn.begin(ctx, jsonrpc.IDKey(msg.ID), nil)
 		if err != nil {
 			if !errors.Is(err, errSessionEnded) {
-				w.send(s.fail(msg.ID, codeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
+				w.send(s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
 					Hint: "Give every request its own id.",
 				}))
 			}

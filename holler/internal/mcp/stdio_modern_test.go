@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // modernLine returns a 2026-07-28 request as a stdio line: params with _meta added.
@@ -43,11 +44,11 @@ func TestModernEraOverStdio(t *testing.T) {
 		line string
 		code int
 	}{
-		{modernLine(2, methodToolsList, map[string]any{"_meta": map[string]any{metaProtocolVersion: protocolVersion20260728}}), codeInvalidParams},
+		{modernLine(2, methodToolsList, map[string]any{"_meta": map[string]any{metaProtocolVersion: protocolVersion20260728}}), jsonrpc.CodeInvalidParams},
 		{modernLine(3, methodDiscover, map[string]any{"_meta": modernMetaOf("v999")}), codeUnsupportedVersion},
-		{modernLine(4, methodPing, nil), codeMethodNotFound},
+		{modernLine(4, methodPing, nil), jsonrpc.CodeMethodNotFound},
 		{modernLine(5, methodDiscover, map[string]any{"_meta": map[string]any{
-			metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: map[string]any{}, "io.modelcontextprotocol/logLevel": "loud"}}), codeInvalidParams},
+			metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: map[string]any{}, "io.modelcontextprotocol/logLevel": "loud"}}), jsonrpc.CodeInvalidParams},
 	} {
 		c.send(tc.line)
 		if r := c.recv(); r.Error == nil || r.Error.Code != tc.code || !strings.Contains(tc.line, `"id":`+string(r.ID)) {
@@ -110,7 +111,7 @@ func TestStdioInitializeStaysLegacy(t *testing.T) {
 		t.Errorf("tools/list after initialize = %s %+v; want the older era's answer", r.Result, r.Error)
 	}
 	c.send(modernLine(3, methodDiscover, nil))
-	if r := c.recv(); r.Error == nil || r.Error.Code != codeMethodNotFound {
+	if r := c.recv(); r.Error == nil || r.Error.Code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("server/discover after initialize = %s; want method not found", r.Result)
 	}
 }

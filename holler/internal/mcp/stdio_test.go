@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // mcpStdio drives ServeStdio through pipes.
@@ -187,7 +189,7 @@ func TestStdioTooLong(t *testing.T) {
 	c.initialize(latestProtocolVersion)
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + strings.Repeat("x", 1000) + `"}}}`)
 	r := c.recv()
-	if r.Error == nil || r.Error.Code != codeInvalidRequest || !strings.Contains(r.Error.Message, "limit") {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(r.Error.Message, "limit") {
 		t.Fatalf("want -32600 about the limit, got %+v", r)
 	}
 	// The session goes on.

@@ -10,7 +10,11 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/content"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -58,7 +62,7 @@ func declaresTasks(caps json.RawMessage) bool {
 	if json.Unmarshal(caps, &c) != nil {
 		return false
 	}
-	return kindOf(c.Extensions[extensionTasks]) == "object"
+	return rawjson.Kind(c.Extensions[extensionTasks]) == "object"
 }
 
 // isTaskMethod reports whether method is one of the tasks extension's.
@@ -121,7 +125,7 @@ func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modern
 	case msg.Method == methodToolsCall:
 		_, name, ok := readCallToolParams(msg.Params)
 		if t, known := s.allowedTool(name); ok && known && t.TaskRequired {
-			what = "the tool " + quote(name) + " runs only as a task"
+			what = "the tool " + wording.Quote(name) + " runs only as a task"
 		}
 	}
 	if what == "" {
@@ -151,9 +155,9 @@ type taskResult struct {
 	TTLMillis      *int64 `json:"ttlMs"`
 	PollIntervalMs int64  `json:"pollIntervalMs"`
 	// Result is a completed task's CallToolResult; Error a failed task's JSON-RPC error.
-	Result        *inlinedResult          `json:"result,omitempty"`
-	Error         *wireError              `json:"error,omitempty"`
-	InputRequests map[string]inputRequest `json:"inputRequests,omitempty"`
+	Result        *inlinedResult               `json:"result,omitempty"`
+	Error         *wireError                   `json:"error,omitempty"`
+	InputRequests map[string]questions.Request `json:"inputRequests,omitempty"`
 }
 
 // inlinedResult is a completed task's tool result as tasks/get inlines it: a 2026-07-28
@@ -221,15 +225,15 @@ type taskParams struct {
 func (s *Server) serveTask(ctx context.Context, msg *message) *response {
 	var p taskParams
 	var taskID string
-	if msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
-		kindOf(p.TaskID) != "string" || json.Unmarshal(p.TaskID, &taskID) != nil || taskID == "" {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: "+msg.Method+" needs params.taskId, the taskId of a CreateTaskResult", &guidance{
+	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
+		rawjson.Kind(p.TaskID) != "string" || json.Unmarshal(p.TaskID, &taskID) != nil || taskID == "" {
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.taskId, the taskId of a CreateTaskResult", &guidance{
 			Hint:  "Pass the taskId that a tools/call answered with resultType \"task\", unchanged.",
 			Field: "params.taskId",
 		})
 	}
-	if msg.Method == methodTasksUpdate && kindOf(p.InputResponses) != "object" {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: tasks/update needs params.inputResponses, an object of answers by the keys of the task's inputRequests", &guidance{
+	if msg.Method == methodTasksUpdate && rawjson.Kind(p.InputResponses) != "object" {
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tasks/update needs params.inputResponses, an object of answers by the keys of the task's inputRequests", &guidance{
 			Hint:  "Answer the inputRequests that tasks/get shows, each under its key, as in {\"key\":{\"action\":\"accept\",\"content\":{...}}}.",
 			Field: "params.inputResponses",
 		})
@@ -262,21 +266,21 @@ func (s *Server) serveTask(ctx context.Context, msg *message) *response {
 func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1.Job, taskID string, raw json.RawMessage) *response {
 	var given map[string]json.RawMessage
 	if json.Unmarshal(raw, &given) != nil {
-		return s.fail(id, codeInvalidParams, "invalid params: params.inputResponses must be an object", &guidance{Hint: "Answer each input request under its key.", Field: "params.inputResponses"})
+		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: params.inputResponses must be an object", &guidance{Hint: "Answer each input request under its key.", Field: "params.inputResponses"})
 	}
 	answers := make(map[string]*hootv1.ClientResponse)
 	for key, q := range job.GetQuestions() {
 		a, ok := given[key]
-		if !ok || kindOf(a) == "null" {
+		if !ok || rawjson.Kind(a) == "null" {
 			continue
 		}
-		if kindOf(a) != "object" {
-			return s.fail(id, codeInvalidParams, "invalid params: params.inputResponses."+key+" must be the result of the input request "+key+", an object", &guidance{
+		if rawjson.Kind(a) != "object" {
+			return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: params.inputResponses."+key+" must be the result of the input request "+key+", an object", &guidance{
 				Hint:  "Answer an elicitation/create with {\"action\":\"accept\",\"content\":{...}}, a sampling/createMessage with the sampled message.",
 				Field: "params.inputResponses." + key,
 			})
 		}
-		answers[key] = clientResponse(q, &message{Result: a})
+		answers[key] = questions.Response(q, a, nil)
 	}
 	if len(answers) == 0 || s.taskTool(hootv1.TaskRole_TASK_ROLE_UPDATE) == nil {
 		return newResult(id, struct{}{})
@@ -298,12 +302,12 @@ func (s *Server) callTaskTool(ctx context.Context, id json.RawMessage, role hoot
 	fields := r.Descriptor().Fields()
 	if fields.Len() < 1 || fields.Get(0).Kind() != protoreflect.StringKind {
 		// The generator refuses such a schema; this is a gateway built against another one.
-		return nil, s.internalError(id, "the tool "+quote(t.Name)+" does not take a job id first")
+		return nil, s.internalError(id, "the tool "+wording.Quote(t.Name)+" does not take a job id first")
 	}
 	r.Set(fields.Get(0), protoreflect.ValueOfString(jobID))
 	if len(answers) > 0 {
 		if fields.Len() < 2 || !fields.Get(1).IsMap() {
-			return nil, s.internalError(id, "the tool "+quote(t.Name)+" does not take answers")
+			return nil, s.internalError(id, "the tool "+wording.Quote(t.Name)+" does not take answers")
 		}
 		m := r.Mutable(fields.Get(1)).Map()
 		for k, a := range answers {
@@ -327,12 +331,12 @@ func (s *Server) callTaskTool(ctx context.Context, id json.RawMessage, role hoot
 		if e.Hint() != "" {
 			g.Hint = e.Hint()
 		}
-		return nil, s.fail(id, codeInternalError, "internal error: the task could not be read: "+e.Message(), g)
+		return nil, s.fail(id, jsonrpc.CodeInternalError, "internal error: the task could not be read: "+e.Message(), g)
 	}
 	m, ok := t.Unwrap(res)
 	job := jobField(m)
 	if !ok || job == nil {
-		return nil, s.internalError(id, "the worker answered "+quote(t.Name)+" without the job")
+		return nil, s.internalError(id, "the worker answered "+wording.Quote(t.Name)+" without the job")
 	}
 	return job, nil
 }
@@ -358,10 +362,10 @@ func jobField(m proto.Message) *hootv1.Job {
 
 // unknownTask answers a task id that names no task this server can read.
 func (s *Server) unknownTask(id json.RawMessage, taskID, why string) *response {
-	return s.fail(id, codeInvalidParams, "invalid params: unknown task "+quote(short(taskID))+": "+why, &guidance{
+	return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: unknown task "+wording.Quote(wording.Short(taskID))+": "+why, &guidance{
 		Hint:  "Pass the taskId of a CreateTaskResult unchanged; tasks are kept for the ttlMs they were created with, and a gateway reads only the task ids of gateways that share its --state-key.",
 		Field: "params.taskId",
-		Got:   short(taskID),
+		Got:   wording.Short(taskID),
 	})
 }
 
@@ -395,13 +399,13 @@ func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
 			if msg == "" {
 				msg = "the job failed inside the worker"
 			}
-			out.Error = &wireError{Code: codeInternalError, Message: msg}
+			out.Error = &wireError{Code: jsonrpc.CodeInternalError, Message: msg}
 			break
 		}
 		res, err := s.jobToolResult(job)
 		if err != nil {
 			out.Status = taskFailed
-			out.Error = &wireError{Code: codeInternalError, Message: err.Error()}
+			out.Error = &wireError{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			break
 		}
 		out.Status, out.Result = taskCompleted, &inlinedResult{ResultType: "complete", callToolResult: res}
@@ -409,10 +413,10 @@ func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
 		out.Status = taskCancelled
 	case hootv1.JobStatus_JOB_STATUS_INPUT_REQUIRED:
 		out.Status = taskInputRequired
-		out.InputRequests = make(map[string]inputRequest, len(job.GetQuestions()))
+		out.InputRequests = make(map[string]questions.Request, len(job.GetQuestions()))
 		for key, q := range job.GetQuestions() {
-			method, params := clientRequestParams(q)
-			out.InputRequests[key] = inputRequest{Method: method, Params: params}
+			method, params := questions.Params(q)
+			out.InputRequests[key] = questions.Request{Method: method, Params: params}
 		}
 	default:
 		out.Status = taskWorking
@@ -441,12 +445,12 @@ func (s *Server) jobToolResult(job *hootv1.Job) (callToolResult, error) {
 		return callToolResult{}, errors.New("the job's result could not be encoded")
 	}
 	b = rawjson.CompactValid(b)
-	content := contentBlocks(m)
-	if len(content) == 0 {
-		content = []contentBlock{textBlock(string(b))}
+	blocks := content.Of(m)
+	if len(blocks) == 0 {
+		blocks = []content.Block{content.Text(string(b))}
 	}
 	if s.cfg.ContentBaseURL != nil {
-		content = append(content, refLinks(m, s.cfg.ContentBaseURL())...)
+		blocks = append(blocks, refLinks(m, s.cfg.ContentBaseURL())...)
 	}
-	return callToolResult{Content: content, StructuredContent: b}, nil
+	return callToolResult{Content: blocks, StructuredContent: b}, nil
 }

@@ -9,6 +9,10 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -87,7 +91,7 @@ func (s *Server) legacyTasksFor(v string, caps json.RawMessage) *sessionTasks {
 	var c struct {
 		Tasks json.RawMessage `json:"tasks"`
 	}
-	if v != protocolVersion20251125 || json.Unmarshal(caps, &c) != nil || kindOf(c.Tasks) != "object" || !s.tasksSupported() {
+	if v != protocolVersion20251125 || json.Unmarshal(caps, &c) != nil || rawjson.Kind(c.Tasks) != "object" || !s.tasksSupported() {
 		return nil
 	}
 	return &sessionTasks{}
@@ -141,7 +145,7 @@ func hasTaskParam(params json.RawMessage) bool {
 	var p struct {
 		Task json.RawMessage `json:"task"`
 	}
-	return json.Unmarshal(params, &p) == nil && kindOf(p.Task) == "object"
+	return json.Unmarshal(params, &p) == nil && rawjson.Kind(p.Task) == "object"
 }
 
 // checkLegacyTaskCall refuses, in a session with tasks, a task asked of a tool that cannot run
@@ -157,7 +161,7 @@ func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *response {
 		return nil // callTool answers these
 	}
 	if !hasTaskParam(msg.Params) && taskSupport(t) == "required" {
-		return s.fail(msg.ID, codeMethodNotFound, "method not found: "+quote(name)+" runs only as a task (its execution.taskSupport is required)", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(name)+" runs only as a task (its execution.taskSupport is required)", &guidance{
 			Hint: "Call " + name + " with params.task, such as \"task\": {}, and follow the task with tasks/get and tasks/result.",
 			Tool: name,
 		})
@@ -242,7 +246,7 @@ func (s *Server) watchLegacyTask(sess *session, taskID, jobID, last string) {
 		job, r := s.callTaskTool(ctx, nil, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 		cancel()
 		if r != nil {
-			if r.Error != nil && r.Error.Code == codeInvalidParams {
+			if r.Error != nil && r.Error.Code == jsonrpc.CodeInvalidParams {
 				return // the job is gone
 			}
 			continue
@@ -250,7 +254,7 @@ func (s *Server) watchLegacyTask(sess *session, taskID, jobID, last string) {
 		t := legacyOf(s.detailedTask(taskID, job))
 		if t.Status != last {
 			last = t.Status
-			sess.push(&notification{JSONRPC: jsonrpcVersion, Method: notifyTaskStatus, Params: t})
+			sess.push(&notification{JSONRPC: jsonrpc.Version, Method: notifyTaskStatus, Params: t})
 		}
 		switch t.Status {
 		case taskCompleted, taskFailed, taskCancelled:
@@ -275,9 +279,9 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 	}
 	var p taskParams
 	var taskID string
-	if msg.Params == nil || kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
-		kindOf(p.TaskID) != "string" || json.Unmarshal(p.TaskID, &taskID) != nil || taskID == "" {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: "+msg.Method+" needs params.taskId, the taskId of a CreateTaskResult", &guidance{
+	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
+		rawjson.Kind(p.TaskID) != "string" || json.Unmarshal(p.TaskID, &taskID) != nil || taskID == "" {
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.taskId, the taskId of a CreateTaskResult", &guidance{
 			Hint:  "Pass the task.taskId that a tools/call with params.task answered, unchanged.",
 			Field: "params.taskId",
 		})
@@ -295,7 +299,7 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 	case methodTasksCancel:
 		switch t.Status {
 		case taskCompleted, taskFailed, taskCancelled:
-			return s.fail(msg.ID, codeInvalidParams, "invalid params: the task has ended ("+legacyOf(t).Status+"); only a task that has not ended can be cancelled", &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task has ended ("+legacyOf(t).Status+"); only a task that has not ended can be cancelled", &guidance{
 				Hint: "Read its outcome with tasks/result.", Field: "params.taskId"})
 		}
 		job, r = s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_CANCEL, jobID, taskID, nil)
@@ -306,7 +310,7 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 		if t.Status != taskCancelled {
 			// It ended some other way while it was being stopped; 2025-11-25 wants a
 			// cancelled task only, so say so rather than claim it.
-			return s.fail(msg.ID, codeInvalidParams, "invalid params: the task ended ("+legacyOf(t).Status+") before it could be cancelled", &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task ended ("+legacyOf(t).Status+") before it could be cancelled", &guidance{
 				Hint: "Read its outcome with tasks/result.", Field: "params.taskId"})
 		}
 		return newResult(msg.ID, legacyOf(t))
@@ -333,7 +337,7 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 		case taskFailed:
 			return newError(msg.ID, t.Error.Code, t.Error.Message, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}})
 		case taskCancelled:
-			return s.fail(msg.ID, codeInvalidParams, "invalid params: the task was cancelled before it finished; it has no result", &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task was cancelled before it finished; it has no result", &guidance{
 				Hint: "Call the tool again to run it anew.", Field: "params.taskId"})
 		case taskInputRequired:
 			if r := s.askForTask(ctx, sess, msg, out, taskID, jobID, t); r != nil {
@@ -342,7 +346,7 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 		}
 		select {
 		case <-ctx.Done():
-			return s.fail(msg.ID, codeInternalError, "internal error: tasks/result stopped waiting: "+context.Cause(ctx).Error(), &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: tasks/result stopped waiting: "+context.Cause(ctx).Error(), &guidance{
 				Hint: "Send tasks/result again to go on waiting; the task goes on meanwhile."})
 		case <-tick.C:
 		}
@@ -359,7 +363,7 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 // when the client cannot be asked.
 func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t taskResult) *response {
 	if out == nil {
-		return s.fail(msg.ID, codeInternalError, "internal error: the task waits for input, which this transport cannot ask for", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input, which this transport cannot ask for", &guidance{
 			Hint: "Call tasks/result over a transport that carries requests to the client (an HTTP event stream or stdio)."})
 	}
 	job, r := s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
@@ -374,8 +378,8 @@ func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, ou
 		cancel()
 		if err != nil {
 			e := hooteproto.AsError(err)
-			return s.fail(msg.ID, codeInternalError, "internal error: the task waits for input that the client could not give: "+e.Message(), &guidance{
-				Hint: "Send tasks/result again from a client that answers " + methodElicit + " and sampling/createMessage."})
+			return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input that the client could not give: "+e.Message(), &guidance{
+				Hint: "Send tasks/result again from a client that answers " + questions.MethodElicit + " and sampling/createMessage."})
 		}
 		answers[key] = a
 	}
@@ -393,8 +397,8 @@ func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *messag
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
-	if msg.Params != nil && (kindOf(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil) {
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: tasks/list takes an object with an optional cursor (a string)", &guidance{
+	if msg.Params != nil && (rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil) {
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tasks/list takes an object with an optional cursor (a string)", &guidance{
 			Hint: "Send tasks/list with empty params for the first page, and with the nextCursor of a page for the next."})
 	}
 	ids := sess.taskList().newestFirst()
@@ -402,7 +406,7 @@ func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *messag
 	if p.Cursor != nil {
 		n, err := strconv.Atoi(*p.Cursor)
 		if err != nil || n < 0 || n > len(ids) {
-			return s.fail(msg.ID, codeInvalidParams, "invalid params: unknown cursor "+quote(short(*p.Cursor)), &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: unknown cursor "+wording.Quote(wording.Short(*p.Cursor)), &guidance{
 				Hint: "Pass the nextCursor of the previous tasks/list answer unchanged, or leave it out to start from the newest task."})
 		}
 		start = n
@@ -416,7 +420,7 @@ func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *messag
 		jobID, _ := s.states.JobOfTask(taskID)
 		job, r := s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 		if r != nil {
-			if r.Error != nil && r.Error.Code == codeInvalidParams {
+			if r.Error != nil && r.Error.Code == jsonrpc.CodeInvalidParams {
 				continue // no longer kept
 			}
 			return r

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // legacyCall sends a request of the session and returns its one answer.
@@ -83,8 +85,8 @@ func TestLegacyTasks(t *testing.T) {
 	if got := legacyResult(t, "tasks/cancel", c.legacyCall(5, "tasks/cancel", map[string]any{"taskId": taskID})); got["status"] != "cancelled" {
 		t.Errorf("tasks/cancel = %v", got)
 	}
-	legacyError(t, "second tasks/cancel", c.legacyCall(6, "tasks/cancel", map[string]any{"taskId": taskID}), codeInvalidParams)
-	legacyError(t, "tasks/result of a cancelled task", c.legacyCall(7, "tasks/result", map[string]any{"taskId": taskID}), codeInvalidParams)
+	legacyError(t, "second tasks/cancel", c.legacyCall(6, "tasks/cancel", map[string]any{"taskId": taskID}), jsonrpc.CodeInvalidParams)
+	legacyError(t, "tasks/result of a cancelled task", c.legacyCall(7, "tasks/result", map[string]any{"taskId": taskID}), jsonrpc.CodeInvalidParams)
 
 	// The status change reached the session's stream.
 	deadline := time.Now().Add(5 * time.Second)
@@ -115,7 +117,7 @@ func TestLegacyTasks(t *testing.T) {
 		t.Errorf("tasks/result of a tool's error = %v", res)
 	}
 	broken := legacyResult(t, "protocol_error_job", c.legacyCall(13, "tools/call", map[string]any{"name": "protocol_error_job", "task": map[string]any{}}))["task"].(map[string]any)["taskId"].(string)
-	legacyError(t, "tasks/result of a failed job", c.legacyCall(14, "tasks/result", map[string]any{"taskId": broken}), codeInternalError)
+	legacyError(t, "tasks/result of a failed job", c.legacyCall(14, "tasks/result", map[string]any{"taskId": broken}), jsonrpc.CodeInternalError)
 
 	// A tool that answers inline runs as a task when asked; plainly, it answers inline.
 	greet := legacyResult(t, "greet as a task", c.legacyCall(15, "tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "x"}, "task": map[string]any{}}))
@@ -128,10 +130,10 @@ func TestLegacyTasks(t *testing.T) {
 		t.Errorf("greet without a task = %v", res)
 	}
 	// A task-only tool called plainly: -32601.
-	legacyError(t, "failing_job plainly", c.legacyCall(16, "tools/call", map[string]any{"name": "failing_job"}), codeMethodNotFound)
+	legacyError(t, "failing_job plainly", c.legacyCall(16, "tools/call", map[string]any{"name": "failing_job"}), jsonrpc.CodeMethodNotFound)
 	// Unknown tasks and cursors: -32602.
-	legacyError(t, "unknown task", c.legacyCall(17, "tasks/get", map[string]any{"taskId": "nope"}), codeInvalidParams)
-	legacyError(t, "bad cursor", c.legacyCall(18, "tasks/list", map[string]any{"cursor": "x"}), codeInvalidParams)
+	legacyError(t, "unknown task", c.legacyCall(17, "tasks/get", map[string]any{"taskId": "nope"}), jsonrpc.CodeInvalidParams)
+	legacyError(t, "bad cursor", c.legacyCall(18, "tasks/list", map[string]any{"cursor": "x"}), jsonrpc.CodeInvalidParams)
 	// The 2026-07-28 extension's method is not one of 2025-11-25.
-	legacyError(t, "tasks/update", c.legacyCall(19, "tasks/update", map[string]any{"taskId": taskID}), codeMethodNotFound)
+	legacyError(t, "tasks/update", c.legacyCall(19, "tasks/update", map[string]any{"taskId": taskID}), jsonrpc.CodeMethodNotFound)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // Task status notifications of the 2026-07-28 extension. A client that declares the extension
@@ -83,7 +84,7 @@ func (s *Server) followTasks(ctx context.Context, jobs map[string]string, notify
 				return
 			}
 			if r != nil {
-				if r.Error != nil && r.Error.Code == codeInvalidParams {
+				if r.Error != nil && r.Error.Code == jsonrpc.CodeInvalidParams {
 					delete(jobs, taskID) // no longer kept
 				}
 				continue

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -255,7 +257,7 @@ func TestTasksCreateAndGet(t *testing.T) {
 	broken := createTask(t, c, 8, "protocol_error_job", nil)["taskId"].(string)
 	got = taskAnswer(t, "tasks/get failed", c.taskCall(9, methodTasksGet, broken, nil))
 	e, _ := got["error"].(map[string]any)
-	if got["status"] != taskFailed || got["result"] != nil || e["code"] != float64(codeInternalError) || e["message"] == "" {
+	if got["status"] != taskFailed || got["result"] != nil || e["code"] != float64(jsonrpc.CodeInternalError) || e["message"] == "" {
 		t.Errorf("tasks/get of a job that failed without an answer = %v", got)
 	}
 
@@ -298,7 +300,7 @@ func TestTasksCancelAndUpdate(t *testing.T) {
 		t.Errorf("tasks/update = %v", ack)
 	}
 	a := c.taskCall(6, methodTasksUpdate, taskID, nil)
-	checkModernError(t, "tasks/update without inputResponses", a, "6", http.StatusOK, codeInvalidParams)
+	checkModernError(t, "tasks/update without inputResponses", a, "6", http.StatusOK, jsonrpc.CodeInvalidParams)
 }
 
 func TestTasksErrors(t *testing.T) {
@@ -315,19 +317,19 @@ func TestTasksErrors(t *testing.T) {
 		extra := map[string]any{"inputResponses": map[string]any{}}
 		for j, id := range []string{"tasks-conformance-nonexistent-12345", jobID, forged, strings.Repeat("x", 200) + "." + "y"} {
 			a := c.taskCall(10*i+j+10, method, id, extra)
-			checkModernError(t, method+" "+id, a, fmt.Sprint(10*i+j+10), http.StatusOK, codeInvalidParams)
+			checkModernError(t, method+" "+id, a, fmt.Sprint(10*i+j+10), http.StatusOK, jsonrpc.CodeInvalidParams)
 		}
 		// A gateway with another key does not know the task.
-		checkModernError(t, method+" at another gateway", other.taskCall(50+i, method, taskID, extra), fmt.Sprint(50+i), http.StatusOK, codeInvalidParams)
+		checkModernError(t, method+" at another gateway", other.taskCall(50+i, method, taskID, extra), fmt.Sprint(50+i), http.StatusOK, jsonrpc.CodeInvalidParams)
 	}
 	// A job the workers no longer keep.
 	jt.mu.Lock()
 	delete(jt.jobs, jobID)
 	jt.mu.Unlock()
-	checkModernError(t, "expired task", c.taskCall(60, methodTasksGet, taskID, nil), "60", http.StatusOK, codeInvalidParams)
+	checkModernError(t, "expired task", c.taskCall(60, methodTasksGet, taskID, nil), "60", http.StatusOK, jsonrpc.CodeInvalidParams)
 	// No taskId at all.
 	a := c.modernCall(61, methodTasksGet, withTasks(map[string]any{}), nil)
-	checkModernError(t, "no taskId", a, "61", http.StatusOK, codeInvalidParams)
+	checkModernError(t, "no taskId", a, "61", http.StatusOK, jsonrpc.CodeInvalidParams)
 
 	// Mcp-Name must repeat the task id.
 	a = c.modernCall(62, methodTasksGet, withTasks(map[string]any{"taskId": taskID}), map[string]string{headerName: "wrong"})
@@ -338,7 +340,7 @@ func TestTasksErrors(t *testing.T) {
 	// tasks/result and tasks/list are not methods of 2026-07-28.
 	for i, method := range []string{"tasks/result", "tasks/list"} {
 		a := c.modernCall(70+i, method, withTasks(map[string]any{"taskId": taskID}), map[string]string{headerName: taskID})
-		checkModernError(t, method, a, fmt.Sprint(70+i), http.StatusNotFound, codeMethodNotFound)
+		checkModernError(t, method, a, fmt.Sprint(70+i), http.StatusNotFound, jsonrpc.CodeMethodNotFound)
 	}
 
 	// Without the extension declared: tasks/* and a task-only tool are -32021, with the
@@ -393,7 +395,7 @@ func TestTasksUnsupported(t *testing.T) {
 		t.Errorf("discover without the job tools declares %v", caps["extensions"])
 	}
 	a := c.taskCall(2, methodTasksGet, "job_x.y", nil)
-	checkModernError(t, "tasks/get without tasks", a, "2", http.StatusNotFound, codeMethodNotFound)
+	checkModernError(t, "tasks/get without tasks", a, "2", http.StatusNotFound, jsonrpc.CodeMethodNotFound)
 	// A job's call answers its job id, extension or not.
 	a = c.modernCall(3, "tools/call", withTasks(map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 1}}), nil)
 	if g := taskAnswer(t, "slow_compute", a); g["resultType"] != "complete" {
@@ -410,7 +412,7 @@ func TestTasksInputRequired(t *testing.T) {
 	got := taskAnswer(t, "tasks/get", c.taskCall(2, methodTasksGet, taskID, nil))
 	reqs, _ := got["inputRequests"].(map[string]any)
 	q, _ := reqs["q-1"].(map[string]any)
-	if got["status"] != taskInputRequired || q["method"] != methodElicit || !strings.Contains(fmt.Sprint(q["params"]), "Delete a.txt?") || got["result"] != nil {
+	if got["status"] != taskInputRequired || q["method"] != questions.MethodElicit || !strings.Contains(fmt.Sprint(q["params"]), "Delete a.txt?") || got["result"] != nil {
 		t.Fatalf("tasks/get of a job that waits = %v", got)
 	}
 	// Answers to keys the job does not wait on are acked and ignored.
@@ -420,7 +422,7 @@ func TestTasksInputRequired(t *testing.T) {
 	}
 	// An answer that is not a result is refused.
 	a := c.taskCall(4, methodTasksUpdate, taskID, map[string]any{"inputResponses": map[string]any{"q-1": 12345}})
-	checkModernError(t, "malformed answer", a, "4", http.StatusOK, codeInvalidParams)
+	checkModernError(t, "malformed answer", a, "4", http.StatusOK, jsonrpc.CodeInvalidParams)
 	// The answer goes to the job, typed.
 	ack := taskAnswer(t, "tasks/update", c.taskCall(5, methodTasksUpdate, taskID, map[string]any{"inputResponses": map[string]any{
 		"q-1": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}}))

@@ -12,7 +12,11 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/content"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/encoding/protojson"
 )
@@ -64,7 +68,7 @@ func (p policy) toolDescriptions(tools []*hootv1hoot.Tool) []toolDescription {
 			Name:        t.Name,
 			Title:       t.Title,
 			Description: desc,
-			InputSchema: compact(json.RawMessage(t.InputSchema)),
+			InputSchema: rawjson.Compact(json.RawMessage(t.InputSchema)),
 			Annotations: toolAnnotations{
 				Title:           t.Title,
 				ReadOnlyHint:    t.Annotations.ReadOnly,
@@ -74,7 +78,7 @@ func (p policy) toolDescriptions(tools []*hootv1hoot.Tool) []toolDescription {
 			},
 		}
 		if strings.TrimSpace(t.OutputSchema) != "" {
-			d.OutputSchema = compact(json.RawMessage(t.OutputSchema))
+			d.OutputSchema = rawjson.Compact(json.RawMessage(t.OutputSchema))
 		}
 		out = append(out, d)
 	}
@@ -92,7 +96,7 @@ type callToolParams struct {
 
 // callToolResult is tools/call's answer.
 type callToolResult struct {
-	Content           []contentBlock  `json:"content"`
+	Content           []content.Block `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
 	Meta              *resultMeta     `json:"_meta,omitempty"`
@@ -126,7 +130,7 @@ var resultJSON = protojson.MarshalOptions{UseProtoNames: true, EmitDefaultValues
 // readCallToolParams reads tools/call's params and the tool's name from them; ok is false
 // unless they are an object with a name that is a non-empty string.
 func readCallToolParams(params json.RawMessage) (p callToolParams, name string, ok bool) {
-	if params == nil || kindOf(params) != "object" {
+	if params == nil || rawjson.Kind(params) != "object" {
 		return p, "", false
 	}
 	if !scanCallToolParams(params, &p) {
@@ -135,7 +139,7 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 			return p, "", false
 		}
 	}
-	if kindOf(p.Name) != "string" {
+	if rawjson.Kind(p.Name) != "string" {
 		return p, "", false
 	}
 	name, err := rawjson.Unquote(p.Name)
@@ -156,12 +160,12 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		if len(s.allowed) > 0 {
 			g.Try = tryToolsCall(s.allowed[0])
 		}
-		return s.fail(msg.ID, codeInvalidParams, "invalid params: tools/call needs params.name, the name of a tool, and params.arguments, an object", g)
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tools/call needs params.name, the name of a tool, and params.arguments, an object", g)
 	}
 	t, known := s.tools[name]
 	if !known {
-		near := closeNames(name, s.allowedNames)
-		return s.fail(msg.ID, codeInvalidParams, "unknown tool "+quote(name)+didYouMeanSuffix(near), &guidance{
+		near := wording.Close(name, s.allowedNames)
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "unknown tool "+wording.Quote(name)+wording.DidYouMean(near), &guidance{
 			Hint:       "Call one of the tools in tools; tools/list describes each with its arguments.",
 			Tool:       name,
 			DidYouMean: near,
@@ -177,7 +181,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		return s.refuse(msg.ID, sess, t, d, cannot, nil)
 	}
 
-	req, bad := decodeArguments(t, p.Arguments)
+	req, bad := arguments.Decode(t, p.Arguments)
 	if bad != nil {
 		return s.badArguments(msg.ID, sess, t, bad)
 	}
@@ -200,8 +204,8 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	}
 
 	var onProgress func(*hootv1.Progress)
-	if out != nil && (kindOf(p.Meta.ProgressToken) == "string" || kindOf(p.Meta.ProgressToken) == "number") {
-		onProgress = progressRelay(compact(p.Meta.ProgressToken), out)
+	if out != nil && (rawjson.Kind(p.Meta.ProgressToken) == "string" || rawjson.Kind(p.Meta.ProgressToken) == "number") {
+		onProgress = progressRelay(rawjson.Compact(p.Meta.ProgressToken), out)
 	}
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
@@ -244,7 +248,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	}
 	if res == nil {
 		log().Error("mcp: backend returned neither a result nor an error")
-		return s.internalError(msg.ID, "the worker gave no result for tool "+quote(name))
+		return s.internalError(msg.ID, "the worker gave no result for tool "+wording.Quote(name))
 	}
 	if te := res.GetError(); te != nil {
 		e := hooteproto.ErrorFromTool(te)
@@ -257,7 +261,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	m, ok := t.Unwrap(res)
 	if !ok || m == nil {
 		log().Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
-		return s.internalError(msg.ID, "the worker answered tool "+quote(name)+" with a result of another kind")
+		return s.internalError(msg.ID, "the worker answered tool "+wording.Quote(name)+" with a result of another kind")
 	}
 	if r := s.taskCreated(msg, sess, t, m); r != nil {
 		return r
@@ -265,7 +269,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	b, err := resultJSON.Marshal(m)
 	if err != nil {
 		log().Error("mcp: result does not encode as JSON", "err", err)
-		return s.internalError(msg.ID, "the result of tool "+quote(name)+" could not be encoded")
+		return s.internalError(msg.ID, "the result of tool "+wording.Quote(name)+" could not be encoded")
 	}
 	// protojson varies its whitespace on purpose; compact output is stable and smaller.
 	b = rawjson.CompactValid(b)
@@ -275,16 +279,16 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	// Content blocks that the result carries (hoot.v1.Content fields) are the call's content;
 	// a result without them is shown as its JSON text. The content of results embedded in it
 	// (a finished job's, in job_await's answer) follows.
-	content := contentBlocks(m)
-	if len(content) == 0 {
-		content = []contentBlock{textBlock(string(b))}
+	blocks := content.Of(m)
+	if len(blocks) == 0 {
+		blocks = []content.Block{content.Text(string(b))}
 	}
-	content = append(content, nestedContentBlocks(m)...)
+	blocks = append(blocks, content.Nested(m)...)
 	if s.cfg.ContentBaseURL != nil {
-		content = append(content, refLinks(m, s.cfg.ContentBaseURL())...)
+		blocks = append(blocks, refLinks(m, s.cfg.ContentBaseURL())...)
 	}
 	return newResult(msg.ID, callToolResult{
-		Content:           content,
+		Content:           blocks,
 		StructuredContent: b,
 	})
 }
@@ -301,23 +305,23 @@ func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d
 // badArguments answers arguments that do not decode or validate: as a tool result with
 // isError for protocol versions from 2025-11-25 (so that the model sees it), and as -32602
 // with the same guidance before.
-func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *argumentError) *response {
-	msg := "invalid arguments for " + t.Name + ": " + bad.message
-	hint := bad.hint
+func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *arguments.Error) *response {
+	msg := "invalid arguments for " + t.Name + ": " + bad.Message
+	hint := bad.Hint
 	switch {
 	case hint != "":
-	case bad.field != "":
-		hint = "Fix " + bad.field + " and call " + t.Name + " again; example shows a valid call."
+	case bad.Field != "":
+		hint = "Fix " + bad.Field + " and call " + t.Name + " again; example shows a valid call."
 	default:
 		hint = "Fix the arguments and call " + t.Name + " again; example shows a valid call."
 	}
 	g := &guidance{
 		Hint:       hint,
 		Tool:       t.Name,
-		Field:      bad.field,
-		Expected:   bad.expected,
-		Got:        bad.got,
-		DidYouMean: bad.didYouMean,
+		Field:      bad.Field,
+		Expected:   bad.Expected,
+		Got:        bad.Got,
+		DidYouMean: bad.DidYouMean,
 		Usage:      t.Usage,
 		Example:    exampleCall(t),
 	}
@@ -326,17 +330,17 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 	}
 	if argumentErrorsAsResults(sess.protocolVersion()) {
 		return newResult(id, callToolResult{
-			Content: []contentBlock{textBlock(argumentErrorText(msg, g))},
+			Content: []content.Block{content.Text(argumentErrorText(msg, g))},
 			IsError: true,
 			code:    hooteproto.CodeInvalidArgument,
 		})
 	}
-	return s.fail(id, codeInvalidParams, msg, g)
+	return s.fail(id, jsonrpc.CodeInvalidParams, msg, g)
 }
 
 // internalError answers a fault of the server or a worker.
 func (s *Server) internalError(id json.RawMessage, msg string) *response {
-	return s.fail(id, codeInternalError, "internal error: "+msg, &guidance{
+	return s.fail(id, jsonrpc.CodeInternalError, "internal error: "+msg, &guidance{
 		Hint: "This is a fault of the server, not of the request; try again later, and report it if it persists.",
 	})
 }
@@ -345,7 +349,7 @@ func (s *Server) internalError(id json.RawMessage, msg string) *response {
 // content: the failure does not conform to the tool's output schema.
 func toolErrorResult(tool string, e *hooteproto.Error) callToolResult {
 	return callToolResult{
-		Content: []contentBlock{textBlock(toolErrorText(tool, e))},
+		Content: []content.Block{content.Text(toolErrorText(tool, e))},
 		IsError: true,
 		code:    e.Code(),
 	}
@@ -360,7 +364,7 @@ func guidedToolErrorResult(tool string, e *hooteproto.Error, g *guidance) callTo
 		text += "\npolicy: " + g.Policy.String()
 	}
 	return callToolResult{
-		Content: []contentBlock{textBlock(text)},
+		Content: []content.Block{content.Text(text)},
 		IsError: true,
 		Meta:    &resultMeta{Guidance: g},
 		code:    e.Code(),
@@ -385,7 +389,7 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 		}
 		sent, last = true, p.GetProgress()
 		out.notify(&notification{
-			JSONRPC: jsonrpcVersion,
+			JSONRPC: jsonrpc.Version,
 			Method:  notifyProgress,
 			Params: progressParams{
 				ProgressToken: token,

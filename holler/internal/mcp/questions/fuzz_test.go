@@ -1,14 +1,15 @@
-package mcp
+package questions
 
 import (
 	"testing"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 )
 
-// FuzzReadInputParams feeds arbitrary params to the reader of requestState and inputResponses:
-// it never panics, and what it accepts is within its bounds.
-func FuzzReadInputParams(f *testing.F) {
+// FuzzReadRetry feeds arbitrary params to the reader of requestState and inputResponses: it
+// never panics, and what it accepts is within its bounds.
+func FuzzReadRetry(f *testing.F) {
 	for _, seed := range []string{
 		`{}`,
 		`{"requestState":"s2.abc.def","inputResponses":{"user_name":{"action":"accept","content":{"name":"Ann"}}}}`,
@@ -23,27 +24,27 @@ func FuzzReadInputParams(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, params []byte) {
-		in, err := readInputParams(params)
+		in, err := ReadRetry(params)
 		if err != nil {
-			if _, ok := err.(*malformedAnswer); !ok {
+			if _, ok := err.(*Malformed); !ok {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
 			return
 		}
-		if len(in.state) > reqstate.MaxBytes {
-			t.Fatalf("took a state of %d bytes", len(in.state))
+		if len(in.State) > reqstate.MaxBytes {
+			t.Fatalf("took a state of %d bytes", len(in.State))
 		}
-		if len(in.responses) > maxInputResponses {
-			t.Fatalf("took %d answers", len(in.responses))
+		if len(in.Responses) > MaxResponses {
+			t.Fatalf("took %d answers", len(in.Responses))
 		}
-		for k, v := range in.responses {
-			if len(v) > maxInputResponseBytes {
+		for k, v := range in.Responses {
+			if len(v) > MaxResponseBytes {
 				t.Fatalf("took an answer %q of %d bytes", k, len(v))
 			}
 			// Every answer decodes against every method without panicking, and an answer that
 			// decodes is an object.
-			for _, m := range []string{methodElicit, methodCreateMessage, methodRootsList, "other"} {
-				if res, err := decodeInputResponse(m, v); err == nil && (res == nil || kindOf(v) != "object") {
+			for _, m := range []string{MethodElicit, MethodCreateMessage, MethodRootsList, "other"} {
+				if res, err := Decode(m, v); err == nil && (res == nil || rawjson.Kind(v) != "object") {
 					t.Fatalf("%s answer %s decoded to %v", m, v, res)
 				}
 			}
