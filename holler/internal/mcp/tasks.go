@@ -415,8 +415,10 @@ func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
 		out.Status = taskInputRequired
 		out.InputRequests = make(map[string]questions.Request, len(job.GetQuestions()))
 		for key, q := range job.GetQuestions() {
-			method, params := questions.Params(q)
-			out.InputRequests[key] = questions.Request{Method: method, Params: params}
+			// As a call's input_required result has them: 2026-07-28's shape, the form named.
+			if r, ok := questions.Of(q); ok {
+				out.InputRequests[key] = r
+			}
 		}
 	default:
 		out.Status = taskWorking

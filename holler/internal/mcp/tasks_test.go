@@ -415,6 +415,10 @@ func TestTasksInputRequired(t *testing.T) {
 	if got["status"] != taskInputRequired || q["method"] != questions.MethodElicit || !strings.Contains(fmt.Sprint(q["params"]), "Delete a.txt?") || got["result"] != nil {
 		t.Fatalf("tasks/get of a job that waits = %v", got)
 	}
+	// The question has the shape of a call's input_required entry: 2026-07-28 names the form.
+	if p, _ := q["params"].(map[string]any); p["mode"] != "form" {
+		t.Errorf("tasks/get's elicitation names no form mode: %v", q["params"])
+	}
 	// Answers to keys the job does not wait on are acked and ignored.
 	taskAnswer(t, "tasks/update unknown key", c.taskCall(3, methodTasksUpdate, taskID, map[string]any{"inputResponses": map[string]any{"unknown-key": map[string]any{"ignored": true}}}))
 	if len(jt.answers) != 0 {
