@@ -192,23 +192,11 @@ func (q confirmQuestion) fillNeeds() string {
 // fillMessage is what the person reads when they are asked for arguments alone: which tool,
 // what it does, what it needs of them, and the arguments it already has.
 func (q confirmQuestion) fillMessage() string {
-	t := q.tool
 	var b strings.Builder
-	b.WriteString("The tool " + t.Name)
-	if t.Title != "" {
-		b.WriteString(" (" + t.Title + ")")
-	}
-	b.WriteString(" is about to run. ")
-	if first, _, _ := strings.Cut(t.Description, "\n\n"); first != "" {
-		b.WriteString(strings.TrimSpace(first) + " ")
-	}
+	q.introduce(&b, "The tool ", " is about to run. ")
 	b.WriteString(q.fillNeeds())
 	if len(q.args) > 0 {
-		shown := q.args
-		if len(shown) > maxShownArguments {
-			shown = shown[:maxShownArguments]
-		}
-		b.WriteString("\nArguments it has: " + strings.Join(shown, ", "))
+		b.WriteString("\nArguments it has: " + q.shownArguments())
 	}
 	b.WriteString("\nA model asked for this call. Accept to run it with your answers; decline to refuse it.")
 	return b.String()

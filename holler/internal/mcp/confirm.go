@@ -91,14 +91,7 @@ func (q confirmQuestion) message() string {
 	}
 	t := q.tool
 	var b strings.Builder
-	b.WriteString("Run the tool " + t.Name)
-	if t.Title != "" {
-		b.WriteString(" (" + t.Title + ")")
-	}
-	b.WriteString("? ")
-	if first, _, _ := strings.Cut(t.Description, "\n\n"); first != "" {
-		b.WriteString(strings.TrimSpace(first) + " ")
-	}
+	q.introduce(&b, "Run the tool ", "? ")
 	switch {
 	case t.Annotations.Destructive && t.Tier >= hootv1.Tier_TIER_ADMIN:
 		b.WriteString("It is destructive (it may destroy or overwrite stored data) and an admin tool.")
@@ -108,19 +101,38 @@ func (q confirmQuestion) message() string {
 		b.WriteString("It is an admin tool: it changes the server itself.")
 	}
 	b.WriteString("\nArguments: ")
-	switch n := len(q.args); {
-	case n == 0:
+	if len(q.args) == 0 {
 		b.WriteString("none (the tool's defaults)")
-	case n > maxShownArguments:
-		b.WriteString(strings.Join(q.args[:maxShownArguments], ", ") + " and " + strconv.Itoa(n-maxShownArguments) + " more")
-	default:
-		b.WriteString(strings.Join(q.args, ", "))
+	} else {
+		b.WriteString(q.shownArguments())
 	}
 	b.WriteString("\nA model asked for this call. Tick confirm and accept to run it once, with these arguments; decline to refuse it.")
 	if len(q.fill) > 0 {
 		b.WriteString("\n" + q.fillNeeds())
 	}
 	return b.String()
+}
+
+// introduce writes lead, the tool's name and title, then after, and the first paragraph of its
+// description: the opening of every question about a call.
+func (q confirmQuestion) introduce(b *strings.Builder, lead, after string) {
+	b.WriteString(lead + q.tool.Name)
+	if q.tool.Title != "" {
+		b.WriteString(" (" + q.tool.Title + ")")
+	}
+	b.WriteString(after)
+	if first, _, _ := strings.Cut(q.tool.Description, "\n\n"); first != "" {
+		b.WriteString(strings.TrimSpace(first) + " ")
+	}
+}
+
+// shownArguments lists the call's arguments, at most maxShownArguments of them and a count
+// of the rest.
+func (q confirmQuestion) shownArguments() string {
+	if n := len(q.args); n > maxShownArguments {
+		return strings.Join(q.args[:maxShownArguments], ", ") + " and " + strconv.Itoa(n-maxShownArguments) + " more"
+	}
+	return strings.Join(q.args, ", ")
 }
 
 // confirmField is the one field of the confirmation form.
