@@ -22,19 +22,20 @@ import (
 const elicitNote = "If it is left out, the person is asked for it before the call runs."
 
 // elicitKinds are the field kinds a form can ask for: strings, enums (a choice among strings),
-// booleans and numbers. 64-bit integers are left out: an elicited number is a JSON number,
+// booleans and numbers (those a header may carry, and floating point). 64-bit integers are left out: an elicited number is a JSON number,
 // which loses precision past 2^53.
-var elicitKinds = map[protoreflect.Kind]bool{
-	protoreflect.StringKind:   true,
-	protoreflect.EnumKind:     true,
-	protoreflect.BoolKind:     true,
-	protoreflect.Int32Kind:    true,
-	protoreflect.Sint32Kind:   true,
-	protoreflect.Sfixed32Kind: true,
-	protoreflect.Uint32Kind:   true,
-	protoreflect.Fixed32Kind:  true,
-	protoreflect.FloatKind:    true,
-	protoreflect.DoubleKind:   true,
+var elicitKinds = withKinds(headerKinds, protoreflect.FloatKind, protoreflect.DoubleKind)
+
+// withKinds returns a copy of set with kinds added.
+func withKinds(set map[protoreflect.Kind]bool, kinds ...protoreflect.Kind) map[protoreflect.Kind]bool {
+	out := make(map[protoreflect.Kind]bool, len(set)+len(kinds))
+	for k := range set {
+		out[k] = true
+	}
+	for _, k := range kinds {
+		out[k] = true
+	}
+	return out
 }
 
 // An elicitField is one field of a tool's request that a person supplies, with its property
