@@ -22,8 +22,8 @@ import (
 const elicitNote = "If it is left out, the person is asked for it before the call runs."
 
 // elicitKinds are the field kinds a form can ask for: strings, enums (a choice among strings),
-// booleans and numbers (those a header may carry, and floating point). 64-bit integers are left out: an elicited number is a JSON number,
-// which loses precision past 2^53.
+// booleans and numbers (those a header may carry, and floating point). 64-bit integers are
+// left out: an elicited number is a JSON number, which loses precision past 2^53.
 var elicitKinds = withKinds(headerKinds, protoreflect.FloatKind, protoreflect.DoubleKind)
 
 // withKinds returns a copy of set with kinds added.
