@@ -292,7 +292,8 @@ type span struct {
 }
 
 // spansOf divides the file into bars (or beats) by its time signatures, or by the meter found
-// when it has none (bars then start at phase). It lists at most limit spans, and counts them
+// when it has none; with a phase (a pickup, see meter) the first bar starts there, after a
+// span of its own for the pickup. It lists at most limit spans, and counts them
 // all without listing them, so that a file with a far-off last tick costs no more than one
 // with a near one.
 func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int64, perBeat bool, limit int) ([]span, int, float64) {
@@ -321,8 +322,8 @@ func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int6
 			out = append(out, s)
 		}
 	}
-	// A pickup before the first downbeat found in a file without a time signature.
-	if len(ts) == 0 && phase > 0 && phase < end {
+	// A pickup before the first downbeat found (see meter and pickup).
+	if phase > 0 && phase < end && (len(segs) == 1 || phase < segs[1].tick) {
 		bar++
 		add(span{bar: bar, from: 0, to: phase})
 		bars += float64(phase) / float64(barTicks(me, tpq))

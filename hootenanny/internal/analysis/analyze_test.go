@@ -353,3 +353,39 @@ func TestSectionKeys(t *testing.T) {
 		t.Errorf("sections without asking: %+v", r.Sections)
 	}
 }
+
+// TestPickupWithTimeSignature: a 4/4 file that opens with a quarter-note pickup and sets its
+// time signature at tick 0 all the same. The downbeats (loud, after the pickup) start the bars,
+// so each bar holds one chord; without a pickup the bars stay where the time signature puts
+// them.
+func TestPickupWithTimeSignature(t *testing.T) {
+	t.Parallel()
+	ns := []note{{pitch: 67, on: 0, dur: 1, velocity: 60}} // the pickup, G
+	prog := [][]int{{48, 60, 64, 67}, {53, 60, 65, 69}, {43, 59, 62, 67}, {48, 60, 64, 67}}
+	for bar, ch := range prog {
+		at := 1 + 4*float64(bar)
+		for i, p := range ch {
+			ns = append(ns, note{pitch: p, on: at, dur: 1, velocity: 110})
+			ns = append(ns, note{pitch: ch[(i+1)%4], on: at + 1 + float64(i%3), dur: 1, velocity: 70})
+		}
+	}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	var got []string
+	for _, c := range r.Chords {
+		got = append(got, c.Name)
+	}
+	if want := "G C F G C"; strings.Join(got, " ") != want {
+		t.Fatalf("chords = %q, want %q (a pickup bar, then one chord a bar)", strings.Join(got, " "), want)
+	}
+	if r.Chords[0].Tick != 0 || r.Chords[1].Tick != tpq || r.Chords[1].Bar != 2 {
+		t.Errorf("pickup %+v, first bar %+v: want ticks 0 and %d", r.Chords[0], r.Chords[1], tpq)
+	}
+	// The same bars without the pickup keep their downbeat at tick 0.
+	for i := range ns {
+		ns[i].on--
+	}
+	r = analyze(t, file(t, 4, 4, 0, ns[1:]), Options{})
+	if r.Chords[0].Tick != 0 || r.Chords[0].Name != "C" || r.Chords[1].Tick != 4*tpq {
+		t.Errorf("without a pickup: %+v then %+v, want C at 0 and the next bar at %d", r.Chords[0], r.Chords[1], 4*tpq)
+	}
+}
