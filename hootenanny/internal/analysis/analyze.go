@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
@@ -165,7 +166,7 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	r.DurationBars = bars
 	r.ChordsTotal = total
 	sharps := signatureSharps(r.Key.parentMajor())
-	sweep(spans, pitched, func(active []midi.Note, s span) {
+	sweep(spans, held(pitched, spans), func(active []midi.Note, s span) {
 		c := chordOf(active, s.from, s.to, sharps)
 		c.Bar, c.Beat, c.Tick = s.bar, s.beat, s.from
 		r.Chords = append(r.Chords, c)
@@ -218,6 +219,43 @@ func sweep(spans []span, notes []midi.Note, fn func([]midi.Note, span)) {
 		}
 		fn(active, s)
 	}
+}
+
+// held returns notes (in onset order) as the chords weigh them: each is held through the
+// silence after it on its track and channel, until the next note there starts or the span
+// (bar or beat) it starts in ends, whichever is first. An accompaniment that strikes its
+// chord on the off-beats and rests between (abc2midi's fzczfzcz) is heard as that chord for
+// the rest of the bar, not as a quarter of it against a melody that fills the bar; the end of
+// the span ends the hold, so that a chord does not run into the next bar's (or beat's), where
+// the harmony may change. Notes after the last of spans are not held.
+func held(notes []midi.Note, spans []span) []midi.Note {
+	type part struct{ track, ch int }
+	byPart := map[part][]int{}
+	for i, n := range notes {
+		k := part{n.Track, n.Channel}
+		byPart[k] = append(byPart[k], i)
+	}
+	out := slices.Clone(notes)
+	for _, idx := range byPart {
+		for j, i := range idx {
+			n := &out[i]
+			b := sort.Search(len(spans), func(b int) bool { return spans[b].to > n.OnTick })
+			if b == len(spans) || spans[b].from > n.OnTick {
+				continue
+			}
+			until := spans[b].to
+			end := n.OnTick + n.DurTicks
+			// The first note of the part that starts at or after this one ends.
+			k := j + sort.Search(len(idx)-j, func(k int) bool { return notes[idx[j+k]].OnTick >= end })
+			if k < len(idx) {
+				until = min(until, notes[idx[k]].OnTick)
+			}
+			if until > end {
+				n.DurTicks = until - n.OnTick
+			}
+		}
+	}
+	return out
 }
 
 // finalPitchClass is the pitch class of the lowest note that starts at the last onset, or -1.

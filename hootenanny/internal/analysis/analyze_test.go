@@ -389,3 +389,33 @@ func TestPickupWithTimeSignature(t *testing.T) {
 		t.Errorf("without a pickup: %+v then %+v, want C at 0 and the next bar at %d", r.Chords[0], r.Chords[1], 4*tpq)
 	}
 }
+
+// TestAccompanimentHeldThroughRests: an accompaniment that plays a C chord only on the
+// off-beats (bass on beats 1 and 3, the chord on 2 and 4, each an eighth note, as abc2midi's
+// fzczfzcz) under a melody of passing notes. Each accompaniment note is heard until the next
+// in its part, so the bar is C; counting only the eighths it sounds, the melody's D and F
+// outweigh it. The hold stops at the bar line: the next bar's chord is named from its own
+// notes.
+func TestAccompanimentHeldThroughRests(t *testing.T) {
+	t.Parallel()
+	ns := []note{
+		{pitch: 74, on: 0, dur: 1, ch: 0}, {pitch: 77, on: 1, dur: 1, ch: 0},
+		{pitch: 74, on: 2, dur: 1, ch: 0}, {pitch: 77, on: 3, dur: 1, ch: 0},
+		// The next bar: F major, struck on the downbeat and held.
+		{pitch: 53, on: 4, dur: 4, ch: 1}, {pitch: 65, on: 4, dur: 4, ch: 2}, {pitch: 69, on: 4, dur: 4, ch: 2}, {pitch: 72, on: 4, dur: 4, ch: 2},
+	}
+	for _, beat := range []float64{0, 2} {
+		ns = append(ns, note{pitch: 36, on: beat, dur: 0.5, ch: 1})
+		for _, p := range []int{48, 52, 55} {
+			ns = append(ns, note{pitch: p, on: beat + 1, dur: 0.5, ch: 2})
+		}
+	}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	var got []string
+	for _, c := range r.Chords {
+		got = append(got, c.Name)
+	}
+	if want := "C F"; strings.Join(got, " ") != want {
+		t.Errorf("chords = %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -164,6 +164,7 @@ func playedSymbols(t *abc.Tune) ([]timedSymbol, error) {
 type chordTally struct {
 	tunes, spans, beats, skipped int
 	total, root, exact           int
+	barExact, beatExact          int
 	perKind                      map[string][2]int // compared, matched
 	slash, slashBass             int
 	confusions                   map[string]int
@@ -182,6 +183,11 @@ func (c *chordTally) count(id string, bar, beat int, w writtenChord, got Chord) 
 	if match {
 		c.exact++
 		k[1]++
+		if beat == 0 {
+			c.barExact++
+		} else {
+			c.beatExact++
+		}
 	}
 	c.perKind[w.kind] = k
 	if w.slash {
@@ -195,7 +201,7 @@ func (c *chordTally) count(id string, bar, beat int, w writtenChord, got Chord) 
 	}
 	why := confusion(w, got)
 	c.confusions[why]++
-	if len(c.examples) < 30 {
+	if len(c.examples) < 40 && (len(c.examples) == 0 || !strings.HasPrefix(c.examples[len(c.examples)-1], fmt.Sprintf("%-36s", id))) {
 		where := fmt.Sprintf("bar %d", bar)
 		if beat > 0 {
 			where += fmt.Sprintf(" beat %d", beat)
@@ -347,7 +353,8 @@ func (c *chordTally) report(t *testing.T, name string) {
 	}
 	t.Logf("chords named against the written chord symbols, %s: %d tunes, %d whole bars and %d beats compared (%d beats where the symbol changes skipped)",
 		name, c.tunes, c.spans, c.beats, c.skipped)
-	t.Logf("  root and quality %s; root alone %s", pct(c.exact, c.total), pct(c.root, c.total))
+	t.Logf("  root and quality %s (whole bars %s, beats %s); root alone %s",
+		pct(c.exact, c.total), pct(c.barExact, c.spans), pct(c.beatExact, c.beats), pct(c.root, c.total))
 	for _, k := range kindOrder {
 		if v, ok := c.perKind[k]; ok {
 			t.Logf("    %-13s %s", k, pct(v[1], v[0]))
