@@ -419,3 +419,29 @@ func TestAccompanimentHeldThroughRests(t *testing.T) {
 		t.Errorf("chords = %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// TestPassingSeventh: a C chord held for the bar under a melody that lingers on B for half of
+// it is C, the B a passing note; the same chord with B held as long as its other notes is
+// Cmaj7.
+func TestPassingSeventh(t *testing.T) {
+	t.Parallel()
+	bar := func(at float64, seventhHeld bool) []note {
+		ns := []note{
+			{pitch: 36, on: at, dur: 4, ch: 1},
+			{pitch: 48, on: at, dur: 4, ch: 2}, {pitch: 52, on: at, dur: 4, ch: 2}, {pitch: 55, on: at, dur: 4, ch: 2},
+			{pitch: 71, on: at, dur: 2}, {pitch: 72, on: at + 2, dur: 1}, {pitch: 76, on: at + 3, dur: 1},
+		}
+		if seventhHeld {
+			ns = append(ns, note{pitch: 59, on: at, dur: 4, ch: 2})
+		}
+		return ns
+	}
+	r := analyze(t, file(t, 4, 4, 0, append(bar(0, false), bar(4, true)...)), Options{})
+	var got []string
+	for _, c := range r.Chords {
+		got = append(got, c.Name)
+	}
+	if want := "C Cmaj7"; strings.Join(got, " ") != want {
+		t.Errorf("chords = %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -35,6 +35,9 @@ const (
 	// seventhCost is charged for a four-note chord, so that a passing seventh does not turn a
 	// triad into a seventh chord.
 	seventhCost = 0.12
+	// seventhShare is the least time a seventh must sound, as a share of the time of the
+	// least-sounding note of the triad under it, for a seventh chord to be named.
+	seventhShare = 0.75
 	// bassBonus favours the reading whose root is in the bass (C6 against Am7 and the like).
 	bassBonus = 0.15
 )
@@ -85,6 +88,12 @@ func chordOf(notes []midi.Note, from, to int64, sharps int) Chord {
 			}
 			score := (2*in-total)/total - float64(missing)*missingCost
 			if len(t.intervals) == 4 {
+				// A seventh sounding for less than seventhShare of the least-sounding note of
+				// the triad under it is a passing note, not part of the chord.
+				least := min(w[(root+t.intervals[0])%12], w[(root+t.intervals[1])%12], w[(root+t.intervals[2])%12])
+				if w[(root+t.intervals[3])%12] < seventhShare*least {
+					continue
+				}
 				score -= seventhCost
 			}
 			if root == bassPC {
