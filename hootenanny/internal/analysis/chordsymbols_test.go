@@ -165,6 +165,7 @@ type chordTally struct {
 	tunes, spans, beats, skipped int
 	total, root, exact           int
 	barExact, beatExact          int
+	beatMiss                     map[int]int       // misses by beat of the bar, in bars compared by beats
 	perKind                      map[string][2]int // compared, matched
 	slash, slashBass             int
 	confusions                   map[string]int
@@ -199,6 +200,9 @@ func (c *chordTally) count(id string, bar, beat int, w writtenChord, got Chord) 
 	if match {
 		return
 	}
+	if beat > 0 {
+		c.beatMiss[beat]++
+	}
 	why := confusion(w, got)
 	c.confusions[why]++
 	if len(c.examples) < 40 && (len(c.examples) == 0 || !strings.HasPrefix(c.examples[len(c.examples)-1], fmt.Sprintf("%-36s", id))) {
@@ -221,9 +225,9 @@ func confusion(w writtenChord, got Chord) string {
 	d := (got.Root - w.root + 12) % 12
 	wt, gt := triadOf[w.quality], triadOf[got.Quality]
 	switch {
-	case d == 0 && wt == gt && len(w.quality) > len(wt) && got.Quality == gt:
+	case d == 0 && wt == gt && w.quality != wt && got.Quality == gt:
 		return "seventh lost"
-	case d == 0 && wt == gt && got.Quality != gt && w.quality == wt:
+	case d == 0 && wt == gt && w.quality == wt && got.Quality != gt:
 		return "seventh added"
 	case d == 0 && wt == gt:
 		return "other seventh"
@@ -252,7 +256,7 @@ func measureChords(t *testing.T, melodyOnly bool) *chordTally {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &chordTally{perKind: map[string][2]int{}, confusions: map[string]int{}}
+	c := &chordTally{perKind: map[string][2]int{}, confusions: map[string]int{}, beatMiss: map[int]int{}}
 	for _, tu := range all {
 		book, _ := abc.Parse(tu.Text, abc.Options{})
 		if len(book.Tunes) == 0 {
@@ -373,6 +377,13 @@ func (c *chordTally) report(t *testing.T, name string) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, c.confusions[k]))
 	}
 	t.Logf("  misses by kind: %s", strings.Join(parts, ", "))
+	var beats []string
+	for b := 1; b <= 12; b++ {
+		if c.beatMiss[b] > 0 {
+			beats = append(beats, fmt.Sprintf("beat %d: %d", b, c.beatMiss[b]))
+		}
+	}
+	t.Logf("  misses in bars compared by beats: %s", strings.Join(beats, ", "))
 	t.Logf("  first misses:\n    %s", strings.Join(c.examples, "\n    "))
 }
 
