@@ -166,8 +166,12 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	r.DurationBars = bars
 	r.ChordsTotal = total
 	sharps := signatureSharps(r.Key.parentMajor())
+	scale := r.Modal.scale()
+	if r.Key.Mode == "minor" {
+		scale[(r.Key.Tonic+11)%12] = true // the raised seventh of the minor key's dominant
+	}
 	sweep(spans, held(pitched, spans), func(active []midi.Note, s span) {
-		c := chordOf(active, s.from, s.to, sharps)
+		c := chordOf(active, s.from, s.to, sharps, scale)
 		c.Bar, c.Beat, c.Tick = s.bar, s.beat, s.from
 		r.Chords = append(r.Chords, c)
 	})

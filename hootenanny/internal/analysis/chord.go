@@ -40,13 +40,18 @@ const (
 	seventhShare = 0.75
 	// bassBonus favours the reading whose root is in the bass (C6 against Am7 and the like).
 	bassBonus = 0.15
+	// diatonicBonus breaks ties (a span where the chord's third does not sound reads as major
+	// or minor alike) in favour of the chord whose notes are all in the key's scale.
+	diatonicBonus = 0.01
 )
 
 // chordOf names the chord sounding from tick from to tick to. The notes' sounding time in the
 // span is summed per pitch class; each template on each root scores the time on its notes less
 // the time off them, less a cost for each of its notes that does not sound; the best names the
-// span (notes holds those that sound in it, and may hold others). The bass is the lowest note sounding for at least an eighth of the span.
-func chordOf(notes []midi.Note, from, to int64, sharps int) Chord {
+// span (notes holds those that sound in it, and may hold others). The bass is the lowest note
+// sounding for at least an eighth of the span. scale is the key's diatonic scale, which breaks
+// ties.
+func chordOf(notes []midi.Note, from, to int64, sharps int, scale [12]bool) Chord {
 	var w [12]float64
 	var total float64
 	bass := -1
@@ -98,6 +103,13 @@ func chordOf(notes []midi.Note, from, to int64, sharps int) Chord {
 			}
 			if root == bassPC {
 				score += bassBonus
+			}
+			diatonic := true
+			for _, iv := range t.intervals {
+				diatonic = diatonic && scale[(root+iv)%12]
+			}
+			if diatonic {
+				score += diatonicBonus
 			}
 			if score > bestScore+1e-9 {
 				bestScore, best, bestRoot, bestFit = score, ti, root, in/total
