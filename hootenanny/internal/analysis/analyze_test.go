@@ -466,3 +466,19 @@ func TestOpenFifthTakesTheKeysThird(t *testing.T) {
 		}
 	}
 }
+
+// TestAddedSixthIsNotRelativeMinorSeventh: a C chord held for the bar under a melody on A for
+// its first five eighths (then G) holds C E G A, which Am7/C spells too; the A, sounding for
+// less than two thirds of the chord's other notes, is not the root of a seventh chord, and the
+// bar is C.
+func TestAddedSixthIsNotRelativeMinorSeventh(t *testing.T) {
+	t.Parallel()
+	ns := []note{
+		{pitch: 48, on: 0, dur: 4, ch: 2}, {pitch: 52, on: 0, dur: 4, ch: 2}, {pitch: 55, on: 0, dur: 4, ch: 2},
+		{pitch: 69, on: 0, dur: 2.5}, {pitch: 67, on: 2.5, dur: 1.5},
+	}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	if got := r.Chords[0].Name; got != "C" {
+		t.Errorf("chord = %s, want C", got)
+	}
+}

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 )
 
@@ -35,9 +37,9 @@ const (
 	// seventhCost is charged for a four-note chord, so that a passing seventh does not turn a
 	// triad into a seventh chord.
 	seventhCost = 0.12
-	// seventhShare is the least time a seventh must sound, as a share of the time of the
-	// least-sounding note of the triad under it, for a seventh chord to be named.
-	seventhShare = 0.75
+	// seventhShare is the least time the least-sounding note of a four-note chord must sound,
+	// as a share of the time of the next least-sounding, for the chord to be named.
+	seventhShare = 2.0 / 3
 	// bassBonus favours the reading whose root is in the bass (C6 against Am7 and the like).
 	bassBonus = 0.15
 	// diatonicBonus breaks ties (a span where the chord's third does not sound reads as major
@@ -93,10 +95,14 @@ func chordOf(notes []midi.Note, from, to int64, sharps int, scale [12]bool) Chor
 			}
 			score := (2*in-total)/total - float64(missing)*missingCost
 			if len(t.intervals) == 4 {
-				// A seventh sounding for less than seventhShare of the least-sounding note of
-				// the triad under it is a passing note, not part of the chord.
-				least := min(w[(root+t.intervals[0])%12], w[(root+t.intervals[1])%12], w[(root+t.intervals[2])%12])
-				if w[(root+t.intervals[3])%12] < seventhShare*least {
+				// A note sounding for less than seventhShare of the next least-sounding is a
+				// passing note, not part of a four-note chord.
+				var ws [4]float64
+				for i, iv := range t.intervals {
+					ws[i] = w[(root+iv)%12]
+				}
+				slices.Sort(ws[:])
+				if ws[0] < seventhShare*ws[1] {
 					continue
 				}
 				score -= seventhCost
