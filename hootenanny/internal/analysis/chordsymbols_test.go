@@ -163,7 +163,7 @@ func playedSymbols(t *abc.Tune) ([]timedSymbol, error) {
 // chordTally counts the comparisons of one rendering.
 type chordTally struct {
 	tunes, spans, beats, skipped int
-	total, root, exact           int
+	total, root, exact, triad    int
 	barExact, beatExact          int
 	beatMiss                     map[int]int       // misses by beat of the bar, in bars compared by beats
 	perKind                      map[string][2]int // compared, matched
@@ -180,6 +180,9 @@ func (c *chordTally) count(id string, bar, beat int, w writtenChord, got Chord) 
 	match := rootOK && (w.quality == "" || got.Quality == w.quality)
 	if rootOK {
 		c.root++
+		if w.quality == "" || triadOf[got.Quality] == triadOf[w.quality] {
+			c.triad++
+		}
 	}
 	if match {
 		c.exact++
@@ -357,8 +360,8 @@ func (c *chordTally) report(t *testing.T, name string) {
 	}
 	t.Logf("chords named against the written chord symbols, %s: %d tunes, %d whole bars and %d beats compared (%d beats where the symbol changes skipped)",
 		name, c.tunes, c.spans, c.beats, c.skipped)
-	t.Logf("  root and quality %s (whole bars %s, beats %s); root alone %s",
-		pct(c.exact, c.total), pct(c.barExact, c.spans), pct(c.beatExact, c.beats), pct(c.root, c.total))
+	t.Logf("  root and quality %s (whole bars %s, beats %s); root and triad (sevenths as their triad) %s; root alone %s",
+		pct(c.exact, c.total), pct(c.barExact, c.spans), pct(c.beatExact, c.beats), pct(c.triad, c.total), pct(c.root, c.total))
 	for _, k := range kindOrder {
 		if v, ok := c.perKind[k]; ok {
 			t.Logf("    %-13s %s", k, pct(v[1], v[0]))
@@ -392,6 +395,10 @@ func (c *chordTally) report(t *testing.T, name string) {
 // rendered with the accompaniment that plays the symbols, where the chord sounds and the
 // analysis should name it, and for the melody alone, where the question is how often the tune
 // implies its written harmony. A match is the written root and quality (see symbolKinds).
+//
+// Today (250 tunes; 4051 whole bars and 7853 beats accompanied): accompanied 87.7% root and
+// quality (whole bars 96.7%, beats 83.0%), root 94.3%; melody only 35.0%, root 41.4%. The
+// floors are a few points below, so that a change that loses more fails.
 func TestCorpusChordSymbols(t *testing.T) {
 	t.Parallel()
 	acc := measureChords(t, false)
@@ -406,6 +413,9 @@ func TestCorpusChordSymbols(t *testing.T) {
 			t.Errorf("%s: %d of %d, below the floor of %.0f%%", name, k, n, 100*share)
 		}
 	}
-	floor("accompanied, root and quality", acc.exact, acc.total, 0.70)
-	floor("melody only, root", mel.root, mel.total, 0.33)
+	floor("accompanied, root and quality", acc.exact, acc.total, 0.85)
+	floor("accompanied whole bars, root and quality", acc.barExact, acc.spans, 0.95)
+	floor("accompanied, root", acc.root, acc.total, 0.92)
+	floor("melody only, root and quality", mel.exact, mel.total, 0.32)
+	floor("melody only, root", mel.root, mel.total, 0.38)
 }
