@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
 	"github.com/hootenanny/hoot/hootenanny/internal/abccorpus"
 	"github.com/hootenanny/hoot/hootenanny/internal/abcmidi"
+	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 )
 
 // writtenChord is a chord symbol as written above the melody, read for comparison with the
@@ -418,4 +420,66 @@ func TestCorpusChordSymbols(t *testing.T) {
 	floor("accompanied, root", acc.root, acc.total, 0.92)
 	floor("melody only, root and quality", mel.exact, mel.total, 0.32)
 	floor("melody only, root", mel.root, mel.total, 0.38)
+}
+
+// TestPlayedSymbolsMeetTheAccompaniment checks the written symbols' times against the
+// accompaniment the converter plays from them: where an accompaniment bass note starts at a
+// symbol's tick, it is the symbol's root (or its slash note). A symbol laid out at the wrong
+// tick (a repeat or an ending played otherwise) would meet the bass of another chord.
+func TestPlayedSymbolsMeetTheAccompaniment(t *testing.T) {
+	t.Parallel()
+	all, err := abccorpus.Tunes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var met, right int
+	var wrong []string
+	for _, tu := range all {
+		book, _ := abc.Parse(tu.Text, abc.Options{})
+		tune := book.Tunes[0]
+		syms, err := playedSymbols(tune)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(syms) == 0 {
+			continue
+		}
+		f, err := abcmidi.Convert(tune, abcmidi.Options{Voices: abcmidi.MIDIDirectives(tu.Text, tune), Directives: abcmidi.Directives(tu.Text, tune)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		accomp := map[int]bool{}
+		for i, tr := range f.Tracks {
+			for _, e := range tr.Events {
+				if s, ok := e.Text(); ok && e.IsMeta(midi.MetaTrackName) && strings.HasSuffix(s, "accompaniment") {
+					accomp[i] = true
+				}
+			}
+		}
+		bass := map[int64][]int{}
+		for _, n := range midi.NoteEvents(f) {
+			if accomp[n.Track] && n.Channel != drumChannel && n.Pitch < abcmidi.ChordBase {
+				bass[n.OnTick] = append(bass[n.OnTick], n.Pitch%12)
+			}
+		}
+		for i, s := range syms {
+			if !s.ok || i+1 < len(syms) && syms[i+1].tick == s.tick || len(bass[s.tick]) == 0 {
+				continue
+			}
+			met++
+			want := s.chord.root
+			if s.chord.slash {
+				want = s.chord.bass
+			}
+			if slices.Contains(bass[s.tick], want) {
+				right++
+			} else if len(wrong) < 20 {
+				wrong = append(wrong, fmt.Sprintf("%s tick %d: written %s, bass %v", tu.ID(), s.tick, s.chord.text, bass[s.tick]))
+			}
+		}
+	}
+	t.Logf("written symbols meeting an accompaniment bass note at their tick: %d, with their root or slash note %d", met, right)
+	if met < 1000 || float64(right) < 0.99*float64(met) {
+		t.Errorf("%d of %d symbols meet their own bass note; first others:\n  %s", right, met, strings.Join(wrong, "\n  "))
+	}
 }
