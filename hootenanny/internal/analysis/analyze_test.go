@@ -482,3 +482,14 @@ func TestAddedSixthIsNotRelativeMinorSeventh(t *testing.T) {
 		t.Errorf("chord = %s, want C", got)
 	}
 }
+
+// TestSeventhChordNeedsAllItsNotes: a bass C under a melody B names no seventh chord: Cmaj7's
+// E and G do not sound, and a seventh chord is named only when all four of its notes do.
+func TestSeventhChordNeedsAllItsNotes(t *testing.T) {
+	t.Parallel()
+	ns := []note{{pitch: 36, on: 0, dur: 4, ch: 1}, {pitch: 71, on: 0, dur: 3}, {pitch: 72, on: 3, dur: 1}}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	if got := r.Chords[0]; got.Name != "C" {
+		t.Errorf("chord = %+v, want C", got)
+	}
+}

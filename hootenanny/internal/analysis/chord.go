@@ -95,14 +95,15 @@ func chordOf(notes []midi.Note, from, to int64, sharps int, scale [12]bool) Chor
 			}
 			score := (2*in-total)/total - float64(missing)*missingCost
 			if len(t.intervals) == 4 {
-				// A note sounding for less than seventhShare of the next least-sounding is a
-				// passing note, not part of a four-note chord.
+				// A four-note chord is named only when all four of its notes sound, and a note
+				// sounding for less than seventhShare of the next least-sounding is a passing
+				// note, not part of it.
 				var ws [4]float64
 				for i, iv := range t.intervals {
 					ws[i] = w[(root+iv)%12]
 				}
 				slices.Sort(ws[:])
-				if ws[0] < seventhShare*ws[1] {
+				if ws[0] < seventhShare*ws[1] || missing > 0 {
 					continue
 				}
 				score -= seventhCost
