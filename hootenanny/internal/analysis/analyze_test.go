@@ -493,3 +493,24 @@ func TestSeventhChordNeedsAllItsNotes(t *testing.T) {
 		t.Errorf("chord = %+v, want C", got)
 	}
 }
+
+// TestAddedSixthOverItsRoot: C E G A held alike is C6 over a bass C and Am7 over a bass A.
+func TestAddedSixthOverItsRoot(t *testing.T) {
+	t.Parallel()
+	var ns []note
+	for i, bass := range []int{36, 45} {
+		at := float64(4 * i)
+		ns = append(ns, note{pitch: bass, on: at, dur: 4, ch: 1})
+		for _, p := range []int{60, 64, 67, 69} {
+			ns = append(ns, note{pitch: p, on: at, dur: 4, ch: 2})
+		}
+	}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	var got []string
+	for _, c := range r.Chords {
+		got = append(got, c.Name+" "+c.Quality)
+	}
+	if want := "C6 6, Am7 m7"; strings.Join(got, ", ") != want {
+		t.Errorf("chords = %q, want %q", strings.Join(got, ", "), want)
+	}
+}

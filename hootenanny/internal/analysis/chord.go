@@ -14,7 +14,9 @@ type chordTemplate struct {
 }
 
 // chordTemplates are tried in this order; a later one must score strictly higher to win, so
-// triads come before sevenths and the common qualities first.
+// triads come before sevenths and the common qualities first. A sixth chord holds the notes of
+// a minor seventh chord on its sixth (C6 is Am7's C E G A), and comes after it: it is named
+// when its root is in the bass, where the bass favours it.
 var chordTemplates = []chordTemplate{
 	{"maj", "", []int{0, 4, 7}},
 	{"min", "m", []int{0, 3, 7}},
@@ -25,6 +27,8 @@ var chordTemplates = []chordTemplate{
 	{"m7b5", "m7b5", []int{0, 3, 6, 10}},
 	{"dim7", "dim7", []int{0, 3, 6, 9}},
 	{"aug", "aug", []int{0, 4, 8}},
+	{"6", "6", []int{0, 4, 7, 9}},
+	{"m6", "m6", []int{0, 3, 7, 9}},
 }
 
 const (

@@ -29,8 +29,8 @@ type writtenChord struct {
 
 // symbolKinds reduce the chord names written in ABC to the analysis's vocabulary. Extensions
 // count as the seventh chord under them (D9 as D7, Dm9 as Dm7, Cmaj9 as Cmaj7), sixth chords as
-// their triad (the templates have no sixth: C6 holds Am7's notes), and suspended and power
-// chords, which have no third, on the root alone.
+// their triad, written or named (sixthOf: the sixth is an added note, often the melody's), and
+// suspended and power chords, which have no third, on the root alone.
 var symbolKinds = map[string]struct{ kind, quality string }{
 	"": {"major", "maj"}, "M": {"major", "maj"}, "maj": {"major", "maj"},
 	"m": {"minor", "min"}, "min": {"minor", "min"}, "-": {"minor", "min"},
@@ -179,7 +179,7 @@ func (c *chordTally) count(id string, bar, beat int, w writtenChord, got Chord) 
 	k := c.perKind[w.kind]
 	k[0]++
 	rootOK := got.Root == w.root
-	match := rootOK && (w.quality == "" || got.Quality == w.quality)
+	match := rootOK && (w.quality == "" || got.Quality == w.quality || sixthOf[got.Quality] == w.quality)
 	if rootOK {
 		c.root++
 		if w.quality == "" || triadOf[got.Quality] == triadOf[w.quality] {
@@ -219,8 +219,11 @@ func (c *chordTally) count(id string, bar, beat int, w writtenChord, got Chord) 
 	}
 }
 
+// sixthOf counts a sixth chord named as its triad, as written sixths are counted.
+var sixthOf = map[string]string{"6": "maj", "m6": "min"}
+
 // triadOf is the triad under a template: the quality with its seventh left off.
-var triadOf = map[string]string{"maj": "maj", "7": "maj", "maj7": "maj", "min": "min", "m7": "min", "dim": "dim", "m7b5": "dim", "dim7": "dim", "aug": "aug"}
+var triadOf = map[string]string{"6": "maj", "m6": "min", "maj": "maj", "7": "maj", "maj7": "maj", "min": "min", "m7": "min", "dim": "dim", "m7b5": "dim", "dim7": "dim", "aug": "aug"}
 
 // confusion names how a named chord differs from the written one.
 func confusion(w writtenChord, got Chord) string {
@@ -398,8 +401,8 @@ func (c *chordTally) report(t *testing.T, name string) {
 // analysis should name it, and for the melody alone, where the question is how often the tune
 // implies its written harmony. A match is the written root and quality (see symbolKinds).
 //
-// Today (250 tunes; 4051 whole bars and 7853 beats accompanied): accompanied 89.6% root and
-// quality (whole bars 96.8%, beats 85.9%), root 95.2%; melody only 39.9%, root 43.6%. The
+// Today (250 tunes; 4051 whole bars and 7853 beats accompanied): accompanied 90.9% root and
+// quality (whole bars 97.9%, beats 87.3%), root 96.6%; melody only 40.0%, root 43.6%. The
 // floors are a few points below, so that a change that loses more fails.
 func TestCorpusChordSymbols(t *testing.T) {
 	t.Parallel()
@@ -415,9 +418,9 @@ func TestCorpusChordSymbols(t *testing.T) {
 			t.Errorf("%s: %d of %d, below the floor of %.0f%%", name, k, n, 100*share)
 		}
 	}
-	floor("accompanied, root and quality", acc.exact, acc.total, 0.87)
-	floor("accompanied whole bars, root and quality", acc.barExact, acc.spans, 0.95)
-	floor("accompanied, root", acc.root, acc.total, 0.93)
+	floor("accompanied, root and quality", acc.exact, acc.total, 0.88)
+	floor("accompanied whole bars, root and quality", acc.barExact, acc.spans, 0.96)
+	floor("accompanied, root", acc.root, acc.total, 0.94)
 	floor("melody only, root and quality", mel.exact, mel.total, 0.37)
 	floor("melody only, root", mel.root, mel.total, 0.41)
 }
