@@ -364,10 +364,19 @@ func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int6
 			out = append(out, s)
 		}
 	}
-	// A pickup before the first downbeat found (see meter and pickup).
+	// A pickup before the first downbeat found (see meter and pickup); per beat, its beats are
+	// the last of a bar, counted back from the downbeat (a quarter-note pickup in 4/4 is beat 4).
 	if phase > 0 && phase < end && (len(segs) == 1 || phase < segs[1].tick) {
 		bar++
-		add(span{bar: bar, from: 0, to: phase})
+		n := int64(beats(me))
+		bt := max(barTicks(me, tpq)/max(n, 1), 1)
+		if !perBeat || phase > n*bt {
+			add(span{bar: bar, from: 0, to: phase})
+		} else {
+			for b := (phase + bt - 1) / bt; b >= 1; b-- {
+				add(span{bar: bar, beat: int(n - b + 1), from: max(phase-b*bt, 0), to: phase - (b-1)*bt})
+			}
+		}
 		bars += float64(phase) / float64(barTicks(me, tpq))
 		segs[0].tick = phase
 	}

@@ -381,6 +381,11 @@ func TestPickupWithTimeSignature(t *testing.T) {
 	if r.Chords[0].Tick != 0 || r.Chords[1].Tick != tpq || r.Chords[1].Bar != 2 {
 		t.Errorf("pickup %+v, first bar %+v: want ticks 0 and %d", r.Chords[0], r.Chords[1], tpq)
 	}
+	// Per beat, the pickup is the bar's last beat.
+	r = analyze(t, file(t, 4, 4, 0, ns), Options{PerBeat: true})
+	if c := r.Chords[0]; c.Bar != 1 || c.Beat != 4 || c.Tick != 0 || r.Chords[1].Bar != 2 || r.Chords[1].Beat != 1 || r.Chords[1].Tick != tpq {
+		t.Errorf("per beat: pickup %+v, then %+v; want bar 1 beat 4 at 0, bar 2 beat 1 at %d", c, r.Chords[1], tpq)
+	}
 	// The same bars without the pickup keep their downbeat at tick 0.
 	for i := range ns {
 		ns[i].on--

@@ -314,11 +314,10 @@ func measureChords(t *testing.T, melodyOnly bool) *chordTally {
 		for _, b := range byBeat.Chords {
 			beats[b.Bar] = append(beats[b.Bar], b)
 		}
-		beatLen := int64(0)
-		for _, b := range byBeat.Chords {
-			if b.Beat == 2 {
-				beatLen = b.Tick - beats[b.Bar][0].Tick
-				break
+		beatLen := int64(0) // the length of a beat, from two beats of one bar
+		for i := 1; i < len(byBeat.Chords) && beatLen == 0; i++ {
+			if a, b := byBeat.Chords[i-1], byBeat.Chords[i]; a.Bar == b.Bar && a.Beat > 0 {
+				beatLen = b.Tick - a.Tick
 			}
 		}
 		for i, bar := range byBar.Chords {
