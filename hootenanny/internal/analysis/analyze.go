@@ -168,7 +168,7 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	sharps := signatureSharps(r.Key.parentMajor())
 	scale := r.Modal.scale()
 	if r.Key.Mode == "minor" {
-		scale[(r.Key.Tonic+11)%12] = true // the raised seventh of the minor key's dominant
+		scale[(r.Key.Tonic+11)%12] = true // the raised seventh: the third of the major dominant
 	}
 	sweep(spans, held(pitched, spans), func(active []midi.Note, s span) {
 		c := chordOf(active, s.from, s.to, sharps, scale)
@@ -335,9 +335,8 @@ type span struct {
 
 // spansOf divides the file into bars (or beats) by its time signatures, or by the meter found
 // when it has none; with a phase (a pickup, see meter) the first bar starts there, after a
-// span of its own for the pickup. It lists at most limit spans, and counts them
-// all without listing them, so that a file with a far-off last tick costs no more than one
-// with a near one.
+// span of its own for the pickup. It lists at most limit spans, and counts them all without
+// listing them, so that a file with a far-off last tick costs no more than one with a near one.
 func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int64, perBeat bool, limit int) ([]span, int, float64) {
 	type seg struct {
 		tick int64

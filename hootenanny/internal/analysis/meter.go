@@ -23,7 +23,8 @@ const minMeterNotes = 8
 // estimates the meter from the note onsets, and returns with it the tick of the first downbeat.
 //
 // The estimate: each onset is weighted by its velocity and (logarithmically) its length, as
-// accented and long notes tend to fall on strong beats, and summed on a grid of sixteenth notes.
+// accented and long notes tend to fall on strong beats, and the heaviest at each point of a grid
+// of sixteenth notes kept (a chord weighs as much as its loudest, longest note).
 // For each candidate meter and each offset within its bar, the salience is the mean weight of
 // the grid points a bar length apart from that offset, over the mean weight of all grid points;
 // the candidate whose best offset has the highest salience wins, and a longer bar must beat a
@@ -85,9 +86,10 @@ func meter(ts []midi.TimeSignatureChange, notes []midi.Note, tpq int64) (Meter, 
 	return best, int64(bestPhase) * step
 }
 
-// onsetGrid sums the notes' onsets before tick until on a grid of step ticks, each weighted by
-// its velocity and (logarithmically) its length, and returns it with its mean weight. The grid
-// covers at most maxGrid steps; later onsets are not weighed.
+// onsetGrid places the notes' onsets before tick until on a grid of step ticks, each weighted
+// by its velocity and (logarithmically) its length, keeping the heaviest at each point, and
+// returns it with its mean weight. The grid covers at most maxGrid steps; later onsets are not
+// weighed.
 func onsetGrid(notes []midi.Note, tpq, step, until int64) ([]float64, float64) {
 	var last int64
 	for _, n := range notes {
