@@ -631,7 +631,7 @@ type MidiChordSpan struct {
 	// The root and the bass note's pitch class, such as "C" and "E"; empty for "N.C.".
 	Root string `protobuf:"bytes,5,opt,name=root,proto3" json:"root,omitempty"`
 	Bass string `protobuf:"bytes,6,opt,name=bass,proto3" json:"bass,omitempty"`
-	// maj, min, dim, aug, 7, maj7, m7, m7b5 or dim7; empty for "N.C.".
+	// maj, min, dim, aug, 7, maj7, m7, m7b5, dim7, 6 or m6; empty for "N.C.".
 	Quality string `protobuf:"bytes,7,opt,name=quality,proto3" json:"quality,omitempty"`
 	// The share of the span's sounding time on the chord's notes, 0 to 1.
 	Fit           float64 `protobuf:"fixed64,8,opt,name=fit,proto3" json:"fit,omitempty"`

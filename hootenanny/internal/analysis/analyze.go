@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
@@ -165,8 +166,12 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	r.DurationBars = bars
 	r.ChordsTotal = total
 	sharps := signatureSharps(r.Key.parentMajor())
-	sweep(spans, pitched, func(active []midi.Note, s span) {
-		c := chordOf(active, s.from, s.to, sharps)
+	scale := r.Modal.scale()
+	if r.Key.Mode == "minor" {
+		scale[(r.Key.Tonic+11)%12] = true // the raised seventh: the third of the major dominant
+	}
+	sweep(spans, held(pitched, spans), func(active []midi.Note, s span) {
+		c := chordOf(active, s.from, s.to, sharps, scale)
 		c.Bar, c.Beat, c.Tick = s.bar, s.beat, s.from
 		r.Chords = append(r.Chords, c)
 	})
@@ -218,6 +223,43 @@ func sweep(spans []span, notes []midi.Note, fn func([]midi.Note, span)) {
 		}
 		fn(active, s)
 	}
+}
+
+// held returns notes (in onset order) as the chords weigh them: each is held through the
+// silence after it on its track and channel, until the next note there starts or the span
+// (bar or beat) it starts in ends, whichever is first. An accompaniment that strikes its
+// chord on the off-beats and rests between (abc2midi's fzczfzcz) is heard as that chord for
+// the rest of the bar, not as a quarter of it against a melody that fills the bar; the end of
+// the span ends the hold, so that a chord does not run into the next bar's (or beat's), where
+// the harmony may change. Notes after the last of spans are not held.
+func held(notes []midi.Note, spans []span) []midi.Note {
+	type part struct{ track, ch int }
+	byPart := map[part][]int{}
+	for i, n := range notes {
+		k := part{n.Track, n.Channel}
+		byPart[k] = append(byPart[k], i)
+	}
+	out := slices.Clone(notes)
+	for _, idx := range byPart {
+		for j, i := range idx {
+			n := &out[i]
+			b := sort.Search(len(spans), func(b int) bool { return spans[b].to > n.OnTick })
+			if b == len(spans) || spans[b].from > n.OnTick {
+				continue
+			}
+			until := spans[b].to
+			end := n.OnTick + n.DurTicks
+			// The first note of the part that starts at or after this one ends.
+			k := j + sort.Search(len(idx)-j, func(k int) bool { return notes[idx[j+k]].OnTick >= end })
+			if k < len(idx) {
+				until = min(until, notes[idx[k]].OnTick)
+			}
+			if until > end {
+				n.DurTicks = until - n.OnTick
+			}
+		}
+	}
+	return out
 }
 
 // finalPitchClass is the pitch class of the lowest note that starts at the last onset, or -1.
@@ -292,9 +334,9 @@ type span struct {
 }
 
 // spansOf divides the file into bars (or beats) by its time signatures, or by the meter found
-// when it has none (bars then start at phase). It lists at most limit spans, and counts them
-// all without listing them, so that a file with a far-off last tick costs no more than one
-// with a near one.
+// when it has none; with a phase (a pickup, see meter) the first bar starts there, after a
+// span of its own for the pickup. It lists at most limit spans, and counts them all without
+// listing them, so that a file with a far-off last tick costs no more than one with a near one.
 func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int64, perBeat bool, limit int) ([]span, int, float64) {
 	type seg struct {
 		tick int64
@@ -321,10 +363,19 @@ func spansOf(ts []midi.TimeSignatureChange, me Meter, phase int64, tpq, end int6
 			out = append(out, s)
 		}
 	}
-	// A pickup before the first downbeat found in a file without a time signature.
-	if len(ts) == 0 && phase > 0 && phase < end {
+	// A pickup before the first downbeat found (see meter and pickup); per beat, its beats are
+	// the last of a bar, counted back from the downbeat (a quarter-note pickup in 4/4 is beat 4).
+	if phase > 0 && phase < end && (len(segs) == 1 || phase < segs[1].tick) {
 		bar++
-		add(span{bar: bar, from: 0, to: phase})
+		n := int64(beats(me))
+		bt := max(barTicks(me, tpq)/max(n, 1), 1)
+		if !perBeat || phase > n*bt {
+			add(span{bar: bar, from: 0, to: phase})
+		} else {
+			for b := (phase + bt - 1) / bt; b >= 1; b-- {
+				add(span{bar: bar, beat: int(n - b + 1), from: max(phase-b*bt, 0), to: phase - (b-1)*bt})
+			}
+		}
 		bars += float64(phase) / float64(barTicks(me, tpq))
 		segs[0].tick = phase
 	}

@@ -320,7 +320,8 @@ func TestFarOffNoteIsCountedNotWalked(t *testing.T) {
 	if len(r.Chords) != DefaultMaxChords || int64(r.ChordsTotal) != want {
 		t.Errorf("%d chords listed of %d, want %d of %d", len(r.Chords), r.ChordsTotal, DefaultMaxChords, want)
 	}
-	if r.Chords[0].Name != "N.C." && r.Chords[0].Name != "C" {
+	// A lone C: N.C., or a chord on C whose third the key decides.
+	if r.Chords[0].Name != "N.C." && r.Chords[0].Root != 0 {
 		t.Errorf("first beat = %+v", r.Chords[0])
 	}
 }
@@ -351,5 +352,170 @@ func TestSectionKeys(t *testing.T) {
 	}
 	if r := analyze(t, file(t, 4, 4, 0, ns), Options{}); len(r.Sections) != 0 {
 		t.Errorf("sections without asking: %+v", r.Sections)
+	}
+}
+
+// TestPickupWithTimeSignature: a 4/4 file that opens with a quarter-note pickup and sets its
+// time signature at tick 0 all the same. The downbeats (loud, after the pickup) start the bars,
+// so each bar holds one chord; without a pickup the bars stay where the time signature puts
+// them.
+func TestPickupWithTimeSignature(t *testing.T) {
+	t.Parallel()
+	ns := []note{{pitch: 67, on: 0, dur: 1, velocity: 60}} // the pickup, G
+	prog := [][]int{{48, 60, 64, 67}, {53, 60, 65, 69}, {43, 59, 62, 67}, {48, 60, 64, 67}}
+	for bar, ch := range prog {
+		at := 1 + 4*float64(bar)
+		for i, p := range ch {
+			ns = append(ns, note{pitch: p, on: at, dur: 1, velocity: 110})
+			ns = append(ns, note{pitch: ch[(i+1)%4], on: at + 1 + float64(i%3), dur: 1, velocity: 70})
+		}
+	}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	var got []string
+	for _, c := range r.Chords {
+		got = append(got, c.Name)
+	}
+	if want := "G C F G C"; strings.Join(got, " ") != want {
+		t.Fatalf("chords = %q, want %q (a pickup bar, then one chord a bar)", strings.Join(got, " "), want)
+	}
+	if r.Chords[0].Tick != 0 || r.Chords[1].Tick != tpq || r.Chords[1].Bar != 2 {
+		t.Errorf("pickup %+v, first bar %+v: want ticks 0 and %d", r.Chords[0], r.Chords[1], tpq)
+	}
+	// Per beat, the pickup is the bar's last beat.
+	r = analyze(t, file(t, 4, 4, 0, ns), Options{PerBeat: true})
+	if c := r.Chords[0]; c.Bar != 1 || c.Beat != 4 || c.Tick != 0 || r.Chords[1].Bar != 2 || r.Chords[1].Beat != 1 || r.Chords[1].Tick != tpq {
+		t.Errorf("per beat: pickup %+v, then %+v; want bar 1 beat 4 at 0, bar 2 beat 1 at %d", c, r.Chords[1], tpq)
+	}
+	// The same bars without the pickup keep their downbeat at tick 0.
+	for i := range ns {
+		ns[i].on--
+	}
+	r = analyze(t, file(t, 4, 4, 0, ns[1:]), Options{})
+	if r.Chords[0].Tick != 0 || r.Chords[0].Name != "C" || r.Chords[1].Tick != 4*tpq {
+		t.Errorf("without a pickup: %+v then %+v, want C at 0 and the next bar at %d", r.Chords[0], r.Chords[1], 4*tpq)
+	}
+}
+
+// TestAccompanimentHeldThroughRests: an accompaniment that plays a C chord only on the
+// off-beats (bass on beats 1 and 3, the chord on 2 and 4, each an eighth note, as abc2midi's
+// fzczfzcz) under a melody of passing notes. Each accompaniment note is heard until the next
+// in its part, so the bar is C; counting only the eighths it sounds, the melody's D and F
+// outweigh it. The hold stops at the bar line: the next bar's chord is named from its own
+// notes.
+func TestAccompanimentHeldThroughRests(t *testing.T) {
+	t.Parallel()
+	ns := []note{
+		{pitch: 74, on: 0, dur: 1, ch: 0}, {pitch: 77, on: 1, dur: 1, ch: 0},
+		{pitch: 74, on: 2, dur: 1, ch: 0}, {pitch: 77, on: 3, dur: 1, ch: 0},
+		// The next bar: F major, struck on the downbeat and held.
+		{pitch: 53, on: 4, dur: 4, ch: 1}, {pitch: 65, on: 4, dur: 4, ch: 2}, {pitch: 69, on: 4, dur: 4, ch: 2}, {pitch: 72, on: 4, dur: 4, ch: 2},
+	}
+	for _, beat := range []float64{0, 2} {
+		ns = append(ns, note{pitch: 36, on: beat, dur: 0.5, ch: 1})
+		for _, p := range []int{48, 52, 55} {
+			ns = append(ns, note{pitch: p, on: beat + 1, dur: 0.5, ch: 2})
+		}
+	}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	var got []string
+	for _, c := range r.Chords {
+		got = append(got, c.Name)
+	}
+	if want := "C F"; strings.Join(got, " ") != want {
+		t.Errorf("chords = %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestPassingSeventh: a C chord held for the bar under a melody that lingers on B for half of
+// it is C, the B a passing note; the same chord with B held as long as its other notes is
+// Cmaj7.
+func TestPassingSeventh(t *testing.T) {
+	t.Parallel()
+	bar := func(at float64, seventhHeld bool) []note {
+		ns := []note{
+			{pitch: 36, on: at, dur: 4, ch: 1},
+			{pitch: 48, on: at, dur: 4, ch: 2}, {pitch: 52, on: at, dur: 4, ch: 2}, {pitch: 55, on: at, dur: 4, ch: 2},
+			{pitch: 71, on: at, dur: 2}, {pitch: 72, on: at + 2, dur: 1}, {pitch: 76, on: at + 3, dur: 1},
+		}
+		if seventhHeld {
+			ns = append(ns, note{pitch: 59, on: at, dur: 4, ch: 2})
+		}
+		return ns
+	}
+	r := analyze(t, file(t, 4, 4, 0, append(bar(0, false), bar(4, true)...)), Options{})
+	var got []string
+	for _, c := range r.Chords {
+		got = append(got, c.Name)
+	}
+	if want := "C Cmaj7"; strings.Join(got, " ") != want {
+		t.Errorf("chords = %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestOpenFifthTakesTheKeysThird: a bar of A and E alone, with no third, reads as A minor or A
+// major alike; the key's scale decides: Am after a tune in A minor, A after one in A major.
+func TestOpenFifthTakesTheKeysThird(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		scale []int
+		want  string
+	}{
+		{[]int{57, 59, 60, 62, 64, 65, 67, 69, 67, 65, 64, 62, 60, 59, 57, 57}, "Am"},
+		{[]int{57, 59, 61, 62, 64, 66, 68, 69, 68, 66, 64, 62, 61, 59, 57, 57}, "A"},
+	} {
+		ns := line(c.scale...)
+		ns = append(ns, note{pitch: 45, on: 16, dur: 4}, note{pitch: 52, on: 16, dur: 4}, note{pitch: 57, on: 16, dur: 4})
+		r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+		if got := r.Chords[len(r.Chords)-1].Name; got != c.want {
+			t.Errorf("in %s: open fifth named %s, want %s", r.Key.Name(), got, c.want)
+		}
+	}
+}
+
+// TestAddedSixthIsNotRelativeMinorSeventh: a C chord held for the bar under a melody on A for
+// its first five eighths (then G) holds C E G A, which Am7/C spells too; the A, sounding for
+// less than two thirds of the chord's other notes, is not the root of a seventh chord, and the
+// bar is C.
+func TestAddedSixthIsNotRelativeMinorSeventh(t *testing.T) {
+	t.Parallel()
+	ns := []note{
+		{pitch: 48, on: 0, dur: 4, ch: 2}, {pitch: 52, on: 0, dur: 4, ch: 2}, {pitch: 55, on: 0, dur: 4, ch: 2},
+		{pitch: 69, on: 0, dur: 2.5}, {pitch: 67, on: 2.5, dur: 1.5},
+	}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	if got := r.Chords[0].Name; got != "C" {
+		t.Errorf("chord = %s, want C", got)
+	}
+}
+
+// TestSeventhChordNeedsAllItsNotes: a bass C under a melody B names no seventh chord: Cmaj7's
+// E and G do not sound, and a seventh chord is named only when all four of its notes do.
+func TestSeventhChordNeedsAllItsNotes(t *testing.T) {
+	t.Parallel()
+	ns := []note{{pitch: 36, on: 0, dur: 4, ch: 1}, {pitch: 71, on: 0, dur: 3}, {pitch: 72, on: 3, dur: 1}}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	if got := r.Chords[0]; got.Name != "C" {
+		t.Errorf("chord = %+v, want C", got)
+	}
+}
+
+// TestAddedSixthOverItsRoot: C E G A held alike is C6 over a bass C and Am7 over a bass A.
+func TestAddedSixthOverItsRoot(t *testing.T) {
+	t.Parallel()
+	var ns []note
+	for i, bass := range []int{36, 45} {
+		at := float64(4 * i)
+		ns = append(ns, note{pitch: bass, on: at, dur: 4, ch: 1})
+		for _, p := range []int{60, 64, 67, 69} {
+			ns = append(ns, note{pitch: p, on: at, dur: 4, ch: 2})
+		}
+	}
+	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
+	var got []string
+	for _, c := range r.Chords {
+		got = append(got, c.Name+" "+c.Quality)
+	}
+	if want := "C6 6, Am7 m7"; strings.Join(got, ", ") != want {
+		t.Errorf("chords = %q, want %q", strings.Join(got, ", "), want)
 	}
 }

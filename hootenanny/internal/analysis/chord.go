@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 )
 
@@ -12,7 +14,9 @@ type chordTemplate struct {
 }
 
 // chordTemplates are tried in this order; a later one must score strictly higher to win, so
-// triads come before sevenths and the common qualities first.
+// triads come before sevenths and the common qualities first. A sixth chord holds the notes of
+// a minor seventh chord on its sixth (C6 is Am7's C E G A), and comes after it: it is named
+// when its root is in the bass, where the bass favours it.
 var chordTemplates = []chordTemplate{
 	{"maj", "", []int{0, 4, 7}},
 	{"min", "m", []int{0, 3, 7}},
@@ -23,6 +27,8 @@ var chordTemplates = []chordTemplate{
 	{"m7b5", "m7b5", []int{0, 3, 6, 10}},
 	{"dim7", "dim7", []int{0, 3, 6, 9}},
 	{"aug", "aug", []int{0, 4, 8}},
+	{"6", "6", []int{0, 4, 7, 9}},
+	{"m6", "m6", []int{0, 3, 7, 9}},
 }
 
 const (
@@ -35,15 +41,23 @@ const (
 	// seventhCost is charged for a four-note chord, so that a passing seventh does not turn a
 	// triad into a seventh chord.
 	seventhCost = 0.12
+	// seventhShare is the least time the least-sounding note of a four-note chord must sound,
+	// as a share of the time of the next least-sounding, for the chord to be named.
+	seventhShare = 2.0 / 3
 	// bassBonus favours the reading whose root is in the bass (C6 against Am7 and the like).
 	bassBonus = 0.15
+	// diatonicBonus breaks ties (a span where the chord's third does not sound reads as major
+	// or minor alike) in favour of the chord whose notes are all in the key's scale.
+	diatonicBonus = 0.01
 )
 
 // chordOf names the chord sounding from tick from to tick to. The notes' sounding time in the
 // span is summed per pitch class; each template on each root scores the time on its notes less
 // the time off them, less a cost for each of its notes that does not sound; the best names the
-// span (notes holds those that sound in it, and may hold others). The bass is the lowest note sounding for at least an eighth of the span.
-func chordOf(notes []midi.Note, from, to int64, sharps int) Chord {
+// span (notes holds those that sound in it, and may hold others). The bass is the lowest note
+// sounding for at least an eighth of the span. scale is the key's diatonic scale, which breaks
+// ties.
+func chordOf(notes []midi.Note, from, to int64, sharps int, scale [12]bool) Chord {
 	var w [12]float64
 	var total float64
 	bass := -1
@@ -85,10 +99,28 @@ func chordOf(notes []midi.Note, from, to int64, sharps int) Chord {
 			}
 			score := (2*in-total)/total - float64(missing)*missingCost
 			if len(t.intervals) == 4 {
+				// A four-note chord is named only when all four of its notes sound, and a note
+				// sounding for less than seventhShare of the next least-sounding is a passing
+				// note, not part of it.
+				var ws [4]float64
+				for i, iv := range t.intervals {
+					ws[i] = w[(root+iv)%12]
+				}
+				slices.Sort(ws[:])
+				if ws[0] < seventhShare*ws[1] || missing > 0 {
+					continue
+				}
 				score -= seventhCost
 			}
 			if root == bassPC {
 				score += bassBonus
+			}
+			diatonic := true
+			for _, iv := range t.intervals {
+				diatonic = diatonic && scale[(root+iv)%12]
+			}
+			if diatonic {
+				score += diatonicBonus
 			}
 			if score > bestScore+1e-9 {
 				bestScore, best, bestRoot, bestFit = score, ti, root, in/total

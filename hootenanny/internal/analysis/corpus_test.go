@@ -58,14 +58,14 @@ func corpusMIDI(t *testing.T) (tunes []corpusTune, skipped []string) {
 // K:Edor counts as E minor for the Krumhansl-Kessler key, while the modal reading must name
 // dorian itself for an exact mode.
 //
-// The floors, each two or three tunes of the corpus below what the analysis reaches today (41
-// tunes: tonic 35 by either reading, family 37, exact mode 29), so that a change that loses
-// more than that fails: the tonic right for 80% by either reading, the family for 85%, the
-// exact mode for 60%.
+// The floors, a few points below what the analysis reaches today (283 tunes: tonic 263 by the
+// profiles and 266 by the modal reading, family 271, exact mode 250), so that a change that
+// loses more than that fails: the tonic right for 90% by either reading, the family for 93%,
+// the exact mode for 85%.
 func TestCorpusKeys(t *testing.T) {
 	t.Parallel()
 	tunes, skipped := corpusMIDI(t)
-	if len(tunes) < 30 {
+	if len(tunes) < 250 {
 		t.Fatalf("only %d corpus tunes to measure", len(tunes))
 	}
 	var kkTonic, kkFamily, kkBoth, modalTonic, modalMode, modalFamily int
@@ -115,10 +115,10 @@ func TestCorpusKeys(t *testing.T) {
 			t.Errorf("%s right for %s, below the floor of %.0f%%", name, pct(k), 100*share)
 		}
 	}
-	floor("Krumhansl-Kessler tonic", kkTonic, 0.80)
-	floor("Krumhansl-Kessler major/minor family", kkFamily, 0.85)
-	floor("modal tonic", modalTonic, 0.80)
-	floor("modal exact mode", modalMode, 0.60)
+	floor("Krumhansl-Kessler tonic", kkTonic, 0.90)
+	floor("Krumhansl-Kessler major/minor family", kkFamily, 0.93)
+	floor("modal tonic", modalTonic, 0.90)
+	floor("modal exact mode", modalMode, 0.85)
 }
 
 // TestCorpusMeterEstimate measures the meter estimated from onsets alone: every corpus tune's
@@ -166,79 +166,7 @@ func TestCorpusMeterEstimate(t *testing.T) {
 	}
 	t.Logf("meter from onsets alone: %d/%d right (2/4, 4/4 and 2/2 counted alike)", right, measured)
 	t.Logf("wrong:\n  %s", strings.Join(wrong, "\n  "))
-	if measured == 0 || float64(right) < 0.6*float64(measured) {
-		t.Errorf("meter estimated right for %d of %d tunes, below the floor of 60%%", right, measured)
-	}
-}
-
-// TestCorpusChords measures the chords named per bar against the chord symbols of the corpus
-// tunes that have them. abcmidi plays each chord symbol as a bass and a chord part on tracks
-// named "accompaniment"; the chord named from those parts alone is the written chord, as
-// played, as far as the templates name it (the reference is this analysis of the accompaniment
-// alone, not the written symbols: mapping written bars to played ones through repeats is left
-// out). The chord named from the whole file (melody included) must agree with it, root for
-// root, in most bars: the melody's passing notes must not derail the naming. Today: 5 tunes,
-// 196 bars, the same root in 180 (91.8%), the same name in 161 (82.1%); the floor is 85% for
-// the root. The costs in chord.go (seventhCost, bassBonus) were chosen over this measurement.
-func TestCorpusChords(t *testing.T) {
-	t.Parallel()
-	tunes, _ := corpusMIDI(t)
-	var bars, sameRoot, sameName, tunesWithChords int
-	var differ []string
-	for _, tu := range tunes {
-		accomp := &midi.File{Format: tu.file.Format, TicksPerQuarter: tu.file.TicksPerQuarter}
-		has := false
-		for _, tr := range tu.file.Tracks {
-			isAccomp := false
-			for _, e := range tr.Events {
-				if s, ok := e.Text(); ok && e.IsMeta(midi.MetaTrackName) && s == "accompaniment" {
-					isAccomp = true
-				}
-			}
-			var evs []midi.Event
-			for _, e := range tr.Events {
-				if isAccomp || (e.Kind != midi.KindNoteOn && e.Kind != midi.KindNoteOff) {
-					evs = append(evs, e)
-				}
-			}
-			has = has || isAccomp
-			accomp.Tracks = append(accomp.Tracks, midi.Track{Events: evs})
-		}
-		if !has {
-			continue
-		}
-		tunesWithChords++
-		want, err := Analyze(accomp, Options{MaxChords: MaxChords})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Analyze(tu.file, Options{MaxChords: MaxChords})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, w := range want.Chords {
-			if w.Name == "N.C." || i >= len(got.Chords) {
-				continue
-			}
-			bars++
-			g := got.Chords[i]
-			if g.Root == w.Root {
-				sameRoot++
-			}
-			if g.Name == w.Name {
-				sameName++
-			} else if len(differ) < 40 {
-				differ = append(differ, fmt.Sprintf("%s bar %d: accompaniment %s, whole file %s", tu.id, w.Bar, w.Name, g.Name))
-			}
-		}
-	}
-	if tunesWithChords == 0 || bars == 0 {
-		t.Fatal("no corpus tune with chord symbols to measure")
-	}
-	t.Logf("chords per bar over %d tunes with chord symbols, %d bars: same root %d (%.1f%%), same name %d (%.1f%%)",
-		tunesWithChords, bars, sameRoot, 100*float64(sameRoot)/float64(bars), sameName, 100*float64(sameName)/float64(bars))
-	t.Logf("first differences:\n  %s", strings.Join(differ, "\n  "))
-	if float64(sameRoot) < 0.85*float64(bars) {
-		t.Errorf("same root in %d of %d bars, below the floor of 85%%", sameRoot, bars)
+	if measured == 0 || float64(right) < 0.85*float64(measured) {
+		t.Errorf("meter estimated right for %d of %d tunes, below the floor of 85%%", right, measured)
 	}
 }

@@ -187,3 +187,13 @@ func family(mode string) string {
 
 // Spell names pitch class pc as the key found spells it (with sharps or flats).
 func (r *Result) Spell(pc int) string { return spell(pc, signatureSharps(r.Key.parentMajor())) }
+
+// scale is the key's diatonic scale: the seven pitch classes of its parent major scale.
+func (k Key) scale() [12]bool {
+	var s [12]bool
+	p := k.parentMajor()
+	for _, d := range majorScale {
+		s[(p+d)%12] = true
+	}
+	return s
+}

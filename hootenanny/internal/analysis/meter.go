@@ -23,7 +23,8 @@ const minMeterNotes = 8
 // estimates the meter from the note onsets, and returns with it the tick of the first downbeat.
 //
 // The estimate: each onset is weighted by its velocity and (logarithmically) its length, as
-// accented and long notes tend to fall on strong beats, and summed on a grid of sixteenth notes.
+// accented and long notes tend to fall on strong beats, and the heaviest at each point of a grid
+// of sixteenth notes kept (a chord weighs as much as its loudest, longest note).
 // For each candidate meter and each offset within its bar, the salience is the mean weight of
 // the grid points a bar length apart from that offset, over the mean weight of all grid points;
 // the candidate whose best offset has the highest salience wins, and a longer bar must beat a
@@ -31,7 +32,12 @@ const minMeterNotes = 8
 // the short bar also repeats at the long one.
 func meter(ts []midi.TimeSignatureChange, notes []midi.Note, tpq int64) (Meter, int64) {
 	if len(ts) > 0 && ts[0].Tick == 0 && ts[0].Numerator > 0 && ts[0].Denominator > 0 {
-		return Meter{Numerator: ts[0].Numerator, Denominator: ts[0].Denominator, Source: "time signature event", Changes: len(ts) - 1}, 0
+		m := Meter{Numerator: ts[0].Numerator, Denominator: ts[0].Denominator, Source: "time signature event", Changes: len(ts) - 1}
+		until := int64(math.MaxInt64)
+		if len(ts) > 1 {
+			until = ts[1].Tick
+		}
+		return m, pickup(notes, m, tpq, until)
 	}
 	changes := max(len(ts)-1, 0)
 	if len(ts) > 0 {
@@ -41,26 +47,7 @@ func meter(ts []midi.TimeSignatureChange, notes []midi.Note, tpq int64) (Meter, 
 		return Meter{Numerator: 4, Denominator: 4, Source: "default 4/4", Changes: changes}, 0
 	}
 	step := max(tpq/4, 1)
-	// The grid covers at most maxGrid steps; later onsets are not weighed.
-	var last int64
-	for _, n := range notes {
-		if n.OnTick/step < maxGrid {
-			last = max(last, n.OnTick)
-		}
-	}
-	grid := make([]float64, (last+step/2)/step+1)
-	for _, n := range notes {
-		if (n.OnTick+step/2)/step >= int64(len(grid)) {
-			continue
-		}
-		q := float64(n.DurTicks) / float64(tpq)
-		grid[(n.OnTick+step/2)/step] += float64(n.Velocity) / 127 * (1 + math.Log1p(min(q, 4)))
-	}
-	var mean float64
-	for _, w := range grid {
-		mean += w
-	}
-	mean /= float64(len(grid))
+	grid, mean := onsetGrid(notes, tpq, step, math.MaxInt64)
 	best, bestSal, bestBeat, bestPhase := meterCandidates[0], -1.0, -1.0, 0
 	sal := map[int]float64{}
 	phases := map[int]int{}
@@ -97,6 +84,61 @@ func meter(ts []midi.TimeSignatureChange, notes []midi.Note, tpq int64) (Meter, 
 	best.Source = "estimated from onsets"
 	best.Changes = changes
 	return best, int64(bestPhase) * step
+}
+
+// onsetGrid places the notes' onsets before tick until on a grid of step ticks, each weighted
+// by its velocity and (logarithmically) its length, keeping the heaviest at each point, and
+// returns it with its mean weight. The grid covers at most maxGrid steps; later onsets are not
+// weighed.
+func onsetGrid(notes []midi.Note, tpq, step, until int64) ([]float64, float64) {
+	var last int64
+	for _, n := range notes {
+		if n.OnTick/step < maxGrid && n.OnTick < until {
+			last = max(last, n.OnTick)
+		}
+	}
+	grid := make([]float64, (last+step/2)/step+1)
+	for _, n := range notes {
+		if n.OnTick >= until || (n.OnTick+step/2)/step >= int64(len(grid)) {
+			continue
+		}
+		q := float64(n.DurTicks) / float64(tpq)
+		i := (n.OnTick + step/2) / step
+		grid[i] = max(grid[i], float64(n.Velocity)/127*(1+math.Log1p(min(q, 4))))
+	}
+	var mean float64
+	for _, w := range grid {
+		mean += w
+	}
+	return grid, mean / float64(len(grid))
+}
+
+// pickupMargin is how much more weight the onsets a bar apart from another offset must carry
+// than those from tick 0 for the bars to start there.
+const pickupMargin = 1.15
+
+// pickup returns the tick of the first downbeat of a file whose time signature m is set at its
+// start: a file written from music with a pickup (an anacrusis, the short bar before the first
+// bar line) often starts its first bar at tick 0 all the same, so that every bar line it
+// implies falls inside a bar as played. The downbeat is the offset within m's bar whose onsets,
+// a bar apart up to tick until, carry the most weight (as the meter estimate weighs them); it
+// is used only when it beats tick 0 by pickupMargin, so a file without a pickup keeps its bars.
+func pickup(notes []midi.Note, m Meter, tpq, until int64) int64 {
+	step := max(tpq/4, 1)
+	bl := barTicks(m, tpq)
+	if len(notes) < minMeterNotes || bl%step != 0 {
+		return 0
+	}
+	L := int(bl / step)
+	grid, mean := onsetGrid(notes, tpq, step, until)
+	if L <= 1 || L > len(grid) {
+		return 0
+	}
+	best, at := salience(grid, L, mean)
+	if at == 0 || best < pickupMargin*beatSalience(grid, L, 0, mean) {
+		return 0
+	}
+	return int64(at) * step
 }
 
 // salience is the best mean weight of grid points period apart, over mean, and its offset.
