@@ -37,7 +37,7 @@
 // default (checked against it on the corpus): a grace note sounds for a quarter of its written
 // length (%%MIDI gracedivider 4) and that time is taken from the start of the note it ornaments
 // (graces that would take all of it are dropped, as are graces with no note after them); the
-// notes of a chord start ChordStagger ticks apart in written order and end together (except
+// notes of a chord start ChordStagger ticks apart (%%MIDI chordattack) in written order and end together (except
 // in tied chords); a note marked staccato sounds for half its length; and in a tune whose R:
 // field says hornpipe, A>B is played 2:1 in any meter, and a pair of even eighth notes on a
 // quarter-note beat of the bar 2:1 in 4/4 (sixteenths on eighth beats in 2/4; no other meter
@@ -52,9 +52,11 @@
 // source for Options.Voices, and Directives the lines that set the accompaniment (gchord,
 // gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) and the
 // drum pattern (drum, drumon, drumoff, drumbars; channel 10), trim and ratio, for
-// Options.Directives. Trills (T, !trill!) play as abc2midi plays them, unless Straight. Not
-// handled: other %%MIDI directives (beat, beatstring, gracedivider, chordattack, drone, ...);
-// voice overlays (&), which are an error; clef transpose=; lyrics.
+// Options.Directives, and the lines that change how notes play from where they are written:
+// beat, beatmod, beataccents and nobeataccents (velocity.go) and chordattack (the chord
+// stagger; !arpeggio! triples it for its chord). Trills (T, !trill!) play as abc2midi plays
+// them, unless Straight. Not handled: other %%MIDI directives (beatstring, gracedivider,
+// randomchordattack, ...); voice overlays (&), which are an error; clef transpose=; lyrics.
 package abcmidi
 
 import (
@@ -433,6 +435,8 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		}
 	}
 	tiedChord := tiedChordNotes(t.Voice(id))
+	atNote := noteDirectives(t, id, events, opts.Directives)
+	stagger := int64(ChordStagger) // %%MIDI chordattack changes it
 	var vt voiceTrack
 	acc := newAccompaniment(t, id, bars, changes, cues, opts)
 	var accEvents []accEvent
@@ -475,8 +479,20 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		}
 		var lastDecos, lastRest *string // the notes of a chord share their decorations
 		chordAt, chordIdx := abc.Rat{Num: -1, Den: 1}, 0
+		chordStagger := stagger
+		lastAt := -1
 		for _, e := range byBar[b] {
 			applyChanges(e.Onset, false)
+			if ds := atNote[e.Pos.Offset]; len(ds) > 0 && e.Pos.Offset != lastAt {
+				for _, d := range ds {
+					if d.Name == "chordattack" {
+						stagger = chordAttack(d, stagger)
+						continue
+					}
+					st.directive(d)
+				}
+			}
+			lastAt = e.Pos.Offset
 			if len(e.RestDecorations) > 0 && &e.RestDecorations[0] != lastRest {
 				lastRest = &e.RestDecorations[0]
 				st.decorate(e.RestDecorations)
@@ -489,6 +505,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 				chordIdx++
 			} else {
 				chordAt, chordIdx = e.Onset, 0
+				// !arpeggio! spreads its chord three times as far, as abc2midi does.
+				chordStagger = stagger
+				if slices.Contains(e.Decorations, "arpeggio") {
+					chordStagger = 3 * stagger
+				}
 			}
 			p := e.Pitch + opts.Transpose
 			if p < 0 || p > 127 {
@@ -498,7 +519,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			on := cursor.Add(e.Onset.Sub(bar.Start))
 			n := playedNote{on: ticks(on), off: ticks(on.Add(e.Duration)), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start)))}
 			if !opts.Straight && !tiedChord[e.Pos.Offset] {
-				n.on += int64(chordIdx * ChordStagger)
+				n.on += int64(chordIdx) * chordStagger
 			}
 			if n.off <= n.on {
 				continue // shorter than a tick
@@ -533,6 +554,68 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		}
 	}
 	return vt, nil
+}
+
+// noteDirectives returns the %%MIDI lines of voice id that change how its notes play from
+// where they are written (beat, beatmod, beataccents, nobeataccents, chordattack), keyed by the
+// source offset of the first of events written after each. abc2midi acts on such a line when
+// it reaches it as it plays, every time it plays it (again in a repeat); lines before the
+// first V: line go with the first voice that has music, as the accompaniment's do.
+func noteDirectives(t *abc.Tune, id string, events []abc.Event, dirs []Directive) map[int][]Directive {
+	first := firstMusicVoice(t)
+	var offsets []int
+	for _, e := range events {
+		if !e.Grace {
+			offsets = append(offsets, e.Pos.Offset)
+		}
+	}
+	slices.Sort(offsets)
+	var out map[int][]Directive
+	for _, d := range dirs {
+		switch d.Name {
+		case "beat", "beatmod", "beataccents", "nobeataccents", "chordattack":
+		default:
+			continue
+		}
+		if d.Voice != id && (d.Voice != "" || id != first) {
+			continue
+		}
+		i := sort.SearchInts(offsets, d.Offset+1)
+		if i == len(offsets) {
+			continue // after the last note
+		}
+		if out == nil {
+			out = map[int][]Directive{}
+		}
+		out[offsets[i]] = append(out[offsets[i]], d)
+	}
+	return out
+}
+
+// firstMusicVoice is the id of the first voice with notes or rests.
+func firstMusicVoice(t *abc.Tune) string {
+	for _, v := range t.Voices {
+		if hasMusic(v) {
+			return v.ID
+		}
+	}
+	return ""
+}
+
+// MaxChordAttack bounds %%MIDI chordattack, in ticks (a quarter note).
+const MaxChordAttack = TicksPerQuarter
+
+// chordAttack reads "%%MIDI chordattack n": the notes of each chord start n ticks apart
+// instead of ChordStagger. A bad line leaves cur.
+func chordAttack(d Directive, cur int64) int64 {
+	if len(d.Args) == 0 {
+		return cur
+	}
+	n, err := strconv.Atoi(d.Args[0])
+	if err != nil || n < 0 || n > MaxChordAttack {
+		return cur
+	}
+	return int64(n)
 }
 
 // trimAt is a %%MIDI trim in effect from a source offset on.

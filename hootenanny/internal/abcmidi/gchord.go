@@ -622,13 +622,7 @@ func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Chan
 	}
 	// Lines before the first V: line go with the first voice that has music, as abc2midi
 	// plays them.
-	first := ""
-	for _, v := range t.Voices {
-		if hasMusic(v) {
-			first = v.ID
-			break
-		}
-	}
+	first := firstMusicVoice(t)
 	mine := func(d Directive) bool { return d.Voice == id || d.Voice == "" && id == first }
 	drums := false
 	for _, d := range opts.Directives {

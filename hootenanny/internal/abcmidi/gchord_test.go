@@ -340,3 +340,17 @@ func TestHornpipeByMeter(t *testing.T) {
 		}
 	}
 }
+
+func TestChordAttack(t *testing.T) {
+	// The notes of a chord start 10 ticks apart; %%MIDI chordattack n makes it n from where
+	// it is written, and !arpeggio! spreads the next chord three times as far. The notes end
+	// together. (abc2midi 4.84's figures; its chordattack is not random: randomchordattack is.)
+	src := "X:1\nM:4/4\nL:1/8\nK:C\n[CEG]2 [CE]2 !arpeggio![CEG]2 [CEG]2|\n%%MIDI chordattack 30\n[CEG]2 !arpeggio![CE]2 z4|\n"
+	f := convertWith(t, src, Options{MelodyOnly: true})
+	wantNotes(t, f, "60@0+480", "64@10+470", "67@20+460", "60@480+480", "64@490+470",
+		"60@960+480", "64@990+450", "67@1020+420", "60@1440+480", "64@1450+470", "67@1460+460",
+		"60@1920+480", "64@1950+450", "67@1980+420", "60@2400+480", "64@2490+390")
+	if s := convertWith(t, src, Options{MelodyOnly: true, Straight: true}); notes(s)[1] != "64@0+480" {
+		t.Errorf("straight: %v, want the chords as written", notes(s))
+	}
+}
