@@ -32,8 +32,13 @@ type Event struct {
 	// Tied one that a tie joined to the notes after it.
 	Slurred, Tied bool
 	// Upper is the pitch of the next note letter up, in the key and the bar's accidentals: the
-	// other note of a trill.
-	Upper int
+	// other note of a trill; Lower that of the next letter down.
+	Upper, Lower int
+	// Roll marks a note written with the roll shorthand ~ (not !roll!, which abc2midi ignores).
+	Roll bool
+	// Written is the note's own sounding length, before ties joined later notes to it, and
+	// Unit the unit note length (L:) where it is written, both fractions of a whole note.
+	Written, Unit Rat
 }
 
 // Change is a mid-tune change of tempo, meter, key or unit length (an InlineField), at the
@@ -163,6 +168,8 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		cues    []Cue
 		slurs   int  // slurs open
 		lastAt  = -1 // index in events of the last note or chord's first event
+		roll    bool // a ~ before the next note
+		unit    = t.Header.UnitLength
 	)
 	resetBar := func() {
 		barAcc, barSet = [7]int{}, [7]bool{}
@@ -225,14 +232,26 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		case 'B':
 			ul, uo = 'C', n.Octave+1
 		}
-		ua := sig[ul-'A']
-		if !opts.OctaveAccidentals && barSet[ul-'A'] {
-			ua = barAcc[ul-'A']
-		} else if a, ok := octAcc[tieKey{ul, uo}]; ok && opts.OctaveAccidentals {
-			ua = a
+		ll, lo := n.Letter-1, n.Octave
+		switch n.Letter {
+		case 'A':
+			ll = 'G'
+		case 'C':
+			ll, lo = 'B', n.Octave-1
+		}
+		inKey := func(l byte, o int) int { // the accidental of a letter in the key and the bar
+			a := sig[l-'A']
+			if !opts.OctaveAccidentals && barSet[l-'A'] {
+				a = barAcc[l-'A']
+			} else if b, ok := octAcc[tieKey{l, o}]; ok && opts.OctaveAccidentals {
+				a = b
+			}
+			return a
 		}
 		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
-			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0, Upper: MIDIPitch(ul, uo, ua)})
+			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0,
+			Upper: MIDIPitch(ul, uo, inKey(ul, uo)), Lower: MIDIPitch(ll, lo, inKey(ll, lo)),
+			Roll: roll, Written: n.Duration, Unit: unit})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}
@@ -259,7 +278,9 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		case *Note:
 			next := map[tieKey]int{}
 			lastAt = len(events)
-			if sound(e, now, len(bars), next) {
+			added := sound(e, now, len(bars), next)
+			roll = false
+			if added {
 				decos, restDecos = nil, nil
 			} else {
 				carry()
@@ -274,6 +295,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			for _, n := range e.Notes {
 				added = sound(n, now, len(bars), next) || added
 			}
+			roll = false
 			if added {
 				decos, restDecos = nil, nil
 			} else {
@@ -297,9 +319,11 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			if len(decos) < 16 {
 				decos = append(decos, e.Name)
 			}
+			roll = roll || e.Short && e.Name == "roll"
 		case *Rest:
 			clear(open)
 			carry()
+			roll = false
 			now = now.Add(e.Duration)
 			content = true
 		case *GraceGroup:
@@ -320,6 +344,9 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			if e.Key != nil {
 				sig = e.Key.Signature()
 				resetBar()
+			}
+			if !e.Unit.IsZero() {
+				unit = e.Unit
 			}
 			if e.Key != nil || e.Meter != nil || e.Tempo != nil || !e.Unit.IsZero() {
 				changes = append(changes, Change{Onset: now, Field: e})

@@ -54,7 +54,7 @@
 // drum pattern (drum, drumon, drumoff, drumbars; channel 10), trim and ratio, for
 // Options.Directives, and the lines that change how notes play from where they are written:
 // beat, beatmod, beataccents and nobeataccents (velocity.go) and chordattack (the chord
-// stagger; !arpeggio! triples it for its chord). Trills (T, !trill!) play as abc2midi plays
+// stagger; !arpeggio! triples it for its chord). Trills (T, !trill!) and rolls (~) play as abc2midi plays
 // them, unless Straight. Not handled: other %%MIDI directives (beatstring, gracedivider,
 // randomchordattack, ...); voice overlays (&), which are an error; clef transpose=; lyrics.
 package abcmidi
@@ -421,6 +421,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		}
 		articulate(events, trims(t, id, opts.Directives))
 		events = trill(events)
+		events = roll(events)
 	}
 	if !opts.NoGrace {
 		events = placeGraces(events)
@@ -817,6 +818,63 @@ func trill(events []abc.Event) []abc.Event {
 			}
 			out = append(out, n)
 			at = at.Add(n.Duration)
+		}
+	}
+	return out
+}
+
+// roll plays each single note written with the roll shorthand ~ as abc2midi does. A note
+// three units (L:) long plays as five: the note for a third of its length, the next note
+// letter up (in the key and the bar's accidentals) for a twelfth, the note for a quarter, the
+// next letter down for a twelfth and the note for the rest (a quarter, and whatever a tie adds).
+// Any other note starts with the letter up for a quarter of the unit, as a grace note written
+// one unit long would take, and plays for the rest. Each is a note of its own for beat stress;
+// the first keeps the marks written before the note. abc2midi ignores !roll! and rolls on chords.
+func roll(events []abc.Event) []abc.Event {
+	has := false
+	for i := range events {
+		has = has || events[i].Roll && !events[i].Grace
+	}
+	if !has {
+		return events
+	}
+	out := make([]abc.Event, 0, len(events)+4)
+	for i, e := range events {
+		single := (i == 0 || events[i-1].Onset.Cmp(e.Onset) != 0 || events[i-1].Grace) &&
+			(i+1 == len(events) || events[i+1].Onset.Cmp(e.Onset) != 0)
+		if e.Grace || !single || !e.Roll || e.Unit.IsZero() {
+			out = append(out, e)
+			continue
+		}
+		var parts []abc.Rat
+		var pitches []int
+		w := e.Written
+		if w.Cmp(e.Unit.Mul(abc.R(3, 1))) == 0 && e.Duration.Cmp(w) >= 0 {
+			third, twelfth, quarter := w.Mul(abc.R(1, 3)), w.Mul(abc.R(1, 12)), w.Mul(abc.R(1, 4))
+			last := e.Duration.Sub(third).Sub(twelfth).Sub(quarter).Sub(twelfth)
+			parts = []abc.Rat{third, twelfth, quarter, twelfth, last}
+			pitches = []int{e.Pitch, e.Upper, e.Pitch, e.Lower, e.Pitch}
+		} else {
+			g := e.Unit.Mul(abc.R(1, GraceDivider))
+			if g.Cmp(e.Duration) >= 0 {
+				out = append(out, e)
+				continue
+			}
+			parts = []abc.Rat{g, e.Duration.Sub(g)}
+			pitches = []int{e.Upper, e.Pitch}
+		}
+		at := e.Onset
+		for k, d := range parts {
+			n := e
+			n.Onset, n.Duration, n.Pitch, n.Roll = at, d, pitches[k], false
+			if k > 0 {
+				n.Decorations, n.RestDecorations = nil, nil
+			}
+			if k < len(parts)-1 {
+				n.Tied = false
+			}
+			out = append(out, n)
+			at = at.Add(d)
 		}
 	}
 	return out

@@ -354,3 +354,22 @@ func TestChordAttack(t *testing.T) {
 		t.Errorf("straight: %v, want the chords as written", notes(s))
 	}
 }
+
+func TestRoll(t *testing.T) {
+	// ~ on a note three units long plays five notes: a third, the letter up for a twelfth, a
+	// quarter, the letter down for a twelfth, and the rest (a tie adds to the last); on any
+	// other note the letter up takes a quarter of the unit first. The letters are those of the
+	// key (D: C is C#). !roll! and a roll on a chord change nothing. (abc2midi 4.84's figures.)
+	src := "X:1\nM:4/4\nL:1/8\nK:D\n~A3 ~c2 ~e/ z/ z2|~A z ~F3- F2 z|!roll!A2 ~[FA]2 z4|\nL:1/16\n~A6 ~B3 z7|\n"
+	f := convertWith(t, src, Options{MelodyOnly: true})
+	wantCh(t, f, 0,
+		"69@0+240:105", "71@240+60:80", "69@300+180:80", "67@480+60:80", "69@540+180:80",
+		"74@720+60:80", "73@780+420:80", "78@1200+60:80", "76@1260+60:80",
+		"71@1920+60:105", "69@1980+180:80", "66@2400+240:80", "67@2640+60:80", "66@2700+180:80",
+		"64@2880+60:95", "66@2940+660:80",
+		"69@3840+480:105", "66@4320+480:80", "69@4330+470:80",
+		"71@5760+30:105", "69@5790+690:80", "71@6480+120:80", "73@6600+30:80", "71@6630+90:80", "69@6720+30:95", "71@6750+90:80")
+	if s := convertWith(t, src, Options{MelodyOnly: true, Straight: true}); len(notes(s)) != 10 {
+		t.Errorf("straight: %v, want the notes as written", notes(s))
+	}
+}
