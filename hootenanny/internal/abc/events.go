@@ -3,6 +3,7 @@ package abc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -69,6 +70,10 @@ type EventOptions struct {
 	// OctaveAccidentals limits an accidental to notes of the same octave for the rest of the
 	// bar. By default it applies to that letter in every octave, as abc2midi does by default.
 	OctaveAccidentals bool
+	// Fermata doubles the length of a note, chord or rest marked with a fermata (H,
+	// !fermata!), moving what follows, as abc2midi plays it; by default the written time
+	// line is kept.
+	Fermata bool
 }
 
 // ErrNoVoice is returned for a voice id that the tune does not have.
@@ -130,7 +135,12 @@ type Cue struct {
 // TimelineCues returns what Timeline returns for a voice and its cues: the chord symbols,
 // notes, chords and rests in written order, with their onsets (as in Event) and bars.
 func (t *Tune) TimelineCues(voice string) ([]Event, []Bar, []Change, []Cue, error) {
-	w, err := t.walk(voice, EventOptions{})
+	return t.TimelineCuesWith(voice, EventOptions{})
+}
+
+// TimelineCuesWith is TimelineCues with options.
+func (t *Tune) TimelineCuesWith(voice string, opts EventOptions) ([]Event, []Bar, []Change, []Cue, error) {
+	w, err := t.walk(voice, opts)
 	return w.events, w.bars, w.changes, w.cues, err
 }
 
@@ -208,7 +218,16 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 	// sound adds a note at onset, merging it into a tied note of the same letter and octave
 	// that ends there; it reports whether it added an event, and records in stillOpen the keys
 	// still tied after it.
+	// held is how long a note, chord or rest of duration d lasts: twice d under a fermata
+	// when opts.Fermata asks for it.
+	held := func(d Rat) Rat {
+		if opts.Fermata && slices.Contains(decos, "fermata") {
+			return d.Mul(R(2, 1))
+		}
+		return d
+	}
 	sound := func(n *Note, onset Rat, barIdx int, stillOpen map[tieKey]int) bool {
+		dur := held(n.Duration)
 		k := tieKey{n.Letter, n.Octave}
 		if idx, ok := open[k]; ok {
 			e := &events[idx]
@@ -216,7 +235,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				if n.Accidental != NoAccidental {
 					alter(n) // an explicit accidental on the continuation still counts for the bar
 				}
-				e.Duration = e.Duration.Add(n.Duration)
+				e.Duration = e.Duration.Add(dur)
 				e.Tied = true
 				if n.Tie {
 					stillOpen[k] = idx
@@ -248,10 +267,10 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 			return a
 		}
-		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
+		events = append(events, Event{Onset: onset, Duration: dur, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
 			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0,
 			Upper: MIDIPitch(ul, uo, inKey(ul, uo)), Lower: MIDIPitch(ll, lo, inKey(ll, lo)),
-			Roll: roll, Written: n.Duration, Unit: unit})
+			Roll: roll, Written: dur, Unit: unit})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}
@@ -278,6 +297,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		case *Note:
 			next := map[tieKey]int{}
 			lastAt = len(events)
+			d := held(e.Duration)
 			added := sound(e, now, len(bars), next)
 			roll = false
 			if added {
@@ -286,12 +306,13 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				carry()
 			}
 			open = next
-			now = now.Add(e.Duration)
+			now = now.Add(d)
 			content = true
 		case *Chord:
 			next := map[tieKey]int{}
 			added := false
 			lastAt = len(events)
+			d := held(e.Duration)
 			for _, n := range e.Notes {
 				added = sound(n, now, len(bars), next) || added
 			}
@@ -302,7 +323,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				carry()
 			}
 			open = next
-			now = now.Add(e.Duration)
+			now = now.Add(d)
 			content = true
 		case *Slur:
 			if e.Open {
@@ -322,9 +343,10 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			roll = roll || e.Short && e.Name == "roll"
 		case *Rest:
 			clear(open)
+			d := held(e.Duration)
 			carry()
 			roll = false
-			now = now.Add(e.Duration)
+			now = now.Add(d)
 			content = true
 		case *GraceGroup:
 			for _, g := range e.Notes {

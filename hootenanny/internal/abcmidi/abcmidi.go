@@ -41,7 +41,8 @@
 // in tied chords); a note marked staccato sounds for half its length; and in a tune whose R:
 // field says hornpipe, A>B is played 2:1 in any meter, and a pair of even eighth notes on a
 // quarter-note beat of the bar 2:1 in 4/4 (sixteenths on eighth beats in 2/4; no other meter
-// swings). Events are placed on their nominal ticks: abc2midi's habit of starting
+// swings); a fermata (H, !fermata!) doubles its note, chord or rest, moving what follows.
+// Events are placed on their nominal ticks: abc2midi's habit of starting
 // notes (and mid-tune tempo changes) one tick late is not copied.
 //
 // Chord symbols ("G", "D7", "Em/B" above the notes) are accompanied as abc2midi plays them by
@@ -107,7 +108,7 @@ type Options struct {
 	// them from %%MIDI lines). The entry "" also gives its program to voices without one.
 	Voices map[string]VoiceMIDI
 	// Straight plays the notes exactly as written: no chord stagger, no staccato shortening,
-	// no hornpipe swing. Grace notes still take their time unless NoGrace is set.
+	// no hornpipe swing, no rolls, trills or fermatas. Grace notes still take their time unless NoGrace is set.
 	Straight bool
 	// MelodyOnly leaves out the accompaniment that chord symbols give (gchord.go): the
 	// written notes are played (and a %%MIDI drum pattern), as abc2midi -NGUI plays them.
@@ -397,7 +398,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if name == "" {
 		name = "(default)"
 	}
-	events, bars, changes, cues, err := t.TimelineCues(id) // events is ours to change
+	events, bars, changes, cues, err := t.TimelineCuesWith(id, abc.EventOptions{Fermata: !opts.Straight}) // events is ours to change
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}

@@ -373,3 +373,19 @@ func TestRoll(t *testing.T) {
 		t.Errorf("straight: %v, want the notes as written", notes(s))
 	}
 }
+
+func TestFermata(t *testing.T) {
+	// A fermata (H or !fermata!) doubles its note, chord or rest, and what follows moves on;
+	// beats count with the doubled length, and the accompaniment's pattern waits for the next
+	// bar line. Straight keeps the written time. (abc2midi 4.84's figures.)
+	src := "X:1\nM:4/4\nL:1/8\nK:D\n!fermata!A2 B2 HA2 c2|H[DF]4 E2|Hz2 A2 HA/ B3/ A2|\n"
+	f := convertWith(t, src, Options{MelodyOnly: true})
+	wantCh(t, f, 0, "69@0+960:105", "71@960+480:95", "69@1440+960:80", "73@2400+480:80",
+		"62@2880+1920:105", "66@2890+1910:105", "64@4800+480:95",
+		"69@6240+480:95", "69@6720+240:80", "71@6960+360:80", "69@7320+480:80")
+	acc := convertWith(t, "X:1\nM:2/4\nL:1/8\nK:G\n\"G\"GA Bc|\"D\"HA4|\"G\"G2 Hz2|\"C\"c2 G2|\n", Options{})
+	wantCh(t, acc, 1, "43@0+240:80", "38@960+240:80", "43@2880+240:80", "36@4320+240:80")
+	if s := convertWith(t, src, Options{MelodyOnly: true, Straight: true}); notes(s)[1] != "71@480+480" {
+		t.Errorf("straight: %v, want the written time", notes(s))
+	}
+}
