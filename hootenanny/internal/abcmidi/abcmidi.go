@@ -54,7 +54,8 @@
 // gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) and the
 // drum pattern (drum, drumon, drumoff, drumbars; channel 10), trim and ratio, for
 // Options.Directives, and the lines that change how notes play from where they are written:
-// beat, beatmod, beataccents and nobeataccents (velocity.go) and chordattack (the chord
+// beat, beatmod, beataccents and nobeataccents (velocity.go), transpose and rtranspose (the
+// accompaniment too, not the percussion channel) and chordattack (the chord
 // stagger; !arpeggio! triples it for its chord). Trills (T, !trill!) and rolls (~) play as abc2midi plays
 // them, unless Straight. Not handled: other %%MIDI directives (beatstring, gracedivider,
 // randomchordattack, ...); voice overlays (&), which are an error; clef transpose=; lyrics.
@@ -439,6 +440,8 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	tiedChord := tiedChordNotes(t.Voice(id))
 	atNote := noteDirectives(t, id, events, opts.Directives)
 	stagger := int64(ChordStagger) // %%MIDI chordattack changes it
+	shift := 0                     // %%MIDI transpose and rtranspose
+	drums := opts.Voices[id].Channel == 10
 	var vt voiceTrack
 	acc := newAccompaniment(t, id, bars, changes, cues, opts)
 	var accEvents []accEvent
@@ -487,11 +490,14 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			applyChanges(e.Onset, false)
 			if ds := atNote[e.Pos.Offset]; len(ds) > 0 && e.Pos.Offset != lastAt {
 				for _, d := range ds {
-					if d.Name == "chordattack" {
+					switch d.Name {
+					case "chordattack":
 						stagger = chordAttack(d, stagger)
-						continue
+					case "transpose", "rtranspose":
+						shift = transposeBy(d, shift)
+					default:
+						st.directive(d)
 					}
-					st.directive(d)
 				}
 			}
 			lastAt = e.Pos.Offset
@@ -514,6 +520,9 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 				}
 			}
 			p := e.Pitch + opts.Transpose
+			if !drums {
+				p += shift // abc2midi does not transpose the percussion channel
+			}
 			if p < 0 || p > 127 {
 				return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: note at line %d col %d: pitch %d is outside the MIDI range 0..127",
 					name, e.Pos.Line, e.Pos.Col, p)
@@ -560,7 +569,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 
 // noteDirectives returns the %%MIDI lines of voice id that change how its notes play from
 // where they are written (beat, beatmod, beataccents, nobeataccents, chordattack), keyed by the
-// source offset of the first of events written after each. abc2midi acts on such a line when
+// source offset of the first of events written after each (transpose and rtranspose too). abc2midi acts on such a line when
 // it reaches it as it plays, every time it plays it (again in a repeat); lines before the
 // first V: line go with the first voice that has music, as the accompaniment's do.
 func noteDirectives(t *abc.Tune, id string, events []abc.Event, dirs []Directive) map[int][]Directive {
@@ -575,7 +584,7 @@ func noteDirectives(t *abc.Tune, id string, events []abc.Event, dirs []Directive
 	var out map[int][]Directive
 	for _, d := range dirs {
 		switch d.Name {
-		case "beat", "beatmod", "beataccents", "nobeataccents", "chordattack":
+		case "beat", "beatmod", "beataccents", "nobeataccents", "chordattack", "transpose", "rtranspose":
 		default:
 			continue
 		}
@@ -618,6 +627,22 @@ func chordAttack(d Directive, cur int64) int64 {
 		return cur
 	}
 	return int64(n)
+}
+
+// MaxTranspose bounds %%MIDI transpose and rtranspose, in semitones.
+const MaxTranspose = 48
+
+// transposeBy reads "%%MIDI transpose n" (play n semitones up from here; negative: down) and
+// "%%MIDI rtranspose n" (n more than now), as abc2midi does. A bad line leaves cur.
+func transposeBy(d Directive, cur int) int {
+	n, ok := intArg(d.Args, 0, -MaxTranspose, MaxTranspose)
+	switch {
+	case !ok:
+		return cur
+	case d.Name == "rtranspose":
+		return max(-MaxTranspose, min(cur+n, MaxTranspose))
+	}
+	return n
 }
 
 // trimAt is a %%MIDI trim in effect from a source offset on.

@@ -372,6 +372,7 @@ type accompanist struct {
 	on, started, drumOn bool
 	bassVel, chordVel   uint8
 	bassBase, chordBase int
+	transpose           int // %%MIDI transpose and rtranspose; not the drums
 	chord               guitarChord
 	notes               [maxChordNotes + 1]int // abc2midi's note array: stale past size
 	size                int
@@ -430,7 +431,7 @@ func (a *accompanist) play(action byte, at, d int64) {
 				p -= 12
 			}
 		}
-		a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(p), vel: a.chordVel})
+		a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(p + a.transpose), vel: a.chordVel})
 		return
 	}
 	if !a.started {
@@ -441,11 +442,11 @@ func (a *accompanist) play(action byte, at, d int64) {
 		if a.chord.slash {
 			p = a.chord.bass
 		}
-		a.bass = append(a.bass, playedNote{on: at, off: at + d, pitch: clampKey(a.bassBase + p), vel: a.bassVel})
+		a.bass = append(a.bass, playedNote{on: at, off: at + d, pitch: clampKey(a.bassBase + p + a.transpose), vel: a.bassVel})
 	}
 	chordNotes := func() {
 		for _, n := range a.notes[:a.size] {
-			a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(n), vel: a.chordVel})
+			a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(n + a.transpose), vel: a.chordVel})
 		}
 	}
 	if action == 'c' && a.chord.intervals == nil {
@@ -546,6 +547,8 @@ func (a *accompanist) directive(tick int64, d *Directive) {
 		if n, ok := intArg(d.Args, 0, 0, 127); ok {
 			a.bassVel = uint8(n)
 		}
+	case "transpose", "rtranspose":
+		a.transpose = transposeBy(*d, a.transpose)
 	case "chordprog", "bassprog":
 		bass := d.Name == "bassprog"
 		if n, ok := intArg(d.Args, 0, 0, 127); ok {
@@ -580,7 +583,7 @@ func (a *accompanist) run(evs []accEvent, end int64) {
 func gchordDirective(name string) bool {
 	switch name {
 	case "gchord", "gchordon", "gchordoff", "gchordbars", "chordvol", "bassvol", "chordprog", "bassprog",
-		"drum", "drumon", "drumoff", "drumbars":
+		"drum", "drumon", "drumoff", "drumbars", "transpose", "rtranspose":
 		return true
 	}
 	return false

@@ -389,3 +389,17 @@ func TestFermata(t *testing.T) {
 		t.Errorf("straight: %v, want the written time", notes(s))
 	}
 }
+
+func TestTransposeDirective(t *testing.T) {
+	// %%MIDI transpose n plays n semitones away from where it is written, the accompaniment
+	// too; rtranspose n moves n further; a later transpose sets it again. (abc2midi 4.84's
+	// figures.)
+	src := "X:1\nM:2/4\nL:1/4\n%%MIDI transpose 1\nK:C\n\"C\"C D|\n%%MIDI transpose 2\n\"G\"C D|\n" +
+		"%%MIDI rtranspose 3\n\"C\"C [CE]|\n%%MIDI transpose -1\n\"g\"C D|\n"
+	f := convertWith(t, src, Options{})
+	wantCh(t, f, 0, "61@0+480:105", "63@480+480:80", "62@960+480:105", "64@1440+480:80",
+		"65@1920+480:105", "65@2400+480:80", "69@2410+470:80", "59@2880+480:105", "61@3360+480:80")
+	wantCh(t, f, 1, "37@0+240:80", "45@960+240:80", "41@1920+240:80", "42@2880+240:80", "42@3360+240:80")
+	wantCh(t, f, 2, "49@480+240:75", "53@480+240:75", "56@480+240:75", "57@1440+240:75", "61@1440+240:75",
+		"64@1440+240:75", "53@2400+240:75", "57@2400+240:75", "60@2400+240:75")
+}
