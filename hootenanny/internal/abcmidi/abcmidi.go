@@ -30,8 +30,9 @@
 // (!<(! !<)! !>(! !>)! and the long names) adds or takes 15. !pppp!, !ffff!, !sfz! and
 // accents change nothing, as in abc2midi 4.84. A mark on a rest applies from the next note.
 // Beats count from the last bar line, as the note is played (after grace notes and swing,
-// before the chord stagger); a repeat sign after a short bar (other than the first) does not
-// start a new bar, so a section's short last bar and the pickup after it count as one.
+// before the chord stagger); a repeat sign or a section line (|| |] [|) after a short bar
+// (other than the first) does not start a new bar, so a section's short last bar and the
+// pickup after it count as one.
 //
 // Unless Options.Straight is set, the notes are performed as abc2midi 4.84 performs them by
 // default (checked against it on the corpus): a grace note sounds for a quarter of its written
@@ -452,10 +453,10 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	for _, b := range abc.PlayOrder(bars, t.Header.Parts) {
 		bar := bars[b]
 		// abc2midi counts beats from the last bar line, except that a repeat sign (|: :| ::)
-		// after a bar shorter than the meter's does not start a new bar: a section ending
-		// short goes on into the pickup that follows, played or repeated. The tune's first
-		// bar (a pickup, D|:EBBA) counts on its own.
-		if prev > 0 && (bars[prev].RepeatEnd || bars[b].RepeatStart) {
+		// or a section line (|| |] [|) after a bar shorter than the meter's does not start a
+		// new bar: a section ending short goes on into the pickup that follows, played or
+		// repeated. The tune's first bar (a pickup, D|:EBBA) counts on its own.
+		if prev > 0 && (bars[prev].SectionEnd || bars[b].RepeatStart) {
 			if end := offset.Add(bars[prev].End.Sub(bars[prev].Start)); end.Cmp(st.barLength()) < 0 {
 				offset = end
 			} else {

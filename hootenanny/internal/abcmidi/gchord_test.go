@@ -403,3 +403,22 @@ func TestTransposeDirective(t *testing.T) {
 	wantCh(t, f, 2, "49@480+240:75", "53@480+240:75", "56@480+240:75", "57@1440+240:75", "61@1440+240:75",
 		"64@1440+240:75", "53@2400+240:75", "57@2400+240:75", "60@2400+240:75")
 }
+
+func TestSectionLineAfterShortBar(t *testing.T) {
+	// After a short bar, || |] and [| do not start a new bar, as a repeat sign does not: the
+	// pickup after them is off the beat and the pattern goes on (its chord step plays the
+	// pickup's G). A plain bar line starts one. (abc2midi 4.84's figures.)
+	for _, bl := range []string{"||", "|]", "[|", "|"} {
+		f := convertWith(t, "X:1\nM:4/4\nL:1/8\nK:C\nCDEF GABc|\"C\"C6 "+bl+"\"G\"G2|\"C\"c8|\n", Options{})
+		pickup, bass := "67@3360+480:80", []string{"36@1920+240:80", "36@2880+240:80", "36@3840+240:80", "36@4800+240:80"}
+		if bl == "|" {
+			pickup, bass = "67@3360+480:105", []string{"36@1920+240:80", "36@2880+240:80", "43@3360+240:80", "36@3840+240:80", "36@4800+240:80"}
+		}
+		if got := chNotes(f, 0); got[9] != pickup {
+			t.Errorf("%s: pickup %s, want %s", bl, got[9], pickup)
+		}
+		if got := chNotes(f, 1); !reflect.DeepEqual(got, bass) {
+			t.Errorf("%s: bass\n got %v\nwant %v", bl, got, bass)
+		}
+	}
+}
