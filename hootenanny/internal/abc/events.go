@@ -37,9 +37,10 @@ type Event struct {
 	Upper, Lower int
 	// Roll marks a note written with the roll shorthand ~ (not !roll!, which abc2midi ignores).
 	Roll bool
-	// Written is the note's own sounding length, before ties joined later notes to it, and
-	// Unit the unit note length (L:) where it is written, both fractions of a whole note.
-	Written, Unit Rat
+	// Written is the note's own sounding length, before ties joined later notes to it; Plain
+	// its length from L: and its multiplier alone, before broken rhythm and tuplets; Unit the
+	// unit note length (L:) where it is written: all fractions of a whole note.
+	Written, Plain, Unit Rat
 }
 
 // Change is a mid-tune change of tempo, meter, key or unit length (an InlineField), at the
@@ -270,7 +271,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		events = append(events, Event{Onset: onset, Duration: dur, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
 			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0,
 			Upper: MIDIPitch(ul, uo, inKey(ul, uo)), Lower: MIDIPitch(ll, lo, inKey(ll, lo)),
-			Roll: roll, Written: dur, Unit: unit})
+			Roll: roll, Written: dur, Plain: n.Length.Mul(unit), Unit: unit})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}

@@ -417,9 +417,9 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			// nothing in other meters (not 2/2, 3/4, 6/8).
 			switch num, den := meterParts(t.Header.Meter); {
 			case num == 4 && den == 4 && t.Header.Meter.Kind != abc.MeterCut:
-				swing(events, bars, abc.R(1, 8))
+				swing(events, bars, abc.R(1, 8), rs)
 			case num == 2 && den == 4 && t.Header.Meter.Kind == abc.MeterFraction:
-				swing(events, bars, abc.R(1, 16))
+				swing(events, bars, abc.R(1, 16), rs)
 			}
 		}
 		articulate(events, trims(t, id, opts.Directives))
@@ -985,12 +985,13 @@ func placeGraces(events []abc.Event) []abc.Event {
 	return out
 }
 
-// swing plays pairs of notes of length unit (eighths in 4/4) on a beat of twice that of their
-// bar 2:1, as abc2midi does for hornpipes: even pairs (AB) and dotted ones (A>B) alike. Chords
-// count as one note; grace notes move with the note they ornament.
-func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat) {
-	eighth, dotted, quarter := unit, unit.Mul(abc.R(3, 2)), unit.Mul(abc.R(2, 1))
-	long, short := quarter.Mul(abc.R(2, 3)), quarter.Mul(abc.R(1, 3))
+// swing plays pairs of notes written unit long (eighths in 4/4), the first on a beat of twice
+// that, as abc2midi does in hornpipes: the pair becomes A>B at the broken-rhythm ratio in
+// force (2:1 in a hornpipe unless a %%MIDI ratio line says otherwise), whether it was written
+// even (AB), dotted (A>B) or reversed (A<B). A pair written otherwise (A3/2B/) is left as it
+// is. Chords count as one note; grace notes move with the note they ornament.
+func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat, rs []ratioAt) {
+	quarter := unit.Mul(abc.R(2, 1))
 	// groups: the first non-grace event of each distinct onset.
 	var groups []int
 	for i, e := range events {
@@ -1014,12 +1015,17 @@ func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat) {
 		}
 		inBar := a.Onset.Sub(bars[a.Bar].Start)
 		if inBar.Div(quarter).Den != 1 || b.Onset.Cmp(a.Onset.Add(a.Duration)) != 0 ||
-			a.Duration.Add(b.Duration).Cmp(quarter) != 0 || (a.Duration.Cmp(eighth) != 0 && a.Duration.Cmp(dotted) != 0) {
+			a.Duration.Add(b.Duration).Cmp(quarter) != 0 || a.Plain.Cmp(unit) != 0 || b.Plain.Cmp(unit) != 0 {
 			continue
 		}
 		if !sameDurations(span, a.Onset, a.Duration) || !sameDurations(span, b.Onset, b.Duration) {
 			continue // a chord whose notes differ in length
 		}
+		ra, rb := int64(2), int64(1)
+		if k := sort.Search(len(rs), func(k int) bool { return rs[k].offset > a.Pos.Offset }) - 1; k >= 0 {
+			ra, rb = rs[k].a, rs[k].b
+		}
+		long, short := quarter.Mul(abc.R(ra, ra+rb)), quarter.Mul(abc.R(rb, ra+rb))
 		oldB, newB := b.Onset, a.Onset.Add(long)
 		for i := range span {
 			switch {

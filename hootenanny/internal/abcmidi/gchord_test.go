@@ -333,8 +333,13 @@ func TestHornpipeByMeter(t *testing.T) {
 		{"2/4", "1/16", "dA BG", "74@0+160 69@160+80 71@240+160 67@400+80"},
 		{"2/4", "1/8", "dA BG", "74@0+240 69@240+240 71@480+240 67@720+240"},
 		{"3/4", "1/8", "A>B c>d e2", "69@0+320 71@320+160 73@480+320 74@800+160 76@960+480"},
+		// In 4/4 a written A<B on the beat swings as A>B; off the beat it stays; a pair
+		// written dotted (A3/2B/) is not swung; after %%MIDI ratio 3 1 the pairs swing 3:1.
+		{"4/4", "1/8", "B<A G3/2F/ zB<A", "71@0+320 69@320+160 67@480+360 66@840+120 71@1200+160 69@1360+320"},
+		{"4/4", "1/8", "B<A GF|\n%%MIDI ratio 3 1\nBA G<F", "71@0+320 69@320+160 67@480+320 66@800+160 71@960+360 69@1320+120 67@1440+360 66@1800+120"},
+		{"3/4", "1/8", "B<A G2", "71@0+160 69@160+320 67@480+480"},
 	} {
-		f := convert(t, "X:1\nR:hornpipe\nM:"+c.meter+"\nL:"+c.unit+"\nK:D\n"+c.body+"|\n", Options{})
+		f := convertWith(t, "X:1\nR:hornpipe\nM:"+c.meter+"\nL:"+c.unit+"\nK:D\n"+c.body+"|\n", Options{MelodyOnly: true})
 		if got := strings.Join(notes(f), " "); got != c.want {
 			t.Errorf("M:%s L:%s %s\n got %s\nwant %s", c.meter, c.unit, c.body, got, c.want)
 		}
