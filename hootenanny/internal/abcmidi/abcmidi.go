@@ -55,7 +55,8 @@
 // gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) and the
 // drum pattern (drum, drumon, drumoff, drumbars; channel 10), trim and ratio, for
 // Options.Directives, and the lines that change how notes play from where they are written:
-// beat, beatmod, beataccents and nobeataccents (velocity.go), transpose and rtranspose (the
+// beat, beatmod, beataccents and nobeataccents (velocity.go), drone, droneon and droneoff (a
+// drone on a channel after the voice's accompaniment), transpose and rtranspose (the
 // accompaniment too, not the percussion channel) and chordattack (the chord
 // stagger; !arpeggio! triples it for its chord). Trills (T, !trill!) and rolls (~) play as abc2midi plays
 // them, unless Straight. Not handled: other %%MIDI directives (beatstring, gracedivider,
@@ -199,7 +200,7 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	out := &midi.File{TicksPerQuarter: TicksPerQuarter}
 	accompanied := false
 	for _, v := range voices {
-		accompanied = accompanied || v.accompanied
+		accompanied = accompanied || v.accompanied || len(v.drone.notes) > 0
 	}
 	if len(voices) == 1 && !accompanied {
 		ch, prog := voiceSetup(opts, tvs[0].ID, nil)
@@ -237,6 +238,9 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		evs = append(evs, v.noteEvents(ch, vel)...)
 		out.Tracks = append(out.Tracks, finish(evs))
 		if !v.accompanied {
+			if len(v.drone.notes) > 0 {
+				accTracks = append(accTracks, v.droneTrack(&taken, vel))
+			}
 			continue
 		}
 		bassCh, chordCh := uint8(0), uint8(0)
@@ -251,6 +255,9 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 			name = vn + " accompaniment"
 		}
 		accTracks = append(accTracks, finish(v.accompanimentEvents(name, bassCh, chordCh, vel)))
+		if len(v.drone.notes) > 0 {
+			accTracks = append(accTracks, v.droneTrack(&taken, vel))
+		}
 	}
 	out.Tracks = append(out.Tracks, accTracks...)
 	return out, nil
@@ -283,6 +290,22 @@ func (v voiceTrack) accompanimentEvents(name string, bassCh, chordCh, vel uint8)
 		}
 	}
 	return evs
+}
+
+// droneTrack returns the voice's drone on the next free channel (added to taken), with its
+// program, every note with velocity vel, or with its own when vel is 0.
+func (v voiceTrack) droneTrack(taken *[]uint8, vel uint8) midi.Track {
+	ch := channelFor(*taken)
+	*taken = append(*taken, ch)
+	evs := []midi.Event{midi.TrackName(0, "drone"), midi.ProgramChange(0, ch, v.drone.program)}
+	for _, n := range v.drone.notes {
+		nv := vel
+		if nv == 0 {
+			nv = n.vel
+		}
+		evs = append(evs, midi.NoteOn(n.on, ch, n.pitch, nv), midi.NoteOff(n.off, ch, n.pitch, 0))
+	}
+	return finish(evs)
 }
 
 // leadIntoFirstVoice returns t with the music written before its first V: line (voice "") put
@@ -373,6 +396,7 @@ type voiceTrack struct {
 	accompanied, hasChords bool
 	bass, chords, drums    []playedNote
 	programs               []programAt
+	drone                  drone
 }
 
 // noteEvents returns the voice's note events on channel ch, every note with velocity vel, or
@@ -443,7 +467,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	stagger := int64(ChordStagger) // %%MIDI chordattack changes it
 	shift := 0                     // %%MIDI transpose and rtranspose
 	drums := opts.Voices[id].Channel == 10
-	var vt voiceTrack
+	vt := voiceTrack{drone: newDrone()}
 	acc := newAccompaniment(t, id, bars, changes, cues, opts)
 	var accEvents []accEvent
 	var cursor abc.Rat
@@ -496,6 +520,8 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 						stagger = chordAttack(d, stagger)
 					case "transpose", "rtranspose":
 						shift = transposeBy(d, shift)
+					case "drone", "droneon", "droneoff":
+						vt.drone.directive(d, ticks(cursor.Add(e.Onset.Sub(bar.Start))))
 					default:
 						st.directive(d)
 					}
@@ -546,6 +572,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
 	vt.end = max(vt.end, ticks(cursor))
+	vt.drone.stop(vt.end)
 	if acc != nil {
 		a := newAccompanist(t.Header.Meter, acc.names)
 		a.run(accEvents, ticks(cursor))
@@ -585,7 +612,8 @@ func noteDirectives(t *abc.Tune, id string, events []abc.Event, dirs []Directive
 	var out map[int][]Directive
 	for _, d := range dirs {
 		switch d.Name {
-		case "beat", "beatmod", "beataccents", "nobeataccents", "chordattack", "transpose", "rtranspose":
+		case "beat", "beatmod", "beataccents", "nobeataccents", "chordattack", "transpose", "rtranspose",
+			"drone", "droneon", "droneoff":
 		default:
 			continue
 		}
@@ -613,6 +641,59 @@ func firstMusicVoice(t *abc.Tune) string {
 	}
 	return ""
 }
+
+// drone is abc2midi's bagpipe drone: two notes held on a channel of their own from
+// "%%MIDI droneon" to "%%MIDI droneoff" (or the end of the voice); "%%MIDI drone p n1 n2 v1 v2"
+// sets their program, keys and velocities (0 keeps one), by default 70 (bassoon), 45 and 33
+// (A, and A,,), 80 and 80.
+type drone struct {
+	program    uint8
+	keys, vels [2]uint8
+	from       int64 // where the drone started; -1 when it is off
+	notes      []playedNote
+}
+
+func newDrone() drone {
+	return drone{program: 70, keys: [2]uint8{45, 33}, vels: [2]uint8{80, 80}, from: -1}
+}
+
+func (d *drone) directive(dir Directive, tick int64) {
+	switch dir.Name {
+	case "drone":
+		set := func(i int, v *uint8) {
+			if n, ok := intArg(dir.Args, i, 1, 127); ok {
+				*v = uint8(n)
+			}
+		}
+		set(0, &d.program)
+		set(1, &d.keys[0])
+		set(2, &d.keys[1])
+		set(3, &d.vels[0])
+		set(4, &d.vels[1])
+	case "droneon":
+		if d.from < 0 {
+			d.from = tick
+		}
+	case "droneoff":
+		d.stop(tick)
+	}
+}
+
+// stop ends the drone at tick, if it is on.
+func (d *drone) stop(tick int64) {
+	if d.from < 0 {
+		return
+	}
+	if tick > d.from && len(d.notes) < 2*maxDroneSpans {
+		for i := range d.keys {
+			d.notes = append(d.notes, playedNote{on: d.from, off: tick, pitch: d.keys[i], vel: d.vels[i]})
+		}
+	}
+	d.from = -1
+}
+
+// maxDroneSpans bounds the times a voice's drone starts.
+const maxDroneSpans = 4096
 
 // MaxChordAttack bounds %%MIDI chordattack, in ticks (a quarter note).
 const MaxChordAttack = TicksPerQuarter

@@ -427,3 +427,27 @@ func TestSectionLineAfterShortBar(t *testing.T) {
 		}
 	}
 }
+
+func TestDrone(t *testing.T) {
+	// %%MIDI droneon holds A, and A,, (keys 45 and 33, velocity 80) on the bassoon on the
+	// channel after the voice's accompaniment until droneoff or the end, with the melody alone
+	// too; %%MIDI drone p n1 n2 v1 v2 sets them. abc2midi plays the same notes, but starts
+	// them late: 1 and 2 ticks after its own one-tick-late notes at the start, and at twice
+	// the time (the second note three times) after it.
+	f := convertWith(t, "X:1\nM:4/4\nL:1/8\nK:D\n%%MIDI droneon\n\"D\"A8|\"G\"B8|\n", Options{})
+	wantCh(t, f, 3, "33@0+3840:80", "45@0+3840:80")
+	src := "X:1\nM:4/4\nL:1/8\nK:D\nA8|\n%%MIDI drone 71 50 38 60 70\n%%MIDI droneon\nB8|c8|\n%%MIDI droneoff\nd8|\n"
+	m := convertWith(t, src, Options{MelodyOnly: true})
+	wantCh(t, m, 1, "38@1920+3840:70", "50@1920+3840:60")
+	progs := map[int]int{}
+	for _, tr := range m.Tracks {
+		for _, e := range tr.Events {
+			if e.Kind == midi.KindProgramChange {
+				progs[int(e.Channel)] = int(e.Data1)
+			}
+		}
+	}
+	if progs[1] != 71 {
+		t.Errorf("programs %v, want 71 on channel 2", progs)
+	}
+}
