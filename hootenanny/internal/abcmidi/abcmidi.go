@@ -468,6 +468,10 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	shift := 0                     // %%MIDI transpose and rtranspose
 	drums := opts.Voices[id].Channel == 10
 	vt := voiceTrack{drone: newDrone()}
+	elements := 0 // a bar ending here ends without a bar line
+	if v := t.Voice(id); v != nil {
+		elements = len(v.Elements)
+	}
 	acc := newAccompaniment(t, id, bars, changes, cues, opts)
 	var accEvents []accEvent
 	var cursor abc.Rat
@@ -479,8 +483,9 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		// abc2midi counts beats from the last bar line, except that a repeat sign (|: :| ::)
 		// or a section line (|| |] [|) after a bar shorter than the meter's does not start a
 		// new bar: a section ending short goes on into the pickup that follows, played or
-		// repeated. The tune's first bar (a pickup, D|:EBBA) counts on its own.
-		if prev > 0 && (bars[prev].SectionEnd || bars[b].RepeatStart) {
+		// repeated; nor does the end of the music when parts (P:) go on from there. The
+		// tune's first bar (a pickup, D|:EBBA) counts on its own.
+		if prev > 0 && (bars[prev].SectionEnd || bars[b].RepeatStart || bars[prev].Last >= elements) {
 			if end := offset.Add(bars[prev].End.Sub(bars[prev].Start)); end.Cmp(st.barLength()) < 0 {
 				offset = end
 			} else {

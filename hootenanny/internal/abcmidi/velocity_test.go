@@ -167,3 +167,17 @@ func TestBeatDirectives(t *testing.T) {
 		t.Errorf("velocities\n got %s\nwant %s", g, want)
 	}
 }
+
+func TestStressAcrossParts(t *testing.T) {
+	// When the parts go on from music that ends without a bar line in a short bar, the bar
+	// goes on into the next part's pickup, as after a repeat sign: the second A's pickup is
+	// off the beat. The tune's first bar counts on its own. (abc2midi 4.84's figures.)
+	f := convert(t, "X:1\nM:4/4\nL:1/8\nP:(AB)2\nK:C\nP:A\ng2|e8|c6\nP:B\ne2|g8|d2c4\n", Options{})
+	var got []string
+	for _, n := range midi.NoteEvents(f) {
+		got = append(got, fmt.Sprint(n.Velocity))
+	}
+	if want := "105 105 105 80 105 105 80 80 105 105 80 105 105 80"; strings.Join(got, " ") != want {
+		t.Errorf("velocities %s, want %s", strings.Join(got, " "), want)
+	}
+}
