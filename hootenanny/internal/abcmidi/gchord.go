@@ -572,6 +572,17 @@ func (a *accompanist) run(evs []accEvent, end int64) {
 		}
 		return evs[i].rank < evs[j].rank
 	})
+	// abc2midi's note array is shared by its tracks: the melody's track, written first, sets
+	// it for every chord symbol with no octave base (chord notes 0 + root + interval), and the
+	// accompaniment starts with what that pass left. Only the slots past a chord's notes and
+	// before the first chord show it (g h i j there play it).
+	for _, e := range evs {
+		if e.kind == accChord && e.chord.intervals != nil {
+			v := e.chord.voicing()
+			a.size = min(len(v), maxChordNotes)
+			copy(a.notes[:a.size], v)
+		}
+	}
 	for _, e := range evs {
 		a.fireUntil(e.tick)
 		a.apply(e)

@@ -451,3 +451,15 @@ func TestDrone(t *testing.T) {
 		t.Errorf("programs %v, want 71 on channel 2", progs)
 	}
 }
+
+func TestStaleChordNoteFromTheMelodyPass(t *testing.T) {
+	// g h i j past a chord's notes, or before the first chord, play the slot abc2midi's note
+	// array holds: at the start, what its pass over the melody left there, where the chords
+	// have no octave base (C7's fourth slot: 10); then what the last longer chord left (58).
+	// (abc2midi 4.84's figures.)
+	f := convertWith(t, "X:1\nM:3/4\nL:1/4\nK:F\n%%MIDI gchord ghijGj\nF A c|\"F\"c2 A|\"C7\"F A c|\"Dm\"F A c|\n", Options{})
+	wantCh(t, f, 2, "10@0+240:75", "10@240+240:75", "10@480+240:75", "10@720+240:75", "10@960+240:75", "10@1200+240:75",
+		"53@1440+240:75", "57@1680+240:75", "60@1920+240:75", "10@2160+240:75", "41@2400+240:75", "10@2640+240:75",
+		"48@2880+240:75", "52@3120+240:75", "55@3360+240:75", "58@3600+240:75", "36@3840+240:75", "58@4080+240:75",
+		"50@4320+240:75", "53@4560+240:75", "57@4800+240:75", "58@5040+240:75", "38@5280+240:75", "58@5520+240:75")
+}
