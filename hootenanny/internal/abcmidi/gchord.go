@@ -280,7 +280,11 @@ type sequence struct {
 
 func (q *sequence) set(slots []gslot, num, den, bars int) {
 	q.slots, q.unit = slots, [3]int{num, den, bars}
-	q.ptr = min(q.ptr, len(slots)-1)
+	if q.ptr >= len(slots) {
+		// abc2midi finds its step past the new pattern's end: nothing more plays until the
+		// next bar line starts the pattern again.
+		q.ptr, q.pending = 0, -1
+	}
 }
 
 // ticks is the length of a step of length n: n/units of the pattern's bars, truncated to whole
@@ -471,7 +475,7 @@ func (a *accompanist) apply(e accEvent) {
 		a.num, a.den = meterParts(e.meter)
 		// abc2midi sets the meter's default pattern again, even over a %%MIDI gchord one.
 		a.setPattern(defaultPattern(a.num, a.den))
-		a.gchord.ptr = 0
+		// (the step pointer goes on: abc2midi starts the pattern again at bar lines only)
 	case accChord:
 		a.chord, a.started = e.chord, true
 		if e.chord.intervals != nil {

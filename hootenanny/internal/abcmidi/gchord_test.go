@@ -3,6 +3,7 @@ package abcmidi
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -462,4 +463,21 @@ func TestStaleChordNoteFromTheMelodyPass(t *testing.T) {
 		"53@1440+240:75", "57@1680+240:75", "60@1920+240:75", "10@2160+240:75", "41@2400+240:75", "10@2640+240:75",
 		"48@2880+240:75", "52@3120+240:75", "55@3360+240:75", "58@3600+240:75", "36@3840+240:75", "58@4080+240:75",
 		"50@4320+240:75", "53@4560+240:75", "57@4800+240:75", "58@5040+240:75", "38@5280+240:75", "58@5520+240:75")
+}
+
+func TestMeterChangeMidBar(t *testing.T) {
+	// A meter change sets its default pattern but the step goes on from where it was (only a
+	// bar line starts the pattern again); a step past the new pattern's end waits for the next
+	// bar line. (abc2midi 4.84's figures.)
+	f := convertWith(t, "X:1\nM:4/4\nL:1/8\nK:G\n\"G\"G2 G2 G2 [M:6/8]\"D\"D2 D|\"G\"G2 A2 B2|\n", Options{})
+	wantCh(t, f, 2, "55@480+240:75", "59@480+240:75", "62@480+240:75", "55@2640+240:75", "59@2640+240:75", "62@2640+240:75",
+		"55@3360+240:75", "59@3360+240:75", "62@3360+240:75")
+	// After a short bar and :| the bar goes on into the 4/4 pickup: fzczfzcz from its sixth
+	// step, so its D chord plays on the pickup's second eighth.
+	g := convertWith(t, "X:1\nM:6/8\nL:1/8\nK:G\n|:\"G\"G3 G3|\"Am\"A3 A2:|[M:4/4]\"D\"D2|\"G\"G8|\n", Options{})
+	if got := chNotes(g, 2); !slices.Contains(got, "50@5520+240:75") {
+		t.Errorf("chords %v: want the D chord at 5520", got)
+	}
+	wantCh(t, g, 1, "43@0+240:80", "43@720+240:80", "45@1440+240:80", "45@2160+240:80", "45@4080+240:80", "45@4800+240:80",
+		"43@5760+240:80", "43@6720+240:80")
 }
