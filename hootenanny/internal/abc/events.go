@@ -3,6 +3,7 @@ package abc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -32,8 +33,14 @@ type Event struct {
 	// Tied one that a tie joined to the notes after it.
 	Slurred, Tied bool
 	// Upper is the pitch of the next note letter up, in the key and the bar's accidentals: the
-	// other note of a trill.
-	Upper int
+	// other note of a trill; Lower that of the next letter down.
+	Upper, Lower int
+	// Roll marks a note written with the roll shorthand ~ (not !roll!, which abc2midi ignores).
+	Roll bool
+	// Written is the note's own sounding length, before ties joined later notes to it; Plain
+	// its length from L: and its multiplier alone, before broken rhythm and tuplets; Unit the
+	// unit note length (L:) where it is written: all fractions of a whole note.
+	Written, Plain, Unit Rat
 }
 
 // Change is a mid-tune change of tempo, meter, key or unit length (an InlineField), at the
@@ -64,6 +71,10 @@ type EventOptions struct {
 	// OctaveAccidentals limits an accidental to notes of the same octave for the rest of the
 	// bar. By default it applies to that letter in every octave, as abc2midi does by default.
 	OctaveAccidentals bool
+	// Fermata doubles the length of a note, chord or rest marked with a fermata (H,
+	// !fermata!), moving what follows, as abc2midi plays it; by default the written time
+	// line is kept.
+	Fermata bool
 }
 
 // ErrNoVoice is returned for a voice id that the tune does not have.
@@ -125,7 +136,12 @@ type Cue struct {
 // TimelineCues returns what Timeline returns for a voice and its cues: the chord symbols,
 // notes, chords and rests in written order, with their onsets (as in Event) and bars.
 func (t *Tune) TimelineCues(voice string) ([]Event, []Bar, []Change, []Cue, error) {
-	w, err := t.walk(voice, EventOptions{})
+	return t.TimelineCuesWith(voice, EventOptions{})
+}
+
+// TimelineCuesWith is TimelineCues with options.
+func (t *Tune) TimelineCuesWith(voice string, opts EventOptions) ([]Event, []Bar, []Change, []Cue, error) {
+	w, err := t.walk(voice, opts)
 	return w.events, w.bars, w.changes, w.cues, err
 }
 
@@ -163,6 +179,8 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		cues    []Cue
 		slurs   int  // slurs open
 		lastAt  = -1 // index in events of the last note or chord's first event
+		roll    bool // a ~ before the next note
+		unit    = t.Header.UnitLength
 	)
 	resetBar := func() {
 		barAcc, barSet = [7]int{}, [7]bool{}
@@ -201,7 +219,16 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 	// sound adds a note at onset, merging it into a tied note of the same letter and octave
 	// that ends there; it reports whether it added an event, and records in stillOpen the keys
 	// still tied after it.
+	// held is how long a note, chord or rest of duration d lasts: twice d under a fermata
+	// when opts.Fermata asks for it.
+	held := func(d Rat) Rat {
+		if opts.Fermata && slices.Contains(decos, "fermata") {
+			return d.Mul(R(2, 1))
+		}
+		return d
+	}
 	sound := func(n *Note, onset Rat, barIdx int, stillOpen map[tieKey]int) bool {
+		dur := held(n.Duration)
 		k := tieKey{n.Letter, n.Octave}
 		if idx, ok := open[k]; ok {
 			e := &events[idx]
@@ -209,7 +236,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				if n.Accidental != NoAccidental {
 					alter(n) // an explicit accidental on the continuation still counts for the bar
 				}
-				e.Duration = e.Duration.Add(n.Duration)
+				e.Duration = e.Duration.Add(dur)
 				e.Tied = true
 				if n.Tie {
 					stillOpen[k] = idx
@@ -225,14 +252,26 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		case 'B':
 			ul, uo = 'C', n.Octave+1
 		}
-		ua := sig[ul-'A']
-		if !opts.OctaveAccidentals && barSet[ul-'A'] {
-			ua = barAcc[ul-'A']
-		} else if a, ok := octAcc[tieKey{ul, uo}]; ok && opts.OctaveAccidentals {
-			ua = a
+		ll, lo := n.Letter-1, n.Octave
+		switch n.Letter {
+		case 'A':
+			ll = 'G'
+		case 'C':
+			ll, lo = 'B', n.Octave-1
 		}
-		events = append(events, Event{Onset: onset, Duration: n.Duration, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
-			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0, Upper: MIDIPitch(ul, uo, ua)})
+		inKey := func(l byte, o int) int { // the accidental of a letter in the key and the bar
+			a := sig[l-'A']
+			if !opts.OctaveAccidentals && barSet[l-'A'] {
+				a = barAcc[l-'A']
+			} else if b, ok := octAcc[tieKey{l, o}]; ok && opts.OctaveAccidentals {
+				a = b
+			}
+			return a
+		}
+		events = append(events, Event{Onset: onset, Duration: dur, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
+			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0,
+			Upper: MIDIPitch(ul, uo, inKey(ul, uo)), Lower: MIDIPitch(ll, lo, inKey(ll, lo)),
+			Roll: roll, Written: dur, Plain: n.Length.Mul(unit), Unit: unit})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}
@@ -259,28 +298,33 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		case *Note:
 			next := map[tieKey]int{}
 			lastAt = len(events)
-			if sound(e, now, len(bars), next) {
-				decos, restDecos = nil, nil
-			} else {
-				carry()
-			}
-			open = next
-			now = now.Add(e.Duration)
-			content = true
-		case *Chord:
-			next := map[tieKey]int{}
-			added := false
-			lastAt = len(events)
-			for _, n := range e.Notes {
-				added = sound(n, now, len(bars), next) || added
-			}
+			d := held(e.Duration)
+			added := sound(e, now, len(bars), next)
+			roll = false
 			if added {
 				decos, restDecos = nil, nil
 			} else {
 				carry()
 			}
 			open = next
-			now = now.Add(e.Duration)
+			now = now.Add(d)
+			content = true
+		case *Chord:
+			next := map[tieKey]int{}
+			added := false
+			lastAt = len(events)
+			d := held(e.Duration)
+			for _, n := range e.Notes {
+				added = sound(n, now, len(bars), next) || added
+			}
+			roll = false
+			if added {
+				decos, restDecos = nil, nil
+			} else {
+				carry()
+			}
+			open = next
+			now = now.Add(d)
 			content = true
 		case *Slur:
 			if e.Open {
@@ -297,10 +341,13 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			if len(decos) < 16 {
 				decos = append(decos, e.Name)
 			}
+			roll = roll || e.Short && e.Name == "roll"
 		case *Rest:
 			clear(open)
+			d := held(e.Duration)
 			carry()
-			now = now.Add(e.Duration)
+			roll = false
+			now = now.Add(d)
 			content = true
 		case *GraceGroup:
 			for _, g := range e.Notes {
@@ -320,6 +367,9 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			if e.Key != nil {
 				sig = e.Key.Signature()
 				resetBar()
+			}
+			if !e.Unit.IsZero() {
+				unit = e.Unit
 			}
 			if e.Key != nil || e.Meter != nil || e.Tempo != nil || !e.Unit.IsZero() {
 				changes = append(changes, Change{Onset: now, Field: e})

@@ -273,11 +273,16 @@ func noteString(n midi.Note) string {
 }
 
 // effectiveTempo drops changes that do not change the tempo, so redundant
-// tempo events do not count as differences.
-func effectiveTempo(m []midi.TempoChange, from int, tpq int64) []midi.TempoChange {
+// tempo events do not count as differences, and a tempo replaced within the
+// first tickTol ticks (abc2midi writes a header Q: one tick in, in a tune
+// with a header P:, over a 120 bpm start that lasts no audible time).
+func effectiveTempo(m []midi.TempoChange, from int, tpq, tickTol int64) []midi.TempoChange {
 	var out []midi.TempoChange
 	for _, c := range m {
 		c.Tick = scale(c.Tick, from, tpq)
+		if len(out) == 1 && c.Tick <= tickTol {
+			out = out[:0]
+		}
 		if n := len(out); n > 0 && out[n-1].MicrosPerQuarter == c.MicrosPerQuarter {
 			continue
 		}
@@ -296,8 +301,8 @@ func compareTempo(ref, ours Side, tpq, tickTol int64, opts Options) []Diff {
 	if tol == 0 {
 		tol = 0.001
 	}
-	a := effectiveTempo(ref.Tempo, ref.TicksPerQuarter, tpq)
-	b := effectiveTempo(ours.Tempo, ours.TicksPerQuarter, tpq)
+	a := effectiveTempo(ref.Tempo, ref.TicksPerQuarter, tpq, tickTol)
+	b := effectiveTempo(ours.Tempo, ours.TicksPerQuarter, tpq, tickTol)
 	var diffs []Diff
 	for i := 0; i < max(len(a), len(b)); i++ {
 		switch {

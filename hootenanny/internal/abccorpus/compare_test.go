@@ -189,3 +189,23 @@ func TestCompareTempoTickTolerance(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareTempoReplacedAtTheStart(t *testing.T) {
+	// A tempo that lasts no more than the tick tolerance at the start is not a difference:
+	// abc2midi writes a header Q: at tick 1 in a tune with a header P:.
+	ours := Side{TicksPerQuarter: 480, Tempo: tempo(0, 200)}
+	for _, c := range []struct {
+		ref   []midi.TempoChange
+		tol   float64
+		agree bool
+	}{
+		{tempo(0, 120, 1, 200), 1.0 / 480, true},
+		{tempo(0, 120, 1, 200), 0, false},
+		{tempo(0, 120, 2, 200), 1.0 / 480, false},
+		{tempo(0, 120, 1, 180), 1.0 / 480, false},
+	} {
+		if r := Compare("t", Side{TicksPerQuarter: 480, Tempo: c.ref}, ours, Options{OnsetTolerance: c.tol}); r.TempoAgrees != c.agree {
+			t.Errorf("reference %v with tolerance %v: agrees %v, want %v (%v)", c.ref, c.tol, r.TempoAgrees, c.agree, r.Diffs)
+		}
+	}
+}

@@ -30,18 +30,20 @@
 // (!<(! !<)! !>(! !>)! and the long names) adds or takes 15. !pppp!, !ffff!, !sfz! and
 // accents change nothing, as in abc2midi 4.84. A mark on a rest applies from the next note.
 // Beats count from the last bar line, as the note is played (after grace notes and swing,
-// before the chord stagger); a repeat sign after a short bar (other than the first) does not
-// start a new bar, so a section's short last bar and the pickup after it count as one.
+// before the chord stagger); a repeat sign or a section line (|| |] [|) after a short bar
+// (other than the first) does not start a new bar, so a section's short last bar and the
+// pickup after it count as one.
 //
 // Unless Options.Straight is set, the notes are performed as abc2midi 4.84 performs them by
 // default (checked against it on the corpus): a grace note sounds for a quarter of its written
 // length (%%MIDI gracedivider 4) and that time is taken from the start of the note it ornaments
 // (graces that would take all of it are dropped, as are graces with no note after them); the
-// notes of a chord start ChordStagger ticks apart in written order and end together (except
+// notes of a chord start ChordStagger ticks apart (%%MIDI chordattack) in written order and end together (except
 // in tied chords); a note marked staccato sounds for half its length; and in a tune whose R:
 // field says hornpipe, A>B is played 2:1 in any meter, and a pair of even eighth notes on a
 // quarter-note beat of the bar 2:1 in 4/4 (sixteenths on eighth beats in 2/4; no other meter
-// swings). Events are placed on their nominal ticks: abc2midi's habit of starting
+// swings); a fermata (H, !fermata!) doubles its note, chord or rest, moving what follows.
+// Events are placed on their nominal ticks: abc2midi's habit of starting
 // notes (and mid-tune tempo changes) one tick late is not copied.
 //
 // Chord symbols ("G", "D7", "Em/B" above the notes) are accompanied as abc2midi plays them by
@@ -52,9 +54,13 @@
 // source for Options.Voices, and Directives the lines that set the accompaniment (gchord,
 // gchordon, gchordoff, gchordbars, chordprog, bassprog, chordvol, bassvol, chordname) and the
 // drum pattern (drum, drumon, drumoff, drumbars; channel 10), trim and ratio, for
-// Options.Directives. Trills (T, !trill!) play as abc2midi plays them, unless Straight. Not
-// handled: other %%MIDI directives (beat, beatstring, gracedivider, chordattack, drone, ...);
-// voice overlays (&), which are an error; clef transpose=; lyrics.
+// Options.Directives, and the lines that change how notes play from where they are written:
+// beat, beatmod, beataccents and nobeataccents (velocity.go), drone, droneon and droneoff (a
+// drone on a channel after the voice's accompaniment), transpose and rtranspose (the
+// accompaniment too, not the percussion channel) and chordattack (the chord
+// stagger; !arpeggio! triples it for its chord). Trills (T, !trill!) and rolls (~) play as abc2midi plays
+// them, unless Straight. Not handled: other %%MIDI directives (beatstring, gracedivider,
+// randomchordattack, ...); voice overlays (&), which are an error; clef transpose=; lyrics.
 package abcmidi
 
 import (
@@ -105,7 +111,7 @@ type Options struct {
 	// them from %%MIDI lines). The entry "" also gives its program to voices without one.
 	Voices map[string]VoiceMIDI
 	// Straight plays the notes exactly as written: no chord stagger, no staccato shortening,
-	// no hornpipe swing. Grace notes still take their time unless NoGrace is set.
+	// no hornpipe swing, no rolls, trills or fermatas. Grace notes still take their time unless NoGrace is set.
 	Straight bool
 	// MelodyOnly leaves out the accompaniment that chord symbols give (gchord.go): the
 	// written notes are played (and a %%MIDI drum pattern), as abc2midi -NGUI plays them.
@@ -194,7 +200,7 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	out := &midi.File{TicksPerQuarter: TicksPerQuarter}
 	accompanied := false
 	for _, v := range voices {
-		accompanied = accompanied || v.accompanied
+		accompanied = accompanied || v.accompanied || len(v.drone.notes) > 0
 	}
 	if len(voices) == 1 && !accompanied {
 		ch, prog := voiceSetup(opts, tvs[0].ID, nil)
@@ -232,6 +238,9 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		evs = append(evs, v.noteEvents(ch, vel)...)
 		out.Tracks = append(out.Tracks, finish(evs))
 		if !v.accompanied {
+			if len(v.drone.notes) > 0 {
+				accTracks = append(accTracks, v.droneTrack(&taken, vel))
+			}
 			continue
 		}
 		bassCh, chordCh := uint8(0), uint8(0)
@@ -246,6 +255,9 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 			name = vn + " accompaniment"
 		}
 		accTracks = append(accTracks, finish(v.accompanimentEvents(name, bassCh, chordCh, vel)))
+		if len(v.drone.notes) > 0 {
+			accTracks = append(accTracks, v.droneTrack(&taken, vel))
+		}
 	}
 	out.Tracks = append(out.Tracks, accTracks...)
 	return out, nil
@@ -278,6 +290,22 @@ func (v voiceTrack) accompanimentEvents(name string, bassCh, chordCh, vel uint8)
 		}
 	}
 	return evs
+}
+
+// droneTrack returns the voice's drone on the next free channel (added to taken), with its
+// program, every note with velocity vel, or with its own when vel is 0.
+func (v voiceTrack) droneTrack(taken *[]uint8, vel uint8) midi.Track {
+	ch := channelFor(*taken)
+	*taken = append(*taken, ch)
+	evs := []midi.Event{midi.TrackName(0, "drone"), midi.ProgramChange(0, ch, v.drone.program)}
+	for _, n := range v.drone.notes {
+		nv := vel
+		if nv == 0 {
+			nv = n.vel
+		}
+		evs = append(evs, midi.NoteOn(n.on, ch, n.pitch, nv), midi.NoteOff(n.off, ch, n.pitch, 0))
+	}
+	return finish(evs)
 }
 
 // leadIntoFirstVoice returns t with the music written before its first V: line (voice "") put
@@ -368,6 +396,7 @@ type voiceTrack struct {
 	accompanied, hasChords bool
 	bass, chords, drums    []playedNote
 	programs               []programAt
+	drone                  drone
 }
 
 // noteEvents returns the voice's note events on channel ch, every note with velocity vel, or
@@ -395,7 +424,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if name == "" {
 		name = "(default)"
 	}
-	events, bars, changes, cues, err := t.TimelineCues(id) // events is ours to change
+	events, bars, changes, cues, err := t.TimelineCuesWith(id, abc.EventOptions{Fermata: !opts.Straight}) // events is ours to change
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}
@@ -412,13 +441,14 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			// nothing in other meters (not 2/2, 3/4, 6/8).
 			switch num, den := meterParts(t.Header.Meter); {
 			case num == 4 && den == 4 && t.Header.Meter.Kind != abc.MeterCut:
-				swing(events, bars, abc.R(1, 8))
+				swing(events, bars, abc.R(1, 8), rs)
 			case num == 2 && den == 4 && t.Header.Meter.Kind == abc.MeterFraction:
-				swing(events, bars, abc.R(1, 16))
+				swing(events, bars, abc.R(1, 16), rs)
 			}
 		}
 		articulate(events, trims(t, id, opts.Directives))
 		events = trill(events)
+		events = roll(events)
 	}
 	if !opts.NoGrace {
 		events = placeGraces(events)
@@ -433,7 +463,15 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		}
 	}
 	tiedChord := tiedChordNotes(t.Voice(id))
-	var vt voiceTrack
+	atNote := noteDirectives(t, id, events, opts.Directives)
+	stagger := int64(ChordStagger) // %%MIDI chordattack changes it
+	shift := 0                     // %%MIDI transpose and rtranspose
+	drums := opts.Voices[id].Channel == 10
+	vt := voiceTrack{drone: newDrone()}
+	elements := 0 // a bar ending here ends without a bar line
+	if v := t.Voice(id); v != nil {
+		elements = len(v.Elements)
+	}
 	acc := newAccompaniment(t, id, bars, changes, cues, opts)
 	var accEvents []accEvent
 	var cursor abc.Rat
@@ -443,10 +481,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	for _, b := range abc.PlayOrder(bars, t.Header.Parts) {
 		bar := bars[b]
 		// abc2midi counts beats from the last bar line, except that a repeat sign (|: :| ::)
-		// after a bar shorter than the meter's does not start a new bar: a section ending
-		// short goes on into the pickup that follows, played or repeated. The tune's first
-		// bar (a pickup, D|:EBBA) counts on its own.
-		if prev > 0 && (bars[prev].RepeatEnd || bars[b].RepeatStart) {
+		// or a section line (|| |] [|) after a bar shorter than the meter's does not start a
+		// new bar: a section ending short goes on into the pickup that follows, played or
+		// repeated; nor does the end of the music when parts (P:) go on from there. The
+		// tune's first bar (a pickup, D|:EBBA) counts on its own.
+		if prev > 0 && (bars[prev].SectionEnd || bars[b].RepeatStart || bars[prev].Last >= elements) {
 			if end := offset.Add(bars[prev].End.Sub(bars[prev].Start)); end.Cmp(st.barLength()) < 0 {
 				offset = end
 			} else {
@@ -475,8 +514,25 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		}
 		var lastDecos, lastRest *string // the notes of a chord share their decorations
 		chordAt, chordIdx := abc.Rat{Num: -1, Den: 1}, 0
+		chordStagger := stagger
+		lastAt := -1
 		for _, e := range byBar[b] {
 			applyChanges(e.Onset, false)
+			if ds := atNote[e.Pos.Offset]; len(ds) > 0 && e.Pos.Offset != lastAt {
+				for _, d := range ds {
+					switch d.Name {
+					case "chordattack":
+						stagger = chordAttack(d, stagger)
+					case "transpose", "rtranspose":
+						shift = transposeBy(d, shift)
+					case "drone", "droneon", "droneoff":
+						vt.drone.directive(d, ticks(cursor.Add(e.Onset.Sub(bar.Start))))
+					default:
+						st.directive(d)
+					}
+				}
+			}
+			lastAt = e.Pos.Offset
 			if len(e.RestDecorations) > 0 && &e.RestDecorations[0] != lastRest {
 				lastRest = &e.RestDecorations[0]
 				st.decorate(e.RestDecorations)
@@ -489,8 +545,16 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 				chordIdx++
 			} else {
 				chordAt, chordIdx = e.Onset, 0
+				// !arpeggio! spreads its chord three times as far, as abc2midi does.
+				chordStagger = stagger
+				if slices.Contains(e.Decorations, "arpeggio") {
+					chordStagger = 3 * stagger
+				}
 			}
 			p := e.Pitch + opts.Transpose
+			if !drums {
+				p += shift // abc2midi does not transpose the percussion channel
+			}
 			if p < 0 || p > 127 {
 				return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: note at line %d col %d: pitch %d is outside the MIDI range 0..127",
 					name, e.Pos.Line, e.Pos.Col, p)
@@ -498,7 +562,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			on := cursor.Add(e.Onset.Sub(bar.Start))
 			n := playedNote{on: ticks(on), off: ticks(on.Add(e.Duration)), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start)))}
 			if !opts.Straight && !tiedChord[e.Pos.Offset] {
-				n.on += int64(chordIdx * ChordStagger)
+				n.on += int64(chordIdx) * chordStagger
 			}
 			if n.off <= n.on {
 				continue // shorter than a tick
@@ -513,6 +577,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
 	vt.end = max(vt.end, ticks(cursor))
+	vt.drone.stop(vt.end)
 	if acc != nil {
 		a := newAccompanist(t.Header.Meter, acc.names)
 		a.run(accEvents, ticks(cursor))
@@ -533,6 +598,138 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		}
 	}
 	return vt, nil
+}
+
+// noteDirectives returns the %%MIDI lines of voice id that change how its notes play from
+// where they are written (beat, beatmod, beataccents, nobeataccents, chordattack), keyed by the
+// source offset of the first of events written after each (transpose and rtranspose too). abc2midi acts on such a line when
+// it reaches it as it plays, every time it plays it (again in a repeat); lines before the
+// first V: line go with the first voice that has music, as the accompaniment's do.
+func noteDirectives(t *abc.Tune, id string, events []abc.Event, dirs []Directive) map[int][]Directive {
+	first := firstMusicVoice(t)
+	var offsets []int
+	for _, e := range events {
+		if !e.Grace {
+			offsets = append(offsets, e.Pos.Offset)
+		}
+	}
+	slices.Sort(offsets)
+	var out map[int][]Directive
+	for _, d := range dirs {
+		switch d.Name {
+		case "beat", "beatmod", "beataccents", "nobeataccents", "chordattack", "transpose", "rtranspose",
+			"drone", "droneon", "droneoff":
+		default:
+			continue
+		}
+		if d.Voice != id && (d.Voice != "" || id != first) {
+			continue
+		}
+		i := sort.SearchInts(offsets, d.Offset+1)
+		if i == len(offsets) {
+			continue // after the last note
+		}
+		if out == nil {
+			out = map[int][]Directive{}
+		}
+		out[offsets[i]] = append(out[offsets[i]], d)
+	}
+	return out
+}
+
+// firstMusicVoice is the id of the first voice with notes or rests.
+func firstMusicVoice(t *abc.Tune) string {
+	for _, v := range t.Voices {
+		if hasMusic(v) {
+			return v.ID
+		}
+	}
+	return ""
+}
+
+// drone is abc2midi's bagpipe drone: two notes held on a channel of their own from
+// "%%MIDI droneon" to "%%MIDI droneoff" (or the end of the voice); "%%MIDI drone p n1 n2 v1 v2"
+// sets their program, keys and velocities (0 keeps one), by default 70 (bassoon), 45 and 33
+// (A, and A,,), 80 and 80.
+type drone struct {
+	program    uint8
+	keys, vels [2]uint8
+	from       int64 // where the drone started; -1 when it is off
+	notes      []playedNote
+}
+
+func newDrone() drone {
+	return drone{program: 70, keys: [2]uint8{45, 33}, vels: [2]uint8{80, 80}, from: -1}
+}
+
+func (d *drone) directive(dir Directive, tick int64) {
+	switch dir.Name {
+	case "drone":
+		set := func(i int, v *uint8) {
+			if n, ok := intArg(dir.Args, i, 1, 127); ok {
+				*v = uint8(n)
+			}
+		}
+		set(0, &d.program)
+		set(1, &d.keys[0])
+		set(2, &d.keys[1])
+		set(3, &d.vels[0])
+		set(4, &d.vels[1])
+	case "droneon":
+		if d.from < 0 {
+			d.from = tick
+		}
+	case "droneoff":
+		d.stop(tick)
+	}
+}
+
+// stop ends the drone at tick, if it is on.
+func (d *drone) stop(tick int64) {
+	if d.from < 0 {
+		return
+	}
+	if tick > d.from && len(d.notes) < 2*maxDroneSpans {
+		for i := range d.keys {
+			d.notes = append(d.notes, playedNote{on: d.from, off: tick, pitch: d.keys[i], vel: d.vels[i]})
+		}
+	}
+	d.from = -1
+}
+
+// maxDroneSpans bounds the times a voice's drone starts.
+const maxDroneSpans = 4096
+
+// MaxChordAttack bounds %%MIDI chordattack, in ticks (a quarter note).
+const MaxChordAttack = TicksPerQuarter
+
+// chordAttack reads "%%MIDI chordattack n": the notes of each chord start n ticks apart
+// instead of ChordStagger. A bad line leaves cur.
+func chordAttack(d Directive, cur int64) int64 {
+	if len(d.Args) == 0 {
+		return cur
+	}
+	n, err := strconv.Atoi(d.Args[0])
+	if err != nil || n < 0 || n > MaxChordAttack {
+		return cur
+	}
+	return int64(n)
+}
+
+// MaxTranspose bounds %%MIDI transpose and rtranspose, in semitones.
+const MaxTranspose = 48
+
+// transposeBy reads "%%MIDI transpose n" (play n semitones up from here; negative: down) and
+// "%%MIDI rtranspose n" (n more than now), as abc2midi does. A bad line leaves cur.
+func transposeBy(d Directive, cur int) int {
+	n, ok := intArg(d.Args, 0, -MaxTranspose, MaxTranspose)
+	switch {
+	case !ok:
+		return cur
+	case d.Name == "rtranspose":
+		return max(-MaxTranspose, min(cur+n, MaxTranspose))
+	}
+	return n
 }
 
 // trimAt is a %%MIDI trim in effect from a source offset on.
@@ -739,6 +936,63 @@ func trill(events []abc.Event) []abc.Event {
 	return out
 }
 
+// roll plays each single note written with the roll shorthand ~ as abc2midi does. A note
+// three units (L:) long plays as five: the note for a third of its length, the next note
+// letter up (in the key and the bar's accidentals) for a twelfth, the note for a quarter, the
+// next letter down for a twelfth and the note for the rest (a quarter, and whatever a tie adds).
+// Any other note starts with the letter up for a quarter of the unit, as a grace note written
+// one unit long would take, and plays for the rest. Each is a note of its own for beat stress;
+// the first keeps the marks written before the note. abc2midi ignores !roll! and rolls on chords.
+func roll(events []abc.Event) []abc.Event {
+	has := false
+	for i := range events {
+		has = has || events[i].Roll && !events[i].Grace
+	}
+	if !has {
+		return events
+	}
+	out := make([]abc.Event, 0, len(events)+4)
+	for i, e := range events {
+		single := (i == 0 || events[i-1].Onset.Cmp(e.Onset) != 0 || events[i-1].Grace) &&
+			(i+1 == len(events) || events[i+1].Onset.Cmp(e.Onset) != 0)
+		if e.Grace || !single || !e.Roll || e.Unit.IsZero() {
+			out = append(out, e)
+			continue
+		}
+		var parts []abc.Rat
+		var pitches []int
+		w := e.Written
+		if w.Cmp(e.Unit.Mul(abc.R(3, 1))) == 0 && e.Duration.Cmp(w) >= 0 {
+			third, twelfth, quarter := w.Mul(abc.R(1, 3)), w.Mul(abc.R(1, 12)), w.Mul(abc.R(1, 4))
+			last := e.Duration.Sub(third).Sub(twelfth).Sub(quarter).Sub(twelfth)
+			parts = []abc.Rat{third, twelfth, quarter, twelfth, last}
+			pitches = []int{e.Pitch, e.Upper, e.Pitch, e.Lower, e.Pitch}
+		} else {
+			g := e.Unit.Mul(abc.R(1, GraceDivider))
+			if g.Cmp(e.Duration) >= 0 {
+				out = append(out, e)
+				continue
+			}
+			parts = []abc.Rat{g, e.Duration.Sub(g)}
+			pitches = []int{e.Upper, e.Pitch}
+		}
+		at := e.Onset
+		for k, d := range parts {
+			n := e
+			n.Onset, n.Duration, n.Pitch, n.Roll = at, d, pitches[k], false
+			if k > 0 {
+				n.Decorations, n.RestDecorations = nil, nil
+			}
+			if k < len(parts)-1 {
+				n.Tied = false
+			}
+			out = append(out, n)
+			at = at.Add(d)
+		}
+	}
+	return out
+}
+
 // tiedChordNotes returns the source offsets of the notes of tied chords ([CEG]- or [C-EG]),
 // which abc2midi does not stagger.
 func tiedChordNotes(v *abc.Voice) map[int]bool {
@@ -817,12 +1071,13 @@ func placeGraces(events []abc.Event) []abc.Event {
 	return out
 }
 
-// swing plays pairs of notes of length unit (eighths in 4/4) on a beat of twice that of their
-// bar 2:1, as abc2midi does for hornpipes: even pairs (AB) and dotted ones (A>B) alike. Chords
-// count as one note; grace notes move with the note they ornament.
-func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat) {
-	eighth, dotted, quarter := unit, unit.Mul(abc.R(3, 2)), unit.Mul(abc.R(2, 1))
-	long, short := quarter.Mul(abc.R(2, 3)), quarter.Mul(abc.R(1, 3))
+// swing plays pairs of notes written unit long (eighths in 4/4), the first on a beat of twice
+// that, as abc2midi does in hornpipes: the pair becomes A>B at the broken-rhythm ratio in
+// force (2:1 in a hornpipe unless a %%MIDI ratio line says otherwise), whether it was written
+// even (AB), dotted (A>B) or reversed (A<B). A pair written otherwise (A3/2B/) is left as it
+// is. Chords count as one note; grace notes move with the note they ornament.
+func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat, rs []ratioAt) {
+	quarter := unit.Mul(abc.R(2, 1))
 	// groups: the first non-grace event of each distinct onset.
 	var groups []int
 	for i, e := range events {
@@ -846,12 +1101,17 @@ func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat) {
 		}
 		inBar := a.Onset.Sub(bars[a.Bar].Start)
 		if inBar.Div(quarter).Den != 1 || b.Onset.Cmp(a.Onset.Add(a.Duration)) != 0 ||
-			a.Duration.Add(b.Duration).Cmp(quarter) != 0 || (a.Duration.Cmp(eighth) != 0 && a.Duration.Cmp(dotted) != 0) {
+			a.Duration.Add(b.Duration).Cmp(quarter) != 0 || a.Plain.Cmp(unit) != 0 || b.Plain.Cmp(unit) != 0 {
 			continue
 		}
 		if !sameDurations(span, a.Onset, a.Duration) || !sameDurations(span, b.Onset, b.Duration) {
 			continue // a chord whose notes differ in length
 		}
+		ra, rb := int64(2), int64(1)
+		if k := sort.Search(len(rs), func(k int) bool { return rs[k].offset > a.Pos.Offset }) - 1; k >= 0 {
+			ra, rb = rs[k].a, rs[k].b
+		}
+		long, short := quarter.Mul(abc.R(ra, ra+rb)), quarter.Mul(abc.R(rb, ra+rb))
 		oldB, newB := b.Onset, a.Onset.Add(long)
 		for i := range span {
 			switch {

@@ -25,6 +25,8 @@ func FuzzConvert(f *testing.F) {
 		"X:1\nM:4/4\nL:1/8\n%%MIDI gchord fzc2ghijGHIJbx\n%%MIDI chordname sus4 0 5 7\n%%MIDI bassprog 33 octave=-1\nK:C\n" +
 			"\"G7\"c8|\"Csus4/F\"c8|\"am\"c4[M:5/8]\"Bb/d\"c5|\n%%MIDI gchordoff\n\"(N.C.)\"c|\n%%MIDI gchordbars 3\n%%MIDI gchord f999\n\"Cb\"c:|\n",
 		"X:1\nR:hornpipe\nM:C|\nL:1/8\nK:C^f^c\n%%MIDI ratio 2 1\n%%MIDI trim 1/5\n%%MIDI drum dzd2 35 38 90\n%%MIDI drumon\n(A>B) TcA-A>B T[CE]|\n",
+		"X:1\nR:hornpipe\nM:C\nL:1/8\nP:(AB)2\nK:D\n%%MIDI beat 110 100 90 0\n%%MIDI chordattack 500\n%%MIDI drone 0 200 33 -1 90\n%%MIDI droneon\nP:A\n" +
+			"~A3 ~c/ H[CE]2 !arpeggio![CEG] B<A|\n%%MIDI transpose -60\n%%MIDI rtranspose 99\nHz ~A>B||\n%%MIDI beatmod -200\nP:B\n%%MIDI nobeataccents\n\"C7\"C\n%%MIDI droneoff\n",
 	} {
 		f.Add(s)
 	}

@@ -280,7 +280,11 @@ type sequence struct {
 
 func (q *sequence) set(slots []gslot, num, den, bars int) {
 	q.slots, q.unit = slots, [3]int{num, den, bars}
-	q.ptr = min(q.ptr, len(slots)-1)
+	if q.ptr >= len(slots) {
+		// abc2midi finds its step past the new pattern's end: nothing more plays until the
+		// next bar line starts the pattern again.
+		q.ptr, q.pending = 0, -1
+	}
 }
 
 // ticks is the length of a step of length n: n/units of the pattern's bars, truncated to whole
@@ -372,6 +376,7 @@ type accompanist struct {
 	on, started, drumOn bool
 	bassVel, chordVel   uint8
 	bassBase, chordBase int
+	transpose           int // %%MIDI transpose and rtranspose; not the drums
 	chord               guitarChord
 	notes               [maxChordNotes + 1]int // abc2midi's note array: stale past size
 	size                int
@@ -430,7 +435,7 @@ func (a *accompanist) play(action byte, at, d int64) {
 				p -= 12
 			}
 		}
-		a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(p), vel: a.chordVel})
+		a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(p + a.transpose), vel: a.chordVel})
 		return
 	}
 	if !a.started {
@@ -441,11 +446,11 @@ func (a *accompanist) play(action byte, at, d int64) {
 		if a.chord.slash {
 			p = a.chord.bass
 		}
-		a.bass = append(a.bass, playedNote{on: at, off: at + d, pitch: clampKey(a.bassBase + p), vel: a.bassVel})
+		a.bass = append(a.bass, playedNote{on: at, off: at + d, pitch: clampKey(a.bassBase + p + a.transpose), vel: a.bassVel})
 	}
 	chordNotes := func() {
 		for _, n := range a.notes[:a.size] {
-			a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(n), vel: a.chordVel})
+			a.chords = append(a.chords, playedNote{on: at, off: at + d, pitch: clampKey(n + a.transpose), vel: a.chordVel})
 		}
 	}
 	if action == 'c' && a.chord.intervals == nil {
@@ -470,7 +475,7 @@ func (a *accompanist) apply(e accEvent) {
 		a.num, a.den = meterParts(e.meter)
 		// abc2midi sets the meter's default pattern again, even over a %%MIDI gchord one.
 		a.setPattern(defaultPattern(a.num, a.den))
-		a.gchord.ptr = 0
+		// (the step pointer goes on: abc2midi starts the pattern again at bar lines only)
 	case accChord:
 		a.chord, a.started = e.chord, true
 		if e.chord.intervals != nil {
@@ -546,6 +551,8 @@ func (a *accompanist) directive(tick int64, d *Directive) {
 		if n, ok := intArg(d.Args, 0, 0, 127); ok {
 			a.bassVel = uint8(n)
 		}
+	case "transpose", "rtranspose":
+		a.transpose = transposeBy(*d, a.transpose)
 	case "chordprog", "bassprog":
 		bass := d.Name == "bassprog"
 		if n, ok := intArg(d.Args, 0, 0, 127); ok {
@@ -569,6 +576,17 @@ func (a *accompanist) run(evs []accEvent, end int64) {
 		}
 		return evs[i].rank < evs[j].rank
 	})
+	// abc2midi's note array is shared by its tracks: the melody's track, written first, sets
+	// it for every chord symbol with no octave base (chord notes 0 + root + interval), and the
+	// accompaniment starts with what that pass left. Only the slots past a chord's notes and
+	// before the first chord show it (g h i j there play it).
+	for _, e := range evs {
+		if e.kind == accChord && e.chord.intervals != nil {
+			v := e.chord.voicing()
+			a.size = min(len(v), maxChordNotes)
+			copy(a.notes[:a.size], v)
+		}
+	}
 	for _, e := range evs {
 		a.fireUntil(e.tick)
 		a.apply(e)
@@ -580,7 +598,7 @@ func (a *accompanist) run(evs []accEvent, end int64) {
 func gchordDirective(name string) bool {
 	switch name {
 	case "gchord", "gchordon", "gchordoff", "gchordbars", "chordvol", "bassvol", "chordprog", "bassprog",
-		"drum", "drumon", "drumoff", "drumbars":
+		"drum", "drumon", "drumoff", "drumbars", "transpose", "rtranspose":
 		return true
 	}
 	return false
@@ -622,13 +640,7 @@ func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Chan
 	}
 	// Lines before the first V: line go with the first voice that has music, as abc2midi
 	// plays them.
-	first := ""
-	for _, v := range t.Voices {
-		if hasMusic(v) {
-			first = v.ID
-			break
-		}
-	}
+	first := firstMusicVoice(t)
 	mine := func(d Directive) bool { return d.Voice == id || d.Voice == "" && id == first }
 	drums := false
 	for _, d := range opts.Directives {

@@ -3,6 +3,7 @@ package abcmidi
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -333,10 +334,150 @@ func TestHornpipeByMeter(t *testing.T) {
 		{"2/4", "1/16", "dA BG", "74@0+160 69@160+80 71@240+160 67@400+80"},
 		{"2/4", "1/8", "dA BG", "74@0+240 69@240+240 71@480+240 67@720+240"},
 		{"3/4", "1/8", "A>B c>d e2", "69@0+320 71@320+160 73@480+320 74@800+160 76@960+480"},
+		// In 4/4 a written A<B on the beat swings as A>B; off the beat it stays; a pair
+		// written dotted (A3/2B/) is not swung; after %%MIDI ratio 3 1 the pairs swing 3:1.
+		{"4/4", "1/8", "B<A G3/2F/ zB<A", "71@0+320 69@320+160 67@480+360 66@840+120 71@1200+160 69@1360+320"},
+		{"4/4", "1/8", "B<A GF|\n%%MIDI ratio 3 1\nBA G<F", "71@0+320 69@320+160 67@480+320 66@800+160 71@960+360 69@1320+120 67@1440+360 66@1800+120"},
+		{"3/4", "1/8", "B<A G2", "71@0+160 69@160+320 67@480+480"},
 	} {
-		f := convert(t, "X:1\nR:hornpipe\nM:"+c.meter+"\nL:"+c.unit+"\nK:D\n"+c.body+"|\n", Options{})
+		f := convertWith(t, "X:1\nR:hornpipe\nM:"+c.meter+"\nL:"+c.unit+"\nK:D\n"+c.body+"|\n", Options{MelodyOnly: true})
 		if got := strings.Join(notes(f), " "); got != c.want {
 			t.Errorf("M:%s L:%s %s\n got %s\nwant %s", c.meter, c.unit, c.body, got, c.want)
 		}
 	}
+}
+
+func TestChordAttack(t *testing.T) {
+	// The notes of a chord start 10 ticks apart; %%MIDI chordattack n makes it n from where
+	// it is written, and !arpeggio! spreads the next chord three times as far. The notes end
+	// together. (abc2midi 4.84's figures; its chordattack is not random: randomchordattack is.)
+	src := "X:1\nM:4/4\nL:1/8\nK:C\n[CEG]2 [CE]2 !arpeggio![CEG]2 [CEG]2|\n%%MIDI chordattack 30\n[CEG]2 !arpeggio![CE]2 z4|\n"
+	f := convertWith(t, src, Options{MelodyOnly: true})
+	wantNotes(t, f, "60@0+480", "64@10+470", "67@20+460", "60@480+480", "64@490+470",
+		"60@960+480", "64@990+450", "67@1020+420", "60@1440+480", "64@1450+470", "67@1460+460",
+		"60@1920+480", "64@1950+450", "67@1980+420", "60@2400+480", "64@2490+390")
+	if s := convertWith(t, src, Options{MelodyOnly: true, Straight: true}); notes(s)[1] != "64@0+480" {
+		t.Errorf("straight: %v, want the chords as written", notes(s))
+	}
+}
+
+func TestRoll(t *testing.T) {
+	// ~ on a note three units long plays five notes: a third, the letter up for a twelfth, a
+	// quarter, the letter down for a twelfth, and the rest (a tie adds to the last); on any
+	// other note the letter up takes a quarter of the unit first. The letters are those of the
+	// key (D: C is C#). !roll! and a roll on a chord change nothing. (abc2midi 4.84's figures.)
+	src := "X:1\nM:4/4\nL:1/8\nK:D\n~A3 ~c2 ~e/ z/ z2|~A z ~F3- F2 z|!roll!A2 ~[FA]2 z4|\nL:1/16\n~A6 ~B3 z7|\n"
+	f := convertWith(t, src, Options{MelodyOnly: true})
+	wantCh(t, f, 0,
+		"69@0+240:105", "71@240+60:80", "69@300+180:80", "67@480+60:80", "69@540+180:80",
+		"74@720+60:80", "73@780+420:80", "78@1200+60:80", "76@1260+60:80",
+		"71@1920+60:105", "69@1980+180:80", "66@2400+240:80", "67@2640+60:80", "66@2700+180:80",
+		"64@2880+60:95", "66@2940+660:80",
+		"69@3840+480:105", "66@4320+480:80", "69@4330+470:80",
+		"71@5760+30:105", "69@5790+690:80", "71@6480+120:80", "73@6600+30:80", "71@6630+90:80", "69@6720+30:95", "71@6750+90:80")
+	if s := convertWith(t, src, Options{MelodyOnly: true, Straight: true}); len(notes(s)) != 10 {
+		t.Errorf("straight: %v, want the notes as written", notes(s))
+	}
+}
+
+func TestFermata(t *testing.T) {
+	// A fermata (H or !fermata!) doubles its note, chord or rest, and what follows moves on;
+	// beats count with the doubled length, and the accompaniment's pattern waits for the next
+	// bar line. Straight keeps the written time. (abc2midi 4.84's figures.)
+	src := "X:1\nM:4/4\nL:1/8\nK:D\n!fermata!A2 B2 HA2 c2|H[DF]4 E2|Hz2 A2 HA/ B3/ A2|\n"
+	f := convertWith(t, src, Options{MelodyOnly: true})
+	wantCh(t, f, 0, "69@0+960:105", "71@960+480:95", "69@1440+960:80", "73@2400+480:80",
+		"62@2880+1920:105", "66@2890+1910:105", "64@4800+480:95",
+		"69@6240+480:95", "69@6720+240:80", "71@6960+360:80", "69@7320+480:80")
+	acc := convertWith(t, "X:1\nM:2/4\nL:1/8\nK:G\n\"G\"GA Bc|\"D\"HA4|\"G\"G2 Hz2|\"C\"c2 G2|\n", Options{})
+	wantCh(t, acc, 1, "43@0+240:80", "38@960+240:80", "43@2880+240:80", "36@4320+240:80")
+	if s := convertWith(t, src, Options{MelodyOnly: true, Straight: true}); notes(s)[1] != "71@480+480" {
+		t.Errorf("straight: %v, want the written time", notes(s))
+	}
+}
+
+func TestTransposeDirective(t *testing.T) {
+	// %%MIDI transpose n plays n semitones away from where it is written, the accompaniment
+	// too; rtranspose n moves n further; a later transpose sets it again. (abc2midi 4.84's
+	// figures.)
+	src := "X:1\nM:2/4\nL:1/4\n%%MIDI transpose 1\nK:C\n\"C\"C D|\n%%MIDI transpose 2\n\"G\"C D|\n" +
+		"%%MIDI rtranspose 3\n\"C\"C [CE]|\n%%MIDI transpose -1\n\"g\"C D|\n"
+	f := convertWith(t, src, Options{})
+	wantCh(t, f, 0, "61@0+480:105", "63@480+480:80", "62@960+480:105", "64@1440+480:80",
+		"65@1920+480:105", "65@2400+480:80", "69@2410+470:80", "59@2880+480:105", "61@3360+480:80")
+	wantCh(t, f, 1, "37@0+240:80", "45@960+240:80", "41@1920+240:80", "42@2880+240:80", "42@3360+240:80")
+	wantCh(t, f, 2, "49@480+240:75", "53@480+240:75", "56@480+240:75", "57@1440+240:75", "61@1440+240:75",
+		"64@1440+240:75", "53@2400+240:75", "57@2400+240:75", "60@2400+240:75")
+}
+
+func TestSectionLineAfterShortBar(t *testing.T) {
+	// After a short bar, || |] and [| do not start a new bar, as a repeat sign does not: the
+	// pickup after them is off the beat and the pattern goes on (its chord step plays the
+	// pickup's G). A plain bar line starts one. (abc2midi 4.84's figures.)
+	for _, bl := range []string{"||", "|]", "[|", "|"} {
+		f := convertWith(t, "X:1\nM:4/4\nL:1/8\nK:C\nCDEF GABc|\"C\"C6 "+bl+"\"G\"G2|\"C\"c8|\n", Options{})
+		pickup, bass := "67@3360+480:80", []string{"36@1920+240:80", "36@2880+240:80", "36@3840+240:80", "36@4800+240:80"}
+		if bl == "|" {
+			pickup, bass = "67@3360+480:105", []string{"36@1920+240:80", "36@2880+240:80", "43@3360+240:80", "36@3840+240:80", "36@4800+240:80"}
+		}
+		if got := chNotes(f, 0); got[9] != pickup {
+			t.Errorf("%s: pickup %s, want %s", bl, got[9], pickup)
+		}
+		if got := chNotes(f, 1); !reflect.DeepEqual(got, bass) {
+			t.Errorf("%s: bass\n got %v\nwant %v", bl, got, bass)
+		}
+	}
+}
+
+func TestDrone(t *testing.T) {
+	// %%MIDI droneon holds A, and A,, (keys 45 and 33, velocity 80) on the bassoon on the
+	// channel after the voice's accompaniment until droneoff or the end, with the melody alone
+	// too; %%MIDI drone p n1 n2 v1 v2 sets them. abc2midi plays the same notes, but starts
+	// them late: 1 and 2 ticks after its own one-tick-late notes at the start, and at twice
+	// the time (the second note three times) after it.
+	f := convertWith(t, "X:1\nM:4/4\nL:1/8\nK:D\n%%MIDI droneon\n\"D\"A8|\"G\"B8|\n", Options{})
+	wantCh(t, f, 3, "33@0+3840:80", "45@0+3840:80")
+	src := "X:1\nM:4/4\nL:1/8\nK:D\nA8|\n%%MIDI drone 71 50 38 60 70\n%%MIDI droneon\nB8|c8|\n%%MIDI droneoff\nd8|\n"
+	m := convertWith(t, src, Options{MelodyOnly: true})
+	wantCh(t, m, 1, "38@1920+3840:70", "50@1920+3840:60")
+	progs := map[int]int{}
+	for _, tr := range m.Tracks {
+		for _, e := range tr.Events {
+			if e.Kind == midi.KindProgramChange {
+				progs[int(e.Channel)] = int(e.Data1)
+			}
+		}
+	}
+	if progs[1] != 71 {
+		t.Errorf("programs %v, want 71 on channel 2", progs)
+	}
+}
+
+func TestStaleChordNoteFromTheMelodyPass(t *testing.T) {
+	// g h i j past a chord's notes, or before the first chord, play the slot abc2midi's note
+	// array holds: at the start, what its pass over the melody left there, where the chords
+	// have no octave base (C7's fourth slot: 10); then what the last longer chord left (58).
+	// (abc2midi 4.84's figures.)
+	f := convertWith(t, "X:1\nM:3/4\nL:1/4\nK:F\n%%MIDI gchord ghijGj\nF A c|\"F\"c2 A|\"C7\"F A c|\"Dm\"F A c|\n", Options{})
+	wantCh(t, f, 2, "10@0+240:75", "10@240+240:75", "10@480+240:75", "10@720+240:75", "10@960+240:75", "10@1200+240:75",
+		"53@1440+240:75", "57@1680+240:75", "60@1920+240:75", "10@2160+240:75", "41@2400+240:75", "10@2640+240:75",
+		"48@2880+240:75", "52@3120+240:75", "55@3360+240:75", "58@3600+240:75", "36@3840+240:75", "58@4080+240:75",
+		"50@4320+240:75", "53@4560+240:75", "57@4800+240:75", "58@5040+240:75", "38@5280+240:75", "58@5520+240:75")
+}
+
+func TestMeterChangeMidBar(t *testing.T) {
+	// A meter change sets its default pattern but the step goes on from where it was (only a
+	// bar line starts the pattern again); a step past the new pattern's end waits for the next
+	// bar line. (abc2midi 4.84's figures.)
+	f := convertWith(t, "X:1\nM:4/4\nL:1/8\nK:G\n\"G\"G2 G2 G2 [M:6/8]\"D\"D2 D|\"G\"G2 A2 B2|\n", Options{})
+	wantCh(t, f, 2, "55@480+240:75", "59@480+240:75", "62@480+240:75", "55@2640+240:75", "59@2640+240:75", "62@2640+240:75",
+		"55@3360+240:75", "59@3360+240:75", "62@3360+240:75")
+	// After a short bar and :| the bar goes on into the 4/4 pickup: fzczfzcz from its sixth
+	// step, so its D chord plays on the pickup's second eighth.
+	g := convertWith(t, "X:1\nM:6/8\nL:1/8\nK:G\n|:\"G\"G3 G3|\"Am\"A3 A2:|[M:4/4]\"D\"D2|\"G\"G8|\n", Options{})
+	if got := chNotes(g, 2); !slices.Contains(got, "50@5520+240:75") {
+		t.Errorf("chords %v: want the D chord at 5520", got)
+	}
+	wantCh(t, g, 1, "43@0+240:80", "43@720+240:80", "45@1440+240:80", "45@2160+240:80", "45@4080+240:80", "45@4800+240:80",
+		"43@5760+240:80", "43@6720+240:80")
 }

@@ -1,6 +1,10 @@
 package abcmidi
 
-import "github.com/hootenanny/hoot/hootenanny/internal/abc"
+import (
+	"strconv"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/abc"
+)
 
 // The velocity rules here were found by running abc2midi 4.84 on small tunes and reading the
 // velocities of its output; abccorpus checks them on the corpus, velocity_test.go pins them.
@@ -32,10 +36,14 @@ var dynamicLevels = map[string]int{
 // else the numerator, so 4/4 stresses beats 1 and 3 and 6/8 beats 1 and 4); a free meter
 // counts as 4/4. A dynamics mark sets first, strong and other to its level, 10 and 25 less
 // (all at most 127), and every to 1 (every beat of the denominator is strong) until the next meter change.
+//
+// The %%MIDI lines beat, beatmod, nobeataccents and beataccents change the same state
+// (directive).
 type stress struct {
 	first, strong, other int
 	meter                abc.Meter
 	every                int
+	flat                 bool // nobeataccents: every note gets strong
 }
 
 func newStress(m abc.Meter) *stress {
@@ -103,11 +111,54 @@ func (s *stress) decorate(decos []string) {
 	}
 }
 
+// directive applies a %%MIDI line that sets the velocities, as abc2midi reads it:
+//
+//   - beat a b c n: the first beat gets a, the other strong beats b, the rest c; a beat is
+//     strong when its number in the bar (in units of the meter's denominator) is a multiple
+//     of n (0: the numerator, so only the first), until the next meter change;
+//   - beatmod n: adds n (or takes -n) to all three;
+//   - nobeataccents: every note gets the strong velocity, until beataccents.
+//
+// Velocities stay within 1..127 (0 would be a note-off). A malformed line changes nothing.
+func (s *stress) directive(d Directive) {
+	nums := make([]int, 0, len(d.Args))
+	for _, a := range d.Args {
+		n, err := strconv.Atoi(a)
+		if err != nil || n < -1000 || n > 1000 {
+			break
+		}
+		nums = append(nums, n)
+	}
+	clamp := func(v int) int { return max(1, min(v, 127)) }
+	switch d.Name {
+	case "beat":
+		if len(nums) < 4 || nums[0] < 0 || nums[1] < 0 || nums[2] < 0 || nums[3] < 0 {
+			return
+		}
+		s.first, s.strong, s.other = clamp(nums[0]), clamp(nums[1]), clamp(nums[2])
+		s.every = nums[3]
+		if s.every == 0 {
+			s.every, _ = meterParts(s.meter)
+		}
+	case "beatmod":
+		if len(nums) < 1 {
+			return
+		}
+		s.first, s.strong, s.other = clamp(s.first+nums[0]), clamp(s.strong+nums[0]), clamp(s.other+nums[0])
+	case "nobeataccents":
+		s.flat = true
+	case "beataccents":
+		s.flat = false
+	}
+}
+
 // velocity of a note starting at pos, a fraction of a whole note from the start of its bar.
 func (s *stress) velocity(pos abc.Rat) uint8 {
 	_, den := meterParts(s.meter)
 	k := pos.Mul(abc.R(int64(den), 1))
 	switch {
+	case s.flat:
+		return uint8(s.strong)
 	case k.Den != 1:
 		return uint8(s.other)
 	case k.Num == 0:

@@ -140,3 +140,44 @@ func TestStressAcrossRepeats(t *testing.T) {
 		105, 80, 80, 80, 95, 80, 80, 80, 95, 80)
 	wantVelocities(t, "X:1\nM:4/4\nL:1/8\nK:C\nD|:EFGA Bcde:|\n", 105, 105, 80, 80, 80, 95, 80, 80, 80, 105, 80, 80, 80, 95, 80, 80, 80)
 }
+
+func TestBeatDirectives(t *testing.T) {
+	// %%MIDI beat a b c n sets the first-beat, strong-beat and other velocities and makes
+	// every nth beat strong (0: the numerator, so the first only); beatmod adds to all three;
+	// nobeataccents gives every note the strong velocity. A line in a repeated section acts
+	// again each time it is played. (abc2midi 4.84's figures.)
+	src := "X:1\nM:4/4\nL:1/8\nK:C\n" +
+		"CDEF GABc|\n%%MIDI beat 110 100 90 4\nC2D2 E2F2|\n%%MIDI beat 70 60 50 2\nC2D2 E2F2|\n" +
+		"%%MIDI beatmod 7\nC2D2 E2F2|\n%%MIDI nobeataccents\nC2D2 E2F2|\n%%MIDI beataccents\nC2D2 E2F2|\n" +
+		"|:C2D2 E2F2|\n%%MIDI beatmod -20\nC2D2 E2F2:|\n"
+	f := convertWith(t, src, Options{})
+	var got []string
+	for _, n := range midi.NoteEvents(f) {
+		got = append(got, fmt.Sprint(n.Velocity))
+	}
+	want := "105 80 80 80 95 80 80 80 " + // the default model
+		"110 90 90 90 " + // beat 110 100 90 4: only the first beat is strong
+		"70 50 60 50 " + // beat 70 60 50 2: beats 1 and 3
+		"77 57 67 57 " + // beatmod 7
+		"67 67 67 67 " + // nobeataccents
+		"77 57 67 57 " + // beataccents
+		"77 57 67 57 57 37 47 37 " + // beatmod -20 after the first pass...
+		"57 37 47 37 37 17 27 17" // ...and again after the second
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("velocities\n got %s\nwant %s", g, want)
+	}
+}
+
+func TestStressAcrossParts(t *testing.T) {
+	// When the parts go on from music that ends without a bar line in a short bar, the bar
+	// goes on into the next part's pickup, as after a repeat sign: the second A's pickup is
+	// off the beat. The tune's first bar counts on its own. (abc2midi 4.84's figures.)
+	f := convert(t, "X:1\nM:4/4\nL:1/8\nP:(AB)2\nK:C\nP:A\ng2|e8|c6\nP:B\ne2|g8|d2c4\n", Options{})
+	var got []string
+	for _, n := range midi.NoteEvents(f) {
+		got = append(got, fmt.Sprint(n.Velocity))
+	}
+	if want := "105 105 105 80 105 105 80 80 105 105 80 105 105 80"; strings.Join(got, " ") != want {
+		t.Errorf("velocities %s, want %s", strings.Join(got, " "), want)
+	}
+}
