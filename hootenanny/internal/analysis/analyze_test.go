@@ -417,13 +417,7 @@ func TestAccompanimentHeldThroughRests(t *testing.T) {
 		}
 	}
 	r := analyze(t, file(t, 4, 4, 0, ns), Options{})
-	var got []string
-	for _, c := range r.Chords {
-		got = append(got, c.Name)
-	}
-	if want := "C F"; strings.Join(got, " ") != want {
-		t.Errorf("chords = %q, want %q", strings.Join(got, " "), want)
-	}
+	checkChordNames(t, r, "C F")
 }
 
 // TestPassingSeventh: a C chord held for the bar under a melody that lingers on B for half of
@@ -443,13 +437,7 @@ func TestPassingSeventh(t *testing.T) {
 		return ns
 	}
 	r := analyze(t, file(t, 4, 4, 0, append(bar(0, false), bar(4, true)...)), Options{})
-	var got []string
-	for _, c := range r.Chords {
-		got = append(got, c.Name)
-	}
-	if want := "C Cmaj7"; strings.Join(got, " ") != want {
-		t.Errorf("chords = %q, want %q", strings.Join(got, " "), want)
-	}
+	checkChordNames(t, r, "C Cmaj7")
 }
 
 // TestOpenFifthTakesTheKeysThird: a bar of A and E alone, with no third, reads as A minor or A
@@ -517,5 +505,17 @@ func TestAddedSixthOverItsRoot(t *testing.T) {
 	}
 	if want := "C6 6, Am7 m7"; strings.Join(got, ", ") != want {
 		t.Errorf("chords = %q, want %q", strings.Join(got, ", "), want)
+	}
+}
+
+// checkChordNames fails t unless r names the chords want, space-separated, in order.
+func checkChordNames(t *testing.T, r *Result, want string) {
+	t.Helper()
+	var got []string
+	for _, c := range r.Chords {
+		got = append(got, c.Name)
+	}
+	if strings.Join(got, " ") != want {
+		t.Errorf("chords = %q, want %q", strings.Join(got, " "), want)
 	}
 }
