@@ -37,14 +37,14 @@
 // Unless Options.Straight is set, the notes are performed as abc2midi 4.84 performs them by
 // default (checked against it on the corpus): a grace note sounds for a quarter of its written
 // length (%%MIDI gracedivider 4) and that time is taken from the start of the note it ornaments
-// (graces that would take all of it are dropped, as are graces with no note after them); the
-// notes of a chord start ChordStagger ticks apart (%%MIDI chordattack) in written order and end together (except
-// in tied chords); a note marked staccato sounds for half its length; and in a tune whose R:
-// field says hornpipe, A>B is played 2:1 in any meter, and a pair of even eighth notes on a
+// (graces that would take all of it are dropped, as are graces with no note after them); the notes
+// of a chord start ChordStagger ticks apart (%%MIDI chordattack) in written order and end together
+// (except in tied chords); a note marked staccato sounds for half its length; and in a tune whose
+// R: field says hornpipe, A>B is played 2:1 in any meter, and a pair of even eighth notes on a
 // quarter-note beat of the bar 2:1 in 4/4 (sixteenths on eighth beats in 2/4; no other meter
-// swings); a fermata (H, !fermata!) doubles its note, chord or rest, moving what follows.
-// Events are placed on their nominal ticks: abc2midi's habit of starting
-// notes (and mid-tune tempo changes) one tick late is not copied.
+// swings); a fermata (H, !fermata!) doubles its note, chord or rest, moving what follows. Events
+// are placed on their nominal ticks: abc2midi's habit of starting notes (and mid-tune tempo
+// changes) one tick late is not copied.
 //
 // Chord symbols ("G", "D7", "Em/B" above the notes) are accompanied as abc2midi plays them by
 // default: a bass and a chord channel per voice that has them, playing the meter's pattern
@@ -263,8 +263,9 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	return out, nil
 }
 
-// accompanimentEvents returns the voice's bass and chord notes and their program changes on
-// their channels, and its %%MIDI drum notes on the percussion channel 10, every note with velocity vel, or with its own when vel is 0.
+// accompanimentEvents returns the voice's bass and chord notes and their program changes on their
+// channels, and its %%MIDI drum notes on the percussion channel 10, every note with velocity vel,
+// or with its own when vel is 0.
 func (v voiceTrack) accompanimentEvents(name string, bassCh, chordCh, vel uint8) []midi.Event {
 	evs := []midi.Event{midi.TrackName(0, name)}
 	for _, p := range v.programs {
@@ -600,11 +601,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	return vt, nil
 }
 
-// noteDirectives returns the %%MIDI lines of voice id that change how its notes play from
-// where they are written (beat, beatmod, beataccents, nobeataccents, chordattack), keyed by the
-// source offset of the first of events written after each (transpose and rtranspose too). abc2midi acts on such a line when
-// it reaches it as it plays, every time it plays it (again in a repeat); lines before the
-// first V: line go with the first voice that has music, as the accompaniment's do.
+// noteDirectives returns the %%MIDI lines of voice id that change how its notes play from where
+// they are written (beat, beatmod, beataccents, nobeataccents, chordattack), keyed by the source
+// offset of the first of events written after each (transpose and rtranspose too). abc2midi acts
+// on such a line when it reaches it as it plays, every time it plays it (again in a repeat); lines
+// before the first V: line go with the first voice that has music, as the accompaniment's do.
 func noteDirectives(t *abc.Tune, id string, events []abc.Event, dirs []Directive) map[int][]Directive {
 	first := firstMusicVoice(t)
 	var offsets []int
