@@ -216,15 +216,30 @@ func (b *Broker) Changed() <-chan struct{} {
 // A call that a worker refused unstarted, or could not be given, goes to another worker; so does
 // a call of an idempotent tool whose worker was lost. It never goes back to a worker that failed
 // it, and when no other worker is left it ends with what the last one did.
+//
+// Call names no caller: it is CallAs with a nil caller.
 func (b *Broker) Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
+	return b.CallAs(ctx, nil, service, p, onProgress)
+}
+
+// CallAs is Call on behalf of caller, whom the request names to the worker (hoot.v1.Request's
+// caller): the worker records it as the owner of a job the call starts, and shows a caller
+// below the admin tier only its own jobs. A nil caller is a call of a gateway that checks no
+// tokens.
+func (b *Broker) CallAs(ctx context.Context, caller *hootv1.Caller, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
+	req := &hootv1.Request{Payload: p, AsJob: asJobFrom(ctx), Caller: caller}
+	return b.sendCall(ctx, service, req, isIdempotent(p), onProgress)
+}
+
+// sendCall sends req to a live worker of service, and again to another one as Call says.
+func (b *Broker) sendCall(ctx context.Context, service string, req *hootv1.Request, idempotent bool, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
 	id := NewRequestID()
-	idempotent := isIdempotent(p)
 	var (
 		avoid []string
 		last  callOutcome
 	)
 	for attempt := 0; ; attempt++ {
-		o := b.attempt(ctx, id, service, p, idempotent, avoid, onProgress)
+		o := b.attempt(ctx, id, service, req, idempotent, avoid, onProgress)
 		if o.noOther {
 			return last.res, last.err
 		}
@@ -238,9 +253,9 @@ func (b *Broker) Call(ctx context.Context, service string, p *hootv1.Payload, on
 }
 
 // attempt sends the call to one worker, none of those in avoid, and waits for what comes of it.
-func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *hootv1.Payload, idempotent bool, avoid []string, onProgress func(*hootv1.Progress)) callOutcome {
+func (b *Broker) attempt(ctx context.Context, id RequestID, service string, req *hootv1.Request, idempotent bool, avoid []string, onProgress func(*hootv1.Progress)) callOutcome {
 	fail := func(err error) callOutcome { return callOutcome{err: err} }
-	req := &hootv1.Request{Payload: p, AsJob: asJobFrom(ctx)}
+	req.TimeoutMs = 0
 	if dl, ok := ctx.Deadline(); ok {
 		ms := time.Until(dl).Milliseconds()
 		if ms <= 0 {
@@ -248,13 +263,9 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 		}
 		req.TimeoutMs = uint32(min(ms, math.MaxUint32))
 	}
-	body, err := proto.Marshal(req)
-	if err != nil {
-		return fail(WrapError(CodeInternal, fmt.Errorf("encode request: %w", err)))
-	}
-	if len(body) > b.cfg.maxBody {
-		return fail(NewError(CodeInvalidArgument, fmt.Sprintf("the request is %d bytes, over the wire limit of %d bytes", len(body), b.cfg.maxBody)).
-			WithHint("send less content in one call"))
+	body, eerr := encodeRequest(req, b.cfg.maxBody)
+	if eerr != nil {
+		return fail(eerr)
 	}
 
 	w, werr := b.reserve(ctx, service, avoid)
@@ -274,7 +285,7 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, p *h
 	b.mu.Unlock()
 
 	// A REQUEST that cannot leave comes back through sendFailed as an unstarted outcome.
-	err = b.conn.Send(ctx, Frame{
+	err := b.conn.Send(ctx, Frame{
 		Peer:        w.peer,
 		Command:     CommandRequest,
 		ID:          id,

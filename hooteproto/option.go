@@ -39,6 +39,8 @@ type config struct {
 	// jobs runs the calls a caller wants run as jobs (asjob.go); nil refuses them.
 	jobs      hootv1hoot.JobStarter
 	serveHook ServeHook
+	// ledger records the requestStates gateways accepted (ledger.go); nil serves no ledger.
+	ledger StateLedger
 }
 
 func newConfig(opts []Option) config {

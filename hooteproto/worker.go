@@ -78,6 +78,12 @@ func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...Option) (*Worke
 		w.services[s.Name] = s
 		ready.Services = append(ready.Services, s.Name)
 	}
+	if cfg.ledger != nil {
+		if _, dup := w.services[LedgerService]; dup {
+			return nil, fmt.Errorf("hooteproto: a service named %q clashes with the ledger", LedgerService)
+		}
+		ready.Services = append(ready.Services, LedgerService)
+	}
 	w.names = slices.Clone(ready.Services)
 	w.announce = proto.Clone(ready).(*hootv1.Ready)
 	var err error
@@ -265,6 +271,9 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 		return
 	}
 	svc, ok := w.services[f.Service]
+	if f.Service == LedgerService && w.cfg.ledger != nil {
+		ok = true
+	}
 	if !ok || !w.cfg.offer.Offered(f.Service) {
 		fail(NewError(CodeUnavailable, fmt.Sprintf("this worker does not serve the %q service", f.Service)))
 		return
@@ -370,7 +379,13 @@ func (w *Worker) run(rctx context.Context, svc hootv1hoot.Service, f Frame, pend
 		rctx, cancel = context.WithTimeout(rctx, time.Duration(req.GetTimeoutMs())*time.Millisecond)
 		defer cancel()
 	}
-	rctx = &callContext{Context: rctx, w: w, id: f.ID, service: f.Service, traceparent: f.Traceparent, pending: pending}
+	if f.Service == LedgerService || req.GetStateUse() != nil {
+		if f.Service != LedgerService {
+			return errorResult(NewError(CodeInvalidArgument, "a state use goes to the "+LedgerService+" service, not to "+f.Service))
+		}
+		return serveStateUse(rctx, w.cfg.ledger, &req)
+	}
+	rctx = &callContext{Context: rctx, w: w, id: f.ID, service: f.Service, traceparent: f.Traceparent, pending: pending, caller: req.GetCaller()}
 	if req.GetAsJob() {
 		return serveAsJob(rctx, w.cfg.jobs, svc, req.GetPayload(), w.cfg.logger)
 	}
@@ -390,6 +405,7 @@ type callContext struct {
 	service     string
 	traceparent string
 	pending     *asks
+	caller      *hootv1.Caller
 }
 
 func (c *callContext) Value(key any) any {
@@ -406,6 +422,10 @@ func (c *callContext) Value(key any) any {
 		return ClientAsker(c.ask)
 	case askSeqKey:
 		return &c.pending.keys
+	case callerKey:
+		if c.caller != nil {
+			return c.caller
+		}
 	}
 	return c.Context.Value(key)
 }

@@ -9,6 +9,7 @@ package hootv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -173,7 +174,15 @@ type Request struct {
 	// Run the call as a job (an MCP task) although its tool answers inline: the worker starts a
 	// job whose work is the call and answers at once with job_started; the tool's own answer
 	// becomes the job's result.
-	AsJob         bool `protobuf:"varint,3,opt,name=as_job,json=asJob,proto3" json:"as_job,omitempty"`
+	AsJob bool `protobuf:"varint,3,opt,name=as_job,json=asJob,proto3" json:"as_job,omitempty"`
+	// Who asked for the call, as the gateway's access control knows them; unset when the gateway
+	// checks no tokens (stdio, or HTTP without access control). The worker records it as the
+	// owner of a job the call starts, and the job tools show a caller below the admin tier only
+	// its own jobs.
+	Caller *Caller `protobuf:"bytes,4,opt,name=caller,proto3" json:"caller,omitempty"`
+	// A gateway's record that it accepted a signed requestState (a confirmation of MCP
+	// 2026-07-28), sent to the ledger service instead of a payload; see StateUse.
+	StateUse      *StateUse `protobuf:"bytes,5,opt,name=state_use,json=stateUse,proto3" json:"state_use,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -229,6 +238,146 @@ func (x *Request) GetAsJob() bool {
 	return false
 }
 
+func (x *Request) GetCaller() *Caller {
+	if x != nil {
+		return x.Caller
+	}
+	return nil
+}
+
+func (x *Request) GetStateUse() *StateUse {
+	if x != nil {
+		return x.StateUse
+	}
+	return nil
+}
+
+// Caller is who asked for a call: the principal that the gateway's access control let in and
+// the highest tool tier its grant allows.
+type Caller struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How the caller was let in and its name: "token:" and the token's name in the gateway's
+	// token file, or "oauth:" and the access token's subject.
+	Principal string `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
+	// The highest tool tier the caller's grant allows; a caller of TIER_ADMIN sees every job.
+	Tier          Tier `protobuf:"varint,2,opt,name=tier,proto3,enum=hoot.v1.Tier" json:"tier,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Caller) Reset() {
+	*x = Caller{}
+	mi := &file_hoot_v1_wire_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Caller) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Caller) ProtoMessage() {}
+
+func (x *Caller) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_wire_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Caller.ProtoReflect.Descriptor instead.
+func (*Caller) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_wire_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Caller) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *Caller) GetTier() Tier {
+	if x != nil {
+		return x.Tier
+	}
+	return Tier_TIER_UNSPECIFIED
+}
+
+// StateUse records that a gateway accepted a signed requestState, so that no gateway of the
+// fleet that shares the state key (nor this one after a restart) accepts it again. It is the
+// body of a REQUEST to the ledger service, which only gateways send: no client request becomes
+// one. The worker answers with an empty Result when the use is recorded now, and with a
+// ToolError of ERROR_CATEGORY_PERMISSION when the state was used before.
+type StateUse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Names the state: a SHA-256 digest (32 bytes) of the id of what was accepted.
+	Key []byte `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// Names this attempt to record it (16 random bytes): a request sent again after its worker
+	// was lost finds its own record and counts as recorded, not as a replay.
+	Attempt []byte `protobuf:"bytes,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// When the state expires; the record is kept until a while after it.
+	Expires       *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires,proto3" json:"expires,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StateUse) Reset() {
+	*x = StateUse{}
+	mi := &file_hoot_v1_wire_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StateUse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StateUse) ProtoMessage() {}
+
+func (x *StateUse) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_wire_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StateUse.ProtoReflect.Descriptor instead.
+func (*StateUse) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_wire_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *StateUse) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *StateUse) GetAttempt() []byte {
+	if x != nil {
+		return x.Attempt
+	}
+	return nil
+}
+
+func (x *StateUse) GetExpires() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Expires
+	}
+	return nil
+}
+
 // Progress is the body of a PROGRESS frame: how far a running request has come, or, when log
 // is set, a log message of the running request for the client instead.
 type Progress struct {
@@ -248,7 +397,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_hoot_v1_wire_proto_msgTypes[2]
+	mi := &file_hoot_v1_wire_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -260,7 +409,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_wire_proto_msgTypes[2]
+	mi := &file_hoot_v1_wire_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -273,7 +422,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_wire_proto_rawDescGZIP(), []int{2}
+	return file_hoot_v1_wire_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Progress) GetProgress() float64 {
@@ -319,7 +468,7 @@ type LogEntry struct {
 
 func (x *LogEntry) Reset() {
 	*x = LogEntry{}
-	mi := &file_hoot_v1_wire_proto_msgTypes[3]
+	mi := &file_hoot_v1_wire_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -331,7 +480,7 @@ func (x *LogEntry) String() string {
 func (*LogEntry) ProtoMessage() {}
 
 func (x *LogEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_wire_proto_msgTypes[3]
+	mi := &file_hoot_v1_wire_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -344,7 +493,7 @@ func (x *LogEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogEntry.ProtoReflect.Descriptor instead.
 func (*LogEntry) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_wire_proto_rawDescGZIP(), []int{3}
+	return file_hoot_v1_wire_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *LogEntry) GetLevel() LogLevel {
@@ -372,17 +521,26 @@ var File_hoot_v1_wire_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_wire_proto_rawDesc = "" +
 	"\n" +
-	"\x12hoot/v1/wire.proto\x12\ahoot.v1\x1a\x16hoot/v1/envelope.proto\"v\n" +
+	"\x12hoot/v1/wire.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/envelope.proto\x1a\x15hoot/v1/options.proto\"v\n" +
 	"\x05Ready\x12\x1a\n" +
 	"\bservices\x18\x01 \x03(\tR\bservices\x12\x1a\n" +
 	"\bcapacity\x18\x02 \x01(\rR\bcapacity\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12!\n" +
-	"\fheartbeat_ms\x18\x04 \x01(\rR\vheartbeatMs\"k\n" +
+	"\fheartbeat_ms\x18\x04 \x01(\rR\vheartbeatMs\"\xc4\x01\n" +
 	"\aRequest\x12*\n" +
 	"\apayload\x18\x01 \x01(\v2\x10.hoot.v1.PayloadR\apayload\x12\x1d\n" +
 	"\n" +
 	"timeout_ms\x18\x02 \x01(\rR\ttimeoutMs\x12\x15\n" +
-	"\x06as_job\x18\x03 \x01(\bR\x05asJob\"{\n" +
+	"\x06as_job\x18\x03 \x01(\bR\x05asJob\x12'\n" +
+	"\x06caller\x18\x04 \x01(\v2\x0f.hoot.v1.CallerR\x06caller\x12.\n" +
+	"\tstate_use\x18\x05 \x01(\v2\x11.hoot.v1.StateUseR\bstateUse\"I\n" +
+	"\x06Caller\x12\x1c\n" +
+	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12!\n" +
+	"\x04tier\x18\x02 \x01(\x0e2\r.hoot.v1.TierR\x04tier\"l\n" +
+	"\bStateUse\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\fR\x03key\x12\x18\n" +
+	"\aattempt\x18\x02 \x01(\fR\aattempt\x124\n" +
+	"\aexpires\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\aexpires\"{\n" +
 	"\bProgress\x12\x1a\n" +
 	"\bprogress\x18\x01 \x01(\x01R\bprogress\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x01R\x05total\x12\x18\n" +
@@ -416,24 +574,32 @@ func file_hoot_v1_wire_proto_rawDescGZIP() []byte {
 }
 
 var file_hoot_v1_wire_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hoot_v1_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_hoot_v1_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_hoot_v1_wire_proto_goTypes = []any{
-	(LogLevel)(0),    // 0: hoot.v1.LogLevel
-	(*Ready)(nil),    // 1: hoot.v1.Ready
-	(*Request)(nil),  // 2: hoot.v1.Request
-	(*Progress)(nil), // 3: hoot.v1.Progress
-	(*LogEntry)(nil), // 4: hoot.v1.LogEntry
-	(*Payload)(nil),  // 5: hoot.v1.Payload
+	(LogLevel)(0),                 // 0: hoot.v1.LogLevel
+	(*Ready)(nil),                 // 1: hoot.v1.Ready
+	(*Request)(nil),               // 2: hoot.v1.Request
+	(*Caller)(nil),                // 3: hoot.v1.Caller
+	(*StateUse)(nil),              // 4: hoot.v1.StateUse
+	(*Progress)(nil),              // 5: hoot.v1.Progress
+	(*LogEntry)(nil),              // 6: hoot.v1.LogEntry
+	(*Payload)(nil),               // 7: hoot.v1.Payload
+	(Tier)(0),                     // 8: hoot.v1.Tier
+	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
 }
 var file_hoot_v1_wire_proto_depIdxs = []int32{
-	5, // 0: hoot.v1.Request.payload:type_name -> hoot.v1.Payload
-	4, // 1: hoot.v1.Progress.log:type_name -> hoot.v1.LogEntry
-	0, // 2: hoot.v1.LogEntry.level:type_name -> hoot.v1.LogLevel
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	7, // 0: hoot.v1.Request.payload:type_name -> hoot.v1.Payload
+	3, // 1: hoot.v1.Request.caller:type_name -> hoot.v1.Caller
+	4, // 2: hoot.v1.Request.state_use:type_name -> hoot.v1.StateUse
+	8, // 3: hoot.v1.Caller.tier:type_name -> hoot.v1.Tier
+	9, // 4: hoot.v1.StateUse.expires:type_name -> google.protobuf.Timestamp
+	6, // 5: hoot.v1.Progress.log:type_name -> hoot.v1.LogEntry
+	0, // 6: hoot.v1.LogEntry.level:type_name -> hoot.v1.LogLevel
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_wire_proto_init() }
@@ -442,13 +608,14 @@ func file_hoot_v1_wire_proto_init() {
 		return
 	}
 	file_hoot_v1_envelope_proto_init()
+	file_hoot_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_wire_proto_rawDesc), len(file_hoot_v1_wire_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
