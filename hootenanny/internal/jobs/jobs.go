@@ -79,8 +79,11 @@ var ErrNotFound = errors.New("jobs: no such job")
 
 // A Job is one job's record.
 type Job struct {
-	ID       string
-	Tool     string
+	ID   string
+	Tool string
+	// Caller names who started the job, as the gateway's access control named them; empty for
+	// a job started through a gateway that checks no tokens.
+	Caller   string
 	Status   Status
 	Progress float64
 	Total    float64
@@ -103,6 +106,8 @@ type Job struct {
 type Filter struct {
 	Status Status
 	Tool   string
+	// Caller, when not empty, lists only the jobs this caller started.
+	Caller string
 	Since  time.Time
 	// After is the cursor: list the jobs that sort after this id (older ones).
 	After string
@@ -118,7 +123,7 @@ type Store struct {
 // NewStore returns a Store over db, a database opened with package database, of either engine.
 func NewStore(db *database.DB) *Store { return &Store{db: db} }
 
-const jobColumns = `id, tool, status, progress, total, message, created_at, started_at, finished_at`
+const jobColumns = `id, tool, caller, status, progress, total, message, created_at, started_at, finished_at`
 
 // Get returns the job id; withResult says whether to read its result too.
 func (s *Store) Get(ctx context.Context, id string, withResult bool) (Job, error) {
@@ -148,6 +153,10 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Job, string, error) {
 	if f.Tool != "" {
 		where = append(where, "tool = ?")
 		args = append(args, f.Tool)
+	}
+	if f.Caller != "" {
+		where = append(where, "caller = ?")
+		args = append(args, f.Caller)
 	}
 	if f.Since.After(maxTime) {
 		// Nothing was made after the last time a database row can record.
@@ -219,7 +228,7 @@ func (s *Store) scan(ctx context.Context, withResult bool, q string, args ...any
 		var j Job
 		var created int64
 		var started, finished sql.NullInt64
-		dest := []any{&j.ID, &j.Tool, &j.Status, &j.Progress, &j.Total, &j.Message, &created, &started, &finished}
+		dest := []any{&j.ID, &j.Tool, &j.Caller, &j.Status, &j.Progress, &j.Total, &j.Message, &created, &started, &finished}
 		if withResult {
 			dest = append(dest, &j.Result, &j.Questions)
 		}
@@ -240,8 +249,8 @@ func (s *Store) scan(ctx context.Context, withResult bool, q string, args ...any
 
 // insert records a new pending job, owned by owner until leaseUntil.
 func (s *Store) insert(ctx context.Context, j Job, request []byte, owner string, leaseUntil time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO jobs (id, tool, status, request, owner, created_at, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		j.ID, j.Tool, int(j.Status), request, owner, j.CreatedAt.UnixNano(), leaseUntil.UnixNano())
+	_, err := s.db.ExecContext(ctx, `INSERT INTO jobs (id, tool, caller, status, request, owner, created_at, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		j.ID, j.Tool, j.Caller, int(j.Status), request, owner, j.CreatedAt.UnixNano(), leaseUntil.UnixNano())
 	return err
 }
 

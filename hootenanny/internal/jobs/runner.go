@@ -206,13 +206,19 @@ func (r *Runner) sweepLoop() {
 }
 
 // Start records a new job of tool, with its request for the record, and runs fn in the
-// background once a slot is free. It returns the job as recorded, pending.
+// background once a slot is free. It returns the job as recorded, pending. The job names no
+// caller: it is StartAs with an empty caller.
 func (r *Runner) Start(ctx context.Context, tool string, request []byte, fn Func) (Job, error) {
+	return r.StartAs(ctx, "", tool, request, fn)
+}
+
+// StartAs is Start for a job started by caller, which the job's record keeps (Job.Caller).
+func (r *Runner) StartAs(ctx context.Context, caller, tool string, request []byte, fn Func) (Job, error) {
 	if err := r.ctx.Err(); err != nil {
 		return Job{}, errStopping
 	}
 	now := time.Now().UTC()
-	j := Job{ID: ids.New(ids.Job, now), Tool: tool, Status: StatusPending, CreatedAt: now}
+	j := Job{ID: ids.New(ids.Job, now), Tool: tool, Caller: caller, Status: StatusPending, CreatedAt: now}
 	if err := r.store.insert(ctx, j, request, r.owner, now.Add(r.cfg.LeaseTTL)); err != nil {
 		return Job{}, fmt.Errorf("jobs: recording the job: %w", err)
 	}

@@ -42,6 +42,7 @@ const cancelWait = 10 * time.Second
 // A Handler serves the "job" tools and starts tools of kind JOB.
 type Handler struct {
 	runner *jobs.Runner
+	jobs   Reader // reads jobs as the caller may see them (owner.go)
 	log    *slog.Logger
 }
 
@@ -55,7 +56,7 @@ func New(runner *jobs.Runner, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Handler{runner: runner, log: log}
+	return &Handler{runner: runner, jobs: NewReader(runner), log: log}
 }
 
 // StartJob runs the work of the call p of a tool of kind JOB in the background and answers
@@ -70,7 +71,7 @@ func (h *Handler) StartJob(ctx context.Context, tool string, p *hootv1.Payload, 
 	if err != nil {
 		return nil, hooteproto.WrapError(hooteproto.CodeInternal, fmt.Errorf("encoding the request: %w", err))
 	}
-	j, err := h.runner.Start(ctx, tool, request, h.work(tool, run))
+	j, err := h.runner.StartAs(ctx, startedBy(ctx), tool, request, h.work(tool, run))
 	if err != nil {
 		if e := outage.Error("starting the job", err); e != nil {
 			h.log.Warn("jobservice: starting a job", "tool", tool, "err", err)
@@ -129,9 +130,9 @@ func (h *Handler) work(tool string, run func(context.Context) (*hootv1.Result, e
 
 // JobStatus returns a job, with its result once it is done.
 func (h *Handler) JobStatus(ctx context.Context, req *hootv1.JobStatusRequest) (*hootv1.JobStatusResult, error) {
-	j, err := h.runner.Get(ctx, req.GetId(), true)
+	j, err := h.jobs.Get(ctx, req.GetId(), true)
 	if err != nil {
-		return nil, h.jobError(err, "id")
+		return nil, h.jobError(ctx, err, "id")
 	}
 	return &hootv1.JobStatusResult{Job: h.job(j, true)}, nil
 }
@@ -146,6 +147,10 @@ func (h *Handler) JobAwait(ctx context.Context, req *hootv1.JobAwaitRequest) (*h
 				WithField(fmt.Sprintf("ids[%d]", i)).WithHint("name each job once")
 		}
 		seen[id] = i
+		// Each job must be the caller's before anything waits on it.
+		if _, err := h.jobs.Get(ctx, id, false); err != nil {
+			return nil, h.jobError(ctx, err, fmt.Sprintf("ids[%d]", i))
+		}
 	}
 	timeout := DefaultAwaitTimeout
 	if ms := req.GetTimeoutMs(); ms > 0 {
@@ -163,11 +168,11 @@ func (h *Handler) JobAwait(ctx context.Context, req *hootv1.JobAwaitRequest) (*h
 		if errors.Is(err, jobs.ErrNotFound) {
 			for i, id := range req.GetIds() {
 				if _, gerr := h.runner.Get(ctx, id, false); errors.Is(gerr, jobs.ErrNotFound) {
-					return nil, h.jobError(gerr, fmt.Sprintf("ids[%d]", i))
+					return nil, h.jobError(ctx, gerr, fmt.Sprintf("ids[%d]", i))
 				}
 			}
 		}
-		return nil, h.jobError(err, "ids")
+		return nil, h.jobError(ctx, err, "ids")
 	}
 	if ctx.Err() != nil {
 		// The call itself ended (cancelled, or out of time), not just the wait.
@@ -195,9 +200,9 @@ func (h *Handler) JobList(ctx context.Context, req *hootv1.JobListRequest) (*hoo
 		}
 		f.Since = s.AsTime()
 	}
-	js, next, err := h.runner.Store().List(ctx, f)
+	js, next, err := h.jobs.List(ctx, f)
 	if err != nil {
-		return nil, h.jobError(err, "")
+		return nil, h.jobError(ctx, err, "")
 	}
 	res := &hootv1.JobListResult{NextCursor: next}
 	for _, j := range js {
@@ -208,11 +213,14 @@ func (h *Handler) JobList(ctx context.Context, req *hootv1.JobListRequest) (*hoo
 
 // JobCancel stops a job and returns it.
 func (h *Handler) JobCancel(ctx context.Context, req *hootv1.JobCancelRequest) (*hootv1.JobCancelResult, error) {
+	if _, err := h.jobs.Get(ctx, req.GetId(), false); err != nil {
+		return nil, h.jobError(ctx, err, "id")
+	}
 	wctx, cancel := context.WithTimeout(ctx, cancelWait)
 	defer cancel()
 	j, err := h.runner.Cancel(wctx, req.GetId())
 	if err != nil {
-		return nil, h.jobError(err, "id")
+		return nil, h.jobError(ctx, err, "id")
 	}
 	return &hootv1.JobCancelResult{Job: h.job(j, true)}, nil
 }
@@ -261,12 +269,17 @@ func (h *Handler) job(j jobs.Job, withResult bool) *hootv1.Job {
 	return out
 }
 
-// jobError turns an error of the job store into the caller's error.
-func (h *Handler) jobError(err error, field string) error {
+// jobError turns an error of the job store into the error of the caller of ctx.
+func (h *Handler) jobError(ctx context.Context, err error, field string) error {
 	if errors.Is(err, jobs.ErrNotFound) {
+		hint := "pass a job id that a tool of kind JOB returned (job_started.job_id); job_list shows the jobs kept, and finished jobs are kept only for a while"
+		if _, restricted := scope(ctx); restricted {
+			// The same words whether the job does not exist or is another caller's.
+			hint = "pass the id of a job that you started (job_started.job_id): a caller sees only its own jobs; job_list shows yours that are kept, and finished jobs are kept only for a while"
+		}
 		return hooteproto.NewError(hooteproto.CodeNotFound, err.Error()[len("jobs: "):]).
 			WithField(field).
-			WithHint("pass a job id that a tool of kind JOB returned (job_started.job_id); job_list shows the jobs kept, and finished jobs are kept only for a while")
+			WithHint(hint)
 	}
 	if e := outage.Error("reading the jobs", err); e != nil {
 		h.log.Warn("jobservice: job store failed", "err", err)

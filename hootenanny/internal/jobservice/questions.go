@@ -98,6 +98,9 @@ func decodeAnswers(b []byte) map[string]*hootv1.ClientResponse {
 // JobAnswer gives a job that waits the answers to its questions; answers to keys it does not
 // wait on are ignored.
 func (h *Handler) JobAnswer(ctx context.Context, req *hootv1.JobAnswerRequest) (*hootv1.JobAnswerResult, error) {
+	if _, err := h.jobs.Get(ctx, req.GetId(), false); err != nil {
+		return nil, h.jobError(ctx, err, "id")
+	}
 	j, err := h.runner.Answer(ctx, req.GetId(), func(qb, ab []byte) ([]byte, []byte, bool, error) {
 		asked, answers := decodeQuestions(qb), decodeAnswers(ab)
 		if answers == nil {
@@ -117,7 +120,7 @@ func (h *Handler) JobAnswer(ctx context.Context, req *hootv1.JobAnswerRequest) (
 		return q, a, len(asked) > 0, nil
 	})
 	if err != nil {
-		return nil, h.jobError(err, "id")
+		return nil, h.jobError(ctx, err, "id")
 	}
 	return &hootv1.JobAnswerResult{Job: h.job(j, true)}, nil
 }

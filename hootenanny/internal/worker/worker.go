@@ -24,6 +24,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/graph"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/ledger"
 	"github.com/hootenanny/hoot/hootenanny/internal/musicservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/queryservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/scoreservice"
@@ -168,6 +169,9 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}()
 	jobHandler := jobservice.New(runner, cfg.Logger)
+	// The gateways record here the requestStates they accept, so that each is taken once in
+	// the fleet (package ledger).
+	states := ledger.NewStore(db)
 	casHandler := casservice.New(store)
 	casHandler.Logger = cfg.Logger
 	artifactStore := artifacts.NewStore(db)
@@ -183,7 +187,7 @@ func Run(ctx context.Context, cfg Config) error {
 			Logger:       cfg.Logger,
 		}), jobHandler),
 		hootv1hoot.NewJobService(jobHandler),
-		hootv1hoot.NewQueryService(queryservice.New(graph.New(artifactStore, jobQueries{runner}), cfg.Logger)),
+		hootv1hoot.NewQueryService(queryservice.New(graph.New(artifactStore, jobservice.NewReader(runner)), cfg.Logger)),
 		hootv1hoot.NewMusicService(musicservice.New(musicservice.Config{
 			CAS:       store,
 			Artifacts: artifactStore,
@@ -223,6 +227,7 @@ func Run(ctx context.Context, cfg Config) error {
 		w, err := hooteproto.NewWorker(conn, services,
 			hooteproto.WithName(cfg.Name),
 			hooteproto.WithJobStarter(jobHandler),
+			hooteproto.WithStateLedger(states),
 			hooteproto.WithCapacity(cfg.Capacity),
 			hooteproto.WithHeartbeat(cfg.Heartbeat, cfg.Liveness),
 			hooteproto.WithLogger(cfg.Logger.With("gateway", gw)),
@@ -280,12 +285,4 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	cfg.Logger.Info("hootenanny worker stopped")
 	return nil
-}
-
-// jobQueries lets the graph read jobs: one job through the runner (which knows the latest
-// progress of its own jobs), lists from the store.
-type jobQueries struct{ *jobs.Runner }
-
-func (q jobQueries) List(ctx context.Context, f jobs.Filter) ([]jobs.Job, string, error) {
-	return q.Store().List(ctx, f)
 }
