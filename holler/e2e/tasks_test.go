@@ -22,6 +22,8 @@ type modernClient struct {
 	t    *testing.T
 	url  string
 	next int
+	// token, when set, is sent as the bearer token of every request.
+	token string
 }
 
 type modernAnswer struct {
@@ -56,6 +58,9 @@ func (c *modernClient) request(method string, params map[string]any, name string
 	req.Header.Set("Mcp-Method", method)
 	if name != "" {
 		req.Header.Set("Mcp-Name", name)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -172,6 +172,7 @@ func Start(cfg Config) (*Gateway, error) {
 		MaxTier:        cfg.MaxTier,
 		NoConfirm:      cfg.NoConfirm,
 		StateKey:       cfg.StateKey,
+		Ledger:         broker,
 		MinimalErrors:  cfg.MinimalErrors,
 		CallTimeout:    cfg.CallTimeout,
 		AllowedHosts:   cfg.AllowedHosts,

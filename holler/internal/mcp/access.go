@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
@@ -90,13 +91,23 @@ func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hoo
 	return s.fail(id, jsonrpc.CodeInvalidRequest, wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d})
 }
 
-// callerOf names the caller of ctx for a session's owner: how it was let in and its name, or
-// "" for a request that came through no access control.
-func callerOf(ctx context.Context) string {
+// principalOf names the caller of ctx for a session's owner: how it was let in and its name,
+// or "" for a request that came through no access control.
+func principalOf(ctx context.Context) string {
 	if g, ok := access.GrantOf(ctx); ok {
 		return g.Via + ":" + g.Name
 	}
 	return ""
+}
+
+// callerOf returns the caller of ctx as a call to a worker names it: its principal and the
+// tier of its grant, or nil for a request that came through no access control. The worker keeps
+// jobs to their caller, so every call to a worker on behalf of a request names it.
+func callerOf(ctx context.Context) *hootv1.Caller {
+	if g, ok := access.GrantOf(ctx); ok {
+		return &hootv1.Caller{Principal: g.Via + ":" + g.Name, Tier: g.Tier}
+	}
+	return nil
 }
 
 // sessionFor returns the session sid names if the request's caller owns it. A session of
@@ -104,7 +115,7 @@ func callerOf(ctx context.Context) string {
 // on the wire of a proxy) is of no use without its owner's token.
 func (s *Server) sessionFor(r *http.Request, sid string) (*session, bool) {
 	sess, ok := s.sessions.get(sid)
-	if !ok || sess.owner != callerOf(r.Context()) {
+	if !ok || sess.owner != principalOf(r.Context()) {
 		return nil, false
 	}
 	return sess, true

@@ -51,8 +51,10 @@ func newFakeBackend() *fakeBackend {
 // progressKey carries the progress callback to the handlers.
 type progressKey struct{}
 
-func (b *fakeBackend) Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
+func (b *fakeBackend) CallAs(ctx context.Context, caller *hootv1.Caller, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
 	b.calls.Add(1)
+	// The handlers see the caller as a worker's do.
+	ctx = hooteproto.WithCaller(ctx, caller)
 	if b.override != nil {
 		return b.override(ctx, service, p)
 	}

@@ -9,6 +9,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 )
 
 // Defaults for the zero fields of a [Config].
@@ -39,6 +40,9 @@ const (
 	DefaultVersion = "devel"
 )
 
+// A StateLedger records accepted requestStates for a fleet; see Config.Ledger.
+type StateLedger = reqstate.Ledger
+
 // A Config describes a [Server]. The zero value of every field but Backend is a sensible
 // default; NewServer copies the Config, so changing it later has no effect.
 type Config struct {
@@ -63,6 +67,12 @@ type Config struct {
 	// clients share it, so that a retry may reach any of them. Empty means a random key of this
 	// Server's own: a retry must then reach this Server. A key needs at least 16 bytes.
 	StateKey []byte
+	// Ledger records each accepted confirmation of the 2026-07-28 era (a requestState) where
+	// every gateway of the fleet sees it, before the confirmed call runs, so that one is taken
+	// once in the fleet and across restarts; a confirmation it cannot record is refused. The
+	// gateway's broker is one (hooteproto.Broker.UseState: the workers' database). Nil keeps the
+	// record in this Server's memory alone, which holds for one process that never restarts.
+	Ledger StateLedger
 	// Name, Title and Version describe the server in initialize's serverInfo. Zero values mean
 	// DefaultName, DefaultTitle and DefaultVersion.
 	Name, Title, Version string

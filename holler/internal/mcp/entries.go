@@ -163,7 +163,7 @@ func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool
 	defer cancel()
 	payload := t.Wrap(req)
 	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
-	res, err := s.cfg.Backend.Call(cctx, t.Service, payload, nil)
+	res, err := s.cfg.Backend.CallAs(cctx, callerOf(ctx), t.Service, payload, nil)
 	endBackend(res, err)
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())

@@ -115,7 +115,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	case sid == "" && isInit:
 		// The session exists once initialize succeeds; until then nobody can name it.
 		sess = newHTTPSession(newSessionID(), s.cfg.EventBuffer, s.cfg.EventBufferBytes)
-		sess.owner = callerOf(r.Context())
+		sess.owner, sess.caller = principalOf(r.Context()), callerOf(r.Context())
 	case sid == "":
 		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance{
 			Hint: "POST the initialize request in try, then send the " + headerSessionID + " header from its response with every later message.",

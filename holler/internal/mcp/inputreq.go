@@ -41,7 +41,7 @@ type modernConfirmer struct {
 
 var _ confirmer = (*modernConfirmer)(nil)
 
-func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error) {
+func (c *modernConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error) {
 	r := c.round
 	if r == nil {
 		return answerDeclined, nil, errors.New("the call has no input round to ask in")
@@ -51,7 +51,7 @@ func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer,
 		// tool and these arguments. Each such state runs the call once at this server, as the
 		// accepted answer itself does: a replayed retry does not run it again.
 		sum := sha256.Sum256([]byte(r.rawState))
-		if err := r.signer.Use("round-"+hex.EncodeToString(sum[:12]), time.UnixMilli(r.state.Expires)); err != nil {
+		if err := r.signer.Use(ctx, "round-"+hex.EncodeToString(sum[:12]), time.UnixMilli(r.state.Expires)); err != nil {
 			return answerDeclined, nil, err
 		}
 		r.confirmed = r.state.Confirmed
@@ -85,7 +85,7 @@ func (c *modernConfirmer) confirm(_ context.Context, q confirmQuestion) (answer,
 		// Only an accepted answer is remembered, so that it runs the call once: replaying a
 		// refusal only refuses again, and remembering refusals would let anyone who declines
 		// fill the set that accepted answers need.
-		if err := r.signer.Use(r.state.Question, time.UnixMilli(r.state.Expires)); err != nil {
+		if err := r.signer.Use(ctx, r.state.Question, time.UnixMilli(r.state.Expires)); err != nil {
 			return answerDeclined, nil, err
 		}
 		r.confirmed = r.state.Question

@@ -132,7 +132,7 @@ func TestInputRequiredConfirmation(t *testing.T) {
 
 	// The same answer again is a replay.
 	a = c.modernCall(3, "tools/call", wipeCall("hello", retryWith(key, ir.RequestState, acceptTicked)), nil)
-	checkStateRefused(t, "replayed", a, "answered before")
+	checkStateRefused(t, "replayed", a, "already used")
 	if n := b.calls.Load(); n != 1 {
 		t.Errorf("after the replay the backend was called %d times, want 1", n)
 	}

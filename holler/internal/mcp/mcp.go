@@ -38,11 +38,13 @@ import (
 // A Backend carries typed payloads to the workers. The server calls it once per tools/call,
 // after the arguments have been decoded and validated.
 type Backend interface {
-	// Call sends p to a worker serving service and waits for its Result. Progress reports, if
-	// any, go to onProgress (may be nil). An error that is a *hooteproto.Error reaches the
-	// client with its code, field, hint and retry advice; ctx ends when the client goes away,
-	// cancels the request, or the call times out.
-	Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error)
+	// CallAs sends p, asked for by caller, to a worker serving service and waits for its
+	// Result. caller is who the request's access control let in (nil without access control):
+	// the worker keeps jobs to their caller. Progress reports, if any, go to onProgress (may be
+	// nil). An error that is a *hooteproto.Error reaches the client with its code, field, hint
+	// and retry advice; ctx ends when the client goes away, cancels the request, or the call
+	// times out.
+	CallAs(ctx context.Context, caller *hootv1.Caller, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error)
 }
 
 // The protocol versions this server speaks, newest first. 2026-07-28 is the modern era: it has

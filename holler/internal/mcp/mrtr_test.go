@@ -494,7 +494,7 @@ func TestRoundAfterConfirmation(t *testing.T) {
 		t.Errorf("result %q after %d runs", got, b.calls.Load())
 	}
 	// The confirmed call runs once per state at this server: the same retry again is refused.
-	checkStateRefused(t, "replayed", c.modernCall(4, "tools/call", call(answers(r2.RequestState, "user_name", annForm)), nil), "answered before")
+	checkStateRefused(t, "replayed", c.modernCall(4, "tools/call", call(answers(r2.RequestState, "user_name", annForm)), nil), "already used")
 	if b.calls.Load() != 2 {
 		t.Errorf("the replay ran the handler: %d runs", b.calls.Load())
 	}

@@ -120,6 +120,9 @@ func NewServer(cfg *Config) (*Server, error) {
 	if s.states, err = reqstate.New(c.StateKey); err != nil {
 		return nil, err
 	}
+	if c.Ledger != nil {
+		s.states.SetLedger(c.Ledger)
+	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout)
 	s.listed = s.policy.toolDescriptions(s.allowed)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
@@ -36,6 +37,9 @@ type session struct {
 	// owner is the caller that started an HTTP session behind access control (access.go);
 	// only that caller may use it. Set once, before the session is shared.
 	owner string
+	// caller is the owner as calls to workers name it (nil without access control), for the
+	// calls the session makes on its own, such as following its tasks. Set with owner.
+	caller *hootv1.Caller
 	// tasks marks a modern request that declares the tasks extension (tasks.go).
 	tasks bool
 	// legacyTasks, for a 2025-11-25 session whose client declared tasks, holds the tasks it

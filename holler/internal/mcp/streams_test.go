@@ -300,7 +300,7 @@ type stepBackend struct {
 	release chan struct{}
 }
 
-func (b *stepBackend) Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
+func (b *stepBackend) CallAs(ctx context.Context, _ *hootv1.Caller, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
 	onProgress(&hootv1.Progress{Progress: 1, Total: 2})
 	select {
 	case <-b.release:

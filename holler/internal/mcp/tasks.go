@@ -246,7 +246,7 @@ func (s *Server) serveTask(ctx context.Context, msg *message) *response {
 	if msg.Method == methodTasksCancel {
 		role = hootv1.TaskRole_TASK_ROLE_CANCEL
 	}
-	job, r := s.callTaskTool(ctx, msg.ID, role, jobID, taskID, nil)
+	job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, role, jobID, taskID, nil)
 	if r != nil {
 		return r
 	}
@@ -286,16 +286,17 @@ func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1
 		return newResult(id, struct{}{})
 	}
 	jobID := job.GetId()
-	if _, r := s.callTaskTool(ctx, id, hootv1.TaskRole_TASK_ROLE_UPDATE, jobID, taskID, answers); r != nil {
+	if _, r := s.callTaskTool(ctx, callerOf(ctx), id, hootv1.TaskRole_TASK_ROLE_UPDATE, jobID, taskID, answers); r != nil {
 		return r
 	}
 	s.log.Info("mcp: task answered", "job", jobID, "answers", len(answers))
 	return newResult(id, struct{}{})
 }
 
-// callTaskTool calls the tool of role for the job jobID and returns the job it answers with,
-// or the response that ends the request.
-func (s *Server) callTaskTool(ctx context.Context, id json.RawMessage, role hootv1.TaskRole, jobID, taskID string, answers map[string]*hootv1.ClientResponse) (*hootv1.Job, *response) {
+// callTaskTool calls the tool of role for the job jobID on behalf of caller, and returns the
+// job it answers with, or the response that ends the request. A job of another caller is
+// answered by the worker as one that does not exist, so it is an unknown task here too.
+func (s *Server) callTaskTool(ctx context.Context, caller *hootv1.Caller, id json.RawMessage, role hootv1.TaskRole, jobID, taskID string, answers map[string]*hootv1.ClientResponse) (*hootv1.Job, *response) {
 	t := s.taskTool(role)
 	req := t.NewRequest()
 	r := req.ProtoReflect()
@@ -317,14 +318,14 @@ func (s *Server) callTaskTool(ctx context.Context, id json.RawMessage, role hoot
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	cctx = hooteproto.WithTraceparent(cctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx)))
-	res, err := s.cfg.Backend.Call(cctx, t.Service, t.Wrap(req), nil)
+	res, err := s.cfg.Backend.CallAs(cctx, caller, t.Service, t.Wrap(req), nil)
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
 	}
 	if err != nil {
 		e := hooteproto.AsError(err)
 		if e.Code() == hooteproto.CodeNotFound {
-			return nil, s.unknownTask(id, taskID, "its job is not kept any longer, or never existed")
+			return nil, s.unknownTask(id, taskID, "its job is not kept any longer, never existed, or was started by another caller")
 		}
 		s.log.Info("mcp: task tool failed", "tool", t.Name, "job", jobID, "code", e.Code(), "err", err)
 		g := &guidance{Hint: "Send the request again; the workers that keep tasks could not be reached or failed."}

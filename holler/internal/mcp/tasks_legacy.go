@@ -243,7 +243,7 @@ func (s *Server) watchLegacyTask(sess *session, taskID, jobID, last string) {
 			return
 		}
 		ctx, cancel := context.WithTimeout(s.base, s.cfg.CallTimeout)
-		job, r := s.callTaskTool(ctx, nil, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+		job, r := s.callTaskTool(ctx, sess.caller, nil, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 		cancel()
 		if r != nil {
 			if r.Error != nil && r.Error.Code == jsonrpc.CodeInvalidParams {
@@ -290,7 +290,7 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 	if !ok {
 		return s.unknownTask(msg.ID, taskID, "it is not a task id this server made")
 	}
-	job, r := s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+	job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 	if r != nil {
 		return r
 	}
@@ -302,7 +302,7 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task has ended ("+legacyOf(t).Status+"); only a task that has not ended can be cancelled", &guidance{
 				Hint: "Read its outcome with tasks/result.", Field: "params.taskId"})
 		}
-		job, r = s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_CANCEL, jobID, taskID, nil)
+		job, r = s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_CANCEL, jobID, taskID, nil)
 		if r != nil {
 			return r
 		}
@@ -350,7 +350,7 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 				Hint: "Send tasks/result again to go on waiting; the task goes on meanwhile."})
 		case <-tick.C:
 		}
-		job, r := s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+		job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 		if r != nil {
 			return r
 		}
@@ -366,7 +366,7 @@ func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, ou
 		return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input, which this transport cannot ask for", &guidance{
 			Hint: "Call tasks/result over a transport that carries requests to the client (an HTTP event stream or stdio)."})
 	}
-	job, r := s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+	job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 	if r != nil {
 		return r
 	}
@@ -384,7 +384,7 @@ func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, ou
 		answers[key] = a
 	}
 	if len(answers) > 0 && s.taskTool(hootv1.TaskRole_TASK_ROLE_UPDATE) != nil {
-		if _, r := s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_UPDATE, jobID, taskID, answers); r != nil {
+		if _, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_UPDATE, jobID, taskID, answers); r != nil {
 			return r
 		}
 	}
@@ -418,7 +418,7 @@ func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *messag
 	end := min(start+legacyTasksPageSize, len(ids))
 	for _, taskID := range ids[start:end] {
 		jobID, _ := s.states.JobOfTask(taskID)
-		job, r := s.callTaskTool(ctx, msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+		job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 		if r != nil {
 			if r.Error != nil && r.Error.Code == jsonrpc.CodeInvalidParams {
 				continue // no longer kept

@@ -44,7 +44,7 @@ func asksForTasks(params json.RawMessage) bool {
 // its JSON value. It honours the ids of tasks this server made (others are left out of the
 // acknowledgement), and sends each its status now and whenever it changes, until every one has
 // ended or the stream stops.
-func (s *Server) openTaskListen(_ context.Context, value json.RawMessage, notify func(method string, params map[string]any)) (honoured any, stop func(), problem string) {
+func (s *Server) openTaskListen(rctx context.Context, value json.RawMessage, notify func(method string, params map[string]any)) (honoured any, stop func(), problem string) {
 	var ids []string
 	if json.Unmarshal(value, &ids) != nil {
 		return nil, nil, "must be a list of task ids (strings)"
@@ -64,21 +64,23 @@ func (s *Server) openTaskListen(_ context.Context, value json.RawMessage, notify
 		return agreed, nil, ""
 	}
 	ctx, cancel := context.WithCancel(s.base)
+	// The stream reads the tasks as the caller that opened it: another caller's are unknown.
+	caller := callerOf(rctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { s.followTasks(ctx, jobs, notify) })
+	wg.Go(func() { s.followTasks(ctx, caller, jobs, notify) })
 	return agreed, func() { cancel(); wg.Wait() }, ""
 }
 
 // followTasks sends notify the status of each task of jobs when it is first read and whenever
 // it changes, until all have ended or ctx ends.
-func (s *Server) followTasks(ctx context.Context, jobs map[string]string, notify func(method string, params map[string]any)) {
+func (s *Server) followTasks(ctx context.Context, caller *hootv1.Caller, jobs map[string]string, notify func(method string, params map[string]any)) {
 	last := make(map[string]string, len(jobs))
 	tick := time.NewTicker(taskListenPoll)
 	defer tick.Stop()
 	for {
 		for taskID, jobID := range jobs {
 			cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
-			job, r := s.callTaskTool(cctx, nil, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+			job, r := s.callTaskTool(cctx, caller, nil, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 			cancel()
 			if ctx.Err() != nil {
 				return

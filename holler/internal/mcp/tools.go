@@ -225,7 +225,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	traceparent := hooteproto.TraceparentFrom(cctx)
 	cctx = s.asJobContext(cctx, sess, msg, t)
 	start := time.Now()
-	res, err := s.cfg.Backend.Call(cctx, t.Service, payload, onProgress)
+	res, err := s.cfg.Backend.CallAs(cctx, callerOf(ctx), t.Service, payload, onProgress)
 	elapsed := time.Since(start)
 	endBackend(res, err)
 	if round != nil {

@@ -18,7 +18,7 @@ import (
 // echoBackend answers echo in process.
 type echoBackend struct{}
 
-func (echoBackend) Call(_ context.Context, _ string, p *hootv1.Payload, _ func(*hootv1.Progress)) (*hootv1.Result, error) {
+func (echoBackend) CallAs(_ context.Context, _ *hootv1.Caller, _ string, p *hootv1.Payload, _ func(*hootv1.Progress)) (*hootv1.Result, error) {
 	return &hootv1.Result{Result: &hootv1.Result_Echo{Echo: &hootv1.EchoResult{Message: p.GetEcho().GetMessage()}}}, nil
 }
 

@@ -15,6 +15,7 @@
 package reqstate
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -65,6 +66,8 @@ type Signer struct {
 	mu   sync.Mutex
 	used map[string]time.Time // question id, or "round-" and a later state's digest -> its expiry
 	max  int
+	// ledger, when set, is the fleet's record of used states; used is then a memory of it.
+	ledger Ledger
 }
 
 // New returns a signer with key, or with a random key of its own when key is empty.
@@ -191,32 +194,102 @@ func (g *Signer) Open(state, method, name, args string) (State, error) {
 	return st, nil
 }
 
+// A Ledger records the states that gateways accepted where every gateway of a fleet sees them
+// (the workers' database, through the broker: hooteproto.Broker.UseState). UseState records the
+// state named by key (KeyBytes long), which expires at expires, and reports whether this was
+// its first use; an error means that nothing was recorded.
+type Ledger interface {
+	UseState(ctx context.Context, key []byte, expires time.Time) (first bool, err error)
+}
+
+// SetLedger makes the signer record every accepted state in l before it takes it, so that a
+// state is taken once in the whole fleet and across restarts, not only once at this server.
+// Without a ledger the signer's own memory is the only record.
+func (g *Signer) SetLedger(l Ledger) { g.ledger = l }
+
+// KeyBytes is the length of the key under which a ledger records a state.
+const KeyBytes = sha256.Size
+
+// ledgerDomain separates the ledger's keys from every other digest.
+const ledgerDomain = "hootenanny/holler used state l1\n"
+
+// LedgerKey returns the key under which a ledger records the state of question: a digest, so
+// that the record holds nothing a client sent.
+func LedgerKey(question string) []byte {
+	sum := sha256.Sum256([]byte(ledgerDomain + question))
+	return sum[:]
+}
+
+// errUsed is the refusal of a state that was taken before.
+var errUsed = &Error{Why: "the confirmation in this requestState was already used: an accepted confirmation runs its call once, " +
+	"on whichever gateway of the fleet takes it first"}
+
 // Use marks the state of question, which expires at exp, as answered, and fails if it was
-// answered before at this server, or if this server remembers too many answered states.
-func (g *Signer) Use(question string, exp time.Time) error {
+// answered before. With a ledger (SetLedger) the ledger decides, for the whole fleet: a state
+// it cannot record is refused, never taken unrecorded. The signer's own memory refuses a
+// replay at this server without asking the ledger; without a ledger it is the only record,
+// and a server that remembers too many unexpired states refuses more until some expire.
+func (g *Signer) Use(ctx context.Context, question string, exp time.Time) error {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := g.now()
 	if _, seen := g.used[question]; seen {
-		return &Error{Why: "the requestState was answered before: each question is answered once"}
+		g.mu.Unlock()
+		return errUsed
 	}
-	if len(g.used) >= g.max {
-		soonest := now.Add(g.ttl)
-		for q, e := range g.used {
-			if !now.Before(e) {
-				delete(g.used, q)
-			} else if e.Before(soonest) {
-				soonest = e
-			}
+	if g.ledger == nil {
+		defer g.mu.Unlock()
+		if !g.roomLocked() {
+			return g.fullLocked()
 		}
-		if len(g.used) >= g.max {
-			wait := soonest.Sub(now).Round(time.Second) + time.Second
-			return &Error{Why: "this server has taken too many accepted answers in the last " + g.ttl.String() + " to remember another",
-				Hint: "Send the same retry again in " + wait.String() + ", when the oldest answer it remembers has expired; the requestState stays valid until then."}
-		}
+		g.used[question] = exp
+		return nil
 	}
-	g.used[question] = exp
+	g.mu.Unlock()
+	first, err := g.ledger.UseState(ctx, LedgerKey(question), exp)
+	if err != nil {
+		return &Error{Why: "this server could not record that the confirmation is used, so the call did not run (" + err.Error() + ")",
+			Hint: "Send the same retry again in a while: the requestState stays valid until it expires, and the call runs once a worker " +
+				"that keeps the fleet's record of confirmations is live."}
+	}
+	g.mu.Lock()
+	if g.roomLocked() {
+		// Only a memory of the ledger's answer: when it is full, the ledger still has it.
+		g.used[question] = exp
+	}
+	g.mu.Unlock()
+	if !first {
+		return errUsed
+	}
 	return nil
+}
+
+// roomLocked reports whether the memory of used states has room for one more, forgetting the
+// expired ones when it is full; g.mu is held.
+func (g *Signer) roomLocked() bool {
+	if len(g.used) < g.max {
+		return true
+	}
+	now := g.now()
+	for q, e := range g.used {
+		if !now.Before(e) {
+			delete(g.used, q)
+		}
+	}
+	return len(g.used) < g.max
+}
+
+// fullLocked returns the refusal of a state when the memory is full of unexpired states; g.mu
+// is held.
+func (g *Signer) fullLocked() error {
+	now := g.now()
+	soonest := now.Add(g.ttl)
+	for _, e := range g.used {
+		if e.Before(soonest) {
+			soonest = e
+		}
+	}
+	wait := soonest.Sub(now).Round(time.Second) + time.Second
+	return &Error{Why: "this server has taken too many accepted answers in the last " + g.ttl.String() + " to remember another",
+		Hint: "Send the same retry again in " + wait.String() + ", when the oldest answer it remembers has expired; the requestState stays valid until then."}
 }
 
 // taskIDDomain separates the MAC of task ids from every other use of the state key.

@@ -1,15 +1,82 @@
 package reqstate
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
+// memLedger is a Ledger in memory, shared by the signers of a test as the workers' database is
+// shared by a fleet's gateways; down makes it fail as an unreachable one does.
+type memLedger struct {
+	mu   sync.Mutex
+	keys [][]byte
+	down bool
+}
+
+func (l *memLedger) UseState(_ context.Context, key []byte, _ time.Time) (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.down {
+		return false, errors.New("no worker serves the ledger")
+	}
+	for _, k := range l.keys {
+		if bytes.Equal(k, key) {
+			return false, nil
+		}
+	}
+	l.keys = append(l.keys, key)
+	return true, nil
+}
+
+// TestUsedStatesInLedger takes one state at two signers that share a ledger, as two gateways of
+// a fleet (or one gateway and itself after a restart) do: the second is refused as already
+// used; while the ledger cannot be reached nothing is taken, and nothing is remembered as taken.
+func TestUsedStatesInLedger(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	shared := &memLedger{}
+	a, _ := New([]byte("0123456789abcdef0123456789abcdef"))
+	b, _ := New([]byte("0123456789abcdef0123456789abcdef"))
+	a.SetLedger(shared)
+	b.SetLedger(shared)
+	exp := time.Now().Add(time.Minute)
+	if err := a.Use(ctx, "q1", exp); err != nil {
+		t.Fatalf("first use: %v", err)
+	}
+	for name, g := range map[string]*Signer{"the same signer": a, "another signer": b} {
+		var se *Error
+		if err := g.Use(ctx, "q1", exp); !errors.As(err, &se) || !strings.Contains(se.Why, "already used") {
+			t.Errorf("a replay at %s = %v, want refused as already used", name, err)
+		}
+	}
+	if k := LedgerKey("q1"); len(k) != KeyBytes || bytes.Contains(k, []byte("q1")) {
+		t.Errorf("LedgerKey = %x", k)
+	}
+
+	shared.mu.Lock()
+	shared.down = true
+	shared.mu.Unlock()
+	var se *Error
+	if err := b.Use(ctx, "q2", exp); !errors.As(err, &se) || !strings.Contains(se.Why, "could not record") || !strings.Contains(se.Hint, "again") {
+		t.Fatalf("a use while the ledger is down = %v, want refused with the way to retry", err)
+	}
+	shared.mu.Lock()
+	shared.down = false
+	shared.mu.Unlock()
+	if err := b.Use(ctx, "q2", exp); err != nil {
+		t.Fatalf("the same state once the ledger is back = %v, want taken", err)
+	}
+}
+
 func TestUsedStatesBounded(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	g, err := New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -18,15 +85,15 @@ func TestUsedStatesBounded(t *testing.T) {
 	g.SetClock(func() time.Time { return now })
 	g.SetMaxUsed(2)
 	exp := now.Add(time.Minute)
-	if g.Use("a", exp) != nil || g.Use("b", exp) != nil {
+	if g.Use(ctx, "a", exp) != nil || g.Use(ctx, "b", exp) != nil {
 		t.Fatal("the first two states were refused")
 	}
 	var se *Error
-	if err := g.Use("c", exp); !errors.As(err, &se) || !strings.Contains(se.Hint, "again in 1m1s") {
+	if err := g.Use(ctx, "c", exp); !errors.As(err, &se) || !strings.Contains(se.Hint, "again in 1m1s") {
 		t.Errorf("a third state with room for two, none expired: %v (hint %q), want a refusal saying when to retry", err, se.Hint)
 	}
 	now = exp
-	if err := g.Use("c", now.Add(time.Minute)); err != nil {
+	if err := g.Use(ctx, "c", now.Add(time.Minute)); err != nil {
 		t.Errorf("a state was refused after the others expired: %v", err)
 	}
 	if len(g.used) != 1 {
