@@ -29,6 +29,10 @@ const LedgerService = "ledger"
 // StateKeyBytes is the length of a StateUse's key: a SHA-256 digest.
 const StateKeyBytes = 32
 
+// maxStateAhead bounds how far ahead a state's expiry may be: states live minutes, and a
+// record is kept until its state expires.
+const maxStateAhead = time.Hour
+
 // stateAttemptBytes is the length of a StateUse's attempt.
 const stateAttemptBytes = 16
 
@@ -85,8 +89,8 @@ func serveStateUse(ctx context.Context, ledger StateLedger, req *hootv1.Request)
 		return errorResult(NewError(CodeInvalidArgument, "a request to the "+LedgerService+" service holds a state use and nothing else"))
 	case len(use.GetKey()) != StateKeyBytes || len(use.GetAttempt()) != stateAttemptBytes:
 		return errorResult(NewError(CodeInvalidArgument, fmt.Sprintf("a state use has a key of %d bytes and an attempt of %d", StateKeyBytes, stateAttemptBytes)))
-	case !use.GetExpires().IsValid():
-		return errorResult(NewError(CodeInvalidArgument, "a state use needs a valid expiry"))
+	case !use.GetExpires().IsValid() || use.GetExpires().AsTime().After(time.Now().Add(maxStateAhead)):
+		return errorResult(NewError(CodeInvalidArgument, "a state use needs a valid expiry, at most "+maxStateAhead.String()+" ahead"))
 	}
 	first, err := ledger.UseState(ctx, use.GetKey(), use.GetAttempt(), use.GetExpires().AsTime())
 	if err != nil {

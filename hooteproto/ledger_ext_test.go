@@ -77,6 +77,10 @@ func TestStateLedger(t *testing.T) {
 	if _, err := s.broker.UseState(ctx, key[:5], exp); hooteproto.CodeOf(err) != hooteproto.CodeInvalidArgument {
 		t.Fatalf("UseState of a short key = %v; want invalid argument", err)
 	}
+	far := bytes.Repeat([]byte{9}, hooteproto.StateKeyBytes)
+	if _, err := s.broker.UseState(ctx, far, time.Now().Add(48*time.Hour)); hooteproto.CodeOf(err) != hooteproto.CodeInvalidArgument {
+		t.Fatalf("UseState of a state expiring in two days = %v; want invalid argument", err)
+	}
 	// A tool call sent to the ledger service is refused: it holds state uses only.
 	res, err := s.broker.Call(ctx, hooteproto.LedgerService, echo("hi"), nil)
 	if err != nil || res.GetError().GetCategory() != hootv1.ErrorCategory_ERROR_CATEGORY_VALIDATION {
