@@ -154,7 +154,7 @@ func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool
 	var round *inputRound
 	if sess := modernSessionFrom(ctx); sess != nil {
 		var err error
-		if round, err = s.openRound(msg.Method, t.Name, req, sess.caps, msg.Params); err != nil {
+		if round, err = s.openRound(ctx, msg.Method, t.Name, req, sess.caps, msg.Params); err != nil {
 			return nil, s.roundFailure(id, msg.Method, t.Name, err)
 		}
 		ctx = hooteproto.WithClientAsker(ctx, round.ask)

@@ -11,6 +11,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // sharedLedger is the fleet's record of used states, in memory: the servers of a test share
@@ -120,5 +121,42 @@ func TestConfirmationNotRecordedNotRun(t *testing.T) {
 	}
 	if n := b.calls.Load(); n != 2 {
 		t.Fatalf("%d backend calls, want the echo and the confirmed call", n)
+	}
+}
+
+// TestAttackConfirmationOfAnotherToken has one token's person accept a confirmation and
+// another token present the accepted retry: the state is bound to the caller it was minted for,
+// so the other token's retry is refused and nothing runs; the caller's own retry runs, and the
+// worker is told who called.
+func TestAttackConfirmationOfAnotherToken(t *testing.T) {
+	t.Parallel()
+	s, b := newTestServer(t, func(c *Config) {
+		c.Tools = confirmTools()
+		c.MaxTier = hootv1.Tier_TIER_ADMIN
+	})
+	var mu sync.Mutex
+	var callers []string
+	b.override = func(ctx context.Context, _ string, p *hootv1.Payload) (*hootv1.Result, error) {
+		mu.Lock()
+		callers = append(callers, hooteproto.CallerFrom(ctx).GetPrincipal()+"/"+hooteproto.CallerFrom(ctx).GetTier().String())
+		mu.Unlock()
+		return &hootv1.Result{Result: &hootv1.Result_Echo{Echo: &hootv1.EchoResult{Message: p.GetEcho().GetMessage()}}}, nil
+	}
+	client, standard, admin := guardedServer(t, s)
+	root, alice := client(admin), client(standard)
+
+	ir, q := inputRequiredOf(t, root.modernCall(1, "tools/call", wipeCall("hello", nil), nil))
+	retry := wipeCall("hello", retryWith(q, ir.RequestState, acceptTicked))
+	checkStateRefused(t, "another token's retry", alice.modernCall(2, "tools/call", retry, nil), "another caller")
+	if n := b.calls.Load(); n != 0 {
+		t.Fatalf("another token's retry ran the call: %d backend calls", n)
+	}
+	if tr := toolResultOf(t, root.modernCall(3, "tools/call", retry, nil).last(t)); tr.IsError {
+		t.Fatalf("the asked token's retry: %s", tr.text())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(callers) != 1 || callers[0] != "token:root/TIER_ADMIN" {
+		t.Fatalf("the worker was told the callers %v, want token:root/TIER_ADMIN", callers)
 	}
 }

@@ -45,6 +45,7 @@ const askAwaited = "the client's answer is awaited: the call ends here, the clie
 type inputRound struct {
 	signer       *reqstate.Signer
 	method, name string
+	caller       string        // the principal of the request's caller, which its states are bound to
 	req          proto.Message // the decoded arguments
 	args         string        // reqstate.ArgumentsDigest of req, made when first needed
 	caps         clientCapabilities
@@ -68,17 +69,17 @@ type inputRound struct {
 }
 
 // openRound reads the retry members of params for a request of method about name (a tool's,
-// prompt's or resource's name) with the decoded arguments req, of a client that declared caps.
-// The error is a *questions.Malformed or a *reqstate.Error.
-func (s *Server) openRound(method, name string, req proto.Message, caps clientCapabilities, params json.RawMessage) (*inputRound, error) {
+// prompt's or resource's name) with the decoded arguments req, of a client that declared caps,
+// sent by the caller of ctx. The error is a *questions.Malformed or a *reqstate.Error.
+func (s *Server) openRound(ctx context.Context, method, name string, req proto.Message, caps clientCapabilities, params json.RawMessage) (*inputRound, error) {
 	in, err := questions.ReadRetry(params)
 	if err != nil {
 		return nil, err
 	}
-	r := &inputRound{signer: s.states, method: method, name: name, req: req, caps: caps,
+	r := &inputRound{signer: s.states, method: method, name: name, caller: principalOf(ctx), req: req, caps: caps,
 		hasState: in.HasState, rawState: in.State, responses: in.Responses}
 	if in.HasState {
-		if r.state, err = s.states.Open(in.State, method, name, r.argsDigest()); err != nil {
+		if r.state, err = s.states.Open(in.State, method, name, r.argsDigest(), r.caller); err != nil {
 			return nil, err
 		}
 	}
@@ -180,7 +181,7 @@ func (r *inputRound) answerFor(key, digest string) json.RawMessage {
 // and the gateway's own question confirm (when not empty) with its request under the key
 // prefix+confirm, under a new state.
 func (r *inputRound) result(prefix, confirm string, confirmReq questions.Request) (questions.InputRequired, error) {
-	st := reqstate.State{Method: r.method, Name: r.name, Args: r.argsDigest(), Question: confirm, Confirmed: r.confirmed, Filled: r.filled}
+	st := reqstate.State{Method: r.method, Name: r.name, Args: r.argsDigest(), Caller: r.caller, Question: confirm, Confirmed: r.confirmed, Filled: r.filled}
 	requests := make(map[string]questions.Request, len(r.pending)+1)
 	for k, q := range r.pending {
 		requests[k] = q

@@ -189,7 +189,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	var round *inputRound
 	if sess.modern {
 		var err error
-		if round, err = s.openRound(methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
+		if round, err = s.openRound(ctx, methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
 			return s.roundFailure(msg.ID, methodToolsCall, name, err)
 		}
 	}

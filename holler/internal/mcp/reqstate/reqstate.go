@@ -92,6 +92,9 @@ type State struct {
 	Name    string `json:"t"` // the tool's or prompt's or resource's name
 	Args    string `json:"a"` // ArgumentsDigest of the request
 	Expires int64  `json:"e"` // Unix milliseconds
+	// Caller is the principal of the caller the state was minted for (as the gateway's access
+	// control names it), or empty without access control: only that caller's retry opens it.
+	Caller string `json:"p,omitempty"`
 	// Question is the id of the confirmation question the client was asked, awaiting its
 	// answer; Confirmed is the id of the confirmation that was accepted.
 	Question  string `json:"q,omitempty"`
@@ -161,9 +164,10 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Why }
 
-// Open checks state, minted for a request of method about name with arguments digest args,
-// and returns what it says. It does not mark a confirmation used: see [Signer.Use].
-func (g *Signer) Open(state, method, name, args string) (State, error) {
+// Open checks state, minted for a request of method about name with arguments digest args by
+// the caller whose principal is caller, and returns what it says. It does not mark a
+// confirmation used: see [Signer.Use].
+func (g *Signer) Open(state, method, name, args, caller string) (State, error) {
 	var st State
 	if len(state) > MaxBytes {
 		return st, &Error{Why: "the requestState is longer than any this server mints"}
@@ -188,6 +192,8 @@ func (g *Signer) Open(state, method, name, args string) (State, error) {
 		return st, &Error{Why: "the requestState was minted for " + quote(st.Name) + ", not for " + quote(name)}
 	case st.Args != args:
 		return st, &Error{Why: "the requestState was minted for a call of " + quote(name) + " with other arguments"}
+	case st.Caller != caller:
+		return st, &Error{Why: "the requestState was minted for another caller: a state is answered with the token that was asked"}
 	case !g.now().Before(time.UnixMilli(st.Expires)):
 		return st, &Error{Why: "the requestState expired: a question is answered within " + g.ttl.String() + " of the call that asked it"}
 	}

@@ -168,7 +168,7 @@ func FuzzOpenState(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, state string) {
-		st, err := g.Open(state, methodToolsCall, "t", "a")
+		st, err := g.Open(state, methodToolsCall, "t", "a", "")
 		if err == nil && state != minted {
 			// HMAC-SHA256 is not forged by a fuzzer: a state other than the minted one can only
 			// open if it differs in base64 padding bits, and then it says the same.
