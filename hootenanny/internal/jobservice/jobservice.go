@@ -148,8 +148,10 @@ func (h *Handler) JobAwait(ctx context.Context, req *hootv1.JobAwaitRequest) (*h
 		}
 		seen[id] = i
 		// Each job must be the caller's before anything waits on it.
-		if _, err := h.jobs.Get(ctx, id, false); err != nil {
-			return nil, h.jobError(ctx, err, fmt.Sprintf("ids[%d]", i))
+		if _, restricted := scope(ctx); restricted {
+			if _, err := h.jobs.Get(ctx, id, false); err != nil {
+				return nil, h.jobError(ctx, err, fmt.Sprintf("ids[%d]", i))
+			}
 		}
 	}
 	timeout := DefaultAwaitTimeout
