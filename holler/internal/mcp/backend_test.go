@@ -54,7 +54,9 @@ type progressKey struct{}
 func (b *fakeBackend) CallAs(ctx context.Context, caller *hootv1.Caller, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
 	b.calls.Add(1)
 	// The handlers see the caller as a worker's do.
-	ctx = hooteproto.WithCaller(ctx, caller)
+	if caller != nil {
+		ctx = hooteproto.WithCaller(ctx, caller)
+	}
 	if b.override != nil {
 		return b.override(ctx, service, p)
 	}
