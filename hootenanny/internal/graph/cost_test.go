@@ -137,3 +137,27 @@ func FuzzCost(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkQueryCost measures the costliest queries: the one the limits admit with the most
+// work for validation (every selection one field, which validation compares pairwise), and a
+// 16 KB query that repeats one field, which is refused.
+func BenchmarkQueryCost(b *testing.B) {
+	f := newFixture(b, database.SQLite)
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name, query string
+		refused     bool
+	}{
+		{"admitted 299 repeats", `{ artifact(id: "` + f.seed + `") { ` + strings.Repeat("id ", MaxSelections-1) + `} }`, false},
+		{"refused 16 KB of repeats", `{ artifacts { ` + strings.Repeat("id ", 5400) + `} }`, true},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				_, err := f.e.Query(ctx, bc.query, "", nil)
+				if (err != nil) != bc.refused {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
