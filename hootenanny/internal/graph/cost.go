@@ -12,8 +12,9 @@ import (
 // Limits of a query's cost, checked on the parsed query before it is validated or run.
 const (
 	// MaxSelections is the most selections a query makes: every field (aliased or not) and
-	// every fragment spread, counted each time a fragment is spread. Validation compares
-	// fields that share a name pairwise, so this bounds its work too.
+	// every fragment spread, counted each time a fragment is spread, in every operation and
+	// fragment of the document. Validation compares fields that share a name pairwise, so this
+	// bounds its work too.
 	MaxSelections = 300
 	// MaxCost is the most a query may cost: each field costs 1 each time it runs, and each
 	// field that reads the store (artifact, artifacts, job, jobs and every field that gives
@@ -51,6 +52,10 @@ type costWalk struct {
 	limits  costLimits
 	c       cost
 	spreads map[string]bool // fragments being spread, to stop at a cycle
+	spread  map[string]bool // fragments spread at all
+	// running is set while the operation that runs is counted: the others' selections count,
+	// their cost does not.
+	running bool
 	err     error
 	// top is the top-level field being counted, and the total when its count began.
 	top      *ast.Field
@@ -58,9 +63,23 @@ type costWalk struct {
 }
 
 // measure counts op and returns what it costs, or an error past a limit.
+//
+// Validation reads the whole document, so the selections are those of every operation and of
+// every fragment, spread or not; the cost is the operation's that runs.
 func measure(doc *ast.QueryDocument, op *ast.OperationDefinition, variables *structpb.Struct, limits costLimits) (cost, error) {
-	w := &costWalk{doc: doc, vars: variables.AsMap(), limits: limits, spreads: map[string]bool{}}
+	w := &costWalk{doc: doc, vars: variables.AsMap(), limits: limits, spreads: map[string]bool{}, spread: map[string]bool{}, running: true}
 	w.set(op.SelectionSet, schema().Query, 1, 1)
+	w.running = false
+	for _, other := range doc.Operations {
+		if other != op && w.err == nil {
+			w.set(other.SelectionSet, schema().Query, 1, 1)
+		}
+	}
+	for _, f := range doc.Fragments {
+		if !w.spread[f.Name] && w.err == nil {
+			w.set(f.SelectionSet, schema().Types[f.TypeCondition], 1, 2)
+		}
+	}
 	return w.c, w.err
 }
 
@@ -97,7 +116,7 @@ func (w *costWalk) set(set ast.SelectionSet, def *ast.Definition, mult, depth in
 				w.err = located(s.Position, "fragment %s spreads itself; a fragment cannot contain itself", s.Name)
 				return
 			}
-			w.spreads[s.Name] = true
+			w.spreads[s.Name], w.spread[s.Name] = true, true
 			w.set(f.SelectionSet, w.typeOr(f.TypeCondition, def), mult, depth)
 			delete(w.spreads, s.Name)
 		}
@@ -137,7 +156,9 @@ func (w *costWalk) field(f *ast.Field, def *ast.Definition, mult, depth int) {
 	if typ != nil && (typ.Name == "Artifact" || typ.Name == "Annotation" || typ.Name == "Job") {
 		weight = StoreReadCost
 	}
-	w.c.total = add(w.c.total, mul(mult, weight))
+	if w.running {
+		w.c.total = add(w.c.total, mul(mult, weight))
+	}
 	if w.c.total > w.limits.total {
 		w.err = w.refuse(f.Position, "it costs more than %d", w.limits.total)
 		return

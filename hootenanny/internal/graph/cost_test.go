@@ -35,20 +35,25 @@ func TestAttackGraphQLCost(t *testing.T) {
 	for _, tc := range []struct {
 		name, query string
 		want        []string
+		op          string
 	}{
-		{"a field repeated", `{ artifacts { ` + strings.Repeat("id ", 5400) + `} }`, []string{"more than 300 selections", "artifacts at line 1"}},
-		{"the same field repeated under one artifact", `{ artifact(id: "` + f.seed + `") { ` + strings.Repeat("id ", 5000) + `} }`, []string{"more than 300 selections"}},
-		{"top-level aliases", aliases.String(), []string{"more than 300 selections", "aliased"}},
-		{"a fragment spread twice at each of 30 links", bomb.String(), []string{"more than 300 selections", "each time a fragment is spread"}},
-		{"nested lists at their largest limits", fanout.String(), []string{"costs more than 20000", "by its limit"}},
-		{"a lineage walked by parents of parents", `{ artifacts { parents { parents { parents { parents { id } } } } } }`, []string{"costs more than 20000", "dearest top-level field so far is artifacts"}},
-		{"a fragment that spreads itself", `{ artifacts { ...F } } fragment F on Artifact { parents { ...F } }`, []string{"fragment F spreads itself"}},
+		{name: "a field repeated in an operation that does not run", op: "A",
+			query: `query A { jobs { id } } query B { artifacts { ` + strings.Repeat("id ", 5300) + `} }`, want: []string{"more than 300 selections"}},
+		{name: "a field repeated in a fragment never spread",
+			query: `{ jobs { id } } fragment F on Artifact { ` + strings.Repeat("id ", 5300) + `}`, want: []string{"more than 300 selections"}},
+		{name: "a field repeated", query: `{ artifacts { ` + strings.Repeat("id ", 5400) + `} }`, want: []string{"more than 300 selections", "artifacts at line 1"}},
+		{name: "the same field repeated under one artifact", query: `{ artifact(id: "` + f.seed + `") { ` + strings.Repeat("id ", 5000) + `} }`, want: []string{"more than 300 selections"}},
+		{name: "top-level aliases", query: aliases.String(), want: []string{"more than 300 selections", "aliased"}},
+		{name: "a fragment spread twice at each of 30 links", query: bomb.String(), want: []string{"more than 300 selections", "each time a fragment is spread"}},
+		{name: "nested lists at their largest limits", query: fanout.String(), want: []string{"costs more than 20000", "by its limit"}},
+		{name: "a lineage walked by parents of parents", query: `{ artifacts { parents { parents { parents { parents { id } } } } } }`, want: []string{"costs more than 20000", "dearest top-level field so far is artifacts"}},
+		{name: "a fragment that spreads itself", query: `{ artifacts { ...F } } fragment F on Artifact { parents { ...F } }`, want: []string{"fragment F spreads itself"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if len(tc.query) > 16384+200 {
 				t.Fatalf("the query is %d bytes; the tool takes at most 16384", len(tc.query))
 			}
-			_, err := f.e.Query(context.Background(), tc.query, "", nil)
+			_, err := f.e.Query(context.Background(), tc.query, tc.op, nil)
 			var e *hooteproto.Error
 			if !errors.As(err, &e) || e.Code() != hooteproto.CodeInvalidArgument || e.Field() != "query" {
 				t.Fatalf("error = %v, want an invalid argument on query", err)
@@ -159,5 +164,22 @@ func BenchmarkQueryCost(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestCostCountsTheOperationThatRuns checks that the cost is the running operation's, while
+// every operation's selections count.
+func TestCostCountsTheOperationThatRuns(t *testing.T) {
+	q := `query Cheap { jobs(limit: 1) { id } } query Dear { artifacts(limit: 500) { children(limit: 500) { annotations(limit: 500) { message artifact { id } } } } }`
+	doc, err := parser.ParseQuery(&ast.Source{Input: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cheap, err := measure(doc, doc.Operations.ForName("Cheap"), nil, defaultCostLimits)
+	if err != nil || cheap.total != 10+1 || cheap.selections != 8 {
+		t.Errorf("Cheap: %+v, %v; want cost 11 over all 8 selections", cheap, err)
+	}
+	if _, err := measure(doc, doc.Operations.ForName("Dear"), nil, defaultCostLimits); err == nil || !strings.Contains(err.Error(), "costs more than") {
+		t.Errorf("Dear: %v, want refused for its cost", err)
 	}
 }
