@@ -335,6 +335,9 @@ func (s *Server) badParams(msg *message, modern bool) *response {
 		Got:      got,
 		Try:      s.tryMethod(msg.Method, modern),
 	}
+	if msg.Method == methodInitialize {
+		g.Supported = supportedProtocolVersions
+	}
 	if msg.Method == methodToolsCall {
 		// A call names its tool, or is shown the tools; a call of a known tool is shown its
 		// usage and an example of its own.

@@ -108,6 +108,9 @@ func checkParamsAnswer(t *testing.T, tc paramsCase, r rpcResponse) {
 		// subscriptions/listen names the member it reads; the others the exact one.
 		t.Errorf("data.field = %v, want %s", f, tc.field)
 	}
+	if tc.method == methodInitialize && r.Error.Data["supported"] == nil {
+		t.Errorf("an initialize refused does not list the supported versions: %v", r.Error.Data)
+	}
 	try, _ := r.Error.Data["try"].(map[string]any)
 	if try["method"] != tc.method {
 		t.Errorf("data.try = %v, want a %s request", r.Error.Data["try"], tc.method)
