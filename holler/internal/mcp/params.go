@@ -73,9 +73,7 @@ type member struct {
 }
 
 var (
-	aString  = &shape{kinds: []string{"string"}, expected: "a string"}
-	aBoolean = &shape{kinds: []string{"boolean"}, expected: "true or false"}
-	anObject = &shape{kinds: []string{"object"}, expected: "an object"}
+	aString = &shape{kinds: []string{"string"}, expected: "a string"}
 	// metaShape is _meta, which every method's params may carry.
 	metaShape = &shape{kinds: []string{"object"}, expected: "an object", members: []member{
 		{name: "progressToken", shape: &shape{kinds: []string{"string", "number"}, expected: "a string or a number"}},
