@@ -30,7 +30,8 @@ const (
 // A Grant is what an accepted token allows: who the caller is, and the highest tool tier it
 // may use.
 type Grant struct {
-	// Name names the caller: the token's name in the token file, or the JWT's subject.
+	// Name names the caller: the token's name in the token file; for an access token its
+	// subject, else "client:" and its client_id, else "token-sha256:" and a hash of the token.
 	Name string
 	// Tier is the highest tool tier the token allows.
 	Tier hootv1.Tier

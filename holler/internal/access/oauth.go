@@ -2,7 +2,9 @@ package access
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,6 +106,12 @@ func NewOAuth(cfg OAuthConfig) (*OAuth, error) {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Timeout: DefaultFetchTimeout}
 	}
+	// The metadata and keys are fetched where they are named, and nowhere else: a redirect
+	// stays on the origin it was asked of, so that no redirect sends the fetch over plain http
+	// or to a host the configuration did not name.
+	client := *cfg.Client
+	client.CheckRedirect = sameOriginRedirects
+	cfg.Client = &client
 	if cfg.Leeway == 0 {
 		cfg.Leeway = DefaultLeeway
 	}
@@ -133,6 +141,23 @@ func copyScopeTiers(m map[string]hootv1.Tier) map[string]hootv1.Tier {
 		out[k] = v
 	}
 	return out
+}
+
+// maxRedirects is how many redirects a fetch of metadata or keys follows.
+const maxRedirects = 5
+
+// sameOriginRedirects follows a redirect only to the origin (scheme, host and port) of the
+// first request, at most maxRedirects times.
+func sameOriginRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("access: %s redirected more than %d times", via[0].URL.Redacted(), maxRedirects)
+	}
+	from, to := via[0].URL, req.URL
+	if !strings.EqualFold(from.Scheme, to.Scheme) || !strings.EqualFold(from.Host, to.Host) {
+		return fmt.Errorf("access: %s redirected to %s, another origin; the issuer's metadata and keys are fetched only where they are named (set the issuer, or the jwks_uri of its metadata, to where they are)",
+			from.Redacted(), to.Redacted())
+	}
+	return nil
 }
 
 // checkIssuerURL refuses a URL that is not https, or http on a loopback address.
@@ -276,11 +301,7 @@ func (o *OAuth) verify(ctx context.Context, raw string) (*Grant, *Failure) {
 			tier = t
 		}
 	}
-	name := claims.Subject
-	if name == "" {
-		name = claims.ClientID
-	}
-	g := &Grant{Name: name, Tier: tier, Via: ViaOAuth, Scopes: scopes}
+	g := &Grant{Name: principal(raw, &claims), Tier: tier, Via: ViaOAuth, Scopes: scopes}
 	if tier == hootv1.Tier_TIER_UNSPECIFIED {
 		f := &Failure{Status: http.StatusForbidden, Challenge: "insufficient_scope", scope: o.challengeScope(),
 			Message: "the access token has none of the scopes this server grants access for (" + strings.Join(o.scopesByTier(), ", ") + ")",
@@ -288,6 +309,20 @@ func (o *OAuth) verify(ctx context.Context, raw string) (*Grant, *Failure) {
 		return nil, f
 	}
 	return g, nil
+}
+
+// principal names the caller of a verified token: its subject; else its client, marked so that
+// no subject can take a client's name; else, for a token that names neither, the token itself
+// by a hash, so that two such tokens never share what is bound to a caller (its sessions).
+func principal(raw string, c *accessClaims) string {
+	switch {
+	case c.Subject != "":
+		return c.Subject
+	case c.ClientID != "":
+		return "client:" + c.ClientID
+	}
+	sum := sha256.Sum256([]byte(raw))
+	return "token-sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // headerAlg returns the alg of a JWT's header, or "" when it cannot be read.

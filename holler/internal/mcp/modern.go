@@ -384,6 +384,14 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	ctx, endTrace := s.traceRequest(ctx, r, tp, msg.Method)
 	defer endTrace()
 
+	// The methods that handle does not serve have their params checked here (listen checks its
+	// own).
+	if msg.Method == methodDiscover || isTaskMethod(msg.Method) {
+		if resp := s.badParams(msg, true); resp != nil {
+			s.writeJSON(w, http.StatusOK, s.modernResponse(msg.Method, resp))
+			return
+		}
+	}
 	if msg.Method == methodListen {
 		s.serveListenHTTP(ctx, w, r, msg)
 		return

@@ -215,6 +215,9 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 		if !sess.isInitialized() {
 			return s.notInitialized(msg.ID)
 		}
+		if r := s.badParams(msg, sess.modern); r != nil {
+			return r
+		}
 		if msg.Method == methodPromptsGet || msg.Method == methodResourcesRead {
 			// Their workers may ask the client, as a tool's may.
 			if sess.modern {
@@ -226,16 +229,29 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 		return h(ctx, msg)
 	}
 	switch msg.Method {
-	case methodInitialize:
+	case methodInitialize, methodPing:
+		// A session that is initialized already is told so by initialize, whatever its params.
+		if msg.Method == methodPing || !sess.isInitialized() {
+			if r := s.badParams(msg, sess.modern); r != nil {
+				return r
+			}
+		}
+		if msg.Method == methodPing {
+			return newResult(msg.ID, struct{}{})
+		}
 		return s.initialize(sess, msg)
-	case methodPing:
-		return newResult(msg.ID, struct{}{})
 	case methodToolsList, methodToolsCall, methodSetLevel:
 		if !sess.isInitialized() {
 			return s.notInitialized(msg.ID)
 		}
+		if r := s.badParams(msg, sess.modern); r != nil {
+			return r
+		}
 	default:
 		if isLegacyTaskMethod(msg.Method) && sess.taskList() != nil {
+			if r := s.badParams(msg, false); r != nil {
+				return r
+			}
 			return s.serveLegacyTask(ctx, sess, msg, out)
 		}
 		return s.methodNotFound(msg)

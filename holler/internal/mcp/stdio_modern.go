@@ -35,6 +35,13 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 	if fail == nil && !s.modernMethod(msg.Method) {
 		fail = &modernFailure{resp: s.modernMethodNotFound(msg)}
 	}
+	// The methods that handle does not serve have their params checked here (listen checks its
+	// own).
+	if fail == nil && (msg.Method == methodDiscover || isTaskMethod(msg.Method)) {
+		if resp := s.badParams(msg, true); resp != nil {
+			fail = &modernFailure{resp: s.modernResponse(msg.Method, resp)}
+		}
+	}
 	if fail != nil {
 		w.send(fail.resp)
 		return true

@@ -4,9 +4,12 @@
 //
 // Parsing and validation are github.com/vektah/gqlparser's, which reports every mistake with
 // its line and column; execution is this package's own, a walk of the selection over the
-// stores. Limits keep one query cheap: it nests at most [MaxDepth] fields deep, its answer
-// holds at most [MaxNodes] nodes, and aliases are allowed on top-level fields only (a typed
-// answer has one place for each field).
+// stores. Limits keep one query cheap: before it is validated or run, its selections (fields,
+// aliases and fragment spreads, each time spread) are at most [MaxSelections] and its cost (each
+// field once per item of the lists around it, a read of the store weighing [StoreReadCost]) at
+// most [MaxCost]; it nests at most [MaxDepth] fields deep, its answer holds at most [MaxNodes]
+// nodes, and aliases are allowed on top-level fields only (a typed answer has one place for
+// each field).
 package graph
 
 import (
@@ -27,6 +30,7 @@ import (
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -60,25 +64,40 @@ type Jobs interface {
 
 // An Engine answers queries over an artifact store and jobs.
 type Engine struct {
-	arts *artifacts.Store
-	jobs Jobs
+	arts   *artifacts.Store
+	jobs   Jobs
+	limits costLimits
 }
 
 // New returns an Engine over arts and js.
-func New(arts *artifacts.Store, js Jobs) *Engine { return &Engine{arts: arts, jobs: js} }
+func New(arts *artifacts.Store, js Jobs) *Engine {
+	return &Engine{arts: arts, jobs: js, limits: defaultCostLimits}
+}
 
 // Query answers query, running the operation named opName (which may be empty when the query
 // holds one), with the given variables. Mistakes in the query give a *hooteproto.Error with
 // CodeInvalidArgument on the field "query" (with line and column), "variables" or
 // "operation_name".
 func (e *Engine) Query(ctx context.Context, query, opName string, variables *structpb.Struct) (res *hootv1.ArtifactQueryResult, err error) {
-	doc, errs := gqlparser.LoadQueryWithRules(schema(), query, nil)
-	if len(errs) > 0 {
-		return nil, fromGraphQL(errs)
+	doc, perr := parser.ParseQuery(&ast.Source{Input: query})
+	if perr != nil {
+		var ge *gqlerror.Error
+		if !errors.As(perr, &ge) {
+			ge = gqlerror.Wrap(perr)
+		}
+		return nil, fromGraphQL(gqlerror.List{ge})
 	}
 	op, err := operation(doc, opName)
 	if err != nil {
 		return nil, err
+	}
+	// The cost is counted before validation, whose work grows with the square of the fields
+	// that share a name, and before anything runs.
+	if _, err := measure(doc, op, variables, e.limits); err != nil {
+		return nil, err
+	}
+	if errs := validator.ValidateWithRules(schema(), doc, nil); len(errs) > 0 {
+		return nil, fromGraphQL(errs)
 	}
 	if err := checkShape(op.SelectionSet, 1); err != nil {
 		return nil, err

@@ -154,7 +154,7 @@ func TestQueryErrors(t *testing.T) { servicetest.EachEngine(t, testQueryErrors) 
 
 func testQueryErrors(t *testing.T, engine database.Engine) {
 	f := newFixture(t, engine)
-	deep := "{ artifact(id: \"" + f.seed + "\") " + strings.Repeat("{ parents ", 8) + "{ id }" + strings.Repeat(" }", 8) + " }"
+	deep := "{ artifact(id: \"" + f.seed + "\") " + strings.Repeat("{ children(limit: 1) ", 8) + "{ id }" + strings.Repeat(" }", 8) + " }"
 	for _, tc := range []struct {
 		name, query, op string
 		vars            map[string]any
@@ -199,6 +199,9 @@ func TestNodeLimit(t *testing.T) { servicetest.EachEngine(t, testNodeLimit) }
 
 func testNodeLimit(t *testing.T, engine database.Engine) {
 	f := newFixture(t, engine)
+	// The cost counted beforehand refuses such a query; this checks the count kept while it
+	// runs, for answers that a cost limit as loose as this one lets through.
+	f.e.limits = costLimits{selections: 1000, total: 1 << 30}
 	ctx := context.Background()
 	// Every artifact's whole lineage both ways, many times over, passes the limit.
 	q := "{"
