@@ -335,3 +335,39 @@ func TestDefaultLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestNoStaleWriteDeadline: a keep-alive connection quiet for longer than the write timeout
+// still serves its next request, one asking for 100 Continue included: a deadline left by the
+// last write of a request does not outlive it.
+func TestNoStaleWriteDeadline(t *testing.T) {
+	t.Parallel()
+	h := Handler(readAllHandler, HandlerOptions{WriteTimeout: 50 * time.Millisecond, MinUploadRate: 1})
+	_, addr := serve(t, Limits{MaxConns: 10, MaxConnsPerClient: 10}, h)
+	c := dialFrom(t, "127.0.0.1", addr)
+	br := bufio.NewReader(c)
+	if resp := get(t, c, br); resp.StatusCode != 200 {
+		t.Fatalf("first request: %d", resp.StatusCode)
+	}
+	time.Sleep(150 * time.Millisecond) // the connection is quiet past the last write's deadline
+	if _, err := io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("waiting for 100 Continue: %v", err)
+	}
+	if resp.StatusCode != http.StatusContinue {
+		t.Fatalf("got %d, want 100 Continue", resp.StatusCode)
+	}
+	if _, err := io.WriteString(c, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(b) != "5" {
+		t.Fatalf("second request: %d %q", resp.StatusCode, b)
+	}
+}
