@@ -246,7 +246,8 @@ func newFlags(out io.Writer) *flags {
 	f.fs.Int64Var(&f.minUploadRate, "min-upload-rate", gateway.DefaultMinUploadRate, "slowest a request body may arrive, in `bytes` a second over 10-second windows, after 10 seconds of grace; "+
 		"a slower one is answered 408, so that a trickled body cannot hold a connection for ever; 0 turns this off")
 	f.fs.IntVar(&f.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "most MCP `sessions` (protocol 2025-11-25 and older, named by Mcp-Session-Id) alive at once; "+
-		"a new one beyond it ends the least recently used, whose client is answered 404 and initializes again")
+		"a new one beyond it ends the least recently used, whose client is answered 404 and initializes again; with --tokens or OAuth one caller may hold a quarter of them, "+
+		"past which its own least recently used session makes room")
 	f.fs.IntVar(&f.sessionBuffer, "session-buffer", mcp.DefaultEventBufferBytes, "`bytes` of recent events each MCP session keeps, so that a client that loses an event stream can resume it; the oldest go first")
 	f.fs.Int64Var(&f.sessionBufferTotal, "session-buffer-total", mcp.DefaultEventBufferTotal, "`bytes` of events all MCP sessions keep together; past it the oldest events of any session go first, "+
 		"and their clients can no longer resume from before them")

@@ -70,7 +70,17 @@ func TestSoakConnectionsAndSessions(t *testing.T) {
 		t.Fatalf("the soak needs %d open files and the hard limit is %d: raise it (ulimit -Hn)", need, nofile)
 	}
 	p := filepath.Join(t.TempDir(), "tokens")
-	token, err := access.AddToken(p, "soak", hootv1.Tier_TIER_STANDARD)
+	// Five tokens share the flood: each may hold a quarter of the sessions, so together they
+	// reach the bound on all of them.
+	var floodTokens []string
+	for i := range 5 {
+		tok, err := access.AddToken(p, fmt.Sprintf("flood%d", i), hootv1.Tier_TIER_STANDARD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		floodTokens = append(floodTokens, tok)
+	}
+	adminToken, err := access.AddToken(p, "admin", hootv1.Tier_TIER_STANDARD)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,6 +166,7 @@ func TestSoakConnectionsAndSessions(t *testing.T) {
 	message := strings.Repeat("s", 60000)
 	start = time.Now()
 	parallel(t, soakSessions, 16, func(i int) error {
+		token := floodTokens[i%len(floodTokens)]
 		sid, err := soakInitialize(client, addr, token, "text/event-stream")
 		if err != nil {
 			return err
@@ -175,15 +186,15 @@ func TestSoakConnectionsAndSessions(t *testing.T) {
 		t.Fatalf("sessions: %+v", ss)
 	}
 
-	// A client with a token, from another address, is served: the gateway answers and the
-	// call succeeds.
+	// A client with another token, from another address, is served: the gateway answers and
+	// the call succeeds.
 	admin := clientFrom(net.IPv4(127, 0, 5, 1))
 	defer admin.CloseIdleConnections()
-	sid, err := soakInitialize(admin, addr, token, "application/json, text/event-stream")
+	sid, err := soakInitialize(admin, addr, adminToken, "application/json, text/event-stream")
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, body, err := soakPost(admin, addr, token, sid, "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"still here"}}}`)
+	status, body, err := soakPost(admin, addr, adminToken, sid, "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"still here"}}}`)
 	if err != nil || status != 200 || !strings.Contains(body, "still here") || strings.Contains(body, `"isError":true`) {
 		t.Fatalf("the authorised call: %d %v %.300s", status, err, body)
 	}

@@ -116,7 +116,9 @@ type Config struct {
 	// MaxSessions bounds the HTTP sessions (protocol 2025-11-25 and older, named by
 	// Mcp-Session-Id) alive at once. A new session beyond it ends the least recently used one
 	// (preferring one without requests in flight), whose client is then answered 404 and
-	// initializes again, as the transport prescribes. Zero means DefaultMaxSessions.
+	// initializes again, as the transport prescribes. Behind access control one caller may
+	// hold a quarter of them: past that, its own least recently used session makes room. Zero
+	// means DefaultMaxSessions.
 	MaxSessions int
 	// Observer, if not nil, is told of every tools/call as it starts and ends, for metrics.
 	Observer Observer

@@ -301,7 +301,12 @@ func (s *session) idleSince() (time.Time, bool) {
 type sessionStore struct {
 	idle time.Duration
 	max  int
-	log  *slog.Logger
+	// perOwner bounds the sessions of one caller behind access control, so that one token
+	// cannot end everyone else's sessions by starting new ones.
+	perOwner int
+	log      *slog.Logger
+	// owners counts the sessions of each caller behind access control.
+	owners map[string]int
 
 	evicted, expired atomic.Uint64
 
@@ -320,7 +325,8 @@ func newSessionStore(idle time.Duration, max int, log *slog.Logger) *sessionStor
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	st := &sessionStore{idle: idle, max: max, log: log, m: make(map[string]*session), anon: make(map[*session]struct{}), stop: make(chan struct{})}
+	st := &sessionStore{idle: idle, max: max, perOwner: max / 4, log: log, owners: make(map[string]int),
+		m: make(map[string]*session), anon: make(map[*session]struct{}), stop: make(chan struct{})}
 	st.wg.Add(1)
 	go st.janitor()
 	return st
@@ -342,15 +348,26 @@ func randomBytes(n int) []byte {
 // add stores s under its id. When the store is full, the least recently used session makes
 // room: one without requests in flight if there is one (an open GET stream is a request in
 // flight), the least recently used of all otherwise. Its client is answered 404 from then on,
-// and initializes again.
+// and initializes again. Behind access control a caller that holds a quarter of the sessions
+// makes room among its own, so that it cannot end the sessions of others.
 func (st *sessionStore) add(s *session) {
 	var gone *session
 	st.mu.Lock()
-	if _, there := st.m[s.id]; !there && st.max > 0 && len(st.m) >= st.max {
-		gone = st.leastRecentlyUsed()
-		delete(st.m, gone.id)
+	if _, there := st.m[s.id]; !there && st.max > 0 {
+		switch {
+		case s.owner != "" && st.perOwner > 0 && st.owners[s.owner] >= st.perOwner:
+			gone = st.leastRecentlyUsed(s.owner)
+		case len(st.m) >= st.max:
+			gone = st.leastRecentlyUsed("")
+		}
+		if gone != nil {
+			st.forget(gone)
+		}
 	}
 	st.m[s.id] = s
+	if s.owner != "" {
+		st.owners[s.owner]++
+	}
 	st.mu.Unlock()
 	if gone != nil {
 		st.evicted.Add(1)
@@ -361,12 +378,25 @@ func (st *sessionStore) add(s *session) {
 	}
 }
 
-// leastRecentlyUsed returns the session to end for room; st.mu is held and the store is not
-// empty.
-func (st *sessionStore) leastRecentlyUsed() *session {
+// forget takes s out of the store; st.mu is held.
+func (st *sessionStore) forget(s *session) {
+	delete(st.m, s.id)
+	if s.owner != "" {
+		if st.owners[s.owner]--; st.owners[s.owner] <= 0 {
+			delete(st.owners, s.owner)
+		}
+	}
+}
+
+// leastRecentlyUsed returns the session to end for room, among owner's when owner is not
+// empty; st.mu is held and the store holds such a session.
+func (st *sessionStore) leastRecentlyUsed(owner string) *session {
 	var idle, busy *session
 	var idleAt, busyAt time.Time
 	for _, s := range st.m {
+		if owner != "" && s.owner != owner {
+			continue
+		}
 		last, isIdle := s.idleSince()
 		switch {
 		case isIdle && (idle == nil || last.Before(idleAt)):
@@ -412,7 +442,9 @@ func (st *sessionStore) get(id string) (*session, bool) {
 func (st *sessionStore) remove(id string) bool {
 	st.mu.Lock()
 	s, ok := st.m[id]
-	delete(st.m, id)
+	if ok {
+		st.forget(s)
+	}
 	st.mu.Unlock()
 	if ok {
 		s.end()
@@ -445,9 +477,9 @@ func janitorInterval(idle time.Duration) time.Duration {
 func (st *sessionStore) expire(now time.Time) {
 	var gone []*session
 	st.mu.Lock()
-	for id, s := range st.m {
+	for _, s := range st.m {
 		if last, idle := s.idleSince(); idle && now.Sub(last) > st.idle {
-			delete(st.m, id)
+			st.forget(s)
 			gone = append(gone, s)
 		}
 	}
@@ -500,6 +532,7 @@ func (st *sessionStore) close() {
 	st.mu.Lock()
 	all := st.m
 	st.m = make(map[string]*session)
+	clear(st.owners)
 	st.mu.Unlock()
 	for _, s := range all {
 		s.end()
