@@ -22,6 +22,8 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/cli"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
+	"github.com/hootenanny/hoot/holler/internal/mcp"
+	"github.com/hootenanny/hoot/holler/internal/netlimit"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
@@ -192,6 +194,15 @@ type flags struct {
 	casURL         string
 	maxUpload      int64
 
+	maxConns           int
+	maxConnsPerClient  int
+	idleTimeout        time.Duration
+	writeTimeout       time.Duration
+	minUploadRate      int64
+	maxSessions        int
+	sessionBuffer      int
+	sessionBufferTotal int64
+
 	curveSecret     string
 	curveAllow      string
 	insecureWorkers bool
@@ -224,6 +235,22 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&f.dataDir, "data", defaultDataDir(), "the workers' data `directory` on this machine, for the content routes (/cas, /artifacts/{id}/content); empty turns them off")
 	f.fs.StringVar(&f.casURL, "cas", "", "the workers' content `store`, for the content routes and a worker started with --worker-command: "+cas.URLForms+" (default: the --data directory's cas/)")
 	f.fs.Int64Var(&f.maxUpload, "max-upload", gateway.DefaultMaxUpload, "largest body PUT /cas takes, in `bytes`")
+	def := netlimit.DefaultLimits(netlimit.OpenFileLimit())
+	f.fs.IntVar(&f.maxConns, "max-conns", def.MaxConns, "most HTTP `connections` open at once, from all clients; when it is near, idle keep-alive connections are closed first, "+
+		"and beyond it new connections are answered 503 with Retry-After; the default is three quarters of this process's limit of open files (ulimit -n)")
+	f.fs.IntVar(&f.maxConnsPerClient, "max-conns-per-client", 0, "most HTTP `connections` open at once from one client address (an IPv4 address or an IPv6 /64), "+
+		"so that one client cannot take them all; 0 means a sixteenth of --max-conns (at least 16); -1 turns the cap off, as a gateway behind a reverse proxy needs, where every connection comes from the proxy")
+	f.fs.DurationVar(&f.idleTimeout, "idle-timeout", gateway.DefaultIdleTimeout, "close a keep-alive HTTP connection that waits this long for its next request")
+	f.fs.DurationVar(&f.writeTimeout, "write-timeout", gateway.DefaultWriteTimeout, "cut off a client that leaves one write of a response or an event stream blocked this long (a client that stopped reading); "+
+		"event streams themselves live as long as their client reads them")
+	f.fs.Int64Var(&f.minUploadRate, "min-upload-rate", gateway.DefaultMinUploadRate, "slowest a request body may arrive, in `bytes` a second over 10-second windows, after 10 seconds of grace; "+
+		"a slower one is answered 408, so that a trickled body cannot hold a connection for ever; 0 turns this off")
+	f.fs.IntVar(&f.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "most MCP `sessions` (protocol 2025-11-25 and older, named by Mcp-Session-Id) alive at once; "+
+		"a new one beyond it ends the least recently used, whose client is answered 404 and initializes again; with --tokens or OAuth one caller may hold a quarter of them, "+
+		"past which its own least recently used session makes room")
+	f.fs.IntVar(&f.sessionBuffer, "session-buffer", mcp.DefaultEventBufferBytes, "`bytes` of recent events each MCP session keeps, so that a client that loses an event stream can resume it; the oldest go first")
+	f.fs.Int64Var(&f.sessionBufferTotal, "session-buffer-total", mcp.DefaultEventBufferTotal, "`bytes` of events all MCP sessions keep together; past it the oldest events of any session go first, "+
+		"and their clients can no longer resume from before them")
 	f.fs.StringVar(&f.curveSecret, "curve-secret", "", "the gateway's secret key `file` (NAME.key_secret from holler keygen); turns on CURVE for workers")
 	f.fs.StringVar(&f.curveAllow, "curve-allow", "", "the public keys of the workers to let in: a NAME.key `file` or a directory of them")
 	f.fs.BoolVar(&f.insecureWorkers, "insecure-workers", false, "serve a worker endpoint that other machines can reach without CURVE keys")
@@ -268,6 +295,14 @@ func (f *flags) config() (gateway.Config, error) {
 	if err != nil {
 		return gateway.Config{}, err
 	}
+	if err := f.checkLimits(); err != nil {
+		return gateway.Config{}, err
+	}
+	// 0 turns the rate off; the gateway reads 0 as its default and a negative rate as off.
+	minUploadRate := f.minUploadRate
+	if minUploadRate == 0 {
+		minUploadRate = -1
+	}
 	var command []string
 	if f.workerCommand != "" {
 		command = strings.Fields(f.workerCommand)
@@ -286,15 +321,47 @@ func (f *flags) config() (gateway.Config, error) {
 		DataDir:        f.dataDir,
 		CAS:            f.casURL,
 		MaxUpload:      f.maxUpload,
-		Version:        version,
-		Logger:         logger,
-		Access:         guard,
-		InsecureHTTP:   f.insecureHTTP,
+
+		MaxConns:           f.maxConns,
+		MaxConnsPerClient:  f.maxConnsPerClient,
+		IdleTimeout:        f.idleTimeout,
+		WriteTimeout:       f.writeTimeout,
+		MinUploadRate:      minUploadRate,
+		MaxSessions:        f.maxSessions,
+		SessionBuffer:      f.sessionBuffer,
+		SessionBufferTotal: f.sessionBufferTotal,
+		Version:            version,
+		Logger:             logger,
+		Access:             guard,
+		InsecureHTTP:       f.insecureHTTP,
 
 		CurveSecretFile: f.curveSecret,
 		CurveAllow:      f.curveAllow,
 		InsecureWorkers: f.insecureWorkers,
 	}, nil
+}
+
+// checkLimits refuses connection and session bounds that cannot work.
+func (f *flags) checkLimits() error {
+	switch {
+	case f.maxConns < 1:
+		return fmt.Errorf("--max-conns %d: want at least 1 connection", f.maxConns)
+	case f.maxConnsPerClient < -1:
+		return fmt.Errorf("--max-conns-per-client %d: want at least 1 connection, 0 for a sixteenth of --max-conns, or -1 for no per-client cap", f.maxConnsPerClient)
+	case f.idleTimeout <= 0:
+		return fmt.Errorf("--idle-timeout %v: want a positive duration such as 60s", f.idleTimeout)
+	case f.writeTimeout <= 0:
+		return fmt.Errorf("--write-timeout %v: want a positive duration such as 60s", f.writeTimeout)
+	case f.minUploadRate < 0:
+		return fmt.Errorf("--min-upload-rate %d: want bytes a second, or 0 to turn the minimum off", f.minUploadRate)
+	case f.maxSessions < 1:
+		return fmt.Errorf("--max-sessions %d: want at least 1 session", f.maxSessions)
+	case f.sessionBuffer < 1:
+		return fmt.Errorf("--session-buffer %d: want at least 1 byte (%d by default)", f.sessionBuffer, mcp.DefaultEventBufferBytes)
+	case f.sessionBufferTotal < int64(f.sessionBuffer):
+		return fmt.Errorf("--session-buffer-total %d is smaller than --session-buffer %d: the total must hold at least one session's buffer", f.sessionBufferTotal, f.sessionBuffer)
+	}
+	return nil
 }
 
 func keygen(args []string) error {

@@ -22,6 +22,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/httpapi"
 	"github.com/hootenanny/hoot/holler/internal/mcp"
 	"github.com/hootenanny/hoot/holler/internal/metrics"
+	"github.com/hootenanny/hoot/holler/internal/netlimit"
 	"github.com/hootenanny/hoot/holler/internal/studio"
 	"github.com/hootenanny/hoot/holler/internal/tracing"
 	"github.com/hootenanny/hoot/hootenanny/cas"
@@ -35,6 +36,15 @@ const (
 	DefaultHTTPAddr       = "127.0.0.1:8080"
 	DefaultWorkerEndpoint = "tcp://127.0.0.1:5580"
 	DefaultMaxUpload      = 4 << 30
+	// DefaultIdleTimeout is how long a keep-alive connection may wait for its next request.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultWriteTimeout is how long one write to a client may block before the connection is
+	// cut: a client that stops reading its response or event stream for this long is gone.
+	DefaultWriteTimeout = 60 * time.Second
+	// DefaultMinUploadRate is the slowest a request body may arrive, in bytes a second.
+	DefaultMinUploadRate = 1024
+	// readHeaderTimeout bounds the wait for a request's headers.
+	readHeaderTimeout = 10 * time.Second
 )
 
 // Config describes a gateway. Zero fields take their defaults.
@@ -81,6 +91,27 @@ type Config struct {
 	// AllowedHosts and AllowedOrigins extend the loopback names that HTTP requests may name in
 	// their Host and Origin headers (DNS rebinding protection); "*" allows any.
 	AllowedHosts, AllowedOrigins []string
+	// MaxConns and MaxConnsPerClient cap the HTTP connections open at once, in all and from one
+	// client address; connections beyond them are answered 503 with Retry-After, once the idle
+	// keep-alive connections that could make room are closed (see package netlimit). Zero means
+	// sized from the limit of open files (netlimit.DefaultLimits); a negative MaxConnsPerClient
+	// turns the per-client cap off (for a gateway behind a proxy).
+	MaxConns, MaxConnsPerClient int
+	// IdleTimeout closes keep-alive connections idle this long (default DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// WriteTimeout bounds one write to a client (default DefaultWriteTimeout); event streams
+	// live on as long as each write gets through.
+	WriteTimeout time.Duration
+	// MinUploadRate is the slowest, in bytes a second, that a request body may arrive after a
+	// grace period: a slower one is answered 408 (default DefaultMinUploadRate; negative turns
+	// it off).
+	MinUploadRate int64
+	// MaxSessions, SessionBuffer and SessionBufferTotal bound the MCP sessions of protocol
+	// 2025-11-25 and older and the events they keep for resumption (see mcp.Config's
+	// MaxSessions, EventBufferBytes and EventBufferTotal); zero means the mcp defaults.
+	MaxSessions        int
+	SessionBuffer      int
+	SessionBufferTotal int64
 	// Version is reported to MCP clients.
 	Version string
 	// Logger receives the gateway's logs (default: discard).
@@ -97,6 +128,10 @@ type Config struct {
 	// InsecureWorkers lets a worker endpoint that other machines can reach go without CURVE.
 	InsecureWorkers bool
 
+	// uploadWindow, when set, replaces the window and the grace of the minimum upload rate,
+	// so that tests need not wait for the default ten seconds.
+	uploadWindow time.Duration
+
 	// backend, when set, takes the MCP server's tool calls instead of the broker: the package's
 	// benchmark server answers echo in process with it, to measure what the hop costs.
 	backend mcp.Backend
@@ -111,10 +146,12 @@ type Gateway struct {
 	// contentBase is the base URL of the content routes once HTTP is served, for the resource
 	// links of tool results.
 	contentBase *atomic.Value
-	mcp         *mcp.Server
-	metrics     *metrics.Metrics
-	cancel      context.CancelFunc
-	wg          sync.WaitGroup
+	// listener is the HTTP listener once ServeHTTP runs, for metrics.
+	listener atomic.Pointer[netlimit.Listener]
+	mcp      *mcp.Server
+	metrics  *metrics.Metrics
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // Start binds the worker endpoint, starts the broker (and the worker command, if any) and
@@ -158,12 +195,22 @@ func Start(cfg Config) (*Gateway, error) {
 	}
 	contentBase := new(atomic.Value)
 	contentBase.Store("")
-	m := metrics.New(metrics.Sources{Broker: broker.Stats, Malformed: sock.Malformed, Banned: sock.Banned})
+	g := &Gateway{cfg: cfg, sock: sock, broker: broker, store: store, contentBase: contentBase}
+	var server *mcp.Server
+	m := metrics.New(metrics.Sources{Broker: broker.Stats, Malformed: sock.Malformed, Banned: sock.Banned,
+		Sessions: func() mcp.SessionStats { return server.SessionStats() },
+		Conns: func() (netlimit.Stats, bool) {
+			if l := g.listener.Load(); l != nil {
+				return l.Stats(), true
+			}
+			return netlimit.Stats{}, false
+		},
+	})
 	var tracer mcp.Tracer
 	if cfg.TracerProvider != nil {
 		tracer = tracing.New(cfg.TracerProvider)
 	}
-	server, err := mcp.NewServer(&mcp.Config{
+	server, err = mcp.NewServer(&mcp.Config{
 		Observer:       m,
 		Tracer:         tracer,
 		ContentBaseURL: func() string { return contentBase.Load().(string) },
@@ -179,13 +226,17 @@ func Start(cfg Config) (*Gateway, error) {
 		AllowedOrigins: cfg.AllowedOrigins,
 		Version:        cfg.Version,
 		Logger:         cfg.Logger,
+
+		MaxSessions:      cfg.MaxSessions,
+		EventBufferBytes: cfg.SessionBuffer,
+		EventBufferTotal: cfg.SessionBufferTotal,
 	})
 	if err != nil {
 		sock.Close()
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	g := &Gateway{cfg: cfg, sock: sock, broker: broker, store: store, contentBase: contentBase, mcp: server, metrics: m, cancel: cancel}
+	g.mcp, g.metrics, g.cancel = server, m, cancel
 	g.wg.Go(func() {
 		if err := broker.Run(ctx); err != nil {
 			cfg.Logger.Error("broker stopped", "err", err)
@@ -272,17 +323,29 @@ func (g *Gateway) ServeHTTP(ctx context.Context, l net.Listener) error {
 		// Results that name artifacts and stored objects link to them here.
 		g.contentBase.Store("http://" + l.Addr().String())
 	}
+	nl := netlimit.NewListener(l, netlimit.Limits{MaxConns: g.cfg.MaxConns, MaxConnsPerClient: g.cfg.MaxConnsPerClient},
+		netlimit.OpenFileLimit(), func(msg string, args ...any) { g.cfg.Logger.Warn(msg, args...) })
+	g.listener.Store(nl)
+	lim := nl.Limits()
+	g.cfg.Logger.Info("HTTP connection limits", "max_conns", lim.MaxConns, "max_conns_per_client", lim.MaxConnsPerClient,
+		"idle_timeout", orDefault(g.cfg.IdleTimeout, DefaultIdleTimeout), "write_timeout", orDefault(g.cfg.WriteTimeout, DefaultWriteTimeout))
 	srv := &http.Server{
-		Handler:           g.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler: netlimit.Handler(g.Handler(), g.handlerOptions()),
+		// No ReadTimeout or WriteTimeout: they would bound a whole upload of gigabytes and a
+		// whole event stream. The headers have a deadline, bodies a minimum rate and each
+		// write a deadline of its own (netlimit.Handler).
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       orDefault(g.cfg.IdleTimeout, DefaultIdleTimeout),
 		// Header bytes are bounded; bodies are bounded by the MCP server itself.
 		MaxHeaderBytes: 64 << 10,
+		ConnState:      nl.ConnState,
+		ErrorLog:       slog.NewLogLogger(g.cfg.Logger.Handler(), slog.LevelWarn),
 	}
 	// Open subscriptions/listen streams end with their result when shutdown begins, rather
 	// than hold it until its deadline.
 	srv.RegisterOnShutdown(g.mcp.EndSubscriptions)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
+	go func() { errc <- srv.Serve(nl) }()
 	select {
 	case err := <-errc:
 		return err
@@ -298,6 +361,33 @@ func (g *Gateway) ServeHTTP(ctx context.Context, l net.Listener) error {
 		return serr
 	}
 	return err
+}
+
+// handlerOptions are the write deadline and the minimum upload rate of the HTTP handler.
+func (g *Gateway) handlerOptions() netlimit.HandlerOptions {
+	rate := g.cfg.MinUploadRate
+	if rate == 0 {
+		rate = DefaultMinUploadRate
+	}
+	return netlimit.HandlerOptions{
+		WriteTimeout:  orDefault(g.cfg.WriteTimeout, DefaultWriteTimeout),
+		MinUploadRate: rate,
+		UploadWindow:  g.cfg.uploadWindow,
+		UploadGrace:   g.cfg.uploadWindow,
+		OnSlowBody: func(r *http.Request) {
+			g.metrics.SlowBody()
+			g.cfg.Logger.Warn("a request body arrived slower than the minimum upload rate; answered 408",
+				"client", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "min_upload_rate", rate)
+		},
+	}
+}
+
+// orDefault is d, or def when d is zero.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 // ServeStdio serves MCP over in and out until in ends or ctx ends.

@@ -30,6 +30,12 @@ const (
 	DefaultEventBuffer = 256
 	// DefaultEventBufferBytes bounds the data of those events.
 	DefaultEventBufferBytes = 4 << 20
+	// DefaultEventBufferTotal bounds the data of the events that all HTTP sessions keep
+	// together; past it the oldest events of any session go first.
+	DefaultEventBufferTotal = 256 << 20
+	// DefaultMaxSessions bounds the HTTP sessions (protocol 2025-11-25 and older) alive at
+	// once; a new one ends the least recently used.
+	DefaultMaxSessions = 4096
 	// DefaultMaxListens bounds the subscriptions/listen streams open at once on one server.
 	DefaultMaxListens = 256
 	// DefaultName is the server's name in initialize's serverInfo.
@@ -113,6 +119,17 @@ type Config struct {
 	// DefaultEventBuffer and DefaultEventBufferBytes.
 	EventBuffer      int
 	EventBufferBytes int
+	// EventBufferTotal bounds the data of the events that all HTTP sessions keep together: past
+	// it, the oldest events of any session are dropped first (a client that resumes after them
+	// is told it cannot). Zero means DefaultEventBufferTotal.
+	EventBufferTotal int64
+	// MaxSessions bounds the HTTP sessions (protocol 2025-11-25 and older, named by
+	// Mcp-Session-Id) alive at once. A new session beyond it ends the least recently used one
+	// (preferring one without requests in flight), whose client is then answered 404 and
+	// initializes again, as the transport prescribes. Behind access control one caller may
+	// hold a quarter of them: past that, its own least recently used session makes room. Zero
+	// means DefaultMaxSessions.
+	MaxSessions int
 	// Observer, if not nil, is told of every tools/call as it starts and ends, for metrics.
 	Observer Observer
 	// MaxListens bounds the subscriptions/listen streams (2026-07-28) open at once; one more
@@ -166,6 +183,18 @@ func (c *Config) withDefaults() (*Config, error) {
 		cfg.EventBufferBytes = DefaultEventBufferBytes
 	case cfg.EventBufferBytes < 0:
 		return nil, fmt.Errorf("mcp: Config.EventBufferBytes %d is negative", cfg.EventBufferBytes)
+	}
+	switch {
+	case cfg.EventBufferTotal == 0:
+		cfg.EventBufferTotal = DefaultEventBufferTotal
+	case cfg.EventBufferTotal < 0:
+		return nil, fmt.Errorf("mcp: Config.EventBufferTotal %d is negative", cfg.EventBufferTotal)
+	}
+	switch {
+	case cfg.MaxSessions == 0:
+		cfg.MaxSessions = DefaultMaxSessions
+	case cfg.MaxSessions < 0:
+		return nil, fmt.Errorf("mcp: Config.MaxSessions %d is negative", cfg.MaxSessions)
 	}
 	switch {
 	case cfg.MaxListens == 0:

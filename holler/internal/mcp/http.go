@@ -114,7 +114,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case sid == "" && isInit:
 		// The session exists once initialize succeeds; until then nobody can name it.
-		sess = newHTTPSession(newSessionID(), s.cfg.EventBuffer, s.cfg.EventBufferBytes)
+		sess = s.newHTTPSession(newSessionID())
 		sess.owner, sess.caller = principalOf(r.Context()), callerOf(r.Context())
 	case sid == "":
 		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance{

@@ -14,6 +14,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -80,6 +81,8 @@ type Server struct {
 	wg     sync.WaitGroup
 
 	sessions *sessionStore
+	// eventBudget bounds the bytes of events that all HTTP sessions keep together.
+	eventBudget *sse.Budget
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -124,7 +127,8 @@ func NewServer(cfg *Config) (*Server, error) {
 		s.states.SetLedger(c.Ledger)
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.sessions = newSessionStore(c.SessionIdleTimeout)
+	s.sessions = newSessionStore(c.SessionIdleTimeout, c.MaxSessions, c.Logger)
+	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
 	s.listed = s.policy.toolDescriptions(s.allowed)
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
 	s.changes.subscribe(listTools, s.tellSessions)

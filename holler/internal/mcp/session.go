@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
@@ -60,6 +62,9 @@ type session struct {
 
 	// events buffers the events of an HTTP session's streams; nil for stdio.
 	events *sse.Log
+	// dropWarned is set once the log has said that this session's events were dropped for the
+	// bound on all sessions' events.
+	dropWarned atomic.Bool
 	// out carries the notifications that belong to no request: the GET stream over HTTP, the
 	// output over stdio. Set once, before the session is shared.
 	out notifier
@@ -139,10 +144,65 @@ func newSession(id string) *session {
 // newHTTPSession returns an HTTP session named id whose notifications go to its GET stream,
 // through an event log of at most limit events and maxBytes bytes.
 func newHTTPSession(id string, limit, maxBytes int) *session {
+	return newHTTPSessionIn(id, limit, maxBytes, nil)
+}
+
+// newHTTPSessionIn is newHTTPSession whose events also count against budget, with the
+// events of every other session of the budget.
+func newHTTPSessionIn(id string, limit, maxBytes int, budget *sse.Budget) *session {
 	s := newSession(id)
-	s.events = sse.NewLog(limit, maxBytes)
+	s.events = sse.NewLogIn(limit, maxBytes, budget, id)
 	s.out = sessionStream{log: s.events}
 	return s
+}
+
+// newHTTPSession returns a new HTTP session of this server, within its bounds on events.
+func (s *Server) newHTTPSession(id string) *session {
+	return newHTTPSessionIn(id, s.cfg.EventBuffer, s.cfg.EventBufferBytes, s.eventBudget)
+}
+
+// eventsDropped hears of the events dropped from a session's buffer. A session's own bounds
+// dropping its oldest events is its buffer working as meant, said at debug level; the bound on
+// all sessions dropping them means the gateway is short of room, which is said once a session
+// as a warning. Both are counted (SessionStats).
+func (s *Server) eventsDropped(id, why string, events, bytes int) {
+	if why != sse.DropTotal {
+		s.log.Debug("mcp: a session's oldest buffered events were dropped to keep within its own bound",
+			"session", id, "events", events, "bytes", bytes, "session_buffer", s.cfg.EventBufferBytes)
+		return
+	}
+	sess, ok := s.sessions.peek(id)
+	if ok && !sess.dropWarned.CompareAndSwap(false, true) {
+		return
+	}
+	s.log.Warn("mcp: buffered events of a session were dropped to keep all sessions within their total bound; "+
+		"its client cannot resume its streams from before them (later drops of this session are only counted)",
+		"session", id, "events", events, "bytes", bytes, "session_buffer_total", s.cfg.EventBufferTotal)
+}
+
+// SessionStats are counts of the HTTP sessions of protocol 2025-11-25 and older.
+type SessionStats struct {
+	// Live is the sessions alive now, Max their bound.
+	Live, Max int
+	// Evicted counts the sessions ended to make room for new ones; Expired those ended after
+	// their idle timeout.
+	Evicted, Expired uint64
+	// BufferedBytes is the data of the events all sessions keep now, BufferMax its bound.
+	BufferedBytes, BufferMax int64
+	// DroppedEvents and DroppedBytes count the buffered events dropped, by why: "session" (a
+	// session's own bound) and "total" (the bound on all sessions).
+	DroppedEvents, DroppedBytes map[string]uint64
+}
+
+// SessionStats returns the counts of the HTTP sessions, for metrics.
+func (s *Server) SessionStats() SessionStats {
+	st := SessionStats{Max: s.cfg.MaxSessions, BufferedBytes: s.eventBudget.Bytes(), BufferMax: s.cfg.EventBufferTotal,
+		DroppedEvents: map[string]uint64{}, DroppedBytes: map[string]uint64{}}
+	st.Live, st.Evicted, st.Expired = s.sessions.stats()
+	for _, why := range []string{sse.DropSession, sse.DropTotal} {
+		st.DroppedEvents[why], st.DroppedBytes[why] = s.eventBudget.Dropped(why)
+	}
+	return st
 }
 
 // push sends a notification that belongs to no request, if the session is initialized and
@@ -240,9 +300,19 @@ func (s *session) idleSince() (time.Time, bool) {
 	return s.lastUsed, len(s.inflight) == 0
 }
 
-// A sessionStore holds the HTTP sessions by id and expires idle ones.
+// A sessionStore holds the HTTP sessions by id, expires idle ones, and ends the least
+// recently used one when a new one would exceed its bound.
 type sessionStore struct {
 	idle time.Duration
+	max  int
+	// perOwner bounds the sessions of one caller behind access control, so that one token
+	// cannot end everyone else's sessions by starting new ones.
+	perOwner int
+	log      *slog.Logger
+	// owners counts the sessions of each caller behind access control.
+	owners map[string]int
+
+	evicted, expired atomic.Uint64
 
 	mu   sync.Mutex
 	m    map[string]*session
@@ -254,8 +324,13 @@ type sessionStore struct {
 
 // newSessionStore returns a store whose janitor expires sessions idle for longer than idle.
 // close stops the janitor.
-func newSessionStore(idle time.Duration) *sessionStore {
-	st := &sessionStore{idle: idle, m: make(map[string]*session), anon: make(map[*session]struct{}), stop: make(chan struct{})}
+// At most max sessions are kept (zero or less: no bound); log hears of the ones ended.
+func newSessionStore(idle time.Duration, max int, log *slog.Logger) *sessionStore {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	st := &sessionStore{idle: idle, max: max, perOwner: max / 4, log: log, owners: make(map[string]int),
+		m: make(map[string]*session), anon: make(map[*session]struct{}), stop: make(chan struct{})}
 	st.wg.Add(1)
 	go st.janitor()
 	return st
@@ -274,11 +349,86 @@ func randomBytes(n int) []byte {
 	return b
 }
 
-// add stores s under its id.
+// add stores s under its id. When the store is full, the least recently used session makes
+// room: one without requests in flight if there is one (an open GET stream is a request in
+// flight), the least recently used of all otherwise. Its client is answered 404 from then on,
+// and initializes again. Behind access control a caller that holds a quarter of the sessions
+// makes room among its own, so that it cannot end the sessions of others.
 func (st *sessionStore) add(s *session) {
+	var gone *session
 	st.mu.Lock()
+	if _, there := st.m[s.id]; !there && st.max > 0 {
+		switch {
+		case s.owner != "" && st.perOwner > 0 && st.owners[s.owner] >= st.perOwner:
+			gone = st.leastRecentlyUsed(s.owner)
+		case len(st.m) >= st.max:
+			gone = st.leastRecentlyUsed("")
+		}
+		if gone != nil {
+			st.forget(gone)
+		}
+	}
 	st.m[s.id] = s
+	if s.owner != "" {
+		st.owners[s.owner]++
+	}
 	st.mu.Unlock()
+	if gone != nil {
+		st.evicted.Add(1)
+		last, _ := gone.idleSince()
+		st.log.Warn("mcp: ended the least recently used session to make room for a new one; its client will be told to initialize again",
+			"session", gone.id, "idle", time.Since(last).Round(time.Second), "max_sessions", st.max)
+		gone.end()
+	}
+}
+
+// forget takes s out of the store; st.mu is held.
+func (st *sessionStore) forget(s *session) {
+	delete(st.m, s.id)
+	if s.owner != "" {
+		if st.owners[s.owner]--; st.owners[s.owner] <= 0 {
+			delete(st.owners, s.owner)
+		}
+	}
+}
+
+// leastRecentlyUsed returns the session to end for room, among owner's when owner is not
+// empty; st.mu is held and the store holds such a session.
+func (st *sessionStore) leastRecentlyUsed(owner string) *session {
+	var idle, busy *session
+	var idleAt, busyAt time.Time
+	for _, s := range st.m {
+		if owner != "" && s.owner != owner {
+			continue
+		}
+		last, isIdle := s.idleSince()
+		switch {
+		case isIdle && (idle == nil || last.Before(idleAt)):
+			idle, idleAt = s, last
+		case !isIdle && (busy == nil || last.Before(busyAt)):
+			busy, busyAt = s, last
+		}
+	}
+	if idle != nil {
+		return idle
+	}
+	return busy
+}
+
+// peek returns the live session named id without counting it as used.
+func (st *sessionStore) peek(id string) (*session, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	s, ok := st.m[id]
+	return s, ok
+}
+
+// stats returns the live sessions and the counts of those ended for room and for idleness.
+func (st *sessionStore) stats() (live int, evicted, expired uint64) {
+	st.mu.Lock()
+	live = len(st.m)
+	st.mu.Unlock()
+	return live, st.evicted.Load(), st.expired.Load()
 }
 
 // get returns the live session named id.
@@ -296,7 +446,9 @@ func (st *sessionStore) get(id string) (*session, bool) {
 func (st *sessionStore) remove(id string) bool {
 	st.mu.Lock()
 	s, ok := st.m[id]
-	delete(st.m, id)
+	if ok {
+		st.forget(s)
+	}
 	st.mu.Unlock()
 	if ok {
 		s.end()
@@ -329,13 +481,14 @@ func janitorInterval(idle time.Duration) time.Duration {
 func (st *sessionStore) expire(now time.Time) {
 	var gone []*session
 	st.mu.Lock()
-	for id, s := range st.m {
+	for _, s := range st.m {
 		if last, idle := s.idleSince(); idle && now.Sub(last) > st.idle {
-			delete(st.m, id)
+			st.forget(s)
 			gone = append(gone, s)
 		}
 	}
 	st.mu.Unlock()
+	st.expired.Add(uint64(len(gone)))
 	for _, s := range gone {
 		s.end()
 	}
@@ -383,6 +536,7 @@ func (st *sessionStore) close() {
 	st.mu.Lock()
 	all := st.m
 	st.m = make(map[string]*session)
+	clear(st.owners)
 	st.mu.Unlock()
 	for _, s := range all {
 		s.end()

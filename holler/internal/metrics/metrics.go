@@ -1,6 +1,7 @@
 // Package metrics is holler's Prometheus metrics: tool calls by tool, era and outcome with their
 // latency, calls in flight, the broker's queues, live workers, missed heartbeats, lost workers
-// and refused frames, and the content routes' bytes. The MCP server and the HTTP routes report
+// and refused frames, the content routes' bytes, HTTP connections and MCP sessions with what
+// their bounds refused or dropped. The MCP server and the HTTP routes report
 // through small hooks (mcp.Observer, a byte counter); the wire's counts are read at scrape time.
 package metrics
 
@@ -8,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp"
+	"github.com/hootenanny/hoot/holler/internal/netlimit"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -20,6 +22,10 @@ type Sources struct {
 	Broker func() hooteproto.BrokerStats
 	// Malformed and Banned return the worker socket's malformed frames and banned peers.
 	Malformed, Banned func() uint64
+	// Sessions returns the counts of the MCP server's HTTP sessions and their buffers.
+	Sessions func() mcp.SessionStats
+	// Conns returns the counts of the HTTP listener, and false while nothing listens.
+	Conns func() (netlimit.Stats, bool)
 }
 
 // Metrics holds holler's collectors, registered on a registry of their own.
@@ -29,6 +35,7 @@ type Metrics struct {
 	latency  *prometheus.HistogramVec
 	inFlight prometheus.Gauge
 	content  *prometheus.CounterVec
+	slow     prometheus.Counter
 }
 
 // New makes the metrics, with the Go runtime's and the process's beside them.
@@ -53,8 +60,12 @@ func New(src Sources) *Metrics {
 			Name: "holler_content_bytes_total",
 			Help: "Bytes of stored content through the content routes: in (PUT /cas) and out (GET).",
 		}, []string{"direction"}),
+		slow: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "holler_http_slow_bodies_total",
+			Help: "Request bodies cut off and answered 408 for arriving slower than the minimum upload rate.",
+		}),
 	}
-	m.reg.MustRegister(m.calls, m.latency, m.inFlight, m.content,
+	m.reg.MustRegister(m.calls, m.latency, m.inFlight, m.content, m.slow,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&wireCollector{src: src})
 	return m
@@ -89,6 +100,9 @@ func (m *Metrics) ContentBytes(in, out int64) {
 	}
 }
 
+// SlowBody counts a request body cut off for arriving too slowly.
+func (m *Metrics) SlowBody() { m.slow.Inc() }
+
 var _ mcp.Observer = (*Metrics)(nil)
 
 // wireCollector reads the broker's and the worker socket's counts at each scrape.
@@ -106,8 +120,23 @@ var (
 	descBanned   = prometheus.NewDesc("holler_peers_banned_total", "Peers banned from the worker endpoint for malformed or oversized frames.", nil, nil)
 )
 
+var (
+	descConns         = prometheus.NewDesc("holler_http_connections", "HTTP connections open now, by state: idle (between requests) or busy.", []string{"state"}, nil)
+	descConnsMax      = prometheus.NewDesc("holler_http_connections_max", "The bound on HTTP connections open at once (--max-conns).", nil, nil)
+	descConnsRefused  = prometheus.NewDesc("holler_http_connections_refused_total", "HTTP connections answered 503 and closed, by why: total (every connection busy) or client (the client had its share).", []string{"why"}, nil)
+	descConnsClosed   = prometheus.NewDesc("holler_http_connections_closed_idle_total", "Idle keep-alive connections closed early to make room for new ones.", nil, nil)
+	descSessions      = prometheus.NewDesc("holler_sessions", "MCP sessions (protocol 2025-11-25 and older) alive now.", nil, nil)
+	descSessionsMax   = prometheus.NewDesc("holler_sessions_max", "The bound on MCP sessions alive at once (--max-sessions).", nil, nil)
+	descSessionsEnded = prometheus.NewDesc("holler_sessions_ended_total", "MCP sessions the gateway ended, by why: evicted (to make room for a new one) or expired (idle too long).", []string{"why"}, nil)
+	descBuffered      = prometheus.NewDesc("holler_session_buffer_bytes", "Bytes of events all MCP sessions keep for clients that resume a stream.", nil, nil)
+	descBufferMax     = prometheus.NewDesc("holler_session_buffer_max_bytes", "The bound on those bytes (--session-buffer-total).", nil, nil)
+	descDropped       = prometheus.NewDesc("holler_session_events_dropped_total", "Buffered events dropped, by why: session (a session's own bound) or total (the bound on all sessions).", []string{"why"}, nil)
+	descDroppedBytes  = prometheus.NewDesc("holler_session_event_bytes_dropped_total", "Bytes of the buffered events dropped, by why.", []string{"why"}, nil)
+)
+
 func (c *wireCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descWorkers, descDraining, descCapacity, descBusy, descQueued, descLost, descMissed, descRefused, descBanned} {
+	for _, d := range []*prometheus.Desc{descWorkers, descDraining, descCapacity, descBusy, descQueued, descLost, descMissed, descRefused, descBanned,
+		descConns, descConnsMax, descConnsRefused, descConnsClosed, descSessions, descSessionsMax, descSessionsEnded, descBuffered, descBufferMax, descDropped, descDroppedBytes} {
 		ch <- d
 	}
 }
@@ -133,5 +162,30 @@ func (c *wireCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.Banned != nil {
 		ch <- prometheus.MustNewConstMetric(descBanned, prometheus.CounterValue, float64(c.src.Banned()))
+	}
+	if c.src.Conns != nil {
+		if st, ok := c.src.Conns(); ok {
+			ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(st.Idle), "idle")
+			ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(st.Open-st.Idle), "busy")
+			ch <- prometheus.MustNewConstMetric(descConnsMax, prometheus.GaugeValue, float64(st.Max))
+			ch <- prometheus.MustNewConstMetric(descConnsRefused, prometheus.CounterValue, float64(st.RefusedTotal), "total")
+			ch <- prometheus.MustNewConstMetric(descConnsRefused, prometheus.CounterValue, float64(st.RefusedClient), "client")
+			ch <- prometheus.MustNewConstMetric(descConnsClosed, prometheus.CounterValue, float64(st.ClosedIdle))
+		}
+	}
+	if c.src.Sessions != nil {
+		st := c.src.Sessions()
+		ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(st.Live))
+		ch <- prometheus.MustNewConstMetric(descSessionsMax, prometheus.GaugeValue, float64(st.Max))
+		ch <- prometheus.MustNewConstMetric(descSessionsEnded, prometheus.CounterValue, float64(st.Evicted), "evicted")
+		ch <- prometheus.MustNewConstMetric(descSessionsEnded, prometheus.CounterValue, float64(st.Expired), "expired")
+		ch <- prometheus.MustNewConstMetric(descBuffered, prometheus.GaugeValue, float64(st.BufferedBytes))
+		ch <- prometheus.MustNewConstMetric(descBufferMax, prometheus.GaugeValue, float64(st.BufferMax))
+		for why, n := range st.DroppedEvents {
+			ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(n), why)
+		}
+		for why, n := range st.DroppedBytes {
+			ch <- prometheus.MustNewConstMetric(descDroppedBytes, prometheus.CounterValue, float64(n), why)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp"
+	"github.com/hootenanny/hoot/holler/internal/netlimit"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -34,7 +35,15 @@ func TestMetrics(t *testing.T) {
 		},
 		Malformed: func() uint64 { return 7 },
 		Banned:    func() uint64 { return 1 },
+		Sessions: func() mcp.SessionStats {
+			return mcp.SessionStats{Live: 12, Max: 4096, Evicted: 3, Expired: 4, BufferedBytes: 5000, BufferMax: 1 << 20,
+				DroppedEvents: map[string]uint64{"session": 6, "total": 2}, DroppedBytes: map[string]uint64{"session": 600, "total": 200}}
+		},
+		Conns: func() (netlimit.Stats, bool) {
+			return netlimit.Stats{Open: 10, Idle: 4, Max: 900, RefusedTotal: 5, RefusedClient: 8, ClosedIdle: 11}, true
+		},
 	})
+	m.SlowBody()
 	m.CallStarted()
 	m.CallStarted()
 	m.CallEnded(mcp.CallRecord{Tool: "abc_to_midi", Era: "2026-07-28", Outcome: "ok", Duration: 20 * time.Millisecond})
@@ -61,6 +70,21 @@ func TestMetrics(t *testing.T) {
 		`holler_frames_refused_total{why="malformed"} 7`,
 		`holler_frames_refused_total{why="refused"} 2`,
 		`holler_peers_banned_total 1`,
+		`holler_http_connections{state="idle"} 4`,
+		`holler_http_connections{state="busy"} 6`,
+		`holler_http_connections_max 900`,
+		`holler_http_connections_refused_total{why="total"} 5`,
+		`holler_http_connections_refused_total{why="client"} 8`,
+		`holler_http_connections_closed_idle_total 11`,
+		`holler_http_slow_bodies_total 1`,
+		`holler_sessions 12`,
+		`holler_sessions_max 4096`,
+		`holler_sessions_ended_total{why="evicted"} 3`,
+		`holler_sessions_ended_total{why="expired"} 4`,
+		`holler_session_buffer_bytes 5000`,
+		`holler_session_buffer_max_bytes 1.048576e+06`,
+		`holler_session_events_dropped_total{why="total"} 2`,
+		`holler_session_event_bytes_dropped_total{why="session"} 600`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(out, want) {

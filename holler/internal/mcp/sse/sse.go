@@ -24,6 +24,8 @@ type Event struct {
 	Stream uint64
 	N      uint64
 	Data   []byte
+	// node is the event's place in its log's Budget, if the log has one.
+	node *budgetNode
 }
 
 // ID returns the id of event n of stream.
@@ -47,6 +49,10 @@ func ParseID(id string) (stream, n uint64, ok bool) {
 type Log struct {
 	limit    int
 	maxBytes int
+	// budget, when not nil, bounds the bytes of this log and others together; tag names the
+	// log to its drop hook.
+	budget *Budget
+	tag    string
 
 	mu      sync.Mutex
 	events  []Event
@@ -68,6 +74,15 @@ func NewLog(limit, maxBytes int) *Log {
 	return &Log{limit: limit, maxBytes: maxBytes, last: make(map[uint64]uint64), done: make(map[uint64]bool), wake: make(chan struct{})}
 }
 
+// NewLogIn is NewLog for a log whose bytes count against b too, where the oldest events of all
+// its logs are dropped first when they hold more than b allows. tag names the log in b's drop
+// hook. End gives the log's bytes back to b.
+func NewLogIn(limit, maxBytes int, b *Budget, tag string) *Log {
+	l := NewLog(limit, maxBytes)
+	l.budget, l.tag = b, tag
+	return l
+}
+
 // NewStream opens a POST stream and returns its number.
 func (l *Log) NewStream() uint64 {
 	l.mu.Lock()
@@ -79,23 +94,52 @@ func (l *Log) NewStream() uint64 {
 // Append adds data as the next event of stream and returns the event's number.
 func (l *Log) Append(stream uint64, data []byte) uint64 {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	n := l.last[stream] + 1
 	l.last[stream] = n
-	l.events = append(l.events, Event{Stream: stream, N: n, Data: data})
+	ev := Event{Stream: stream, N: n, Data: data}
+	if l.budget != nil && !l.ended {
+		ev.node = l.budget.link(l, len(data))
+	}
+	l.events = append(l.events, ev)
 	l.bytes += len(data)
 	// Evict the oldest, but always keep the newest.
-	drop := 0
+	drop, dropped := 0, 0
 	for len(l.events)-drop > 1 && (len(l.events)-drop > l.limit || l.bytes > l.maxBytes) {
-		l.bytes -= len(l.events[drop].Data)
+		e := &l.events[drop]
+		l.bytes -= len(e.Data)
+		dropped += len(e.Data)
+		l.budget.unlink(e.node)
 		drop++
 	}
 	if drop > 0 {
 		l.events = append(l.events[:0], l.events[drop:]...)
+		clear(l.events[len(l.events) : len(l.events)+drop]) // let the dropped data go
 	}
 	close(l.wake)
 	l.wake = make(chan struct{})
+	l.mu.Unlock()
+	if drop > 0 {
+		l.budget.dropped(l.tag, DropSession, drop, dropped)
+	}
+	l.budget.enforce()
 	return n
+}
+
+// dropOldest drops the log's oldest event if nd is its place in the budget, and reports
+// whether it did; it unlinks nd in any case, so that the budget always makes progress.
+func (l *Log) dropOldest(nd *budgetNode) (bytes int, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.events) == 0 || l.events[0].node != nd {
+		l.budget.unlink(nd)
+		return 0, false
+	}
+	e := l.events[0]
+	l.budget.unlink(nd)
+	l.bytes -= len(e.Data)
+	l.events[0] = Event{}
+	l.events = l.events[1:]
+	return len(e.Data), true
 }
 
 // Finish marks POST stream done: its response is its last event.
@@ -114,8 +158,20 @@ func (l *Log) End() {
 		l.ended = true
 		close(l.wake)
 		l.wake = make(chan struct{})
+		// Nobody can resume a stream of an ended session: its events go.
+		for i := range l.events {
+			l.budget.unlink(l.events[i].node)
+		}
+		l.events, l.bytes = nil, 0
 	}
 	l.mu.Unlock()
+}
+
+// Bytes returns the bytes of data the log holds.
+func (l *Log) Bytes() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.bytes
 }
 
 // Resumable reports whether the events of stream after n are all still buffered: the stream

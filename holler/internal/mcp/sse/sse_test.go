@@ -193,3 +193,84 @@ func TestWriterStopsAfterAnError(t *testing.T) {
 		t.Fatalf("err %v after %d writes; want an error after one", sw.Err(), bw.writes)
 	}
 }
+
+func TestBudgetDropsTheOldestOfAnyLog(t *testing.T) {
+	t.Parallel()
+	type drop struct {
+		tag, why      string
+		events, bytes int
+	}
+	var drops []drop
+	b := NewBudget(100, func(tag, why string, events, bytes int) { drops = append(drops, drop{tag, why, events, bytes}) })
+	a, c := NewLogIn(100, 1000, b, "a"), NewLogIn(100, 1000, b, "c")
+	sa, sc := a.NewStream(), c.NewStream()
+	a.Append(sa, make([]byte, 40)) // a1: the oldest of all
+	c.Append(sc, make([]byte, 40)) // c1
+	if b.Bytes() != 80 {
+		t.Fatalf("budget holds %d bytes, want 80", b.Bytes())
+	}
+	a.Append(sa, make([]byte, 40)) // 120 > 100: a1 goes, though c is the one that is not appending
+	if b.Bytes() != 80 || a.Bytes() != 40 || c.Bytes() != 40 {
+		t.Fatalf("after the bound: budget %d, a %d, c %d; want 80, 40, 40", b.Bytes(), a.Bytes(), c.Bytes())
+	}
+	if a.Resumable(sa, 0) || !a.Resumable(sa, 1) {
+		t.Error("stream a resumes from before its dropped event, or not after it")
+	}
+	c.Append(sc, make([]byte, 40)) // c1 is now the oldest of all
+	if c.Resumable(sc, 0) || !a.Resumable(sa, 1) {
+		t.Error("the budget dropped another event than the oldest of all")
+	}
+	if len(drops) != 2 || drops[0] != (drop{"a", DropTotal, 1, 40}) || drops[1] != (drop{"c", DropTotal, 1, 40}) {
+		t.Fatalf("drops heard: %+v", drops)
+	}
+	if ev, by := b.Dropped(DropTotal); ev != 2 || by != 80 {
+		t.Errorf("Dropped(total) = %d, %d", ev, by)
+	}
+	// A log's own bound drops count as its own, and free the budget too.
+	small := NewLogIn(1, 1000, b, "s")
+	ss := small.NewStream()
+	small.Append(ss, make([]byte, 5))
+	small.Append(ss, make([]byte, 5))
+	if ev, by := b.Dropped(DropSession); ev != 1 || by != 5 {
+		t.Errorf("Dropped(session) = %d, %d", ev, by)
+	}
+	// An ended log gives all its bytes back, and takes no more.
+	before := b.Bytes()
+	small.End()
+	small.Append(ss, make([]byte, 7))
+	if b.Bytes() != before-5 {
+		t.Errorf("after End the budget holds %d, want %d", b.Bytes(), before-5)
+	}
+}
+
+// TestBudgetConcurrent appends from many logs at once (run with -race): the budget ends
+// within its bound and agrees with its logs.
+func TestBudgetConcurrent(t *testing.T) {
+	t.Parallel()
+	b := NewBudget(10_000, nil)
+	logs := make([]*Log, 16)
+	done := make(chan struct{})
+	for i := range logs {
+		logs[i] = NewLogIn(50, 4000, b, "")
+		go func(l *Log) {
+			defer func() { done <- struct{}{} }()
+			s := l.NewStream()
+			for j := range 500 {
+				l.Append(s, make([]byte, 10+j%90))
+				if j%100 == 99 {
+					l.Since(s, 0)
+				}
+			}
+		}(logs[i])
+	}
+	for range logs {
+		<-done
+	}
+	sum := 0
+	for _, l := range logs {
+		sum += l.Bytes()
+	}
+	if int64(sum) != b.Bytes() || b.Bytes() > 10_000 {
+		t.Fatalf("logs hold %d bytes, the budget counts %d (bound 10000)", sum, b.Bytes())
+	}
+}
