@@ -21,6 +21,7 @@ import (
 type metadata struct {
 	store     cas.Store
 	artifacts map[string]string // id -> hash
+	artTypes  map[string]string // id -> media type, when not audio/midi
 	known     map[string]string // hash -> media type, answered without the store
 	down      bool
 }
@@ -49,8 +50,12 @@ func (m *metadata) Call(_ context.Context, _ string, p *hootv1.Payload, _ func(*
 		if !ok {
 			return notFound, nil
 		}
+		mt := "audio/midi"
+		if t, ok := m.artTypes[x.ArtifactGet.GetId()]; ok {
+			mt = t
+		}
 		return &hootv1.Result{Result: &hootv1.Result_ArtifactGet{ArtifactGet: &hootv1.ArtifactGetResult{
-			Artifact: &hootv1.Artifact{Id: x.ArtifactGet.GetId(), Hash: hash, MimeType: "audio/midi"}}}}, nil
+			Artifact: &hootv1.Artifact{Id: x.ArtifactGet.GetId(), Hash: hash, MimeType: mt}}}}, nil
 	}
 	return nil, hooteproto.NewError(hooteproto.CodeInternal, "unexpected call")
 }
