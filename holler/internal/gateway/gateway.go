@@ -78,8 +78,8 @@ type Config struct {
 	// MetricsToken, when set, is the bearer token /metrics takes (and the only one it takes);
 	// empty serves /metrics to loopback peers only.
 	MetricsToken string
-	// Access, when set, guards every HTTP route but /healthz and the protected resource
-	// metadata: a request needs a valid bearer token, and the token's tier caps the tools its
+	// Access, when set, guards every HTTP route but /healthz, the protected resource
+	// metadata and the studio's static page: a request needs a valid bearer token, and the token's tier caps the tools its
 	// caller may list and call (see package access).
 	Access *access.Guard
 	// InsecureHTTP lets an HTTP endpoint that other machines can reach go without Access.

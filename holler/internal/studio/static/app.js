@@ -230,14 +230,19 @@ function failed(where, err) {
 
 // ---- signing in ---------------------------------------------------------------------------
 
-// showSignIn replaces the page with the sign-in form, saying why, and where a token comes from.
+// showSignIn replaces the page with the sign-in form, saying why (as an error when a token was
+// refused), and where a token comes from.
 async function showSignIn(why) {
+  const refused = token() !== '';
   sessionStorage.removeItem(TOKEN_KEY);
   clearTimeout(jobsTimer);
   for (const v of ['#view-list', '#view-artifact', '#view-jobs']) $(v).hidden = true;
   $('#view-signin').hidden = false;
   $('#signout').hidden = true;
-  $('#signin-why').textContent = why || 'This gateway needs a token.';
+  const w = $('#signin-why');
+  w.textContent = why || 'This gateway needs a token.';
+  w.className = refused ? 'error' : 'note';
+  if (refused) w.setAttribute('role', 'alert'); else w.removeAttribute('role');
   const oauth = $('#signin-oauth');
   oauth.innerHTML = '';
   try {
@@ -269,6 +274,7 @@ $('#signin').addEventListener('submit', async (e) => {
 
 $('#signout').addEventListener('click', () => {
   forgetMedia();
+  sessionStorage.removeItem(TOKEN_KEY);
   showSignIn('Signed out. Paste a token to sign in again.');
 });
 
