@@ -8,10 +8,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
@@ -334,6 +336,43 @@ func TestStudioSignedIn(t *testing.T) {
 	)
 	if meta := text(`#artifact-meta`); !strings.Contains(meta, "image/svg+xml") {
 		t.Errorf("the score's metadata shows %q", meta)
+	}
+	// Download saves the score's bytes, fetched with the token, under the route's file name.
+	downloads := t.TempDir()
+	dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	begun := chromedp.Events(dctx, cdpbrowser.DownloadWillBegin)
+	progress := chromedp.Events(dctx, cdpbrowser.DownloadProgress)
+	step("download the score",
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+				Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: downloads, EventsEnabled: &[]bool{true}[0],
+			})
+			return err
+		}),
+		chromedp.Click(chromedp.Search(`//div[@id="artifact-actions"]/a[.="Download"]`)),
+	)
+	for ev, err := range begun {
+		if err != nil {
+			t.Fatalf("no download began: %v", err)
+		}
+		if ev.SuggestedFilename != svg+".svg" {
+			t.Errorf("the download is named %q, want %s.svg", ev.SuggestedFilename, svg)
+		}
+		break
+	}
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatalf("the download did not finish: %v", err)
+		}
+		if ev.State != cdpbrowser.DownloadProgressStateCompleted {
+			continue
+		}
+		saved, err := os.ReadFile(filepath.Join(downloads, ev.GUID))
+		if err != nil || !bytes.Contains(saved, []byte("<svg")) || !bytes.Contains(saved, []byte("Signed Reel")) {
+			t.Errorf("the saved score: %v, %.200q", err, saved)
+		}
+		break
 	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
