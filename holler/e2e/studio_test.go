@@ -16,6 +16,10 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/golang-jwt/jwt/v5"
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/holler/internal/access/accesstest"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -386,4 +390,55 @@ func TestStudioSignedIn(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#signout`)),
 		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="signin"]`)),
 	)
+}
+
+// TestStudioSignedInOAuth opens the studio of a gateway that takes OAuth access tokens: the
+// sign-in form names the issuer, the resource and the scopes from the protected resource
+// metadata, and an access token of that issuer pasted there signs the page in.
+func TestStudioSignedInOAuth(t *testing.T) {
+	t.Parallel()
+	path := chromium(t)
+	iss := accesstest.NewIssuer(t)
+	key := iss.AddKey("k1", true)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	o, err := access.NewOAuth(access.OAuthConfig{Issuer: iss.URL, Audience: base + "/mcp", ScopeTiers: map[string]hootv1.Tier{"hoot": hootv1.Tier_TIER_STANDARD}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, err := access.NewGuard(access.Config{OAuth: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startStackOn(t, l, func(cfg *gateway.Config) { cfg.Access = guard })
+	token := iss.Sign(jwt.SigningMethodES256, key, "k1", iss.Claims(base+"/mcp", "hoot"))
+
+	ctx := browser(t, path)
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	err = chromedp.Do(sctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="signin"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//p[@id="signin-oauth"]/a`)),
+	)
+	if err != nil {
+		t.Fatalf("browser, the sign-in form: %v", err)
+	}
+	said, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#signin-oauth`)))
+	if err != nil || !strings.Contains(said, iss.URL) || !strings.Contains(said, base+"/mcp") || !strings.Contains(said, "hoot") {
+		t.Errorf("the form says %q (%v), want the issuer, the resource and the scope", said, err)
+	}
+	err = chromedp.Do(sctx,
+		chromedp.SendKeys(chromedp.CSS(`#signin input[name="token"]`), token),
+		chromedp.Click(chromedp.CSS(`#signin button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="#/"]`)),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#list-note').textContent.includes('No artifact matches')`),
+	)
+	if err != nil {
+		page, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`main`)))
+		t.Fatalf("browser, signing in with an access token: %v\nthe page shows:\n%s", err, page)
+	}
 }
