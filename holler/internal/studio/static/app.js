@@ -29,6 +29,10 @@ function withAuth(headers = {}) {
   return t ? { ...headers, Authorization: `Bearer ${t}` } : headers;
 }
 
+// refused reports whether the gateway refused the request's credentials: 401, or 400 with a
+// challenge (a token that is not one).
+const refused = (resp) => resp.status === 401 || (resp.status === 400 && resp.headers.has('WWW-Authenticate'));
+
 // refusal reads the words of a 401 or 403: a JSON-RPC error's message and hint, or plain text.
 async function refusal(resp) {
   const text = await resp.text();
@@ -58,7 +62,7 @@ async function rpc(method, params = {}, name) {
   };
   if (name !== undefined) headers['Mcp-Name'] = name;
   const resp = await fetch('/mcp', { method: 'POST', headers: withAuth(headers), body: JSON.stringify(body) });
-  if (resp.status === 401) throw new SignInNeeded(await refusal(resp));
+  if (refused(resp)) throw new SignInNeeded(await refusal(resp));
   const type = resp.headers.get('Content-Type') || '';
   let msg;
   if (type.startsWith('text/event-stream')) {
@@ -164,7 +168,7 @@ const BLOB_SAFE = /^(image\/(png|jpeg|gif|webp|avif)|audio\/[a-z0-9.+-]+)$/;
 // the gateway refuses it.
 async function fetchContent(url) {
   const resp = await fetch(url, { headers: withAuth() });
-  if (resp.status === 401) throw new SignInNeeded(await refusal(resp));
+  if (refused(resp)) throw new SignInNeeded(await refusal(resp));
   if (!resp.ok) throw new Error(`${url}: ${resp.status} ${await refusal(resp)}`);
   return resp;
 }
@@ -233,7 +237,7 @@ function failed(where, err) {
 // showSignIn replaces the page with the sign-in form, saying why (as an error when a token was
 // refused), and where a token comes from.
 async function showSignIn(why) {
-  const refused = token() !== '';
+  const tried = token() !== '';
   sessionStorage.removeItem(TOKEN_KEY);
   clearTimeout(jobsTimer);
   for (const v of ['#view-list', '#view-artifact', '#view-jobs']) $(v).hidden = true;
@@ -241,8 +245,8 @@ async function showSignIn(why) {
   $('#signout').hidden = true;
   const w = $('#signin-why');
   w.textContent = why || 'This gateway needs a token.';
-  w.className = refused ? 'error' : 'note';
-  if (refused) w.setAttribute('role', 'alert'); else w.removeAttribute('role');
+  w.className = tried ? 'error' : 'note';
+  if (tried) w.setAttribute('role', 'alert'); else w.removeAttribute('role');
   const oauth = $('#signin-oauth');
   oauth.innerHTML = '';
   try {
