@@ -71,6 +71,17 @@ func startStack(t *testing.T) string {
 // startStackWith is startStack with a gateway configured by edit (nil leaves the defaults).
 func startStackWith(t *testing.T, edit func(*gateway.Config)) string {
 	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startStackOn(t, l, edit)
+}
+
+// startStackOn is startStackWith serving HTTP on l, for a test that needs the gateway's URL
+// before it configures the gateway.
+func startStackOn(t *testing.T, l net.Listener, edit func(*gateway.Config)) string {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := gateway.Config{
 		WorkerEndpoint: "tcp://127.0.0.1:*",
@@ -83,13 +94,10 @@ func startStackWith(t *testing.T, edit func(*gateway.Config)) string {
 	}
 	g, err := gateway.Start(cfg)
 	if err != nil {
+		l.Close()
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan error, 1)
 	go func() { done <- g.ServeHTTP(ctx, l) }()
 	t.Cleanup(func() {

@@ -8,13 +8,20 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/golang-jwt/jwt/v5"
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/holler/internal/access/accesstest"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // chromium finds Debian's Chromium, which the studio test drives headless. Without it the test
@@ -243,5 +250,195 @@ func checkNotBlank(t *testing.T, shot []byte) {
 	stddev := math.Sqrt(sumSq/n - mean*mean)
 	if len(colours) < 8 || stddev < 1000 {
 		t.Errorf("the page looks blank: %d colours, brightness spread %.0f (of 65535)", len(colours), stddev)
+	}
+}
+
+// TestStudioSignedIn opens the studio of a gateway that wants a token: the page loads, asks
+// for one, takes a wrong one back with the server's words, signs in with a right one, lists
+// the artifacts, and shows a picture and an SVG score, fetched with the token and shown
+// through <img> from memory.
+func TestStudioSignedIn(t *testing.T) {
+	t.Parallel()
+	path := chromium(t)
+	guard, token := tokenGuard(t)
+	endpoint := startStackWith(t, func(cfg *gateway.Config) { cfg.Access = guard })
+	base := strings.TrimSuffix(endpoint, "/mcp")
+	s := connectHTTPToken(t, endpoint, token)
+	c := newCaller(t, s)
+	abc := c.call("artifact_create", map[string]any{
+		"content": "X:1\nT:Signed Reel\nM:4/4\nL:1/8\nK:D\n|:DFAF dAFA|GBdB AFEF:|\n", "mime_type": "text/vnd.abc",
+		"tags": []any{"signed-in"}, "creator": "studio-e2e",
+	})
+	parent := toString(obj(abc, "artifact")["id"])
+	res, err := c.s.CallTool(c.ctx, &mcp.CallToolParams{Name: "abc_render", Arguments: map[string]any{"artifact_id": parent, "tags": []any{"signed-in"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("abc_render: %v %s", err, text(res))
+	}
+	svg := toString(obj(res.StructuredContent, "svg")["id"])
+	pic := toString(obj(res.StructuredContent, "png")["id"])
+
+	ctx := browser(t, path)
+	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			page, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`main`)))
+			t.Fatalf("browser, %s: %v\nthe page shows:\n%s", what, err, page)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("browser, the text of %s: %v", sel, err)
+		}
+		return s
+	}
+	step("the page asks for a token",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="signin"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#signin input[name="token"]`)),
+	)
+	if why := text(`#signin-why`); !strings.Contains(why, "needs a bearer token") || !strings.Contains(why, "holler token add") {
+		t.Errorf("the sign-in form says %q, want why and where a token comes from", why)
+	}
+	step("a wrong token is refused",
+		chromedp.SendKeys(chromedp.CSS(`#signin input[name="token"]`), "hoot_not_a_token_of_this_server"),
+		chromedp.Click(chromedp.CSS(`#signin button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//p[@id="signin-why"][@class="error"][contains(., "not one this server knows")]`)),
+	)
+	step("sign in and list",
+		chromedp.SendKeys(chromedp.CSS(`#signin input[name="token"]`), token),
+		chromedp.Click(chromedp.CSS(`#signin button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="#/"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#search input[name="tag"]`), "signed-in"),
+		chromedp.Click(chromedp.CSS(`#search button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#artifacts a[href="#/artifact/`+svg+`"]`)),
+	)
+	rows := text(`#artifacts tbody`)
+	for _, id := range []string{parent, svg, pic} {
+		if !strings.Contains(rows, id) {
+			t.Errorf("the list does not show %s:\n%s", id, rows)
+		}
+	}
+	// A picture is drawn from a blob URL, an SVG score from a data URL: both through <img>,
+	// both fetched with the token, and both decoded (naturalWidth above 0).
+	drawn := func(prefix string) chromedp.Action[chromedp.Void] {
+		return chromedp.Poll[chromedp.Void](`(() => { const i = document.querySelector('#artifact-media img'); ` +
+			`return i && i.src.startsWith('` + prefix + `') && i.complete && i.naturalWidth > 0; })()`)
+	}
+	step("see the picture",
+		chromedp.Navigate(base+"/studio/#/artifact/"+pic),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="#/artifact/`+pic+`"]`)),
+		drawn("blob:"),
+	)
+	step("see the score",
+		chromedp.Navigate(base+"/studio/#/artifact/"+svg),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="#/artifact/`+svg+`"]`)),
+		drawn("data:image/svg+xml"),
+	)
+	if meta := text(`#artifact-meta`); !strings.Contains(meta, "image/svg+xml") {
+		t.Errorf("the score's metadata shows %q", meta)
+	}
+	// Download saves the score's bytes, fetched with the token, under the route's file name.
+	downloads := t.TempDir()
+	dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	begun := chromedp.Events(dctx, cdpbrowser.DownloadWillBegin)
+	progress := chromedp.Events(dctx, cdpbrowser.DownloadProgress)
+	step("download the score",
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+				Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: downloads, EventsEnabled: &[]bool{true}[0],
+			})
+			return err
+		}),
+		chromedp.Click(chromedp.Search(`//div[@id="artifact-actions"]/a[.="Download"]`)),
+	)
+	for ev, err := range begun {
+		if err != nil {
+			t.Fatalf("no download began: %v", err)
+		}
+		if ev.SuggestedFilename != svg+".svg" {
+			t.Errorf("the download is named %q, want %s.svg", ev.SuggestedFilename, svg)
+		}
+		break
+	}
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatalf("the download did not finish: %v", err)
+		}
+		if ev.State != cdpbrowser.DownloadProgressStateCompleted {
+			continue
+		}
+		saved, err := os.ReadFile(filepath.Join(downloads, ev.GUID))
+		if err != nil || !bytes.Contains(saved, []byte("<svg")) || !bytes.Contains(saved, []byte("Signed Reel")) {
+			t.Errorf("the saved score: %v, %.200q", err, saved)
+		}
+		break
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	checkNotBlank(t, shot)
+	// The ABC is read with the token too, and signing out asks again.
+	step("read the tune, then sign out",
+		chromedp.Navigate(base+"/studio/#/artifact/"+parent),
+		chromedp.WaitVisible(chromedp.Search(`//div[@id="artifact-media"]/pre[contains(., "Signed Reel")]`)),
+		chromedp.Click(chromedp.CSS(`#signout`)),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="signin"]`)),
+	)
+}
+
+// TestStudioSignedInOAuth opens the studio of a gateway that takes OAuth access tokens: the
+// sign-in form names the issuer, the resource and the scopes from the protected resource
+// metadata, and an access token of that issuer pasted there signs the page in.
+func TestStudioSignedInOAuth(t *testing.T) {
+	t.Parallel()
+	path := chromium(t)
+	iss := accesstest.NewIssuer(t)
+	key := iss.AddKey("k1", true)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	o, err := access.NewOAuth(access.OAuthConfig{Issuer: iss.URL, Audience: base + "/mcp", ScopeTiers: map[string]hootv1.Tier{"hoot": hootv1.Tier_TIER_STANDARD}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, err := access.NewGuard(access.Config{OAuth: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startStackOn(t, l, func(cfg *gateway.Config) { cfg.Access = guard })
+	token := iss.Sign(jwt.SigningMethodES256, key, "k1", iss.Claims(base+"/mcp", "hoot"))
+
+	ctx := browser(t, path)
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	err = chromedp.Do(sctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="signin"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//p[@id="signin-oauth"]/a`)),
+	)
+	if err != nil {
+		t.Fatalf("browser, the sign-in form: %v", err)
+	}
+	said, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#signin-oauth`)))
+	if err != nil || !strings.Contains(said, iss.URL) || !strings.Contains(said, base+"/mcp") || !strings.Contains(said, "hoot") {
+		t.Errorf("the form says %q (%v), want the issuer, the resource and the scope", said, err)
+	}
+	err = chromedp.Do(sctx,
+		chromedp.SendKeys(chromedp.CSS(`#signin input[name="token"]`), token),
+		chromedp.Click(chromedp.CSS(`#signin button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="#/"]`)),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#list-note').textContent.includes('No artifact matches')`),
+	)
+	if err != nil {
+		page, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`main`)))
+		t.Fatalf("browser, signing in with an access token: %v\nthe page shows:\n%s", err, page)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"strings"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
@@ -134,4 +135,27 @@ func (f *flags) allowedHosts() []string {
 		hosts = append(hosts, u.Host)
 	}
 	return hosts
+}
+
+// minMetricsToken is the shortest metrics token taken: a guessable one would guard nothing.
+const minMetricsToken = 16
+
+// readMetricsToken reads the token of --metrics-token-file, or "" when none is named.
+func readMetricsToken(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--metrics-token-file: %w", err)
+	}
+	// Trailing space and newlines are not part of the token: an editor or echo adds them.
+	token := strings.TrimSpace(string(b))
+	if len(token) < minMetricsToken {
+		return "", fmt.Errorf("--metrics-token-file %s: the token has %d characters and needs at least %d (openssl rand -hex 32 > %s makes one)", path, len(token), minMetricsToken, path)
+	}
+	if _, reason, ok := access.BearerToken("Bearer " + token); !ok {
+		return "", fmt.Errorf("--metrics-token-file %s: %s", path, reason)
+	}
+	return token, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/hooteproto/envflag"
 )
 
 func TestTokenAdd(t *testing.T) {
@@ -93,4 +94,63 @@ func TestAccessFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGuardFlags reads --metrics-token-file and the upload limits, and their environment
+// variables, and refuses what would guard nothing.
+func TestGuardFlags(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("metrics", "0123456789abcdef0123456789abcdef\n")
+	for _, tc := range []struct {
+		name, wantErr, wantToken string
+		args                     []string
+		uploads, perClient       int
+	}{
+		{name: "defaults", uploads: 16, perClient: 4},
+		{name: "token", args: []string{"--metrics-token-file", good}, wantToken: "0123456789abcdef0123456789abcdef", uploads: 16, perClient: 4},
+		{name: "limits", args: []string{"--max-uploads", "3", "--max-uploads-per-client", "1"}, uploads: 3, perClient: 1},
+		{name: "short token", args: []string{"--metrics-token-file", write("short", "secret\n")}, wantErr: "at least 16"},
+		{name: "token with spaces", args: []string{"--metrics-token-file", write("spaces", "0123456789 abcdef 0123456789")}, wantErr: "character that a token cannot have"},
+		{name: "missing token file", args: []string{"--metrics-token-file", filepath.Join(dir, "none")}, wantErr: "--metrics-token-file"},
+		{name: "no uploads", args: []string{"--max-uploads", "0"}, wantErr: "at least 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFlags(io.Discard)
+			if err := f.fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := f.config()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.MetricsToken != tc.wantToken || cfg.MaxUploads != tc.uploads || cfg.MaxUploadsPerClient != tc.perClient {
+				t.Fatalf("MetricsToken %q, MaxUploads %d, MaxUploadsPerClient %d", cfg.MetricsToken, cfg.MaxUploads, cfg.MaxUploadsPerClient)
+			}
+		})
+	}
+	t.Run("environment", func(t *testing.T) {
+		t.Setenv("HOLLER_METRICS_TOKEN_FILE", good)
+		t.Setenv("HOLLER_MAX_UPLOADS_PER_CLIENT", "2")
+		f := newFlags(io.Discard)
+		if err := envflag.Parse(f.fs, "HOLLER_", nil); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := f.config()
+		if err != nil || cfg.MetricsToken == "" || cfg.MaxUploadsPerClient != 2 {
+			t.Fatalf("from the environment: %v, token %q, per client %d", err, cfg.MetricsToken, cfg.MaxUploadsPerClient)
+		}
+	})
 }

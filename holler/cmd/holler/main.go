@@ -22,6 +22,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/cli"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
+	"github.com/hootenanny/hoot/holler/internal/httpapi"
 	"github.com/hootenanny/hoot/holler/internal/mcp"
 	"github.com/hootenanny/hoot/holler/internal/netlimit"
 	"github.com/hootenanny/hoot/hootenanny/cas"
@@ -193,6 +194,9 @@ type flags struct {
 	dataDir        string
 	casURL         string
 	maxUpload      int64
+	maxUploads     int
+	clientUploads  int
+	metricsToken   string
 
 	maxConns           int
 	maxConnsPerClient  int
@@ -251,6 +255,10 @@ func newFlags(out io.Writer) *flags {
 	f.fs.IntVar(&f.sessionBuffer, "session-buffer", mcp.DefaultEventBufferBytes, "`bytes` of recent events each MCP session keeps, so that a client that loses an event stream can resume it; the oldest go first")
 	f.fs.Int64Var(&f.sessionBufferTotal, "session-buffer-total", mcp.DefaultEventBufferTotal, "`bytes` of events all MCP sessions keep together; past it the oldest events of any session go first, "+
 		"and their clients can no longer resume from before them")
+	f.fs.IntVar(&f.maxUploads, "max-uploads", httpapi.DefaultMaxUploads, "most PUT /cas uploads running at once, from all clients; one more is answered 503 with Retry-After")
+	f.fs.IntVar(&f.clientUploads, "max-uploads-per-client", httpapi.DefaultMaxUploadsPerClient, "most PUT /cas uploads one client (a token, or an address without tokens) runs at once; one more is answered 429 with Retry-After")
+	f.fs.StringVar(&f.metricsToken, "metrics-token-file", "", "a `file` holding the bearer token (at least 16 characters, such as the output of openssl rand -hex 32) that /metrics takes, and the only one; "+
+		"without it /metrics is served to this machine's peers only (and needs an access token when --tokens or OAuth is on)")
 	f.fs.StringVar(&f.curveSecret, "curve-secret", "", "the gateway's secret key `file` (NAME.key_secret from holler keygen); turns on CURVE for workers")
 	f.fs.StringVar(&f.curveAllow, "curve-allow", "", "the public keys of the workers to let in: a NAME.key `file` or a directory of them")
 	f.fs.BoolVar(&f.insecureWorkers, "insecure-workers", false, "serve a worker endpoint that other machines can reach without CURVE keys")
@@ -290,6 +298,13 @@ func (f *flags) config() (gateway.Config, error) {
 			return gateway.Config{}, fmt.Errorf("--state-key %s: the key has %d bytes and needs at least 16 (openssl rand -hex 32 > %s makes one)", f.stateKey, len(stateKey), f.stateKey)
 		}
 	}
+	if f.maxUploads <= 0 || f.clientUploads <= 0 {
+		return gateway.Config{}, fmt.Errorf("--max-uploads %d and --max-uploads-per-client %d: both must be at least 1", f.maxUploads, f.clientUploads)
+	}
+	metricsToken, err := readMetricsToken(f.metricsToken)
+	if err != nil {
+		return gateway.Config{}, err
+	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	guard, err := f.accessGuard(logger)
 	if err != nil {
@@ -308,19 +323,22 @@ func (f *flags) config() (gateway.Config, error) {
 		command = strings.Fields(f.workerCommand)
 	}
 	return gateway.Config{
-		WorkerEndpoint: f.workerEndpoint,
-		WorkerCommand:  command,
-		MaxTier:        hootv1.Tier(tier),
-		NoConfirm:      f.confirm == "never",
-		StateKey:       stateKey,
-		MinimalErrors:  f.minimalErrors,
-		AllowedHosts:   f.allowedHosts(),
-		AllowedOrigins: splitList(f.allowOrigins),
-		CallTimeout:    f.callTimeout,
-		Heartbeat:      f.heartbeat,
-		DataDir:        f.dataDir,
-		CAS:            f.casURL,
-		MaxUpload:      f.maxUpload,
+		WorkerEndpoint:      f.workerEndpoint,
+		WorkerCommand:       command,
+		MaxTier:             hootv1.Tier(tier),
+		NoConfirm:           f.confirm == "never",
+		StateKey:            stateKey,
+		MinimalErrors:       f.minimalErrors,
+		AllowedHosts:        f.allowedHosts(),
+		AllowedOrigins:      splitList(f.allowOrigins),
+		CallTimeout:         f.callTimeout,
+		Heartbeat:           f.heartbeat,
+		DataDir:             f.dataDir,
+		CAS:                 f.casURL,
+		MaxUpload:           f.maxUpload,
+		MaxUploads:          f.maxUploads,
+		MaxUploadsPerClient: f.clientUploads,
+		MetricsToken:        metricsToken,
 
 		MaxConns:           f.maxConns,
 		MaxConnsPerClient:  f.maxConnsPerClient,

@@ -82,8 +82,14 @@ type Config struct {
 	CAS string
 	// MaxUpload is the largest body PUT /cas takes (default DefaultMaxUpload).
 	MaxUpload int64
-	// Access, when set, guards every HTTP route but /healthz and the protected resource
-	// metadata: a request needs a valid bearer token, and the token's tier caps the tools its
+	// MaxUploads and MaxUploadsPerClient bound the PUT /cas that run at once, in all and from
+	// one client (defaults httpapi.DefaultMaxUploads and httpapi.DefaultMaxUploadsPerClient).
+	MaxUploads, MaxUploadsPerClient int
+	// MetricsToken, when set, is the bearer token /metrics takes (and the only one it takes);
+	// empty serves /metrics to loopback peers only.
+	MetricsToken string
+	// Access, when set, guards every HTTP route but /healthz, the protected resource
+	// metadata and the studio's static page: a request needs a valid bearer token, and the token's tier caps the tools its
 	// caller may list and call (see package access).
 	Access *access.Guard
 	// InsecureHTTP lets an HTTP endpoint that other machines can reach go without Access.
@@ -302,13 +308,17 @@ func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error
 // studio page at /studio/ (and /), and the content routes (/cas, /artifacts/{id}/content).
 func (g *Gateway) Handler() http.Handler {
 	return httpapi.NewRouter(httpapi.Deps{
-		Access:   g.cfg.Access,
-		MCPDeny:  g.mcp.WriteAccessFailure,
-		MCP:      g.mcp,
-		Services: g.broker.Services,
-		Content:  &httpapi.Content{Backend: g.broker, Store: g.store, Count: g.metrics.ContentBytes},
-		Metrics:  g.metrics.Handler(),
-		Studio:   studio.Handler(),
+		AllowedHosts:   g.cfg.AllowedHosts,
+		AllowedOrigins: g.cfg.AllowedOrigins,
+		Access:         g.cfg.Access,
+		MCPDeny:        g.mcp.WriteAccessFailure,
+		MCP:            g.mcp,
+		Services:       g.broker.Services,
+		Content: &httpapi.Content{Backend: g.broker, Store: g.store, Count: g.metrics.ContentBytes,
+			MaxUploads: g.cfg.MaxUploads, MaxUploadsPerClient: g.cfg.MaxUploadsPerClient},
+		Metrics:      g.metrics.Handler(),
+		MetricsToken: g.cfg.MetricsToken,
+		Studio:       studio.Handler(),
 	})
 }
 

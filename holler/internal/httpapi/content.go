@@ -44,6 +44,11 @@ type Content struct {
 	Store cas.Store
 	// CallTimeout bounds one metadata call (default 30 s).
 	CallTimeout time.Duration
+	// MaxUploads bounds the PUT /cas that run at once, from all clients (default
+	// DefaultMaxUploads); MaxUploadsPerClient bounds those of one client, a token or, without
+	// access control, an address (default DefaultMaxUploadsPerClient). One more is refused
+	// with 503 or 429 and a Retry-After.
+	MaxUploads, MaxUploadsPerClient int
 	// Count, if not nil, is told the bytes of content each successful request took in (a
 	// PUT's body) and sent out (a GET's body), for metrics.
 	Count func(in, out int64)
@@ -51,12 +56,24 @@ type Content struct {
 
 // mount adds the content routes to r.
 func (c *Content) mount(r chi.Router) {
-	r = r.With(c.count)
+	r = r.With(protect, c.count)
 	r.Get("/cas/{hash}", c.getObject)
 	r.Head("/cas/{hash}", c.getObject)
-	r.Put("/cas", c.putObject)
+	r.With(c.limitUploads()).Put("/cas", c.putObject)
 	r.Get("/artifacts/{id}/content", c.getArtifact)
 	r.Head("/artifacts/{id}/content", c.getArtifact)
+}
+
+// protect sets the content routes' security headers (contentSecurity) on every answer,
+// errors included, before anything is written.
+func protect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		for k, v := range contentSecurity {
+			h.Set(k, v)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // count reports the bytes a content request read and wrote to c.Count, when set.
@@ -99,7 +116,7 @@ func (c *Content) getObject(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c.serve(w, r, hash, res.GetCasInspect().GetMimeType())
+	c.serve(w, r, hash, hash, res.GetCasInspect().GetMimeType())
 }
 
 func (c *Content) getArtifact(w http.ResponseWriter, r *http.Request) {
@@ -109,7 +126,7 @@ func (c *Content) getArtifact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := res.GetArtifactGet().GetArtifact()
-	c.serve(w, r, a.GetHash(), a.GetMimeType())
+	c.serve(w, r, id, a.GetHash(), a.GetMimeType())
 }
 
 // call validates and sends one metadata call, and answers the client itself when it fails.
@@ -160,8 +177,10 @@ func (c *Content) call(w http.ResponseWriter, r *http.Request, service string, p
 // that is not on this machine.
 const maxRemoteRanges = 4
 
-// serve writes the bytes of the object hash, which a worker says exists.
-func (c *Content) serve(w http.ResponseWriter, r *http.Request, hash, mimeType string) {
+// serve writes the bytes of the object hash, which a worker says exists, under the file name
+// name, as classify says for its media type. A query parameter download (any value) asks for
+// an attachment whatever the type.
+func (c *Content) serve(w http.ResponseWriter, r *http.Request, name, hash, mimeType string) {
 	if c.Store == nil {
 		noStore(w)
 		return
@@ -190,10 +209,11 @@ func (c *Content) serve(w http.ResponseWriter, r *http.Request, hash, mimeType s
 	if mimeType == "" {
 		mimeType = obj.MimeType
 	}
-	w.Header().Set("Content-Type", mimeType)
+	_, download := r.URL.Query()["download"]
+	setServedHeaders(w.Header(), mimeType, name, download)
 	w.Header().Set("ETag", `"`+hash+`"`)
-	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	// private: with access control a shared cache must not hand one caller's bytes to another.
+	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
 	http.ServeContent(w, r, "", obj.StoredAt, f)
 }
 

@@ -21,6 +21,7 @@ import (
 type metadata struct {
 	store     cas.Store
 	artifacts map[string]string // id -> hash
+	artTypes  map[string]string // id -> media type, when not audio/midi
 	known     map[string]string // hash -> media type, answered without the store
 	down      bool
 }
@@ -49,8 +50,12 @@ func (m *metadata) Call(_ context.Context, _ string, p *hootv1.Payload, _ func(*
 		if !ok {
 			return notFound, nil
 		}
+		mt := "audio/midi"
+		if t, ok := m.artTypes[x.ArtifactGet.GetId()]; ok {
+			mt = t
+		}
 		return &hootv1.Result{Result: &hootv1.Result_ArtifactGet{ArtifactGet: &hootv1.ArtifactGetResult{
-			Artifact: &hootv1.Artifact{Id: x.ArtifactGet.GetId(), Hash: hash, MimeType: "audio/midi"}}}}, nil
+			Artifact: &hootv1.Artifact{Id: x.ArtifactGet.GetId(), Hash: hash, MimeType: mt}}}}, nil
 	}
 	return nil, hooteproto.NewError(hooteproto.CodeInternal, "unexpected call")
 }
@@ -93,7 +98,7 @@ func TestContentS3Down(t *testing.T) {
 	h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md, Store: store}})
 	do := func(method, path, body string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+		h.ServeHTTP(rec, newRequest(method, path, strings.NewReader(body)))
 		return rec
 	}
 
@@ -122,7 +127,7 @@ func testContent(t *testing.T, store cas.Store) {
 	md := &metadata{store: store, artifacts: map[string]string{}}
 	h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md, Store: store}})
 	do := func(method, path, body string, header ...string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req := newRequest(method, path, strings.NewReader(body))
 		for i := 0; i+1 < len(header); i += 2 {
 			req.Header.Set(header[i], header[i+1])
 		}
@@ -194,7 +199,7 @@ func testContent(t *testing.T, store cas.Store) {
 	}
 	noStore := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md}})
 	rec = httptest.NewRecorder()
-	noStore.ServeHTTP(rec, httptest.NewRequest("PUT", "/cas", strings.NewReader("x")))
+	noStore.ServeHTTP(rec, newRequest("PUT", "/cas", strings.NewReader("x")))
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "--cas") {
 		t.Errorf("PUT without a store = %d %s", rec.Code, rec.Body)
 	}
@@ -231,7 +236,7 @@ func TestContentManyRangesRemote(t *testing.T) {
 		}
 		md := &metadata{store: tc.store, known: map[string]string{obj.Hash.String(): "text/plain"}}
 		h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md, Store: tc.store}})
-		req := httptest.NewRequest("GET", "/cas/"+obj.Hash.String(), nil)
+		req := newRequest("GET", "/cas/"+obj.Hash.String(), nil)
 		req.Header.Set("Range", tc.ranges)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
@@ -262,7 +267,7 @@ func TestContentRetryAfter(t *testing.T) {
 	}{{0, "1"}, {300 * time.Millisecond, "1"}, {time.Second, "1"}, {5 * time.Second, "5"}, {4500 * time.Millisecond, "5"}} {
 		h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: retryAfter(tc.wait)}})
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", "/cas/"+strings.Repeat("ab", 32), nil))
+		h.ServeHTTP(rec, newRequest("GET", "/cas/"+strings.Repeat("ab", 32), nil))
 		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != tc.want {
 			t.Errorf("a worker asking to wait %v: %d, Retry-After %q; want 503, %q", tc.wait, rec.Code, rec.Header().Get("Retry-After"), tc.want)
 		}

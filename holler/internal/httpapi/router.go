@@ -14,11 +14,16 @@ import (
 
 // Deps are what the router serves.
 type Deps struct {
+	// AllowedHosts and AllowedOrigins extend the loopback names that requests may name in their
+	// Host and Origin headers ("*" allows any): every route refuses the others (DNS rebinding,
+	// pages of other sites).
+	AllowedHosts, AllowedOrigins []string
 	// Access, when set, lets a request through only with a valid bearer token, on every route
-	// but /healthz and the protected resource metadata (which it serves): routes added later
-	// are covered without a word. Nil serves without access control.
+	// but the public ones (isPublic: /healthz, the protected resource metadata it serves, and
+	// the studio's static page): routes added later are covered without a word. Nil serves
+	// without access control.
 	Access *access.Guard
-	// MCPDeny answers the requests to /mcp that access control refuses, as JSON-RPC errors an
+	// MCPDeny answers the requests to /mcp that the guard refuses, as JSON-RPC errors an
 	// MCP client shows; nil answers them as plain text, like the other routes.
 	MCPDeny access.DenyFunc
 	// MCP serves the Model Context Protocol at /mcp.
@@ -29,22 +34,20 @@ type Deps struct {
 	Content *Content
 	// Metrics serves /metrics; nil leaves it out.
 	Metrics http.Handler
+	// MetricsToken, when set, is the bearer token /metrics takes instead of access control's.
+	// Empty serves /metrics to loopback peers only (behind access control, when it is on).
+	MetricsToken string
 	// Studio serves the studio page under /studio/, where / leads; nil leaves it out.
 	Studio http.Handler
 }
 
-// NewRouter returns the gateway's HTTP handler.
-func NewRouter(d Deps) http.Handler {
+// NewRouter returns the gateway's HTTP handler. Every route sits behind one guard (see guard),
+// put in front of the router before any route, so that a route added later is guarded too.
+func NewRouter(d Deps) chi.Router {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
+	r.Use(guard(d))
 	if d.Access != nil {
-		r.Use(d.Access.Middleware(func(w http.ResponseWriter, r *http.Request, f *access.Failure) {
-			if r.URL.Path == "/mcp" && d.MCPDeny != nil {
-				d.MCPDeny(w, r, f)
-				return
-			}
-			access.WritePlain(w, r, f)
-		}, isPublic))
 		meta := d.Access.MetadataHandler()
 		r.Get(access.WellKnownPath, meta.ServeHTTP)
 		r.Get(access.WellKnownPath+"/*", meta.ServeHTTP)
@@ -65,7 +68,7 @@ func NewRouter(d Deps) http.Handler {
 	})
 	r.Handle("/mcp", d.MCP)
 	if d.Metrics != nil {
-		r.Method(http.MethodGet, "/metrics", d.Metrics)
+		r.With(metricsGuard(d.MetricsToken)).Method(http.MethodGet, "/metrics", d.Metrics)
 	}
 	if d.Content != nil {
 		d.Content.mount(r.With(access.Require(contentTier, nil)))

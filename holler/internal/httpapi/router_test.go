@@ -16,7 +16,7 @@ func TestRouter(t *testing.T) {
 
 	get := func(path string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		h.ServeHTTP(rec, newRequest(http.MethodGet, path, nil))
 		return rec
 	}
 	health := func() (int, map[string]any) {

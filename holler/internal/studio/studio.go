@@ -3,7 +3,9 @@
 // artifact's metadata, annotations and lineage; its audio, score or piano roll) and the jobs as
 // they run. The page is an MCP client of the gateway's own /mcp endpoint in the 2026-07-28
 // era, whose stateless requests suit a page (no session to keep), and fetches bytes from the
-// content routes. It calls the same typed tools as any client; this package serves only files.
+// content routes. It calls the same typed tools as any client; this package serves only files,
+// which hold no data and are served without a token. When the gateway takes tokens, the page
+// asks the person for one and sends it with every request it makes itself, media included.
 package studio
 
 import (

@@ -1,6 +1,11 @@
 // The studio: an MCP client of this server's /mcp in the 2026-07-28 era. Every request is
 // stateless (its protocol version and capabilities in _meta, the routing headers beside it), so
 // the page keeps no session, and the gateway treats it as any other client.
+//
+// When the gateway wants a token (--tokens, OAuth), the page asks the person for one, keeps it
+// in sessionStorage (this tab only, gone when it closes) and sends it as Authorization: Bearer
+// on every request it makes: the MCP calls, and the media it fetches itself and shows through
+// blob and data URLs, since an <img> or <audio> cannot send a header.
 
 const PROTOCOL = '2026-07-28';
 const CLIENT = { name: 'hootenanny-studio', version: '1' };
@@ -11,6 +16,32 @@ let tools = new Set();
 // ---- MCP over HTTP ----------------------------------------------------------------------
 
 class ToolError extends Error {}
+
+// SignInNeeded is thrown when the gateway refuses the page's token, or wants one it lacks.
+class SignInNeeded extends Error {}
+
+const TOKEN_KEY = 'hootenanny-studio-token';
+const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
+
+// withAuth returns headers with the person's token, when there is one.
+function withAuth(headers = {}) {
+  const t = token();
+  return t ? { ...headers, Authorization: `Bearer ${t}` } : headers;
+}
+
+// refused reports whether the gateway refused the request's credentials: 401, or 400 with a
+// challenge (a token that is not one).
+const refused = (resp) => resp.status === 401 || (resp.status === 400 && resp.headers.has('WWW-Authenticate'));
+
+// refusal reads the words of a 401 or 403: a JSON-RPC error's message and hint, or plain text.
+async function refusal(resp) {
+  const text = await resp.text();
+  try {
+    const m = JSON.parse(text);
+    if (m.error) return m.error.message + (m.error.data && m.error.data.hint ? `\n${m.error.data.hint}` : '');
+  } catch (_) { /* plain text */ }
+  return text.trim();
+}
 
 // rpc sends one request and returns its result, reading a JSON or an event-stream answer.
 async function rpc(method, params = {}, name) {
@@ -30,7 +61,8 @@ async function rpc(method, params = {}, name) {
     'Mcp-Method': method,
   };
   if (name !== undefined) headers['Mcp-Name'] = name;
-  const resp = await fetch('/mcp', { method: 'POST', headers, body: JSON.stringify(body) });
+  const resp = await fetch('/mcp', { method: 'POST', headers: withAuth(headers), body: JSON.stringify(body) });
+  if (refused(resp)) throw new SignInNeeded(await refusal(resp));
   const type = resp.headers.get('Content-Type') || '';
   let msg;
   if (type.startsWith('text/event-stream')) {
@@ -119,6 +151,137 @@ function showError(where, err) {
   where.append(el('p', { class: 'error', role: 'alert' }, String(err.message || err)));
 }
 
+// ---- media ------------------------------------------------------------------------------
+
+// Object URLs made for the artifact on show, revoked when another is shown.
+let objectURLs = [];
+
+function forgetMedia() {
+  for (const u of objectURLs) URL.revokeObjectURL(u);
+  objectURLs = [];
+}
+
+// Types shown from a blob URL with their own type: pictures and sound, which never run script.
+const BLOB_SAFE = /^(image\/(png|jpeg|gif|webp|avif)|audio\/[a-z0-9.+-]+)$/;
+
+// fetchContent fetches a content route with the person's token, and throws SignInNeeded when
+// the gateway refuses it.
+async function fetchContent(url) {
+  const resp = await fetch(url, { headers: withAuth() });
+  if (refused(resp)) throw new SignInNeeded(await refusal(resp));
+  if (!resp.ok) throw new Error(`${url}: ${resp.status} ${await refusal(resp)}`);
+  return resp;
+}
+
+// mediaSrc returns a URL for an <img> or <audio> to show the bytes of a content route. Without
+// a token the route itself; with one, the page fetches the bytes with the token and shows them
+// from memory: SVG as a data: URL (an opaque origin, never this page's, should it be opened on
+// its own), pictures and sound as blob URLs.
+async function mediaSrc(url, type) {
+  if (!token()) return url;
+  const blob = await (await fetchContent(url)).blob();
+  if (type === 'image/svg+xml') {
+    return new Promise((resolve, reject) => {
+      const r = new FileReader();
+      r.onload = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+      r.readAsDataURL(new Blob([blob], { type: 'image/svg+xml' }));
+    });
+  }
+  const u = URL.createObjectURL(new Blob([blob], { type: BLOB_SAFE.test(type) ? type : 'application/octet-stream' }));
+  objectURLs.push(u);
+  return u;
+}
+
+// showMedia appends an <img> or <audio> for a content route to where, once its bytes are in.
+function showMedia(where, tag, url, type, attrs) {
+  const e = el(tag, attrs);
+  where.append(e);
+  mediaSrc(url, type).then((src) => { e.src = src; }, (err) => failed(where, err));
+}
+
+// downloadLink is a link that saves the bytes of a content route, fetched with the token,
+// under the file name the route gives (name when it gives none).
+function downloadLink(url, name) {
+  const a = el('a', { href: `${url}?download`, download: '' }, 'Download');
+  a.addEventListener('click', async (e) => {
+    if (!token()) return; // the route itself answers with an attachment
+    e.preventDefault();
+    try {
+      const resp = await fetchContent(`${url}?download`);
+      const given = /filename="([A-Za-z0-9_.-]+)"/.exec(resp.headers.get('Content-Disposition') || '');
+      if (given) name = given[1];
+      const blob = await resp.blob();
+      // Typed as bytes to save, so that the URL never shows the content as a page.
+      const u = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }));
+      const tmp = el('a', { href: u, download: name });
+      document.body.append(tmp);
+      tmp.click();
+      tmp.remove();
+      setTimeout(() => URL.revokeObjectURL(u), 10000);
+    } catch (err) {
+      failed(a.parentElement, err);
+    }
+  });
+  return a;
+}
+
+// failed shows an error where it happened, or the sign-in form when the token was refused.
+function failed(where, err) {
+  if (err instanceof SignInNeeded) { showSignIn(err.message); return; }
+  showError(where, err);
+}
+
+// ---- signing in ---------------------------------------------------------------------------
+
+// showSignIn replaces the page with the sign-in form, saying why (as an error when a token was
+// refused), and where a token comes from.
+async function showSignIn(why) {
+  const tried = token() !== '';
+  sessionStorage.removeItem(TOKEN_KEY);
+  clearTimeout(jobsTimer);
+  for (const v of ['#view-list', '#view-artifact', '#view-jobs']) $(v).hidden = true;
+  $('#view-signin').hidden = false;
+  $('#signout').hidden = true;
+  const w = $('#signin-why');
+  w.textContent = why || 'This gateway needs a token.';
+  w.className = tried ? 'error' : 'note';
+  if (tried) w.setAttribute('role', 'alert'); else w.removeAttribute('role');
+  const oauth = $('#signin-oauth');
+  oauth.innerHTML = '';
+  try {
+    const resp = await fetch('/.well-known/oauth-protected-resource');
+    if (resp.ok) {
+      const m = await resp.json();
+      const issuer = (m.authorization_servers || [])[0];
+      if (issuer) {
+        oauth.append('This gateway also takes OAuth access tokens from ', el('a', { href: issuer, rel: 'noreferrer' }, issuer),
+          ` for the resource ${m.resource}` + ((m.scopes_supported || []).length ? ` (scopes: ${m.scopes_supported.join(', ')})` : '') +
+          ': get one there, with your organisation\'s sign-in, and paste it here.');
+      }
+    }
+  } catch (_) { /* no metadata: file tokens only */ }
+  document.body.dataset.ready = 'signin';
+  $('#signin input[name="token"]').focus();
+}
+
+$('#signin').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  const t = f.token.value.trim();
+  if (!t) return;
+  sessionStorage.setItem(TOKEN_KEY, t);
+  f.reset();
+  $('#view-signin').hidden = true;
+  route();
+});
+
+$('#signout').addEventListener('click', () => {
+  forgetMedia();
+  sessionStorage.removeItem(TOKEN_KEY);
+  showSignIn('Signed out. Paste a token to sign in again.');
+});
+
 // ---- health -----------------------------------------------------------------------------
 
 async function checkHealth() {
@@ -179,6 +342,7 @@ async function showList(more = false) {
       ? 'No artifact matches. Tools such as abc_to_midi and artifact_create make them.'
       : `${rows} artifact${rows === 1 ? '' : 's'}, newest first` + (text ? ` (text "${text}" filters the ${shown ? 'loaded' : ''} page)` : '') + '.';
   } catch (err) {
+    if (err instanceof SignInNeeded) throw err;
     $('#list-note').textContent = '';
     showError($('#view-list'), err);
   }
@@ -194,11 +358,13 @@ async function showArtifact(id) {
   const meta = $('#artifact-meta'), media = $('#artifact-media'), actions = $('#artifact-actions');
   $('#artifact-title').textContent = id;
   for (const e of [meta, media, actions, $('#lineage'), $('#annotations')]) e.innerHTML = '';
+  forgetMedia();
   let a;
   try {
     const res = (await call('artifact_query', { query: ARTIFACT_QUERY, variables: { id } })).structuredContent;
     a = res.data && res.data[0] && res.data[0].artifact;
   } catch (err) {
+    if (err instanceof SignInNeeded) throw err;
     showError(media, err);
     return;
   }
@@ -209,7 +375,7 @@ async function showArtifact(id) {
   if (a.variation_set) rows.push(['Variation', `${a.variation_set} #${a.variation_index || 0}`]);
   for (const [k, v] of rows) meta.append(el('dt', {}, k), el('dd', {}, v));
   const contentURL = `/artifacts/${a.id}/content`;
-  actions.append(el('a', { href: contentURL, download: '' }, 'Download'));
+  actions.append(downloadLink(contentURL, a.id));
   renderMedia(a, media, actions, contentURL);
   drawLineage(a);
   const notes = (a.annotations && a.annotations.items) || [];
@@ -225,17 +391,18 @@ function renderMedia(a, media, actions, contentURL) {
   const type = (a.mime_type || '').split(';')[0];
   const children = (a.children && a.children.items) || [];
   if (type.startsWith('audio/') && type !== 'audio/midi') {
-    media.append(el('audio', { controls: '', src: contentURL, preload: 'metadata' }));
+    showMedia(media, 'audio', contentURL, type, { controls: '', preload: 'metadata' });
   } else if (type.startsWith('image/')) {
-    media.append(el('img', { src: contentURL, alt: `Image ${a.id}` }));
+    // SVG too: a score drawn by <img> is a picture, and never runs the script it may carry.
+    showMedia(media, 'img', contentURL, type, { alt: type === 'image/svg+xml' ? `Score ${a.id}` : `Image ${a.id}` });
   } else if (type.startsWith('text/')) {
-    fetch(contentURL).then((r) => r.text()).then((t) => media.append(el('pre', {}, t.slice(0, 100000))));
+    fetchContent(contentURL).then((r) => r.text()).then((t) => media.append(el('pre', {}, t.slice(0, 100000))), (err) => failed(media, err));
   }
   if (type === 'audio/midi') {
     const render = children.find((c) => (c.mime_type || '').startsWith('audio/') && c.mime_type !== 'audio/midi');
     if (render) {
-      media.append(el('p', { class: 'note' }, 'Rendered audio: ', el('a', { href: `#/artifact/${render.id}` }, render.id)),
-        el('audio', { controls: '', src: `/artifacts/${render.id}/content`, preload: 'metadata' }));
+      media.append(el('p', { class: 'note' }, 'Rendered audio: ', el('a', { href: `#/artifact/${render.id}` }, render.id)));
+      showMedia(media, 'audio', `/artifacts/${render.id}/content`, (render.mime_type || '').split(';')[0], { controls: '', preload: 'metadata' });
     } else {
       media.append(el('p', { class: 'note' }, tools.has('midi_render')
         ? 'No audio rendering of this MIDI yet.'
@@ -270,7 +437,7 @@ function offer(actions, media, tool, label, args) {
       showMade(media, res, out);
     } catch (err) {
       note.remove();
-      showError(media, err);
+      failed(media, err);
     } finally {
       b.disabled = false;
     }
@@ -293,8 +460,8 @@ function showMade(media, res, out) {
       const type = (v.mime_type || '').split(';')[0];
       const link = el('p', {}, 'Made ', el('a', { href: `#/artifact/${v.id}` }, v.id), ` (${shortType(type)})`);
       media.append(link);
-      if (type.startsWith('audio/') && type !== 'audio/midi') media.append(el('audio', { controls: '', src: `/artifacts/${v.id}/content` }));
-      if (type.startsWith('image/') && !(res.content || []).some((c) => c.type === 'image')) media.append(el('img', { src: `/artifacts/${v.id}/content`, alt: `Image ${v.id}` }));
+      if (type.startsWith('audio/') && type !== 'audio/midi') showMedia(media, 'audio', `/artifacts/${v.id}/content`, type, { controls: '' });
+      if (type.startsWith('image/') && !(res.content || []).some((c) => c.type === 'image')) showMedia(media, 'img', `/artifacts/${v.id}/content`, type, { alt: `Image ${v.id}` });
     }
     Object.values(v).forEach(walk);
   };
@@ -380,6 +547,7 @@ async function showJobs() {
       body.append(el('tr', {}, el('td', { class: 'id' }, j.id), el('td', {}, j.tool), el('td', {}, status), el('td', {}, bar), el('td', {}, j.message || ''), el('td', {}, cancel)));
     }
   } catch (err) {
+    if (err instanceof SignInNeeded) { showSignIn(err.message); return; }
     body.innerHTML = '';
     body.append(el('tr', {}, el('td', { colspan: 6, class: 'error' }, String(err.message || err))));
   }
@@ -389,12 +557,24 @@ async function showJobs() {
 // ---- routing ------------------------------------------------------------------------------
 
 async function route() {
+  try {
+    await show();
+  } catch (err) {
+    if (!(err instanceof SignInNeeded)) throw err;
+    await showSignIn(err.message);
+  }
+}
+
+async function show() {
   const hash = location.hash || '#/';
-  for (const v of ['#view-list', '#view-artifact', '#view-jobs']) $(v).hidden = true;
+  for (const v of ['#view-list', '#view-artifact', '#view-jobs', '#view-signin']) $(v).hidden = true;
+  $('#signout').hidden = !token();
   $('#nav-artifacts').removeAttribute('aria-current');
   $('#nav-jobs').removeAttribute('aria-current');
   const live = await checkHealth();
-  if (live) await listTools().catch(() => {});
+  if (live) {
+    await listTools().catch((err) => { if (err instanceof SignInNeeded) throw err; });
+  }
   let m;
   if ((m = hash.match(/^#\/artifact\/(art_[0-9a-z]{26})$/))) {
     $('#view-artifact').hidden = false;
@@ -421,7 +601,7 @@ $('#annotate').addEventListener('submit', async (e) => {
     f.reset();
     showArtifact(f.dataset.id);
   } catch (err) {
-    showError(f, err);
+    failed(f, err);
   }
 });
 window.addEventListener('hashchange', () => { route(); $('#main').focus(); });
