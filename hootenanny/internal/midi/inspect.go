@@ -192,7 +192,7 @@ func Inspect(f *File) Info {
 				ts.EndTick = e.Tick
 			}
 			if e.IsMeta(MetaTrackName) && ts.Name == "" {
-				ts.Name = string(e.Data)
+				ts.Name, _ = e.Text()
 			}
 			if e.Kind >= KindNoteOff && e.Kind <= KindPitchBend && !seen[int(e.Channel)] {
 				seen[int(e.Channel)] = true
@@ -223,10 +223,18 @@ func Inspect(f *File) Info {
 			ci.Programs = append(ci.Programs, int(g.e.Data1))
 		}
 	}
-	for _, n := range NoteEvents(f) {
-		info.NoteStats.add(n.Pitch)
-		info.PerTrack[n.Track].NoteStats.add(n.Pitch)
-		channel(n.Channel).NoteStats.add(n.Pitch)
+	// Every note-on with a velocity is a note (NoteEvents pairs it with its
+	// note-off, or ends it with its track), so the notes are counted from the
+	// note-ons without pairing them.
+	for ti, t := range f.Tracks {
+		for _, e := range t.Events {
+			if e.Kind == KindNoteOn && e.Data2 > 0 {
+				p := int(e.Data1)
+				info.NoteStats.add(p)
+				info.PerTrack[ti].NoteStats.add(p)
+				channel(int(e.Channel)).NoteStats.add(p)
+			}
+		}
 	}
 	for _, c := range chans {
 		if c != nil {

@@ -56,15 +56,14 @@ func sampleFile() File {
 	}
 }
 
-// withDeltas fills Delta from Tick and appends the end of track Encode adds,
-// giving what Decode should return for an encoded file.
+// withDeltas appends the end of track Encode adds, giving what Decode should
+// return for an encoded file.
 func withDeltas(f File) File {
 	out := File{Format: f.Format, TicksPerQuarter: f.TicksPerQuarter}
 	for _, t := range f.Tracks {
 		var nt Track
 		var prev int64
 		for _, e := range t.Events {
-			e.Delta = uint32(e.Tick - prev)
 			prev = e.Tick
 			nt.Events = append(nt.Events, e)
 		}
