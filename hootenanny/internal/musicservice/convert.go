@@ -208,35 +208,51 @@ func startBPM(info midi.Info) float64 {
 
 // MidiInfo describes a stored MIDI file.
 func (h *Handler) MidiInfo(ctx context.Context, req *hootv1.MidiInfoRequest) (*hootv1.MidiInfoResult, error) {
-	f, err := h.readMIDI(ctx, "midi_info", req)
+	f, release, err := h.readMIDI(ctx, "midi_info", req, 1)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	return midiInfo(midi.Inspect(f)), nil
 }
 
 // readMIDI reads and decodes the stored MIDI file that req names by its oneof source (an
-// artifact_id or a hash), for tool.
-func (h *Handler) readMIDI(ctx context.Context, tool string, req proto.Message) (*midi.File, error) {
+// artifact_id or a hash), for tool. It reserves the memory the decoded file takes, times
+// factor for what tool makes of it, before it decodes; the caller calls release when done
+// with the file.
+func (h *Handler) readMIDI(ctx context.Context, tool string, req proto.Message, factor int64) (*midi.File, func(), error) {
 	fd, value := sourceField(req)
 	if fd == nil {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, tool+" needs a MIDI file: give an artifact_id or a hash").
+		return nil, nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, tool+" needs a MIDI file: give an artifact_id or a hash").
 			WithField("artifact_id").
 			WithHint("pass the artifact id that abc_to_midi returned, or the hash of a MIDI file stored with cas_store")
 	}
 	field := string(fd.Name())
-	b, _, mimeType, err := h.read(ctx, field, value, MaxStoredMIDI)
+	b, _, mimeType, releaseBytes, err := h.read(ctx, field, value, MaxStoredMIDI, tool)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	f, err := midi.Decode(b)
-	if err != nil {
+	defer releaseBytes()
+	notMIDI := func(err error) error {
 		msg := fmt.Sprintf("%s %s is not a readable MIDI file (%s): %v", what(field), value, mimeType, err)
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
+		return hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
 			WithField(field).
 			WithHint("name a Standard MIDI File (audio/midi), such as an artifact abc_to_midi made")
 	}
-	return f, nil
+	size, err := midi.DecodedSize(b)
+	if err != nil {
+		return nil, nil, notMIDI(err)
+	}
+	release, err := h.cfg.Budget.Acquire(tool, factor*size, "name a MIDI file with fewer events: split the piece into sections")
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := midi.Decode(b)
+	if err != nil {
+		release()
+		return nil, nil, notMIDI(err)
+	}
+	return f, release, nil
 }
 
 func midiInfo(in midi.Info) *hootv1.MidiInfoResult {

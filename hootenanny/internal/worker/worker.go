@@ -24,6 +24,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/graph"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/musicservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/queryservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/scoreservice"
@@ -56,6 +57,11 @@ type Config struct {
 	Name string
 	// Capacity is how many requests the worker runs at once (default hooteproto.DefaultCapacity).
 	Capacity int
+	// MemoryBudget is the memory, in bytes, that the worker's heavy calls (midi_render,
+	// midi_info, midi_analyze, soundfont_inspect, audio_info) may hold at once; each reserves its
+	// estimate before it starts, and one that does not fit is refused as busy (default:
+	// membudget.DefaultTotal(), half the machine's or the cgroup's memory).
+	MemoryBudget int64
 	// Heartbeat and Liveness set how soon a silent gateway counts as gone.
 	Heartbeat time.Duration
 	Liveness  int
@@ -172,6 +178,12 @@ func Run(ctx context.Context, cfg Config) error {
 	casHandler.Logger = cfg.Logger
 	artifactStore := artifacts.NewStore(db)
 
+	memory := cfg.MemoryBudget
+	if memory <= 0 {
+		memory = membudget.DefaultTotal()
+	}
+	budget := membudget.New(memory)
+	cfg.Logger.Info("memory budget for heavy calls", "bytes", budget.Total())
 	services := []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(systemservice.New(cfg.Name)),
 		hootv1hoot.NewCasService(casHandler, jobHandler),
@@ -188,12 +200,14 @@ func Run(ctx context.Context, cfg Config) error {
 			CAS:       store,
 			Artifacts: artifactStore,
 			Logger:    cfg.Logger,
+			Budget:    budget,
 		}), jobHandler),
 		hootv1hoot.NewAudioService(audioservice.New(audioservice.Config{
 			CAS:       store,
 			Artifacts: artifactStore,
 			SoundFont: cfg.SoundFont,
 			Logger:    cfg.Logger,
+			Budget:    budget,
 		}), jobHandler),
 		hootv1hoot.NewScoreService(scoreservice.New(scoreservice.Config{
 			CAS:       store,
