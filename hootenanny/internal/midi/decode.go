@@ -67,55 +67,66 @@ func DecodedSize(b []byte) (int64, error) {
 // decode parses b; with keep, it returns the file, and otherwise only the event count of each
 // of its tracks.
 func decode(b []byte, lim Limits, keep bool) (*File, []int, error) {
-	if lim.MaxBytes > 0 && len(b) > lim.MaxBytes {
-		return nil, nil, errAt(0, "input of %d bytes exceeds limit %d", len(b), lim.MaxBytes)
-	}
-	if len(b) < 14 {
-		return nil, nil, errAt(0, "input of %d bytes is shorter than a header chunk", len(b))
-	}
-	if string(b[0:4]) != "MThd" {
-		return nil, nil, errAt(0, "missing MThd chunk (found %q)", b[0:4])
-	}
-	hlen := binary.BigEndian.Uint32(b[4:8])
-	if hlen < 6 {
-		return nil, nil, errAt(4, "header length %d is less than 6", hlen)
-	}
-	if uint64(hlen) > uint64(len(b)-8) {
-		return nil, nil, errAt(4, "header length %d exceeds the %d bytes left", hlen, len(b)-8)
-	}
-	format := int(binary.BigEndian.Uint16(b[8:10]))
-	ntrks := int(binary.BigEndian.Uint16(b[10:12]))
-	div := binary.BigEndian.Uint16(b[12:14])
-	if format > 2 {
-		return nil, nil, errAt(8, "format %d is not 0, 1 or 2", format)
-	}
-	if format == 0 && ntrks != 1 {
-		return nil, nil, errAt(10, "format 0 declares %d tracks, want 1", ntrks)
-	}
-	if lim.MaxTracks > 0 && ntrks > lim.MaxTracks {
-		return nil, nil, errAt(10, "%d tracks exceed limit %d", ntrks, lim.MaxTracks)
-	}
-	if div&0x8000 != 0 {
-		return nil, nil, errAt(12, "SMPTE time division 0x%04X is not supported", div)
-	}
-	if div == 0 {
-		return nil, nil, errAt(12, "time division of 0 ticks per quarter")
+	d := decoder{b: b, lim: lim}
+	format, ntrks, div, off, err := d.header()
+	if err != nil {
+		return nil, nil, err
 	}
 	// Two passes: the first checks everything and counts each track's events
 	// without keeping any, the second keeps them in slices of exactly that
 	// length, so a decoded file holds its events once, not in a slice grown by
 	// appending that may be twice their size.
-	d := decoder{b: b, lim: lim}
-	counts, err := d.tracks(8+int(hlen), ntrks, nil)
+	counts, err := d.tracks(off, ntrks, nil)
 	if err != nil || !keep {
 		return nil, counts, err
 	}
-	f := &File{Format: format, TicksPerQuarter: int(div), Tracks: make([]Track, len(counts))}
+	f := &File{Format: format, TicksPerQuarter: div, Tracks: make([]Track, len(counts))}
 	d.events, d.counts = 0, counts
-	if _, err := d.tracks(8+int(hlen), ntrks, f.Tracks); err != nil {
+	if _, err := d.tracks(off, ntrks, f.Tracks); err != nil {
 		return nil, nil, err
 	}
 	return f, counts, nil
+}
+
+// header reads the MThd chunk and returns the format, the number of tracks,
+// the ticks per quarter note and the offset of the chunk after it.
+func (d *decoder) header() (format, ntrks, div, off int, err error) {
+	b, lim := d.b, d.lim
+	if lim.MaxBytes > 0 && len(b) > lim.MaxBytes {
+		return 0, 0, 0, 0, errAt(0, "input of %d bytes exceeds limit %d", len(b), lim.MaxBytes)
+	}
+	if len(b) < 14 {
+		return 0, 0, 0, 0, errAt(0, "input of %d bytes is shorter than a header chunk", len(b))
+	}
+	if string(b[0:4]) != "MThd" {
+		return 0, 0, 0, 0, errAt(0, "missing MThd chunk (found %q)", b[0:4])
+	}
+	hlen := binary.BigEndian.Uint32(b[4:8])
+	if hlen < 6 {
+		return 0, 0, 0, 0, errAt(4, "header length %d is less than 6", hlen)
+	}
+	if uint64(hlen) > uint64(len(b)-8) {
+		return 0, 0, 0, 0, errAt(4, "header length %d exceeds the %d bytes left", hlen, len(b)-8)
+	}
+	format = int(binary.BigEndian.Uint16(b[8:10]))
+	ntrks = int(binary.BigEndian.Uint16(b[10:12]))
+	division := binary.BigEndian.Uint16(b[12:14])
+	if format > 2 {
+		return 0, 0, 0, 0, errAt(8, "format %d is not 0, 1 or 2", format)
+	}
+	if format == 0 && ntrks != 1 {
+		return 0, 0, 0, 0, errAt(10, "format 0 declares %d tracks, want 1", ntrks)
+	}
+	if lim.MaxTracks > 0 && ntrks > lim.MaxTracks {
+		return 0, 0, 0, 0, errAt(10, "%d tracks exceed limit %d", ntrks, lim.MaxTracks)
+	}
+	if division&0x8000 != 0 {
+		return 0, 0, 0, 0, errAt(12, "SMPTE time division 0x%04X is not supported", division)
+	}
+	if division == 0 {
+		return 0, 0, 0, 0, errAt(12, "time division of 0 ticks per quarter")
+	}
+	return format, ntrks, int(division), 8 + int(hlen), nil
 }
 
 // tracks reads the chunks from off on, expecting ntrks MTrk chunks, and
@@ -142,7 +153,8 @@ func (d *decoder) tracks(off, ntrks int, out []Track) ([]int, error) {
 				t = &out[len(counts)]
 				t.Events = make([]Event, 0, d.counts[len(counts)])
 			}
-			n, err := d.track(start, end, t)
+			d.track = len(counts)
+			n, err := d.readTrack(start, end, t)
 			if err != nil {
 				return nil, err
 			}
@@ -162,6 +174,11 @@ type decoder struct {
 	events int
 	// counts are the events of each track, from the first pass.
 	counts []int
+	// visit, if set, is shown each event as it is read (track and position in
+	// it), with its Data in the input; it must copy what it keeps.
+	visit func(track, seq int, e Event)
+	// track is the index of the track being read.
+	track int
 }
 
 // vlq reads a variable-length quantity of at most four bytes ending before end.
@@ -180,10 +197,10 @@ func (d *decoder) vlq(off, end int) (uint32, int, error) {
 	return 0, 0, errAt(off, "variable-length quantity longer than 4 bytes")
 }
 
-// track reads the events of the MTrk chunk from off to end and returns how
+// readTrack reads the events of the MTrk chunk from off to end and returns how
 // many there are. With t, whose events it counted in an earlier call, it keeps
 // them in t.
-func (d *decoder) track(off, end int, t *Track) (int, error) {
+func (d *decoder) readTrack(off, end int, t *Track) (int, error) {
 	keep := t != nil
 	count := 0
 	var tick int64
@@ -277,8 +294,11 @@ func (d *decoder) track(off, end int, t *Track) (int, error) {
 			if err := checkMetaLength(e.MetaType, int(n)); err != nil {
 				return count, errAt(off+1, "%v", err)
 			}
-			if n > 0 && keep {
+			switch {
+			case n > 0 && keep:
 				e.Data = append([]byte(nil), d.b[next:next+int(n)]...)
+			case n > 0 && d.visit != nil:
+				e.Data = d.b[next : next+int(n) : next+int(n)]
 			}
 			off = next + int(n)
 		case status == 0xF0 || status == 0xF7:
@@ -291,12 +311,18 @@ func (d *decoder) track(off, end int, t *Track) (int, error) {
 			if uint64(n) > uint64(end-next) {
 				return count, errAt(off, "sysex length %d exceeds the %d bytes left in the track", n, end-next)
 			}
-			if n > 0 && keep {
+			switch {
+			case n > 0 && keep:
 				e.Data = append([]byte(nil), d.b[next:next+int(n)]...)
+			case n > 0 && d.visit != nil:
+				e.Data = d.b[next : next+int(n) : next+int(n)]
 			}
 			off = next + int(n)
 		default:
 			return count, errAt(evOff, "status 0x%02X is not allowed in a track", status)
+		}
+		if d.visit != nil {
+			d.visit(d.track, count, e)
 		}
 		count++
 		if keep {
