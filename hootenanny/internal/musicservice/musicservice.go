@@ -178,7 +178,8 @@ func (h *Handler) readReserved(ctx context.Context, field, value string, limit i
 			return nil, "", "", nil, err
 		}
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit))
+	b := make([]byte, obj.Size)
+	_, err = io.ReadFull(f, b)
 	if err != nil {
 		return nil, "", "", release, h.internal("reading the stored object", err)
 	}
