@@ -21,6 +21,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/engrave"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 	"github.com/hootenanny/hoot/hootenanny/internal/outage"
 	"github.com/hootenanny/hoot/hootenanny/internal/pianoroll"
@@ -41,6 +42,9 @@ type Config struct {
 	Artifacts *artifacts.Store
 	// Logger receives internal failures (default: discard).
 	Logger *slog.Logger
+	// Budget is the worker's memory budget, which midi_piano_roll reserves its memory from
+	// before it decodes (nil: no budget).
+	Budget *membudget.Budget
 }
 
 // Handler implements hootv1hoot.ScoreHandler.
@@ -53,6 +57,9 @@ func New(cfg Config) *Handler {
 	}
 	return &Handler{cfg: cfg}
 }
+
+// pianoRollImageMemory bounds the image midi_piano_roll draws and its PNG.
+const pianoRollImageMemory = 32 << 20
 
 // MidiPianoRoll draws a MIDI file and stores the PNG.
 func (h *Handler) MidiPianoRoll(ctx context.Context, req *hootv1.MidiPianoRollRequest) (*hootv1.MidiPianoRollResult, error) {
@@ -69,12 +76,26 @@ func (h *Handler) MidiPianoRoll(ctx context.Context, req *hootv1.MidiPianoRollRe
 	if err != nil {
 		return nil, err
 	}
-	f, err := midi.Decode(src.data)
-	if err != nil {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+	notMIDI := func(err error) error {
+		return hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("%s %s is not a readable MIDI file (%s): %v", what(field), value, src.mimeType, err)).
 			WithField(field).
 			WithHint("name a Standard MIDI File (audio/midi), such as an artifact abc_to_midi made")
+	}
+	decoded, err := midi.DecodedSize(src.data)
+	if err != nil {
+		return nil, notMIDI(err)
+	}
+	// The decoded file, its notes paired (about as much again), and the image.
+	release, err := h.cfg.Budget.Acquire("midi_piano_roll", 2*decoded+pianoRollImageMemory,
+		"draw a MIDI file with fewer events: split the piece into sections")
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	f, err := midi.Decode(src.data)
+	if err != nil {
+		return nil, notMIDI(err)
 	}
 	roll, err := pianoroll.Draw(f, pianoroll.Options{
 		Width: int(req.GetWidth()), Height: int(req.GetHeight()),

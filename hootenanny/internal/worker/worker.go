@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -58,7 +59,7 @@ type Config struct {
 	// Capacity is how many requests the worker runs at once (default hooteproto.DefaultCapacity).
 	Capacity int
 	// MemoryBudget is the memory, in bytes, that the worker's heavy calls (midi_render,
-	// midi_info, midi_analyze, soundfont_inspect, audio_info) may hold at once; each reserves its
+	// midi_info, midi_analyze, midi_piano_roll, soundfont_inspect, audio_info) may hold at once; each reserves its
 	// estimate before it starts, and one that does not fit is refused as busy (default:
 	// membudget.DefaultTotal(), half the machine's or the cgroup's memory).
 	MemoryBudget int64
@@ -183,6 +184,11 @@ func Run(ctx context.Context, cfg Config) error {
 		memory = membudget.DefaultTotal()
 	}
 	budget := membudget.New(memory)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The budget counts what calls hold; the collector works harder as the heap nears
+		// twice that, rather than letting garbage take the machine's memory.
+		debug.SetMemoryLimit(2*budget.Total() + 256<<20)
+	}
 	cfg.Logger.Info("memory budget for heavy calls", "bytes", budget.Total())
 	services := []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(systemservice.New(cfg.Name)),
@@ -213,6 +219,7 @@ func Run(ctx context.Context, cfg Config) error {
 			CAS:       store,
 			Artifacts: artifactStore,
 			Logger:    cfg.Logger,
+			Budget:    budget,
 		})),
 	}
 	// The Offer lets the conformance fixtures withdraw and offer services, as a fleet's
