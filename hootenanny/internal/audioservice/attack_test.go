@@ -101,8 +101,8 @@ func sf2Stream(sampleBytes int64, bankName, presetName, instName, sampleName []b
 	)
 	sdtaHead := cat([]byte("LIST"), le.AppendUint32(nil, uint32(4+8+sampleBytes)), []byte("sdta"), []byte("smpl"), le.AppendUint32(nil, uint32(sampleBytes)))
 	size := int64(len(info)+len(sdtaHead)+len(pdta)) + sampleBytes
-	head := cat([]byte("RIFF"), le.AppendUint32(nil, uint32(size-4)), []byte("sfbk"), info, sdtaHead)
-	return io.MultiReader(bytes.NewReader(head), io.LimitReader(&pattern{}, sampleBytes), bytes.NewReader(pdta)), size + 8
+	head := cat([]byte("RIFF"), le.AppendUint32(nil, uint32(size+4)), []byte("sfbk"), info, sdtaHead)
+	return io.MultiReader(bytes.NewReader(head), io.LimitReader(&pattern{}, sampleBytes), bytes.NewReader(pdta)), size + 12
 }
 
 // wavStream is a 16-bit stereo WAV of dataBytes at 44.1 kHz.
@@ -331,5 +331,33 @@ func TestAttackLatin1SoundFontNames(t *testing.T) {
 	p := res.GetPresets()[0]
 	if res.GetName() != "Café" || p.GetName() != "Flûte “douce”" || p.GetInstruments()[0] != "Clavecín" || res.GetInstruments()[0] != "Clavecín" {
 		t.Errorf("names %q, %q, %q", res.GetName(), p.GetName(), p.GetInstruments())
+	}
+}
+
+// TestKeptSoundFontIsReserved: the SoundFont kept for the next render holds its share of the
+// budget while it is kept, and gives it back when another takes its place.
+func TestKeptSoundFontIsReserved(t *testing.T) {
+	ctx := context.Background()
+	budget := membudget.New(256 << 20)
+	h := bigHandler(t, 64<<20, budget)
+	tune := putMIDI(t, h, longMIDI(t, 1))
+	render := func(sf string) {
+		t.Helper()
+		if _, err := h.MidiRender(ctx, &hootv1.MidiRenderRequest{Source: &hootv1.MidiRenderRequest_Hash{Hash: tune},
+			Soundfont: &hootv1.MidiRenderRequest_SoundfontHash{SoundfontHash: sf}, SampleRate: 16000}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, size1 := sf2Stream(1<<20, []byte("One"), []byte("Piano"), []byte("Grand"), []byte("C4"))
+	one := putStream(t, h, r, "audio/x-sf2")
+	r, size2 := sf2Stream(2<<20, []byte("Two"), []byte("Organ"), []byte("Pipe"), []byte("C4"))
+	two := putStream(t, h, r, "audio/x-sf2")
+	render(one)
+	if got := budget.InUse(); got != size1 {
+		t.Errorf("after a render with the first SoundFont, %d bytes reserved; want its %d", got, size1)
+	}
+	render(two)
+	if got := budget.InUse(); got != size2 {
+		t.Errorf("after a render with the second SoundFont, %d bytes reserved; want its %d", got, size2)
 	}
 }

@@ -79,6 +79,8 @@ type Handler struct {
 	// usually renders with one uploaded SoundFont many times.
 	lastHash string
 	last     *synth.SoundFont
+	// lastRelease gives back the memory reserved for last while it is kept.
+	lastRelease func()
 }
 
 // New returns a handler over cfg's stores.
@@ -195,8 +197,17 @@ func (h *Handler) storedSoundFont(ctx context.Context, tool, field, kind, value 
 			WithField(field).
 			WithHint("name an SF2 SoundFont, or leave the SoundFont out to use the worker's General MIDI default")
 	}
+	// The loaded SoundFont is kept for the next render with its samples' memory reserved (about
+	// its size); when the budget has no room for it, it is not kept.
+	keep, keepErr := h.cfg.Budget.Acquire("keeping the SoundFont for the next render", src.obj.Size, "")
 	h.mu.Lock()
-	h.lastHash, h.last = src.hash, sf
+	if h.lastRelease != nil {
+		h.lastRelease()
+	}
+	h.lastHash, h.last, h.lastRelease = "", nil, nil
+	if keepErr == nil {
+		h.lastHash, h.last, h.lastRelease = src.hash, sf, keep
+	}
 	h.mu.Unlock()
 	return sf, release, nil
 }
