@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/cas"
@@ -33,6 +34,8 @@ type Budget struct {
 
 	mu   sync.Mutex
 	used int64
+	// busy counts the calls refused because they did not fit beside the others.
+	busy atomic.Int64
 }
 
 // New returns a budget of total bytes.
@@ -58,6 +61,14 @@ func (b *Budget) InUse() int64 {
 	return b.used
 }
 
+// Busy returns how many calls were refused as busy.
+func (b *Budget) Busy() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.busy.Load()
+}
+
 // Acquire reserves need bytes for tool and returns the function that gives them back (call it
 // once, when the call no longer holds the memory). When need does not fit beside what runs now
 // it returns a retryable CodeOverloaded error; when need is more than the whole budget, a
@@ -76,6 +87,7 @@ func (b *Budget) Acquire(tool string, need int64, tooLarge string) (release func
 	if b.used+need > b.total {
 		free := b.total - b.used
 		b.mu.Unlock()
+		b.busy.Add(1)
 		return nil, hooteproto.NewError(hooteproto.CodeOverloaded,
 			fmt.Sprintf("the worker is busy: %s needs about %s of memory and the worker has %s free of its %s budget now, held by other calls",
 				tool, cas.FormatSize(need), cas.FormatSize(max(free, 0)), cas.FormatSize(b.total))).
@@ -128,17 +140,21 @@ func memTotal() int64 {
 	return 0
 }
 
-// cgroupLimit reads the cgroup v2 memory limit of this process, in bytes, or 0 for none.
+// cgroupLimit reads the memory limit of this process's cgroup (v2, else v1), in bytes, or 0
+// for none.
 func cgroupLimit() int64 {
-	b, err := os.ReadFile("/sys/fs/cgroup/memory.max")
-	if err != nil {
-		return 0
+	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || v <= 0 || v >= 1<<60 { // "max", or v1's way of saying none
+			return 0
+		}
+		return v
 	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil { // "max"
-		return 0
-	}
-	return v
+	return 0
 }
 
 // ParseSize reads a size as an operator writes it: bytes, or a number with the suffix K, M, G

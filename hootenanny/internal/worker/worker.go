@@ -269,7 +269,7 @@ func Run(ctx context.Context, cfg Config) error {
 		if err != nil {
 			return fmt.Errorf("--metrics-addr %s: %w", cfg.MetricsAddr, err)
 		}
-		h := workermetrics.Handler(workermetrics.Sources{Workers: loops, Runner: runner}, cfg.Logger)
+		h := workermetrics.Handler(workermetrics.Sources{Workers: loops, Runner: runner, Budget: budget}, cfg.Logger)
 		metricsDone := make(chan struct{})
 		go func() {
 			defer close(metricsDone)
