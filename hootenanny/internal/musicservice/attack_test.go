@@ -138,3 +138,23 @@ func TestAttackMIDIBusy(t *testing.T) {
 		t.Errorf("%d bytes still reserved", budget.InUse())
 	}
 }
+
+// TestAttackLatin1ABC: stored ABC in Latin-1, as ABC before 2.1 often is, is read as text and
+// its titles come back as valid UTF-8.
+func TestAttackLatin1ABC(t *testing.T) {
+	h := newHandler(t)
+	obj, _, err := h.cfg.CAS.Put(context.Background(), strings.NewReader("X:1\nT:Caf\xe9 cr\xe8me\nM:4/4\nL:1/8\nK:G\nGABc dedB|\n"), "text/vnd.abc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.AbcParse(context.Background(), &hootv1.AbcParseRequest{Source: &hootv1.AbcParseRequest_Hash{Hash: obj.Hash.String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := proto.Marshal(res); err != nil {
+		t.Fatalf("the result does not encode: %v", err)
+	}
+	if got := res.GetTunes()[0].GetTitles(); len(got) != 1 || got[0] != "Café crème" {
+		t.Errorf("titles %q", got)
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"mime"
 	"strings"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -24,6 +23,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/outage"
+	"github.com/hootenanny/hoot/hootenanny/internal/textenc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -107,13 +107,16 @@ func (h *Handler) loadABC(ctx context.Context, tool string, m proto.Message) (so
 	if err != nil {
 		return source{}, err
 	}
-	if !textual(mimeType) || !utf8.Valid(b) {
+	// ABC written before ABC 2.1 made UTF-8 the default is often Latin-1: it is read as
+	// Windows-1252 (package textenc), and what looks binary is refused.
+	text, ok := textenc.Text(b)
+	if !textual(mimeType) || !ok {
 		return source{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("%s %s holds %s content, not ABC text", what(field), value, mimeType)).
 			WithField(field).
 			WithHint("name an artifact or object that holds ABC notation (text/vnd.abc or text/plain), or give the text in abc")
 	}
-	return source{text: string(b), field: field, parent: parent}, nil
+	return source{text: text, field: field, parent: parent}, nil
 }
 
 // read returns the bytes of the artifact or stored object that field ("artifact_id" or "hash")

@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"unicode/utf8"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
@@ -25,6 +24,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 	"github.com/hootenanny/hoot/hootenanny/internal/outage"
 	"github.com/hootenanny/hoot/hootenanny/internal/pianoroll"
+	"github.com/hootenanny/hoot/hootenanny/internal/textenc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -193,12 +193,13 @@ func (h *Handler) AbcRender(ctx context.Context, req *hootv1.AbcRenderRequest) (
 		if src, err = h.read(ctx, field, value, engrave.MaxABC); err != nil {
 			return nil, err
 		}
-		if !utf8.Valid(src.data) {
+		// Latin-1 ABC is read as Windows-1252 (package textenc); what looks binary is refused.
+		var ok bool
+		if text, ok = textenc.Text(src.data); !ok {
 			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 				fmt.Sprintf("%s %s holds %s content, not ABC text", what(field), value, src.mimeType)).
 				WithField(field).WithHint("name an artifact that holds ABC notation, or give the text in abc")
 		}
-		text = string(src.data)
 	default:
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			"abc_render needs ABC notation: give the text in abc, or an artifact_id or hash of stored ABC").

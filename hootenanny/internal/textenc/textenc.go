@@ -68,3 +68,19 @@ func indexOf(r rune) int {
 	}
 	return -1
 }
+
+// Text returns b as text, as UTF8 does, when it looks like text: valid UTF-8, or 8-bit text
+// without control characters other than tab, line feed, form feed and carriage return (an ABC
+// file from before ABC 2.1 made UTF-8 its default is usually Latin-1). It reports false for
+// what looks binary.
+func Text(b []byte) (string, bool) {
+	if utf8.Valid(b) {
+		return string(b), true
+	}
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\f' && c != '\r' {
+			return "", false
+		}
+	}
+	return UTF8(b), true
+}

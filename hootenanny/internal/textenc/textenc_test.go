@@ -47,3 +47,15 @@ func FuzzUTF8(f *testing.F) {
 		}
 	})
 }
+
+func TestText(t *testing.T) {
+	if s, ok := Text([]byte("T:Caf\xe9\r\nK:C\n")); !ok || s != "T:Café\r\nK:C\n" {
+		t.Errorf("Latin-1 text: %q, %v", s, ok)
+	}
+	if s, ok := Text([]byte("T:Café\x00")); !ok || s != "T:Café\x00" {
+		t.Errorf("UTF-8 is kept as it is: %q, %v", s, ok)
+	}
+	if _, ok := Text([]byte("\x89PNG\r\n\x1a\n\x00\x00")); ok {
+		t.Error("a PNG reads as text")
+	}
+}
