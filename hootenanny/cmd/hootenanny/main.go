@@ -68,8 +68,8 @@ func run() error {
 		"(also postgresql://) for workers on several machines sharing one PostgreSQL database (default: hoot.db in --data)")
 	name := fs.String("name", "", "the worker's `name` in the gateway's logs (default host/pid)")
 	capacity := fs.Int("capacity", 64, "how many tool calls to run at once")
-	memoryBudget := fs.String("memory-budget", "", "the `size` of memory the heavy calls (midi_render, midi_info, midi_analyze, midi_piano_roll, soundfont_inspect,\n"+
-		"audio_info) may hold at once, such as 4G or 512M; each reserves its estimate before it starts,\n"+
+	memoryBudget := fs.String("memory-budget", "", "the `size` of memory the heavy calls (midi_render, midi_info, midi_analyze, midi_piano_roll,\n"+
+		"abc_render, soundfont_inspect, audio_info) may hold at once, such as 4G or 512M; each reserves its estimate before it starts,\n"+
 		"and one that does not fit now is refused as busy, to retry (default: half the machine's or the cgroup's memory)")
 	heartbeat := fs.Duration("heartbeat", 2500*time.Millisecond, "how often to tell the gateway the worker is alive")
 	jobConcurrency := fs.Int("job-concurrency", 4, "how many background jobs to run at once")

@@ -66,6 +66,22 @@ type Options struct {
 	Width int
 	// Timeout bounds each program (0 gives DefaultTimeout).
 	Timeout time.Duration
+	// Reserve, if set, is asked for the memory each program will take before it runs (a
+	// memory budget's Acquire); an error from it is returned as it is, and what it returns is
+	// called when the program has ended.
+	Reserve func(program string, need int64) (release func(), err error)
+}
+
+// ProgramMemory is about what abcm2ps takes to engrave a tune, and rsvg-convert besides the
+// image it draws.
+const ProgramMemory = 64 << 20
+
+// reserve asks o.Reserve for need bytes for program.
+func (o Options) reserve(program string, need int64) (func(), error) {
+	if o.Reserve == nil {
+		return func() {}, nil
+	}
+	return o.Reserve(program, need)
 }
 
 // Score is an engraved tune.
@@ -150,7 +166,12 @@ func Render(ctx context.Context, abc string, o Options) (*Score, error) {
 	if o.X > 0 {
 		args = append(args, "-e", strconv.Itoa(o.X))
 	}
+	release, err := o.reserve("abcm2ps", ProgramMemory)
+	if err != nil {
+		return nil, err
+	}
 	log, err := run(ctx, timeout, dir, MaxSVG, abcm2ps, args...)
+	release()
 	log = ownLines(log, "tune.abc")
 	if err != nil {
 		return nil, fmt.Errorf("abcm2ps: %w: %s", err, log)
@@ -173,6 +194,12 @@ func Render(ctx context.Context, abc string, o Options) (*Score, error) {
 	if s.Height > MaxHeight {
 		return nil, &InputError{"width", fmt.Sprintf("the score would be %d pixels tall at width %d, more than %d", s.Height, width, MaxHeight)}
 	}
+	// rsvg-convert draws the whole image, four bytes a pixel, before it writes the PNG.
+	release, err = o.reserve("rsvg-convert", ProgramMemory+4*int64(width)*int64(s.Height))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if _, err := run(ctx, timeout, dir, MaxPNG, rsvg, "-w", strconv.Itoa(width), "-b", "white", "-f", "png", "-o", "score.png", filepath.Base(svgs[0])); err != nil {
 		return nil, fmt.Errorf("rsvg-convert: %w", err)
 	}

@@ -43,7 +43,7 @@ type Config struct {
 	// Logger receives internal failures (default: discard).
 	Logger *slog.Logger
 	// Budget is the worker's memory budget, which midi_piano_roll reserves its memory from
-	// before it decodes (nil: no budget).
+	// before it decodes, and abc_render before it runs each program (nil: no budget).
 	Budget *membudget.Budget
 }
 
@@ -214,7 +214,10 @@ func (h *Handler) AbcRender(ctx context.Context, req *hootv1.AbcRenderRequest) (
 	if err != nil {
 		return nil, err
 	}
-	score, err := engrave.Render(ctx, text, engrave.Options{X: tune.Header.X, Width: int(req.GetWidth())})
+	score, err := engrave.Render(ctx, text, engrave.Options{X: tune.Header.X, Width: int(req.GetWidth()),
+		Reserve: func(program string, need int64) (func(), error) {
+			return h.cfg.Budget.Acquire("abc_render ("+program+")", need, "give a smaller width, or engrave fewer lines at a time")
+		}})
 	if err != nil {
 		return nil, h.engraveError(err, field)
 	}
@@ -282,7 +285,10 @@ func tuneList(book *abc.Book) string {
 func (h *Handler) engraveError(err error, field string) error {
 	var me *engrave.MissingError
 	var ie *engrave.InputError
+	var he *hooteproto.Error
 	switch {
+	case errors.As(err, &he):
+		return he
 	case errors.As(err, &me):
 		return hooteproto.NewError(hooteproto.CodeUnavailable, "this worker cannot engrave scores: "+me.Error()).
 			WithHint(fmt.Sprintf("on the worker's machine, apt-get install %s; midi_piano_roll draws a tune without it (abc_to_midi first)", me.Package))
