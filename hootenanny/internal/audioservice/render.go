@@ -118,7 +118,7 @@ func (h *Handler) MidiRender(ctx context.Context, req *hootv1.MidiRenderRequest)
 	if err := h.checkStorable(format, rate, frames, field); err != nil {
 		return nil, err
 	}
-	releaseRender, err := h.cfg.Budget.Acquire("midi_render", renderMemory(frames),
+	releaseRender, err := h.cfg.Budget.Acquire("midi_render", renderMemory(format, frames),
 		"render a shorter piece (split the tune or drop repeats), or choose a lower sample_rate")
 	if err != nil {
 		return nil, err
@@ -223,10 +223,14 @@ func (h *Handler) soundFontFor(ctx context.Context, req *hootv1.MidiRenderReques
 	return sf, value, release, err
 }
 
-// renderMemory is what midi_render holds to render frames of stereo: the samples as float32
-// (8 bytes a frame), the encoded file (4 bytes a frame of 16-bit WAV; FLAC is no larger), and
-// the synthesiser's and encoder's working memory.
-func renderMemory(frames int) int64 {
+// renderMemory is what midi_render holds to render frames of stereo into format: the samples
+// as float32 (8 bytes a frame), the encoded file (4 bytes a frame of 16-bit WAV; FLAC is no
+// larger), and the synthesiser's and encoder's working memory. The FLAC encoder keeps more
+// while it works: measured, 308 MiB live for 500 s at 44.1 kHz, against 259 MiB for WAV.
+func renderMemory(format string, frames int) int64 {
+	if format == "flac" {
+		return 16*int64(frames) + 16<<20
+	}
 	return 12*int64(frames) + 8<<20
 }
 
