@@ -16,6 +16,7 @@ import (
 
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/database"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/worker"
 	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
@@ -67,6 +68,9 @@ func run() error {
 		"(also postgresql://) for workers on several machines sharing one PostgreSQL database (default: hoot.db in --data)")
 	name := fs.String("name", "", "the worker's `name` in the gateway's logs (default host/pid)")
 	capacity := fs.Int("capacity", 64, "how many tool calls to run at once")
+	memoryBudget := fs.String("memory-budget", "", "the `size` of memory the heavy calls (midi_render, midi_info, midi_analyze, midi_piano_roll,\n"+
+		"abc_render, soundfont_inspect, audio_info) may hold at once, such as 4G or 512M; each reserves its estimate before it starts,\n"+
+		"and one that does not fit now is refused as busy, to retry (default: half the machine's or the cgroup's memory)")
 	heartbeat := fs.Duration("heartbeat", 2500*time.Millisecond, "how often to tell the gateway the worker is alive")
 	jobConcurrency := fs.Int("job-concurrency", 4, "how many background jobs to run at once")
 	jobRetention := fs.Duration("job-retention", 24*time.Hour, "how long to keep finished jobs and their results")
@@ -99,6 +103,16 @@ func run() error {
 			return fmt.Errorf("--database: %s", strings.TrimPrefix(err.Error(), "database: "))
 		}
 	}
+	var memory int64
+	if *memoryBudget != "" {
+		var err error
+		if memory, err = membudget.ParseSize(*memoryBudget); err != nil {
+			return fmt.Errorf("--memory-budget: %v", err)
+		}
+		if memory < membudget.MinBudget {
+			return fmt.Errorf("--memory-budget %s: give at least %s, or leave it out for half the machine's memory", *memoryBudget, cas.FormatSize(membudget.MinBudget))
+		}
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -120,6 +134,7 @@ func run() error {
 		Database:       *databaseTarget,
 		Name:           *name,
 		Capacity:       *capacity,
+		MemoryBudget:   memory,
 		Heartbeat:      *heartbeat,
 		JobConcurrency: *jobConcurrency,
 		JobRetention:   *jobRetention,

@@ -4,7 +4,6 @@
 package audio
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 )
@@ -62,17 +61,6 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("audio: %s is more than the %d allowed", e.What, e.Limit)
-}
-
-// Decode reads a WAV or FLAC file, telling them apart by their first bytes.
-func Decode(b []byte, lim Limits) (*Buffer, error) {
-	switch {
-	case len(b) >= 12 && bytes.Equal(b[:4], []byte("RIFF")) && bytes.Equal(b[8:12], []byte("WAVE")):
-		return decodeWAV(b, lim)
-	case len(b) >= 4 && bytes.Equal(b[:4], []byte("fLaC")):
-		return decodeFLAC(b, lim)
-	}
-	return nil, ErrUnknownFormat
 }
 
 // check validates the stream parameters read from a header.

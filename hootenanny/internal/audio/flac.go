@@ -1,10 +1,8 @@
 package audio
 
 import (
-	"bytes"
 	"crypto/md5"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 
@@ -16,68 +14,6 @@ import (
 // flacBlockSize is the samples per channel of each frame EncodeFLAC writes: the size the
 // reference encoder uses at 44.1 and 48 kHz.
 const flacBlockSize = 4096
-
-// decodeFLAC reads a FLAC stream. flac.New skips the metadata blocks after STREAMINFO without
-// reading them into memory, and a frame holds at most 65535 samples of at most 8 channels, so
-// what a hostile file can make the decoder allocate is bounded by its frames, which are
-// counted against lim as they come.
-func decodeFLAC(b []byte, lim Limits) (buf *Buffer, err error) {
-	defer func() {
-		// The decoder indexes tables with values read from the stream; a fault in it must not
-		// take the worker down with it.
-		if r := recover(); r != nil {
-			buf, err = nil, fmt.Errorf("audio: the FLAC stream is malformed (%v)", r)
-		}
-	}()
-	s, err := flac.New(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("audio: reading the FLAC header: %w", err)
-	}
-	info := s.Info
-	if err := lim.check(int(info.SampleRate), int(info.NChannels)); err != nil {
-		return nil, err
-	}
-	bits := int(info.BitsPerSample)
-	if bits < 4 || bits > 32 {
-		return nil, fmt.Errorf("audio: FLAC with %d bits per sample is not read", bits)
-	}
-	channels := int(info.NChannels)
-	if info.NSamples > 0 && info.NSamples*uint64(channels) > uint64(lim.MaxSamples) {
-		return nil, &LimitError{What: fmt.Sprintf("%d samples", info.NSamples*uint64(channels)), Limit: lim.MaxSamples}
-	}
-	var out []float32
-	if info.NSamples > 0 {
-		out = make([]float32, 0, int(info.NSamples)*channels)
-	}
-	scale := float32(int64(1) << (bits - 1))
-	for {
-		f, err := s.ParseNext()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("audio: reading a FLAC frame: %w", err)
-		}
-		if len(f.Subframes) != channels {
-			return nil, fmt.Errorf("audio: a FLAC frame has %d channels, the stream %d", len(f.Subframes), channels)
-		}
-		n := len(f.Subframes[0].Samples)
-		for _, sf := range f.Subframes[1:] {
-			if len(sf.Samples) != n {
-				return nil, fmt.Errorf("audio: the channels of a FLAC frame differ in length")
-			}
-		}
-		if len(out)+n*channels > lim.MaxSamples {
-			return nil, &LimitError{What: "the FLAC stream's samples", Limit: lim.MaxSamples}
-		}
-		for i := range n {
-			for c := range channels {
-				out = append(out, float32(f.Subframes[c].Samples[i])/scale)
-			}
-		}
-	}
-	return &Buffer{SampleRate: int(info.SampleRate), Channels: channels, BitDepth: bits, Format: "flac", Codec: "flac", Samples: out}, nil
-}
 
 // EncodeFLAC writes b as a 16-bit FLAC stream.
 func EncodeFLAC(w io.Writer, b *Buffer) error {

@@ -63,54 +63,34 @@ func channelWeight(c, n int) float64 {
 // IntegratedLoudness returns b's integrated loudness in LUFS after ITU-R BS.1770-4, or Floor
 // when no 400 ms block rises above the absolute gate (or b is shorter than one block).
 func IntegratedLoudness(b *Buffer) float64 {
-	frames := b.Frames()
-	if b.SampleRate <= 0 || frames == 0 {
-		return Floor
-	}
-	step := int(math.Round(blockSeconds / steps * float64(b.SampleRate)))
-	if step < 1 {
-		return Floor
-	}
-	nsteps := frames / step
-	if nsteps < steps {
-		return Floor
-	}
-	// energy[c][s] is the sum of the squared K-weighted samples of channel c in step s.
-	energy := make([][]float64, b.Channels)
-	f := kWeighting(float64(b.SampleRate))
-	for c := range b.Channels {
-		energy[c] = make([]float64, nsteps)
-		var x1, x2, y1, y2, z1, z2 float64
-		for i := range nsteps * step {
-			x := float64(b.Samples[i*b.Channels+c])
-			y := f[0].b0*x + f[0].b1*x1 + f[0].b2*x2 - f[0].a1*y1 - f[0].a2*y2
-			x2, x1 = x1, x
-			z := f[1].b0*y + f[1].b1*y1 + f[1].b2*y2 - f[1].a1*z1 - f[1].a2*z2
-			y2, y1 = y1, y
-			z2, z1 = z1, z
-			energy[c][i/step] += z * z
-		}
-	}
-	blockLen := float64(steps * step)
+	m := NewMeter(b.SampleRate, b.Channels)
+	m.Write(b.Samples)
+	return m.IntegratedLoudness()
+}
+
+// gatedLoudness returns the gated loudness of energy[c][s], the sums of the squared K-weighted
+// samples of channel c in each 100 ms step s; blockLen is the samples of a 400 ms block.
+func gatedLoudness(energy [][]float64, channels int, blockLen float64) float64 {
+	nsteps := len(energy[0])
 	nblocks := nsteps - steps + 1
 	// z[j][c] is channel c's mean square in block j.
 	z := make([][]float64, nblocks)
 	loud := make([]float64, nblocks)
 	for j := range nblocks {
-		z[j] = make([]float64, b.Channels)
+		z[j] = make([]float64, channels)
 		var sum float64
-		for c := range b.Channels {
+		for c := range channels {
 			var e float64
 			for s := j; s < j+steps; s++ {
 				e += energy[c][s]
 			}
 			z[j][c] = e / blockLen
-			sum += channelWeight(c, b.Channels) * z[j][c]
+			sum += channelWeight(c, channels) * z[j][c]
 		}
 		loud[j] = lufs(sum)
 	}
 	gated := func(threshold float64) (float64, int) {
-		mean := make([]float64, b.Channels)
+		mean := make([]float64, channels)
 		n := 0
 		for j := range nblocks {
 			if loud[j] > absoluteGate && loud[j] > threshold {
@@ -125,7 +105,7 @@ func IntegratedLoudness(b *Buffer) float64 {
 		}
 		var sum float64
 		for c := range mean {
-			sum += channelWeight(c, b.Channels) * mean[c] / float64(n)
+			sum += channelWeight(c, channels) * mean[c] / float64(n)
 		}
 		return lufs(sum), n
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/outage"
 	"github.com/hootenanny/hoot/hootenanny/internal/synth"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -61,6 +62,9 @@ type Config struct {
 	SoundFont string
 	// Logger receives internal failures (default: discard).
 	Logger *slog.Logger
+	// Budget is the worker's memory budget, which midi_render, soundfont_inspect and
+	// audio_info reserve their memory from before they start (nil: no budget).
+	Budget *membudget.Budget
 }
 
 // Handler implements hootv1hoot.AudioHandler.
@@ -75,6 +79,8 @@ type Handler struct {
 	// usually renders with one uploaded SoundFont many times.
 	lastHash string
 	last     *synth.SoundFont
+	// lastRelease gives back the memory reserved for last while it is kept.
+	lastRelease func()
 }
 
 // New returns a handler over cfg's stores.
@@ -93,6 +99,28 @@ func (h *Handler) defaultSoundFont(field string) (*synth.SoundFont, string, erro
 	if h.def != nil {
 		return h.def, h.defPath, nil
 	}
+	p, err := h.defaultSoundFontPath(field)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, "", h.internal("reading the default SoundFont", err)
+	}
+	sf, err := synth.Load(b)
+	if err != nil {
+		h.cfg.Logger.Error("audioservice: the default SoundFont does not load", "path", p, "err", err)
+		return nil, "", hooteproto.NewError(hooteproto.CodeUnavailable,
+			fmt.Sprintf("the worker's default SoundFont %s does not load: %v", p, err)).
+			WithHint("reinstall it (apt-get install --reinstall timgm6mb-soundfont), or upload an SF2 artifact and pass it as soundfont_artifact_id")
+	}
+	h.def, h.defPath = sf, p
+	return sf, p, nil
+}
+
+// defaultSoundFontPath finds the worker's default SoundFont: the first of its paths that is
+// there. field is as for defaultSoundFont.
+func (h *Handler) defaultSoundFontPath(field string) (string, error) {
 	paths := SoundFontPaths
 	if h.cfg.SoundFont != "" {
 		paths = []string{h.cfg.SoundFont}
@@ -103,26 +131,14 @@ func (h *Handler) defaultSoundFont(field string) (*synth.SoundFont, string, erro
 			continue
 		}
 		if st.Size() > synth.MaxBytes {
-			return nil, "", hooteproto.NewError(hooteproto.CodeUnavailable,
+			return "", hooteproto.NewError(hooteproto.CodeUnavailable,
 				fmt.Sprintf("the worker's default SoundFont %s is %s, more than the %s read", p, cas.FormatSize(st.Size()), cas.FormatSize(synth.MaxBytes))).
 				WithHint("start the worker with --soundfont naming a smaller SF2 file, or upload an SF2 artifact and pass it as soundfont_artifact_id")
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, "", h.internal("reading the default SoundFont", err)
-		}
-		sf, err := synth.Load(b)
-		if err != nil {
-			h.cfg.Logger.Error("audioservice: the default SoundFont does not load", "path", p, "err", err)
-			return nil, "", hooteproto.NewError(hooteproto.CodeUnavailable,
-				fmt.Sprintf("the worker's default SoundFont %s does not load: %v", p, err)).
-				WithHint("reinstall it (apt-get install --reinstall timgm6mb-soundfont), or upload an SF2 artifact and pass it as soundfont_artifact_id")
-		}
-		h.def, h.defPath = sf, p
-		return sf, p, nil
+		return p, nil
 	}
 	where := "in " + joinPaths(paths)
-	return nil, "", hooteproto.NewError(hooteproto.CodeUnavailable,
+	return "", hooteproto.NewError(hooteproto.CodeUnavailable,
 		"this worker has no default SoundFont: none "+where).
 		WithField(field).
 		WithHint("on the worker's machine, apt-get install timgm6mb-soundfont (a General MIDI SoundFont); or upload an SF2 file with cas_store or artifact_create and pass its id as " + field)
@@ -143,31 +159,57 @@ func joinPaths(p []string) string {
 	return s
 }
 
+// soundFontCost is the memory loading a SoundFont takes per byte of it: the file's bytes, and
+// the synthesiser's copy of its samples, with room for its tables.
+const soundFontCost = 2.5
+
 // storedSoundFont loads the SoundFont that field ("artifact_id" or "hash", under the request's
-// own names) names.
-func (h *Handler) storedSoundFont(ctx context.Context, field, kind, value string) (*synth.SoundFont, error) {
-	st, err := h.read(ctx, field, kind, value, synth.MaxBytes)
+// own names) names, with the memory it takes reserved for tool; the caller calls release when
+// it no longer needs the memory the load took (the loaded SoundFont is kept for the next call).
+func (h *Handler) storedSoundFont(ctx context.Context, tool, field, kind, value string) (sf *synth.SoundFont, release func(), err error) {
+	src, err := h.open(ctx, field, kind, value, synth.MaxBytes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	defer src.r.Close()
 	h.mu.Lock()
-	if h.lastHash == st.hash && h.last != nil {
+	if h.lastHash == src.hash && h.last != nil {
 		sf := h.last
 		h.mu.Unlock()
-		return sf, nil
+		return sf, func() {}, nil
 	}
 	h.mu.Unlock()
-	sf, err := synth.Load(st.data)
+	release, err = h.cfg.Budget.Acquire(tool, int64(soundFontCost*float64(src.obj.Size)),
+		"use a smaller SoundFont, or leave the SoundFont out to use the worker's General MIDI default")
 	if err != nil {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
-			fmt.Sprintf("%s %s (%s) is not a SoundFont that can be played: %v", kind, value, st.mimeType, err)).
+		return nil, nil, err
+	}
+	data, err := src.readAll(ctx, h)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	sf, err = synth.Load(data)
+	if err != nil {
+		release()
+		return nil, nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			fmt.Sprintf("%s %s (%s) is not a SoundFont that can be played: %v", kind, value, src.mimeType, err)).
 			WithField(field).
 			WithHint("name an SF2 SoundFont, or leave the SoundFont out to use the worker's General MIDI default")
 	}
+	// The loaded SoundFont is kept for the next render with its samples' memory reserved (about
+	// its size); when the budget has no room for it, it is not kept.
+	keep, keepErr := h.cfg.Budget.Acquire("keeping the SoundFont for the next render", src.obj.Size, "")
 	h.mu.Lock()
-	h.lastHash, h.last = st.hash, sf
+	if h.lastRelease != nil {
+		h.lastRelease()
+	}
+	h.lastHash, h.last, h.lastRelease = "", nil, nil
+	if keepErr == nil {
+		h.lastHash, h.last, h.lastRelease = src.hash, sf, keep
+	}
 	h.mu.Unlock()
-	return sf, nil
+	return sf, release, nil
 }
 
 // sourceField returns the set member of m's oneof named oneof, and its string value.
@@ -193,54 +235,91 @@ type stored struct {
 	artifact string
 }
 
-// read returns the content that value names: an artifact id when kind is "artifact", a hash
-// when it is "object". field is the request field, for errors; content over limit is refused.
-func (h *Handler) read(ctx context.Context, field, kind, value string, limit int64) (stored, error) {
-	st := stored{hash: value}
+// source is a stored object opened for reading.
+type source struct {
+	r   io.ReadSeekCloser
+	obj cas.Object
+	// hash, mimeType and artifact are as in stored.
+	hash, mimeType, artifact string
+}
+
+// open opens the content that value names: an artifact id when kind is "artifact", a hash when
+// it is "object". field is the request field, for errors; content over limit is refused. The
+// caller closes the source's reader.
+func (h *Handler) open(ctx context.Context, field, kind, value string, limit int64) (*source, error) {
+	src := &source{hash: value}
 	if kind == "artifact" {
 		a, err := h.cfg.Artifacts.Get(ctx, value)
 		if errors.Is(err, artifacts.ErrNotFound) {
-			return st, hooteproto.NewError(hooteproto.CodeNotFound, "no artifact has the id "+value).
+			return nil, hooteproto.NewError(hooteproto.CodeNotFound, "no artifact has the id "+value).
 				WithField(field).
 				WithHint("find artifacts with artifact_list")
 		}
 		if err != nil {
-			return st, h.internal("reading the artifact", err)
+			return nil, h.internal("reading the artifact", err)
 		}
-		st.hash, st.artifact, st.mimeType = a.Hash, a.ID, a.MimeType
+		src.hash, src.artifact, src.mimeType = a.Hash, a.ID, a.MimeType
 	}
-	hash, err := cas.ParseHash(st.hash)
+	hash, err := cas.ParseHash(src.hash)
 	if err != nil {
-		return st, hooteproto.NewError(hooteproto.CodeInvalidArgument, err.Error()).WithField(field).
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, err.Error()).WithField(field).
 			WithHint("pass the hash exactly as cas_store returned it")
 	}
 	f, obj, err := h.cfg.CAS.Open(ctx, hash)
 	if errors.Is(err, cas.ErrNotFound) {
-		return st, hooteproto.NewError(hooteproto.CodeNotFound, "no stored object has the hash "+st.hash).
+		return nil, hooteproto.NewError(hooteproto.CodeNotFound, "no stored object has the hash "+src.hash).
 			WithField(field).
 			WithHint("store the content with cas_store first")
 	}
 	if err != nil {
-		return st, h.internal("opening the stored object", err)
+		return nil, h.internal("opening the stored object", err)
 	}
-	defer f.Close()
 	if obj.Size > limit {
-		return st, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+		f.Close()
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("%s %s is %s, more than the %s this tool reads", kind, value, cas.FormatSize(obj.Size), cas.FormatSize(limit))).
 			WithField(field).
 			WithHint("name a smaller file")
 	}
-	if st.mimeType == "" {
-		st.mimeType = obj.MimeType
+	if src.mimeType == "" {
+		src.mimeType = obj.MimeType
 	}
-	st.data, err = io.ReadAll(io.LimitReader(f, limit))
-	if err != nil {
-		return st, h.internal("reading the stored object", err)
+	src.r, src.obj = f, obj
+	return src, nil
+}
+
+// readAll reads the whole of src.
+func (src *source) readAll(ctx context.Context, h *Handler) ([]byte, error) {
+	data := make([]byte, src.obj.Size)
+	if _, err := io.ReadFull(src.r, data); err != nil {
+		return nil, h.internal("reading the stored object", err)
 	}
 	if ctx.Err() != nil {
-		return st, hooteproto.AsError(ctx.Err())
+		return nil, hooteproto.AsError(ctx.Err())
 	}
-	return st, nil
+	return data, nil
+}
+
+// read returns the content that value names (see open), with need(size) bytes of the memory
+// budget reserved for tool before it is read: the caller calls release when it no longer holds
+// what it made of the content. tooLarge says how to ask for less when need is more than the
+// whole budget.
+func (h *Handler) read(ctx context.Context, field, kind, value string, limit int64, tool string, need func(size int64) int64, tooLarge string) (st stored, release func(), err error) {
+	src, err := h.open(ctx, field, kind, value, limit)
+	if err != nil {
+		return st, nil, err
+	}
+	defer src.r.Close()
+	release, err = h.cfg.Budget.Acquire(tool, need(src.obj.Size), tooLarge)
+	if err != nil {
+		return st, nil, err
+	}
+	st = stored{hash: src.hash, mimeType: src.mimeType, artifact: src.artifact}
+	if st.data, err = src.readAll(ctx, h); err != nil {
+		release()
+		return st, nil, err
+	}
+	return st, release, nil
 }
 
 func (h *Handler) internal(op string, err error) *hooteproto.Error {

@@ -2,29 +2,74 @@ package audioservice
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/internal/synth"
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
-// SoundfontInspect describes a stored SoundFont, or the default one.
+// soundFontInspectMemory is what soundfont_inspect holds of a SoundFont of size bytes: its
+// INFO and pdta lists (bounded by synth.MaxInfoBytes and synth.MaxPdtaBytes), twice over for
+// what is made of them. The samples, most of a SoundFont, are skipped.
+func soundFontInspectMemory(size int64) int64 {
+	return 2*min(size, synth.MaxInfoBytes+synth.MaxPdtaBytes) + 1<<20
+}
+
+// SoundfontInspect describes a stored SoundFont, or the default one, reading its names and
+// tables and skipping its samples.
 func (h *Handler) SoundfontInspect(ctx context.Context, req *hootv1.SoundfontInspectRequest) (*hootv1.SoundfontInspectResult, error) {
 	var (
-		sf   *synth.SoundFont
-		name string
-		err  error
+		r     io.ReadSeeker
+		size  int64
+		name  string
+		field = "artifact_id"
 	)
 	if fd, value := sourceField(req, "source"); fd != nil {
-		field := string(fd.Name())
-		sf, err = h.storedSoundFont(ctx, field, kindOf(field), value)
-		name = value
+		field = string(fd.Name())
+		src, err := h.open(ctx, field, kindOf(field), value, synth.MaxBytes)
+		if err != nil {
+			return nil, err
+		}
+		defer src.r.Close()
+		r, size, name = src.r, src.obj.Size, value
 	} else {
-		sf, name, err = h.defaultSoundFont("artifact_id")
+		path, err := h.defaultSoundFontPath(field)
+		if err != nil {
+			return nil, err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, h.internal("opening the default SoundFont", err)
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, h.internal("opening the default SoundFont", err)
+		}
+		r, size, name = f, st.Size(), path
 	}
+	release, err := h.cfg.Budget.Acquire("soundfont_inspect", soundFontInspectMemory(size), "")
 	if err != nil {
 		return nil, err
 	}
-	info := sf.Inspect()
+	defer release()
+	info, err := synth.InspectFile(r, size)
+	if err != nil {
+		var fe *synth.FormatError
+		if errors.As(err, &fe) {
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, fmt.Sprintf("%s is not a SoundFont that can be described: %v", name, err)).
+				WithField(field).
+				WithHint("name an SF2 SoundFont, or leave the source out to describe the worker's General MIDI default")
+		}
+		if ctx.Err() != nil {
+			return nil, hooteproto.AsError(ctx.Err())
+		}
+		return nil, h.internal("reading the SoundFont", err)
+	}
 	out := &hootv1.SoundfontInspectResult{
 		Source:           name,
 		Name:             info.Name,

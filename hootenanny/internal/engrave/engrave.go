@@ -66,6 +66,22 @@ type Options struct {
 	Width int
 	// Timeout bounds each program (0 gives DefaultTimeout).
 	Timeout time.Duration
+	// Reserve, if set, is asked for the memory each program will take before it runs (a
+	// memory budget's Acquire); an error from it is returned as it is, and what it returns is
+	// called when the program has ended.
+	Reserve func(program string, need int64) (release func(), err error)
+}
+
+// ProgramMemory is about what abcm2ps takes to engrave a tune, and rsvg-convert besides the
+// image it draws.
+const ProgramMemory = 64 << 20
+
+// reserve asks o.Reserve for need bytes for program.
+func (o Options) reserve(program string, need int64) (func(), error) {
+	if o.Reserve == nil {
+		return func() {}, nil
+	}
+	return o.Reserve(program, need)
 }
 
 // Score is an engraved tune.
@@ -79,10 +95,25 @@ type Score struct {
 	Log string
 }
 
-// forbidden are directives with which ABC would make abcm2ps read other files of the worker.
-var forbidden = regexp.MustCompile(`(?im)^\s*(%%|I:)\s*(abc-include|format|eps|begineps|abcm2ps)\b`)
+// forbidden are the directives with which ABC makes abcm2ps read other files of the worker:
+// %%abc-include (another ABC file), %%format (a format file, or a PostScript file copied into
+// the output), %%EPS (an EPS file), and abcm2ps's own options given in the ABC (-F reads a
+// format file, -D names where to look for them). As an I: field each does the same. They are
+// refused wherever they stand, not only at the start of a line: a line may start after a CR, a
+// tab or an inline field, and no tune needs these words after %% or I:.
+var forbidden = regexp.MustCompile(`(?i)(%%|\bI:)[ \t]*(abc-include|format|eps|begineps|abcm2ps)\b`)
 
-// CheckABC refuses ABC that is too large, not text, or would read files of the worker.
+// NormalizeLines returns abc with every line ending made a line feed. abcm2ps ends a line at a
+// CR as well as at an LF, so a check that reads lines must see the same lines it does.
+func NormalizeLines(abc string) string {
+	if strings.IndexByte(abc, '\r') < 0 {
+		return abc
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(abc, "\r\n", "\n"), "\r", "\n")
+}
+
+// CheckABC refuses ABC that is too large, not text, or would read files of the worker. It
+// checks the lines abcm2ps would read: those of NormalizeLines(abc).
 func CheckABC(abc string) error {
 	if len(abc) > MaxABC {
 		return &InputError{"abc", fmt.Sprintf("the ABC is %d bytes; abc_render engraves at most %d", len(abc), MaxABC)}
@@ -90,8 +121,9 @@ func CheckABC(abc string) error {
 	if strings.IndexByte(abc, 0) >= 0 {
 		return &InputError{"abc", "the ABC holds a NUL byte; it is not text"}
 	}
-	if m := forbidden.FindString(abc); m != "" {
-		return &InputError{"abc", fmt.Sprintf("the ABC asks to read another file (%q); the score is engraved from the tune alone", strings.TrimSpace(m))}
+	if m := forbidden.FindString(NormalizeLines(abc)); m != "" {
+		return &InputError{"abc", fmt.Sprintf("the ABC asks to read another file (%q); the score is engraved from the tune alone: "+
+			"remove %%%%abc-include, %%%%format, %%%%EPS and abcm2ps options, and put what they would bring in the ABC itself", strings.TrimSpace(m))}
 	}
 	return nil
 }
@@ -101,6 +133,7 @@ func Render(ctx context.Context, abc string, o Options) (*Score, error) {
 	if err := CheckABC(abc); err != nil {
 		return nil, err
 	}
+	abc = NormalizeLines(abc)
 	width := o.Width
 	if width == 0 {
 		width = DefaultWidth
@@ -133,7 +166,13 @@ func Render(ctx context.Context, abc string, o Options) (*Score, error) {
 	if o.X > 0 {
 		args = append(args, "-e", strconv.Itoa(o.X))
 	}
+	release, err := o.reserve("abcm2ps", ProgramMemory)
+	if err != nil {
+		return nil, err
+	}
 	log, err := run(ctx, timeout, dir, MaxSVG, abcm2ps, args...)
+	release()
+	log = ownLines(log, "tune.abc")
 	if err != nil {
 		return nil, fmt.Errorf("abcm2ps: %w: %s", err, log)
 	}
@@ -155,6 +194,12 @@ func Render(ctx context.Context, abc string, o Options) (*Score, error) {
 	if s.Height > MaxHeight {
 		return nil, &InputError{"width", fmt.Sprintf("the score would be %d pixels tall at width %d, more than %d", s.Height, width, MaxHeight)}
 	}
+	// rsvg-convert draws the whole image, four bytes a pixel, before it writes the PNG.
+	release, err = o.reserve("rsvg-convert", ProgramMemory+4*int64(width)*int64(s.Height))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if _, err := run(ctx, timeout, dir, MaxPNG, rsvg, "-w", strconv.Itoa(width), "-b", "white", "-f", "png", "-o", "score.png", filepath.Base(svgs[0])); err != nil {
 		return nil, fmt.Errorf("rsvg-convert: %w", err)
 	}
@@ -233,6 +278,36 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, &InputError{"abc", fmt.Sprintf("the engraved score is more than %d bytes", limit)}
 	}
 	return b, nil
+}
+
+// ownLines keeps of abcm2ps's messages only those about the file it was given, name, with the
+// lines of it that they quote, and its banner and summary. Messages about any other file, and
+// what they quote of it, are left out: were abcm2ps ever to read another file of the worker, its
+// contents must not reach a log or a result.
+func ownLines(log, name string) string {
+	var out []string
+	keep, dropped := false, 0
+	for _, l := range strings.Split(log, "\n") {
+		switch {
+		case strings.HasPrefix(l, name+":"):
+			keep = true
+		case strings.HasPrefix(l, " "), strings.HasPrefix(l, "\t"):
+			// A quoted source line or its caret belongs to the message before it.
+		case strings.HasPrefix(l, "abcm2ps-"), strings.HasPrefix(l, "Output written on "), l == "File "+name, strings.TrimSpace(l) == "":
+			keep = true
+		default:
+			keep = false
+		}
+		if keep {
+			out = append(out, l)
+		} else {
+			dropped++
+		}
+	}
+	if dropped > 0 {
+		out = append(out, fmt.Sprintf("(%d lines of messages about other files left out)", dropped))
+	}
+	return strings.Join(out, "\n")
 }
 
 func firstLine(log, otherwise string) string {

@@ -157,3 +157,75 @@ func FuzzSVG(f *testing.F) {
 		_ = CheckABC(string(b))
 	})
 }
+
+// TestAttackABCIncludeAfterCR: abcm2ps ends a line at a CR, so a directive after a CR starts a
+// line of its own there, and must be refused as one.
+func TestAttackABCIncludeAfterCR(t *testing.T) {
+	for _, abc := range []string{
+		"X:1\rT:t\r%%abc-include /etc/passwd\rK:C\rC|",
+		"X:1\r\nK:C\r\n%%abc-include /etc/passwd\r\nC|",
+		"X:1\nK:C\nC|\r%%EPS /etc/passwd\rD|",
+		"X:1\nK:C\nC|\r  %%format /etc/hostname\r",
+		"X:1\nK:C\nC|\r\t%%Format /etc/hostname\r",
+		"X:1\nK:C\nC|\rI: abc-include /etc/passwd\r",
+		"X:1\nK:C\n[I:format /etc/hostname]CDE|\n",
+		"X:1\nK:C\n%%abcm2ps -F /etc/hostname\nC|",
+	} {
+		var ie *InputError
+		if err := CheckABC(abc); !errors.As(err, &ie) || !strings.Contains(ie.Problem, "another file") {
+			t.Errorf("%q: got %v, want it refused as reading another file", abc, err)
+		}
+		if _, err := Render(context.Background(), abc, Options{}); !errors.As(err, &ie) {
+			t.Errorf("%q: Render gave %v, want it refused", abc, err)
+		}
+	}
+	// Text that only looks alike is engraved.
+	if err := CheckABC("X:1\r\nT:Informal Dances\r\nK:C\r\nCDE|\r\n"); err != nil {
+		t.Errorf("a CRLF tune is refused: %v", err)
+	}
+}
+
+// TestAttackABCLogCarriesNoOtherFile: abcm2ps quotes the lines it complains about; of any
+// other file it read, neither its messages nor its lines reach the log.
+func TestAttackABCLogCarriesNoOtherFile(t *testing.T) {
+	log := strings.Join([]string{
+		"abcm2ps-8.14.14 (2022-12-19)",
+		"File tune.abc",
+		"File /etc/passwd",
+		"tune.abc:4:4: error: Bad start of voice overlay",
+		"   4 C|&&&$$ D|",
+		"         ^",
+		"/etc/passwd:1:1: error: Bad character 'r'",
+		"   1 root:x:0:0:root:/root:/bin/bash",
+		"      ^",
+		"Output written on score001.svg (2263 bytes)",
+	}, "\n")
+	got := ownLines(log, "tune.abc")
+	for _, secret := range []string{"root:x", "/etc/passwd", "Bad character 'r'"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the log keeps %q:\n%s", secret, got)
+		}
+	}
+	for _, own := range []string{"tune.abc:4:4: error: Bad start of voice overlay", "   4 C|&&&$$ D|", "Output written"} {
+		if !strings.Contains(got, own) {
+			t.Errorf("the log lost %q:\n%s", own, got)
+		}
+	}
+}
+
+// TestCRLinesEngraveAsLF: a tune with CR line ends engraves as the same tune with LF ends.
+func TestCRLinesEngraveAsLF(t *testing.T) {
+	needPrograms(t)
+	cr := strings.ReplaceAll(book, "\n", "\r")
+	a, err := Render(context.Background(), book, Options{X: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Render(context.Background(), cr, Options{X: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Systems != b.Systems || a.Systems != 3 {
+		t.Errorf("LF: %d systems, CR: %d; want 3 both", a.Systems, b.Systems)
+	}
+}

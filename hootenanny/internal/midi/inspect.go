@@ -102,6 +102,12 @@ func globalEvents(f *File, keep func(Event) bool) []timed {
 			}
 		}
 	}
+	sortTimed(out)
+	return out
+}
+
+// sortTimed orders events by tick, then track, then position in the track.
+func sortTimed(out []timed) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].tick != out[j].tick {
 			return out[i].tick < out[j].tick
@@ -111,19 +117,23 @@ func globalEvents(f *File, keep func(Event) bool) []timed {
 		}
 		return out[i].seq < out[j].seq
 	})
-	return out
 }
 
 // TempoMap returns the tempo changes of f in tick order, all tracks merged.
 // It always starts at tick 0 (with the default 120 bpm when no tempo event is
 // there); of several changes at the same tick the last one wins.
 func TempoMap(f *File) []TempoChange {
-	tpq := float64(f.TicksPerQuarter)
+	return tempoMap(f.TicksPerQuarter, globalEvents(f, func(e Event) bool { return e.IsMeta(MetaTempo) }))
+}
+
+// tempoMap makes the tempo map of the set-tempo events tempos, in tick order.
+func tempoMap(ticksPerQuarter int, tempos []timed) []TempoChange {
+	tpq := float64(ticksPerQuarter)
 	if tpq <= 0 {
 		tpq = 1
 	}
 	m := []TempoChange{{Tick: 0, MicrosPerQuarter: DefaultMicrosPerQuarter}}
-	for _, g := range globalEvents(f, func(e Event) bool { return e.IsMeta(MetaTempo) }) {
+	for _, g := range tempos {
 		u, ok := g.e.TempoValue()
 		if !ok || u == 0 {
 			continue
@@ -177,72 +187,146 @@ func KeyName(sharps int, minor bool) string {
 // tracks (the conductor-track convention of format 1); the duration is the
 // latest event tick of any track.
 func Inspect(f *File) Info {
-	info := Info{
-		Format:          f.Format,
-		Tracks:          len(f.Tracks),
-		TicksPerQuarter: f.TicksPerQuarter,
-		TempoMap:        TempoMap(f),
-		NoteStats:       NoteStats{Lowest: -1, Highest: -1},
-	}
+	in := newInspector(f.Format, f.TicksPerQuarter, len(f.Tracks))
 	for ti, t := range f.Tracks {
-		ts := TrackInfo{Index: ti, Events: len(t.Events), NoteStats: NoteStats{Lowest: -1, Highest: -1}}
-		seen := map[int]bool{}
-		for _, e := range t.Events {
-			if e.Tick > ts.EndTick {
-				ts.EndTick = e.Tick
-			}
-			if e.IsMeta(MetaTrackName) && ts.Name == "" {
-				ts.Name = string(e.Data)
-			}
-			if e.Kind >= KindNoteOff && e.Kind <= KindPitchBend && !seen[int(e.Channel)] {
-				seen[int(e.Channel)] = true
-				ts.Channels = append(ts.Channels, int(e.Channel))
-			}
-			if sh, mi, ok := e.KeySignatureValue(); ok {
-				info.KeySignatures = append(info.KeySignatures, KeySignatureChange{Tick: e.Tick, Track: ti, Sharps: sh, Minor: mi, Name: KeyName(sh, mi)})
-			}
+		for i := range t.Events {
+			in.event(ti, i, t.Events[i])
 		}
+	}
+	return in.finish()
+}
+
+// InspectBytes decodes b as Decode does and returns what Inspect returns of
+// the file, without keeping its events: it holds only the few events the
+// summary needs in order (tempo, time and key signatures, program changes), so
+// its memory does not grow with the notes.
+func InspectBytes(b []byte) (Info, error) {
+	d := decoder{b: b, lim: DefaultLimits}
+	format, ntrks, div, off, err := d.header()
+	if err != nil {
+		return Info{}, err
+	}
+	in := newInspector(format, div, ntrks)
+	d.visit = in.event
+	if _, err := d.tracks(off, ntrks, nil); err != nil {
+		return Info{}, err
+	}
+	return in.finish(), nil
+}
+
+// An inspector summarises a file's events as they come, track by track.
+type inspector struct {
+	info    Info
+	tpq     int
+	seen    [][16]bool
+	chans   [16]*ChannelInfo
+	tempos  []timed
+	meters  []timed
+	program []timed
+}
+
+func newInspector(format, ticksPerQuarter, tracks int) *inspector {
+	in := &inspector{
+		info: Info{
+			Format:          format,
+			Tracks:          tracks,
+			TicksPerQuarter: ticksPerQuarter,
+			NoteStats:       NoteStats{Lowest: -1, Highest: -1},
+			PerTrack:        make([]TrackInfo, tracks),
+		},
+		tpq:  ticksPerQuarter,
+		seen: make([][16]bool, tracks),
+	}
+	for ti := range in.info.PerTrack {
+		in.info.PerTrack[ti] = TrackInfo{Index: ti, NoteStats: NoteStats{Lowest: -1, Highest: -1}}
+	}
+	if tracks == 0 {
+		in.info.PerTrack = nil
+	}
+	return in
+}
+
+func (in *inspector) channel(c int) *ChannelInfo {
+	if in.chans[c] == nil {
+		in.chans[c] = &ChannelInfo{Channel: c, NoteStats: NoteStats{Lowest: -1, Highest: -1}}
+	}
+	return in.chans[c]
+}
+
+// event takes event seq of track ti. It keeps nothing of e.Data but copies.
+func (in *inspector) event(ti, seq int, e Event) {
+	ts := &in.info.PerTrack[ti]
+	ts.Events++
+	if e.Tick > ts.EndTick {
+		ts.EndTick = e.Tick
+	}
+	switch {
+	case e.Kind >= KindNoteOff && e.Kind <= KindPitchBend:
+		if !in.seen[ti][e.Channel] {
+			in.seen[ti][e.Channel] = true
+			ts.Channels = append(ts.Channels, int(e.Channel))
+		}
+		// Every note-on with a velocity is a note (NoteEvents pairs it with
+		// its note-off, or ends it with its track), so the notes are counted
+		// from the note-ons without pairing them.
+		if e.Kind == KindNoteOn && e.Data2 > 0 {
+			p := int(e.Data1)
+			in.info.NoteStats.add(p)
+			ts.NoteStats.add(p)
+			in.channel(int(e.Channel)).NoteStats.add(p)
+		}
+		if e.Kind == KindProgramChange {
+			in.program = append(in.program, timed{e.Tick, ti, seq, Event{Tick: e.Tick, Kind: e.Kind, Channel: e.Channel, Data1: e.Data1}})
+		}
+	case e.IsMeta(MetaTrackName):
+		if ts.Name == "" {
+			ts.Name, _ = e.Text()
+		}
+	case e.IsMeta(MetaKeySignature):
+		if sh, mi, ok := e.KeySignatureValue(); ok {
+			in.info.KeySignatures = append(in.info.KeySignatures, KeySignatureChange{Tick: e.Tick, Track: ti, Sharps: sh, Minor: mi, Name: KeyName(sh, mi)})
+		}
+	case e.IsMeta(MetaTempo):
+		in.tempos = append(in.tempos, timed{e.Tick, ti, seq, Event{Tick: e.Tick, Kind: e.Kind, MetaType: e.MetaType, Data: append([]byte(nil), e.Data...)}})
+	case e.IsMeta(MetaTimeSignature):
+		in.meters = append(in.meters, timed{e.Tick, ti, seq, Event{Tick: e.Tick, Kind: e.Kind, MetaType: e.MetaType, Data: append([]byte(nil), e.Data...)}})
+	}
+}
+
+func (in *inspector) finish() Info {
+	info := in.info
+	for ti := range info.PerTrack {
+		ts := &info.PerTrack[ti]
 		sort.Ints(ts.Channels)
 		if ts.EndTick > info.DurationTicks {
 			info.DurationTicks = ts.EndTick
 		}
-		info.PerTrack = append(info.PerTrack, ts)
 	}
 	sort.SliceStable(info.KeySignatures, func(i, j int) bool { return info.KeySignatures[i].Tick < info.KeySignatures[j].Tick })
-
-	var chans [16]*ChannelInfo
-	channel := func(c int) *ChannelInfo {
-		if chans[c] == nil {
-			chans[c] = &ChannelInfo{Channel: c, NoteStats: NoteStats{Lowest: -1, Highest: -1}}
-		}
-		return chans[c]
-	}
-	for _, g := range globalEvents(f, func(e Event) bool { return e.Kind == KindProgramChange }) {
-		ci := channel(int(g.e.Channel))
+	sortTimed(in.program)
+	for _, g := range in.program {
+		ci := in.channel(int(g.e.Channel))
 		if n := len(ci.Programs); n == 0 || ci.Programs[n-1] != int(g.e.Data1) {
 			ci.Programs = append(ci.Programs, int(g.e.Data1))
 		}
 	}
-	for _, n := range NoteEvents(f) {
-		info.NoteStats.add(n.Pitch)
-		info.PerTrack[n.Track].NoteStats.add(n.Pitch)
-		channel(n.Channel).NoteStats.add(n.Pitch)
-	}
-	for _, c := range chans {
+	for _, c := range in.chans {
 		if c != nil {
 			info.PerChannel = append(info.PerChannel, *c)
 		}
 	}
-
-	info.DurationSeconds = SecondsAt(info.TempoMap, f.TicksPerQuarter, info.DurationTicks)
-	info.TimeSignatures, info.DurationBars = bars(f, info.DurationTicks)
+	sortTimed(in.tempos)
+	info.TempoMap = tempoMap(in.tpq, in.tempos)
+	info.DurationSeconds = SecondsAt(info.TempoMap, in.tpq, info.DurationTicks)
+	sortTimed(in.meters)
+	info.TimeSignatures, info.DurationBars = bars(in.tpq, in.meters, info.DurationTicks)
 	return info
 }
 
-// bars walks the time-signature changes (4/4 until the first) and returns
-// them with their bar positions, and the duration in bars.
-func bars(f *File, end int64) ([]TimeSignatureChange, float64) {
-	tpq := float64(f.TicksPerQuarter)
+// bars walks the time-signature changes (4/4 until the first), in tick order,
+// and returns them with their bar positions, and the duration in bars.
+func bars(ticksPerQuarter int, meters []timed, end int64) ([]TimeSignatureChange, float64) {
+	tpq := float64(ticksPerQuarter)
 	if tpq <= 0 {
 		tpq = 1
 	}
@@ -251,7 +335,7 @@ func bars(f *File, end int64) ([]TimeSignatureChange, float64) {
 	var at int64
 	var bar float64
 	barTicks := func() float64 { return tpq * 4 * float64(num) / float64(den) }
-	for _, g := range globalEvents(f, func(e Event) bool { return e.IsMeta(MetaTimeSignature) }) {
+	for _, g := range meters {
 		n, d, c, t, ok := g.e.TimeSignatureValue()
 		if !ok || n == 0 {
 			continue

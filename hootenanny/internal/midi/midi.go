@@ -2,8 +2,7 @@
 //
 // The model is deliberately small: a File holds a format, a time division in
 // ticks per quarter note and a list of tracks; a Track is a list of Events in
-// time order. Every Event carries its absolute tick (Tick) and, after Decode,
-// the delta from the previous event of its track (Delta). Encode derives the
+// time order. Every Event carries its absolute tick (Tick); Encode derives the
 // deltas from the absolute ticks, so callers building a file only set Tick.
 //
 // Decode is strict and bounded: chunk lengths are checked against the input,
@@ -14,6 +13,8 @@ package midi
 
 import (
 	"fmt"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/textenc"
 )
 
 // Kind classifies an Event.
@@ -98,12 +99,11 @@ type Track struct {
 
 // Event is one track event.
 type Event struct {
-	// Tick is the absolute time in ticks from the start of the track.
+	// Tick is the absolute time in ticks from the start of the track. (The
+	// delta from the event before is Tick less that event's Tick; it is not
+	// kept, as a decoded file holds millions of events.)
 	Tick int64
-	// Delta is the delta time read from the file (filled by Decode, ignored
-	// by Encode, which derives deltas from Tick).
-	Delta uint32
-	Kind  Kind
+	Kind Kind
 	// Channel is 0..15 for channel-voice events.
 	Channel uint8
 	// Data1 is the key (note events, poly pressure), the controller number
@@ -221,12 +221,15 @@ func (e Event) KeySignatureValue() (sharps int, minor bool, ok bool) {
 	return int(int8(e.Data[0])), e.Data[1] == 1, true
 }
 
-// Text returns the payload of a text-like meta event (types 0x01..0x0F).
+// Text returns the payload of a text-like meta event (types 0x01..0x0F: text, copyright, track
+// and instrument names, lyrics, markers, cue points and the rest) as valid UTF-8: the bytes as
+// they are when they are UTF-8, and otherwise read as Windows-1252 (package textenc). Data
+// keeps the bytes.
 func (e Event) Text() (string, bool) {
 	if e.Kind != KindMeta || e.MetaType < 0x01 || e.MetaType > 0x0F {
 		return "", false
 	}
-	return string(e.Data), true
+	return textenc.UTF8(e.Data), true
 }
 
 func (e Event) String() string {

@@ -56,15 +56,14 @@ func sampleFile() File {
 	}
 }
 
-// withDeltas fills Delta from Tick and appends the end of track Encode adds,
-// giving what Decode should return for an encoded file.
+// withDeltas appends the end of track Encode adds, giving what Decode should
+// return for an encoded file.
 func withDeltas(f File) File {
 	out := File{Format: f.Format, TicksPerQuarter: f.TicksPerQuarter}
 	for _, t := range f.Tracks {
 		var nt Track
 		var prev int64
 		for _, e := range t.Events {
-			e.Delta = uint32(e.Tick - prev)
 			prev = e.Tick
 			nt.Events = append(nt.Events, e)
 		}
@@ -444,4 +443,39 @@ func BenchmarkEncode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzInspectBytes: InspectBytes refuses what Decode refuses, and otherwise
+// says what Inspect says of the decoded file.
+func FuzzInspectBytes(f *testing.F) {
+	for _, file := range []File{
+		{Format: 1, TicksPerQuarter: 480, Tracks: []Track{
+			{Events: []Event{Tempo(0, 400000), TimeSignature(0, 3, 4, 24, 8), KeySignature(0, -2, true), TrackName(0, "Caf\xe9"), Tempo(960, 600000)}},
+			{Events: []Event{ProgramChange(0, 1, 5), NoteOn(0, 1, 60, 90), NoteOn(10, 1, 64, 90), NoteOff(480, 1, 60, 0), ProgramChange(500, 1, 7), NoteOn(500, 9, 36, 100), TimeSignature(700, 6, 8, 24, 8)}},
+		}},
+		{Format: 0, TicksPerQuarter: 96, Tracks: []Track{{Events: []Event{NoteOn(0, 0, 60, 1), NoteOn(96, 0, 60, 0), NoteOn(96, 0, 61, 0)}}}},
+	} {
+		b, err := Encode(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := InspectBytes(b)
+		file, derr := Decode(b)
+		if (err == nil) != (derr == nil) {
+			t.Fatalf("InspectBytes: %v; Decode: %v", err, derr)
+		}
+		if derr != nil {
+			if err.Error() != derr.Error() {
+				t.Fatalf("InspectBytes: %v; Decode: %v", err, derr)
+			}
+			return
+		}
+		if want := Inspect(file); !reflect.DeepEqual(got, want) {
+			t.Fatalf("InspectBytes:\n%+v\nInspect:\n%+v", got, want)
+		}
+	})
 }

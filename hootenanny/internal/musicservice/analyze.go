@@ -12,10 +12,13 @@ import (
 
 // MidiAnalyze finds a stored MIDI file's key, meter, tempo, chords and voices.
 func (h *Handler) MidiAnalyze(ctx context.Context, req *hootv1.MidiAnalyzeRequest) (*hootv1.MidiAnalyzeResult, error) {
-	f, err := h.readMIDI(ctx, "midi_analyze", req)
+	// The analysis pairs the notes and keeps a few numbers for each: about twice what the
+	// decoded file holds.
+	f, release, err := h.readMIDI(ctx, "midi_analyze", req, 3)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	per := req.GetChordsPer()
 	if per == "" {
 		per = "bar"

@@ -208,35 +208,66 @@ func startBPM(info midi.Info) float64 {
 
 // MidiInfo describes a stored MIDI file.
 func (h *Handler) MidiInfo(ctx context.Context, req *hootv1.MidiInfoRequest) (*hootv1.MidiInfoResult, error) {
-	f, err := h.readMIDI(ctx, "midi_info", req)
-	if err != nil {
-		return nil, err
-	}
-	return midiInfo(midi.Inspect(f)), nil
-}
-
-// readMIDI reads and decodes the stored MIDI file that req names by its oneof source (an
-// artifact_id or a hash), for tool.
-func (h *Handler) readMIDI(ctx context.Context, tool string, req proto.Message) (*midi.File, error) {
 	fd, value := sourceField(req)
 	if fd == nil {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, tool+" needs a MIDI file: give an artifact_id or a hash").
+		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "midi_info needs a MIDI file: give an artifact_id or a hash").
 			WithField("artifact_id").
 			WithHint("pass the artifact id that abc_to_midi returned, or the hash of a MIDI file stored with cas_store")
 	}
 	field := string(fd.Name())
-	b, _, mimeType, err := h.read(ctx, field, value, MaxStoredMIDI)
+	// The file is summarised as it is read, without keeping its events: the memory is the
+	// file's bytes, reserved before they are read.
+	b, _, mimeType, release, err := h.read(ctx, field, value, MaxStoredMIDI, "midi_info")
 	if err != nil {
 		return nil, err
 	}
+	defer release()
+	info, err := midi.InspectBytes(b)
+	if err != nil {
+		return nil, notMIDI(field, value, mimeType, err)
+	}
+	return midiInfo(info), nil
+}
+
+// notMIDI is the error for stored content that is not a MIDI file midi.Decode reads.
+func notMIDI(field, value, mimeType string, err error) error {
+	msg := fmt.Sprintf("%s %s is not a readable MIDI file (%s): %v", what(field), value, mimeType, err)
+	return hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
+		WithField(field).
+		WithHint("name a Standard MIDI File (audio/midi), such as an artifact abc_to_midi made")
+}
+
+// readMIDI reads and decodes the stored MIDI file that req names by its oneof source (an
+// artifact_id or a hash), for tool. It reserves the memory the decoded file takes, times
+// factor for what tool makes of it, before it decodes; the caller calls release when done
+// with the file.
+func (h *Handler) readMIDI(ctx context.Context, tool string, req proto.Message, factor int64) (*midi.File, func(), error) {
+	fd, value := sourceField(req)
+	if fd == nil {
+		return nil, nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, tool+" needs a MIDI file: give an artifact_id or a hash").
+			WithField("artifact_id").
+			WithHint("pass the artifact id that abc_to_midi returned, or the hash of a MIDI file stored with cas_store")
+	}
+	field := string(fd.Name())
+	b, _, mimeType, releaseBytes, err := h.read(ctx, field, value, MaxStoredMIDI, tool)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer releaseBytes()
+	size, err := midi.DecodedSize(b)
+	if err != nil {
+		return nil, nil, notMIDI(field, value, mimeType, err)
+	}
+	release, err := h.cfg.Budget.Acquire(tool, factor*size, "name a MIDI file with fewer events: split the piece into sections")
+	if err != nil {
+		return nil, nil, err
+	}
 	f, err := midi.Decode(b)
 	if err != nil {
-		msg := fmt.Sprintf("%s %s is not a readable MIDI file (%s): %v", what(field), value, mimeType, err)
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
-			WithField(field).
-			WithHint("name a Standard MIDI File (audio/midi), such as an artifact abc_to_midi made")
+		release()
+		return nil, nil, notMIDI(field, value, mimeType, err)
 	}
-	return f, nil
+	return f, release, nil
 }
 
 func midiInfo(in midi.Info) *hootv1.MidiInfoResult {

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"mime"
 	"strings"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -22,7 +21,9 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/outage"
+	"github.com/hootenanny/hoot/hootenanny/internal/textenc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -48,6 +49,9 @@ type Config struct {
 	Artifacts *artifacts.Store
 	// Logger receives internal failures (default: discard).
 	Logger *slog.Logger
+	// Budget is the worker's memory budget, which midi_info and midi_analyze reserve their
+	// memory from before they start (nil: no budget).
+	Budget *membudget.Budget
 }
 
 // Handler implements hootv1hoot.MusicHandler.
@@ -99,22 +103,38 @@ func (h *Handler) loadABC(ctx context.Context, tool string, m proto.Message) (so
 	if field == "abc" {
 		return source{text: value, field: field}, nil
 	}
-	b, parent, mimeType, err := h.read(ctx, field, value, MaxStoredABC)
+	b, parent, mimeType, _, err := h.read(ctx, field, value, MaxStoredABC, "")
 	if err != nil {
 		return source{}, err
 	}
-	if !textual(mimeType) || !utf8.Valid(b) {
+	// ABC written before ABC 2.1 made UTF-8 the default is often Latin-1: it is read as
+	// Windows-1252 (package textenc), and what looks binary is refused.
+	text, ok := textenc.Text(b)
+	if !textual(mimeType) || !ok {
 		return source{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("%s %s holds %s content, not ABC text", what(field), value, mimeType)).
 			WithField(field).
 			WithHint("name an artifact or object that holds ABC notation (text/vnd.abc or text/plain), or give the text in abc")
 	}
-	return source{text: string(b), field: field, parent: parent}, nil
+	return source{text: text, field: field, parent: parent}, nil
 }
 
 // read returns the bytes of the artifact or stored object that field ("artifact_id" or "hash")
 // names, the artifact's id (or "") and the media type, refusing content larger than limit.
-func (h *Handler) read(ctx context.Context, field, value string, limit int64) ([]byte, string, string, error) {
+//
+// With tool, it reserves the object's size in the memory budget for tool before it reads, and
+// the caller calls release when it no longer holds the bytes; without, release does nothing.
+func (h *Handler) read(ctx context.Context, field, value string, limit int64, tool string) (b []byte, parent, mimeType string, release func(), err error) {
+	b, parent, mimeType, release, err = h.readReserved(ctx, field, value, limit, tool)
+	if err != nil && release != nil {
+		release()
+		release = nil
+	}
+	return b, parent, mimeType, release, err
+}
+
+func (h *Handler) readReserved(ctx context.Context, field, value string, limit int64, tool string) ([]byte, string, string, func(), error) {
+	release := func() {}
 	var (
 		hashText = value
 		parent   string
@@ -123,32 +143,32 @@ func (h *Handler) read(ctx context.Context, field, value string, limit int64) ([
 	if field == "artifact_id" {
 		a, err := h.cfg.Artifacts.Get(ctx, value)
 		if errors.Is(err, artifacts.ErrNotFound) {
-			return nil, "", "", hooteproto.NewError(hooteproto.CodeNotFound, "no artifact has the id "+value).
+			return nil, "", "", nil, hooteproto.NewError(hooteproto.CodeNotFound, "no artifact has the id "+value).
 				WithField(field).
 				WithHint("find artifacts with artifact_list, or pass the content itself")
 		}
 		if err != nil {
-			return nil, "", "", h.internal("reading the artifact", err)
+			return nil, "", "", nil, h.internal("reading the artifact", err)
 		}
 		hashText, parent, mimeType = a.Hash, a.ID, a.MimeType
 	}
 	hash, err := cas.ParseHash(hashText)
 	if err != nil {
-		return nil, "", "", hooteproto.NewError(hooteproto.CodeInvalidArgument, err.Error()).WithField(field).
+		return nil, "", "", nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, err.Error()).WithField(field).
 			WithHint("pass the hash exactly as cas_store returned it")
 	}
 	f, obj, err := h.cfg.CAS.Open(ctx, hash)
 	if errors.Is(err, cas.ErrNotFound) {
-		return nil, "", "", hooteproto.NewError(hooteproto.CodeNotFound, "no stored object has the hash "+hashText).
+		return nil, "", "", nil, hooteproto.NewError(hooteproto.CodeNotFound, "no stored object has the hash "+hashText).
 			WithField(field).
 			WithHint("store the content with cas_store first, or pass it inline")
 	}
 	if err != nil {
-		return nil, "", "", h.internal("opening the stored object", err)
+		return nil, "", "", nil, h.internal("opening the stored object", err)
 	}
 	defer f.Close()
 	if obj.Size > limit {
-		return nil, "", "", hooteproto.NewError(hooteproto.CodeInvalidArgument,
+		return nil, "", "", nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("%s %s is %s, more than the %s this tool reads", what(field), value, cas.FormatSize(obj.Size), cas.FormatSize(limit))).
 			WithField(field).
 			WithHint("split the content into smaller pieces")
@@ -156,14 +176,20 @@ func (h *Handler) read(ctx context.Context, field, value string, limit int64) ([
 	if mimeType == "" {
 		mimeType = obj.MimeType
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit))
+	if tool != "" {
+		if release, err = h.cfg.Budget.Acquire(tool, obj.Size, "name a smaller file"); err != nil {
+			return nil, "", "", nil, err
+		}
+	}
+	b := make([]byte, obj.Size)
+	_, err = io.ReadFull(f, b)
 	if err != nil {
-		return nil, "", "", h.internal("reading the stored object", err)
+		return nil, "", "", release, h.internal("reading the stored object", err)
 	}
 	if ctx.Err() != nil {
-		return nil, "", "", hooteproto.AsError(ctx.Err())
+		return nil, "", "", release, hooteproto.AsError(ctx.Err())
 	}
-	return b, parent, mimeType, nil
+	return b, parent, mimeType, release, nil
 }
 
 // truncated refuses ABC that the parser did not read whole: converting or transposing part of

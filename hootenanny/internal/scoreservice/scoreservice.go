@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"unicode/utf8"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
@@ -21,9 +20,11 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/engrave"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 	"github.com/hootenanny/hoot/hootenanny/internal/outage"
 	"github.com/hootenanny/hoot/hootenanny/internal/pianoroll"
+	"github.com/hootenanny/hoot/hootenanny/internal/textenc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -41,6 +42,9 @@ type Config struct {
 	Artifacts *artifacts.Store
 	// Logger receives internal failures (default: discard).
 	Logger *slog.Logger
+	// Budget is the worker's memory budget, which midi_piano_roll reserves its memory from
+	// before it decodes, and abc_render before it runs each program (nil: no budget).
+	Budget *membudget.Budget
 }
 
 // Handler implements hootv1hoot.ScoreHandler.
@@ -53,6 +57,9 @@ func New(cfg Config) *Handler {
 	}
 	return &Handler{cfg: cfg}
 }
+
+// pianoRollImageMemory bounds the image midi_piano_roll draws and its PNG.
+const pianoRollImageMemory = 32 << 20
 
 // MidiPianoRoll draws a MIDI file and stores the PNG.
 func (h *Handler) MidiPianoRoll(ctx context.Context, req *hootv1.MidiPianoRollRequest) (*hootv1.MidiPianoRollResult, error) {
@@ -69,12 +76,26 @@ func (h *Handler) MidiPianoRoll(ctx context.Context, req *hootv1.MidiPianoRollRe
 	if err != nil {
 		return nil, err
 	}
-	f, err := midi.Decode(src.data)
-	if err != nil {
-		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+	notMIDI := func(err error) error {
+		return hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("%s %s is not a readable MIDI file (%s): %v", what(field), value, src.mimeType, err)).
 			WithField(field).
 			WithHint("name a Standard MIDI File (audio/midi), such as an artifact abc_to_midi made")
+	}
+	decoded, err := midi.DecodedSize(src.data)
+	if err != nil {
+		return nil, notMIDI(err)
+	}
+	// The decoded file, its notes paired (about as much again), and the image.
+	release, err := h.cfg.Budget.Acquire("midi_piano_roll", 2*decoded+pianoRollImageMemory,
+		"draw a MIDI file with fewer events: split the piece into sections")
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	f, err := midi.Decode(src.data)
+	if err != nil {
+		return nil, notMIDI(err)
 	}
 	roll, err := pianoroll.Draw(f, pianoroll.Options{
 		Width: int(req.GetWidth()), Height: int(req.GetHeight()),
@@ -172,12 +193,13 @@ func (h *Handler) AbcRender(ctx context.Context, req *hootv1.AbcRenderRequest) (
 		if src, err = h.read(ctx, field, value, engrave.MaxABC); err != nil {
 			return nil, err
 		}
-		if !utf8.Valid(src.data) {
+		// Latin-1 ABC is read as Windows-1252 (package textenc); what looks binary is refused.
+		var ok bool
+		if text, ok = textenc.Text(src.data); !ok {
 			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 				fmt.Sprintf("%s %s holds %s content, not ABC text", what(field), value, src.mimeType)).
 				WithField(field).WithHint("name an artifact that holds ABC notation, or give the text in abc")
 		}
-		text = string(src.data)
 	default:
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			"abc_render needs ABC notation: give the text in abc, or an artifact_id or hash of stored ABC").
@@ -192,7 +214,10 @@ func (h *Handler) AbcRender(ctx context.Context, req *hootv1.AbcRenderRequest) (
 	if err != nil {
 		return nil, err
 	}
-	score, err := engrave.Render(ctx, text, engrave.Options{X: tune.Header.X, Width: int(req.GetWidth())})
+	score, err := engrave.Render(ctx, text, engrave.Options{X: tune.Header.X, Width: int(req.GetWidth()),
+		Reserve: func(program string, need int64) (func(), error) {
+			return h.cfg.Budget.Acquire("abc_render ("+program+")", need, "give a smaller width, or engrave fewer lines at a time")
+		}})
 	if err != nil {
 		return nil, h.engraveError(err, field)
 	}
@@ -260,7 +285,10 @@ func tuneList(book *abc.Book) string {
 func (h *Handler) engraveError(err error, field string) error {
 	var me *engrave.MissingError
 	var ie *engrave.InputError
+	var he *hooteproto.Error
 	switch {
+	case errors.As(err, &he):
+		return he
 	case errors.As(err, &me):
 		return hooteproto.NewError(hooteproto.CodeUnavailable, "this worker cannot engrave scores: "+me.Error()).
 			WithHint(fmt.Sprintf("on the worker's machine, apt-get install %s; midi_piano_roll draws a tune without it (abc_to_midi first)", me.Package))

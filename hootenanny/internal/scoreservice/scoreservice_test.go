@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
 	"github.com/hootenanny/hoot/hootenanny/internal/pianoroll"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
@@ -141,5 +143,33 @@ func TestAbcRender(t *testing.T) {
 	_, err = h.AbcRender(context.Background(), &hootv1.AbcRenderRequest{Source: &hootv1.AbcRenderRequest_Abc{Abc: tune}})
 	if e := hooteproto.AsError(err); e == nil || !strings.Contains(e.Hint(), "apt-get install abcm2ps") {
 		t.Errorf("without abcm2ps: %v", err)
+	}
+}
+
+// TestAttackAbcRenderBusy: abc_render reserves the programs' memory (rsvg-convert's image grows
+// with the width) and is refused as busy when it does not fit.
+func TestAttackAbcRenderBusy(t *testing.T) {
+	if _, err := exec.LookPath("abcm2ps"); err != nil {
+		t.Fatal("abcm2ps is needed (apt-get install abcm2ps)")
+	}
+	h := newHandler(t)
+	budget := membudget.New(96 << 20)
+	h.cfg.Budget = budget
+	tune := "X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|gfed cBAG|\n"
+	held, err := budget.Acquire("other calls", 40<<20, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.AbcRender(context.Background(), &hootv1.AbcRenderRequest{Source: &hootv1.AbcRenderRequest_Abc{Abc: tune}, Width: 4000})
+	e := hooteproto.AsError(err)
+	if e == nil || e.Code() != hooteproto.CodeOverloaded || !strings.Contains(e.Message(), "abc_render") {
+		t.Errorf("abc_render beside other calls: %v", err)
+	}
+	held()
+	if _, err := h.AbcRender(context.Background(), &hootv1.AbcRenderRequest{Source: &hootv1.AbcRenderRequest_Abc{Abc: tune}, Width: 600}); err != nil {
+		t.Errorf("abc_render alone: %v", err)
+	}
+	if budget.InUse() != 0 {
+		t.Errorf("%d bytes still reserved", budget.InUse())
 	}
 }

@@ -153,10 +153,10 @@ func checkPdta(subs []chunk, samples int64) error {
 		rate := int64(binary.LittleEndian.Uint32(r[36:40]))
 		if start > end || end > samples || loopStart > samples || loopEnd > samples || loopStart > loopEnd {
 			return formatErr("sample %d (%s) runs from %d to %d, looping %d to %d, outside the %d sample points there are",
-				i, name(r[:20]), start, end, loopStart, loopEnd, samples)
+				i, cleanName(r[:20]), start, end, loopStart, loopEnd, samples)
 		}
 		if rate < 1 || rate > 768000 {
-			return formatErr("sample %d (%s) has a sample rate of %d", i, name(r[:20]), rate)
+			return formatErr("sample %d (%s) has a sample rate of %d", i, cleanName(r[:20]), rate)
 		}
 	}
 	return nil
@@ -177,13 +177,4 @@ func rising(table []byte, size, field, limit int, what, into string) error {
 		prev = v
 	}
 	return nil
-}
-
-func name(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
 }

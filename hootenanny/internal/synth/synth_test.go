@@ -1,10 +1,12 @@
 package synth
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/audio"
@@ -34,7 +36,10 @@ func TestInspectTestFont(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := sf.Inspect()
+	info := inspectBytes(t, testSF2())
+	if !reflect.DeepEqual(info, inspectLoaded(sf)) {
+		t.Errorf("InspectFile gives\n%+v\nthe synthesiser reads\n%+v", info, inspectLoaded(sf))
+	}
 	if info.Name != "Test Font" || info.Version != "2.01" || info.Samples != 2 || len(info.Presets) != 2 || len(info.Instruments) != 2 {
 		t.Fatalf("info %+v", info)
 	}
@@ -48,7 +53,20 @@ func TestInspectTestFont(t *testing.T) {
 
 func TestInspectGeneralMIDI(t *testing.T) {
 	t.Parallel()
-	info := loadDefault(t).Inspect()
+	sf := loadDefault(t)
+	f, err := os.Open(defaultFont)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	info, err := InspectFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref := inspectLoaded(sf); !reflect.DeepEqual(info, ref) {
+		t.Errorf("InspectFile and the synthesiser's reading differ:\n%+v\n%+v", info, ref)
+	}
 	programs := map[int]bool{}
 	for _, p := range info.Presets {
 		if p.Bank == 0 {
@@ -205,7 +223,9 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		_ = sf.Inspect()
+		if info, err := InspectFile(bytes.NewReader(data), int64(len(data))); err != nil || !reflect.DeepEqual(info, inspectLoaded(sf)) {
+			t.Fatalf("a SoundFont that loads inspects as %+v, %v; the synthesiser reads %+v", info, err, inspectLoaded(sf))
+		}
 		f := &midi.File{TicksPerQuarter: 96, Tracks: []midi.Track{{Events: []midi.Event{
 			midi.NoteOn(0, 0, 60, 100), midi.NoteOn(0, 9, 36, 100), midi.NoteOff(24, 0, 60, 0), midi.EndOfTrack(48)}}}}
 		if _, err := sf.Render(context.Background(), f, Options{SampleRate: 16000, Tail: 0.05}); err != nil {
@@ -213,6 +233,35 @@ func FuzzLoad(f *testing.F) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("Render: %v", err)
 			}
+		}
+	})
+}
+
+func inspectBytes(t testing.TB, b []byte) Info {
+	t.Helper()
+	info, err := InspectFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+// FuzzInspectFile feeds InspectFile arbitrary bytes: it describes them or refuses them with a
+// FormatError, and never panics.
+func FuzzInspectFile(f *testing.F) {
+	f.Add(testSF2())
+	f.Add([]byte("RIFF\x04\x00\x00\x00sfbk"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info, err := InspectFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("InspectFile: %v, not a FormatError", err)
+			}
+			return
+		}
+		if info.Samples < 0 || info.SamplePoints < 0 || info.SamplePoints > int64(len(data)) {
+			t.Fatalf("info %+v of %d bytes", info, len(data))
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -25,6 +26,8 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
 	"github.com/hootenanny/hoot/hootenanny/internal/jobservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/ledger"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/musicservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/queryservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/scoreservice"
@@ -57,6 +60,12 @@ type Config struct {
 	Name string
 	// Capacity is how many requests the worker runs at once (default hooteproto.DefaultCapacity).
 	Capacity int
+	// MemoryBudget is the memory, in bytes, that the worker's heavy calls (midi_render,
+	// midi_info, midi_analyze, midi_piano_roll, abc_render, soundfont_inspect, audio_info) may
+	// hold at once; each reserves its estimate before it starts, and one that does not fit is
+	// refused as busy (default: membudget.DefaultTotal(), half the machine's or the cgroup's
+	// memory).
+	MemoryBudget int64
 	// Heartbeat and Liveness set how soon a silent gateway counts as gone.
 	Heartbeat time.Duration
 	Liveness  int
@@ -176,6 +185,17 @@ func Run(ctx context.Context, cfg Config) error {
 	casHandler.Logger = cfg.Logger
 	artifactStore := artifacts.NewStore(db)
 
+	memory := cfg.MemoryBudget
+	if memory <= 0 {
+		memory = membudget.DefaultTotal()
+	}
+	budget := membudget.New(memory)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The budget counts what calls hold; the collector works harder as the heap nears
+		// twice that, rather than letting garbage take the machine's memory.
+		debug.SetMemoryLimit(2*budget.Total() + 256<<20)
+	}
+	cfg.Logger.Info("memory budget for heavy calls", "bytes", budget.Total())
 	services := []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(systemservice.New(cfg.Name)),
 		hootv1hoot.NewCasService(casHandler, jobHandler),
@@ -192,17 +212,20 @@ func Run(ctx context.Context, cfg Config) error {
 			CAS:       store,
 			Artifacts: artifactStore,
 			Logger:    cfg.Logger,
+			Budget:    budget,
 		}), jobHandler),
 		hootv1hoot.NewAudioService(audioservice.New(audioservice.Config{
 			CAS:       store,
 			Artifacts: artifactStore,
 			SoundFont: cfg.SoundFont,
 			Logger:    cfg.Logger,
+			Budget:    budget,
 		}), jobHandler),
 		hootv1hoot.NewScoreService(scoreservice.New(scoreservice.Config{
 			CAS:       store,
 			Artifacts: artifactStore,
 			Logger:    cfg.Logger,
+			Budget:    budget,
 		})),
 	}
 	// The Offer lets the conformance fixtures withdraw and offer services, as a fleet's
@@ -253,7 +276,7 @@ func Run(ctx context.Context, cfg Config) error {
 		if err != nil {
 			return fmt.Errorf("--metrics-addr %s: %w", cfg.MetricsAddr, err)
 		}
-		h := workermetrics.Handler(workermetrics.Sources{Workers: loops, Runner: runner}, cfg.Logger)
+		h := workermetrics.Handler(workermetrics.Sources{Workers: loops, Runner: runner, Budget: budget}, cfg.Logger)
 		metricsDone := make(chan struct{})
 		go func() {
 			defer close(metricsDone)

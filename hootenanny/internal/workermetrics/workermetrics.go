@@ -1,5 +1,5 @@
 // Package workermetrics serves a worker's Prometheus metrics: the calls it answered by service,
-// the jobs by status in the database it shares, and the jobs running on it. Every count is read
+// the jobs by status in the database it shares, the jobs running on it, and its memory budget. Every count is read
 // when scraped.
 package workermetrics
 
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/jobs"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -24,6 +25,8 @@ type Sources struct {
 	Workers []*hooteproto.Worker
 	// Runner runs this worker's jobs.
 	Runner *jobs.Runner
+	// Budget is the worker's memory budget for heavy calls, or nil.
+	Budget *membudget.Budget
 }
 
 // queryTimeout bounds the database query of one scrape.
@@ -34,6 +37,9 @@ var (
 	descJobs     = prometheus.NewDesc("hootenanny_jobs", "Jobs by status in the database this worker shares with the others.", []string{"status"}, nil)
 	descRunning  = prometheus.NewDesc("hootenanny_jobs_here", "Jobs this worker has started that have not ended.", nil, nil)
 	descScrapeOK = prometheus.NewDesc("hootenanny_jobs_query_ok", "1 when the scrape's count of jobs by status succeeded, else 0.", nil, nil)
+	descBudget   = prometheus.NewDesc("hootenanny_memory_budget_bytes", "The memory the worker's heavy calls may hold at once (--memory-budget).", nil, nil)
+	descReserved = prometheus.NewDesc("hootenanny_memory_reserved_bytes", "The memory the heavy calls running now have reserved.", nil, nil)
+	descBusy     = prometheus.NewDesc("hootenanny_memory_busy_total", "Heavy calls refused as busy because their memory did not fit beside the others'.", nil, nil)
 )
 
 type collector struct {
@@ -46,6 +52,9 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descJobs
 	ch <- descRunning
 	ch <- descScrapeOK
+	ch <- descBudget
+	ch <- descReserved
+	ch <- descBusy
 }
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
@@ -61,6 +70,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	for service, v := range calls {
 		ch <- prometheus.MustNewConstMetric(descCalls, prometheus.CounterValue, float64(v[0]), service, "ok")
 		ch <- prometheus.MustNewConstMetric(descCalls, prometheus.CounterValue, float64(v[1]), service, "error")
+	}
+	if b := c.src.Budget; b != nil {
+		ch <- prometheus.MustNewConstMetric(descBudget, prometheus.GaugeValue, float64(b.Total()))
+		ch <- prometheus.MustNewConstMetric(descReserved, prometheus.GaugeValue, float64(b.InUse()))
+		ch <- prometheus.MustNewConstMetric(descBusy, prometheus.CounterValue, float64(b.Busy()))
 	}
 	if c.src.Runner == nil {
 		return
