@@ -164,6 +164,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 	}
 	var changes []Change
 	var decos, restDecos []string
+	var decoShort []bool // which of decos were written as one letter (H, T, ~, .)
 	marks := t.partMarks()
 	sig := t.Header.Key.Signature()
 	var (
@@ -214,7 +215,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				restDecos = append(restDecos, d)
 			}
 		}
-		decos = nil
+		decos, decoShort = nil, nil
 	}
 	// sound adds a note at onset, merging it into a tied note of the same letter and octave
 	// that ends there; it reports whether it added an event, and records in stillOpen the keys
@@ -302,7 +303,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			added := sound(e, now, len(bars), next)
 			roll = false
 			if added {
-				decos, restDecos = nil, nil
+				decos, decoShort, restDecos = nil, nil, nil
 			} else {
 				carry()
 			}
@@ -319,7 +320,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 			roll = false
 			if added {
-				decos, restDecos = nil, nil
+				decos, decoShort, restDecos = nil, nil, nil
 			} else {
 				carry()
 			}
@@ -340,6 +341,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		case *Decoration:
 			if len(decos) < 16 {
 				decos = append(decos, e.Name)
+				decoShort = append(decoShort, e.Short)
 			}
 			roll = roll || e.Short && e.Name == "roll"
 		case *Rest:
@@ -378,6 +380,15 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			return walked{}, fmt.Errorf("abc: voice overlay & at line %d is not supported yet", e.Pos.Line)
 		case *BarLine:
 			resetBar()
+			// abc2midi forgets a one-letter decoration (H, T, ~, .) written before a bar
+			// line; a !name! one goes on to the next note.
+			roll = false
+			for k := len(decos) - 1; k >= 0; k-- {
+				if decoShort[k] {
+					decos = slices.Delete(decos, k, k+1)
+					decoShort = slices.Delete(decoShort, k, k+1)
+				}
+			}
 			if content {
 				cur.RepeatEnd = e.RepeatEnd()
 				cur.SectionEnd = e.sectionEnd()
@@ -387,7 +398,8 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			} else {
 				cur.First = i + 1
 			}
-			cur.RepeatStart = cur.RepeatStart || e.RepeatStart()
+			// abc2midi reads ||: as || and a stray colon: a section line, not a repeat.
+			cur.RepeatStart = cur.RepeatStart || e.RepeatStart() && !(e.Kind == BarRepeatStart && strings.HasPrefix(e.Text, "||"))
 		case *Ending:
 			if content {
 				closeBar(i)

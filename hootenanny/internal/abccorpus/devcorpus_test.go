@@ -58,7 +58,8 @@ var devPlayings = []devPlaying{{"default playing", ABC2MIDIArgs, false}, {"melod
 // converts. abc2midi runs once per file and playing (it writes every tune of a file in one
 // process); files are shared out over the cores. DEV_CORPUS_ONLY=collection narrows the run,
 // DEV_CORPUS_WORST=n sets how many of the worst tunes are listed (20) and DEV_CORPUS_DIFFS=n
-// how many differences of each are printed (0).
+// how many differences of each are printed (0); DEV_CORPUS_DUMP=file writes the tunes that
+// differ in the default playing to that file.
 func TestDevCorpusAgreement(t *testing.T) {
 	needABC2MIDI(t)
 	dir, ok := DevCorpusDir()
@@ -151,6 +152,11 @@ func TestDevCorpusAgreement(t *testing.T) {
 		t.Logf("%s, abc2midi %v against abcmidi.Convert, per collection:\n%s", pl.name, pl.args, b.String())
 		t.Logf("%s: failure kinds:\n%s", pl.name, devKinds(all))
 		t.Logf("%s: the %d worst tunes:\n%s", pl.name, worst, devWorst(all, worst, maxDiffs))
+		if path := os.Getenv("DEV_CORPUS_DUMP"); path != "" && p == 0 {
+			if err := os.WriteFile(path, []byte(devDump(all)), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
 		for _, o := range all {
 			if o.failed != "" && o.refused == "" {
 				t.Errorf("%s: %s: abc2midi converts it, abcmidi fails: %s", pl.name, o.id, o.failed)
@@ -367,6 +373,25 @@ func sortedKeys(m map[string]int) []string {
 		return ks[i] < ks[j]
 	})
 	return ks
+}
+
+// devDump returns the tunes that differ, most differing notes first, as one ABC file whose
+// second line names each (DEV_CORPUS_DUMP writes it, to study them with other tools).
+func devDump(all []devOutcome) string {
+	bad := func(o devOutcome) int { return o.res.RefNotes + o.res.OurNotes - o.res.Matched - o.res.Agreeing }
+	var xs []devOutcome
+	for _, o := range all {
+		if o.refused == "" && bad(o) > 0 {
+			xs = append(xs, o)
+		}
+	}
+	sort.SliceStable(xs, func(i, j int) bool { return bad(xs[i]) > bad(xs[j]) })
+	var b strings.Builder
+	for _, o := range xs {
+		_, rest, _ := strings.Cut(o.text, "\n")
+		fmt.Fprintf(&b, "X:1\nT:%s %d of %d differ\n%s\n", o.id, bad(o), o.res.RefNotes, rest)
+	}
+	return b.String()
 }
 
 // devWorst lists the n tunes with the most notes that differ.

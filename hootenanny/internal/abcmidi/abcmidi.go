@@ -448,7 +448,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			}
 		}
 		articulate(events, trims(t, id, opts.Directives))
-		events = trill(events)
+		events = trill(events, newTempoAt(t, changes, opts))
 		events = roll(events)
 	}
 	if !opts.NoGrace {
@@ -814,8 +814,11 @@ func ratios(id string, dirs []Directive) []ratioAt {
 // brokenRatio plays the broken rhythms A>B and A<B that a "%%MIDI ratio a b" line reaches a:b
 // instead of 3:1, as abc2midi does (A>>B and A>>>B keep 7:1 and 15:1). The pair keeps its
 // length: the first note's events take their new length and the second's start where it ends.
+// A staccato dot or a fermata written as one letter between the sign and the second note
+// (A>.B, A>HB) cancels the broken rhythm between two notes for abc2midi: both keep their
+// written lengths.
 func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
-	if v == nil || len(rs) == 0 {
+	if v == nil {
 		return
 	}
 	starts := func(el abc.Element) []int { // source offsets of the notes of a note or chord
@@ -831,29 +834,23 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 		}
 		return nil
 	}
-	byOffset := map[int][]int{}
-	for i, e := range events {
-		if !e.Grace {
-			byOffset[e.Pos.Offset] = append(byOffset[e.Pos.Offset], i)
-		}
-	}
+	var byOffset map[int][]int
 	els := v.Elements
 	for i, el := range els {
 		br, ok := el.(*abc.BrokenRhythm)
-		if !ok || br.Count != 1 || i == 0 {
-			continue
-		}
-		j := sort.Search(len(rs), func(j int) bool { return rs[j].offset > br.Pos.Offset }) - 1
-		if j < 0 || rs[j].a == 3*rs[j].b {
+		if !ok || i == 0 || br.Count < 1 || br.Count > 3 {
 			continue
 		}
 		first := starts(els[i-1])
 		var second []int
+		cancel := false
 		for k := i + 1; k < len(els) && second == nil; k++ {
-			switch els[k].(type) {
+			switch d := els[k].(type) {
 			case *abc.Note, *abc.Chord:
 				second = starts(els[k])
-			case *abc.Decoration, *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation:
+			case *abc.Decoration:
+				cancel = cancel || d.Short && (d.Name == "staccato" || d.Name == "fermata")
+			case *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation:
 			default:
 				k = len(els) // something else: leave the pair alone
 			}
@@ -861,10 +858,31 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 		if first == nil || second == nil {
 			continue
 		}
-		long, short := abc.R(2*rs[j].a, rs[j].a+rs[j].b), abc.R(2*rs[j].b, rs[j].a+rs[j].b)
-		f1, f2 := long.Mul(abc.R(2, 3)), short.Mul(abc.R(2, 1)) // new over old: 3/2 and 1/2 of the unit
+		cancel = cancel && len(first) == 1 && len(second) == 1 // not between chords
+		// The written pair: long and short are 2-1/2^n and 1/2^n of the notes' lengths.
+		short := abc.R(1, int64(1)<<br.Count)
+		long := abc.R(2, 1).Sub(short)
+		var a, b int64
+		switch j := sort.Search(len(rs), func(j int) bool { return rs[j].offset > br.Pos.Offset }) - 1; {
+		case cancel:
+			a, b = 1, 1
+		case br.Count == 1 && j >= 0 && rs[j].a != 3*rs[j].b:
+			a, b = rs[j].a, rs[j].b
+		default:
+			continue
+		}
+		nl, ns := abc.R(2*a, a+b), abc.R(2*b, a+b)
+		f1, f2 := nl.Div(long), ns.Div(short) // new over old
 		if br.Dir == '<' {
-			f1, f2 = short.Mul(abc.R(2, 1)), long.Mul(abc.R(2, 3))
+			f1, f2 = ns.Div(short), nl.Div(long)
+		}
+		if byOffset == nil {
+			byOffset = map[int][]int{}
+			for i, e := range events {
+				if !e.Grace {
+					byOffset[e.Pos.Offset] = append(byOffset[e.Pos.Offset], i)
+				}
+			}
 		}
 		tied := false
 		for _, off := range first {
@@ -892,15 +910,55 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 	}
 }
 
-// TrillNote is the length of each note of a trill, as a fraction of a whole note (abc2midi
-// plays a thirty-second note at any tempo and unit length).
-var TrillNote = abc.R(1, 32)
+// trillNote is the length of each note of a trill at a tempo of micros microseconds a quarter
+// note, as a fraction of a whole note: abc2midi plays the longest note of a quarter halved or
+// doubled (a thirty-second note from 75 to 150 quarter notes a minute, a sixteenth from 150 to
+// 300, a sixty-fourth from 37.5 to 75) that lasts no more than a tenth of a second.
+func trillNote(micros uint32) abc.Rat {
+	q := abc.R(4, 1)
+	for k := 0; k < 16 && q.MulInt(4*int64(max(micros, 1))).Cmp(abc.R(100000, 1)) > 0; k++ {
+		q = q.Mul(abc.R(1, 2))
+	}
+	return q
+}
 
-// trill plays each single note marked trill (T, !trill!) as abc2midi does: thirty-second notes
-// alternating between the next note letter up (in the key and the bar's accidentals) and the
-// note, starting above, the last cut to what is left of the note. Each is a note of its own for
-// beat stress; the first keeps the marks written before the note.
-func trill(events []abc.Event) []abc.Event {
+// tempoAt is the tempo in force along a voice's written time line: the header's (or the
+// override's), then each Q: change from its onset.
+type tempoAt struct {
+	at     []abc.Rat
+	micros []uint32
+}
+
+func newTempoAt(t *abc.Tune, changes []abc.Change, opts Options) tempoAt {
+	if opts.BPM > 0 {
+		return tempoAt{at: []abc.Rat{{Num: 0, Den: 1}}, micros: []uint32{microsFromQPM(opts.BPM)}}
+	}
+	ta := tempoAt{at: []abc.Rat{{Num: 0, Den: 1}}, micros: []uint32{tempoMicros(t.Header.Tempo)}}
+	for _, c := range changes {
+		if c.Field.Tempo != nil && c.Field.Tempo.BPM > 0 {
+			ta.at = append(ta.at, c.Onset)
+			ta.micros = append(ta.micros, tempoMicros(c.Field.Tempo))
+		}
+	}
+	return ta
+}
+
+func (ta tempoAt) micro(onset abc.Rat) uint32 {
+	m := ta.micros[0]
+	for i, at := range ta.at {
+		if at.Cmp(onset) <= 0 {
+			m = ta.micros[i]
+		}
+	}
+	return m
+}
+
+// trill plays each single note marked trill (T, !trill!) as abc2midi does: short notes
+// (trillNote, from the tempo where the note is) alternating between the next note letter up
+// (in the key and the bar's accidentals) and the note, starting above, the last cut to what
+// is left of the note. Each is a note of its own for beat stress; the first keeps the marks
+// written before the note.
+func trill(events []abc.Event, tempo tempoAt) []abc.Event {
 	has := false
 	for i := range events {
 		has = has || !events[i].Grace && slices.Contains(events[i].Decorations, "trill")
@@ -916,12 +974,13 @@ func trill(events []abc.Event) []abc.Event {
 			out = append(out, e)
 			continue
 		}
+		step := trillNote(tempo.micro(e.Onset))
 		end := e.Onset.Add(e.Duration)
 		for k, at := 0, e.Onset; at.Cmp(end) < 0 && k < 4096; k++ {
 			n := e
 			n.Onset = at
-			n.Duration = TrillNote
-			if rest := end.Sub(at); rest.Cmp(TrillNote) < 0 {
+			n.Duration = step
+			if rest := end.Sub(at); rest.Cmp(step) < 0 {
 				n.Duration = rest
 			}
 			if k%2 == 0 {
