@@ -397,6 +397,11 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				content = false
 			} else {
 				cur.First = i + 1
+				if n := len(bars); n > 0 && e.RepeatEnd() && !bars[n-1].RepeatEnd && cur.Endings == nil {
+					// a repeat sign right after another bar line ([|]:|, || :|) ends the
+					// bar before them
+					bars[n-1].RepeatEnd, bars[n-1].SectionEnd = true, true
+				}
 			}
 			// abc2midi reads ||: as || and a stray colon: a section line, not a repeat.
 			cur.RepeatStart = cur.RepeatStart || e.RepeatStart() && !(e.Kind == BarRepeatStart && strings.HasPrefix(e.Text, "||"))

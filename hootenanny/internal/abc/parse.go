@@ -1185,7 +1185,7 @@ func (p *parser) bar(i, e int) int {
 		j++
 	}
 	trail := 0
-	for j < e && src[j] == ':' {
+	for j < e && src[j] == ':' && !(closeThick && j+1 < e && src[j+1] == '|') { // [|]:| is [|] and :|
 		j++
 		trail++
 	}
