@@ -259,6 +259,12 @@ func TestRepeatsAsABC2MIDI(t *testing.T) {
 		{"|:C D:|[1E F:|[2G A||", "C D C D E F G A"},
 		{"C D|E F:|[1G A:|[2B c||d e|f g:|", "C D E F C D E F G A B c d e f g d e f g"},
 		{"C D|E F:|G A|[1B c:|[2d e||", "C D E F C D E F G A B c G A d e"},
+		// ||: is a section line and a stray colon for abc2midi, not a repeat start.
+		{"C||:D E|F G:|", "C D E F G C D E F G"},
+		// A repeat sign right after another bar line still ends the repeat; [|]:| is [|] :|.
+		{"C D|E F [|]:|G A|", "C D E F C D E F G A"},
+		{"C D|E F [|] :|G A|", "C D E F C D E F G A"},
+		{"C D|E F || :|G A|", "C D E F C D E F G A"},
 	} {
 		f := convert(t, "X:1\nM:2/4\nL:1/4\nK:C\n"+c.body+"\n", Options{MelodyOnly: true})
 		var got []string

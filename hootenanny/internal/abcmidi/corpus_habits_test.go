@@ -1,0 +1,78 @@
+package abcmidi
+
+import (
+	"testing"
+
+	"github.com/hootenanny/hoot/hootenanny/internal/midi"
+)
+
+// notesOf converts a one-voice tune body under M:C, L:1/8 with options and returns its
+// notes as pitch@onset/duration in ticks, in order.
+func notesOf(t *testing.T, header, body string, opts Options) []midi.Note {
+	t.Helper()
+	f := convert(t, "X:1\nM:C\nL:1/8\n"+header+"K:C\n"+body+"\n", opts)
+	ns := midi.NoteEvents(f)
+	midi.SortNotes(ns)
+	return ns
+}
+
+// TestTrillNoteFollowsTempo holds abc2midi 4.84's trill lengths, measured: the longest
+// quarter halved or doubled that lasts no more than a tenth of a second.
+func TestTrillNoteFollowsTempo(t *testing.T) {
+	for _, c := range []struct {
+		q     string
+		ticks int64
+	}{
+		{"", 60}, {"Q:1/4=74\n", 30}, {"Q:1/4=75\n", 60}, {"Q:1/4=149\n", 60}, {"Q:1/4=150\n", 120},
+		{"Q:1/4=300\n", 240}, {"Q:1/4=37\n", 15}, {"Q:3/8=50\n", 60}, {"Q:1/2=38\n", 60},
+	} {
+		ns := notesOf(t, c.q, "TA4 c2 d2|", Options{MelodyOnly: true})
+		if len(ns) < 3 || ns[0].DurTicks != c.ticks || ns[1].OnTick != c.ticks || ns[0].Pitch != 71 || ns[1].Pitch != 69 {
+			t.Errorf("%q: trill starts %v, want B then A, %d ticks each", c.q, ns[:min(3, len(ns))], c.ticks)
+		}
+	}
+}
+
+// TestBrokenRhythmCancelled: a staccato dot or a fermata letter between > and the second
+// note cancels the broken rhythm in abc2midi; a T, u or v does not, nor a dot between chords.
+func TestBrokenRhythmCancelled(t *testing.T) {
+	for _, c := range []struct {
+		body       string
+		first, dur int64 // the first note's length, the second's onset
+	}{
+		{"A>.c A2 z2 z2|", 240, 240},
+		{"A<.c A2 z2 z2|", 240, 240},
+		{"A>>.c A2 z2 z2|", 240, 240},
+		{"A>Hc A2 z2 z2|", 240, 240},
+		{"A>c A2 z2 z2|", 360, 360},
+		{"A>Tc A2 z2 z2|", 360, 360},
+		{"A>uc A2 z2 z2|", 360, 360},
+	} {
+		ns := notesOf(t, "", c.body, Options{MelodyOnly: true})
+		if ns[0].DurTicks != c.first || ns[1].OnTick != c.dur {
+			t.Errorf("%s: first note %d ticks, second at %d; want %d and %d", c.body, ns[0].DurTicks, ns[1].OnTick, c.first, c.dur)
+		}
+	}
+}
+
+// TestShortDecorationBeforeBarLine: abc2midi forgets H, T and ~ written just before a bar
+// line; the note after the bar line plays plain.
+func TestShortDecorationBeforeBarLine(t *testing.T) {
+	for _, body := range []string{"A2 cd d2 H|defg|", "A2 cd d2 T|defg|", "A2 cd d2 ~|defg|", "A2 cd d2 H|:defg:|"} {
+		ns := notesOf(t, "", body, Options{MelodyOnly: true})
+		if len(ns) < 5 || ns[4].Pitch != 74 || ns[4].OnTick != 1440 || ns[4].DurTicks != 240 {
+			t.Errorf("%s: after the bar line %v, want d at 1440 for 240 ticks", body, ns[4:min(6, len(ns))])
+		}
+	}
+}
+
+// TestUnknownChordsOnly: a tune none of whose chord symbols abc2midi knows gets no
+// accompaniment; one known symbol brings it back, unknown names playing as major triads.
+func TestUnknownChordsOnly(t *testing.T) {
+	if ns := notesOf(t, "", `"Cry of the hounds"FDED FDED|"Fine"FDED FDED|`, Options{}); len(ns) != 16 {
+		t.Errorf("unknown symbols only: %d notes, want the 16 of the melody", len(ns))
+	}
+	if ns := notesOf(t, "", `"G"FDED FDED|"Cry"FDED FDED|`, Options{}); len(ns) <= 16 {
+		t.Errorf("a known symbol: %d notes, want an accompaniment besides the melody", len(ns))
+	}
+}
