@@ -561,24 +561,38 @@ func contains(xs []int, x int) bool {
 // repeated section; after a repeated section, a ||, |] or [| outside any |: section also
 // starts the next one, as abc2midi plays them (before the first repeat it does not: C|D||E:|
 // repeats from C). The result is at most 16 times as long as bars.
+//
+// Endings follow abc2midi's pass count. Playing an ending on pass p allows p+1 passes of its
+// section (up to 4), so a :| after a second ending, or a later :| with no |: or :: between,
+// goes back to the section's start once more; that pass skips every ending not numbered for
+// it, and after it no :| repeats and no || starts a section until the next |: or ::. Endings
+// met before that jump are chosen by the pass still counted (2: C|[1D:|[2E||F|[1G:|[2A||
+// plays F A). A :: after a repeated pass starts the next section without going back.
 func ExpandRepeats(bars []Bar) []int {
 	limit := 16*len(bars) + 16
 	order := make([]int, 0, 2*len(bars))
 	start, pass, jumpedFrom := 0, 1, -1
+	maxPass := 2                     // passes the section allows, raised by the endings played
 	opened, repeated := false, false // an explicit |: is open; a section has been repeated
+	section := func(at int) {
+		start, pass, jumpedFrom, maxPass = at, 1, -1, 2
+	}
 	for i, steps := 0, 0; i < len(bars) && len(order) < limit && steps < 2*limit; steps++ {
 		b := bars[i]
 		if i > jumpedFrom {
 			if b.RepeatStart {
-				start, pass, jumpedFrom = i, 1, -1
+				section(i)
 				opened = true
-			} else if jumpedFrom >= 0 && b.InEnding == nil {
-				start, pass, jumpedFrom = i, 1, -1
+			} else if jumpedFrom >= 0 && b.InEnding == nil && maxPass <= 2 {
+				section(i)
 			}
 		}
 		if b.InEnding != nil && !contains(b.InEnding, pass) {
 			i++
 			continue
+		}
+		if b.Endings != nil && maxPass < 4 {
+			maxPass = pass + 1
 		}
 		order = append(order, i)
 		if b.RepeatEnd {
@@ -593,20 +607,21 @@ func ExpandRepeats(bars []Bar) []int {
 					}
 				}
 			}
-			if pass < passes && pass < 99 {
+			double := i+1 < len(bars) && bars[i+1].RepeatStart // :: after a repeated pass goes on
+			if (pass < passes || pass < maxPass && !(double && pass > 1)) && pass < 99 {
 				pass++
 				jumpedFrom = max(jumpedFrom, i)
 				i = start
 				continue
 			}
 			opened, repeated = false, true
-			if b.InEnding == nil {
+			if b.InEnding == nil && maxPass <= 2 {
 				// The section is done: the next begins here, even with an ending
 				// (C|D:|[1E:|[2F plays C D C D E, then from [1 again: F).
-				start, pass, jumpedFrom = i+1, 1, -1
+				section(i + 1)
 			}
-		} else if b.SectionEnd && repeated && !opened && b.InEnding == nil && i > jumpedFrom && i+1 < len(bars) {
-			start, pass, jumpedFrom = i+1, 1, -1
+		} else if b.SectionEnd && repeated && !opened && b.InEnding == nil && i > jumpedFrom && i+1 < len(bars) && maxPass <= 2 {
+			section(i + 1)
 		}
 		i++
 	}
