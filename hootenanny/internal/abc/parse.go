@@ -954,8 +954,8 @@ func (p *parser) tuplet(vs *vstate, i, e int) int {
 			q = 2
 		default:
 			q = 2
-			if vs.meter.compound() {
-				q = 3
+			if n := vs.meter.Value().MulInt(int64(vs.meter.Den)); vs.meter.Kind == MeterFraction && n.Den == 1 && n.Num%3 == 0 {
+				q = 3 // as abc2midi reads it: in 3/4, 3/8 and 3/2 too, not only compound meters
 			}
 		}
 	}

@@ -415,6 +415,14 @@ func (v voiceTrack) noteEvents(ch, vel uint8) []midi.Event {
 }
 
 // ticks converts a fraction of a whole note to ticks, rounding to the nearest tick.
+// floorTicks is r in ticks without the fraction of a tick (r is not negative).
+func floorTicks(r abc.Rat) int64 {
+	if r.Den > 0 && r.Num >= 0 && r.Num < 1<<50 {
+		return r.Num * ticksPerWhole / r.Den
+	}
+	return int64(math.Floor(r.Float64() * ticksPerWhole))
+}
+
 func ticks(r abc.Rat) int64 {
 	return int64(math.Round(r.Float64() * ticksPerWhole))
 }
@@ -561,7 +569,10 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 					name, e.Pos.Line, e.Pos.Col, p)
 			}
 			on := cursor.Add(e.Onset.Sub(bar.Start))
-			n := playedNote{on: ticks(on), off: ticks(on.Add(e.Duration)), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start)))}
+			// abc2midi drops the fraction of a tick from a note's start and from its length
+			// ((7 notes in 2/4 start at 0, 68, 137 ... and last 68 ticks each).
+			onTick := floorTicks(on)
+			n := playedNote{on: onTick, off: onTick + floorTicks(e.Duration), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start)))}
 			if !opts.Straight && !tiedChord[e.Pos.Offset] {
 				n.on += int64(chordIdx) * chordStagger
 			}

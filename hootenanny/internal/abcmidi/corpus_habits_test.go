@@ -76,3 +76,24 @@ func TestUnknownChordsOnly(t *testing.T) {
 		t.Errorf("a known symbol: %d notes, want an accompaniment besides the melody", len(ns))
 	}
 }
+
+// TestTupletsAsABC2MIDI: (5, (7 and (9 take the time of three in any meter whose numerator
+// is a multiple of 3 (3/4, 3/8 too), and a note's start and length lose their fraction of a
+// tick, as abc2midi plays them.
+func TestTupletsAsABC2MIDI(t *testing.T) {
+	f := convert(t, "X:1\nM:3/4\nL:1/8\nK:C\n(5cdefg z|\n", Options{MelodyOnly: true})
+	ns := midi.NoteEvents(f)
+	midi.SortNotes(ns)
+	if len(ns) != 5 || ns[1].OnTick != 144 || ns[4].OnTick != 576 || ns[0].DurTicks != 144 {
+		t.Errorf("(5 in 3/4: %v, want five notes of 144 ticks", ns)
+	}
+	f = convert(t, "X:1\nM:2/4\nL:1/8\nK:C\n(7cdefgab z2|\n", Options{MelodyOnly: true})
+	ns = midi.NoteEvents(f)
+	midi.SortNotes(ns)
+	want := []int64{0, 68, 137, 205, 274, 342, 411}
+	for i, n := range ns {
+		if i < len(want) && (n.OnTick != want[i] || n.DurTicks != 68) {
+			t.Errorf("(7 in 2/4: note %d at %d for %d, want %d for 68", i, n.OnTick, n.DurTicks, want[i])
+		}
+	}
+}
