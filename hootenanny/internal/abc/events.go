@@ -75,6 +75,10 @@ type EventOptions struct {
 	// !fermata!), moving what follows, as abc2midi plays it; by default the written time
 	// line is kept.
 	Fermata bool
+	// EqualBroken applies a broken rhythm (A>B) only between two notes of the same written
+	// length, as abc2midi does: it reports d>B/ and plays both notes as written. By default
+	// the rhythm applies to any pair, as the standard has it. Chords take it either way.
+	EqualBroken bool
 }
 
 // ErrNoVoice is returned for a voice id that the tune does not have.
@@ -181,6 +185,8 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		slurs   int  // slurs open
 		lastAt  = -1 // index in events of the last note or chord's first event
 		roll    bool // a ~ before the next note
+		prev    *Note // the last element, when a note
+		unbreak Rat   // the next note's broken-rhythm factor to undo (EqualBroken), or zero
 		unit    = t.Header.UnitLength
 	)
 	resetBar := func() {
@@ -297,6 +303,12 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		}
 		switch e := el.(type) {
 		case *Note:
+			if !unbreak.IsZero() {
+				plain := *e
+				plain.Duration = e.Duration.Div(unbreak)
+				e, unbreak = &plain, Rat{}
+			}
+			prev = e
 			next := map[tieKey]int{}
 			lastAt = len(events)
 			d := held(e.Duration)
@@ -311,6 +323,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			now = now.Add(d)
 			content = true
 		case *Chord:
+			prev, unbreak = nil, Rat{}
 			next := map[tieKey]int{}
 			added := false
 			lastAt = len(events)
@@ -345,6 +358,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 			roll = roll || e.Short && e.Name == "roll"
 		case *Rest:
+			prev, unbreak = nil, Rat{}
 			clear(open)
 			d := held(e.Duration)
 			carry()
@@ -376,6 +390,24 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			if e.Key != nil || e.Meter != nil || e.Tempo != nil || !e.Unit.IsZero() {
 				changes = append(changes, Change{Onset: now, Field: e})
 			}
+		case *BrokenRhythm:
+			if opts.EqualBroken && prev != nil && lastAt < len(events) && e.Count >= 1 && e.Count <= 3 {
+				if n := nextNote(v.Elements[i+1:]); n != nil && n.Length.Cmp(prev.Length) != 0 {
+					short := R(1, int64(1)<<e.Count)
+					f1, f2 := R(2, 1).Sub(short), short
+					if e.Dir == '<' {
+						f1, f2 = f2, f1
+					}
+					delta := prev.Duration.Sub(prev.Duration.Div(f1))
+					for k := lastAt; k < len(events); k++ {
+						events[k].Duration = events[k].Duration.Sub(delta)
+						events[k].Written = events[k].Written.Sub(delta)
+					}
+					now = now.Sub(delta)
+					unbreak = f2
+				}
+			}
+			prev = nil
 		case *Overlay:
 			return walked{}, fmt.Errorf("abc: voice overlay & at line %d is not supported yet", e.Pos.Line)
 		case *BarLine:
@@ -428,6 +460,21 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		}
 	}
 	return walked{events, bars, changes, cues}, nil
+}
+
+// nextNote returns the note that a broken rhythm's second half is, the first note, chord or
+// rest in els past decorations, chord symbols, grace notes and slurs, when it is a note.
+func nextNote(els []Element) *Note {
+	for _, el := range els {
+		switch e := el.(type) {
+		case *Note:
+			return e
+		case *Decoration, *ChordSymbol, *Annotation, *GraceGroup, *Slur:
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 type partMark struct {

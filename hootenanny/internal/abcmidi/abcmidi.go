@@ -433,7 +433,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if name == "" {
 		name = "(default)"
 	}
-	events, bars, changes, cues, err := t.TimelineCuesWith(id, abc.EventOptions{Fermata: !opts.Straight}) // events is ours to change
+	events, bars, changes, cues, err := t.TimelineCuesWith(id, abc.EventOptions{Fermata: !opts.Straight, EqualBroken: true}) // events is ours to change
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}
@@ -859,6 +859,11 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 			switch d := els[k].(type) {
 			case *abc.Note, *abc.Chord:
 				second = starts(els[k])
+				if a, ok := els[i-1].(*abc.Note); ok {
+					if b, ok := d.(*abc.Note); ok && a.Length.Cmp(b.Length) != 0 {
+						second, k = nil, len(els) // unequal notes: played as written (EqualBroken)
+					}
+				}
 			case *abc.Decoration:
 				cancel = cancel || d.Short && (d.Name == "staccato" || d.Name == "fermata")
 			case *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation:

@@ -97,3 +97,28 @@ func TestTupletsAsABC2MIDI(t *testing.T) {
 		}
 	}
 }
+
+// TestUnequalBrokenRhythm: abc2midi plays a broken rhythm between two notes of unequal
+// written length as written (it reports it); between a chord and a note it applies it.
+func TestUnequalBrokenRhythm(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want []int64 // onsets of the first three notes
+	}{
+		{"A2>B c2 z2|", []int64{0, 480, 720}},
+		{"A>B/ c2 z2|", []int64{0, 240, 360}},
+		{"A/>B c2 z2|", []int64{0, 120, 360}},
+		{"A>B c2 z2|", []int64{0, 360, 480}},
+		{"[AC]>B/ c2 z2|", []int64{0, 0, 360}},
+	} {
+		f := convert(t, "X:1\nM:2/4\nL:1/8\nK:C\n"+c.body+"\n", Options{MelodyOnly: true, Straight: true})
+		ns := midi.NoteEvents(f)
+		midi.SortNotes(ns)
+		for i, w := range c.want {
+			if i >= len(ns) || ns[i].OnTick != w {
+				t.Errorf("%s: notes %v, want onsets %v", c.body, ns, c.want)
+				break
+			}
+		}
+	}
+}
