@@ -182,9 +182,9 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		content bool
 		cur     = Bar{First: 0}
 		cues    []Cue
-		slurs   int  // slurs open
-		lastAt  = -1 // index in events of the last note or chord's first event
-		roll    bool // a ~ before the next note
+		slurs   int   // slurs open
+		lastAt  = -1  // index in events of the last note or chord's first event
+		roll    bool  // a ~ before the next note
 		prev    *Note // the last element, when a note
 		unbreak Rat   // the next note's broken-rhythm factor to undo (EqualBroken), or zero
 		unit    = t.Header.UnitLength
