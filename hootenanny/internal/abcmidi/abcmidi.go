@@ -456,11 +456,14 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			}
 		}
 		articulate(events, trims(t, id, opts.Directives))
-		events = trill(events, newTempoAt(t, changes, opts))
 		events = roll(events)
 	}
 	if !opts.NoGrace {
 		events = placeGraces(events)
+	}
+	if !opts.Straight {
+		// after the grace notes: a trill fills what they leave of its note ({B}TA4)
+		events = trill(events, newTempoAt(t, changes, opts))
 	}
 	byBar := make([][]abc.Event, len(bars))
 	for _, e := range events {
@@ -986,7 +989,7 @@ func trill(events []abc.Event, tempo tempoAt) []abc.Event {
 	for i, e := range events {
 		single := (i == 0 || events[i-1].Onset.Cmp(e.Onset) != 0 || events[i-1].Grace) &&
 			(i+1 == len(events) || events[i+1].Onset.Cmp(e.Onset) != 0)
-		if e.Grace || !single || !slices.Contains(e.Decorations, "trill") {
+		if e.Grace || !single || e.Upper == 0 || !slices.Contains(e.Decorations, "trill") { // Upper 0: a grace placed before
 			out = append(out, e)
 			continue
 		}

@@ -122,3 +122,12 @@ func TestUnequalBrokenRhythm(t *testing.T) {
 		}
 	}
 }
+
+// TestTrillAfterGrace: a grace note before a trilled note takes its time first; the trill
+// fills the rest, starting above ({B}TA4 plays B for 60 ticks, then B A B A ... from 60).
+func TestTrillAfterGrace(t *testing.T) {
+	ns := notesOf(t, "", "{B}TA4 c2 d2|", Options{MelodyOnly: true})
+	if len(ns) < 3 || ns[0].Pitch != 71 || ns[0].DurTicks != 60 || ns[1].Pitch != 71 || ns[1].OnTick != 60 || ns[2].Pitch != 69 || ns[2].OnTick != 120 {
+		t.Errorf("{B}TA4: %v, want the grace B for 60 ticks, then the trill from B at 60", ns[:min(3, len(ns))])
+	}
+}
