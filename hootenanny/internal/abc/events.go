@@ -512,13 +512,23 @@ func partAt(marks []partMark, offset int) string {
 // header order or body P: fields it is ExpandRepeats(bars). Parts the body does not have are
 // skipped. The result is at most 16 times as long as bars.
 func PlayOrder(bars []Bar, parts string) []int {
+	return playOrder(bars, parts, ExpandRepeats)
+}
+
+// PlayOrderStrict is PlayOrder with ExpandRepeatsStrict: as abc2midi plays a tune with several
+// voices or a header P: field.
+func PlayOrderStrict(bars []Bar, parts string) []int {
+	return playOrder(bars, parts, ExpandRepeatsStrict)
+}
+
+func playOrder(bars []Bar, parts string, expand func([]Bar) []int) []int {
 	labelled := false
 	for _, b := range bars {
 		labelled = labelled || b.Part != ""
 	}
 	seq := partSequence(parts)
 	if !labelled || len(seq) == 0 {
-		return ExpandRepeats(bars)
+		return expand(bars)
 	}
 	limit := 16*len(bars) + 16
 	byPart := map[string][]int{}
@@ -531,7 +541,7 @@ func PlayOrder(bars []Bar, parts string) []int {
 		for i, j := range idx {
 			sub[i] = bars[j]
 		}
-		for _, k := range ExpandRepeats(sub) {
+		for _, k := range expand(sub) {
 			if len(order) >= limit {
 				break
 			}
@@ -669,6 +679,70 @@ func ExpandRepeats(bars []Bar) []int {
 			}
 		} else if b.SectionEnd && repeated && !opened && b.InEnding == nil && i > jumpedFrom && i+1 < len(bars) && maxPass <= 2 {
 			section(i + 1)
+		}
+		i++
+	}
+	return order
+}
+
+// ExpandRepeatsStrict returns the playing order of bars as abc2midi plays a tune with several
+// voices or a header P: field, where it guesses no section starts: only a :| or :: before any
+// |: repeats from the start (of the voice, or of the part). A |: starts a section; a :| goes
+// back to it once, or once more for each ending played (up to four passes); a :: goes back
+// on the first pass and starts the next section after a repeated one; an ending not numbered
+// for the pass is skipped up to the next ||, |], [|, :| or |:. The result is at most 16 times
+// as long as bars.
+func ExpandRepeatsStrict(bars []Bar) []int {
+	limit := 16*len(bars) + 16
+	order := make([]int, 0, 2*len(bars))
+	start, pass, maxPass, expect := 0, 1, 2, false
+	for _, b := range bars { // a missing |: is placed at the start
+		if b.RepeatStart {
+			break
+		}
+		if b.RepeatEnd {
+			expect = true
+			break
+		}
+	}
+	resumed := -1 // the bar a jump went back to: its |: is not read again
+	skipping := false
+	for i, steps := 0, 0; i < len(bars) && len(order) < limit && steps < 2*limit; steps++ {
+		b := bars[i]
+		if b.RepeatStart && i != resumed && !(i > 0 && bars[i-1].RepeatEnd) {
+			start, pass, maxPass, expect = i, 1, 2, true
+		}
+		resumed = -1
+		if b.Endings != nil {
+			n := 1
+			if expect || pass > 1 {
+				n = pass
+			}
+			skipping = !contains(b.Endings, n)
+			if !skipping && maxPass < 4 {
+				maxPass = pass + 1
+			}
+		}
+		if skipping {
+			if b.SectionEnd && !(b.RepeatEnd && i+1 < len(bars) && bars[i+1].RepeatStart) { // :: does not end it
+				skipping = false
+			}
+			i++
+			continue
+		}
+		order = append(order, i)
+		if b.RepeatEnd {
+			double := i+1 < len(bars) && bars[i+1].RepeatStart
+			switch {
+			case double && pass > 1, double && !expect:
+				start, pass, maxPass, expect = i+1, 1, 2, true
+				resumed = i + 1
+			case pass == 1 && expect, pass > 1 && pass < maxPass:
+				pass++
+				expect = false
+				i, resumed = start, start
+				continue
+			}
 		}
 		i++
 	}

@@ -324,6 +324,21 @@ func leadIntoFirstVoice(t *abc.Tune) *abc.Tune {
 }
 
 // hasMusic reports whether v has a note, chord or rest.
+// strictRepeats reports tunes whose repeats abc2midi plays as written, without the section
+// starts it guesses for a tune of one voice and no header P: (abc.ExpandRepeatsStrict).
+func strictRepeats(t *abc.Tune) bool {
+	if t.Header.Parts != "" {
+		return true
+	}
+	n := 0
+	for _, v := range t.Voices {
+		if hasMusic(v) {
+			n++
+		}
+	}
+	return n > 1
+}
+
 func hasMusic(v *abc.Voice) bool {
 	for _, el := range v.Elements {
 		switch el.(type) {
@@ -490,7 +505,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	st := newStress(t.Header.Meter)
 	prev := -1
 	var offset abc.Rat // where bar b starts in the bar the stress model counts in
-	for _, b := range abc.PlayOrder(bars, t.Header.Parts) {
+	order := abc.PlayOrder
+	if strictRepeats(t) {
+		order = abc.PlayOrderStrict
+	}
+	for _, b := range order(bars, t.Header.Parts) {
 		bar := bars[b]
 		// abc2midi counts beats from the last bar line, except that a repeat sign (|: :| ::)
 		// or a section line (|| |] [|) after a bar shorter than the meter's does not start a

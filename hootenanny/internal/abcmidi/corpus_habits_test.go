@@ -1,6 +1,7 @@
 package abcmidi
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
@@ -129,5 +130,35 @@ func TestTrillAfterGrace(t *testing.T) {
 	ns := notesOf(t, "", "{B}TA4 c2 d2|", Options{MelodyOnly: true})
 	if len(ns) < 3 || ns[0].Pitch != 71 || ns[0].DurTicks != 60 || ns[1].Pitch != 71 || ns[1].OnTick != 60 || ns[2].Pitch != 69 || ns[2].OnTick != 120 {
 		t.Errorf("{B}TA4: %v, want the grace B for 60 ticks, then the trill from B at 60", ns[:min(3, len(ns))])
+	}
+}
+
+// TestStrictRepeats: in a tune with several voices or a header P:, abc2midi guesses no
+// section starts: a :| without |: goes back to the start, a later one no further than the
+// last |: or ::, and after the passes it allows it does not repeat. Measured with abc2midi.
+func TestStrictRepeats(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"C D:|E F:|", "C D C D E F"},
+		{"|:C D:|E F|G A:|", "C D C D E F G A"},
+		{"C D::E F:|G A:|", "C D C D E F E F G A"},
+		{"C D|[1E F:|[2G A||B c|d e:|", "C D E F C D G A B c d e C D B c d e"},
+		{"|:C D|[1E F:|[2G A:|B c|", "C D E F C D G A C D B c"},
+	} {
+		f := convert(t, "X:1\nM:2/4\nL:1/4\nP:A\nK:C\nP:A\n"+c.body+"\n", Options{MelodyOnly: true})
+		var got []string
+		for _, n := range midi.NoteEvents(f) {
+			name := []string{"C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"}[n.Pitch%12]
+			if n.Pitch >= 72 {
+				name = strings.ToLower(name)
+			}
+			got = append(got, name)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("P:A %s\n got %s\nwant %s", c.body, g, c.want)
+		}
+		two := convert(t, "X:1\nM:2/4\nL:1/4\nK:C\nV:1\n"+c.body+"\nV:2\n"+c.body+"\n", Options{MelodyOnly: true})
+		if n, want := len(midi.NoteEvents(two)), 2*len(strings.Fields(c.want)); n != want {
+			t.Errorf("two voices %s: %d notes, want %d", c.body, n, want)
+		}
 	}
 }
