@@ -172,22 +172,23 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 	marks := t.partMarks()
 	sig := t.Header.Key.Signature()
 	var (
-		events  []Event
-		bars    []Bar
-		now     Rat
-		barAcc  [7]int
-		barSet  [7]bool
-		octAcc  = map[tieKey]int{}
-		open    = map[tieKey]int{} // tied notes waiting for their continuation: event index
-		content bool
-		cur     = Bar{First: 0}
-		cues    []Cue
-		slurs   int   // slurs open
-		lastAt  = -1  // index in events of the last note or chord's first event
-		roll    bool  // a ~ before the next note
-		prev    *Note // the last element, when a note
-		unbreak Rat   // the next note's broken-rhythm factor to undo (EqualBroken), or zero
-		unit    = t.Header.UnitLength
+		events    []Event
+		bars      []Bar
+		now       Rat
+		barAcc    [7]int
+		barSet    [7]bool
+		octAcc    = map[tieKey]int{}
+		open      = map[tieKey]int{} // tied notes waiting for their continuation: event index
+		content   bool
+		cur       = Bar{First: 0}
+		cues      []Cue
+		slurs     int   // slurs open
+		lastAt    = -1  // index in events of the last note or chord's first event
+		roll      bool  // a ~ before the next note
+		prev      *Note // the last element, when a note
+		prevStops bool  // prev has a fermata or a staccato dot: no broken rhythm after it
+		unbreak   Rat   // the next note's broken-rhythm factor to undo (EqualBroken), or zero
+		unit      = t.Header.UnitLength
 	)
 	resetBar := func() {
 		barAcc, barSet = [7]int{}, [7]bool{}
@@ -222,6 +223,18 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 		}
 		decos, decoShort = nil, nil
+	}
+	// dropShort forgets the one-letter decorations (H, T, ~, .) waiting for a note, as
+	// abc2midi does when a bar line, slur, chord symbol or grace note comes first; a !name!
+	// one goes on to the next note.
+	dropShort := func() {
+		roll = false
+		for k := len(decos) - 1; k >= 0; k-- {
+			if decoShort[k] {
+				decos = slices.Delete(decos, k, k+1)
+				decoShort = slices.Delete(decoShort, k, k+1)
+			}
+		}
 	}
 	// sound adds a note at onset, merging it into a tied note of the same letter and octave
 	// that ends there; it reports whether it added an event, and records in stillOpen the keys
@@ -308,7 +321,10 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				plain.Duration = e.Duration.Div(unbreak)
 				e, unbreak = &plain, Rat{}
 			}
-			prev = e
+			prev, prevStops = e, false
+			for k, name := range decos {
+				prevStops = prevStops || name == "fermata" || name == "staccato" && decoShort[k]
+			}
 			next := map[tieKey]int{}
 			lastAt = len(events)
 			d := held(e.Duration)
@@ -342,6 +358,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			content = true
 		case *Slur:
 			if e.Open {
+				dropShort()
 				slurs = min(slurs+1, 64)
 			} else if slurs > 0 {
 				slurs--
@@ -365,7 +382,10 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			roll = false
 			now = now.Add(d)
 			content = true
+		case *ChordSymbol, *Annotation:
+			dropShort()
 		case *GraceGroup:
+			dropShort()
 			for _, g := range e.Notes {
 				var notes []*Note
 				switch g := g.(type) {
@@ -392,13 +412,16 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 		case *BrokenRhythm:
 			if opts.EqualBroken && prev != nil && lastAt < len(events) && e.Count >= 1 && e.Count <= 3 {
-				if n := nextNote(v.Elements[i+1:]); n != nil && n.Length.Cmp(prev.Length) != 0 {
+				if n, stops := nextNote(v.Elements[i+1:]); n != nil && (n.Length.Cmp(prev.Length) != 0 || stops || prevStops) {
 					short := R(1, int64(1)<<e.Count)
 					f1, f2 := R(2, 1).Sub(short), short
 					if e.Dir == '<' {
 						f1, f2 = f2, f1
 					}
 					delta := prev.Duration.Sub(prev.Duration.Div(f1))
+					if len(events[lastAt].Decorations) > 0 && opts.Fermata && slices.Contains(events[lastAt].Decorations, "fermata") {
+						delta = delta.Mul(R(2, 1)) // the fermata doubled it
+					}
 					for k := lastAt; k < len(events); k++ {
 						events[k].Duration = events[k].Duration.Sub(delta)
 						events[k].Written = events[k].Written.Sub(delta)
@@ -412,15 +435,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			return walked{}, fmt.Errorf("abc: voice overlay & at line %d is not supported yet", e.Pos.Line)
 		case *BarLine:
 			resetBar()
-			// abc2midi forgets a one-letter decoration (H, T, ~, .) written before a bar
-			// line; a !name! one goes on to the next note.
-			roll = false
-			for k := len(decos) - 1; k >= 0; k-- {
-				if decoShort[k] {
-					decos = slices.Delete(decos, k, k+1)
-					decoShort = slices.Delete(decoShort, k, k+1)
-				}
-			}
+			dropShort()
 			if content {
 				cur.RepeatEnd = e.RepeatEnd()
 				cur.SectionEnd = e.sectionEnd()
@@ -463,18 +478,22 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 }
 
 // nextNote returns the note that a broken rhythm's second half is, the first note, chord or
-// rest in els past decorations, chord symbols, grace notes and slurs, when it is a note.
-func nextNote(els []Element) *Note {
+// rest in els past decorations, chord symbols, grace notes and slurs, when it is a note; stops
+// reports a staccato dot or fermata letter on the way (A>.B, A>HB), after which abc2midi does
+// not apply the broken rhythm.
+func nextNote(els []Element) (n *Note, stops bool) {
 	for _, el := range els {
 		switch e := el.(type) {
 		case *Note:
-			return e
-		case *Decoration, *ChordSymbol, *Annotation, *GraceGroup, *Slur:
+			return e, stops
+		case *Decoration:
+			stops = stops || e.Short && (e.Name == "staccato" || e.Name == "fermata")
+		case *ChordSymbol, *Annotation, *GraceGroup, *Slur:
 		default:
-			return nil
+			return nil, false
 		}
 	}
-	return nil
+	return nil, false
 }
 
 type partMark struct {

@@ -847,9 +847,9 @@ func ratios(id string, dirs []Directive) []ratioAt {
 // brokenRatio plays the broken rhythms A>B and A<B that a "%%MIDI ratio a b" line reaches a:b
 // instead of 3:1, as abc2midi does (A>>B and A>>>B keep 7:1 and 15:1). The pair keeps its
 // length: the first note's events take their new length and the second's start where it ends.
-// A staccato dot or a fermata written as one letter between the sign and the second note
-// (A>.B, A>HB) cancels the broken rhythm between two notes for abc2midi: both keep their
-// written lengths.
+// Pairs that abc2midi plays as written are left alone (abc.EventOptions.EqualBroken plays
+// them so): two notes of unequal length, a staccato dot or fermata letter between the sign
+// and the second note (A>.B, A>HB), a fermata or staccato dot on the first (HA>B, .A>B).
 func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 	if v == nil {
 		return
@@ -896,14 +896,23 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 		if first == nil || second == nil {
 			continue
 		}
-		cancel = cancel && len(first) == 1 && len(second) == 1 // not between chords
+		if _, ok := els[i-1].(*abc.Note); ok && len(second) == 1 {
+			for k := i - 2; k >= 0; k-- { // the first note's own marks
+				d, ok := els[k].(*abc.Decoration)
+				if !ok {
+					break
+				}
+				cancel = cancel || d.Name == "fermata" || d.Short && d.Name == "staccato"
+			}
+			if cancel {
+				continue // abc.EventOptions.EqualBroken played the pair as written
+			}
+		}
 		// The written pair: long and short are 2-1/2^n and 1/2^n of the notes' lengths.
 		short := abc.R(1, int64(1)<<br.Count)
 		long := abc.R(2, 1).Sub(short)
 		var a, b int64
 		switch j := sort.Search(len(rs), func(j int) bool { return rs[j].offset > br.Pos.Offset }) - 1; {
-		case cancel:
-			a, b = 1, 1
 		case br.Count == 1 && j >= 0 && rs[j].a != 3*rs[j].b:
 			a, b = rs[j].a, rs[j].b
 		default:

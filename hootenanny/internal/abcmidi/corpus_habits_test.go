@@ -1,6 +1,7 @@
 package abcmidi
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -159,6 +160,35 @@ func TestStrictRepeats(t *testing.T) {
 		two := convert(t, "X:1\nM:2/4\nL:1/4\nK:C\nV:1\n"+c.body+"\nV:2\n"+c.body+"\n", Options{MelodyOnly: true})
 		if n, want := len(midi.NoteEvents(two)), 2*len(strings.Fields(c.want)); n != want {
 			t.Errorf("two voices %s: %d notes, want %d", c.body, n, want)
+		}
+	}
+}
+
+// TestBrokenRhythmAfterFermata: a fermata or staccato dot on the first note of a broken pair
+// cancels the rhythm too (HA>B plays A doubled, then B as written), and a one-letter
+// decoration before a slur, a chord symbol or grace notes is forgotten (T(BA), T"G"B, T{c}B).
+func TestBrokenRhythmAfterFermata(t *testing.T) {
+	for _, c := range []struct {
+		body  string
+		notes []string // pitch@onset/duration in ticks of the first notes
+	}{
+		{"Hg>f e2 z4|", []string{"79@0/480", "77@480/240", "76@720/480"}},
+		{"!fermata!g>f e2 z4|", []string{"79@0/480", "77@480/240", "76@720/480"}},
+		{".g>f e2 z4|", []string{"79@0/120", "77@240/240", "76@480/480"}},
+		{"Tg>f e2 z4|", []string{"81@0/60"}},
+		{"B2 T(BA) BGEF|", []string{"71@0/480", "71@480/240", "69@720/240"}},
+		{"B2 T\"G\"BA BGEF|", []string{"71@0/480", "71@480/240", "69@720/240"}},
+		{"B2 H(BA) BGEF|", []string{"71@0/480", "71@480/240", "69@720/240"}},
+	} {
+		ns := notesOf(t, "", c.body, Options{MelodyOnly: true})
+		for i, w := range c.notes {
+			got := ""
+			if i < len(ns) {
+				got = fmt.Sprintf("%d@%d/%d", ns[i].Pitch, ns[i].OnTick, ns[i].DurTicks)
+			}
+			if got != w {
+				t.Errorf("%s: note %d is %s, want %s", c.body, i, got, w)
+			}
 		}
 	}
 }
