@@ -75,10 +75,13 @@ type EventOptions struct {
 	// !fermata!), moving what follows, as abc2midi plays it; by default the written time
 	// line is kept.
 	Fermata bool
-	// EqualBroken applies a broken rhythm (A>B) only between two notes of the same written
-	// length, as abc2midi does: it reports d>B/ and plays both notes as written. By default
-	// the rhythm applies to any pair, as the standard has it. Chords take it either way.
-	EqualBroken bool
+	// ABC2MIDI reads the music as abc2midi does where it departs from the standard: a broken
+	// rhythm (A>B) applies only between two notes of the same written length, and not when
+	// the first note has a fermata or staccato dot or a dot or fermata letter stands before
+	// the second (d>B/, HA>B, A>.B play as written); a one-letter decoration (H, T, ~, .)
+	// before a bar line, slur, chord symbol or grace notes is forgotten. By default the
+	// standard's reading is kept. Chords take broken rhythm either way.
+	ABC2MIDI bool
 }
 
 // ErrNoVoice is returned for a voice id that the tune does not have.
@@ -187,7 +190,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		roll      bool  // a ~ before the next note
 		prev      *Note // the last element, when a note
 		prevStops bool  // prev has a fermata or a staccato dot: no broken rhythm after it
-		unbreak   Rat   // the next note's broken-rhythm factor to undo (EqualBroken), or zero
+		unbreak   Rat   // the next note's broken-rhythm factor to undo (ABC2MIDI), or zero
 		unit      = t.Header.UnitLength
 	)
 	resetBar := func() {
@@ -228,6 +231,9 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 	// abc2midi does when a bar line, slur, chord symbol or grace note comes first; a !name!
 	// one goes on to the next note.
 	dropShort := func() {
+		if !opts.ABC2MIDI {
+			return
+		}
 		roll = false
 		for k := len(decos) - 1; k >= 0; k-- {
 			if decoShort[k] {
@@ -411,7 +417,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				changes = append(changes, Change{Onset: now, Field: e})
 			}
 		case *BrokenRhythm:
-			if opts.EqualBroken && prev != nil && lastAt < len(events) && e.Count >= 1 && e.Count <= 3 {
+			if opts.ABC2MIDI && prev != nil && lastAt < len(events) && e.Count >= 1 && e.Count <= 3 {
 				if n, stops := nextNote(v.Elements[i+1:]); n != nil && (n.Length.Cmp(prev.Length) != 0 || stops || prevStops) {
 					short := R(1, int64(1)<<e.Count)
 					f1, f2 := R(2, 1).Sub(short), short

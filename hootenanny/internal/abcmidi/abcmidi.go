@@ -448,7 +448,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if name == "" {
 		name = "(default)"
 	}
-	events, bars, changes, cues, err := t.TimelineCuesWith(id, abc.EventOptions{Fermata: !opts.Straight, EqualBroken: true}) // events is ours to change
+	events, bars, changes, cues, err := t.TimelineCuesWith(id, abc.EventOptions{Fermata: !opts.Straight, ABC2MIDI: true}) // events is ours to change
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}
@@ -847,7 +847,7 @@ func ratios(id string, dirs []Directive) []ratioAt {
 // brokenRatio plays the broken rhythms A>B and A<B that a "%%MIDI ratio a b" line reaches a:b
 // instead of 3:1, as abc2midi does (A>>B and A>>>B keep 7:1 and 15:1). The pair keeps its
 // length: the first note's events take their new length and the second's start where it ends.
-// Pairs that abc2midi plays as written are left alone (abc.EventOptions.EqualBroken plays
+// Pairs that abc2midi plays as written are left alone (abc.EventOptions.ABC2MIDI plays
 // them so): two notes of unequal length, a staccato dot or fermata letter between the sign
 // and the second note (A>.B, A>HB), a fermata or staccato dot on the first (HA>B, .A>B).
 func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
@@ -883,7 +883,7 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 				second = starts(els[k])
 				if a, ok := els[i-1].(*abc.Note); ok {
 					if b, ok := d.(*abc.Note); ok && a.Length.Cmp(b.Length) != 0 {
-						second, k = nil, len(els) // unequal notes: played as written (EqualBroken)
+						second, k = nil, len(els) // unequal notes: played as written (abc.EventOptions.ABC2MIDI)
 					}
 				}
 			case *abc.Decoration:
@@ -905,7 +905,7 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 				cancel = cancel || d.Name == "fermata" || d.Short && d.Name == "staccato"
 			}
 			if cancel {
-				continue // abc.EventOptions.EqualBroken played the pair as written
+				continue // abc.EventOptions.ABC2MIDI played the pair as written
 			}
 		}
 		// The written pair: long and short are 2-1/2^n and 1/2^n of the notes' lengths.
