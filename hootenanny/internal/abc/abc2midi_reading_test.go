@@ -46,3 +46,37 @@ func TestABC2MIDIReading(t *testing.T) {
 		t.Error("standard T(AG): the trill was dropped")
 	}
 }
+
+// TestChordAcrossLines: a chord left open at the end of a line goes on on the next, as
+// abc2midi reads it, a length after the line end included; positions keep their lines.
+func TestChordAcrossLines(t *testing.T) {
+	book, diags := Parse("X:1\nM:C\nL:1/8\nK:C\n[f3a\n3] [C\nE]2 G|\n", Options{})
+	for _, d := range diags {
+		if d.Severity == Error {
+			t.Errorf("diagnostic %+v", d)
+		}
+	}
+	v := book.Tunes[0].Voices[0]
+	var chords []*Chord
+	for _, el := range v.Elements {
+		if c, ok := el.(*Chord); ok {
+			chords = append(chords, c)
+		}
+	}
+	if len(chords) != 2 || len(chords[0].Notes) != 2 || len(chords[1].Notes) != 2 {
+		t.Fatalf("chords %+v", chords)
+	}
+	if a := chords[0].Notes[1]; a.Duration != R(3, 8) || a.Pos.Line != 5 || a.Pos.Col != 4 {
+		t.Errorf("a3 across the line: %v at %d:%d", a.Duration, a.Pos.Line, a.Pos.Col)
+	}
+	if e := chords[1].Notes[1]; e.Pos.Line != 7 || e.Pos.Col != 1 || chords[1].Duration != R(1, 4) {
+		t.Errorf("E on the next line at %d:%d, chord %v", e.Pos.Line, e.Pos.Col, chords[1].Duration)
+	}
+	// the line after the joined ones keeps its number
+	book, _ = Parse("X:1\nK:C\n[C\nE] D|\nF G|\n", Options{})
+	for _, el := range book.Tunes[0].Voices[0].Elements {
+		if n, ok := el.(*Note); ok && n.Letter == 'F' && n.Pos.Line != 5 {
+			t.Errorf("F at line %d, want 5", n.Pos.Line)
+		}
+	}
+}

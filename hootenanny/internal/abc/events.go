@@ -494,7 +494,7 @@ func nextNote(els []Element) (n *Note, stops bool) {
 			return e, stops
 		case *Decoration:
 			stops = stops || e.Short && (e.Name == "staccato" || e.Name == "fermata")
-		case *ChordSymbol, *Annotation, *GraceGroup, *Slur:
+		case *ChordSymbol, *Annotation, *GraceGroup, *Slur, *LineBreak:
 		default:
 			return nil, false
 		}

@@ -888,7 +888,7 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 				}
 			case *abc.Decoration:
 				cancel = cancel || d.Short && (d.Name == "staccato" || d.Name == "fermata")
-			case *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation:
+			case *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation, *abc.LineBreak:
 			default:
 				k = len(els) // something else: leave the pair alone
 			}
