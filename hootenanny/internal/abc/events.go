@@ -76,9 +76,9 @@ type EventOptions struct {
 	// line is kept.
 	Fermata bool
 	// ABC2MIDI reads the music as abc2midi does where it departs from the standard: a broken
-	// rhythm (A>B) applies only between two notes of the same written length, and not when
-	// the first note has a fermata or staccato dot or a dot or fermata letter stands before
-	// the second (d>B/, HA>B, A>.B play as written); a one-letter decoration (H, T, ~, .)
+	// rhythm (A>B) applies only between two notes of the same written length, a fermata
+	// counting double and a staccato dot half (d>B/, HA>B, A>.B play as written, .A>.B
+	// takes the rhythm); a one-letter decoration (H, T, ~, .)
 	// before a bar line, slur, chord symbol or grace notes is forgotten. By default the
 	// standard's reading is kept. Chords take broken rhythm either way.
 	ABC2MIDI bool
@@ -189,7 +189,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		lastAt    = -1  // index in events of the last note or chord's first event
 		roll      bool  // a ~ before the next note
 		prev      *Note // the last element, when a note
-		prevStops bool  // prev has a fermata or a staccato dot: no broken rhythm after it
+		prevScale Rat   // how abc2midi's marks scale prev before it compares a broken pair (lengthMark)
 		unbreak   Rat   // the next note's broken-rhythm factor to undo (ABC2MIDI), or zero
 		unit      = t.Header.UnitLength
 	)
@@ -327,9 +327,9 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				plain.Duration = e.Duration.Div(unbreak)
 				e, unbreak = &plain, Rat{}
 			}
-			prev, prevStops = e, false
+			prev, prevScale = e, R(1, 1)
 			for k, name := range decos {
-				prevStops = prevStops || name == "fermata" || name == "staccato" && decoShort[k]
+				prevScale = prevScale.Mul(lengthMark(name, decoShort[k]))
 			}
 			next := map[tieKey]int{}
 			lastAt = len(events)
@@ -418,7 +418,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 		case *BrokenRhythm:
 			if opts.ABC2MIDI && prev != nil && lastAt < len(events) && e.Count >= 1 && e.Count <= 3 {
-				if n, stops := nextNote(v.Elements[i+1:]); n != nil && (n.Length.Cmp(prev.Length) != 0 || stops || prevStops) {
+				if n, scale := nextNote(v.Elements[i+1:]); n != nil && n.Length.Mul(scale).Cmp(prev.Length.Mul(prevScale)) != 0 {
 					short := R(1, int64(1)<<e.Count)
 					f1, f2 := R(2, 1).Sub(short), short
 					if e.Dir == '<' {
@@ -484,22 +484,36 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 }
 
 // nextNote returns the note that a broken rhythm's second half is, the first note, chord or
-// rest in els past decorations, chord symbols, grace notes and slurs, when it is a note; stops
-// reports a staccato dot or fermata letter on the way (A>.B, A>HB), after which abc2midi does
-// not apply the broken rhythm.
-func nextNote(els []Element) (n *Note, stops bool) {
+// rest in els past decorations, chord symbols, grace notes, slurs and line ends, when it is a
+// note, and how the marks on the way scale it for abc2midi (lengthMark).
+func nextNote(els []Element) (n *Note, scale Rat) {
+	scale = R(1, 1)
 	for _, el := range els {
 		switch e := el.(type) {
 		case *Note:
-			return e, stops
+			return e, scale
 		case *Decoration:
-			stops = stops || e.Short && (e.Name == "staccato" || e.Name == "fermata")
+			scale = scale.Mul(lengthMark(e.Name, e.Short))
 		case *ChordSymbol, *Annotation, *GraceGroup, *Slur, *LineBreak:
 		default:
-			return nil, false
+			return nil, scale
 		}
 	}
-	return nil, false
+	return nil, scale
+}
+
+// lengthMark is how abc2midi scales a note's length for a decoration before it compares the
+// two notes of a broken rhythm: a fermata doubles it, a staccato dot halves it (!staccato!
+// does not), so that HA>B and .A>B are unequal and play as written while HA>HB and .A>.B
+// take the rhythm.
+func lengthMark(name string, short bool) Rat {
+	switch {
+	case name == "fermata":
+		return R(2, 1)
+	case name == "staccato" && short:
+		return R(1, 2)
+	}
+	return R(1, 1)
 }
 
 type partMark struct {

@@ -847,9 +847,8 @@ func ratios(id string, dirs []Directive) []ratioAt {
 // brokenRatio plays the broken rhythms A>B and A<B that a "%%MIDI ratio a b" line reaches a:b
 // instead of 3:1, as abc2midi does (A>>B and A>>>B keep 7:1 and 15:1). The pair keeps its
 // length: the first note's events take their new length and the second's start where it ends.
-// Pairs that abc2midi plays as written are left alone (abc.EventOptions.ABC2MIDI plays
-// them so): two notes of unequal length, a staccato dot or fermata letter between the sign
-// and the second note (A>.B, A>HB), a fermata or staccato dot on the first (HA>B, .A>B).
+// Pairs of notes that abc2midi plays as written are left alone (abc.EventOptions.ABC2MIDI
+// plays them so): unequal lengths, a fermata counting double and a staccato dot half.
 func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 	if v == nil {
 		return
@@ -876,18 +875,28 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 		}
 		first := starts(els[i-1])
 		var second []int
-		cancel := false
+		scale := abc.R(1, 1) // abc2midi's marks on the second note (abc.EventOptions.ABC2MIDI)
 		for k := i + 1; k < len(els) && second == nil; k++ {
 			switch d := els[k].(type) {
 			case *abc.Note, *abc.Chord:
 				second = starts(els[k])
 				if a, ok := els[i-1].(*abc.Note); ok {
-					if b, ok := d.(*abc.Note); ok && a.Length.Cmp(b.Length) != 0 {
-						second, k = nil, len(els) // unequal notes: played as written (abc.EventOptions.ABC2MIDI)
+					if b, ok := d.(*abc.Note); ok {
+						first := abc.R(1, 1)
+						for j := i - 2; j >= 0; j-- { // the first note's own marks
+							m, ok := els[j].(*abc.Decoration)
+							if !ok {
+								break
+							}
+							first = first.Mul(lengthMark(m))
+						}
+						if a.Length.Mul(first).Cmp(b.Length.Mul(scale)) != 0 {
+							second, k = nil, len(els) // unequal for abc2midi: played as written
+						}
 					}
 				}
 			case *abc.Decoration:
-				cancel = cancel || d.Short && (d.Name == "staccato" || d.Name == "fermata")
+				scale = scale.Mul(lengthMark(d))
 			case *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation, *abc.LineBreak:
 			default:
 				k = len(els) // something else: leave the pair alone
@@ -895,18 +904,6 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 		}
 		if first == nil || second == nil {
 			continue
-		}
-		if _, ok := els[i-1].(*abc.Note); ok && len(second) == 1 {
-			for k := i - 2; k >= 0; k-- { // the first note's own marks
-				d, ok := els[k].(*abc.Decoration)
-				if !ok {
-					break
-				}
-				cancel = cancel || d.Name == "fermata" || d.Short && d.Name == "staccato"
-			}
-			if cancel {
-				continue // abc.EventOptions.ABC2MIDI played the pair as written
-			}
 		}
 		// The written pair: long and short are 2-1/2^n and 1/2^n of the notes' lengths.
 		short := abc.R(1, int64(1)<<br.Count)
@@ -955,6 +952,18 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 			}
 		}
 	}
+}
+
+// lengthMark is how abc2midi scales a note's length for a decoration before it compares the
+// notes of a broken rhythm (as abc's walk does with EventOptions.ABC2MIDI).
+func lengthMark(d *abc.Decoration) abc.Rat {
+	switch {
+	case d.Name == "fermata":
+		return abc.R(2, 1)
+	case d.Name == "staccato" && d.Short:
+		return abc.R(1, 2)
+	}
+	return abc.R(1, 1)
 }
 
 // trillNote is the length of each note of a trill at a tempo of micros microseconds a quarter

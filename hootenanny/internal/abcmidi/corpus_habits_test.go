@@ -164,8 +164,9 @@ func TestStrictRepeats(t *testing.T) {
 	}
 }
 
-// TestBrokenRhythmAfterFermata: a fermata or staccato dot on the first note of a broken pair
-// cancels the rhythm too (HA>B plays A doubled, then B as written), and a one-letter
+// TestBrokenRhythmAfterFermata: abc2midi compares a broken pair's lengths after a fermata
+// doubles and a staccato dot halves them (HA>B plays as written, A doubled; .A>.B takes
+// the rhythm), and a one-letter
 // decoration before a slur, a chord symbol or grace notes is forgotten (T(BA), T"G"B, T{c}B).
 func TestBrokenRhythmAfterFermata(t *testing.T) {
 	for _, c := range []struct {
@@ -177,6 +178,10 @@ func TestBrokenRhythmAfterFermata(t *testing.T) {
 		{".g>f e2 z4|", []string{"79@0/120", "77@240/240", "76@480/480"}},
 		{"Tg>f e2 z4|", []string{"81@0/60"}},
 		{"B2 T(BA) BGEF|", []string{"71@0/480", "71@480/240", "69@720/240"}},
+		// marked alike, the notes are equal again for abc2midi and take the rhythm
+		{".A>.B c2 z4|", []string{"69@0/180", "71@360/60", "72@480/480"}},
+		{"HA>HB c2 z4|", []string{"69@0/720", "71@720/240", "72@960/480"}},
+		{"HA>.B c2 z4|", []string{"69@0/480", "71@480/120", "72@720/480"}},
 		{"B2 T\"G\"BA BGEF|", []string{"71@0/480", "71@480/240", "69@720/240"}},
 		{"B2 H(BA) BGEF|", []string{"71@0/480", "71@480/240", "69@720/240"}},
 	} {
