@@ -1223,6 +1223,9 @@ func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat, rs []ratioAt) {
 		if !sameDurations(span, a.Onset, a.Duration) || !sameDurations(span, b.Onset, b.Duration) {
 			continue // a chord whose notes differ in length
 		}
+		if slices.Contains(a.Decorations, "staccato") != slices.Contains(b.Decorations, "staccato") {
+			continue // abc2midi halves a staccato note before it pairs: .BF stays even
+		}
 		ra, rb := int64(2), int64(1)
 		if k := sort.Search(len(rs), func(k int) bool { return rs[k].offset > a.Pos.Offset }) - 1; k >= 0 {
 			ra, rb = rs[k].a, rs[k].b

@@ -197,3 +197,17 @@ func TestBrokenRhythmAfterFermata(t *testing.T) {
 		}
 	}
 }
+
+// TestHornpipeStaccatoPair: in a hornpipe abc2midi swings a pair of sixteenths (2/4) only
+// when both or neither are staccato: .B(F=EF) plays B and F even.
+func TestHornpipeStaccatoPair(t *testing.T) {
+	f := convert(t, "X:1\nR:hornpipe\nM:2/4\nL:1/16\nK:Bb\ndBcA .BF=EF|\n", Options{MelodyOnly: true})
+	ns := midi.NoteEvents(f)
+	midi.SortNotes(ns)
+	if len(ns) < 6 || ns[4].OnTick != 480 || ns[4].DurTicks != 60 || ns[5].OnTick != 600 {
+		t.Errorf(".BF in a hornpipe: %v, want B at 480 for 60 ticks (halved) and F at 600", ns)
+	}
+	if ns[0].DurTicks != 160 || ns[1].OnTick != 160 {
+		t.Errorf("dB in a hornpipe: %v, want swung 160 and 80", ns[:2])
+	}
+}
