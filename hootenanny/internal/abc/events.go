@@ -474,6 +474,8 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 	for i := range bars {
 		if bars[i].Endings != nil {
 			active = bars[i].Endings
+		} else if bars[i].RepeatStart {
+			active = nil // a |: ends an ending even after a plain bar line (|2 ... | / |: ...)
 		}
 		bars[i].InEnding = active
 		if bars[i].SectionEnd {

@@ -274,6 +274,8 @@ func TestRepeatsAsABC2MIDI(t *testing.T) {
 		{"C D:|E F|[1G A:|[2B c||d e|f g:|", "C D C D E F G A E F B c d e f g E F d e f g"},
 		// Endings before that jump are chosen by the pass still counted.
 		{"C D|[1E F:|[2G A||B c|[1d e:|[2f g||", "C D E F C D G A B c f g"},
+		// A |: after an ending's plain bar line ends the ending.
+		{"C D|[1E F:|[2G A|\n|:B c:|", "C D E F C D G A B c B c"},
 		// |: and :: start afresh.
 		{"C D|[1E F:|[2G A::B c|d e:|", "C D E F C D G A B c d e B c d e"},
 		{"C D|[1E F:|[2G A|:B c|d e:|", "C D E F C D G A B c d e B c d e"},
