@@ -1031,6 +1031,9 @@ func trill(events []abc.Event, tempo tempoAt) []abc.Event {
 			continue
 		}
 		step := trillNote(tempo.micro(e.Onset))
+		for k := 0; k < 6 && e.Duration.Div(step).Den != 1; k++ {
+			step = step.Mul(abc.R(1, 2)) // abc2midi halves it until it fills the note ({B}TA4 at 152 bpm)
+		}
 		end := e.Onset.Add(e.Duration)
 		for k, at := 0, e.Onset; at.Cmp(end) < 0 && k < 4096; k++ {
 			n := e

@@ -126,8 +126,13 @@ func TestUnequalBrokenRhythm(t *testing.T) {
 }
 
 // TestTrillAfterGrace: a grace note before a trilled note takes its time first; the trill
-// fills the rest, starting above ({B}TA4 plays B for 60 ticks, then B A B A ... from 60).
+// fills the rest, starting above ({B}TA4 plays B for 60 ticks, then B A B A ... from 60),
+// its notes halved until they fill it evenly (at 152 bpm 900 ticks take 60-tick notes).
 func TestTrillAfterGrace(t *testing.T) {
+	fast := notesOf(t, "Q:1/2=76\n", "{B}TA4 c2 d2|", Options{MelodyOnly: true})
+	if len(fast) < 3 || fast[1].DurTicks != 60 || fast[2].OnTick != 120 {
+		t.Errorf("{B}TA4 at 152 bpm: %v, want 60-tick trill notes from 60", fast[:min(3, len(fast))])
+	}
 	ns := notesOf(t, "", "{B}TA4 c2 d2|", Options{MelodyOnly: true})
 	if len(ns) < 3 || ns[0].Pitch != 71 || ns[0].DurTicks != 60 || ns[1].Pitch != 71 || ns[1].OnTick != 60 || ns[2].Pitch != 69 || ns[2].OnTick != 120 {
 		t.Errorf("{B}TA4: %v, want the grace B for 60 ticks, then the trill from B at 60", ns[:min(3, len(ns))])
