@@ -74,6 +74,9 @@ func TestUnknownChordsOnly(t *testing.T) {
 	if ns := notesOf(t, "", `"Cry of the hounds"FDED FDED|"Fine"FDED FDED|`, Options{}); len(ns) != 16 {
 		t.Errorf("unknown symbols only: %d notes, want the 16 of the melody", len(ns))
 	}
+	if ns := notesOf(t, "", `FDED FDED|"fine"FDED FDED|"D.C."FDED FDED|`, Options{}); len(ns) != 24 {
+		t.Errorf("\"fine\" and \"D.C.\" only: %d notes, want the 24 of the melody", len(ns))
+	}
 	if ns := notesOf(t, "", `"G"FDED FDED|"Cry"FDED FDED|`, Options{}); len(ns) <= 16 {
 		t.Errorf("a known symbol: %d notes, want an accompaniment besides the melody", len(ns))
 	}

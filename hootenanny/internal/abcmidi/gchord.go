@@ -139,10 +139,11 @@ func parseGuitarChord(text string, names map[string][]int) (guitarChord, bool) {
 	if end >= 0 {
 		name = s[:end]
 	}
+	iv, ok := names[name]
+	g.unknown = !ok // a lowercase root too: "fine" names no chord abc2midi knows
 	if !lower {
-		iv, ok := names[name]
 		if !ok {
-			iv, g.unknown = names[""], true
+			iv = names[""]
 		}
 		g.intervals = iv
 	}
