@@ -191,6 +191,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		prev      *Note // the last element, when a note
 		prevScale Rat   // how abc2midi's marks scale prev before it compares a broken pair (lengthMark)
 		unbreak   Rat   // the next note's broken-rhythm factor to undo (ABC2MIDI), or zero
+		rollUnit  Rat   // the factor of the next note's unit for its roll (ABC2MIDI), or zero
 		unit      = t.Header.UnitLength
 	)
 	resetBar := func() {
@@ -294,10 +295,14 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 			return a
 		}
+		u := unit
+		if !rollUnit.IsZero() {
+			u = unit.Mul(rollUnit)
+		}
 		events = append(events, Event{Onset: onset, Duration: dur, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
 			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0,
 			Upper: MIDIPitch(ul, uo, inKey(ul, uo)), Lower: MIDIPitch(ll, lo, inKey(ll, lo)),
-			Roll: roll, Written: dur, Plain: n.Length.Mul(unit), Unit: unit})
+			Roll: roll, Written: dur, Plain: n.Length.Mul(unit), Unit: u})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}
@@ -335,7 +340,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			lastAt = len(events)
 			d := held(e.Duration)
 			added := sound(e, now, len(bars), next)
-			roll = false
+			roll, rollUnit = false, Rat{}
 			if added {
 				decos, decoShort, restDecos = nil, nil, nil
 			} else {
@@ -345,7 +350,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			now = now.Add(d)
 			content = true
 		case *Chord:
-			prev, unbreak = nil, Rat{}
+			prev, unbreak, rollUnit = nil, Rat{}, Rat{}
 			next := map[tieKey]int{}
 			added := false
 			lastAt = len(events)
@@ -381,7 +386,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 			roll = roll || e.Short && e.Name == "roll"
 		case *Rest:
-			prev, unbreak = nil, Rat{}
+			prev, unbreak, rollUnit = nil, Rat{}, Rat{}
 			clear(open)
 			d := held(e.Duration)
 			carry()
@@ -418,22 +423,35 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 		case *BrokenRhythm:
 			if opts.ABC2MIDI && prev != nil && lastAt < len(events) && e.Count >= 1 && e.Count <= 3 {
-				if n, scale := nextNote(v.Elements[i+1:]); n != nil && n.Length.Mul(scale).Cmp(prev.Length.Mul(prevScale)) != 0 {
-					short := R(1, int64(1)<<e.Count)
-					f1, f2 := R(2, 1).Sub(short), short
-					if e.Dir == '<' {
-						f1, f2 = f2, f1
-					}
-					delta := prev.Duration.Sub(prev.Duration.Div(f1))
-					if len(events[lastAt].Decorations) > 0 && opts.Fermata && slices.Contains(events[lastAt].Decorations, "fermata") {
-						delta = delta.Mul(R(2, 1)) // the fermata doubled it
-					}
+				short := R(1, int64(1)<<e.Count)
+				f1, f2 := R(2, 1).Sub(short), short
+				if e.Dir == '<' {
+					f1, f2 = f2, f1
+				}
+				held := R(1, 1) // a fermata doubled the first note
+				if opts.Fermata && slices.Contains(events[lastAt].Decorations, "fermata") {
+					held = R(2, 1)
+				}
+				n, scale, rolled := nextNote(v.Elements[i+1:])
+				var delta Rat
+				switch {
+				case n == nil:
+				case n.Length.Mul(scale).Cmp(prev.Length.Mul(prevScale)) != 0:
+					// unequal for abc2midi: both notes as written
+					delta = prev.Duration.Sub(prev.Duration.Div(f1)).Mul(held)
+					unbreak = f2
+				case rolled:
+					// a ~ on the second note makes abc2midi scale the first by the second's
+					// factor too (A>~c: A for 180 ticks, not 360) and the roll's unit with it
+					delta = prev.Duration.Sub(prev.Duration.Mul(f2)).Mul(held)
+					rollUnit = f2
+				}
+				if !delta.IsZero() {
 					for k := lastAt; k < len(events); k++ {
 						events[k].Duration = events[k].Duration.Sub(delta)
 						events[k].Written = events[k].Written.Sub(delta)
 					}
 					now = now.Sub(delta)
-					unbreak = f2
 				}
 			}
 			prev = nil
@@ -487,21 +505,23 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 
 // nextNote returns the note that a broken rhythm's second half is, the first note, chord or
 // rest in els past decorations, chord symbols, grace notes, slurs and line ends, when it is a
-// note, and how the marks on the way scale it for abc2midi (lengthMark).
-func nextNote(els []Element) (n *Note, scale Rat) {
+// note, how the marks on the way scale it for abc2midi (lengthMark), and whether one is the
+// roll shorthand ~.
+func nextNote(els []Element) (n *Note, scale Rat, rolled bool) {
 	scale = R(1, 1)
 	for _, el := range els {
 		switch e := el.(type) {
 		case *Note:
-			return e, scale
+			return e, scale, rolled
 		case *Decoration:
 			scale = scale.Mul(lengthMark(e.Name, e.Short))
+			rolled = rolled || e.Short && e.Name == "roll"
 		case *ChordSymbol, *Annotation, *GraceGroup, *Slur, *LineBreak:
 		default:
-			return nil, scale
+			return nil, scale, false
 		}
 	}
-	return nil, scale
+	return nil, scale, false
 }
 
 // lengthMark is how abc2midi scales a note's length for a decoration before it compares the

@@ -219,3 +219,28 @@ func TestHornpipeStaccatoPair(t *testing.T) {
 		t.Errorf("dB in a hornpipe: %v, want swung 160 and 80", ns[:2])
 	}
 }
+
+// TestRollAfterBrokenRhythm: abc2midi scales the first note of A>~c by the second's factor
+// as well (A for 180 ticks, not 360) and the roll's unit with it (the upper note for 30
+// ticks), so what follows comes 180 ticks early; abcmidi copies it (docs/abc2midi.md).
+func TestRollAfterBrokenRhythm(t *testing.T) {
+	for _, c := range []struct {
+		body  string
+		notes []string
+	}{
+		{"A>~c A2 z4|", []string{"69@0/180", "74@180/30", "72@210/90", "69@300/480"}},
+		{"A<~c A2 z4|", []string{"69@0/180", "74@180/90", "72@270/270", "69@540/480"}},
+		{"A2>~c2 A2 z2|", []string{"69@0/360", "74@360/30", "72@390/210", "69@600/480"}},
+	} {
+		ns := notesOf(t, "", c.body, Options{MelodyOnly: true})
+		for i, w := range c.notes {
+			got := ""
+			if i < len(ns) {
+				got = fmt.Sprintf("%d@%d/%d", ns[i].Pitch, ns[i].OnTick, ns[i].DurTicks)
+			}
+			if got != w {
+				t.Errorf("%s: note %d is %s, want %s", c.body, i, got, w)
+			}
+		}
+	}
+}
