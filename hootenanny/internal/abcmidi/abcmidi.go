@@ -60,7 +60,8 @@
 // accompaniment too, not the percussion channel) and chordattack (the chord
 // stagger; !arpeggio! triples it for its chord). Trills (T, !trill!) and rolls (~) play as abc2midi plays
 // them, unless Straight. Not handled: other %%MIDI directives (beatstring, gracedivider,
-// randomchordattack, ...); voice overlays (&), which are an error; clef transpose=; lyrics.
+// randomchordattack, ...); clef transpose=; lyrics. Voice overlays (&) play as voices of their
+// own (overlay.go), as abc2midi plays them.
 package abcmidi
 
 import (
@@ -147,7 +148,7 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	if opts.Velocity > 0 {
 		vel = uint8(opts.Velocity)
 	}
-	t = leadIntoFirstVoice(t)
+	t = splitOverlays(leadIntoFirstVoice(t))
 	// A voice with no notes or rests (the fields before the first V: line of a tune whose
 	// voices all have ids, such as a P: line) gets no track; its changes, all at the start, go
 	// with the first voice's.

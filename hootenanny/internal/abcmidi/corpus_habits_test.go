@@ -244,3 +244,30 @@ func TestRollAfterBrokenRhythm(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlays: the music after & in a bar plays as a voice of its own from the bar's start,
+// on the channel after its voice's (before the next voice's), as abc2midi plays it; a bar
+// without an overlay is a rest in that voice, and a short overlay is not filled out.
+func TestOverlays(t *testing.T) {
+	f := convert(t, "X:1\nM:2/4\nL:1/4\nK:C\nV:1\nC D & E F|G A|\nV:2\nC, D,|E, F, & G, A,|\n", Options{MelodyOnly: true})
+	got := map[int][]string{}
+	for _, n := range midi.NoteEvents(f) {
+		got[n.Channel] = append(got[n.Channel], fmt.Sprintf("%d@%d", n.Pitch, n.OnTick))
+	}
+	want := map[int]string{0: "60@0 62@480 67@960 69@1440", 1: "64@0 65@480", 2: "48@0 50@480 52@960 53@1440", 3: "55@960 57@1440"}
+	for ch, w := range want {
+		if g := strings.Join(got[ch], " "); g != w {
+			t.Errorf("channel %d: %s, want %s", ch, g, w)
+		}
+	}
+	ns := notesOf(t, "", "A B c d & F2|e f g a|d4 & F G A B|", Options{MelodyOnly: true})
+	var over []string
+	for _, n := range ns {
+		if n.Channel == 1 {
+			over = append(over, fmt.Sprintf("%d@%d", n.Pitch, n.OnTick))
+		}
+	}
+	if g := strings.Join(over, " "); g != "65@0 65@1440 67@1680 69@1920 71@2160" {
+		t.Errorf("short overlay: %s", g)
+	}
+}
