@@ -69,6 +69,9 @@ func TestZZMany(t *testing.T) {
 		ours, err := devConvert(text, melody)
 		if err != nil {
 			t.Logf("#%d %s: ours fails: %v", i+1, title, err)
+			for _, n := range midi.NoteEvents(ref) {
+				t.Logf("   ref ch%d %d@%d/%d v%d", n.Channel, n.Pitch, n.OnTick, n.DurTicks, n.Velocity)
+			}
 			continue
 		}
 		r := Compare("x", SideOf(ref), SideOf(ours), ABC2MIDIOptions)

@@ -59,7 +59,7 @@ func splitVoice(v *abc.Voice) (*abc.Voice, []*abc.Voice) {
 	for i := range overlays {
 		overlays[i] = &abc.Voice{ID: v.ID + "&" + strconv.Itoa(i+1), Def: v.Def}
 	}
-	var bar [][]abc.Element // this bar's elements: [0] the voice's, [k] overlay k's
+	var bar [][]abc.Element  // this bar's elements: [0] the voice's, [k] overlay k's
 	var length []abc.Rat     // how long each runs in this bar
 	var fields []abc.Element // the voice's key, meter and unit changes in this bar
 	reset := func() {
