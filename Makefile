@@ -81,7 +81,8 @@ hear: ## render the ABC corpus with the General MIDI SoundFont and print how its
 .PHONY: abc-compare
 abc-compare: ## convert the ABC corpus with abc2midi and with hootenanny, and print their agreement (default playing and melody only)
 	@command -v abc2midi >/dev/null || { echo "abc-compare needs abc2midi, the reference converter: apt-get install abcmidi"; exit 1; }
-	@# -v prints the agreement report of TestAgreement; the other tests only say ok or fail.
+	@# -v prints the agreement reports: TestAgreement over the project's tunes, TestDevCorpusAgreement per
+	@# collection of the development corpus (shared/corpora/abc-music21 or ABC_DEV_CORPUS; skipped when absent).
 	go test -count=1 -tags abc2midi -v ./hootenanny/internal/abccorpus | grep -v -e '^=== ' -e '^--- PASS' -e '^    --- PASS'
 
 .PHONY: analyze-corpus

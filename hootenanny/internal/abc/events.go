@@ -75,6 +75,13 @@ type EventOptions struct {
 	// !fermata!), moving what follows, as abc2midi plays it; by default the written time
 	// line is kept.
 	Fermata bool
+	// ABC2MIDI reads the music as abc2midi does where it departs from the standard: a broken
+	// rhythm (A>B) applies only between two notes of the same written length, a fermata
+	// counting double and a staccato dot half (d>B/, HA>B, A>.B play as written, .A>.B
+	// takes the rhythm); a one-letter decoration (H, T, ~, .)
+	// before a bar line, slur, chord symbol or grace notes is forgotten. By default the
+	// standard's reading is kept. Chords take broken rhythm either way.
+	ABC2MIDI bool
 }
 
 // ErrNoVoice is returned for a voice id that the tune does not have.
@@ -164,23 +171,28 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 	}
 	var changes []Change
 	var decos, restDecos []string
+	var decoShort []bool // which of decos were written as one letter (H, T, ~, .)
 	marks := t.partMarks()
 	sig := t.Header.Key.Signature()
 	var (
-		events  []Event
-		bars    []Bar
-		now     Rat
-		barAcc  [7]int
-		barSet  [7]bool
-		octAcc  = map[tieKey]int{}
-		open    = map[tieKey]int{} // tied notes waiting for their continuation: event index
-		content bool
-		cur     = Bar{First: 0}
-		cues    []Cue
-		slurs   int  // slurs open
-		lastAt  = -1 // index in events of the last note or chord's first event
-		roll    bool // a ~ before the next note
-		unit    = t.Header.UnitLength
+		events    []Event
+		bars      []Bar
+		now       Rat
+		barAcc    [7]int
+		barSet    [7]bool
+		octAcc    = map[tieKey]int{}
+		open      = map[tieKey]int{} // tied notes waiting for their continuation: event index
+		content   bool
+		cur       = Bar{First: 0}
+		cues      []Cue
+		slurs     int   // slurs open
+		lastAt    = -1  // index in events of the last note or chord's first event
+		roll      bool  // a ~ before the next note
+		prev      *Note // the last element, when a note
+		prevScale Rat   // how abc2midi's marks scale prev before it compares a broken pair (lengthMark)
+		unbreak   Rat   // the next note's broken-rhythm factor to undo (ABC2MIDI), or zero
+		rollUnit  Rat   // the factor of the next note's unit for its roll (ABC2MIDI), or zero
+		unit      = t.Header.UnitLength
 	)
 	resetBar := func() {
 		barAcc, barSet = [7]int{}, [7]bool{}
@@ -214,7 +226,22 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				restDecos = append(restDecos, d)
 			}
 		}
-		decos = nil
+		decos, decoShort = nil, nil
+	}
+	// dropShort forgets the one-letter decorations (H, T, ~, .) waiting for a note, as
+	// abc2midi does when a bar line, slur, chord symbol or grace note comes first; a !name!
+	// one goes on to the next note.
+	dropShort := func() {
+		if !opts.ABC2MIDI {
+			return
+		}
+		roll = false
+		for k := len(decos) - 1; k >= 0; k-- {
+			if decoShort[k] {
+				decos = slices.Delete(decos, k, k+1)
+				decoShort = slices.Delete(decoShort, k, k+1)
+			}
+		}
 	}
 	// sound adds a note at onset, merging it into a tied note of the same letter and octave
 	// that ends there; it reports whether it added an event, and records in stillOpen the keys
@@ -268,10 +295,14 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 			return a
 		}
+		u := unit
+		if !rollUnit.IsZero() {
+			u = unit.Mul(rollUnit)
+		}
 		events = append(events, Event{Onset: onset, Duration: dur, Pitch: pitch, Bar: barIdx, Pos: n.Pos,
 			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0,
 			Upper: MIDIPitch(ul, uo, inKey(ul, uo)), Lower: MIDIPitch(ll, lo, inKey(ll, lo)),
-			Roll: roll, Written: dur, Plain: n.Length.Mul(unit), Unit: unit})
+			Roll: roll, Written: dur, Plain: n.Length.Mul(unit), Unit: u})
 		if n.Tie {
 			stillOpen[k] = len(events) - 1
 		}
@@ -296,13 +327,22 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		}
 		switch e := el.(type) {
 		case *Note:
+			if !unbreak.IsZero() {
+				plain := *e
+				plain.Duration = e.Duration.Div(unbreak)
+				e, unbreak = &plain, Rat{}
+			}
+			prev, prevScale = e, R(1, 1)
+			for k, name := range decos {
+				prevScale = prevScale.Mul(lengthMark(name, decoShort[k]))
+			}
 			next := map[tieKey]int{}
 			lastAt = len(events)
 			d := held(e.Duration)
 			added := sound(e, now, len(bars), next)
-			roll = false
+			roll, rollUnit = false, Rat{}
 			if added {
-				decos, restDecos = nil, nil
+				decos, decoShort, restDecos = nil, nil, nil
 			} else {
 				carry()
 			}
@@ -310,6 +350,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			now = now.Add(d)
 			content = true
 		case *Chord:
+			prev, unbreak, rollUnit = nil, Rat{}, Rat{}
 			next := map[tieKey]int{}
 			added := false
 			lastAt = len(events)
@@ -319,7 +360,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			}
 			roll = false
 			if added {
-				decos, restDecos = nil, nil
+				decos, decoShort, restDecos = nil, nil, nil
 			} else {
 				carry()
 			}
@@ -328,6 +369,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			content = true
 		case *Slur:
 			if e.Open {
+				dropShort()
 				slurs = min(slurs+1, 64)
 			} else if slurs > 0 {
 				slurs--
@@ -340,16 +382,21 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		case *Decoration:
 			if len(decos) < 16 {
 				decos = append(decos, e.Name)
+				decoShort = append(decoShort, e.Short)
 			}
 			roll = roll || e.Short && e.Name == "roll"
 		case *Rest:
+			prev, unbreak, rollUnit = nil, Rat{}, Rat{}
 			clear(open)
 			d := held(e.Duration)
 			carry()
 			roll = false
 			now = now.Add(d)
 			content = true
+		case *ChordSymbol, *Annotation:
+			dropShort()
 		case *GraceGroup:
+			dropShort()
 			for _, g := range e.Notes {
 				var notes []*Note
 				switch g := g.(type) {
@@ -374,10 +421,45 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			if e.Key != nil || e.Meter != nil || e.Tempo != nil || !e.Unit.IsZero() {
 				changes = append(changes, Change{Onset: now, Field: e})
 			}
+		case *BrokenRhythm:
+			if opts.ABC2MIDI && prev != nil && lastAt < len(events) && e.Count >= 1 && e.Count <= 3 {
+				short := R(1, int64(1)<<e.Count)
+				f1, f2 := R(2, 1).Sub(short), short
+				if e.Dir == '<' {
+					f1, f2 = f2, f1
+				}
+				held := R(1, 1) // a fermata doubled the first note
+				if opts.Fermata && slices.Contains(events[lastAt].Decorations, "fermata") {
+					held = R(2, 1)
+				}
+				n, scale, rolled := nextNote(v.Elements[i+1:])
+				var delta Rat
+				switch {
+				case n == nil:
+				case n.Length.Mul(scale).Cmp(prev.Length.Mul(prevScale)) != 0:
+					// unequal for abc2midi: both notes as written
+					delta = prev.Duration.Sub(prev.Duration.Div(f1)).Mul(held)
+					unbreak = f2
+				case rolled:
+					// a ~ on the second note makes abc2midi scale the first by the second's
+					// factor too (A>~c: A for 180 ticks, not 360) and the roll's unit with it
+					delta = prev.Duration.Sub(prev.Duration.Mul(f2)).Mul(held)
+					rollUnit = f2
+				}
+				if !delta.IsZero() {
+					for k := lastAt; k < len(events); k++ {
+						events[k].Duration = events[k].Duration.Sub(delta)
+						events[k].Written = events[k].Written.Sub(delta)
+					}
+					now = now.Sub(delta)
+				}
+			}
+			prev = nil
 		case *Overlay:
 			return walked{}, fmt.Errorf("abc: voice overlay & at line %d is not supported yet", e.Pos.Line)
 		case *BarLine:
 			resetBar()
+			dropShort()
 			if content {
 				cur.RepeatEnd = e.RepeatEnd()
 				cur.SectionEnd = e.sectionEnd()
@@ -386,8 +468,14 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				content = false
 			} else {
 				cur.First = i + 1
+				if n := len(bars); n > 0 && e.RepeatEnd() && !bars[n-1].RepeatEnd && cur.Endings == nil {
+					// a repeat sign right after another bar line ([|]:|, || :|) ends the
+					// bar before them
+					bars[n-1].RepeatEnd, bars[n-1].SectionEnd = true, true
+				}
 			}
-			cur.RepeatStart = cur.RepeatStart || e.RepeatStart()
+			// abc2midi reads ||: as || and a stray colon: a section line, not a repeat.
+			cur.RepeatStart = cur.RepeatStart || e.RepeatStart() && !(e.Kind == BarRepeatStart && strings.HasPrefix(e.Text, "||"))
 		case *Ending:
 			if content {
 				closeBar(i)
@@ -404,6 +492,8 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 	for i := range bars {
 		if bars[i].Endings != nil {
 			active = bars[i].Endings
+		} else if bars[i].RepeatStart {
+			active = nil // a |: ends an ending even after a plain bar line (|2 ... | / |: ...)
 		}
 		bars[i].InEnding = active
 		if bars[i].SectionEnd {
@@ -411,6 +501,41 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 		}
 	}
 	return walked{events, bars, changes, cues}, nil
+}
+
+// nextNote returns the note that a broken rhythm's second half is, the first note, chord or
+// rest in els past decorations, chord symbols, grace notes, slurs and line ends, when it is a
+// note, how the marks on the way scale it for abc2midi (lengthMark), and whether one is the
+// roll shorthand ~.
+func nextNote(els []Element) (n *Note, scale Rat, rolled bool) {
+	scale = R(1, 1)
+	for _, el := range els {
+		switch e := el.(type) {
+		case *Note:
+			return e, scale, rolled
+		case *Decoration:
+			scale = scale.Mul(lengthMark(e.Name, e.Short))
+			rolled = rolled || e.Short && e.Name == "roll"
+		case *ChordSymbol, *Annotation, *GraceGroup, *Slur, *LineBreak:
+		default:
+			return nil, scale, false
+		}
+	}
+	return nil, scale, false
+}
+
+// lengthMark is how abc2midi scales a note's length for a decoration before it compares the
+// two notes of a broken rhythm: a fermata doubles it, a staccato dot halves it (!staccato!
+// does not), so that HA>B and .A>B are unequal and play as written while HA>HB and .A>.B
+// take the rhythm.
+func lengthMark(name string, short bool) Rat {
+	switch {
+	case name == "fermata":
+		return R(2, 1)
+	case name == "staccato" && short:
+		return R(1, 2)
+	}
+	return R(1, 1)
 }
 
 type partMark struct {
@@ -448,13 +573,23 @@ func partAt(marks []partMark, offset int) string {
 // header order or body P: fields it is ExpandRepeats(bars). Parts the body does not have are
 // skipped. The result is at most 16 times as long as bars.
 func PlayOrder(bars []Bar, parts string) []int {
+	return playOrder(bars, parts, ExpandRepeats)
+}
+
+// PlayOrderStrict is PlayOrder with ExpandRepeatsStrict: as abc2midi plays a tune with several
+// voices or a header P: field.
+func PlayOrderStrict(bars []Bar, parts string) []int {
+	return playOrder(bars, parts, ExpandRepeatsStrict)
+}
+
+func playOrder(bars []Bar, parts string, expand func([]Bar) []int) []int {
 	labelled := false
 	for _, b := range bars {
 		labelled = labelled || b.Part != ""
 	}
 	seq := partSequence(parts)
 	if !labelled || len(seq) == 0 {
-		return ExpandRepeats(bars)
+		return expand(bars)
 	}
 	limit := 16*len(bars) + 16
 	byPart := map[string][]int{}
@@ -467,7 +602,7 @@ func PlayOrder(bars []Bar, parts string) []int {
 		for i, j := range idx {
 			sub[i] = bars[j]
 		}
-		for _, k := range ExpandRepeats(sub) {
+		for _, k := range expand(sub) {
 			if len(order) >= limit {
 				break
 			}
@@ -544,24 +679,38 @@ func contains(xs []int, x int) bool {
 // repeated section; after a repeated section, a ||, |] or [| outside any |: section also
 // starts the next one, as abc2midi plays them (before the first repeat it does not: C|D||E:|
 // repeats from C). The result is at most 16 times as long as bars.
+//
+// Endings follow abc2midi's pass count. Playing an ending on pass p allows p+1 passes of its
+// section (up to 4), so a :| after a second ending, or a later :| with no |: or :: between,
+// goes back to the section's start once more; that pass skips every ending not numbered for
+// it, and after it no :| repeats and no || starts a section until the next |: or ::. Endings
+// met before that jump are chosen by the pass still counted (2: C|[1D:|[2E||F|[1G:|[2A||
+// plays F A). A :: after a repeated pass starts the next section without going back.
 func ExpandRepeats(bars []Bar) []int {
 	limit := 16*len(bars) + 16
 	order := make([]int, 0, 2*len(bars))
 	start, pass, jumpedFrom := 0, 1, -1
+	maxPass := 2                     // passes the section allows, raised by the endings played
 	opened, repeated := false, false // an explicit |: is open; a section has been repeated
+	section := func(at int) {
+		start, pass, jumpedFrom, maxPass = at, 1, -1, 2
+	}
 	for i, steps := 0, 0; i < len(bars) && len(order) < limit && steps < 2*limit; steps++ {
 		b := bars[i]
 		if i > jumpedFrom {
 			if b.RepeatStart {
-				start, pass, jumpedFrom = i, 1, -1
+				section(i)
 				opened = true
-			} else if jumpedFrom >= 0 && b.InEnding == nil {
-				start, pass, jumpedFrom = i, 1, -1
+			} else if jumpedFrom >= 0 && b.InEnding == nil && maxPass <= 2 {
+				section(i)
 			}
 		}
 		if b.InEnding != nil && !contains(b.InEnding, pass) {
 			i++
 			continue
+		}
+		if b.Endings != nil && maxPass < 4 {
+			maxPass = pass + 1
 		}
 		order = append(order, i)
 		if b.RepeatEnd {
@@ -576,20 +725,85 @@ func ExpandRepeats(bars []Bar) []int {
 					}
 				}
 			}
-			if pass < passes && pass < 99 {
+			double := i+1 < len(bars) && bars[i+1].RepeatStart // :: after a repeated pass goes on
+			if (pass < passes || pass < maxPass && !(double && pass > 1)) && pass < 99 {
 				pass++
 				jumpedFrom = max(jumpedFrom, i)
 				i = start
 				continue
 			}
 			opened, repeated = false, true
-			if b.InEnding == nil {
+			if b.InEnding == nil && maxPass <= 2 {
 				// The section is done: the next begins here, even with an ending
 				// (C|D:|[1E:|[2F plays C D C D E, then from [1 again: F).
-				start, pass, jumpedFrom = i+1, 1, -1
+				section(i + 1)
 			}
-		} else if b.SectionEnd && repeated && !opened && b.InEnding == nil && i > jumpedFrom && i+1 < len(bars) {
-			start, pass, jumpedFrom = i+1, 1, -1
+		} else if b.SectionEnd && repeated && !opened && b.InEnding == nil && i > jumpedFrom && i+1 < len(bars) && maxPass <= 2 {
+			section(i + 1)
+		}
+		i++
+	}
+	return order
+}
+
+// ExpandRepeatsStrict returns the playing order of bars as abc2midi plays a tune with several
+// voices or a header P: field, where it guesses no section starts: only a :| or :: before any
+// |: repeats from the start (of the voice, or of the part). A |: starts a section; a :| goes
+// back to it once, or once more for each ending played (up to four passes); a :: goes back
+// on the first pass and starts the next section after a repeated one; an ending not numbered
+// for the pass is skipped up to the next ||, |], [|, :| or |:. The result is at most 16 times
+// as long as bars.
+func ExpandRepeatsStrict(bars []Bar) []int {
+	limit := 16*len(bars) + 16
+	order := make([]int, 0, 2*len(bars))
+	start, pass, maxPass, expect := 0, 1, 2, false
+	for _, b := range bars { // a missing |: is placed at the start
+		if b.RepeatStart {
+			break
+		}
+		if b.RepeatEnd {
+			expect = true
+			break
+		}
+	}
+	resumed := -1 // the bar a jump went back to: its |: is not read again
+	skipping := false
+	for i, steps := 0, 0; i < len(bars) && len(order) < limit && steps < 2*limit; steps++ {
+		b := bars[i]
+		if b.RepeatStart && i != resumed && !(i > 0 && bars[i-1].RepeatEnd) {
+			start, pass, maxPass, expect = i, 1, 2, true
+		}
+		resumed = -1
+		if b.Endings != nil {
+			n := 1
+			if expect || pass > 1 {
+				n = pass
+			}
+			skipping = !contains(b.Endings, n)
+			if !skipping && maxPass < 4 {
+				maxPass = pass + 1
+			}
+		}
+		if skipping {
+			if b.SectionEnd && !(b.RepeatEnd && i+1 < len(bars) && bars[i+1].RepeatStart) { // :: does not end it
+				skipping = false
+			}
+			i++
+			continue
+		}
+		order = append(order, i)
+		if b.RepeatEnd {
+			double := i+1 < len(bars) && bars[i+1].RepeatStart
+			switch {
+			case double && pass > 1, double && !expect:
+				start, pass, maxPass, expect = i+1, 1, 2, true
+				resumed = i + 1
+			case pass == 1 && expect, pass > 1 && pass < maxPass:
+				pass++
+				expect = false
+				i, resumed = start, start
+				continue
+			}
 		}
 		i++
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// The fuzzers check that Parse, Events, ExpandRepeats, PlayOrder and Transpose never panic, and that what
+// The fuzzers check that Parse, Events, ExpandRepeats (and Strict), PlayOrder (and Strict) and Transpose never panic, and that what
 // they return stays within the source. Time stays linear by construction (see Parse and
 // Transpose); the fuzzers would flag a run that stalls.
 
@@ -18,6 +18,7 @@ func addSeeds(f *testing.F) {
 		"X:1\nK:C\nC/0", "X:1\nK:C\n|1|2|:|::|]", "X:1\nM:C|\nK:C\nZ4|", "X:1\nV:1\nK:C\nV:2\n&C|",
 		"X:1\nK:C exp ^f\n\"Am/G\"a>>>b<<<c", "\ufeffX:1\r\nK:D\r\nABc\\\r\nd|\r\n",
 		"X:1\nP:(AB)2C\nK:C\nE|\nP:A\n|:C:|\nP:B\n[P:C]D|]\n",
+		"X:1\nK:C\nA||:cd|ef H[|]:|ga [|] :|bc ||:|\n", "X:1\nK:C\n(A>.c)(E>HG) d2 T|~|.|[|]:", "X:1\nK:C\n[f3a\n3] [C\r\nE]2 [\"x\"\n[K:D]\n]|[1\n", "X:1\nP:AB\nK:C\nP:A\nC|[1D:|[2E::F|1G:|2A|3B:|\nP:B\nd>e/ (5cdefg|\n",
 	} {
 		f.Add(s)
 	}
@@ -55,13 +56,14 @@ func FuzzParse(f *testing.F) {
 					if order := ExpandRepeats(bars); len(order) > 16*len(bars)+16 {
 						t.Fatalf("playing order of %d bars for %d bars", len(order), len(bars))
 					}
-					po := PlayOrder(bars, tu.Header.Parts)
-					if len(po) > 16*len(bars)+16 {
-						t.Fatalf("part order of %d bars for %d bars", len(po), len(bars))
-					}
-					for _, b := range po {
-						if b < 0 || b >= len(bars) {
-							t.Fatalf("part order plays bar %d of %d", b, len(bars))
+					for _, po := range [][]int{PlayOrder(bars, tu.Header.Parts), PlayOrderStrict(bars, tu.Header.Parts), ExpandRepeatsStrict(bars)} {
+						if len(po) > 16*len(bars)+16 {
+							t.Fatalf("part order of %d bars for %d bars", len(po), len(bars))
+						}
+						for _, b := range po {
+							if b < 0 || b >= len(bars) {
+								t.Fatalf("part order plays bar %d of %d", b, len(bars))
+							}
 						}
 					}
 				}

@@ -2,6 +2,7 @@ package abc
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -103,6 +104,7 @@ type parser struct {
 	voices    map[string]*vstate
 	cur       *vstate
 	anyX      bool
+	joins     []int // starts of the lines read with the current one (chordOpen)
 }
 
 // vstate is the parsing state of one voice.
@@ -161,7 +163,47 @@ func (c *Chord) setTie() {
 }
 
 func (p *parser) posOf(off int) Pos {
-	return Pos{Line: p.line, Col: off - p.lineStart + 1, Offset: off}
+	line, from := p.line, p.lineStart
+	for k, j := range p.joins { // lines read with this one (chordOpen)
+		if off >= j {
+			line, from = p.line+k+1, j
+		}
+	}
+	return Pos{Line: line, Col: off - from + 1, Offset: off}
+}
+
+// chordOpen reports a music line that ends inside a chord: a [ that starts no bar line,
+// ending or inline field, not closed by ]. Quoted text, !decorations! and comments are
+// skipped.
+func chordOpen(line string) bool {
+	depth := 0
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '%' && (i == 0 || line[i-1] != '\\'):
+			return false // a comment ends the line: not joined
+		case c == '"' || c == '!':
+			j := strings.IndexByte(line[i+1:], c)
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+		case c == '[':
+			switch {
+			case i+2 < len(line) && isAlpha(line[i+1]) && line[i+2] == ':':
+				j := strings.IndexByte(line[i:], ']')
+				if j < 0 {
+					return false
+				}
+				i += j
+			case i+1 < len(line) && (line[i+1] == '|' || line[i+1] >= '0' && line[i+1] <= '9'):
+			default:
+				depth++
+			}
+		case c == ']' && depth > 0:
+			depth--
+		}
+	}
+	return depth > 0
 }
 
 func (p *parser) diagAt(at Pos, sev Severity, msg, sugg string) {
@@ -200,7 +242,30 @@ func (p *parser) run() {
 		if e > start && src[e-1] == '\r' {
 			e--
 		}
+		// A chord left open at the end of a music line goes on on the next ([f3a / 3]), as
+		// abc2midi reads it: the lines are read as one, their ends as spaces.
+		for k := 0; k < 8 && p.tune != nil && !p.inHeader && next < len(src) && chordOpen(src[start:e]); k++ {
+			nend := strings.IndexByte(src[next:], '\n')
+			nnext := 0
+			if nend < 0 {
+				nend, nnext = len(src), len(src)+1
+			} else {
+				nend += next
+				nnext = nend + 1
+			}
+			ne := nend
+			if ne > next && src[ne-1] == '\r' {
+				ne--
+			}
+			if t := src[next:ne]; isBlank(t) || fieldLine(t) || strings.HasPrefix(t, "%") {
+				break
+			}
+			p.joins = append(p.joins, next)
+			e, next = ne, nnext
+		}
 		p.doLine(start, e, next)
+		p.line += len(p.joins)
+		p.joins = nil
 		start = next
 	}
 	p.endTune(len(src))
@@ -578,7 +643,7 @@ func (p *parser) music(s, e int) {
 		c := src[i]
 		at := p.posOf(i)
 		switch {
-		case c == ' ' || c == '\t' || c == '`' || c == '$' || c == '*':
+		case c == ' ' || c == '\t' || c == '`' || c == '$' || c == '*' || c == '\n' || c == '\r':
 			i++
 		case c == '%':
 			i = e
@@ -827,6 +892,15 @@ func (p *parser) note(i, e int) (*Note, int) {
 		n.Octave = max(-maxOctave, min(maxOctave, n.Octave))
 	}
 	n.PitchEnd = i
+	if len(p.joins) > 0 { // in a chord read across lines, a length may follow the line end
+		j := i
+		for j < e && (src[j] == '\r' || src[j] == '\n') {
+			j++
+		}
+		if j > i && j < e && slices.Contains(p.joins, j) && (src[j] >= '0' && src[j] <= '9' || src[j] == '/') {
+			i = j
+		}
+	}
 	n.Length, i = p.length(at, i, e)
 	n.Span = Span{at, i}
 	n.Pos.Offset = start
@@ -954,8 +1028,8 @@ func (p *parser) tuplet(vs *vstate, i, e int) int {
 			q = 2
 		default:
 			q = 2
-			if vs.meter.compound() {
-				q = 3
+			if n := vs.meter.Value().MulInt(int64(vs.meter.Den)); vs.meter.Kind == MeterFraction && n.Den == 1 && n.Num%3 == 0 {
+				q = 3 // as abc2midi reads it: in 3/4, 3/8 and 3/2 too, not only compound meters
 			}
 		}
 	}
@@ -988,7 +1062,7 @@ func (p *parser) grace(vs *vstate, i, e int) int {
 			break
 		}
 		switch {
-		case c == ' ' || c == '\t':
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r': // line ends: a chord read across lines
 			j++
 		case isNoteStart(c):
 			n, k := p.note(j, e)
@@ -1050,7 +1124,7 @@ func (p *parser) chordAt(vs *vstate, i, e int, grace bool) (*Chord, int) {
 			break
 		}
 		switch {
-		case c == ' ' || c == '\t':
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r': // line ends: a chord read across lines
 			j++
 		case isNoteStart(c):
 			n, k := p.note(j, e)
@@ -1185,7 +1259,7 @@ func (p *parser) bar(i, e int) int {
 		j++
 	}
 	trail := 0
-	for j < e && src[j] == ':' {
+	for j < e && src[j] == ':' && !(closeThick && j+1 < e && src[j+1] == '|') { // [|]:| is [|] and :|
 		j++
 		trail++
 	}

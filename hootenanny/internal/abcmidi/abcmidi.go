@@ -60,7 +60,8 @@
 // accompaniment too, not the percussion channel) and chordattack (the chord
 // stagger; !arpeggio! triples it for its chord). Trills (T, !trill!) and rolls (~) play as abc2midi plays
 // them, unless Straight. Not handled: other %%MIDI directives (beatstring, gracedivider,
-// randomchordattack, ...); voice overlays (&), which are an error; clef transpose=; lyrics.
+// randomchordattack, ...); clef transpose=; lyrics. Voice overlays (&) play as voices of their
+// own (overlay.go), as abc2midi plays them.
 package abcmidi
 
 import (
@@ -147,7 +148,7 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 	if opts.Velocity > 0 {
 		vel = uint8(opts.Velocity)
 	}
-	t = leadIntoFirstVoice(t)
+	t = splitOverlays(leadIntoFirstVoice(t))
 	// A voice with no notes or rests (the fields before the first V: line of a tune whose
 	// voices all have ids, such as a P: line) gets no track; its changes, all at the start, go
 	// with the first voice's.
@@ -324,6 +325,21 @@ func leadIntoFirstVoice(t *abc.Tune) *abc.Tune {
 }
 
 // hasMusic reports whether v has a note, chord or rest.
+// strictRepeats reports tunes whose repeats abc2midi plays as written, without the section
+// starts it guesses for a tune of one voice and no header P: (abc.ExpandRepeatsStrict).
+func strictRepeats(t *abc.Tune) bool {
+	if t.Header.Parts != "" {
+		return true
+	}
+	n := 0
+	for _, v := range t.Voices {
+		if hasMusic(v) {
+			n++
+		}
+	}
+	return n > 1
+}
+
 func hasMusic(v *abc.Voice) bool {
 	for _, el := range v.Elements {
 		switch el.(type) {
@@ -415,6 +431,14 @@ func (v voiceTrack) noteEvents(ch, vel uint8) []midi.Event {
 }
 
 // ticks converts a fraction of a whole note to ticks, rounding to the nearest tick.
+// floorTicks is r in ticks without the fraction of a tick (r is not negative).
+func floorTicks(r abc.Rat) int64 {
+	if r.Den > 0 && r.Num >= 0 && r.Num < 1<<50 {
+		return r.Num * ticksPerWhole / r.Den
+	}
+	return int64(math.Floor(r.Float64() * ticksPerWhole))
+}
+
 func ticks(r abc.Rat) int64 {
 	return int64(math.Round(r.Float64() * ticksPerWhole))
 }
@@ -425,7 +449,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	if name == "" {
 		name = "(default)"
 	}
-	events, bars, changes, cues, err := t.TimelineCuesWith(id, abc.EventOptions{Fermata: !opts.Straight}) // events is ours to change
+	events, bars, changes, cues, err := t.TimelineCuesWith(id, abc.EventOptions{Fermata: !opts.Straight, ABC2MIDI: true}) // events is ours to change
 	if err != nil {
 		return voiceTrack{}, fmt.Errorf("abcmidi: voice %s: %w", name, err)
 	}
@@ -448,11 +472,14 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			}
 		}
 		articulate(events, trims(t, id, opts.Directives))
-		events = trill(events)
 		events = roll(events)
 	}
 	if !opts.NoGrace {
 		events = placeGraces(events)
+	}
+	if !opts.Straight {
+		// after the grace notes: a trill fills what they leave of its note ({B}TA4)
+		events = trill(events, newTempoAt(t, changes, opts))
 	}
 	byBar := make([][]abc.Event, len(bars))
 	for _, e := range events {
@@ -479,7 +506,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	st := newStress(t.Header.Meter)
 	prev := -1
 	var offset abc.Rat // where bar b starts in the bar the stress model counts in
-	for _, b := range abc.PlayOrder(bars, t.Header.Parts) {
+	order := abc.PlayOrder
+	if strictRepeats(t) {
+		order = abc.PlayOrderStrict
+	}
+	for _, b := range order(bars, t.Header.Parts) {
 		bar := bars[b]
 		// abc2midi counts beats from the last bar line, except that a repeat sign (|: :| ::)
 		// or a section line (|| |] [|) after a bar shorter than the meter's does not start a
@@ -561,7 +592,10 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 					name, e.Pos.Line, e.Pos.Col, p)
 			}
 			on := cursor.Add(e.Onset.Sub(bar.Start))
-			n := playedNote{on: ticks(on), off: ticks(on.Add(e.Duration)), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start)))}
+			// abc2midi drops the fraction of a tick from a note's start and from its length
+			// ((7 notes in 2/4 start at 0, 68, 137 ... and last 68 ticks each).
+			onTick := floorTicks(on)
+			n := playedNote{on: onTick, off: onTick + floorTicks(e.Duration), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start)))}
 			if !opts.Straight && !tiedChord[e.Pos.Offset] {
 				n.on += int64(chordIdx) * chordStagger
 			}
@@ -814,8 +848,10 @@ func ratios(id string, dirs []Directive) []ratioAt {
 // brokenRatio plays the broken rhythms A>B and A<B that a "%%MIDI ratio a b" line reaches a:b
 // instead of 3:1, as abc2midi does (A>>B and A>>>B keep 7:1 and 15:1). The pair keeps its
 // length: the first note's events take their new length and the second's start where it ends.
+// Pairs of notes that abc2midi plays as written are left alone (abc.EventOptions.ABC2MIDI
+// plays them so): unequal lengths, a fermata counting double and a staccato dot half.
 func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
-	if v == nil || len(rs) == 0 {
+	if v == nil {
 		return
 	}
 	starts := func(el abc.Element) []int { // source offsets of the notes of a note or chord
@@ -831,29 +867,38 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 		}
 		return nil
 	}
-	byOffset := map[int][]int{}
-	for i, e := range events {
-		if !e.Grace {
-			byOffset[e.Pos.Offset] = append(byOffset[e.Pos.Offset], i)
-		}
-	}
+	var byOffset map[int][]int
 	els := v.Elements
 	for i, el := range els {
 		br, ok := el.(*abc.BrokenRhythm)
-		if !ok || br.Count != 1 || i == 0 {
-			continue
-		}
-		j := sort.Search(len(rs), func(j int) bool { return rs[j].offset > br.Pos.Offset }) - 1
-		if j < 0 || rs[j].a == 3*rs[j].b {
+		if !ok || i == 0 || br.Count < 1 || br.Count > 3 {
 			continue
 		}
 		first := starts(els[i-1])
 		var second []int
+		scale := abc.R(1, 1) // abc2midi's marks on the second note (abc.EventOptions.ABC2MIDI)
 		for k := i + 1; k < len(els) && second == nil; k++ {
-			switch els[k].(type) {
+			switch d := els[k].(type) {
 			case *abc.Note, *abc.Chord:
 				second = starts(els[k])
-			case *abc.Decoration, *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation:
+				if a, ok := els[i-1].(*abc.Note); ok {
+					if b, ok := d.(*abc.Note); ok {
+						first := abc.R(1, 1)
+						for j := i - 2; j >= 0; j-- { // the first note's own marks
+							m, ok := els[j].(*abc.Decoration)
+							if !ok {
+								break
+							}
+							first = first.Mul(lengthMark(m))
+						}
+						if a.Length.Mul(first).Cmp(b.Length.Mul(scale)) != 0 {
+							second, k = nil, len(els) // unequal for abc2midi: played as written
+						}
+					}
+				}
+			case *abc.Decoration:
+				scale = scale.Mul(lengthMark(d))
+			case *abc.GraceGroup, *abc.ChordSymbol, *abc.Annotation, *abc.LineBreak:
 			default:
 				k = len(els) // something else: leave the pair alone
 			}
@@ -861,10 +906,28 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 		if first == nil || second == nil {
 			continue
 		}
-		long, short := abc.R(2*rs[j].a, rs[j].a+rs[j].b), abc.R(2*rs[j].b, rs[j].a+rs[j].b)
-		f1, f2 := long.Mul(abc.R(2, 3)), short.Mul(abc.R(2, 1)) // new over old: 3/2 and 1/2 of the unit
+		// The written pair: long and short are 2-1/2^n and 1/2^n of the notes' lengths.
+		short := abc.R(1, int64(1)<<br.Count)
+		long := abc.R(2, 1).Sub(short)
+		var a, b int64
+		switch j := sort.Search(len(rs), func(j int) bool { return rs[j].offset > br.Pos.Offset }) - 1; {
+		case br.Count == 1 && j >= 0 && rs[j].a != 3*rs[j].b:
+			a, b = rs[j].a, rs[j].b
+		default:
+			continue
+		}
+		nl, ns := abc.R(2*a, a+b), abc.R(2*b, a+b)
+		f1, f2 := nl.Div(long), ns.Div(short) // new over old
 		if br.Dir == '<' {
-			f1, f2 = short.Mul(abc.R(2, 1)), long.Mul(abc.R(2, 3))
+			f1, f2 = ns.Div(short), nl.Div(long)
+		}
+		if byOffset == nil {
+			byOffset = map[int][]int{}
+			for i, e := range events {
+				if !e.Grace {
+					byOffset[e.Pos.Offset] = append(byOffset[e.Pos.Offset], i)
+				}
+			}
 		}
 		tied := false
 		for _, off := range first {
@@ -892,15 +955,67 @@ func brokenRatio(v *abc.Voice, events []abc.Event, rs []ratioAt) {
 	}
 }
 
-// TrillNote is the length of each note of a trill, as a fraction of a whole note (abc2midi
-// plays a thirty-second note at any tempo and unit length).
-var TrillNote = abc.R(1, 32)
+// lengthMark is how abc2midi scales a note's length for a decoration before it compares the
+// notes of a broken rhythm (as abc's walk does with EventOptions.ABC2MIDI).
+func lengthMark(d *abc.Decoration) abc.Rat {
+	switch {
+	case d.Name == "fermata":
+		return abc.R(2, 1)
+	case d.Name == "staccato" && d.Short:
+		return abc.R(1, 2)
+	}
+	return abc.R(1, 1)
+}
 
-// trill plays each single note marked trill (T, !trill!) as abc2midi does: thirty-second notes
-// alternating between the next note letter up (in the key and the bar's accidentals) and the
-// note, starting above, the last cut to what is left of the note. Each is a note of its own for
-// beat stress; the first keeps the marks written before the note.
-func trill(events []abc.Event) []abc.Event {
+// trillNote is the length of each note of a trill at a tempo of micros microseconds a quarter
+// note, as a fraction of a whole note: abc2midi plays the longest note of a quarter halved or
+// doubled (a thirty-second note from 75 to 150 quarter notes a minute, a sixteenth from 150 to
+// 300, a sixty-fourth from 37.5 to 75) that lasts no more than a tenth of a second.
+func trillNote(micros uint32) abc.Rat {
+	q := abc.R(4, 1)
+	for k := 0; k < 16 && q.MulInt(4*int64(max(micros, 1))).Cmp(abc.R(100000, 1)) > 0; k++ {
+		q = q.Mul(abc.R(1, 2))
+	}
+	return q
+}
+
+// tempoAt is the tempo in force along a voice's written time line: the header's (or the
+// override's), then each Q: change from its onset.
+type tempoAt struct {
+	at     []abc.Rat
+	micros []uint32
+}
+
+func newTempoAt(t *abc.Tune, changes []abc.Change, opts Options) tempoAt {
+	if opts.BPM > 0 {
+		return tempoAt{at: []abc.Rat{{Num: 0, Den: 1}}, micros: []uint32{microsFromQPM(opts.BPM)}}
+	}
+	ta := tempoAt{at: []abc.Rat{{Num: 0, Den: 1}}, micros: []uint32{tempoMicros(t.Header.Tempo)}}
+	for _, c := range changes {
+		if c.Field.Tempo != nil && c.Field.Tempo.BPM > 0 {
+			ta.at = append(ta.at, c.Onset)
+			ta.micros = append(ta.micros, tempoMicros(c.Field.Tempo))
+		}
+	}
+	return ta
+}
+
+func (ta tempoAt) micro(onset abc.Rat) uint32 {
+	m := ta.micros[0]
+	for i, at := range ta.at {
+		if at.Cmp(onset) <= 0 {
+			m = ta.micros[i]
+		}
+	}
+	return m
+}
+
+// trill plays each single note marked trill (T, !trill!) as abc2midi does: short notes
+// (trillNote, from the tempo where the note is) alternating between the next note letter up
+// (in the key and the bar's accidentals) and the note, starting above, the last cut to what
+// is left of the note. Each is a note of its own for beat stress; the first keeps the marks
+// written before the note.
+func trill(events []abc.Event, tempo tempoAt) []abc.Event {
 	has := false
 	for i := range events {
 		has = has || !events[i].Grace && slices.Contains(events[i].Decorations, "trill")
@@ -912,16 +1027,20 @@ func trill(events []abc.Event) []abc.Event {
 	for i, e := range events {
 		single := (i == 0 || events[i-1].Onset.Cmp(e.Onset) != 0 || events[i-1].Grace) &&
 			(i+1 == len(events) || events[i+1].Onset.Cmp(e.Onset) != 0)
-		if e.Grace || !single || !slices.Contains(e.Decorations, "trill") {
+		if e.Grace || !single || e.Upper == 0 || !slices.Contains(e.Decorations, "trill") { // Upper 0: a grace placed before
 			out = append(out, e)
 			continue
+		}
+		step := trillNote(tempo.micro(e.Onset))
+		for k := 0; k < 6 && e.Duration.Div(step).Den != 1; k++ {
+			step = step.Mul(abc.R(1, 2)) // abc2midi halves it until it fills the note ({B}TA4 at 152 bpm)
 		}
 		end := e.Onset.Add(e.Duration)
 		for k, at := 0, e.Onset; at.Cmp(end) < 0 && k < 4096; k++ {
 			n := e
 			n.Onset = at
-			n.Duration = TrillNote
-			if rest := end.Sub(at); rest.Cmp(TrillNote) < 0 {
+			n.Duration = step
+			if rest := end.Sub(at); rest.Cmp(step) < 0 {
 				n.Duration = rest
 			}
 			if k%2 == 0 {
@@ -1107,6 +1226,9 @@ func swing(events []abc.Event, bars []abc.Bar, unit abc.Rat, rs []ratioAt) {
 		}
 		if !sameDurations(span, a.Onset, a.Duration) || !sameDurations(span, b.Onset, b.Duration) {
 			continue // a chord whose notes differ in length
+		}
+		if slices.Contains(a.Decorations, "staccato") != slices.Contains(b.Decorations, "staccato") {
+			continue // abc2midi halves a staccato note before it pairs: .BF stays even
 		}
 		ra, rb := int64(2), int64(1)
 		if k := sort.Search(len(rs), func(k int) bool { return rs[k].offset > a.Pos.Offset }) - 1; k >= 0 {

@@ -184,9 +184,6 @@ func TestVoices(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	if _, err := Convert(parseTune(t, "X:1\nL:1/4\nK:C\nCD & EF|\n"), Options{}); err == nil || !strings.Contains(err.Error(), "overlay") {
-		t.Errorf("overlay: err %v", err)
-	}
 	if _, err := Convert(parseTune(t, "X:1\nL:1/4\nK:C\nc''''CD|\n"), Options{Transpose: 40}); err == nil || !strings.Contains(err.Error(), "MIDI range") {
 		t.Errorf("out of range: err %v", err)
 	}

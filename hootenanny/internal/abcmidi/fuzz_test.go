@@ -27,6 +27,7 @@ func FuzzConvert(f *testing.F) {
 		"X:1\nR:hornpipe\nM:C|\nL:1/8\nK:C^f^c\n%%MIDI ratio 2 1\n%%MIDI trim 1/5\n%%MIDI drum dzd2 35 38 90\n%%MIDI drumon\n(A>B) TcA-A>B T[CE]|\n",
 		"X:1\nR:hornpipe\nM:C\nL:1/8\nP:(AB)2\nK:D\n%%MIDI beat 110 100 90 0\n%%MIDI chordattack 500\n%%MIDI drone 0 200 33 -1 90\n%%MIDI droneon\nP:A\n" +
 			"~A3 ~c/ H[CE]2 !arpeggio![CEG] B<A|\n%%MIDI transpose -60\n%%MIDI rtranspose 99\nHz ~A>B||\n%%MIDI beatmod -200\nP:B\n%%MIDI nobeataccents\n\"C7\"C\n%%MIDI droneoff\n",
+		"X:1\nM:2/4\nL:1/8\nK:C\nV:1\n|:A B & c & d e [K:D] & f|1 g:|2 &a||\nV:2\n&\n(5 d>B/ .A>~c e>.f {g}TA4 [f3a\n3]|\n",
 	} {
 		f.Add(s)
 	}

@@ -94,6 +94,7 @@ type guitarChord struct {
 	intervals []int // nil for a lowercase root: bass only
 	bass      int   // the slash note, when slash
 	slash     bool
+	unknown   bool // the name is not in the table: played as the major triad
 }
 
 var letterSemitones = map[byte]int{'C': 0, 'D': 2, 'E': 4, 'F': 5, 'G': 7, 'A': 9, 'B': 11}
@@ -138,8 +139,9 @@ func parseGuitarChord(text string, names map[string][]int) (guitarChord, bool) {
 	if end >= 0 {
 		name = s[:end]
 	}
+	iv, ok := names[name]
+	g.unknown = !ok // a lowercase root too: "fine" names no chord abc2midi knows
 	if !lower {
-		iv, ok := names[name]
 		if !ok {
 			iv = names[""]
 		}
@@ -628,15 +630,21 @@ func newAccompaniment(t *abc.Tune, id string, bars []abc.Bar, changes []abc.Chan
 			acc.byBar[bar] = append(acc.byBar[bar], writtenEvent{onset, ev})
 		}
 	}
-	chords := false
+	chords, known := false, false
 	for _, c := range cues {
 		if !c.IsSymbol || opts.MelodyOnly {
 			continue
 		}
 		if g, ok := parseGuitarChord(c.Symbol, acc.names); ok {
-			chords = true
+			chords, known = true, known || !g.unknown
 			add(c.Bar, c.Onset, accEvent{rank: 2, kind: accChord, chord: g})
 		}
+	}
+	if chords && !known {
+		// abc2midi plays no accompaniment in a tune none of whose chord symbols it knows
+		// ("Cry of the hounds", "Fine" alone): it reports them and plays the melody.
+		chords = false
+		acc.byBar = make([][]writtenEvent, len(bars))
 	}
 	// Lines before the first V: line go with the first voice that has music, as abc2midi
 	// plays them.

@@ -259,6 +259,26 @@ func TestRepeatsAsABC2MIDI(t *testing.T) {
 		{"|:C D:|[1E F:|[2G A||", "C D C D E F G A"},
 		{"C D|E F:|[1G A:|[2B c||d e|f g:|", "C D E F C D E F G A B c d e f g d e f g"},
 		{"C D|E F:|G A|[1B c:|[2d e||", "C D E F C D E F G A B c G A d e"},
+		// ||: is a section line and a stray colon for abc2midi, not a repeat start.
+		{"C||:D E|F G:|", "C D E F G C D E F G"},
+		// A repeat sign right after another bar line still ends the repeat; [|]:| is [|] :|.
+		{"C D|E F [|]:|G A|", "C D E F C D E F G A"},
+		{"C D|E F [|] :|G A|", "C D E F C D E F G A"},
+		{"C D|E F || :|G A|", "C D E F C D E F G A"},
+		// After a second ending, a later :| goes back to the section's start once more,
+		// skipping the endings; then no :| repeats until the next |: or ::.
+		{"C D|[1E F:|[2G A||B c|d e:|", "C D E F C D G A B c d e C D B c d e"},
+		{"C D|[1E F:|[2G A||B c|d e:|f g|a b:|", "C D E F C D G A B c d e C D B c d e f g a b"},
+		{"C D|[1E F:|[2G A||B c:|d e||f g:|", "C D E F C D G A B c C D B c d e f g"},
+		{"C D|[1E F:|[2G A|B c|d e:|", "C D E F C D G A B c d e C D"},
+		{"C D:|E F|[1G A:|[2B c||d e|f g:|", "C D C D E F G A E F B c d e f g E F d e f g"},
+		// Endings before that jump are chosen by the pass still counted.
+		{"C D|[1E F:|[2G A||B c|[1d e:|[2f g||", "C D E F C D G A B c f g"},
+		// A |: after an ending's plain bar line ends the ending.
+		{"C D|[1E F:|[2G A|\n|:B c:|", "C D E F C D G A B c B c"},
+		// |: and :: start afresh.
+		{"C D|[1E F:|[2G A::B c|d e:|", "C D E F C D G A B c d e B c d e"},
+		{"C D|[1E F:|[2G A|:B c|d e:|", "C D E F C D G A B c d e B c d e"},
 	} {
 		f := convert(t, "X:1\nM:2/4\nL:1/4\nK:C\n"+c.body+"\n", Options{MelodyOnly: true})
 		var got []string
