@@ -41,6 +41,30 @@ func chromium(t *testing.T) string {
 }
 
 // browser starts a headless Chromium for the test and returns a context to drive it with.
+// browserSteps starts the browser on path and returns its context with two helpers: step runs
+// actions within 20 s and fails the test with what the page shows, text reads an element's text.
+func browserSteps(t *testing.T, path string) (context.Context, func(string, ...chromedp.Action[chromedp.Void]), func(string) string) {
+	ctx := browser(t, path)
+	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			page, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`main`)))
+			t.Fatalf("browser, %s: %v\nthe page shows:\n%s", what, err, page)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("browser, the text of %s: %v", sel, err)
+		}
+		return s
+	}
+	return ctx, step, text
+}
+
 func browser(t *testing.T, path string) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -86,24 +110,7 @@ func TestStudio(t *testing.T) {
 		t.Fatalf("artifacts: %v %v", abc, midi)
 	}
 
-	ctx := browser(t, path)
-	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			page, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`main`)))
-			t.Fatalf("browser, %s: %v\nthe page shows:\n%s", what, err, page)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("browser, the text of %s: %v", sel, err)
-		}
-		return s
-	}
+	ctx, step, text := browserSteps(t, path)
 	parentLink := `#artifacts a[href="#/artifact/` + parent + `"]`
 	step("search by tag",
 		chromedp.Navigate(base+"/"),
@@ -277,24 +284,7 @@ func TestStudioSignedIn(t *testing.T) {
 	svg := toString(obj(res.StructuredContent, "svg")["id"])
 	pic := toString(obj(res.StructuredContent, "png")["id"])
 
-	ctx := browser(t, path)
-	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			page, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`main`)))
-			t.Fatalf("browser, %s: %v\nthe page shows:\n%s", what, err, page)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("browser, the text of %s: %v", sel, err)
-		}
-		return s
-	}
+	ctx, step, text := browserSteps(t, path)
 	step("the page asks for a token",
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="signin"]`)),
