@@ -64,6 +64,12 @@ test: checkgenerate lint breaking build abc-compare hear ## everything CI checks
 	@# The benchmark harness is a module of its own (see README, Speed); its tests keep it honest.
 	cd bench && GOWORK=off go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: test-short
+test-short: ## the quick tier while you work (about a minute): every package's tests with -short, no race detector, no servers
+	@# -short skips the tests that wait out worker liveness, start worker processes or render
+	@# the corpus; the fleet tests skip without the servers. make test runs everything.
+	go test -short -count=1 $(addsuffix /...,$(addprefix ./,$(MODULES)))
+
 .PHONY: run-fleet
 run-fleet: build ## two gateways and three workers on a throwaway PostgreSQL and object store; Ctrl-C stops all
 	tools/testservers.sh tools/fleet.sh

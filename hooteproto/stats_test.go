@@ -9,6 +9,9 @@ import (
 // TestBrokerStats checks the broker's counts: a live worker's service with its capacity and a
 // call in flight, then the worker lost without a goodbye, counted by why.
 func TestBrokerStats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in the short tier: it waits out a worker's liveness; make test runs it")
+	}
 	t.Parallel()
 	s := startBroker(t, "tcp://127.0.0.1:*")
 	e := newEchoer("w1")

@@ -25,6 +25,9 @@ import (
 // and create artifacts in a loop. After a restart every artifact that was acknowledged is there
 // with its lineage, and every stored object's bytes match its hash.
 func TestCrashRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in the short tier: it waits for a killed worker to be restarted; make test runs it")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	g, err := gateway.Start(gateway.Config{WorkerEndpoint: "tcp://127.0.0.1:*", DataDir: dir, Heartbeat: 500 * time.Millisecond})

@@ -76,6 +76,9 @@ func (h traceparentHeader) RoundTrip(req *http.Request) (*http.Response, error) 
 // OTLP/HTTP to a receiver of the test, and checks that the worker's span of a call is the
 // child of the gateway's client span, in the client's trace, and has a storage span inside.
 func TestWorkerProcessJoinsTheTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in the short tier: it builds and starts a worker process; make test runs it")
+	}
 	recv := &otlpReceiver{services: map[string]bool{}}
 	ts := httptest.NewServer(recv)
 	defer ts.Close()

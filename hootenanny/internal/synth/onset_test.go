@@ -264,6 +264,9 @@ func midiOnsets(f *midi.File) []float64 {
 // race detector (which slows the synthesiser tenfold), and make test runs it that way, as make
 // hear.
 func TestOnsetsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in the short tier: it renders the whole ABC corpus (make hear); make test runs it")
+	}
 	t.Parallel()
 	sf := loadDefault(t)
 	tunes, err := abccorpus.Tunes()
