@@ -10,6 +10,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/holler/internal/gateway"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
 )
 
@@ -72,19 +73,9 @@ func TestAccessFlags(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFlags(io.Discard)
-			if err := f.fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := f.config()
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
-				}
+			cfg, ok := configOf(t, tc.args, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if (cfg.Access != nil) != tc.guard {
 				t.Fatalf("Access = %v, want set %v", cfg.Access, tc.guard)
@@ -122,19 +113,9 @@ func TestGuardFlags(t *testing.T) {
 		{name: "no uploads", args: []string{"--max-uploads", "0"}, wantErr: "at least 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFlags(io.Discard)
-			if err := f.fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := f.config()
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
-				}
+			cfg, ok := configOf(t, tc.args, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if cfg.MetricsToken != tc.wantToken || cfg.MaxUploads != tc.uploads || cfg.MaxUploadsPerClient != tc.perClient {
 				t.Fatalf("MetricsToken %q, MaxUploads %d, MaxUploadsPerClient %d", cfg.MetricsToken, cfg.MaxUploads, cfg.MaxUploadsPerClient)
@@ -153,4 +134,26 @@ func TestGuardFlags(t *testing.T) {
 			t.Fatalf("from the environment: %v, token %q, per client %d", err, cfg.MetricsToken, cfg.MaxUploadsPerClient)
 		}
 	})
+}
+
+// configOf parses args as holler serve's flags and returns the gateway's config. With wantErr
+// set it checks instead that the config is refused with an error containing it, and returns
+// false.
+func configOf(t *testing.T, args []string, wantErr string) (gateway.Config, bool) {
+	t.Helper()
+	f := newFlags(io.Discard)
+	if err := f.fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.config()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("%q: err = %v, want one with %q", args, err, wantErr)
+		}
+		return cfg, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, true
 }

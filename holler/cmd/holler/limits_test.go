@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,12 +38,6 @@ func TestLimitFlags(t *testing.T) {
 		{[]string{"--session-buffer", "0"}, "--session-buffer"},
 		{[]string{"--session-buffer", "2000", "--session-buffer-total", "1000"}, "must hold at least one session's buffer"},
 	} {
-		f := newFlags(io.Discard)
-		if err := f.fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.config(); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-			t.Errorf("%q: err = %v, want one with %q", tc.args, err, tc.wantErr)
-		}
+		configOf(t, tc.args, tc.wantErr)
 	}
 }
