@@ -9,7 +9,6 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
-	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
 
 // keyAsker is a system service whose echo asks three questions at once and then one more, and
@@ -47,18 +46,7 @@ func (keyAsker) Echo(ctx context.Context, _ *hootv1.EchoRequest) (*hootv1.EchoRe
 func TestWireAskClientAllKeys(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t, "tcp://127.0.0.1:*")
-	conn, err := zmqtransport.Dial(s.sock.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{hootv1hoot.NewSystemService(keyAsker{})}, hooteproto.WithHeartbeat(hb, liveness))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = w.Run(wctx) }()
-	t.Cleanup(func() { stop(); <-done; conn.Close() })
+	startSystemWorker(t, s.sock.Endpoint(), keyAsker{})
 	waitLive(t, s.broker, "system", true)
 
 	// The client's answer to each question is the key it was asked under; a roots question is

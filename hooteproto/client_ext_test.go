@@ -30,13 +30,15 @@ func (asker) Echo(ctx context.Context, req *hootv1.EchoRequest) (*hootv1.EchoRes
 	return &hootv1.EchoResult{Message: res.GetSampling().GetContent().GetText()}, nil
 }
 
-func startAsker(t *testing.T, endpoint string) {
+// startSystemWorker connects a worker serving the system service with h to endpoint, and stops
+// it when the test ends.
+func startSystemWorker(t *testing.T, endpoint string, h hootv1hoot.SystemHandler) {
 	t.Helper()
 	conn, err := zmqtransport.Dial(endpoint, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{hootv1hoot.NewSystemService(asker{})}, hooteproto.WithHeartbeat(hb, liveness))
+	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{hootv1hoot.NewSystemService(h)}, hooteproto.WithHeartbeat(hb, liveness))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func startAsker(t *testing.T, endpoint string) {
 func TestWireAskClientAndLog(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t, "tcp://127.0.0.1:*")
-	startAsker(t, s.sock.Endpoint())
+	startSystemWorker(t, s.sock.Endpoint(), asker{})
 	waitLive(t, s.broker, "system", true)
 
 	tests := []struct {

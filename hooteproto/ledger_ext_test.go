@@ -10,7 +10,6 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
-	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
 
 // memLedger is a StateLedger in memory, as the worker's database keeps one.
@@ -93,18 +92,7 @@ func TestStateLedger(t *testing.T) {
 func TestCallAs(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t, "tcp://127.0.0.1:*")
-	conn, err := zmqtransport.Dial(s.sock.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{hootv1hoot.NewSystemService(callerEcho{})}, hooteproto.WithHeartbeat(hb, liveness))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = w.Run(wctx) }()
-	t.Cleanup(func() { stop(); <-done; conn.Close() })
+	startSystemWorker(t, s.sock.Endpoint(), callerEcho{})
 	waitLive(t, s.broker, hootv1hoot.SystemServiceName, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
