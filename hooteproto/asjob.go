@@ -34,8 +34,8 @@ func asJobFrom(ctx context.Context) bool {
 
 // WithJobStarter gives a worker the JobStarter that runs the calls a caller wants run as
 // jobs. Without one, such calls are refused as unavailable.
-func WithJobStarter(js hootv1hoot.JobStarter) Option {
-	return optionFunc(func(c *config) { c.jobs = js })
+func WithJobStarter(js hootv1hoot.JobStarter) WorkerOption {
+	return workerOption(func(c *workerConfig) { c.jobs = js })
 }
 
 // serveAsJob checks the call p of svc as Serve does and starts it as a job through jobs.

@@ -27,7 +27,7 @@ import (
 // as unavailable and retryable.
 type Broker struct {
 	conn Conn
-	cfg  config
+	cfg  brokerConfig
 
 	mu      sync.Mutex
 	workers map[string]*brokerWorker // by peer identity
@@ -111,10 +111,10 @@ const (
 
 // NewBroker returns a Broker that serves workers over conn. Run must be running for calls to
 // be answered.
-func NewBroker(conn Conn, opts ...Option) *Broker {
+func NewBroker(conn Conn, opts ...BrokerOption) *Broker {
 	return &Broker{
 		conn:    conn,
-		cfg:     newConfig(opts),
+		cfg:     newBrokerConfig(opts),
 		workers: make(map[string]*brokerWorker),
 		calls:   make(map[RequestID]*brokerCall),
 		told:    make(map[string]time.Time),

@@ -638,7 +638,7 @@ type faultGateway struct {
 
 // startFaultGateway listens on endpoint, trying again for a while if the port is still taken
 // (as it is for a moment after a gateway on it stops), and runs a broker there.
-func startFaultGateway(t *testing.T, endpoint string, opts *zmqtransport.Options, bopts ...hooteproto.Option) *faultGateway {
+func startFaultGateway(t *testing.T, endpoint string, opts *zmqtransport.Options, bopts ...hooteproto.BrokerOption) *faultGateway {
 	t.Helper()
 	var sock *zmqtransport.Socket
 	faultEventually(t, "listen on "+endpoint, func() bool {
@@ -646,7 +646,7 @@ func startFaultGateway(t *testing.T, endpoint string, opts *zmqtransport.Options
 		sock, err = zmqtransport.Listen(endpoint, opts)
 		return err == nil
 	})
-	b := hooteproto.NewBroker(sock, append([]hooteproto.Option{hooteproto.WithHeartbeat(faultHB, faultLiveness)}, bopts...)...)
+	b := hooteproto.NewBroker(sock, append([]hooteproto.BrokerOption{hooteproto.WithHeartbeat(faultHB, faultLiveness)}, bopts...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = b.Run(ctx) })

@@ -16,8 +16,8 @@ import (
 type ServeHook func(ctx context.Context, service string, p *hootv1.Payload) (context.Context, func(*hootv1.Result))
 
 // WithServeHook sets the hook a worker calls around every request it serves (default: none).
-func WithServeHook(h ServeHook) Option {
-	return optionFunc(func(c *config) { c.serveHook = h })
+func WithServeHook(h ServeHook) WorkerOption {
+	return workerOption(func(c *workerConfig) { c.serveHook = h })
 }
 
 // serveHooked serves p as Serve does, inside the worker's serve hook.

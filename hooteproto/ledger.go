@@ -45,8 +45,8 @@ type StateLedger interface {
 
 // WithStateLedger makes a worker serve [LedgerService] with l: it announces the service and
 // records the StateUses that gateways send it.
-func WithStateLedger(l StateLedger) Option {
-	return optionFunc(func(c *config) { c.ledger = l })
+func WithStateLedger(l StateLedger) WorkerOption {
+	return workerOption(func(c *workerConfig) { c.ledger = l })
 }
 
 // UseState records, through a live worker that serves [LedgerService], that the state named

@@ -86,6 +86,6 @@ func (o *Offer) filter(services []string) []string {
 
 // WithOffer makes a worker offer its gateways only the services that o offers, and announce
 // again when that changes. Workers of one process share one Offer.
-func WithOffer(o *Offer) Option {
-	return optionFunc(func(c *config) { c.offer = o })
+func WithOffer(o *Offer) WorkerOption {
+	return workerOption(func(c *workerConfig) { c.offer = o })
 }

@@ -7,15 +7,23 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 )
 
-// An Option configures a [Broker] or a [Worker]. Options that concern only one of them are
-// ignored by the other.
-type Option interface {
-	apply(*config)
+// A BrokerOption configures a [Broker].
+type BrokerOption interface {
+	applyBroker(*brokerConfig)
 }
 
-type optionFunc func(*config)
+// A WorkerOption configures a [Worker].
+type WorkerOption interface {
+	applyWorker(*workerConfig)
+}
 
-func (f optionFunc) apply(c *config) { f(c) }
+// An Option configures both sides of the wire alike, a [Broker] and a [Worker]: the heartbeat,
+// the logger and the body limit. Options that concern one side only are a BrokerOption or a
+// WorkerOption, so that handing one to the other side does not compile.
+type Option interface {
+	BrokerOption
+	WorkerOption
+}
 
 // Defaults of the options.
 const (
@@ -26,16 +34,27 @@ const (
 	DefaultDrainTimeout      = 10 * time.Second
 )
 
-type config struct {
+// wireConfig is what both sides take: an Option sets it.
+type wireConfig struct {
 	heartbeat time.Duration
 	liveness  int
 	logger    *slog.Logger
-	capacity  int
-	name      string
 	maxBody   int
-	queue     int
-	drain     time.Duration
-	offer     *Offer
+}
+
+// brokerConfig is a Broker's configuration.
+type brokerConfig struct {
+	wireConfig
+	queue int
+}
+
+// workerConfig is a Worker's configuration.
+type workerConfig struct {
+	wireConfig
+	capacity int
+	name     string
+	drain    time.Duration
+	offer    *Offer
 	// jobs runs the calls a caller wants run as jobs (asjob.go); nil refuses them.
 	jobs      hootv1hoot.JobStarter
 	serveHook ServeHook
@@ -43,32 +62,60 @@ type config struct {
 	ledger StateLedger
 }
 
-func newConfig(opts []Option) config {
-	c := config{
-		heartbeat: DefaultHeartbeatInterval,
-		liveness:  DefaultLiveness,
-		capacity:  DefaultCapacity,
-		maxBody:   DefaultMaxBody,
-		queue:     DefaultQueue,
-		drain:     DefaultDrainTimeout,
-	}
-	for _, o := range opts {
-		o.apply(&c)
-	}
+func newWireConfig() wireConfig {
+	return wireConfig{heartbeat: DefaultHeartbeatInterval, liveness: DefaultLiveness, maxBody: DefaultMaxBody}
+}
+
+func (c *wireConfig) fill() {
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
+}
+
+func newBrokerConfig(opts []BrokerOption) brokerConfig {
+	c := brokerConfig{wireConfig: newWireConfig(), queue: DefaultQueue}
+	for _, o := range opts {
+		if o != nil {
+			o.applyBroker(&c)
+		}
+	}
+	c.fill()
+	return c
+}
+
+func newWorkerConfig(opts []WorkerOption) workerConfig {
+	c := workerConfig{wireConfig: newWireConfig(), capacity: DefaultCapacity, drain: DefaultDrainTimeout}
+	for _, o := range opts {
+		if o != nil {
+			o.applyWorker(&c)
+		}
+	}
+	c.fill()
 	return c
 }
 
 // silence returns how long a peer may stay silent before it counts as gone.
-func (c *config) silence() time.Duration { return c.heartbeat * time.Duration(c.liveness) }
+func (c *wireConfig) silence() time.Duration { return c.heartbeat * time.Duration(c.liveness) }
+
+// wireOption is an Option: it sets what both sides take.
+type wireOption func(*wireConfig)
+
+func (f wireOption) applyBroker(c *brokerConfig) { f(&c.wireConfig) }
+func (f wireOption) applyWorker(c *workerConfig) { f(&c.wireConfig) }
+
+type brokerOption func(*brokerConfig)
+
+func (f brokerOption) applyBroker(c *brokerConfig) { f(c) }
+
+type workerOption func(*workerConfig)
+
+func (f workerOption) applyWorker(c *workerConfig) { f(c) }
 
 // WithHeartbeat sets how often each side says it is alive and after how many missed
 // heartbeats the other side counts as gone (defaults: 2.5s and 3). Non-positive values keep
 // the default.
 func WithHeartbeat(interval time.Duration, liveness int) Option {
-	return optionFunc(func(c *config) {
+	return wireOption(func(c *wireConfig) {
 		if interval > 0 {
 			c.heartbeat = interval
 		}
@@ -80,13 +127,24 @@ func WithHeartbeat(interval time.Duration, liveness int) Option {
 
 // WithLogger sets the logger for reports about peers and faults (default: discard).
 func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(c *config) { c.logger = l })
+	return wireOption(func(c *wireConfig) { c.logger = l })
+}
+
+// WithMaxBody sets the largest protobuf body a side encodes (default DefaultMaxBody): the
+// broker's requests, the worker's results. A result larger than that becomes an error that says
+// so.
+func WithMaxBody(n int) Option {
+	return wireOption(func(c *wireConfig) {
+		if n > 0 {
+			c.maxBody = n
+		}
+	})
 }
 
 // WithCapacity sets how many requests a worker runs at once (default 64). The worker announces
 // it, and the broker sends no more than that.
-func WithCapacity(n int) Option {
-	return optionFunc(func(c *config) {
+func WithCapacity(n int) WorkerOption {
+	return workerOption(func(c *workerConfig) {
 		if n > 0 {
 			c.capacity = n
 		}
@@ -94,24 +152,14 @@ func WithCapacity(n int) Option {
 }
 
 // WithName sets the name a worker announces, for logs (default: host and process id).
-func WithName(name string) Option {
-	return optionFunc(func(c *config) { c.name = name })
-}
-
-// WithMaxBody sets the largest protobuf body a side encodes (default DefaultMaxBody). A result
-// larger than that becomes an error that says so.
-func WithMaxBody(n int) Option {
-	return optionFunc(func(c *config) {
-		if n > 0 {
-			c.maxBody = n
-		}
-	})
+func WithName(name string) WorkerOption {
+	return workerOption(func(c *workerConfig) { c.name = name })
 }
 
 // WithQueue sets how many calls may wait in the broker for a busy service before further calls
 // fail at once as overloaded (default 1024). Zero or less keeps the default.
-func WithQueue(n int) Option {
-	return optionFunc(func(c *config) {
+func WithQueue(n int) BrokerOption {
+	return brokerOption(func(c *brokerConfig) {
 		if n > 0 {
 			c.queue = n
 		}
@@ -120,8 +168,8 @@ func WithQueue(n int) Option {
 
 // WithDrainTimeout sets how long a stopping worker lets running calls finish before it cancels
 // them (default 10s). Zero or less keeps the default.
-func WithDrainTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) {
+func WithDrainTimeout(d time.Duration) WorkerOption {
+	return workerOption(func(c *workerConfig) {
 		if d > 0 {
 			c.drain = d
 		}

@@ -87,13 +87,13 @@ type stack struct {
 	stop   func()
 }
 
-func startBroker(t *testing.T, endpoint string, opts ...hooteproto.Option) *stack {
+func startBroker(t *testing.T, endpoint string, opts ...hooteproto.BrokerOption) *stack {
 	t.Helper()
 	sock, err := zmqtransport.Listen(endpoint, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := hooteproto.NewBroker(sock, append([]hooteproto.Option{hooteproto.WithHeartbeat(hb, liveness)}, opts...)...)
+	b := hooteproto.NewBroker(sock, append([]hooteproto.BrokerOption{hooteproto.WithHeartbeat(hb, liveness)}, opts...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = b.Run(ctx) })
@@ -106,14 +106,14 @@ func startBroker(t *testing.T, endpoint string, opts ...hooteproto.Option) *stac
 
 // startWorker runs a worker until the returned stop is called (or the test ends). kill closes
 // its socket without a goodbye, as a crash would.
-func startWorker(t *testing.T, endpoint string, e *echoer, opts ...hooteproto.Option) (stop, kill func()) {
+func startWorker(t *testing.T, endpoint string, e *echoer, opts ...hooteproto.WorkerOption) (stop, kill func()) {
 	t.Helper()
 	conn, err := zmqtransport.Dial(endpoint, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{hootv1hoot.NewSystemService(e)},
-		append([]hooteproto.Option{hooteproto.WithHeartbeat(hb, liveness), hooteproto.WithName(e.name)}, opts...)...)
+		append([]hooteproto.WorkerOption{hooteproto.WithHeartbeat(hb, liveness), hooteproto.WithName(e.name)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ import (
 type Worker struct {
 	stats    workerStats
 	conn     Conn
-	cfg      config
+	cfg      workerConfig
 	services map[string]hootv1hoot.Service
 	// ready and drainingReady are the READY bodies announced while taking calls and while
 	// draining.
@@ -51,11 +51,11 @@ type Worker struct {
 }
 
 // NewWorker returns a Worker that serves services over conn.
-func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...Option) (*Worker, error) {
+func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...WorkerOption) (*Worker, error) {
 	if len(services) == 0 {
 		return nil, errors.New("hooteproto: a worker needs at least one service")
 	}
-	cfg := newConfig(opts)
+	cfg := newWorkerConfig(opts)
 	if cfg.name == "" {
 		host, _ := os.Hostname()
 		cfg.name = fmt.Sprintf("%s/%d", host, os.Getpid())

@@ -101,14 +101,14 @@ type gateway struct {
 	stop   func()
 }
 
-func listen(t *testing.T, endpoint string, opts *zmqtransport.Options, bopts ...hooteproto.Option) *gateway {
+func listen(t *testing.T, endpoint string, opts *zmqtransport.Options, bopts ...hooteproto.BrokerOption) *gateway {
 	t.Helper()
 	sock, err := zmqtransport.Listen(endpoint, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	conn := &counting{Conn: sock}
-	b := hooteproto.NewBroker(conn, append([]hooteproto.Option{hooteproto.WithHeartbeat(hb, 3)}, bopts...)...)
+	b := hooteproto.NewBroker(conn, append([]hooteproto.BrokerOption{hooteproto.WithHeartbeat(hb, 3)}, bopts...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = b.Run(ctx) })

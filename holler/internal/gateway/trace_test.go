@@ -67,7 +67,7 @@ func tracedStack(t *testing.T, tp trace.TracerProvider) (string, *storingEcho) {
 		t.Fatal(err)
 	}
 	var tracer *hoottrace.Tracer
-	opts := []hooteproto.Option{hooteproto.WithHeartbeat(200*time.Millisecond, 3)}
+	opts := []hooteproto.WorkerOption{hooteproto.WithHeartbeat(200*time.Millisecond, 3)}
 	if tp != nil {
 		tracer = hoottrace.New(tp)
 		opts = append(opts, hooteproto.WithServeHook(tracer.ServeHook()))
