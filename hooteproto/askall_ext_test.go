@@ -45,8 +45,8 @@ func (keyAsker) Echo(ctx context.Context, _ *hootv1.EchoRequest) (*hootv1.EchoRe
 
 func TestWireAskClientAllKeys(t *testing.T) {
 	t.Parallel()
-	s := startBroker(t, "tcp://127.0.0.1:*")
-	startSystemWorker(t, s.sock.Endpoint(), keyAsker{})
+	s := startBroker(t)
+	startSystemWorker(t, s, keyAsker{})
 	waitLive(t, s.broker, "system", true)
 
 	// The client's answer to each question is the key it was asked under; a roots question is

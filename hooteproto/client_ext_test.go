@@ -9,7 +9,6 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
-	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
 
 // asker is a system service whose echo logs, then asks the client to sample with its message,
@@ -30,14 +29,11 @@ func (asker) Echo(ctx context.Context, req *hootv1.EchoRequest) (*hootv1.EchoRes
 	return &hootv1.EchoResult{Message: res.GetSampling().GetContent().GetText()}, nil
 }
 
-// startSystemWorker connects a worker serving the system service with h to endpoint, and stops
-// it when the test ends.
-func startSystemWorker(t *testing.T, endpoint string, h hootv1hoot.SystemHandler) {
+// startSystemWorker connects a worker serving the system service with h to the broker of s,
+// and stops it when the test ends.
+func startSystemWorker(t *testing.T, s *stack, h hootv1hoot.SystemHandler) {
 	t.Helper()
-	conn, err := zmqtransport.Dial(endpoint, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := s.dial(t)
 	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{hootv1hoot.NewSystemService(h)}, hooteproto.WithHeartbeat(hb, liveness))
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +46,8 @@ func startSystemWorker(t *testing.T, endpoint string, h hootv1hoot.SystemHandler
 
 func TestWireAskClientAndLog(t *testing.T) {
 	t.Parallel()
-	s := startBroker(t, "tcp://127.0.0.1:*")
-	startSystemWorker(t, s.sock.Endpoint(), asker{})
+	s := startBroker(t)
+	startSystemWorker(t, s, asker{})
 	waitLive(t, s.broker, "system", true)
 
 	tests := []struct {

@@ -9,7 +9,6 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
-	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
 
 type hookKey struct{}
@@ -28,7 +27,7 @@ func (hookedEcho) Echo(ctx context.Context, req *hootv1.EchoRequest) (*hootv1.Ec
 // caller), and its end function gets the Result.
 func TestServeHook(t *testing.T) {
 	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	s := startBroker(t, "tcp://127.0.0.1:*")
+	s := startBroker(t)
 	var mu sync.Mutex
 	var saw []string
 	var ended []*hootv1.Result
@@ -42,10 +41,7 @@ func TestServeHook(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	conn, err := zmqtransport.Dial(s.sock.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := s.dial(t)
 	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{hootv1hoot.NewSystemService(hookedEcho{})},
 		hooteproto.WithHeartbeat(hb, liveness), hooteproto.WithServeHook(hook))
 	if err != nil {

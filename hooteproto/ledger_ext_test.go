@@ -47,21 +47,21 @@ func (callerEcho) Echo(ctx context.Context, _ *hootv1.EchoRequest) (*hootv1.Echo
 // than pretend the use was recorded.
 func TestStateLedger(t *testing.T) {
 	t.Parallel()
-	s := startBroker(t, "tcp://127.0.0.1:*")
+	s := startBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	key := bytes.Repeat([]byte{7}, hooteproto.StateKeyBytes)
 	exp := time.Now().Add(5 * time.Minute)
 
 	// A worker without a ledger serves its tools only.
-	startWorker(t, s.sock.Endpoint(), newEchoer("plain"))
+	startWorker(t, s, newEchoer("plain"))
 	waitLive(t, s.broker, hootv1hoot.SystemServiceName, true)
 	if first, err := s.broker.UseState(ctx, key, exp); err == nil || hooteproto.CodeOf(err) != hooteproto.CodeUnavailable || first {
 		t.Fatalf("UseState without a ledger worker = %v, %v; want unavailable", first, err)
 	}
 
 	ledger := &memLedger{}
-	startWorker(t, s.sock.Endpoint(), newEchoer("keeper"), hooteproto.WithStateLedger(ledger))
+	startWorker(t, s, newEchoer("keeper"), hooteproto.WithStateLedger(ledger))
 	waitLive(t, s.broker, hooteproto.LedgerService, true)
 	if first, err := s.broker.UseState(ctx, key, exp); err != nil || !first {
 		t.Fatalf("first UseState = %v, %v; want recorded", first, err)
@@ -91,8 +91,8 @@ func TestStateLedger(t *testing.T) {
 // sees none.
 func TestCallAs(t *testing.T) {
 	t.Parallel()
-	s := startBroker(t, "tcp://127.0.0.1:*")
-	startSystemWorker(t, s.sock.Endpoint(), callerEcho{})
+	s := startBroker(t)
+	startSystemWorker(t, s, callerEcho{})
 	waitLive(t, s.broker, hootv1hoot.SystemServiceName, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

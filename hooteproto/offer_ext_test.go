@@ -9,7 +9,6 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
-	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
 
 // dynamicTool is a service of one tool, for a worker that offers and withdraws it.
@@ -24,11 +23,8 @@ func (dynamicTool) TestDynamicTool(context.Context, *hootv1.ConformanceDynamicTo
 // by a second loop sharing the Offer, sees the same changes.
 func TestOfferWithdrawsAndOffers(t *testing.T) {
 	t.Parallel()
-	s := startBroker(t, "tcp://127.0.0.1:*")
-	conn, err := zmqtransport.Dial(s.sock.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startBroker(t)
+	conn := s.dial(t)
 	offer := hooteproto.NewOffer(hootv1hoot.ConformanceDynamicToolServiceName)
 	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(newEchoer("w1")),
@@ -41,11 +37,8 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done; conn.Close() })
-	other := startBroker(t, "tcp://127.0.0.1:*")
-	conn2, err := zmqtransport.Dial(other.sock.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := startBroker(t)
+	conn2 := other.dial(t)
 	w2, err := hooteproto.NewWorker(conn2, []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(newEchoer("w1")),
 		hootv1hoot.NewConformanceDynamicToolService(dynamicTool{}),
