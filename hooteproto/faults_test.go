@@ -200,13 +200,15 @@ func faultKillUnderLoad(t *testing.T, bin string) {
 		took  time.Duration
 		ended time.Time
 	}
+	const callers = 8
 	var (
 		mu       sync.Mutex
 		outcomes []outcome
-		stop     = make(chan struct{})
-		wg       sync.WaitGroup
+		// lastEnded is when each caller's latest call ended.
+		lastEnded [callers]time.Time
+		stop      = make(chan struct{})
+		wg        sync.WaitGroup
 	)
-	const callers = 8
 	for c := range callers {
 		wg.Go(func() {
 			for i := 0; i < 10000; i++ { // bounded; stop ends it long before
@@ -223,14 +225,41 @@ func faultKillUnderLoad(t *testing.T, bin string) {
 				res, err := faultCall(g.broker, 30*time.Second, msg)
 				mu.Lock()
 				outcomes = append(outcomes, outcome{msg, res, err, time.Since(start), time.Now()})
+				lastEnded[c] = time.Now()
 				mu.Unlock()
 			}
 		})
 	}
-	time.Sleep(500 * time.Millisecond)
+	// The load reaches both workers before the kill.
+	answeredBy := func(worker string, after time.Time) (n int) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, o := range outcomes {
+			if o.err == nil && o.res.GetWorker() == worker && o.ended.After(after) {
+				n++
+			}
+		}
+		return n
+	}
+	began := time.Now()
+	faultEventually(t, "both workers answer calls", func() bool {
+		return answeredBy("doomed", began) >= callers && answeredBy("survivor", began) >= callers
+	})
 	doomed.kill()
 	killed := time.Now()
-	time.Sleep(1500 * time.Millisecond)
+	// Every caller ends a call after the kill: the calls in flight on the dead worker have
+	// ended, and each caller has gone on to another. A call that waited for the heartbeats
+	// would keep its caller from it for 15 seconds.
+	faultEventually(t, "every caller ends a call after the kill", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, at := range lastEnded {
+			if !at.After(killed) {
+				return false
+			}
+		}
+		return true
+	})
 	close(stop)
 	wg.Wait()
 

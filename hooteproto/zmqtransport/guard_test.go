@@ -183,9 +183,10 @@ func TestGuardForgetsABannedWorker(t *testing.T) {
 	if g.conn.disconnect.Load() != 1 {
 		t.Fatalf("the broker read %d DISCONNECT frames, want 1", g.conn.disconnect.Load())
 	}
-	// It cannot come back under the same identity.
+	// It cannot come back under the same identity: its READY is dropped unread.
+	dropped := g.sock.Dropped()
 	send(t, bad, f.Parts()...)
-	time.Sleep(50 * time.Millisecond)
+	eventually(t, "the banned peer's READY is dropped", func() bool { return g.sock.Dropped() > dropped })
 	if live(g.broker) {
 		t.Fatal("the banned peer registered again")
 	}
