@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -11,22 +12,20 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
-	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
+	"github.com/hootenanny/hoot/hooteproto/memconn"
 )
 
 // fixtureStack runs the conformance service on a worker behind a broker over loopback, as a
 // gateway reaches it, and returns the broker.
 func fixtureStack(t *testing.T) *hooteproto.Broker {
 	t.Helper()
-	sock, err := zmqtransport.Listen("tcp://127.0.0.1:*", nil)
+	net := memconn.NewNetwork()
+	router, err := net.Listen("gateway", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := hooteproto.NewBroker(sock, hooteproto.WithHeartbeat(250*time.Millisecond, 3))
-	conn, err := zmqtransport.Dial(sock.Endpoint(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := hooteproto.NewBroker(router, hooteproto.WithHeartbeat(250*time.Millisecond, 3))
+	conn := net.Dial("gateway", nil)
 	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{New()}, hooteproto.WithHeartbeat(250*time.Millisecond, 3))
 	if err != nil {
 		t.Fatal(err)
@@ -35,15 +34,19 @@ func fixtureStack(t *testing.T) *hooteproto.Broker {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = b.Run(ctx) })
 	wg.Go(func() { _ = w.Run(ctx) })
-	t.Cleanup(func() { cancel(); wg.Wait(); conn.Close(); sock.Close() })
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(strings.Join(b.Services(), ","), "conformance") {
-		if time.Now().After(deadline) {
+	t.Cleanup(func() { cancel(); wg.Wait(); conn.Close(); router.Close() })
+	timeout := time.After(5 * time.Second)
+	for {
+		changed := b.Changed()
+		if slices.Contains(b.Services(), hootv1hoot.ConformanceServiceName) {
+			return b
+		}
+		select {
+		case <-changed:
+		case <-timeout:
 			t.Fatal("the conformance worker did not become live")
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	return b
 }
 
 // fakeClient answers questions as a client that declared caps would: a form with name, color
