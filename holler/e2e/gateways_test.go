@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -174,6 +175,7 @@ func TestGatewayKilled(t *testing.T) {
 		errs []string
 	}
 	results := make(chan outcome)
+	var made atomic.Int64 // calls made through B so far, by all callers
 	for w := range 3 {
 		go func() {
 			var o outcome
@@ -187,6 +189,7 @@ func TestGatewayKilled(t *testing.T) {
 				msg := fmt.Sprintf("b/%d/%d", w, i)
 				res, err := sb.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}})
 				o.n++
+				made.Add(1)
 				if err != nil || res.IsError || obj(res.StructuredContent)["message"] != msg {
 					o.errs = append(o.errs, fmt.Sprintf("%s: %v %v", msg, err, res))
 				}
@@ -194,7 +197,12 @@ func TestGatewayKilled(t *testing.T) {
 			results <- o
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	// The calls flow before the kill: some for every caller.
+	for deadline := time.Now().Add(20 * time.Second); made.Load() < 30; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls through the gateway B in 20 s, want 30 before the kill", made.Load())
+		}
+	}
 	if err := doomed.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -195,8 +195,13 @@ func TestTasksTwoGateways(t *testing.T) {
 				t.Errorf("job_list does not show the task's job %s", jobID)
 			}
 			// Its progress moves while it runs.
-			time.Sleep(600 * time.Millisecond)
-			before := structured(t, cb.callTool("job_status", map[string]any{"id": jobID}))["job"].(map[string]any)["progress"]
+			var before any
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				before = structured(t, cb.callTool("job_status", map[string]any{"id": jobID}))["job"].(map[string]any)["progress"]
+				if p, ok := before.(float64); ok && p > 0 {
+					break
+				}
+			}
 
 			// Cancelled through A, it stops: its work returns, and its progress moves no more.
 			start := time.Now()
