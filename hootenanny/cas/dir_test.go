@@ -164,9 +164,18 @@ func TestPutDefaultsAndEmpty(t *testing.T) {
 }
 
 func TestPutExisting(t *testing.T) {
-	s, dir := openStore(t, nil)
+	// The store's clock moves a second each time it is read, so a second Put that stamped the
+	// object anew would show.
+	var mu sync.Mutex
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tick := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(time.Second)
+		return clock
+	}
+	s, dir := openStore(t, &Options{Now: tick})
 	first, _ := put(t, s, "same bytes", "text/plain")
-	time.Sleep(2 * time.Millisecond)
 	again, existed := put(t, s, "same bytes", "application/json")
 	if !existed {
 		t.Error("existed = false for a stored object")
