@@ -12,7 +12,8 @@
 //
 // The gateway binds a ROUTER; each worker connects a DEALER and announces READY with the
 // services it serves. Every socket is owned by exactly one goroutine (see package zmqtransport);
-// the rest of the program talks to it through a [Conn].
+// the rest of the program talks to it through a [Conn]. Package memconn is a Conn in memory with
+// the same framing and the same faults, on which the broker and worker tests run.
 package hooteproto
 
 // Protocol is the tag that starts every frame of this version of the wire.
