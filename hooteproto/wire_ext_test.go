@@ -532,15 +532,13 @@ func TestWireResendWhenRefusedWhileDraining(t *testing.T) {
 		go func() { _, _ = call(t, s.broker, ctx, "slow") }()
 		waitStarted(t, leaving, "slow")
 		startWorker(t, s, staying)
-		// Wait until the staying worker takes calls (the leaving one is busy, so it gets them).
-		for {
-			res, err := call(t, s.broker, ctx, "ping")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.GetEcho().GetWorker() == "staying" {
-				break
-			}
+		synctest.Wait() // the staying worker has announced itself
+		if st := s.broker.Stats(); len(st.Services) != 1 || st.Services[0].Workers != 2 {
+			t.Fatalf("services %+v, want system with two workers", st.Services)
+		}
+		// The leaving worker is busy, so the staying one, the least loaded, takes the next call.
+		if res, err := call(t, s.broker, ctx, "ping"); err != nil || res.GetEcho().GetWorker() != "staying" {
+			t.Fatalf("a call while the leaving worker is busy: %v, %v; want the staying worker's answer", res, err)
 		}
 		stopped := make(chan struct{})
 		go func() { stopLeaving(); close(stopped) }()
