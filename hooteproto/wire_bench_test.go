@@ -17,6 +17,7 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/internal/roundtrip"
+	"github.com/hootenanny/hoot/hooteproto/memconn"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
 
@@ -190,4 +191,42 @@ func benchWireRoundTrip(b *testing.B, inProcess bool) {
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rt/s")
 	})
+}
+
+// BenchmarkWireInMemory measures echo round trips broker -> worker -> broker over memconn, one
+// call after another: what the broker and the worker loop cost without a transport, the part of
+// BenchmarkWireRoundTrip's worker=inproc figures that is not ZeroMQ's.
+func BenchmarkWireInMemory(b *testing.B) {
+	n := memconn.NewNetwork()
+	r, err := n.Listen("gateway", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	broker := hooteproto.NewBroker(r)
+	d := n.Dial("gateway", nil)
+	w, err := hooteproto.NewWorker(d, []hootv1hoot.Service{hootv1hoot.NewSystemService(benchEcho{})}, hooteproto.WithName("bench"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = broker.Run(ctx) })
+	wg.Go(func() { _ = w.Run(ctx) })
+	b.Cleanup(func() { cancel(); wg.Wait(); d.Close(); r.Close() })
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	for !slices.Contains(broker.Services(), hootv1hoot.SystemServiceName) {
+		select {
+		case <-broker.Changed():
+		case <-wctx.Done():
+			b.Fatal("the worker never became live")
+		}
+	}
+	p := &hootv1.Payload{Request: &hootv1.Payload_Echo{Echo: &hootv1.EchoRequest{Message: "hello, wire"}}}
+	for range 100 { // warm the pools
+		if err := wireCall(broker, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	roundtrip.Sequential(b, func() error { return wireCall(broker, p) })
 }
