@@ -20,11 +20,11 @@ func shellBackend(context.Context, string, *hootv1.Payload) (*hootv1.Result, err
 	}}}, nil
 }
 
-// TestOperatorToolConfirmedWhateverConfirmSays serves shell_exec with --confirm never: a
+// TestAttackConfirmNeverOnOperatorTool serves shell_exec with --confirm never: a
 // destructive tool runs without a question, and shell_exec is still put to a person, who
 // reads the whole command line and every limit, those left out named as the worker's default.
 // A client that cannot ask is refused without being told of --confirm never.
-func TestOperatorToolConfirmedWhateverConfirmSays(t *testing.T) {
+func TestAttackConfirmNeverOnOperatorTool(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, func(c *Config) {
 		c.Tools = confirmTools()
@@ -101,10 +101,10 @@ func TestOperatorToolAboveMaxTier(t *testing.T) {
 	checkRefusal(t, r, outcomeTierTooHigh, confirmationRequired, []string{"needs tier OPERATOR", "--max-tier operator"})
 }
 
-// TestOperatorToolNeedsAnOperatorToken serves the operator tier behind tokens: an admin token
+// TestAttackOperatorToolWithAdminToken serves the operator tier behind tokens: an admin token
 // neither sees nor calls shell_exec (403, with how to get an operator token); an operator
 // token sees it and calls it once a person confirms.
-func TestOperatorToolNeedsAnOperatorToken(t *testing.T) {
+func TestAttackOperatorToolWithAdminToken(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, func(c *Config) {
 		c.Tools = confirmTools()

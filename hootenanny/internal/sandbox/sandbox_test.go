@@ -199,7 +199,7 @@ func runUntilUp(t *testing.T, ctx context.Context, timeout time.Duration, stop f
 	return o, err, m
 }
 
-func TestCancelKillsGrandchildren(t *testing.T) {
+func TestAttackGrandchildrenOutliveCancel(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -212,7 +212,7 @@ func TestCancelKillsGrandchildren(t *testing.T) {
 	}
 }
 
-func TestTimeLimitKillsGrandchildren(t *testing.T) {
+func TestAttackGrandchildrenOutliveTimeLimit(t *testing.T) {
 	t.Parallel()
 	o, err, m := runUntilUp(t, context.Background(), 5*time.Second, nil)
 	if err != nil || o.Stop != StopTimeLimit {
@@ -223,7 +223,7 @@ func TestTimeLimitKillsGrandchildren(t *testing.T) {
 	}
 }
 
-func TestRefusesWritesOutsideScratch(t *testing.T) {
+func TestAttackWriteOutsideScratch(t *testing.T) {
 	t.Parallel()
 	shown := sharedDir(t)
 	if err := os.Chmod(shown, 0o777); err != nil {
@@ -247,7 +247,7 @@ func TestRefusesWritesOutsideScratch(t *testing.T) {
 	}
 }
 
-func TestHidesTheWorkersDataTokensAndEnvironment(t *testing.T) {
+func TestAttackReadWorkerDataTokensAndEnvironment(t *testing.T) {
 	shown := sharedDir(t)
 	data := filepath.Join(shown, "data")
 	tokens := filepath.Join(shown, "tokens")
@@ -286,7 +286,7 @@ func TestHidesTheWorkersDataTokensAndEnvironment(t *testing.T) {
 	}
 }
 
-func TestRefusesNetwork(t *testing.T) {
+func TestAttackNetwork(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -313,7 +313,7 @@ func TestRefusesNetwork(t *testing.T) {
 	}
 }
 
-func TestForkBombIsHeldByTheProcessLimit(t *testing.T) {
+func TestAttackForkBomb(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, Config{})
 	m := marker(t)
@@ -339,7 +339,7 @@ echo "most $most" # ` + m, Limits: limits}
 	}
 }
 
-func TestOutputLimitStopsEndlessOutput(t *testing.T) {
+func TestAttackEndlessOutput(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, Config{})
 	c := Command{Line: "head -c 10G /dev/zero; echo done", Limits: limits}

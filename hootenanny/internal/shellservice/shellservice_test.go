@@ -112,7 +112,7 @@ func TestLongOutputIsStoredWithHeadAndTail(t *testing.T) {
 	}
 }
 
-func TestRefusesWithoutTheWorkersConsent(t *testing.T) {
+func TestAttackShellOnAWorkerWithoutIt(t *testing.T) {
 	t.Parallel()
 	h, _, _ := newHandler(t, Config{})
 	_, err := h.ShellExec(context.Background(), &hootv1.ShellExecRequest{Command: "true"})
