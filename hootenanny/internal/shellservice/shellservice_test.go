@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
@@ -161,5 +163,32 @@ func TestOutputLimitEndsTheCommand(t *testing.T) {
 	if res.GetStopped() != hootv1.ShellStop_SHELL_STOP_OUTPUT_LIMIT || res.GetStdout().GetBytes() != 100_000 || res.GetStdout().GetArtifactId() == "" {
 		t.Fatalf("result stopped %v with %d bytes, artifact %q; want the output limit, 100000 bytes kept and stored",
 			res.GetStopped(), res.GetStdout().GetBytes(), res.GetStdout().GetArtifactId())
+	}
+}
+
+// TestAttackCancelLeavesNothingRunning cancels a call whose command started a process in a
+// session of its own: the call ends as cancelled, and no process of the command is left.
+func TestAttackCancelLeavesNothingRunning(t *testing.T) {
+	t.Parallel()
+	h, _, _ := newHandler(t, Config{Enabled: true})
+	mark := "shellservice-cancel-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx = hooteproto.WithProgress(ctx, func(p *hootv1.Progress) {
+		if p.GetMessage() == "stdout: up" {
+			cancel()
+		}
+	})
+	// The grandchild waits on a pipe nobody writes, announcing itself from that same process.
+	line := "setsid sh -c 'mkfifo /tmp/f; echo up; read x < /tmp/f # " + mark + "' & wait"
+	_, err := h.ShellExec(ctx, &hootv1.ShellExecRequest{Command: line})
+	if e := hooteproto.AsError(err); e == nil || e.Code() != hooteproto.CodeCanceled {
+		t.Fatalf("the cancelled call: %v, want it cancelled", err)
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && bytes.Contains(b, []byte(mark)) {
+			t.Fatalf("process %s of the cancelled command is still there: %q", e.Name(), b)
+		}
 	}
 }
