@@ -465,7 +465,8 @@ type ShellExecResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Why the command ended.
 	Stopped ShellStop `protobuf:"varint,1,opt,name=stopped,proto3,enum=hoot.v1.ShellStop" json:"stopped,omitempty"`
-	// The exit status when it exited by itself; -1 otherwise.
+	// The exit status when it exited by itself; -1 otherwise. A status of 128+n, which shells
+	// and the sandbox give a command that signal n ended, is reported as that signal.
 	ExitCode int32 `protobuf:"varint,2,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
 	// The signal that ended it, such as SIGKILL, when one did.
 	Signal string `protobuf:"bytes,3,opt,name=signal,proto3" json:"signal,omitempty"`
