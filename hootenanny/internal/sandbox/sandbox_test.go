@@ -408,3 +408,44 @@ func TestNewRefusesWithoutBubblewrap(t *testing.T) {
 		t.Fatalf("New without bubblewrap: %v, want it refused with how to install it", err)
 	}
 }
+
+func TestNetworkWhenTheOperatorAllowsIt(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan error, 1)
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			c.Close()
+		}
+		accepted <- err
+	}()
+	s := newSandbox(t, Config{Network: true})
+	line := fmt.Sprintf("bash -c 'echo hi > /dev/tcp/127.0.0.1/%d' && echo connected", l.Addr().(*net.TCPAddr).Port)
+	o, err := s.Run(context.Background(), Command{Line: line, Limits: limits}, nil)
+	if err != nil || !strings.Contains(string(o.Stdout), "connected") || !s.Network() {
+		t.Fatalf("with the network allowed: %+v, %v (stderr %q)", o, err, o.Stderr)
+	}
+	if err := <-accepted; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkRun measures a run of a command that does nothing: the cost of setting a sandbox
+// up and tearing it down.
+func BenchmarkRun(b *testing.B) {
+	s, err := New(context.Background(), Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		o, err := s.Run(context.Background(), Command{Line: "exit 0", Limits: limits}, nil)
+		if err != nil || o.ExitCode != 0 {
+			b.Fatalf("%+v, %v", o, err)
+		}
+	}
+}
