@@ -20,6 +20,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/sandbox"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -65,6 +66,9 @@ type Config struct {
 	// CAS and Artifacts keep long output.
 	CAS       cas.Store
 	Artifacts *artifacts.Store
+	// Budget is the worker's memory budget, from which a call reserves room for the output it
+	// may keep before the command runs (nil: no budget).
+	Budget *membudget.Budget
 	// Worker names the worker in errors.
 	Worker string
 	Logger *slog.Logger
@@ -140,6 +144,13 @@ func (h *Handler) exec(ctx context.Context, req request, tool string) (*hootv1.S
 	if err != nil {
 		return nil, err
 	}
+	// The output is kept in memory up to its limit, in buffers that may grow to twice what they
+	// hold.
+	release, err := h.cfg.Budget.Acquire(tool, 2*c.MaxOutput, "give a smaller max_output_bytes")
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	r := &reporter{ctx: ctx}
 	o, err := h.cfg.Sandbox.Run(ctx, c, r.line)
 	if err != nil {

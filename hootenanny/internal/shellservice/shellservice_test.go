@@ -16,6 +16,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
+	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/sandbox"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -190,5 +191,17 @@ func TestAttackCancelLeavesNothingRunning(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && bytes.Contains(b, []byte(mark)) {
 			t.Fatalf("process %s of the cancelled command is still there: %q", e.Name(), b)
 		}
+	}
+}
+
+func TestOutputIsReservedFromTheMemoryBudget(t *testing.T) {
+	t.Parallel()
+	budget := membudget.New(64 << 20)
+	h, _, _ := newHandler(t, Config{Enabled: true, Budget: budget})
+	_, err := h.ShellExec(context.Background(), &hootv1.ShellExecRequest{Command: "true", MaxOutputBytes: proto.Uint32(40 << 20)})
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "", "budget")
+	res, err := h.ShellExec(context.Background(), &hootv1.ShellExecRequest{Command: "echo fits", MaxOutputBytes: proto.Uint32(16 << 20)})
+	if err != nil || res.GetStdout().GetHead() != "fits\n" || budget.InUse() != 0 {
+		t.Fatalf("a call that fits: %v, %v, %d bytes still reserved", res, err, budget.InUse())
 	}
 }

@@ -248,7 +248,7 @@ func Run(ctx context.Context, cfg Config) error {
 		})),
 	}
 	if cfg.Shell.Enabled {
-		services = append(services, hootv1hoot.NewShellService(shellHandler(ctx, cfg, store, artifactStore), jobHandler))
+		services = append(services, hootv1hoot.NewShellService(shellHandler(ctx, cfg, store, artifactStore, budget), jobHandler))
 	}
 	// The Offer lets the conformance fixtures withdraw and offer services, as a fleet's
 	// services come and go; without the fixtures nothing changes it.
@@ -334,7 +334,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 // shellHandler sets the sandbox up for the shell tools. When it cannot be set up, the handler
 // refuses every call with the reason, which is logged now: commands never run unconfined.
-func shellHandler(ctx context.Context, cfg Config, store cas.Store, arts *artifacts.Store) *shellservice.Handler {
+func shellHandler(ctx context.Context, cfg Config, store cas.Store, arts *artifacts.Store, budget *membudget.Budget) *shellservice.Handler {
 	hidden := append([]string{cfg.DataDir, cfg.CurveSecretFile}, cfg.Shell.Hidden...)
 	if _, err := database.EngineOf(cfg.Database); err == nil && !strings.Contains(cfg.Database, "://") {
 		hidden = append(hidden, cfg.Database)
@@ -355,6 +355,7 @@ func shellHandler(ctx context.Context, cfg Config, store cas.Store, arts *artifa
 		Maxima:      cfg.Shell.Maxima,
 		CAS:         store,
 		Artifacts:   arts,
+		Budget:      budget,
 		Worker:      cfg.Name,
 		Logger:      cfg.Logger,
 	})
