@@ -484,12 +484,24 @@ func (s *Sandbox) Run(ctx context.Context, c Command, onLine func(Stream, string
 	case <-ctx.Done():
 		stopped = StopCancelled
 	}
+	var waitErr error
+	waited := false
 	if stopped != 0 {
 		run.kill()
-		// The pipes end once every process that held them is gone.
-		<-readDone
+		// The pipes end once every process that held them is gone. Should a process of the
+		// sandbox have escaped the kill (bwrap killed before it could report its child, in the
+		// instant before the child is bound to die with it), the wait is bounded: Wait closes
+		// the pipes once bwrap is gone, which ends the readers.
+		select {
+		case <-readDone:
+		case <-time.After(killGrace):
+			waitErr, waited = cmd.Wait(), true
+			<-readDone
+		}
 	}
-	waitErr := cmd.Wait()
+	if !waited {
+		waitErr = cmd.Wait()
+	}
 	run.flush()
 	o := Outcome{Stop: stopped, ExitCode: -1, Duration: time.Since(start)}
 	o.Stdout, o.Stderr = run.out[Stdout].Bytes(), run.out[Stderr].Bytes()
@@ -544,6 +556,9 @@ func signalName(s syscall.Signal) string {
 	}
 	return "signal " + strconv.Itoa(int(s))
 }
+
+// killGrace bounds the wait for a killed sandbox's output pipes to close.
+const killGrace = 10 * time.Second
 
 // MaxLine bounds a line passed to onLine; a longer one is passed in pieces.
 const MaxLine = 4096
