@@ -41,6 +41,10 @@ var DefaultMaxima = sandbox.Limits{
 	Processes: 256,
 }
 
+// deadlineMargin is how long before a call's own deadline its command is stopped, for the
+// result to be made and sent.
+const deadlineMargin = 2 * time.Second
+
 // Bounds of the result and the progress.
 const (
 	// InlineOutput is the most of a stream the result carries whole; longer output is cut to
@@ -144,6 +148,14 @@ func (h *Handler) exec(ctx context.Context, req request, tool string) (*hootv1.S
 	if err != nil {
 		return nil, err
 	}
+	// A call has a deadline of its own (the gateway's call timeout): the command is stopped
+	// before it, so that the result, with the output so far, still reaches the caller. The
+	// limits in the result say what the command ran under.
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl) - deadlineMargin; left < c.Timeout {
+			c.Timeout = max(left, time.Second)
+		}
+	}
 	// The output is kept in memory up to its limit, in buffers that may grow to twice what they
 	// hold.
 	release, err := h.cfg.Budget.Acquire(tool, 2*c.MaxOutput, "give a smaller max_output_bytes")
@@ -170,7 +182,7 @@ func (h *Handler) exec(ctx context.Context, req request, tool string) (*hootv1.S
 		Signal:          o.Signal,
 		DurationSeconds: o.Duration.Seconds(),
 		Limits: &hootv1.ShellLimits{
-			TimeoutSeconds: uint32(c.Timeout / time.Second),
+			TimeoutSeconds: uint32((c.Timeout + time.Second - 1) / time.Second),
 			MaxOutputBytes: uint32(c.MaxOutput),
 			MemoryMib:      uint32(c.Memory >> 20),
 			MaxProcesses:   uint32(c.Processes),

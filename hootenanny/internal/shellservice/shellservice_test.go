@@ -205,3 +205,20 @@ func TestOutputIsReservedFromTheMemoryBudget(t *testing.T) {
 		t.Fatalf("a call that fits: %v, %v, %d bytes still reserved", res, err, budget.InUse())
 	}
 }
+
+// TestCallDeadlineStopsTheCommandFirst gives the call a deadline shorter than the command's
+// time limit: the command is stopped before it, and the result, with the output so far, comes
+// back instead of the call's timeout.
+func TestCallDeadlineStopsTheCommandFirst(t *testing.T) {
+	t.Parallel()
+	h, _, _ := newHandler(t, Config{Enabled: true})
+	ctx, cancel := context.WithTimeout(context.Background(), deadlineMargin+3*time.Second)
+	defer cancel()
+	res, err := h.ShellExec(ctx, &hootv1.ShellExecRequest{Command: "echo started; mkfifo /tmp/f; read x < /tmp/f", TimeoutSeconds: proto.Uint32(600)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GetStopped() != hootv1.ShellStop_SHELL_STOP_TIME_LIMIT || res.GetStdout().GetHead() != "started\n" || res.GetLimits().GetTimeoutSeconds() > 3 {
+		t.Fatalf("result %v, want stopped at a time limit cut to the call's deadline, with the output so far", res)
+	}
+}
