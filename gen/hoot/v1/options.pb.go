@@ -34,6 +34,10 @@ const (
 	Tier_TIER_STANDARD Tier = 2
 	// Operator tools that change the server itself; off unless the gateway allows them.
 	Tier_TIER_ADMIN Tier = 3
+	// Tools that run commands on a worker's machine, such as shell_exec: above admin, never
+	// listed or called unless the gateway was started with --max-tier operator and the caller's
+	// token is of this tier, and every call is confirmed by a person, whatever --confirm says.
+	Tier_TIER_OPERATOR Tier = 4
 )
 
 // Enum value maps for Tier.
@@ -43,12 +47,14 @@ var (
 		1: "TIER_BASIC",
 		2: "TIER_STANDARD",
 		3: "TIER_ADMIN",
+		4: "TIER_OPERATOR",
 	}
 	Tier_value = map[string]int32{
 		"TIER_UNSPECIFIED": 0,
 		"TIER_BASIC":       1,
 		"TIER_STANDARD":    2,
 		"TIER_ADMIN":       3,
+		"TIER_OPERATOR":    4,
 	}
 )
 
@@ -403,7 +409,7 @@ type ToolOptions struct {
 	Resumable bool `protobuf:"varint,12,opt,name=resumable,proto3" json:"resumable,omitempty"`
 	// A person must confirm each call: before anything reaches a worker, the gateway asks the MCP
 	// client to put the call to its user (elicitation) and refuses the call unless they accept.
-	// Every tool of tier TIER_ADMIN is confirmed whether or not it sets this; a destructive tool
+	// Every tool of tier TIER_ADMIN or above is confirmed whether or not it sets this; a destructive tool
 	// may opt in. Set it only on destructive or admin tools, and only on tools (not on prompts or
 	// resources): the generator refuses it elsewhere.
 	Confirm bool `protobuf:"varint,13,opt,name=confirm,proto3" json:"confirm,omitempty"`
@@ -825,14 +831,15 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\vcompletions\x18\n" +
 	" \x03(\tR\vcompletions\x12\x16\n" +
 	"\x06header\x18\v \x01(\tR\x06header\x12\x16\n" +
-	"\x06elicit\x18\f \x01(\bR\x06elicit*O\n" +
+	"\x06elicit\x18\f \x01(\bR\x06elicit*b\n" +
 	"\x04Tier\x12\x14\n" +
 	"\x10TIER_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
 	"TIER_BASIC\x10\x01\x12\x11\n" +
 	"\rTIER_STANDARD\x10\x02\x12\x0e\n" +
 	"\n" +
-	"TIER_ADMIN\x10\x03*9\n" +
+	"TIER_ADMIN\x10\x03\x12\x11\n" +
+	"\rTIER_OPERATOR\x10\x04*9\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tKIND_SYNC\x10\x01\x12\f\n" +

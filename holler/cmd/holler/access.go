@@ -71,7 +71,7 @@ func parseScopeTiers(values []string) (map[string]hootv1.Tier, error) {
 const tokenUsage = `Usage: holler token add NAME --tier TIER --file PATH
 
 Makes a random bearer token named NAME (letters, digits and ._@-) that allows
-tools up to TIER (basic, standard or admin), prints it once, and appends its
+tools up to TIER (basic, standard, admin or operator), prints it once, and appends its
 SHA-256 hash to the token file PATH, made with mode 0600 if it does not exist.
 The token itself is stored nowhere: give it to its holder now. A running
 holler started with --tokens PATH takes it within a second. To withdraw a
@@ -89,7 +89,7 @@ func tokenCommand(args []string, out io.Writer) error {
 	args = args[1:]
 	fs := flag.NewFlagSet("holler token add", flag.ContinueOnError)
 	fs.SetOutput(out)
-	tier := fs.String("tier", "standard", "the highest tool `tier` the token allows: basic, standard or admin")
+	tier := fs.String("tier", "standard", "the highest tool `tier` the token allows: basic, standard, admin or operator")
 	file := fs.String("file", "", "the token `file` to append to (the --tokens of holler serve)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), tokenUsage); fs.PrintDefaults() }
 	// The name may come before the flags, as the usage line shows.
@@ -116,7 +116,7 @@ func tokenCommand(args []string, out io.Writer) error {
 	}
 	t, ok := access.ParseTier(*tier)
 	if !ok {
-		return fmt.Errorf("--tier %q: want basic, standard or admin", *tier)
+		return fmt.Errorf("--tier %q: want basic, standard, admin or operator", *tier)
 	}
 	token, err := access.AddToken(*file, name, t)
 	if err != nil {

@@ -123,7 +123,7 @@ func run(args []string) error {
 		return err
 	}
 	if cfg.NoConfirm {
-		cfg.Logger.Warn("--confirm never: admin tools and destructive tools marked confirm run without asking anyone")
+		cfg.Logger.Warn("--confirm never: admin tools and destructive tools marked confirm run without asking anyone (operator tools are confirmed all the same)")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -224,7 +224,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.StringVar(&f.httpAddr, "http-addr", gateway.DefaultHTTPAddr, "`address` for HTTP (serve only)")
 	f.fs.StringVar(&f.workerEndpoint, "worker-endpoint", gateway.DefaultWorkerEndpoint, "ZeroMQ `endpoint` that workers connect to")
 	f.fs.StringVar(&f.workerCommand, "worker-command", "", "a worker `command` to start and keep running, such as \"hootenanny\"")
-	f.fs.StringVar(&f.maxTier, "max-tier", "standard", "highest tool `tier` to serve: basic, standard or admin")
+	f.fs.StringVar(&f.maxTier, "max-tier", "standard", "highest tool `tier` to serve: basic, standard, admin or operator")
 	f.fs.StringVar(&f.confirm, "confirm", "ask", "`ask` a person (through the MCP client) before each call of an admin tool or a destructive tool marked confirm, and refuse it when the client cannot ask; "+
 		"never runs them without asking anyone. never is dangerous: a model can then destroy data on its own; use it only for trusted clients")
 	f.fs.StringVar(&f.stateKey, "state-key", "", "a `file` holding the secret (at least 16 bytes, such as the output of openssl rand -hex 32) that signs the requestState of "+
@@ -266,7 +266,7 @@ func newFlags(out io.Writer) *flags {
 		"and each token's tier caps the tools its caller may use; the file must have mode 0600 and is read again when it changes")
 	f.fs.StringVar(&f.oauthIssuer, "oauth-issuer", "", "take OAuth access tokens (JWTs) of the authorization server with this issuer `URL`; its keys are fetched from its metadata")
 	f.fs.StringVar(&f.oauthAudience, "oauth-audience", "", "this endpoint's canonical `URL`, such as https://holler.example.com/mcp: access tokens must be issued for it (aud), the protected resource metadata names it, and its host is allowed as with --allow-hosts")
-	f.fs.Var(f.oauthScopeTier, "oauth-scope-tier", "a `scope=tier` pair: an access token with that scope may use tools up to that tier (basic, standard or admin); repeat the flag, or separate pairs with commas")
+	f.fs.Var(f.oauthScopeTier, "oauth-scope-tier", "a `scope=tier` pair: an access token with that scope may use tools up to that tier (basic, standard, admin or operator); repeat the flag, or separate pairs with commas")
 	f.fs.BoolVar(&f.insecureHTTP, "insecure-http", false, "serve an HTTP endpoint that other machines can reach without tokens")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), usage)
@@ -282,7 +282,7 @@ func (f *flags) config() (gateway.Config, error) {
 	}
 	tier, ok := hootv1.Tier_value["TIER_"+strings.ToUpper(f.maxTier)]
 	if !ok || tier == 0 {
-		return gateway.Config{}, fmt.Errorf("--max-tier %q: want basic, standard or admin", f.maxTier)
+		return gateway.Config{}, fmt.Errorf("--max-tier %q: want basic, standard, admin or operator", f.maxTier)
 	}
 	if f.confirm != "ask" && f.confirm != "never" {
 		return gateway.Config{}, fmt.Errorf("--confirm %q: want ask (the default) or never", f.confirm)

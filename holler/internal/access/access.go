@@ -69,7 +69,7 @@ func GrantOf(ctx context.Context) (g *Grant, ok bool) {
 	return g, ok && g != nil
 }
 
-// TierWord returns a tier as flags and token files spell it: basic, standard or admin.
+// TierWord returns a tier as flags and token files spell it: basic, standard, admin or operator.
 func TierWord(t hootv1.Tier) string {
 	return strings.ToLower(strings.TrimPrefix(t.String(), "TIER_"))
 }

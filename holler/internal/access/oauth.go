@@ -98,8 +98,8 @@ func NewOAuth(cfg OAuthConfig) (*OAuth, error) {
 		return nil, errors.New("--oauth-scope-tier: name at least one scope and the tier it grants, such as --oauth-scope-tier hoot=standard")
 	}
 	for s, t := range cfg.ScopeTiers {
-		if s == "" || strings.ContainsAny(s, " \"\\") || t < hootv1.Tier_TIER_BASIC || t > hootv1.Tier_TIER_ADMIN {
-			return nil, fmt.Errorf("--oauth-scope-tier %q=%d: a scope has no spaces or quotes, and a tier is basic, standard or admin", s, t)
+		if s == "" || strings.ContainsAny(s, " \"\\") || t < hootv1.Tier_TIER_BASIC || t > hootv1.Tier_TIER_OPERATOR {
+			return nil, fmt.Errorf("--oauth-scope-tier %q=%d: a scope has no spaces or quotes, and a tier is basic, standard, admin or operator", s, t)
 		}
 	}
 	cfg.ScopeTiers = copyScopeTiers(cfg.ScopeTiers)

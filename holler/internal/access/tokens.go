@@ -27,7 +27,7 @@ import (
 //	deploy   admin     sha256:...
 //
 // The name (letters, digits and ._@-, at most 64) says who holds the token, in logs and in
-// answers; the tier is the highest tool tier it allows (basic, standard or admin); the hash is
+// answers; the tier is the highest tool tier it allows (basic, standard, admin or operator); the hash is
 // the SHA-256 of the token, in hex. The token itself is never stored: it is shown once, when
 // it is made (AddToken). A plain hash is enough because a token is 32 random bytes: no
 // dictionary reaches it, so a slow password hash would add only cost.
@@ -77,7 +77,7 @@ func ParseTokens(data []byte) ([]TokenEntry, error) {
 		seen[f[0]] = no
 		tier, ok := ParseTier(f[1])
 		if !ok {
-			return nil, fmt.Errorf("line %d: tier %q: want basic, standard or admin", no, f[1])
+			return nil, fmt.Errorf("line %d: tier %q: want basic, standard, admin or operator", no, f[1])
 		}
 		hexHash, ok := strings.CutPrefix(f[2], hashPrefix)
 		if !ok {
@@ -262,8 +262,8 @@ func AddToken(path, name string, tier hootv1.Tier) (string, error) {
 	if !validName(name) {
 		return "", fmt.Errorf("name %q: a token's name is 1 to %d letters, digits and ._@-, such as alice or ci-deploy", name, maxTokenNameLength)
 	}
-	if tier < hootv1.Tier_TIER_BASIC || tier > hootv1.Tier_TIER_ADMIN {
-		return "", errors.New("the tier must be basic, standard or admin")
+	if tier < hootv1.Tier_TIER_BASIC || tier > hootv1.Tier_TIER_OPERATOR {
+		return "", errors.New("the tier must be basic, standard, admin or operator")
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {

@@ -81,7 +81,7 @@ func FuzzParseTokens(f *testing.F) {
 			return
 		}
 		for _, e := range entries {
-			if !validName(e.Name) || e.Tier < hootv1.Tier_TIER_BASIC || e.Tier > hootv1.Tier_TIER_ADMIN {
+			if !validName(e.Name) || e.Tier < hootv1.Tier_TIER_BASIC || e.Tier > hootv1.Tier_TIER_OPERATOR {
 				t.Fatalf("accepted a bad entry %+v", e)
 			}
 		}

@@ -279,5 +279,5 @@ func checkTool(t *hootv1hoot.Tool) error {
 
 // knownTier reports whether t is one of the tiers a tool or a server can have.
 func knownTier(t hootv1.Tier) bool {
-	return t >= hootv1.Tier_TIER_BASIC && t <= hootv1.Tier_TIER_ADMIN
+	return t >= hootv1.Tier_TIER_BASIC && t <= hootv1.Tier_TIER_OPERATOR
 }

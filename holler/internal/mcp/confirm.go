@@ -61,6 +61,9 @@ const maxShownArguments = 12
 
 // newConfirmQuestion returns the question whether the call of t with req may run.
 func newConfirmQuestion(t *hootv1hoot.Tool, req proto.Message) confirmQuestion {
+	if t.Tier >= hootv1.Tier_TIER_OPERATOR {
+		return confirmQuestion{tool: t, confirm: true, args: operatorArgumentLines(req), req: req}
+	}
 	return confirmQuestion{tool: t, confirm: true, args: argumentLines(req), req: req}
 }
 
@@ -93,6 +96,8 @@ func (q confirmQuestion) message() string {
 	var b strings.Builder
 	q.introduce(&b, "Run the tool ", "? ")
 	switch {
+	case t.Tier >= hootv1.Tier_TIER_OPERATOR:
+		b.WriteString(operatorWarning)
 	case t.Annotations.Destructive && t.Tier >= hootv1.Tier_TIER_ADMIN:
 		b.WriteString("It is destructive (it may destroy or overwrite stored data) and an admin tool.")
 	case t.Annotations.Destructive:

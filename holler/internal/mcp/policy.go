@@ -73,14 +73,20 @@ type policy struct {
 }
 
 // needsConfirmation reports whether a person must confirm each call of t: every tool of tier
-// ADMIN, and every tool whose schema asks for it (hoot.v1.ToolOptions.confirm).
+// ADMIN or above, and every tool whose schema asks for it (hoot.v1.ToolOptions.confirm).
 func needsConfirmation(t *hootv1hoot.Tool) bool {
 	return t.Confirm || t.Tier >= hootv1.Tier_TIER_ADMIN
 }
 
+// waived reports whether the operator's --confirm never runs t without asking: never for a
+// tool of tier OPERATOR, which a person confirms each time whatever the flag says.
+func (p policy) waived(t *hootv1hoot.Tool) bool {
+	return p.noConfirm && t.Tier < hootv1.Tier_TIER_OPERATOR
+}
+
 // asks reports whether the server will ask a person before each call of t.
 func (p policy) asks(t *hootv1hoot.Tool) bool {
-	return needsConfirmation(t) && !p.noConfirm
+	return needsConfirmation(t) && !p.waived(t)
 }
 
 // decide makes the decision about a call of t that needs no arguments to make: the tier, and
@@ -97,7 +103,7 @@ func (p policy) decide(t *hootv1hoot.Tool, reach func() (confirmer, string)) (d 
 		Outcome:      outcomeAllowed,
 	}
 	switch {
-	case needsConfirmation(t) && p.noConfirm:
+	case needsConfirmation(t) && p.waived(t):
 		d.Confirmation = confirmationWaived
 	case needsConfirmation(t):
 		d.Confirmation = confirmationRequired
@@ -180,7 +186,7 @@ func (p policy) refusal(t *hootv1hoot.Tool, d decision, why string, unanswered e
 			"tool "+name+" runs only after a person confirms the call, and "+why).
 			WithHint("Call it from an MCP client that supports elicitation in form mode (protocol 2025-06-18 or later, " +
 				"with capabilities.elicitation in initialize, or 2026-07-28 with elicitation in each request's clientCapabilities), which puts the call to its user. " +
-				"For trusted clients only, the server's operator can start holler with --confirm never, which runs such tools without asking anyone.")
+				operatorWaiver(t))
 	case outcomeDeclined:
 		e = hooteproto.NewError(hooteproto.CodePermissionDenied, "the person asked to confirm "+name+" declined it; it did not run").
 			WithHint("Do not call it again unless the person asks for it; ask them what they want instead.")

@@ -17,6 +17,8 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
+	"github.com/hootenanny/hoot/hootenanny/internal/sandbox"
+	"github.com/hootenanny/hoot/hootenanny/internal/shellservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/worker"
 	"github.com/hootenanny/hoot/hooteproto/curvekey"
 	"github.com/hootenanny/hoot/hooteproto/envflag"
@@ -32,7 +34,7 @@ artifact_create, artifact_get, artifact_list, artifact_annotate, artifact_tag,
 storage_stats; job: job_status, job_await, job_list, job_cancel; query:
 artifact_query; music: abc_parse, abc_validate, abc_transpose, abc_to_midi,
 abc_book_to_midi, midi_info, midi_analyze and the compose_abc prompt; audio: midi_render,
-soundfont_inspect, audio_info) and runs the tool calls the gateway sends it. Start as many as you
+soundfont_inspect, audio_info; with --shell only, shell: shell_exec, shell_exec_job) and runs the tool calls the gateway sends it. Start as many as you
 like, on any machine that reaches the gateway; each needs its own --data
 directory or a shared one on one machine. Workers on several machines share
 artifacts and jobs through one PostgreSQL database (--database postgres://...)
@@ -85,6 +87,16 @@ func run() error {
 	curveSecret := fs.String("curve-secret", "", "this worker's secret key `file` (NAME.key_secret from hootenanny keygen); turns on CURVE")
 	curveServer := envflag.NewList()
 	fs.Var(curveServer, "curve-server", "the gateway's public key `file` (the .key file from holler keygen); with several gateways, once for all or once for each, in the order of --gateway")
+	shell := fs.Bool("shell", false, "serve the operator's shell tools (shell_exec, shell_exec_job): commands run in a bubblewrap sandbox,\n"+
+		"and only for a gateway started with --max-tier operator, by callers with an operator token, each call confirmed by a person")
+	shellNetwork := fs.Bool("shell-network", false, "let the shell's commands reach the network (default: none)")
+	shellHide := envflag.NewList()
+	fs.Var(shellHide, "shell-hide", "a `path` the shell's commands must never read, such as a token file under /etc; give it once for each\n"+
+		"(the worker's data directory, content store, database and CURVE key are always hidden)")
+	shellMaxTimeout := fs.Duration("shell-max-timeout", shellservice.DefaultMaxima.Timeout, "the longest time limit a shell call may ask for")
+	shellMaxOutput := fs.String("shell-max-output", "64M", "the largest output limit a shell call may ask for, such as 64M (at most 1G)")
+	shellMaxMemory := fs.String("shell-max-memory", "4G", "the largest memory limit (address space per process) a shell call may ask for")
+	shellMaxProcesses := fs.Int("shell-max-processes", shellservice.DefaultMaxima.Processes, "the largest process limit a shell call may ask for")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
@@ -112,6 +124,27 @@ func run() error {
 		if memory < membudget.MinBudget {
 			return fmt.Errorf("--memory-budget %s: give at least %s, or leave it out for half the machine's memory", *memoryBudget, cas.FormatSize(membudget.MinBudget))
 		}
+	}
+	maxima := sandbox.Limits{Timeout: *shellMaxTimeout, Processes: *shellMaxProcesses}
+	for _, f := range []struct {
+		flag, value string
+		to          *int64
+	}{{"--shell-max-output", *shellMaxOutput, &maxima.MaxOutput}, {"--shell-max-memory", *shellMaxMemory, &maxima.Memory}} {
+		n, err := membudget.ParseSize(f.value)
+		if err != nil {
+			return fmt.Errorf("%s: %v", f.flag, err)
+		}
+		*f.to = n
+	}
+	switch {
+	case maxima.Timeout < time.Second:
+		return fmt.Errorf("--shell-max-timeout %v: give at least 1s", maxima.Timeout)
+	case maxima.MaxOutput < 1 || maxima.MaxOutput > 1<<30:
+		return fmt.Errorf("--shell-max-output %s: give from 1 byte to 1G", *shellMaxOutput)
+	case maxima.Memory < 16<<20:
+		return fmt.Errorf("--shell-max-memory %s: give at least 16M", *shellMaxMemory)
+	case maxima.Processes < 1:
+		return fmt.Errorf("--shell-max-processes %d: give at least 1", maxima.Processes)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -143,6 +176,13 @@ func run() error {
 		Conformance:    *conformanceFixtures,
 		MetricsAddr:    *metricsAddr,
 		SoundFont:      *soundFont,
+
+		Shell: worker.Shell{
+			Enabled: *shell,
+			Network: *shellNetwork,
+			Hidden:  shellHide.Values(),
+			Maxima:  maxima,
+		},
 
 		CurveSecretFile:  *curveSecret,
 		CurveServerFiles: curveServer.Values(),

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -29,7 +30,9 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/membudget"
 	"github.com/hootenanny/hoot/hootenanny/internal/musicservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/queryservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/sandbox"
 	"github.com/hootenanny/hoot/hootenanny/internal/scoreservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/shellservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/systemservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/workermetrics"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -95,9 +98,26 @@ type Config struct {
 	// MetricsAddr, when set, is the address (such as 127.0.0.1:9464) where the worker serves
 	// its Prometheus metrics at /metrics.
 	MetricsAddr string
+	// Shell turns on the operator's shell tools (shell_exec, shell_exec_job). Off by default.
+	Shell Shell
 	// TracerProvider receives the spans of the requests the worker serves and of their
 	// database statements and content store calls. Nil means no tracing.
 	TracerProvider trace.TracerProvider
+}
+
+// Shell says whether and how the worker runs commands for the operator's shell tools.
+type Shell struct {
+	// Enabled serves the "shell" service. Off, the worker runs no command, whatever a gateway
+	// allows.
+	Enabled bool
+	// Network lets commands reach the network; off, they have none.
+	Network bool
+	// Hidden are more paths commands must never read, such as token files or keys kept under
+	// /etc; the worker's data directory, content store, database file and CURVE secret key are
+	// always hidden.
+	Hidden []string
+	// Maxima bound the limits a call may ask for (zero fields: shellservice.DefaultMaxima's).
+	Maxima sandbox.Limits
 }
 
 // DefaultDataDir returns the per-user state directory for hootenanny's data:
@@ -227,6 +247,9 @@ func Run(ctx context.Context, cfg Config) error {
 			Budget:    budget,
 		})),
 	}
+	if cfg.Shell.Enabled {
+		services = append(services, hootv1hoot.NewShellService(shellHandler(ctx, cfg, store, artifactStore, budget), jobHandler))
+	}
 	// The Offer lets the conformance fixtures withdraw and offer services, as a fleet's
 	// services come and go; without the fixtures nothing changes it.
 	offer := hooteproto.NewOffer()
@@ -307,4 +330,33 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	cfg.Logger.Info("hootenanny worker stopped")
 	return nil
+}
+
+// shellHandler sets the sandbox up for the shell tools. When it cannot be set up, the handler
+// refuses every call with the reason, which is logged now: commands never run unconfined.
+func shellHandler(ctx context.Context, cfg Config, store cas.Store, arts *artifacts.Store, budget *membudget.Budget) *shellservice.Handler {
+	hidden := append([]string{cfg.DataDir, cfg.CurveSecretFile}, cfg.Shell.Hidden...)
+	if _, err := database.EngineOf(cfg.Database); err == nil && !strings.Contains(cfg.Database, "://") {
+		hidden = append(hidden, cfg.Database)
+	}
+	if !strings.Contains(cfg.CAS, "://") {
+		hidden = append(hidden, cfg.CAS)
+	}
+	sb, err := sandbox.New(ctx, sandbox.Config{Network: cfg.Shell.Network, Hidden: hidden})
+	if err != nil {
+		cfg.Logger.Error("shell: the sandbox cannot be set up; shell_exec will refuse every call", "err", err)
+	} else {
+		cfg.Logger.Info("shell: commands run confined", "sandbox", sb.Version(), "network", cfg.Shell.Network)
+	}
+	return shellservice.New(shellservice.Config{
+		Enabled:     true,
+		Sandbox:     sb,
+		Unavailable: err,
+		Maxima:      cfg.Shell.Maxima,
+		CAS:         store,
+		Artifacts:   arts,
+		Budget:      budget,
+		Worker:      cfg.Name,
+		Logger:      cfg.Logger,
+	})
 }

@@ -47,6 +47,8 @@ const (
 	AudioServiceName = "audio"
 	// ScoreServiceName is the name of the "score" service.
 	ScoreServiceName = "score"
+	// ShellServiceName is the name of the "shell" service.
+	ShellServiceName = "shell"
 	// ConformanceServiceName is the name of the "conformance" service.
 	ConformanceServiceName = "conformance"
 	// ConformanceDynamicToolServiceName is the name of the "conformance_dynamic_tool" service.
@@ -509,6 +511,46 @@ func NewScoreService(h ScoreHandler) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_AbcRender{AbcRender: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// ShellHandler serves the tools of the "shell" service.
+type ShellHandler interface {
+	// ShellExec serves the tool "shell_exec". Run a command in a confined sandbox on a worker and
+	// get its exit status and output.
+	ShellExec(context.Context, *v1.ShellExecRequest) (*v1.ShellExecResult, error)
+	// ShellExecJob serves the tool "shell_exec_job". Run a long command in a confined sandbox on a
+	// worker, in the background, as a job.
+	ShellExecJob(context.Context, *v1.ShellExecJobRequest) (*v1.ShellExecResult, error)
+}
+
+// NewShellService returns the Service that dispatches the "shell" tools to h, and
+// starts the tools of kind JOB with jobs.
+func NewShellService(h ShellHandler, jobs JobStarter) Service {
+	return Service{
+		Name:  ShellServiceName,
+		Tools: []string{"shell_exec", "shell_exec_job"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_ShellExec:
+				res, err := h.ShellExec(ctx, x.ShellExec)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ShellExec{ShellExec: res}}, nil
+			case *v1.Payload_ShellExecJob:
+				req := x.ShellExecJob
+				return jobs.StartJob(ctx, "shell_exec_job", p, func(ctx context.Context) (*v1.Result, error) {
+					res, err := h.ShellExecJob(ctx, req)
+					if err != nil {
+						return nil, err
+					}
+					return &v1.Result{Result: &v1.Result_ShellExec{ShellExec: res}}, nil
+				})
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}

@@ -787,6 +787,54 @@ var Tools = []Tool{
 		},
 	},
 	{
+		Name:         "shell_exec",
+		Title:        "Run a shell command",
+		Description:  "Run a command in a confined sandbox on a worker and get its exit status and output.\n\nRuns a command with /bin/sh -c inside a sandbox on a worker and answers with its exit status, the time it took and its output. The sandbox (bubblewrap) sees the system read-only, a fresh scratch directory as its only writable place (removed afterwards), no network, none of the worker's data, environment or tokens, and is stopped with every process it started when it runs past its time limit, writes more than its output limit, or the call is cancelled; it has a memory and a process limit. Lines of stdout and stderr are reported as progress while the command runs. Long output is stored as an artifact: the result keeps its head and tail, says how much was cut, and names the artifact that holds all of it. Limits left out are the worker's defaults, and none can go past the maxima the worker's operator set.",
+		Service:      "shell",
+		Tier:         v1.Tier_TIER_OPERATOR,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{Destructive: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"command":{"type":"string","description":"The command line, run by /bin/sh -c in the working directory.","minLength":1,"maxLength":8192},"working_dir":{"type":"string","description":"The working directory, relative to the scratch directory (made if missing; default: the scratch directory itself, /scratch in the sandbox).","maxLength":256,"pattern":"^[A-Za-z0-9._/-]*$"},"env":{"type":"array","description":"Environment variables, each NAME=value, on top of the sandbox's own PATH, HOME, TMPDIR and LANG. Nothing of the worker's environment reaches the command.","items":{"type":"string"},"maxItems":32},"timeout_seconds":{"type":"integer","description":"Seconds the command may run before it is stopped (default: the worker's, 60 unless its operator says otherwise).","minimum":1,"maximum":86400},"max_output_bytes":{"type":"integer","description":"Bytes of stdout and stderr together after which the command is stopped (default: the worker's, 1 MiB unless its operator says otherwise).","minimum":1,"maximum":1073741824},"memory_mib":{"type":"integer","description":"The address space each process may have, in MiB (default: the worker's, 1024 unless its operator says otherwise).","minimum":16,"maximum":1048576},"max_processes":{"type":"integer","description":"How many processes the command may have at once (default: the worker's, 64 unless its operator says otherwise).","minimum":1,"maximum":65536}},"required":["command"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"stopped":{"type":"string","description":"Why the command ended.\n\n- SHELL_STOP_EXITED: The command exited by itself; exit_code is its status.\n- SHELL_STOP_SIGNALED: A signal ended it (signal says which), such as a process limit it ran into.\n- SHELL_STOP_TIME_LIMIT: It ran past its time limit and was stopped, with every process it started.\n- SHELL_STOP_OUTPUT_LIMIT: It wrote more than its output limit and was stopped, with every process it started.","enum":["SHELL_STOP_UNSPECIFIED","SHELL_STOP_EXITED","SHELL_STOP_SIGNALED","SHELL_STOP_TIME_LIMIT","SHELL_STOP_OUTPUT_LIMIT"]},"exit_code":{"type":"integer","description":"The exit status when it exited by itself; -1 otherwise. A status of 128+n, which shells and the sandbox give a command that signal n ended, is reported as that signal."},"signal":{"type":"string","description":"The signal that ended it, such as SIGKILL, when one did."},"duration_seconds":{"type":"number","description":"The time it ran, in seconds."},"stdout":{"$ref":"#/$defs/ShellOutput"},"stderr":{"$ref":"#/$defs/ShellOutput"},"limits":{"$ref":"#/$defs/ShellLimits","description":"The limits it ran under."},"sandbox":{"type":"string","description":"The sandbox it ran in, such as \"bubblewrap 0.8.0\"."}},"additionalProperties":false,"$defs":{"ShellOutput":{"type":"object","properties":{"head":{"type":"string","description":"The first bytes written (all of them when nothing was cut), as text."},"tail":{"type":"string","description":"The last bytes written, when the middle was cut; empty otherwise."},"bytes":{"type":"string","description":"Bytes written in all.","pattern":"^[0-9]+$"},"cut_bytes":{"type":"string","description":"Bytes of the middle left out of head and tail; the artifact holds them.","pattern":"^[0-9]+$"},"artifact_id":{"type":"string","description":"The artifact holding everything written, when something was cut."}},"additionalProperties":false},"ShellLimits":{"type":"object","properties":{"timeout_seconds":{"type":"integer","minimum":0},"max_output_bytes":{"type":"integer","minimum":0},"memory_mib":{"type":"integer","minimum":0},"max_processes":{"type":"integer","minimum":0},"network":{"type":"boolean","description":"Whether the command could reach the network (only when the worker's operator allows it)."}},"additionalProperties":false}}}`,
+		Usage:        "shell_exec(command: string, working_dir?: string, env?: string[], timeout_seconds?: integer, max_output_bytes?: integer, memory_mib?: integer, max_processes?: integer)",
+		Example:      `{"command":"ls -l /usr/share","working_dir":"build","env":["LC_ALL=C"],"timeout_seconds":30,"max_output_bytes":65536,"memory_mib":512,"max_processes":32}`,
+		NewRequest:   func() proto.Message { return new(v1.ShellExecRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_ShellExec{ShellExec: m.(*v1.ShellExecRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_ShellExec)
+			if !ok {
+				return nil, false
+			}
+			return x.ShellExec, true
+		},
+	},
+	{
+		Name:         "shell_exec_job",
+		Title:        "Run a shell command as a job",
+		Description:  "Run a long command in a confined sandbox on a worker, in the background, as a job.\n\nRuns a command like shell_exec, in the background: the call returns a job id at once, the job reports the command's lines as progress while it runs, and job_await returns the same result shell_exec gives. Use it for commands that run longer than a call should wait.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
+		Service:      "shell",
+		Tier:         v1.Tier_TIER_OPERATOR,
+		Kind:         v1.Kind_KIND_JOB,
+		Annotations:  Annotations{Destructive: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"command":{"type":"string","description":"The command line, run by /bin/sh -c in the working directory.","minLength":1,"maxLength":8192},"working_dir":{"type":"string","description":"The working directory, relative to the scratch directory (made if missing; default: the scratch directory itself, /scratch in the sandbox).","maxLength":256,"pattern":"^[A-Za-z0-9._/-]*$"},"env":{"type":"array","description":"Environment variables, each NAME=value, on top of the sandbox's own PATH, HOME, TMPDIR and LANG. Nothing of the worker's environment reaches the command.","items":{"type":"string"},"maxItems":32},"timeout_seconds":{"type":"integer","description":"Seconds the command may run before it is stopped (default: the worker's).","minimum":1,"maximum":86400},"max_output_bytes":{"type":"integer","description":"Bytes of stdout and stderr together after which the command is stopped (default: the worker's).","minimum":1,"maximum":1073741824},"memory_mib":{"type":"integer","description":"The address space each process may have, in MiB (default: the worker's).","minimum":16,"maximum":1048576},"max_processes":{"type":"integer","description":"How many processes the command may have at once (default: the worker's).","minimum":1,"maximum":65536}},"required":["command"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
+		Usage:        "shell_exec_job(command: string, working_dir?: string, env?: string[], timeout_seconds?: integer, max_output_bytes?: integer, memory_mib?: integer, max_processes?: integer)",
+		Example:      `{"command":"make -j2","working_dir":"build","env":["LC_ALL=C"],"timeout_seconds":600,"max_output_bytes":1048576,"memory_mib":512,"max_processes":32}`,
+		NewRequest:   func() proto.Message { return new(v1.ShellExecJobRequest) },
+		Wrap: func(m proto.Message) *v1.Payload {
+			return &v1.Payload{Request: &v1.Payload_ShellExecJob{ShellExecJob: m.(*v1.ShellExecJobRequest)}}
+		},
+		Unwrap: func(r *v1.Result) (proto.Message, bool) {
+			x, ok := r.GetResult().(*v1.Result_JobStarted)
+			if !ok {
+				return nil, false
+			}
+			return x.JobStarted, true
+		},
+	},
+	{
 		Name:         "job_answer",
 		Title:        "Answer a job",
 		Description:  "Answer the questions a job waits on, so that it goes on.\n\nAnswers the questions a job of status input_required waits on, each under the key job_status shows it with. Answers to keys the job does not wait on are ignored. Once every question is answered, the job runs again from its start, and its questions are answered with these answers; a job still waiting on some stays input_required.",

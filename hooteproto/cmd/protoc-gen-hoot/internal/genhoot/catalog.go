@@ -245,7 +245,7 @@ func (c *catalog) checkTool(t *tool, names map[string]*tool, bad *refusals) {
 // ADMIN, where asking a person would only teach them to accept without reading.
 func checkConfirm(t *tool, bad *refusals) {
 	m, o := t.request.Desc.FullName(), t.opts
-	if o.GetTier() == hootv1.Tier_TIER_ADMIN && o.GetSurface() != hootv1.Surface_SURFACE_UNSPECIFIED {
+	if o.GetTier() >= hootv1.Tier_TIER_ADMIN && o.GetSurface() != hootv1.Surface_SURFACE_UNSPECIFIED {
 		// The gateway asks a person before every admin call, and it can ask only in tools/call.
 		bad.add("%s: %q is an admin %s: the gateway puts every admin call to a person, which only tools/call can do; make it a tool or give it a lower tier", m, o.GetName(), strings.ToLower(strings.TrimPrefix(o.GetSurface().String(), "SURFACE_")))
 	}
@@ -255,7 +255,7 @@ func checkConfirm(t *tool, bad *refusals) {
 	switch {
 	case o.GetSurface() != hootv1.Surface_SURFACE_UNSPECIFIED:
 		bad.add("%s: (hoot.v1.tool).confirm is for tools: %q is not called with tools/call, so nothing would ask; drop confirm", m, o.GetName())
-	case !o.GetAnnotations().GetDestructive() && o.GetTier() != hootv1.Tier_TIER_ADMIN:
+	case !o.GetAnnotations().GetDestructive() && o.GetTier() < hootv1.Tier_TIER_ADMIN:
 		bad.add("%s: (hoot.v1.tool).confirm is for destructive or admin tools: mark %q destructive (annotations: {destructive: true}) if it may destroy state, or drop confirm", m, o.GetName())
 	}
 }
