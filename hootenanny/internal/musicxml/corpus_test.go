@@ -18,11 +18,11 @@ func convertText(t testing.TB, src string) []byte {
 	if len(book.Tunes) != 1 {
 		t.Fatalf("want one tune, got %d", len(book.Tunes))
 	}
-	b, err := Convert(book.Tunes[0])
+	s, err := Convert(book.Tunes[0])
 	if err != nil {
 		t.Fatalf("Convert: %v", err)
 	}
-	return b
+	return s.Doc
 }
 
 // TestProjectSettingsValidate converts every tune of the project's own settings and checks each
@@ -39,12 +39,12 @@ func TestProjectSettingsValidate(t *testing.T) {
 		if len(book.Tunes) != 1 {
 			t.Fatalf("%s: %d tunes", tu.ID(), len(book.Tunes))
 		}
-		b, err := Convert(book.Tunes[0])
+		s, err := Convert(book.Tunes[0])
 		if err != nil {
 			t.Errorf("%s: %v", tu.ID(), err)
 			continue
 		}
-		docs = append(docs, b)
+		docs = append(docs, s.Doc)
 		ids = append(ids, tu.ID())
 	}
 	if len(docs) < 40 {
@@ -107,7 +107,7 @@ func devCorpus(t *testing.T, every int) {
 			if len(book.Tunes) != 1 {
 				continue
 			}
-			b, err := Convert(book.Tunes[0])
+			s, err := Convert(book.Tunes[0])
 			id := f.DevTuneID(i)
 			if err != nil {
 				if errors.Is(err, ErrNoMusic) {
@@ -116,7 +116,7 @@ func devCorpus(t *testing.T, every int) {
 				causes["convert: "+err.Error()] = append(causes["convert: "+err.Error()], id)
 				continue
 			}
-			docs = append(docs, b)
+			docs = append(docs, s.Doc)
 			ids = append(ids, id)
 			if len(docs) == 200 {
 				check()

@@ -28,10 +28,11 @@ func FuzzConvert(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		book, _ := abc.Parse(src, abc.Options{})
 		for _, tu := range book.Tunes {
-			b, err := Convert(tu)
+			s, err := Convert(tu)
 			if err != nil {
 				continue
 			}
+			b := s.Doc
 			if len(b) > MaxBytes {
 				t.Fatalf("document of %d bytes", len(b))
 			}

@@ -37,8 +37,16 @@ const (
 // ErrNoMusic is returned for a tune with no notes or rests in any voice.
 var ErrNoMusic = errors.New("musicxml: the tune has no notes or rests")
 
+// Score is a converted tune.
+type Score struct {
+	// Doc is the MusicXML document.
+	Doc []byte
+	// Parts is the number of parts (voices with music); Measures, the measures of the longest.
+	Parts, Measures int
+}
+
 // Convert writes t as a MusicXML 4.0 partwise document.
-func Convert(t *abc.Tune) ([]byte, error) {
+func Convert(t *abc.Tune) (*Score, error) {
 	var parts []*part
 	for _, v := range t.Voices {
 		p, err := convertVoice(t, v)
@@ -61,7 +69,15 @@ func Convert(t *abc.Tune) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return write(t, parts, div)
+	doc, err := write(t, parts, div)
+	if err != nil {
+		return nil, err
+	}
+	s := &Score{Doc: doc, Parts: len(parts)}
+	for _, p := range parts {
+		s.Measures = max(s.Measures, len(p.measures))
+	}
+	return s, nil
 }
 
 // part is one voice's measures.
