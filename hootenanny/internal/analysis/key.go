@@ -128,6 +128,15 @@ func Keys(hist [12]float64) []Key {
 // finalBonus is what the final note adds to a candidate tonic's correlation in Modal.
 const finalBonus = 0.1
 
+// modePenalty is what Modal takes off a candidate's correlation for the modes that folk and
+// art music of the major-minor era seldom use: phrygian and lydian, and locrian, which has no
+// perfect fifth above its tonic, twice as much. Without it a tune in G that dwells on B, D and
+// F# reads as B phrygian, and one in D that dwells on the dominant as A mixolydian's neighbour
+// G lydian. Measured on the development corpus (make analyze-corpus), it moved the tonic from
+// 80.1% to 86.2% on the Essen collection and from 87.6% to 90.8% on the miscellaneous folk
+// tunes, and cost one of the project's 283 settings (the modal tonic right for 265, was 266).
+var modePenalty = map[string]float64{"phrygian": 0.2, "lydian": 0.2, "locrian": 0.4}
+
 // Modal reads the notes as one of the seven diatonic modes. The scale is the seven-note
 // diatonic collection (one of the twelve transpositions of the major scale) that holds the most
 // sounding time. Each of its seven degrees is then a candidate tonic, scored by the correlation
@@ -135,7 +144,8 @@ const finalBonus = 0.1
 // with a major third above the tonic: major, lydian, mixolydian; the minor profile for the
 // others), plus a bonus when it is the final pitch class (the lowest note of the last onset;
 // tunes in the modes end on their tonic). The best candidate is the tonic, and its degree in
-// the scale names the mode. final is -1 when unknown.
+// the scale names the mode. Phrygian, lydian and locrian candidates lose modePenalty. final is
+// -1 when unknown.
 func Modal(hist [12]float64, final int, best Key) Key {
 	var total float64
 	for _, w := range hist {
@@ -164,6 +174,7 @@ func Modal(hist [12]float64, final int, best Key) Key {
 		if tonic == final {
 			score += finalBonus
 		}
+		score -= modePenalty[modeNames[d]]
 		if score > bestScore {
 			deg, bestScore = d, score
 		}
