@@ -87,9 +87,14 @@ func devCorpus(t *testing.T, every int) {
 		ids    []string
 		causes = map[string][]string{}
 		n      int
+		empty  int
+		valid  int
 	)
 	check := func() {
 		for i, msg := range validate(t, docs) {
+			if msg == "" {
+				valid++
+			}
 			if msg != "" {
 				c := cause(msg)
 				causes[c] = append(causes[c], ids[i]+": "+firstLines(msg, 2))
@@ -111,7 +116,8 @@ func devCorpus(t *testing.T, every int) {
 			id := f.DevTuneID(i)
 			if err != nil {
 				if errors.Is(err, ErrNoMusic) {
-					continue // a header with no tune after it
+					empty++ // a header with no music after it
+					continue
 				}
 				causes["convert: "+err.Error()] = append(causes["convert: "+err.Error()], id)
 				continue
@@ -132,7 +138,7 @@ func devCorpus(t *testing.T, every int) {
 		failed += len(v)
 	}
 	sort.Strings(keys)
-	t.Logf("%d tunes converted and validated, %d failed", total, failed)
+	t.Logf("%d tunes read: %d valid MusicXML documents, %d with no music to write, %d failed", total, valid, empty, failed)
 	for _, k := range keys {
 		t.Errorf("%d tunes: %s\n  e.g. %s", len(causes[k]), k, causes[k][0])
 	}

@@ -7,10 +7,11 @@
 // (whole-measure rests for Z and X), chords, ties, tuplets, grace notes, slurs, the common
 // decorations and dynamics, chord symbols as <harmony>, other quoted text as words, w: lyrics
 // with their syllables, and repeats with first and second endings. Voice overlays (&) become a
-// second voice in the measure.
+// second voice in the measure. Notes of an eighth or shorter written together without a space
+// are beamed, as ABC means.
 //
-// Not written: beams (notation programs beam by the meter), stems, line and page breaks, the
-// W: words after the tune, and %% directives.
+// Not written: secondary beams (notation programs draw them from the note types), stems, line
+// and page breaks, the W: words after the tune, and %% directives.
 package musicxml
 
 import (
@@ -138,6 +139,7 @@ type note struct {
 	marks        []mark
 	lyrics       []lyric
 	voice        int
+	beam         string // begin, continue, end or ""
 }
 
 // mark is a notation on a note: group is articulations, ornaments, technical or "" (fermata).
@@ -198,7 +200,13 @@ type walker struct {
 	lyricNotes, lyricBlock []lyricNote
 	verse                  int
 	afterLyrics            bool
-	err                    error
+	// beams: the end of the last element, whether the elements since the last note, chord or
+	// rest followed one another without a space, and the notes beamed so far
+	lastEnd  int
+	adjacent bool
+	lastTie  bool
+	beamRun  []*note
+	err      error
 }
 
 // lyricNote is a note a syllable can go under, with its measure.
@@ -232,6 +240,7 @@ func convertVoice(t *abc.Tune, v *abc.Voice) (*part, error) {
 	}
 	music := false
 	for _, el := range v.Elements {
+		w.follow(el)
 		switch e := el.(type) {
 		case *abc.Note, *abc.Chord, *abc.Rest:
 			music = true
@@ -273,6 +282,7 @@ func convertVoice(t *abc.Tune, v *abc.Voice) (*part, error) {
 	if !music {
 		return nil, nil
 	}
+	w.endBeam()
 	if w.cur.hasMusic || len(w.measures) == 0 {
 		w.push()
 	} else if w.cur.left != nil && len(w.measures) > 0 {
@@ -294,8 +304,65 @@ func convertVoice(t *abc.Tune, v *abc.Voice) (*part, error) {
 	return &part{name: name, measures: w.measures}, nil
 }
 
+// follow notes whether el comes right after the element before it, with no space between (a
+// tied note's - is the one byte that may stand between): ABC beams the notes written so.
+func (w *walker) follow(el abc.Element) {
+	gap := el.Position().Offset - w.lastEnd
+	if gap != 0 && !(gap == 1 && w.lastTie) {
+		w.adjacent = false
+	}
+	w.lastEnd, w.lastTie = el.EndOffset(), false
+	switch e := el.(type) {
+	case *abc.LineBreak:
+		w.adjacent = false
+	case *abc.Note:
+		w.lastTie = e.Tie
+	case *abc.Chord:
+		w.lastTie = e.Tie
+	}
+}
+
+// beam adds the first note of a note or chord to the beamed run, or ends the run: a note of an
+// eighth or shorter, written as one note, joins the run when it follows the last note with no
+// space between in the same bar.
+func (w *walker) beam(x *note, pieces int) {
+	beamable := x != nil && !x.rest && pieces == 1 && !x.grace
+	if beamable {
+		switch x.typ {
+		case "eighth", "16th", "32nd", "64th", "128th", "256th":
+		default:
+			beamable = false
+		}
+	}
+	if !beamable || !w.adjacent || len(w.beamRun) > 0 && w.beamRun[0].voice != x.voice {
+		w.endBeam()
+	}
+	if beamable {
+		w.beamRun = append(w.beamRun, x)
+	}
+	w.adjacent = true
+}
+
+// endBeam writes the run of beamed notes, when it has two or more.
+func (w *walker) endBeam() {
+	if n := len(w.beamRun); n >= 2 {
+		for i, x := range w.beamRun {
+			switch i {
+			case 0:
+				x.beam = "begin"
+			case n - 1:
+				x.beam = "end"
+			default:
+				x.beam = "continue"
+			}
+		}
+	}
+	w.beamRun = w.beamRun[:0]
+}
+
 // push ends the current measure and starts the next.
 func (w *walker) push() {
+	w.endBeam()
 	w.measures = append(w.measures, w.cur)
 	w.cur = &measure{}
 	w.barAcc, w.barSet = [7]int{}, [7]bool{}
@@ -478,6 +545,7 @@ func (w *walker) overlay() {
 	if w.cur.elapsed.IsZero() {
 		return
 	}
+	w.endBeam()
 	w.cur.items = append(w.cur.items, &backup{dur: w.cur.elapsed})
 	w.voice = 2
 }
@@ -633,6 +701,7 @@ func (w *walker) timed(el abc.Element) {
 			w.ties[[2]int{int(x.step), x.octave*16 + x.alter + 8}] = true
 		}
 	}
+	w.beam(firstNotes[0], len(pieces))
 	if first {
 		firstNotes[0].tupletStart = true
 	}
@@ -658,6 +727,7 @@ func (w *walker) timed(el abc.Element) {
 
 // measureRests writes Z and X: one whole-measure rest in each of its bars.
 func (w *walker) measureRests(r *abc.Rest) {
+	w.endBeam()
 	n := max(r.Measures, 1)
 	bar := w.meter.Value()
 	if bar.IsZero() {

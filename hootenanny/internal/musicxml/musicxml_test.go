@@ -167,6 +167,13 @@ func TestConvertFeatures(t *testing.T) {
 		notes[2].all("notations/tuplet")[0].attrs["type"] != "start" || notes[4].all("notations/tuplet")[0].attrs["type"] != "stop" {
 		t.Errorf("triplet wrong")
 	}
+	var beams []string
+	for _, n := range notes {
+		beams = append(beams, n.get("beam")+".")
+	}
+	if got := strings.Join(beams, ""); got != "..begin.continue.end.." {
+		t.Errorf("beams in bar 1: %s", got)
+	}
 	if !notes[5].has("notations/articulations/staccato") {
 		t.Errorf("no staccato")
 	}
@@ -193,6 +200,14 @@ func TestConvertFeatures(t *testing.T) {
 	if notes[3].pitch() != "C#5" || notes[3].get("accidental") != "sharp" || notes[3].all("tie")[0].attrs["type"] != "start" ||
 		notes[4].pitch() != "C#5" || notes[4].has("accidental") || notes[4].all("tie")[0].attrs["type"] != "stop" {
 		t.Errorf("tie wrong")
+	}
+	beams = nil
+	for _, n := range notes {
+		beams = append(beams, n.get("beam")+".")
+	}
+	// {g} is a grace note; f>e is beamed, ^c2 is not, and c/d/e/ after a space is a group.
+	if got := strings.Join(beams, ""); got != ".begin.end..begin.continue.end." {
+		t.Errorf("beams in bar 2: %s", got)
 	}
 	if got := notes[len(notes)-1].all("lyric"); len(got) != 0 {
 		t.Errorf("skipped note has a lyric")
@@ -396,5 +411,26 @@ func TestConvertFeaturesValidate(t *testing.T) {
 		if msg != "" {
 			t.Errorf("document %d is not valid MusicXML:\n%s", i, msg)
 		}
+	}
+}
+
+// TestBeams: notes written together are beamed, and a space, a line end, a bar line, a rest or a
+// quarter note ends the group.
+func TestBeams(t *testing.T) {
+	doc := parseDoc(t, convertText(t, "X:1\nT:B\nM:4/4\nL:1/8\nK:C\nabc\ndef|gazb c2de-|ef [ce]g|\n"))
+	var got []string
+	for _, n := range doc.all("part/measure/note") {
+		if n.has("chord") {
+			continue
+		}
+		b := n.get("beam")
+		if b == "" {
+			b = "-"
+		}
+		got = append(got, b)
+	}
+	want := "begin continue end begin continue end begin end - - - begin end begin end begin end"
+	if strings.Join(got, " ") != want {
+		t.Errorf("beams %s\nwant  %s", strings.Join(got, " "), want)
 	}
 }

@@ -328,6 +328,9 @@ func writeNote(w *xw, n *note, div int64) {
 		w.int("normal-notes", int64(n.normal))
 		w.close("time-modification")
 	}
+	if n.beam != "" {
+		w.text("beam", n.beam, "number", "1")
+	}
 	writeNotations(w, n)
 	for _, l := range n.lyrics {
 		w.open("lyric", "number", verseNumber(l.verse))
