@@ -389,10 +389,10 @@ func TestCorpusDevChordSymbols(t *testing.T) {
 }
 
 // The floors of TestCorpusDevKeys, a point or so under what the analysis reaches on the
-// development corpus (with the accompaniment and without alike): the tonic 87.6% over 11,721
-// tunes, the family 94.0% over 4,445, the do of the scale 51.6% over 1,224.
+// development corpus (with the accompaniment and without alike): the tonic 87.4% over 11,721
+// tunes, the family 94.1% over 4,445, the do of the scale 88.4% over 1,224.
 const (
 	floorTonic  = 0.865
 	floorFamily = 0.93
-	floorDo     = 0.50
+	floorDo     = 0.87
 )
