@@ -247,7 +247,8 @@ func TestConvertVoicesAndOverlay(t *testing.T) {
 	src := "X:1\nT:Two\nM:C\nL:1/4\nV:1 name=\"Fiddle\"\nV:2 name=Cello clef=bass\nK:Ador\nV:1\nE A2 B & c4|\nV:2\nA,,4|]\n"
 	doc := parseDoc(t, convertText(t, src))
 	parts := doc.all("part-list/score-part")
-	if len(parts) != 2 || parts[0].get("part-name") != "Fiddle" || parts[1].get("part-name") != "Cello" {
+	if len(parts) != 2 || parts[0].get("part-name") != "Fiddle" || parts[1].get("part-name") != "Cello" ||
+		parts[1].all("score-instrument")[0].attrs["id"] != "P2-I1" || parts[1].get("score-instrument/instrument-name") != "Cello" {
 		t.Fatalf("parts wrong")
 	}
 	if doc.all("part")[1].get("measure/attributes/clef/sign") != "F" {

@@ -91,6 +91,11 @@ func write(t *abc.Tune, parts []*part, div int64) ([]byte, error) {
 	for _, p := range parts {
 		w.open("score-part", "id", p.id)
 		w.text("part-name", p.name)
+		// Notation programs look for an instrument in each part (MuseScore says when there is
+		// none).
+		w.open("score-instrument", "id", p.id+"-I1")
+		w.text("instrument-name", p.name)
+		w.close("score-instrument")
 		w.close("score-part")
 	}
 	w.close("part-list")
