@@ -49,3 +49,43 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseHarmony checks that any chord symbol text is read without a panic into a root and
+// bass that MusicXML takes (a letter A to G, at most two semitones off), or refused.
+func FuzzParseHarmony(f *testing.F) {
+	for _, s := range []string{"G", "Am7", "F#m7b5/C#", "Bb/D", "(D7)", "N.C.", "C♯dim7", "Gbb", "A##", "/", "()", "D.C.", "Eb7(b9)", "G/x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h := parseHarmony(s)
+		if h == nil || h.kind == "none" {
+			return
+		}
+		if h.rootStep < 'A' || h.rootStep > 'G' || h.rootAlter < -2 || h.rootAlter > 2 || h.kind == "" {
+			t.Fatalf("parseHarmony(%q) = %+v", s, h)
+		}
+		if h.hasBass && (h.bassStep < 'A' || h.bassStep > 'G' || h.bassAlter < -2 || h.bassAlter > 2) {
+			t.Fatalf("parseHarmony(%q) bass = %+v", s, h)
+		}
+	})
+}
+
+// FuzzLyricTokens checks that any w: line splits without a panic into tokens whose text all
+// comes from the line.
+func FuzzLyricTokens(f *testing.F) {
+	for _, s := range []string{"lo-ve me_ * | well~done a\\-b --x", "", "-", "\\", "___", "a-b-c-", "|||"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		total := 0
+		for _, tk := range lyricTokens(s) {
+			if tk.kind == 'w' && tk.text == "" {
+				t.Fatalf("empty syllable from %q", s)
+			}
+			total += len(tk.text)
+		}
+		if total > len(s) {
+			t.Fatalf("%d bytes of syllables from %d bytes of %q", total, len(s), s)
+		}
+	})
+}
