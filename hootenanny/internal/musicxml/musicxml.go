@@ -29,6 +29,8 @@ const MediaType = "application/vnd.recordare.musicxml+xml"
 const (
 	// MaxMeasures bounds the measures of one part (Z rests count each of their bars).
 	MaxMeasures = 20000
+	// MaxScoreMeasures bounds the measures of all parts together.
+	MaxScoreMeasures = 100000
 	// MaxDivisions bounds the divisions of a quarter note that the tune's durations need.
 	MaxDivisions = 1 << 20
 	// MaxBytes bounds the document.
@@ -49,8 +51,9 @@ type Score struct {
 // Convert writes t as a MusicXML 4.0 partwise document.
 func Convert(t *abc.Tune) (*Score, error) {
 	var parts []*part
+	left := MaxScoreMeasures
 	for _, v := range t.Voices {
-		p, err := convertVoice(t, v)
+		p, err := convertVoice(t, v, &left)
 		if err != nil {
 			return nil, err
 		}
@@ -206,6 +209,7 @@ type walker struct {
 	adjacent bool
 	lastTie  bool
 	beamRun  []*note
+	left     *int // measures the score may still have
 	err      error
 }
 
@@ -215,9 +219,10 @@ type lyricNote struct {
 	measure int
 }
 
-func convertVoice(t *abc.Tune, v *abc.Voice) (*part, error) {
+// convertVoice converts one voice; left counts down the measures the score may still have.
+func convertVoice(t *abc.Tune, v *abc.Voice, left *int) (*part, error) {
 	w := &walker{t: t, sig: t.Header.Key.Signature(), unit: t.Header.UnitLength, meter: t.Header.Meter,
-		voice: 1, ties: map[[2]int]bool{}}
+		voice: 1, ties: map[[2]int]bool{}, left: left}
 	w.cur = &measure{}
 	key := t.Header.Key
 	clef := key.Clef
@@ -367,8 +372,13 @@ func (w *walker) push() {
 	w.cur = &measure{}
 	w.barAcc, w.barSet = [7]int{}, [7]bool{}
 	w.voice = 1
-	if len(w.measures) > MaxMeasures && w.err == nil {
+	*w.left--
+	switch {
+	case w.err != nil:
+	case len(w.measures) > MaxMeasures:
 		w.err = fmt.Errorf("musicxml: a voice has more than %d bars", MaxMeasures)
+	case *w.left < 0:
+		w.err = fmt.Errorf("musicxml: the voices have more than %d bars in all", MaxScoreMeasures)
 	}
 }
 

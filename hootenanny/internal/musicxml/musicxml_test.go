@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -380,6 +381,23 @@ func TestConvertErrors(t *testing.T) {
 	book, _ = abc.Parse("X:1\nT:Fine\nL:1/4\nK:C\nA/1009 B/1013 c/1019|\n", abc.Options{})
 	if _, err := Convert(book.Tunes[0]); err == nil || !strings.Contains(err.Error(), "divisions") {
 		t.Errorf("fine lengths: %v", err)
+	}
+}
+
+// TestConvertBounds: long rests count every bar, in one voice and across voices.
+func TestConvertBounds(t *testing.T) {
+	book, _ := abc.Parse("X:1\nT:Long\nM:4/4\nK:C\nZ30000|\n", abc.Options{})
+	if _, err := Convert(book.Tunes[0]); err == nil || !strings.Contains(err.Error(), "more than 20000 bars") {
+		t.Errorf("one voice: %v", err)
+	}
+	var b strings.Builder
+	b.WriteString("X:1\nT:Many\nM:4/4\nK:C\n")
+	for v := range 8 {
+		fmt.Fprintf(&b, "V:%d\nZ15000|\n", v+1)
+	}
+	book, _ = abc.Parse(b.String(), abc.Options{})
+	if _, err := Convert(book.Tunes[0]); err == nil || !strings.Contains(err.Error(), "more than 100000 bars in all") {
+		t.Errorf("eight voices: %v", err)
 	}
 }
 

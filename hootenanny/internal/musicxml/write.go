@@ -101,17 +101,17 @@ func write(t *abc.Tune, parts []*part, div int64) ([]byte, error) {
 	w.close("part-list")
 	for _, p := range parts {
 		w.open("part", "id", p.id)
-		writeMeasures(w, t, p, div)
-		w.close("part")
-		if w.b.Len() > MaxBytes {
-			return nil, fmt.Errorf("musicxml: the document passes %d bytes", MaxBytes)
+		if err := writeMeasures(w, t, p, div); err != nil {
+			return nil, err
 		}
+		w.close("part")
 	}
 	w.close("score-partwise")
 	return w.b.Bytes(), nil
 }
 
-func writeMeasures(w *xw, t *abc.Tune, p *part, div int64) {
+// writeMeasures writes a part's measures, stopping when the document passes MaxBytes.
+func writeMeasures(w *xw, t *abc.Tune, p *part, div int64) error {
 	number := 1
 	for i, m := range p.measures {
 		attrs := []string{"number", strconv.Itoa(number)}
@@ -142,12 +142,19 @@ func writeMeasures(w *xw, t *abc.Tune, p *part, div int64) {
 				w.int("duration", ticks(x.dur, div))
 				w.close("backup")
 			}
+			if w.b.Len() > MaxBytes {
+				return fmt.Errorf("musicxml: the document passes %d bytes", MaxBytes)
+			}
 		}
 		if m.right != nil {
 			writeBarline(w, m.right, "right")
 		}
 		w.close("measure")
+		if w.b.Len() > MaxBytes {
+			return fmt.Errorf("musicxml: the document passes %d bytes", MaxBytes)
+		}
 	}
+	return nil
 }
 
 // ticks is a length in whole notes as divisions of a quarter note.
