@@ -5,7 +5,8 @@
 // the key (a non-traditional key for K: with explicit accidentals), the meter (senza-misura for
 // free meter), the clef, the tempo, notes with their spelled pitch and printed accidentals, rests
 // (whole-measure rests for Z and X), chords, ties, tuplets, grace notes, slurs, the common
-// decorations and dynamics, chord symbols as <harmony>, other quoted text as words, w: lyrics
+// decorations, dynamics and hairpins, segno and coda, parts' labels as rehearsal marks, chord
+// symbols as <harmony>, other quoted text as words, w: lyrics
 // with their syllables, and repeats with first and second endings. Voice overlays (&) become a
 // second voice in the measure. Notes of an eighth or shorter written together without a space
 // are beamed, as ABC means.
@@ -171,6 +172,9 @@ type harmony struct {
 type direction struct {
 	placement string
 	words     string
+	rehearsal string // a part's label (P:A)
+	sign      string // segno or coda
+	wedge     string // crescendo, diminuendo or stop (a hairpin)
 	dynamic   string
 	beatUnit  string // metronome, with perMinute
 	beatDots  int
@@ -491,6 +495,9 @@ func (w *walker) field(f *abc.InlineField) {
 		if d := tempoDirection(f.Tempo); d != nil {
 			w.cur.items = append(w.cur.items, d)
 		}
+	case f.Field.Name == 'P' && strings.TrimSpace(f.Field.Value) != "":
+		// A part's label in the body (P:A) is a rehearsal mark.
+		w.cur.items = append(w.cur.items, &direction{placement: "above", rehearsal: strings.TrimSpace(f.Field.Value)})
 	}
 }
 
@@ -772,6 +779,15 @@ func (w *walker) marks(x *note) {
 		case "pppp", "ppp", "pp", "p", "mp", "mf", "f", "ff", "fff", "ffff", "sfz":
 			// The dynamic goes before the note it marks.
 			w.insertBefore(x, &direction{placement: "below", dynamic: d})
+		case "crescendo(", "<(":
+			w.insertBefore(x, &direction{placement: "below", wedge: "crescendo"})
+		case "diminuendo(", ">(":
+			w.insertBefore(x, &direction{placement: "below", wedge: "diminuendo"})
+		case "crescendo)", "<)", "diminuendo)", ">)":
+			// A hairpin ends where its closing mark stands, before the note after it.
+			w.insertBefore(x, &direction{placement: "below", wedge: "stop"})
+		case "segno", "coda":
+			w.insertBefore(x, &direction{placement: "above", sign: d})
 		}
 	}
 }

@@ -313,6 +313,40 @@ func TestConvertExplicitKeyAndFreeMeter(t *testing.T) {
 	}
 }
 
+const hairpins = "X:1\nT:Hairpins\nP:AB\nM:2/4\nL:1/8\nK:C\nP:A\n!segno!!crescendo(!cd!crescendo)!ef|!diminuendo(!gf!diminuendo)!e2|\nP:B\n!coda!c4|]\n"
+
+// TestConvertHairpinsAndSigns: hairpins start and stop around their notes; segno, coda and the
+// parts' labels are directions.
+func TestConvertHairpinsAndSigns(t *testing.T) {
+	doc := parseDoc(t, convertText(t, hairpins))
+	var got []string
+	for _, m := range doc.all("part/measure") {
+		for _, k := range m.kids {
+			switch k.name {
+			case "note":
+				got = append(got, k.pitch())
+			case "direction":
+				for _, dt := range k.all("direction-type") {
+					for _, x := range dt.kids {
+						s := x.name
+						if x.attrs["type"] != "" {
+							s += "=" + x.attrs["type"]
+						}
+						if x.text != "" {
+							s += "=" + x.text
+						}
+						got = append(got, s)
+					}
+				}
+			}
+		}
+	}
+	want := "rehearsal=A segno wedge=crescendo C5 D5 wedge=stop E5 F5 wedge=diminuendo G5 F5 wedge=stop E5 rehearsal=B coda C5"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
 func TestValues(t *testing.T) {
 	for _, c := range []struct {
 		l    abc.Rat
@@ -423,6 +457,7 @@ func TestConvertFeaturesValidate(t *testing.T) {
 		"X:1\nT:Pick\nM:3/4\nL:1/4\nK:C\nG|c2 d|e3|]\nw:one two three four\nw:five six sev-en\n",
 		"X:1\nT:K\nM:none\nL:1/8\nK:D exp _b ^f\nBf=f|]\n",
 		"X:1\nT:Odd\nM:5/8\nL:1/8\nK:none\n\"N.C.\"A5|\"^text\"(5abcde|(B/3c/3d/3)x2 X|[1 A5 :|[2,3 B5|]\n",
+		hairpins,
 	} {
 		docs = append(docs, convertText(t, src))
 	}

@@ -434,6 +434,21 @@ func writeHarmony(w *xw, h *harmony) {
 
 func writeDirection(w *xw, d *direction) {
 	w.open("direction", "placement", d.placement)
+	if d.rehearsal != "" {
+		w.open("direction-type")
+		w.text("rehearsal", d.rehearsal)
+		w.close("direction-type")
+	}
+	if d.sign != "" {
+		w.open("direction-type")
+		w.empty(d.sign)
+		w.close("direction-type")
+	}
+	if d.wedge != "" {
+		w.open("direction-type")
+		w.empty("wedge", "type", d.wedge)
+		w.close("direction-type")
+	}
 	if d.words != "" {
 		w.open("direction-type")
 		w.text("words", d.words)
