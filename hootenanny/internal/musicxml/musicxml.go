@@ -6,10 +6,9 @@
 // free meter), the clef, the tempo, notes with their spelled pitch and printed accidentals, rests
 // (whole-measure rests for Z and X), chords, ties, tuplets, grace notes, slurs, the common
 // decorations, dynamics and hairpins, segno and coda, parts' labels as rehearsal marks, chord
-// symbols as <harmony>, other quoted text as words, w: lyrics
-// with their syllables, and repeats with first and second endings. Voice overlays (&) become a
-// second voice in the measure. Notes of an eighth or shorter written together without a space
-// are beamed, as ABC means.
+// symbols as <harmony>, other quoted text as words, w: lyrics with their syllables, and repeats
+// with first and second endings. Voice overlays (&) become a second voice in the measure. Notes
+// of an eighth or shorter written together without a space are beamed, as ABC means.
 //
 // Not written: secondary beams (notation programs draw them from the note types), stems, line
 // and page breaks, the W: words after the tune, and %% directives.
