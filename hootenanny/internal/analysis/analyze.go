@@ -153,6 +153,7 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	}
 	keys := Keys(r.Histogram)
 	r.Key, r.RunnerUp = keys[0], keys[1]
+	r.Modal = Modal(r.Histogram, finalPitchClass(pitched), r.Key)
 	info := midi.Inspect(f)
 	end = max(end, info.DurationTicks)
 	if len(info.KeySignatures) > 0 {
@@ -160,7 +161,6 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	}
 	var phase int64
 	r.Meter, phase = meter(info.TimeSignatures, pitched, tpq)
-	r.Modal = Modal(r.Histogram, finalPitchClass(pitched), r.Key)
 	r.Tempo = tempo(info.TempoMap, firstTempo(f), r.Meter)
 	spans, total, bars := spansOf(info.TimeSignatures, r.Meter, phase, tpq, end, opts.PerBeat, opts.MaxChords)
 	r.DurationBars = bars
