@@ -458,6 +458,7 @@ func TestConvertFeaturesValidate(t *testing.T) {
 		"X:1\nT:K\nM:none\nL:1/8\nK:D exp _b ^f\nBf=f|]\n",
 		"X:1\nT:Odd\nM:5/8\nL:1/8\nK:none\n\"N.C.\"A5|\"^text\"(5abcde|(B/3c/3d/3)x2 X|[1 A5 :|[2,3 B5|]\n",
 		hairpins,
+		"X:1\nT:Edges\nM:2+3/8\nL:1/8\nQ:\"Allegro\"\nK:HP clef=perc\n&A2B3|(3:2:4ABcd e|{/[ce]g}[C2E]F2 G|[K:none clef=bass-8]C,5|[K:Hp treble+8]c5|]\n",
 	} {
 		docs = append(docs, convertText(t, src))
 	}
