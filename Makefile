@@ -92,7 +92,7 @@ abc-compare: ## convert the ABC corpus with abc2midi and with hootenanny, and pr
 	go test -count=1 -tags abc2midi -v ./hootenanny/internal/abccorpus | grep -v -e '^=== ' -e '^--- PASS' -e '^    --- PASS'
 
 .PHONY: analyze-corpus
-analyze-corpus: ## analyse every corpus tune with midi_analyze's analysis and print the key, meter and chord accuracy against K:, M: and the chord symbols
+analyze-corpus: ## analyse every tune of the project's settings and of the development corpus (shared/corpora/abc-music21) with midi_analyze's analysis, and print the key (beside a plain Krumhansl-Kessler baseline), meter and chord accuracy against K:, M: and the chord symbols
 	go test -count=1 -v -run 'TestCorpus' ./hootenanny/internal/analysis | grep -v -e '^=== ' -e '^--- PASS'
 
 .PHONY: run

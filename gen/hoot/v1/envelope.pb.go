@@ -60,6 +60,7 @@ type Payload struct {
 	//	*Payload_MidiAnalyze
 	//	*Payload_ShellExec
 	//	*Payload_ShellExecJob
+	//	*Payload_AbcToMusicxml
 	//	*Payload_JobAnswer
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
@@ -425,6 +426,15 @@ func (x *Payload) GetShellExecJob() *ShellExecJobRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_ShellExecJob); ok {
 			return x.ShellExecJob
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetAbcToMusicxml() *AbcToMusicxmlRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_AbcToMusicxml); ok {
+			return x.AbcToMusicxml
 		}
 	}
 	return nil
@@ -1003,6 +1013,11 @@ type Payload_ShellExecJob struct {
 	ShellExecJob *ShellExecJobRequest `protobuf:"bytes,71,opt,name=shell_exec_job,json=shellExecJob,proto3,oneof"`
 }
 
+type Payload_AbcToMusicxml struct {
+	// The notation export.
+	AbcToMusicxml *AbcToMusicxmlRequest `protobuf:"bytes,46,opt,name=abc_to_musicxml,json=abcToMusicxml,proto3,oneof"`
+}
+
 type Payload_JobAnswer struct {
 	// Later job tools, numbered apart.
 	JobAnswer *JobAnswerRequest `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -1267,6 +1282,8 @@ func (*Payload_ShellExec) isPayload_Request() {}
 
 func (*Payload_ShellExecJob) isPayload_Request() {}
 
+func (*Payload_AbcToMusicxml) isPayload_Request() {}
+
 func (*Payload_JobAnswer) isPayload_Request() {}
 
 func (*Payload_CasObject) isPayload_Request() {}
@@ -1403,6 +1420,7 @@ type Result struct {
 	//	*Result_AbcRender
 	//	*Result_MidiAnalyze
 	//	*Result_ShellExec
+	//	*Result_AbcToMusicxml
 	//	*Result_JobAnswer
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
@@ -1740,6 +1758,15 @@ func (x *Result) GetShellExec() *ShellExecResult {
 	return nil
 }
 
+func (x *Result) GetAbcToMusicxml() *AbcToMusicxmlResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_AbcToMusicxml); ok {
+			return x.AbcToMusicxml
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetJobAnswer() *JobAnswerResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_JobAnswer); ok {
@@ -1939,6 +1966,11 @@ type Result_ShellExec struct {
 	ShellExec *ShellExecResult `protobuf:"bytes,70,opt,name=shell_exec,json=shellExec,proto3,oneof"`
 }
 
+type Result_AbcToMusicxml struct {
+	// The notation export's answer.
+	AbcToMusicxml *AbcToMusicxmlResult `protobuf:"bytes,46,opt,name=abc_to_musicxml,json=abcToMusicxml,proto3,oneof"`
+}
+
 type Result_JobAnswer struct {
 	// Later job tools' answers, numbered apart.
 	JobAnswer *JobAnswerResult `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -2034,6 +2066,8 @@ func (*Result_AbcRender) isResult_Result() {}
 func (*Result_MidiAnalyze) isResult_Result() {}
 
 func (*Result_ShellExec) isResult_Result() {}
+
+func (*Result_AbcToMusicxml) isResult_Result() {}
 
 func (*Result_JobAnswer) isResult_Result() {}
 
@@ -2451,7 +2485,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xa96\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xf26\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -2493,7 +2527,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\fmidi_analyze\x18- \x01(\v2\x1b.hoot.v1.MidiAnalyzeRequestH\x00R\vmidiAnalyze\x12:\n" +
 	"\n" +
 	"shell_exec\x18F \x01(\v2\x19.hoot.v1.ShellExecRequestH\x00R\tshellExec\x12D\n" +
-	"\x0eshell_exec_job\x18G \x01(\v2\x1c.hoot.v1.ShellExecJobRequestH\x00R\fshellExecJob\x12:\n" +
+	"\x0eshell_exec_job\x18G \x01(\v2\x1c.hoot.v1.ShellExecJobRequestH\x00R\fshellExecJob\x12G\n" +
+	"\x0fabc_to_musicxml\x18. \x01(\v2\x1d.hoot.v1.AbcToMusicxmlRequestH\x00R\rabcToMusicxml\x12:\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x19.hoot.v1.JobAnswerRequestH\x00R\tjobAnswer\x12C\n" +
 	"\n" +
@@ -2549,7 +2584,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\vmulti_input\x18\xd1\b \x01(\v2%.hoot.v1.ConformanceMultiInputRequestH\x00R\n" +
 	"multiInput\x12]\n" +
 	"\x13test_tool_with_task\x18\xd2\b \x01(\v2+.hoot.v1.ConformanceTestToolWithTaskRequestH\x00R\x10testToolWithTaskB\t\n" +
-	"\arequest\"\xeb\x13\n" +
+	"\arequest\"\xb3\x14\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -2593,7 +2628,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"abc_render\x18, \x01(\v2\x18.hoot.v1.AbcRenderResultH\x00R\tabcRender\x12?\n" +
 	"\fmidi_analyze\x18- \x01(\v2\x1a.hoot.v1.MidiAnalyzeResultH\x00R\vmidiAnalyze\x129\n" +
 	"\n" +
-	"shell_exec\x18F \x01(\v2\x18.hoot.v1.ShellExecResultH\x00R\tshellExec\x129\n" +
+	"shell_exec\x18F \x01(\v2\x18.hoot.v1.ShellExecResultH\x00R\tshellExec\x12F\n" +
+	"\x0fabc_to_musicxml\x18. \x01(\v2\x1c.hoot.v1.AbcToMusicxmlResultH\x00R\rabcToMusicxml\x129\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x18.hoot.v1.JobAnswerResultH\x00R\tjobAnswer\x12B\n" +
 	"\n" +
@@ -2694,92 +2730,94 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*MidiAnalyzeRequest)(nil),                            // 37: hoot.v1.MidiAnalyzeRequest
 	(*ShellExecRequest)(nil),                              // 38: hoot.v1.ShellExecRequest
 	(*ShellExecJobRequest)(nil),                           // 39: hoot.v1.ShellExecJobRequest
-	(*JobAnswerRequest)(nil),                              // 40: hoot.v1.JobAnswerRequest
-	(*CasObjectResourceRequest)(nil),                      // 41: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 42: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 43: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                  // 44: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),                // 45: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),                // 46: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),            // 47: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),        // 48: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),               // 49: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),            // 50: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),                // 51: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),         // 52: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 53: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),             // 54: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                  // 55: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),                // 56: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),             // 57: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),                // 58: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),             // 59: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                    // 60: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                 // 61: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),         // 62: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),            // 63: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),            // 64: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceLoggingToolRequest)(nil),                 // 65: hoot.v1.ConformanceLoggingToolRequest
-	(*ConformanceTriggerToolChangeRequest)(nil),           // 66: hoot.v1.ConformanceTriggerToolChangeRequest
-	(*ConformanceTriggerPromptChangeRequest)(nil),         // 67: hoot.v1.ConformanceTriggerPromptChangeRequest
-	(*ConformanceDynamicToolRequest)(nil),                 // 68: hoot.v1.ConformanceDynamicToolRequest
-	(*ConformanceDynamicPromptRequest)(nil),               // 69: hoot.v1.ConformanceDynamicPromptRequest
-	(*ConformanceCustomHeaderRequest)(nil),                // 70: hoot.v1.ConformanceCustomHeaderRequest
-	(*ConformanceInputRequiredElicitationRequest)(nil),    // 71: hoot.v1.ConformanceInputRequiredElicitationRequest
-	(*ConformanceInputRequiredSamplingRequest)(nil),       // 72: hoot.v1.ConformanceInputRequiredSamplingRequest
-	(*ConformanceInputRequiredListRootsRequest)(nil),      // 73: hoot.v1.ConformanceInputRequiredListRootsRequest
-	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 74: hoot.v1.ConformanceInputRequiredRequestStateRequest
-	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 75: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 76: hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 77: hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 78: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	(*ConformanceInputRequiredPromptRequest)(nil),         // 79: hoot.v1.ConformanceInputRequiredPromptRequest
-	(*ConformanceMissingCapabilityRequest)(nil),           // 80: hoot.v1.ConformanceMissingCapabilityRequest
-	(*ConformanceStreamingElicitationRequest)(nil),        // 81: hoot.v1.ConformanceStreamingElicitationRequest
-	(*ConformanceGreetRequest)(nil),                       // 82: hoot.v1.ConformanceGreetRequest
-	(*ConformanceSlowComputeRequest)(nil),                 // 83: hoot.v1.ConformanceSlowComputeRequest
-	(*ConformanceFailingJobRequest)(nil),                  // 84: hoot.v1.ConformanceFailingJobRequest
-	(*ConformanceProtocolErrorJobRequest)(nil),            // 85: hoot.v1.ConformanceProtocolErrorJobRequest
-	(*ConformanceConfirmDeleteRequest)(nil),               // 86: hoot.v1.ConformanceConfirmDeleteRequest
-	(*ConformanceMultiInputRequest)(nil),                  // 87: hoot.v1.ConformanceMultiInputRequest
-	(*ConformanceTestToolWithTaskRequest)(nil),            // 88: hoot.v1.ConformanceTestToolWithTaskRequest
-	(*ToolError)(nil),                                     // 89: hoot.v1.ToolError
-	(*EchoResult)(nil),                                    // 90: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 91: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 92: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 93: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 94: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 95: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 96: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 97: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 98: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 99: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 100: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 101: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 102: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 103: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 104: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 105: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 106: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 107: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 108: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 109: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 110: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 111: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 112: hoot.v1.AudioInfoResult
-	(*MidiPianoRollResult)(nil),                           // 113: hoot.v1.MidiPianoRollResult
-	(*AbcRenderResult)(nil),                               // 114: hoot.v1.AbcRenderResult
-	(*MidiAnalyzeResult)(nil),                             // 115: hoot.v1.MidiAnalyzeResult
-	(*ShellExecResult)(nil),                               // 116: hoot.v1.ShellExecResult
-	(*CasObjectResourceResult)(nil),                       // 117: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 118: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 119: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                      // 120: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                       // 121: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                     // 122: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                        // 123: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 124: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                                 // 125: hoot.v1.ClientRequest
+	(*AbcToMusicxmlRequest)(nil),                          // 40: hoot.v1.AbcToMusicxmlRequest
+	(*JobAnswerRequest)(nil),                              // 41: hoot.v1.JobAnswerRequest
+	(*CasObjectResourceRequest)(nil),                      // 42: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 43: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 44: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                  // 45: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),                // 46: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),                // 47: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),            // 48: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),        // 49: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),               // 50: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),            // 51: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),                // 52: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),         // 53: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 54: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),             // 55: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                  // 56: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),                // 57: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),             // 58: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),                // 59: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),             // 60: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                    // 61: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                 // 62: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),         // 63: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),            // 64: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),            // 65: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceLoggingToolRequest)(nil),                 // 66: hoot.v1.ConformanceLoggingToolRequest
+	(*ConformanceTriggerToolChangeRequest)(nil),           // 67: hoot.v1.ConformanceTriggerToolChangeRequest
+	(*ConformanceTriggerPromptChangeRequest)(nil),         // 68: hoot.v1.ConformanceTriggerPromptChangeRequest
+	(*ConformanceDynamicToolRequest)(nil),                 // 69: hoot.v1.ConformanceDynamicToolRequest
+	(*ConformanceDynamicPromptRequest)(nil),               // 70: hoot.v1.ConformanceDynamicPromptRequest
+	(*ConformanceCustomHeaderRequest)(nil),                // 71: hoot.v1.ConformanceCustomHeaderRequest
+	(*ConformanceInputRequiredElicitationRequest)(nil),    // 72: hoot.v1.ConformanceInputRequiredElicitationRequest
+	(*ConformanceInputRequiredSamplingRequest)(nil),       // 73: hoot.v1.ConformanceInputRequiredSamplingRequest
+	(*ConformanceInputRequiredListRootsRequest)(nil),      // 74: hoot.v1.ConformanceInputRequiredListRootsRequest
+	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 75: hoot.v1.ConformanceInputRequiredRequestStateRequest
+	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 76: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 77: hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 78: hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 79: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	(*ConformanceInputRequiredPromptRequest)(nil),         // 80: hoot.v1.ConformanceInputRequiredPromptRequest
+	(*ConformanceMissingCapabilityRequest)(nil),           // 81: hoot.v1.ConformanceMissingCapabilityRequest
+	(*ConformanceStreamingElicitationRequest)(nil),        // 82: hoot.v1.ConformanceStreamingElicitationRequest
+	(*ConformanceGreetRequest)(nil),                       // 83: hoot.v1.ConformanceGreetRequest
+	(*ConformanceSlowComputeRequest)(nil),                 // 84: hoot.v1.ConformanceSlowComputeRequest
+	(*ConformanceFailingJobRequest)(nil),                  // 85: hoot.v1.ConformanceFailingJobRequest
+	(*ConformanceProtocolErrorJobRequest)(nil),            // 86: hoot.v1.ConformanceProtocolErrorJobRequest
+	(*ConformanceConfirmDeleteRequest)(nil),               // 87: hoot.v1.ConformanceConfirmDeleteRequest
+	(*ConformanceMultiInputRequest)(nil),                  // 88: hoot.v1.ConformanceMultiInputRequest
+	(*ConformanceTestToolWithTaskRequest)(nil),            // 89: hoot.v1.ConformanceTestToolWithTaskRequest
+	(*ToolError)(nil),                                     // 90: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 91: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 92: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 93: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 94: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 95: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 96: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 97: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 98: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 99: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 100: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 101: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 102: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 103: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 104: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 105: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 106: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 107: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 108: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 109: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 110: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 111: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 112: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 113: hoot.v1.AudioInfoResult
+	(*MidiPianoRollResult)(nil),                           // 114: hoot.v1.MidiPianoRollResult
+	(*AbcRenderResult)(nil),                               // 115: hoot.v1.AbcRenderResult
+	(*MidiAnalyzeResult)(nil),                             // 116: hoot.v1.MidiAnalyzeResult
+	(*ShellExecResult)(nil),                               // 117: hoot.v1.ShellExecResult
+	(*AbcToMusicxmlResult)(nil),                           // 118: hoot.v1.AbcToMusicxmlResult
+	(*CasObjectResourceResult)(nil),                       // 119: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 120: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 121: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                      // 122: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                       // 123: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 124: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                        // 125: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 126: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 127: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2813,112 +2851,114 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	37,  // 28: hoot.v1.Payload.midi_analyze:type_name -> hoot.v1.MidiAnalyzeRequest
 	38,  // 29: hoot.v1.Payload.shell_exec:type_name -> hoot.v1.ShellExecRequest
 	39,  // 30: hoot.v1.Payload.shell_exec_job:type_name -> hoot.v1.ShellExecJobRequest
-	40,  // 31: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
-	41,  // 32: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	42,  // 33: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	43,  // 34: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	44,  // 35: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	45,  // 36: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	46,  // 37: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	47,  // 38: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	48,  // 39: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	49,  // 40: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	50,  // 41: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	51,  // 42: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	52,  // 43: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	53,  // 44: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	54,  // 45: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	55,  // 46: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	56,  // 47: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	57,  // 48: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	58,  // 49: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	59,  // 50: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	60,  // 51: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	61,  // 52: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	62,  // 53: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	63,  // 54: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	64,  // 55: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	65,  // 56: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
-	66,  // 57: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
-	67,  // 58: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
-	68,  // 59: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
-	69,  // 60: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
-	70,  // 61: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
-	71,  // 62: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
-	72,  // 63: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
-	73,  // 64: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
-	74,  // 65: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
-	75,  // 66: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	76,  // 67: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	77,  // 68: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	78,  // 69: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	79,  // 70: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
-	80,  // 71: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
-	81,  // 72: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
-	82,  // 73: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
-	83,  // 74: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
-	84,  // 75: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
-	85,  // 76: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
-	86,  // 77: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
-	87,  // 78: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
-	88,  // 79: hoot.v1.Payload.test_tool_with_task:type_name -> hoot.v1.ConformanceTestToolWithTaskRequest
-	89,  // 80: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	90,  // 81: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	91,  // 82: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	92,  // 83: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	93,  // 84: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	94,  // 85: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	95,  // 86: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	96,  // 87: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	97,  // 88: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	98,  // 89: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	99,  // 90: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	100, // 91: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	101, // 92: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,   // 93: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,   // 94: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,   // 95: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,   // 96: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	102, // 97: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	103, // 98: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	104, // 99: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	105, // 100: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	106, // 101: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	107, // 102: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	108, // 103: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	109, // 104: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	110, // 105: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	111, // 106: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	112, // 107: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	113, // 108: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
-	114, // 109: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
-	115, // 110: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
-	116, // 111: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
-	7,   // 112: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	117, // 113: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	118, // 114: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	119, // 115: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	120, // 116: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	121, // 117: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	122, // 118: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	123, // 119: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	124, // 120: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	124, // 121: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	124, // 122: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,   // 123: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	124, // 124: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,   // 125: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,   // 126: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,   // 127: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,   // 128: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,   // 129: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,   // 130: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	125, // 131: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	132, // [132:132] is the sub-list for method output_type
-	132, // [132:132] is the sub-list for method input_type
-	132, // [132:132] is the sub-list for extension type_name
-	132, // [132:132] is the sub-list for extension extendee
-	0,   // [0:132] is the sub-list for field type_name
+	40,  // 31: hoot.v1.Payload.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlRequest
+	41,  // 32: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
+	42,  // 33: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	43,  // 34: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	44,  // 35: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	45,  // 36: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	46,  // 37: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	47,  // 38: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	48,  // 39: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	49,  // 40: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	50,  // 41: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	51,  // 42: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	52,  // 43: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	53,  // 44: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	54,  // 45: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	55,  // 46: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	56,  // 47: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	57,  // 48: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	58,  // 49: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	59,  // 50: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	60,  // 51: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	61,  // 52: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	62,  // 53: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	63,  // 54: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	64,  // 55: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	65,  // 56: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
+	66,  // 57: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
+	67,  // 58: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
+	68,  // 59: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
+	69,  // 60: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
+	70,  // 61: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
+	71,  // 62: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
+	72,  // 63: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
+	73,  // 64: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
+	74,  // 65: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
+	75,  // 66: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
+	76,  // 67: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	77,  // 68: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	78,  // 69: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	79,  // 70: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	80,  // 71: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
+	81,  // 72: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
+	82,  // 73: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
+	83,  // 74: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
+	84,  // 75: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
+	85,  // 76: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
+	86,  // 77: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
+	87,  // 78: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
+	88,  // 79: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
+	89,  // 80: hoot.v1.Payload.test_tool_with_task:type_name -> hoot.v1.ConformanceTestToolWithTaskRequest
+	90,  // 81: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	91,  // 82: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	92,  // 83: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	93,  // 84: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	94,  // 85: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	95,  // 86: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	96,  // 87: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	97,  // 88: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	98,  // 89: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	99,  // 90: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	100, // 91: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	101, // 92: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	102, // 93: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 94: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 95: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 96: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 97: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	103, // 98: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	104, // 99: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	105, // 100: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	106, // 101: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	107, // 102: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	108, // 103: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	109, // 104: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	110, // 105: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	111, // 106: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	112, // 107: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	113, // 108: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	114, // 109: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
+	115, // 110: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
+	116, // 111: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
+	117, // 112: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
+	118, // 113: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
+	7,   // 114: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	119, // 115: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	120, // 116: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	121, // 117: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	122, // 118: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	123, // 119: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	124, // 120: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	125, // 121: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	126, // 122: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	126, // 123: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	126, // 124: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 125: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	126, // 126: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 127: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 128: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 129: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 130: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 131: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 132: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	127, // 133: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	134, // [134:134] is the sub-list for method output_type
+	134, // [134:134] is the sub-list for method input_type
+	134, // [134:134] is the sub-list for extension type_name
+	134, // [134:134] is the sub-list for extension extendee
+	0,   // [0:134] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2973,6 +3013,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_MidiAnalyze)(nil),
 		(*Payload_ShellExec)(nil),
 		(*Payload_ShellExecJob)(nil),
+		(*Payload_AbcToMusicxml)(nil),
 		(*Payload_JobAnswer)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
@@ -3056,6 +3097,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_AbcRender)(nil),
 		(*Result_MidiAnalyze)(nil),
 		(*Result_ShellExec)(nil),
+		(*Result_AbcToMusicxml)(nil),
 		(*Result_JobAnswer)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),

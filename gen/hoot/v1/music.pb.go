@@ -2538,6 +2538,233 @@ func (x *AbcToMidiResult) GetDiagnostics() []*AbcDiagnostic {
 	return nil
 }
 
+// Converts one ABC tune to a MusicXML 4.0 score (uncompressed partwise XML) that notation
+// programs such as MuseScore open, and stores it as an artifact
+// (application/vnd.recordare.musicxml+xml) whose parent is the ABC's artifact when the ABC came
+// from one. Each voice becomes a part; the score keeps the key, meter, clef, tempo, notes, rests,
+// chords, ties, tuplets, grace notes, slurs, common decorations and dynamics, chord symbols (as
+// <harmony>), w: lyrics, and repeats with first and second endings as written (not expanded).
+// A tune book needs x to pick a tune.
+type AbcToMusicxmlRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where the ABC comes from: exactly one of abc, artifact_id or hash.
+	//
+	// Types that are valid to be assigned to Source:
+	//
+	//	*AbcToMusicxmlRequest_Abc
+	//	*AbcToMusicxmlRequest_ArtifactId
+	//	*AbcToMusicxmlRequest_Hash
+	Source isAbcToMusicxmlRequest_Source `protobuf_oneof:"source"`
+	// The tune to convert, by its X: number; needed when the text holds several.
+	X uint32 `protobuf:"varint,4,opt,name=x,proto3" json:"x,omitempty"`
+	// Tags for the MusicXML artifact.
+	Tags          []string `protobuf:"bytes,5,rep,name=tags,proto3" json:"tags,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AbcToMusicxmlRequest) Reset() {
+	*x = AbcToMusicxmlRequest{}
+	mi := &file_hoot_v1_music_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AbcToMusicxmlRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AbcToMusicxmlRequest) ProtoMessage() {}
+
+func (x *AbcToMusicxmlRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_music_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AbcToMusicxmlRequest.ProtoReflect.Descriptor instead.
+func (*AbcToMusicxmlRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *AbcToMusicxmlRequest) GetSource() isAbcToMusicxmlRequest_Source {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *AbcToMusicxmlRequest) GetAbc() string {
+	if x != nil {
+		if x, ok := x.Source.(*AbcToMusicxmlRequest_Abc); ok {
+			return x.Abc
+		}
+	}
+	return ""
+}
+
+func (x *AbcToMusicxmlRequest) GetArtifactId() string {
+	if x != nil {
+		if x, ok := x.Source.(*AbcToMusicxmlRequest_ArtifactId); ok {
+			return x.ArtifactId
+		}
+	}
+	return ""
+}
+
+func (x *AbcToMusicxmlRequest) GetHash() string {
+	if x != nil {
+		if x, ok := x.Source.(*AbcToMusicxmlRequest_Hash); ok {
+			return x.Hash
+		}
+	}
+	return ""
+}
+
+func (x *AbcToMusicxmlRequest) GetX() uint32 {
+	if x != nil {
+		return x.X
+	}
+	return 0
+}
+
+func (x *AbcToMusicxmlRequest) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+type isAbcToMusicxmlRequest_Source interface {
+	isAbcToMusicxmlRequest_Source()
+}
+
+type AbcToMusicxmlRequest_Abc struct {
+	// The ABC text of one tune, or of a tune book (then x picks the tune); at most 1 MiB of
+	// UTF-8.
+	Abc string `protobuf:"bytes,1,opt,name=abc,proto3,oneof"`
+}
+
+type AbcToMusicxmlRequest_ArtifactId struct {
+	// An artifact whose content is ABC text; it becomes the MusicXML artifact's parent.
+	ArtifactId string `protobuf:"bytes,2,opt,name=artifact_id,json=artifactId,proto3,oneof"`
+}
+
+type AbcToMusicxmlRequest_Hash struct {
+	// A stored object (from cas_store) whose content is ABC text.
+	Hash string `protobuf:"bytes,3,opt,name=hash,proto3,oneof"`
+}
+
+func (*AbcToMusicxmlRequest_Abc) isAbcToMusicxmlRequest_Source() {}
+
+func (*AbcToMusicxmlRequest_ArtifactId) isAbcToMusicxmlRequest_Source() {}
+
+func (*AbcToMusicxmlRequest_Hash) isAbcToMusicxmlRequest_Source() {}
+
+// AbcToMusicxmlResult names the MusicXML artifact and describes the score.
+type AbcToMusicxmlResult struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Artifact *Artifact              `protobuf:"bytes,1,opt,name=artifact,proto3" json:"artifact,omitempty"`
+	// The tune converted.
+	X     uint32 `protobuf:"varint,2,opt,name=x,proto3" json:"x,omitempty"`
+	Title string `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	// The parts (one per voice with music) and the measures of the longest part.
+	Parts    uint32 `protobuf:"varint,4,opt,name=parts,proto3" json:"parts,omitempty"`
+	Measures uint32 `protobuf:"varint,5,opt,name=measures,proto3" json:"measures,omitempty"`
+	// The size of the document in bytes.
+	Bytes uint64 `protobuf:"varint,6,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	// The errors and warnings on the tune's lines. They did not stop the conversion: where the
+	// text has an error, the score follows the parser's best reading of it.
+	Diagnostics   []*AbcDiagnostic `protobuf:"bytes,7,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AbcToMusicxmlResult) Reset() {
+	*x = AbcToMusicxmlResult{}
+	mi := &file_hoot_v1_music_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AbcToMusicxmlResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AbcToMusicxmlResult) ProtoMessage() {}
+
+func (x *AbcToMusicxmlResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_music_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AbcToMusicxmlResult.ProtoReflect.Descriptor instead.
+func (*AbcToMusicxmlResult) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *AbcToMusicxmlResult) GetArtifact() *Artifact {
+	if x != nil {
+		return x.Artifact
+	}
+	return nil
+}
+
+func (x *AbcToMusicxmlResult) GetX() uint32 {
+	if x != nil {
+		return x.X
+	}
+	return 0
+}
+
+func (x *AbcToMusicxmlResult) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *AbcToMusicxmlResult) GetParts() uint32 {
+	if x != nil {
+		return x.Parts
+	}
+	return 0
+}
+
+func (x *AbcToMusicxmlResult) GetMeasures() uint32 {
+	if x != nil {
+		return x.Measures
+	}
+	return 0
+}
+
+func (x *AbcToMusicxmlResult) GetBytes() uint64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *AbcToMusicxmlResult) GetDiagnostics() []*AbcDiagnostic {
+	if x != nil {
+		return x.Diagnostics
+	}
+	return nil
+}
+
 // Converts every tune of an ABC tune book to MIDI, one artifact per tune (each the child of the
 // book's artifact when the book came from one). Progress counts the tunes converted, and the
 // result lists each tune's artifact. A tune that cannot be converted is reported with its reason
@@ -2561,7 +2788,7 @@ type AbcBookToMidiRequest struct {
 
 func (x *AbcBookToMidiRequest) Reset() {
 	*x = AbcBookToMidiRequest{}
-	mi := &file_hoot_v1_music_proto_msgTypes[26]
+	mi := &file_hoot_v1_music_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2573,7 +2800,7 @@ func (x *AbcBookToMidiRequest) String() string {
 func (*AbcBookToMidiRequest) ProtoMessage() {}
 
 func (x *AbcBookToMidiRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[26]
+	mi := &file_hoot_v1_music_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2586,7 +2813,7 @@ func (x *AbcBookToMidiRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbcBookToMidiRequest.ProtoReflect.Descriptor instead.
 func (*AbcBookToMidiRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{26}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AbcBookToMidiRequest) GetSource() isAbcBookToMidiRequest_Source {
@@ -2674,7 +2901,7 @@ type AbcBookToMidiResult struct {
 
 func (x *AbcBookToMidiResult) Reset() {
 	*x = AbcBookToMidiResult{}
-	mi := &file_hoot_v1_music_proto_msgTypes[27]
+	mi := &file_hoot_v1_music_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2686,7 +2913,7 @@ func (x *AbcBookToMidiResult) String() string {
 func (*AbcBookToMidiResult) ProtoMessage() {}
 
 func (x *AbcBookToMidiResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[27]
+	mi := &file_hoot_v1_music_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2699,7 +2926,7 @@ func (x *AbcBookToMidiResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbcBookToMidiResult.ProtoReflect.Descriptor instead.
 func (*AbcBookToMidiResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{27}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AbcBookToMidiResult) GetTunes() []*AbcBookTune {
@@ -2740,7 +2967,7 @@ type AbcBookTune struct {
 
 func (x *AbcBookTune) Reset() {
 	*x = AbcBookTune{}
-	mi := &file_hoot_v1_music_proto_msgTypes[28]
+	mi := &file_hoot_v1_music_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2752,7 +2979,7 @@ func (x *AbcBookTune) String() string {
 func (*AbcBookTune) ProtoMessage() {}
 
 func (x *AbcBookTune) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[28]
+	mi := &file_hoot_v1_music_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2765,7 +2992,7 @@ func (x *AbcBookTune) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbcBookTune.ProtoReflect.Descriptor instead.
 func (*AbcBookTune) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{28}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *AbcBookTune) GetX() uint32 {
@@ -2828,7 +3055,7 @@ type MidiInfoRequest struct {
 
 func (x *MidiInfoRequest) Reset() {
 	*x = MidiInfoRequest{}
-	mi := &file_hoot_v1_music_proto_msgTypes[29]
+	mi := &file_hoot_v1_music_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2840,7 +3067,7 @@ func (x *MidiInfoRequest) String() string {
 func (*MidiInfoRequest) ProtoMessage() {}
 
 func (x *MidiInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[29]
+	mi := &file_hoot_v1_music_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2853,7 +3080,7 @@ func (x *MidiInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiInfoRequest.ProtoReflect.Descriptor instead.
 func (*MidiInfoRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{29}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *MidiInfoRequest) GetSource() isMidiInfoRequest_Source {
@@ -2922,7 +3149,7 @@ type MidiInfoResult struct {
 
 func (x *MidiInfoResult) Reset() {
 	*x = MidiInfoResult{}
-	mi := &file_hoot_v1_music_proto_msgTypes[30]
+	mi := &file_hoot_v1_music_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2934,7 +3161,7 @@ func (x *MidiInfoResult) String() string {
 func (*MidiInfoResult) ProtoMessage() {}
 
 func (x *MidiInfoResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[30]
+	mi := &file_hoot_v1_music_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2947,7 +3174,7 @@ func (x *MidiInfoResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiInfoResult.ProtoReflect.Descriptor instead.
 func (*MidiInfoResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{30}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *MidiInfoResult) GetFormat() uint32 {
@@ -3047,7 +3274,7 @@ type MidiTempo struct {
 
 func (x *MidiTempo) Reset() {
 	*x = MidiTempo{}
-	mi := &file_hoot_v1_music_proto_msgTypes[31]
+	mi := &file_hoot_v1_music_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3059,7 +3286,7 @@ func (x *MidiTempo) String() string {
 func (*MidiTempo) ProtoMessage() {}
 
 func (x *MidiTempo) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[31]
+	mi := &file_hoot_v1_music_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3072,7 +3299,7 @@ func (x *MidiTempo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiTempo.ProtoReflect.Descriptor instead.
 func (*MidiTempo) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{31}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *MidiTempo) GetTick() uint64 {
@@ -3117,7 +3344,7 @@ type MidiTimeSignature struct {
 
 func (x *MidiTimeSignature) Reset() {
 	*x = MidiTimeSignature{}
-	mi := &file_hoot_v1_music_proto_msgTypes[32]
+	mi := &file_hoot_v1_music_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3129,7 +3356,7 @@ func (x *MidiTimeSignature) String() string {
 func (*MidiTimeSignature) ProtoMessage() {}
 
 func (x *MidiTimeSignature) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[32]
+	mi := &file_hoot_v1_music_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3142,7 +3369,7 @@ func (x *MidiTimeSignature) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiTimeSignature.ProtoReflect.Descriptor instead.
 func (*MidiTimeSignature) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{32}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *MidiTimeSignature) GetTick() uint64 {
@@ -3188,7 +3415,7 @@ type MidiKeySignature struct {
 
 func (x *MidiKeySignature) Reset() {
 	*x = MidiKeySignature{}
-	mi := &file_hoot_v1_music_proto_msgTypes[33]
+	mi := &file_hoot_v1_music_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3200,7 +3427,7 @@ func (x *MidiKeySignature) String() string {
 func (*MidiKeySignature) ProtoMessage() {}
 
 func (x *MidiKeySignature) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[33]
+	mi := &file_hoot_v1_music_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3213,7 +3440,7 @@ func (x *MidiKeySignature) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiKeySignature.ProtoReflect.Descriptor instead.
 func (*MidiKeySignature) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{33}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *MidiKeySignature) GetTick() uint64 {
@@ -3263,7 +3490,7 @@ type MidiNotes struct {
 
 func (x *MidiNotes) Reset() {
 	*x = MidiNotes{}
-	mi := &file_hoot_v1_music_proto_msgTypes[34]
+	mi := &file_hoot_v1_music_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3275,7 +3502,7 @@ func (x *MidiNotes) String() string {
 func (*MidiNotes) ProtoMessage() {}
 
 func (x *MidiNotes) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[34]
+	mi := &file_hoot_v1_music_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3288,7 +3515,7 @@ func (x *MidiNotes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiNotes.ProtoReflect.Descriptor instead.
 func (*MidiNotes) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{34}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *MidiNotes) GetNotes() uint32 {
@@ -3327,7 +3554,7 @@ type MidiTrackInfo struct {
 
 func (x *MidiTrackInfo) Reset() {
 	*x = MidiTrackInfo{}
-	mi := &file_hoot_v1_music_proto_msgTypes[35]
+	mi := &file_hoot_v1_music_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3339,7 +3566,7 @@ func (x *MidiTrackInfo) String() string {
 func (*MidiTrackInfo) ProtoMessage() {}
 
 func (x *MidiTrackInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[35]
+	mi := &file_hoot_v1_music_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3352,7 +3579,7 @@ func (x *MidiTrackInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiTrackInfo.ProtoReflect.Descriptor instead.
 func (*MidiTrackInfo) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{35}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *MidiTrackInfo) GetIndex() uint32 {
@@ -3410,7 +3637,7 @@ type MidiChannelInfo struct {
 
 func (x *MidiChannelInfo) Reset() {
 	*x = MidiChannelInfo{}
-	mi := &file_hoot_v1_music_proto_msgTypes[36]
+	mi := &file_hoot_v1_music_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3422,7 +3649,7 @@ func (x *MidiChannelInfo) String() string {
 func (*MidiChannelInfo) ProtoMessage() {}
 
 func (x *MidiChannelInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[36]
+	mi := &file_hoot_v1_music_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3435,7 +3662,7 @@ func (x *MidiChannelInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MidiChannelInfo.ProtoReflect.Descriptor instead.
 func (*MidiChannelInfo) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{36}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *MidiChannelInfo) GetChannel() uint32 {
@@ -3476,7 +3703,7 @@ type ComposeAbcPromptRequest struct {
 
 func (x *ComposeAbcPromptRequest) Reset() {
 	*x = ComposeAbcPromptRequest{}
-	mi := &file_hoot_v1_music_proto_msgTypes[37]
+	mi := &file_hoot_v1_music_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3488,7 +3715,7 @@ func (x *ComposeAbcPromptRequest) String() string {
 func (*ComposeAbcPromptRequest) ProtoMessage() {}
 
 func (x *ComposeAbcPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[37]
+	mi := &file_hoot_v1_music_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3501,7 +3728,7 @@ func (x *ComposeAbcPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComposeAbcPromptRequest.ProtoReflect.Descriptor instead.
 func (*ComposeAbcPromptRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{37}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ComposeAbcPromptRequest) GetIdea() string {
@@ -3535,7 +3762,7 @@ type MusicPromptResult struct {
 
 func (x *MusicPromptResult) Reset() {
 	*x = MusicPromptResult{}
-	mi := &file_hoot_v1_music_proto_msgTypes[38]
+	mi := &file_hoot_v1_music_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3547,7 +3774,7 @@ func (x *MusicPromptResult) String() string {
 func (*MusicPromptResult) ProtoMessage() {}
 
 func (x *MusicPromptResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[38]
+	mi := &file_hoot_v1_music_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3560,7 +3787,7 @@ func (x *MusicPromptResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MusicPromptResult.ProtoReflect.Descriptor instead.
 func (*MusicPromptResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{38}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *MusicPromptResult) GetMessages() []*PromptMessage {
@@ -3780,7 +4007,24 @@ const file_hoot_v1_music_proto_rawDesc = "" +
 	"\x01x\x18\x02 \x01(\rR\x01x\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12+\n" +
 	"\x04midi\x18\x04 \x01(\v2\x17.hoot.v1.MidiInfoResultR\x04midi\x128\n" +
-	"\vdiagnostics\x18\x05 \x03(\v2\x16.hoot.v1.AbcDiagnosticR\vdiagnostics\"\xe0\x03\n" +
+	"\vdiagnostics\x18\x05 \x03(\v2\x16.hoot.v1.AbcDiagnosticR\vdiagnostics\"\xcb\x03\n" +
+	"\x14AbcToMusicxmlRequest\x12I\n" +
+	"\x03abc\x18\x01 \x01(\tB5\xca\xf3\x181\x10\x80\x80@J+X:1\\nT:Scale\\nM:4/4\\nL:1/8\\nK:G\\nGABc defg|H\x00R\x03abc\x12E\n" +
+	"\vartifact_id\x18\x02 \x01(\tB\"\xca\xf3\x18\x1eB\x1c^art_[0-9a-hjkmnp-tv-z]{26}$H\x00R\n" +
+	"artifactId\x12*\n" +
+	"\x04hash\x18\x03 \x01(\tB\x14\xca\xf3\x18\x10B\x0e^[0-9a-f]{64}$H\x00R\x04hash\x12\x1d\n" +
+	"\x01x\x18\x04 \x01(\rB\x0f\xca\xf3\x18\v1\x00\x00\x00\xfc\x83חA8\x01R\x01x\x128\n" +
+	"\x04tags\x18\x05 \x03(\tB$\xca\xf3\x18 \x10 B\x1c^[a-z0-9][a-z0-9_.:-]{0,63}$R\x04tags:\x91\x01\xc2\xf3\x18\x8c\x01\n" +
+	"\x0fabc_to_musicxml\x12\x17Convert ABC to MusicXML\x1aUConvert an ABC tune to a MusicXML score for notation programs, stored as an artifact. \x02(\x01:\x05musicB\b\n" +
+	"\x06source\"\xea\x01\n" +
+	"\x13AbcToMusicxmlResult\x12-\n" +
+	"\bartifact\x18\x01 \x01(\v2\x11.hoot.v1.ArtifactR\bartifact\x12\f\n" +
+	"\x01x\x18\x02 \x01(\rR\x01x\x12\x14\n" +
+	"\x05title\x18\x03 \x01(\tR\x05title\x12\x14\n" +
+	"\x05parts\x18\x04 \x01(\rR\x05parts\x12\x1a\n" +
+	"\bmeasures\x18\x05 \x01(\rR\bmeasures\x12\x14\n" +
+	"\x05bytes\x18\x06 \x01(\x04R\x05bytes\x128\n" +
+	"\vdiagnostics\x18\a \x03(\v2\x16.hoot.v1.AbcDiagnosticR\vdiagnostics\"\xe0\x03\n" +
 	"\x14AbcBookToMidiRequest\x12N\n" +
 	"\x03abc\x18\x01 \x01(\tB:\xca\xf3\x186\x10\x80\x80@J0X:1\\nT:One\\nK:G\\nGABc|\\n\\nX:2\\nT:Two\\nK:D\\nDEFG|H\x00R\x03abc\x12E\n" +
 	"\vartifact_id\x18\x02 \x01(\tB\"\xca\xf3\x18\x1eB\x1c^art_[0-9a-hjkmnp-tv-z]{26}$H\x00R\n" +
@@ -3874,7 +4118,7 @@ func file_hoot_v1_music_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_music_proto_rawDescData
 }
 
-var file_hoot_v1_music_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_hoot_v1_music_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_hoot_v1_music_proto_goTypes = []any{
 	(*AbcParseRequest)(nil),         // 0: hoot.v1.AbcParseRequest
 	(*AbcParseResult)(nil),          // 1: hoot.v1.AbcParseResult
@@ -3902,22 +4146,24 @@ var file_hoot_v1_music_proto_goTypes = []any{
 	(*AbcToMidiRequest)(nil),        // 23: hoot.v1.AbcToMidiRequest
 	(*MidiRendering)(nil),           // 24: hoot.v1.MidiRendering
 	(*AbcToMidiResult)(nil),         // 25: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiRequest)(nil),    // 26: hoot.v1.AbcBookToMidiRequest
-	(*AbcBookToMidiResult)(nil),     // 27: hoot.v1.AbcBookToMidiResult
-	(*AbcBookTune)(nil),             // 28: hoot.v1.AbcBookTune
-	(*MidiInfoRequest)(nil),         // 29: hoot.v1.MidiInfoRequest
-	(*MidiInfoResult)(nil),          // 30: hoot.v1.MidiInfoResult
-	(*MidiTempo)(nil),               // 31: hoot.v1.MidiTempo
-	(*MidiTimeSignature)(nil),       // 32: hoot.v1.MidiTimeSignature
-	(*MidiKeySignature)(nil),        // 33: hoot.v1.MidiKeySignature
-	(*MidiNotes)(nil),               // 34: hoot.v1.MidiNotes
-	(*MidiTrackInfo)(nil),           // 35: hoot.v1.MidiTrackInfo
-	(*MidiChannelInfo)(nil),         // 36: hoot.v1.MidiChannelInfo
-	(*ComposeAbcPromptRequest)(nil), // 37: hoot.v1.ComposeAbcPromptRequest
-	(*MusicPromptResult)(nil),       // 38: hoot.v1.MusicPromptResult
-	nil,                             // 39: hoot.v1.AbcVoiceDef.PropertiesEntry
-	(*Artifact)(nil),                // 40: hoot.v1.Artifact
-	(*PromptMessage)(nil),           // 41: hoot.v1.PromptMessage
+	(*AbcToMusicxmlRequest)(nil),    // 26: hoot.v1.AbcToMusicxmlRequest
+	(*AbcToMusicxmlResult)(nil),     // 27: hoot.v1.AbcToMusicxmlResult
+	(*AbcBookToMidiRequest)(nil),    // 28: hoot.v1.AbcBookToMidiRequest
+	(*AbcBookToMidiResult)(nil),     // 29: hoot.v1.AbcBookToMidiResult
+	(*AbcBookTune)(nil),             // 30: hoot.v1.AbcBookTune
+	(*MidiInfoRequest)(nil),         // 31: hoot.v1.MidiInfoRequest
+	(*MidiInfoResult)(nil),          // 32: hoot.v1.MidiInfoResult
+	(*MidiTempo)(nil),               // 33: hoot.v1.MidiTempo
+	(*MidiTimeSignature)(nil),       // 34: hoot.v1.MidiTimeSignature
+	(*MidiKeySignature)(nil),        // 35: hoot.v1.MidiKeySignature
+	(*MidiNotes)(nil),               // 36: hoot.v1.MidiNotes
+	(*MidiTrackInfo)(nil),           // 37: hoot.v1.MidiTrackInfo
+	(*MidiChannelInfo)(nil),         // 38: hoot.v1.MidiChannelInfo
+	(*ComposeAbcPromptRequest)(nil), // 39: hoot.v1.ComposeAbcPromptRequest
+	(*MusicPromptResult)(nil),       // 40: hoot.v1.MusicPromptResult
+	nil,                             // 41: hoot.v1.AbcVoiceDef.PropertiesEntry
+	(*Artifact)(nil),                // 42: hoot.v1.Artifact
+	(*PromptMessage)(nil),           // 43: hoot.v1.PromptMessage
 }
 var file_hoot_v1_music_proto_depIdxs = []int32{
 	4,  // 0: hoot.v1.AbcParseResult.tunes:type_name -> hoot.v1.AbcTune
@@ -3931,7 +4177,7 @@ var file_hoot_v1_music_proto_depIdxs = []int32{
 	10, // 8: hoot.v1.AbcTune.voices:type_name -> hoot.v1.AbcVoice
 	8,  // 9: hoot.v1.AbcKey.clef:type_name -> hoot.v1.AbcClef
 	8,  // 10: hoot.v1.AbcVoiceDef.clef:type_name -> hoot.v1.AbcClef
-	39, // 11: hoot.v1.AbcVoiceDef.properties:type_name -> hoot.v1.AbcVoiceDef.PropertiesEntry
+	41, // 11: hoot.v1.AbcVoiceDef.properties:type_name -> hoot.v1.AbcVoiceDef.PropertiesEntry
 	11, // 12: hoot.v1.AbcVoice.bars:type_name -> hoot.v1.AbcBar
 	12, // 13: hoot.v1.AbcBar.elements:type_name -> hoot.v1.AbcElement
 	13, // 14: hoot.v1.AbcElement.note:type_name -> hoot.v1.AbcNote
@@ -3944,26 +4190,28 @@ var file_hoot_v1_music_proto_depIdxs = []int32{
 	13, // 21: hoot.v1.AbcGrace.notes:type_name -> hoot.v1.AbcNote
 	2,  // 22: hoot.v1.AbcValidateResult.diagnostics:type_name -> hoot.v1.AbcDiagnostic
 	20, // 23: hoot.v1.AbcValidateResult.tunes:type_name -> hoot.v1.AbcTuneRef
-	40, // 24: hoot.v1.AbcTransposeResult.artifact:type_name -> hoot.v1.Artifact
+	42, // 24: hoot.v1.AbcTransposeResult.artifact:type_name -> hoot.v1.Artifact
 	24, // 25: hoot.v1.AbcToMidiRequest.rendering:type_name -> hoot.v1.MidiRendering
-	40, // 26: hoot.v1.AbcToMidiResult.artifact:type_name -> hoot.v1.Artifact
-	30, // 27: hoot.v1.AbcToMidiResult.midi:type_name -> hoot.v1.MidiInfoResult
+	42, // 26: hoot.v1.AbcToMidiResult.artifact:type_name -> hoot.v1.Artifact
+	32, // 27: hoot.v1.AbcToMidiResult.midi:type_name -> hoot.v1.MidiInfoResult
 	2,  // 28: hoot.v1.AbcToMidiResult.diagnostics:type_name -> hoot.v1.AbcDiagnostic
-	24, // 29: hoot.v1.AbcBookToMidiRequest.rendering:type_name -> hoot.v1.MidiRendering
-	28, // 30: hoot.v1.AbcBookToMidiResult.tunes:type_name -> hoot.v1.AbcBookTune
-	31, // 31: hoot.v1.MidiInfoResult.tempo_map:type_name -> hoot.v1.MidiTempo
-	32, // 32: hoot.v1.MidiInfoResult.time_signatures:type_name -> hoot.v1.MidiTimeSignature
-	33, // 33: hoot.v1.MidiInfoResult.key_signatures:type_name -> hoot.v1.MidiKeySignature
-	35, // 34: hoot.v1.MidiInfoResult.per_track:type_name -> hoot.v1.MidiTrackInfo
-	36, // 35: hoot.v1.MidiInfoResult.per_channel:type_name -> hoot.v1.MidiChannelInfo
-	34, // 36: hoot.v1.MidiTrackInfo.notes:type_name -> hoot.v1.MidiNotes
-	34, // 37: hoot.v1.MidiChannelInfo.notes:type_name -> hoot.v1.MidiNotes
-	41, // 38: hoot.v1.MusicPromptResult.messages:type_name -> hoot.v1.PromptMessage
-	39, // [39:39] is the sub-list for method output_type
-	39, // [39:39] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	42, // 29: hoot.v1.AbcToMusicxmlResult.artifact:type_name -> hoot.v1.Artifact
+	2,  // 30: hoot.v1.AbcToMusicxmlResult.diagnostics:type_name -> hoot.v1.AbcDiagnostic
+	24, // 31: hoot.v1.AbcBookToMidiRequest.rendering:type_name -> hoot.v1.MidiRendering
+	30, // 32: hoot.v1.AbcBookToMidiResult.tunes:type_name -> hoot.v1.AbcBookTune
+	33, // 33: hoot.v1.MidiInfoResult.tempo_map:type_name -> hoot.v1.MidiTempo
+	34, // 34: hoot.v1.MidiInfoResult.time_signatures:type_name -> hoot.v1.MidiTimeSignature
+	35, // 35: hoot.v1.MidiInfoResult.key_signatures:type_name -> hoot.v1.MidiKeySignature
+	37, // 36: hoot.v1.MidiInfoResult.per_track:type_name -> hoot.v1.MidiTrackInfo
+	38, // 37: hoot.v1.MidiInfoResult.per_channel:type_name -> hoot.v1.MidiChannelInfo
+	36, // 38: hoot.v1.MidiTrackInfo.notes:type_name -> hoot.v1.MidiNotes
+	36, // 39: hoot.v1.MidiChannelInfo.notes:type_name -> hoot.v1.MidiNotes
+	43, // 40: hoot.v1.MusicPromptResult.messages:type_name -> hoot.v1.PromptMessage
+	41, // [41:41] is the sub-list for method output_type
+	41, // [41:41] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_music_proto_init() }
@@ -4012,11 +4260,16 @@ func file_hoot_v1_music_proto_init() {
 		(*AbcToMidiRequest_Hash)(nil),
 	}
 	file_hoot_v1_music_proto_msgTypes[26].OneofWrappers = []any{
+		(*AbcToMusicxmlRequest_Abc)(nil),
+		(*AbcToMusicxmlRequest_ArtifactId)(nil),
+		(*AbcToMusicxmlRequest_Hash)(nil),
+	}
+	file_hoot_v1_music_proto_msgTypes[28].OneofWrappers = []any{
 		(*AbcBookToMidiRequest_Abc)(nil),
 		(*AbcBookToMidiRequest_ArtifactId)(nil),
 		(*AbcBookToMidiRequest_Hash)(nil),
 	}
-	file_hoot_v1_music_proto_msgTypes[29].OneofWrappers = []any{
+	file_hoot_v1_music_proto_msgTypes[31].OneofWrappers = []any{
 		(*MidiInfoRequest_ArtifactId)(nil),
 		(*MidiInfoRequest_Hash)(nil),
 	}
@@ -4026,7 +4279,7 @@ func file_hoot_v1_music_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_music_proto_rawDesc), len(file_hoot_v1_music_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   40,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -33,7 +33,7 @@ given more than once), announces the services it serves
 artifact_create, artifact_get, artifact_list, artifact_annotate, artifact_tag,
 storage_stats; job: job_status, job_await, job_list, job_cancel; query:
 artifact_query; music: abc_parse, abc_validate, abc_transpose, abc_to_midi,
-abc_book_to_midi, midi_info, midi_analyze and the compose_abc prompt; audio: midi_render,
+abc_book_to_midi, midi_info, midi_analyze, abc_to_musicxml and the compose_abc prompt; audio: midi_render,
 soundfont_inspect, audio_info; with --shell only, shell: shell_exec, shell_exec_job) and runs the tool calls the gateway sends it. Start as many as you
 like, on any machine that reaches the gateway; each needs its own --data
 directory or a shared one on one machine. Workers on several machines share
