@@ -260,8 +260,8 @@ func checkTool(t *hootv1hoot.Tool) error {
 	switch {
 	case t.Name == "":
 		return errors.New("mcp: a tool in Config.Tools has no name")
-	case t.NewRequest == nil || t.Wrap == nil || t.Unwrap == nil:
-		return fmt.Errorf("mcp: tool %q lacks NewRequest, Wrap or Unwrap", t.Name)
+	case t.CheckFields() != nil:
+		return fmt.Errorf("mcp: %w", t.CheckFields())
 	case t.Service == "":
 		return fmt.Errorf("mcp: tool %q has no service", t.Name)
 	case !knownTier(t.Tier):

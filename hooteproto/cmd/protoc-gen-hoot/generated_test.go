@@ -12,6 +12,7 @@ import (
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // TestGeneratedTools checks the committed tool table at run time: every example is accepted
@@ -32,9 +33,18 @@ func TestGeneratedTools(t *testing.T) {
 			if err := hooteproto.Validate(req); err != nil {
 				t.Errorf("example %s: %v", tool.Example, err)
 			}
+			if err := tool.CheckFields(); err != nil {
+				t.Fatal(err)
+			}
 			p := tool.Wrap(req)
 			if p.GetRequest() == nil {
 				t.Error("Wrap gave an empty payload")
+			}
+			// Wrap puts the very request into the payload, in the tool's own member.
+			pr := p.ProtoReflect()
+			if fd := pr.WhichOneof(pr.Descriptor().Oneofs().ByName("request")); fd == nil || fd.Number() != tool.PayloadField ||
+				pr.Get(fd).Message().Interface() != req {
+				t.Errorf("Wrap put the request in %v, want member %d holding it", fd, tool.PayloadField)
 			}
 			if _, ok := tool.Unwrap(&hootv1.Result{}); ok {
 				t.Error("Unwrap accepted an empty result")
@@ -67,6 +77,28 @@ func TestGeneratedTools(t *testing.T) {
 	}
 }
 
+// TestToolFieldsChecked: a table entry whose field numbers name no message member of the
+// envelope is refused by CheckFields, which the gateway runs on its table.
+func TestToolFieldsChecked(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name            string
+		payload, result int32
+	}{
+		{"no such payload member", 9999, 2},
+		{"no such result member", 1, 9999},
+		{"unset", 0, 0},
+	} {
+		tool := hootv1hoot.Tool{Name: "bad", PayloadField: protoreflect.FieldNumber(tc.payload), ResultField: protoreflect.FieldNumber(tc.result)}
+		if err := tool.CheckFields(); err == nil || !strings.Contains(err.Error(), `tool "bad"`) {
+			t.Errorf("%s: CheckFields() = %v, want an error naming the tool", tc.name, err)
+		}
+	}
+	if hootv1hoot.EchoToolName != "echo" || hootv1hoot.JobStatusToolName != "job_status" {
+		t.Errorf("tool name constants: %q, %q", hootv1hoot.EchoToolName, hootv1hoot.JobStatusToolName)
+	}
+}
+
 // echoHandler serves the system service for TestGeneratedDispatch.
 type echoHandler struct{}
 
@@ -82,7 +114,7 @@ func TestGeneratedDispatch(t *testing.T) {
 	}
 	var echo hootv1hoot.Tool
 	for _, tool := range hootv1hoot.Tools {
-		if tool.Name == "echo" {
+		if tool.Name == hootv1hoot.EchoToolName {
 			echo = tool
 		}
 	}

@@ -6,8 +6,170 @@
 package hootv1hoot
 
 import (
+	fmt "fmt"
 	v1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	proto "google.golang.org/protobuf/proto"
+	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// The names of the tools, as MCP clients call them.
+const (
+	// EchoToolName is the name of the tool whose request is hoot.v1.EchoRequest.
+	EchoToolName = "echo"
+	// CasStoreToolName is the name of the tool whose request is hoot.v1.CasStoreRequest.
+	CasStoreToolName = "cas_store"
+	// CasGetToolName is the name of the tool whose request is hoot.v1.CasGetRequest.
+	CasGetToolName = "cas_get"
+	// CasInspectToolName is the name of the tool whose request is hoot.v1.CasInspectRequest.
+	CasInspectToolName = "cas_inspect"
+	// ArtifactCreateToolName is the name of the tool whose request is hoot.v1.ArtifactCreateRequest.
+	ArtifactCreateToolName = "artifact_create"
+	// ArtifactGetToolName is the name of the tool whose request is hoot.v1.ArtifactGetRequest.
+	ArtifactGetToolName = "artifact_get"
+	// ArtifactListToolName is the name of the tool whose request is hoot.v1.ArtifactListRequest.
+	ArtifactListToolName = "artifact_list"
+	// ArtifactAnnotateToolName is the name of the tool whose request is hoot.v1.ArtifactAnnotateRequest.
+	ArtifactAnnotateToolName = "artifact_annotate"
+	// ArtifactTagToolName is the name of the tool whose request is hoot.v1.ArtifactTagRequest.
+	ArtifactTagToolName = "artifact_tag"
+	// StorageStatsToolName is the name of the tool whose request is hoot.v1.StorageStatsRequest.
+	StorageStatsToolName = "storage_stats"
+	// CasVerifyToolName is the name of the tool whose request is hoot.v1.CasVerifyRequest.
+	CasVerifyToolName = "cas_verify"
+	// JobStatusToolName is the name of the tool whose request is hoot.v1.JobStatusRequest.
+	JobStatusToolName = "job_status"
+	// JobAwaitToolName is the name of the tool whose request is hoot.v1.JobAwaitRequest.
+	JobAwaitToolName = "job_await"
+	// JobListToolName is the name of the tool whose request is hoot.v1.JobListRequest.
+	JobListToolName = "job_list"
+	// JobCancelToolName is the name of the tool whose request is hoot.v1.JobCancelRequest.
+	JobCancelToolName = "job_cancel"
+	// ArtifactQueryToolName is the name of the tool whose request is hoot.v1.ArtifactQueryRequest.
+	ArtifactQueryToolName = "artifact_query"
+	// AbcParseToolName is the name of the tool whose request is hoot.v1.AbcParseRequest.
+	AbcParseToolName = "abc_parse"
+	// AbcValidateToolName is the name of the tool whose request is hoot.v1.AbcValidateRequest.
+	AbcValidateToolName = "abc_validate"
+	// AbcTransposeToolName is the name of the tool whose request is hoot.v1.AbcTransposeRequest.
+	AbcTransposeToolName = "abc_transpose"
+	// AbcToMidiToolName is the name of the tool whose request is hoot.v1.AbcToMidiRequest.
+	AbcToMidiToolName = "abc_to_midi"
+	// AbcBookToMidiToolName is the name of the tool whose request is hoot.v1.AbcBookToMidiRequest.
+	AbcBookToMidiToolName = "abc_book_to_midi"
+	// MidiInfoToolName is the name of the tool whose request is hoot.v1.MidiInfoRequest.
+	MidiInfoToolName = "midi_info"
+	// StorageGcToolName is the name of the tool whose request is hoot.v1.StorageGcRequest.
+	StorageGcToolName = "storage_gc"
+	// MidiRenderToolName is the name of the tool whose request is hoot.v1.MidiRenderRequest.
+	MidiRenderToolName = "midi_render"
+	// SoundfontInspectToolName is the name of the tool whose request is hoot.v1.SoundfontInspectRequest.
+	SoundfontInspectToolName = "soundfont_inspect"
+	// AudioInfoToolName is the name of the tool whose request is hoot.v1.AudioInfoRequest.
+	AudioInfoToolName = "audio_info"
+	// MidiPianoRollToolName is the name of the tool whose request is hoot.v1.MidiPianoRollRequest.
+	MidiPianoRollToolName = "midi_piano_roll"
+	// AbcRenderToolName is the name of the tool whose request is hoot.v1.AbcRenderRequest.
+	AbcRenderToolName = "abc_render"
+	// MidiAnalyzeToolName is the name of the tool whose request is hoot.v1.MidiAnalyzeRequest.
+	MidiAnalyzeToolName = "midi_analyze"
+	// JobAnswerToolName is the name of the tool whose request is hoot.v1.JobAnswerRequest.
+	JobAnswerToolName = "job_answer"
+	// CasObjectToolName is the name of the tool whose request is hoot.v1.CasObjectResourceRequest.
+	CasObjectToolName = "cas_object"
+	// ArtifactContentToolName is the name of the tool whose request is hoot.v1.ArtifactContentResourceRequest.
+	ArtifactContentToolName = "artifact_content"
+	// ComposeAbcToolName is the name of the tool whose request is hoot.v1.ComposeAbcPromptRequest.
+	ComposeAbcToolName = "compose_abc"
+	// TestSimpleTextToolName is the name of the tool whose request is hoot.v1.ConformanceSimpleTextRequest.
+	TestSimpleTextToolName = "test_simple_text"
+	// TestImageContentToolName is the name of the tool whose request is hoot.v1.ConformanceImageContentRequest.
+	TestImageContentToolName = "test_image_content"
+	// TestAudioContentToolName is the name of the tool whose request is hoot.v1.ConformanceAudioContentRequest.
+	TestAudioContentToolName = "test_audio_content"
+	// TestEmbeddedResourceToolName is the name of the tool whose request is hoot.v1.ConformanceEmbeddedResourceRequest.
+	TestEmbeddedResourceToolName = "test_embedded_resource"
+	// TestMultipleContentTypesToolName is the name of the tool whose request is hoot.v1.ConformanceMultipleContentTypesRequest.
+	TestMultipleContentTypesToolName = "test_multiple_content_types"
+	// TestErrorHandlingToolName is the name of the tool whose request is hoot.v1.ConformanceErrorHandlingRequest.
+	TestErrorHandlingToolName = "test_error_handling"
+	// TestToolWithProgressToolName is the name of the tool whose request is hoot.v1.ConformanceToolWithProgressRequest.
+	TestToolWithProgressToolName = "test_tool_with_progress"
+	// TestSimplePromptToolName is the name of the tool whose request is hoot.v1.ConformanceSimplePromptRequest.
+	TestSimplePromptToolName = "test_simple_prompt"
+	// TestPromptWithArgumentsToolName is the name of the tool whose request is hoot.v1.ConformancePromptWithArgumentsRequest.
+	TestPromptWithArgumentsToolName = "test_prompt_with_arguments"
+	// TestPromptWithEmbeddedResourceToolName is the name of the tool whose request is hoot.v1.ConformancePromptWithEmbeddedResourceRequest.
+	TestPromptWithEmbeddedResourceToolName = "test_prompt_with_embedded_resource"
+	// TestPromptWithImageToolName is the name of the tool whose request is hoot.v1.ConformancePromptWithImageRequest.
+	TestPromptWithImageToolName = "test_prompt_with_image"
+	// StaticTextToolName is the name of the tool whose request is hoot.v1.ConformanceStaticTextRequest.
+	StaticTextToolName = "static_text"
+	// StaticBinaryToolName is the name of the tool whose request is hoot.v1.ConformanceStaticBinaryRequest.
+	StaticBinaryToolName = "static_binary"
+	// WatchedResourceToolName is the name of the tool whose request is hoot.v1.ConformanceWatchedResourceRequest.
+	WatchedResourceToolName = "watched_resource"
+	// TemplateDataToolName is the name of the tool whose request is hoot.v1.ConformanceTemplateDataRequest.
+	TemplateDataToolName = "template_data"
+	// TestToolWithLoggingToolName is the name of the tool whose request is hoot.v1.ConformanceToolWithLoggingRequest.
+	TestToolWithLoggingToolName = "test_tool_with_logging"
+	// TestSamplingToolName is the name of the tool whose request is hoot.v1.ConformanceSamplingRequest.
+	TestSamplingToolName = "test_sampling"
+	// TestElicitationToolName is the name of the tool whose request is hoot.v1.ConformanceElicitationRequest.
+	TestElicitationToolName = "test_elicitation"
+	// TestElicitationSep1034DefaultsToolName is the name of the tool whose request is hoot.v1.ConformanceElicitationDefaultsRequest.
+	TestElicitationSep1034DefaultsToolName = "test_elicitation_sep1034_defaults"
+	// TestElicitationSep1330EnumsToolName is the name of the tool whose request is hoot.v1.ConformanceElicitationEnumsRequest.
+	TestElicitationSep1330EnumsToolName = "test_elicitation_sep1330_enums"
+	// JsonSchema202012ToolToolName is the name of the tool whose request is hoot.v1.ConformanceJsonSchema202012Request.
+	JsonSchema202012ToolToolName = "json_schema_2020_12_tool"
+	// TestLoggingToolToolName is the name of the tool whose request is hoot.v1.ConformanceLoggingToolRequest.
+	TestLoggingToolToolName = "test_logging_tool"
+	// TestTriggerToolChangeToolName is the name of the tool whose request is hoot.v1.ConformanceTriggerToolChangeRequest.
+	TestTriggerToolChangeToolName = "test_trigger_tool_change"
+	// TestTriggerPromptChangeToolName is the name of the tool whose request is hoot.v1.ConformanceTriggerPromptChangeRequest.
+	TestTriggerPromptChangeToolName = "test_trigger_prompt_change"
+	// TestDynamicToolToolName is the name of the tool whose request is hoot.v1.ConformanceDynamicToolRequest.
+	TestDynamicToolToolName = "test_dynamic_tool"
+	// TestDynamicPromptToolName is the name of the tool whose request is hoot.v1.ConformanceDynamicPromptRequest.
+	TestDynamicPromptToolName = "test_dynamic_prompt"
+	// TestCustomHeaderToolName is the name of the tool whose request is hoot.v1.ConformanceCustomHeaderRequest.
+	TestCustomHeaderToolName = "test_custom_header"
+	// TestInputRequiredResultElicitationToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredElicitationRequest.
+	TestInputRequiredResultElicitationToolName = "test_input_required_result_elicitation"
+	// TestInputRequiredResultSamplingToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredSamplingRequest.
+	TestInputRequiredResultSamplingToolName = "test_input_required_result_sampling"
+	// TestInputRequiredResultListRootsToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredListRootsRequest.
+	TestInputRequiredResultListRootsToolName = "test_input_required_result_list_roots"
+	// TestInputRequiredResultRequestStateToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredRequestStateRequest.
+	TestInputRequiredResultRequestStateToolName = "test_input_required_result_request_state"
+	// TestInputRequiredResultMultipleInputsToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredMultipleInputsRequest.
+	TestInputRequiredResultMultipleInputsToolName = "test_input_required_result_multiple_inputs"
+	// TestInputRequiredResultMultiRoundToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredMultiRoundRequest.
+	TestInputRequiredResultMultiRoundToolName = "test_input_required_result_multi_round"
+	// TestInputRequiredResultTamperedStateToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredTamperedStateRequest.
+	TestInputRequiredResultTamperedStateToolName = "test_input_required_result_tampered_state"
+	// TestInputRequiredResultCapabilitiesToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredCapabilitiesRequest.
+	TestInputRequiredResultCapabilitiesToolName = "test_input_required_result_capabilities"
+	// TestInputRequiredResultPromptToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredPromptRequest.
+	TestInputRequiredResultPromptToolName = "test_input_required_result_prompt"
+	// TestMissingCapabilityToolName is the name of the tool whose request is hoot.v1.ConformanceMissingCapabilityRequest.
+	TestMissingCapabilityToolName = "test_missing_capability"
+	// TestStreamingElicitationToolName is the name of the tool whose request is hoot.v1.ConformanceStreamingElicitationRequest.
+	TestStreamingElicitationToolName = "test_streaming_elicitation"
+	// GreetToolName is the name of the tool whose request is hoot.v1.ConformanceGreetRequest.
+	GreetToolName = "greet"
+	// SlowComputeToolName is the name of the tool whose request is hoot.v1.ConformanceSlowComputeRequest.
+	SlowComputeToolName = "slow_compute"
+	// FailingJobToolName is the name of the tool whose request is hoot.v1.ConformanceFailingJobRequest.
+	FailingJobToolName = "failing_job"
+	// ProtocolErrorJobToolName is the name of the tool whose request is hoot.v1.ConformanceProtocolErrorJobRequest.
+	ProtocolErrorJobToolName = "protocol_error_job"
+	// ConfirmDeleteToolName is the name of the tool whose request is hoot.v1.ConformanceConfirmDeleteRequest.
+	ConfirmDeleteToolName = "confirm_delete"
+	// MultiInputToolName is the name of the tool whose request is hoot.v1.ConformanceMultiInputRequest.
+	MultiInputToolName = "multi_input"
+	// TestToolWithTaskToolName is the name of the tool whose request is hoot.v1.ConformanceTestToolWithTaskRequest.
+	TestToolWithTaskToolName = "test_tool_with_task"
 )
 
 // A Tool is everything the gateway knows about one tool, generated from its request message.
@@ -54,13 +216,53 @@ type Tool struct {
 	Usage string
 	// Example is a valid arguments object for the tool, as JSON text.
 	Example string
-	// NewRequest returns a new, empty request message of the tool.
-	NewRequest func() proto.Message
-	// Wrap puts a request made by NewRequest into a Payload.
-	Wrap func(proto.Message) *v1.Payload
-	// Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the
-	// JobStarted that names the job; ok is false when r holds something else.
-	Unwrap func(r *v1.Result) (m proto.Message, ok bool)
+	// PayloadField is the number of the tool's member of the Payload oneof, which holds its
+	// request. NewRequest, Wrap and Unwrap work from it.
+	PayloadField protoreflect.FieldNumber
+	// ResultField is the number of the member of the Result oneof that holds the tool's answer:
+	// its result, or for a tool of kind JOB the JobStarted that names the job.
+	ResultField protoreflect.FieldNumber
+}
+
+// NewRequest returns a new, empty request message of the tool.
+func (t *Tool) NewRequest() proto.Message {
+	p := new(v1.Payload).ProtoReflect()
+	return p.NewField(p.Descriptor().Fields().ByNumber(t.PayloadField)).Message().Interface()
+}
+
+// Wrap puts a request made by NewRequest into a Payload.
+func (t *Tool) Wrap(m proto.Message) *v1.Payload {
+	p := new(v1.Payload)
+	r := p.ProtoReflect()
+	r.Set(r.Descriptor().Fields().ByNumber(t.PayloadField), protoreflect.ValueOfMessage(m.ProtoReflect()))
+	return p
+}
+
+// Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the
+// JobStarted that names the job; ok is false when r holds something else.
+func (t *Tool) Unwrap(r *v1.Result) (m proto.Message, ok bool) {
+	x := r.ProtoReflect()
+	fd := x.Descriptor().Fields().ByNumber(t.ResultField)
+	if fd == nil || !x.Has(fd) {
+		return nil, false
+	}
+	return x.Get(fd).Message().Interface(), true
+}
+
+// CheckFields reports a tool whose PayloadField or ResultField is not a message member of the
+// Payload or the Result oneof, which NewRequest, Wrap and Unwrap could not use.
+func (t *Tool) CheckFields() error {
+	for _, f := range []struct {
+		m proto.Message
+		n protoreflect.FieldNumber
+	}{{new(v1.Payload), t.PayloadField}, {new(v1.Result), t.ResultField}} {
+		d := f.m.ProtoReflect().Descriptor()
+		fd := d.Fields().ByNumber(f.n)
+		if fd == nil || fd.Message() == nil || fd.ContainingOneof() == nil {
+			return fmt.Errorf("tool %q: field %d of %s is not a message member of its oneof", t.Name, f.n, d.FullName())
+		}
+	}
+	return nil
 }
 
 // An ElicitField is a request field that a person supplies, and its property in the form that
@@ -99,17 +301,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"message":{"type":"string","description":"The message, exactly as it was sent."},"worker":{"type":"string","description":"The worker that answered."}},"additionalProperties":false}`,
 		Usage:        "echo(message: string)",
 		Example:      `{"message":"hello"}`,
-		NewRequest:   func() proto.Message { return new(v1.EchoRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_Echo{Echo: m.(*v1.EchoRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_Echo)
-			if !ok {
-				return nil, false
-			}
-			return x.Echo, true
-		},
+		PayloadField: 1, // echo: hoot.v1.EchoRequest
+		ResultField:  2, // echo: hoot.v1.EchoResult
 	},
 	{
 		Name:         "cas_store",
@@ -123,17 +316,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"hash":{"type":"string","description":"The object's address: the SHA-256 of its bytes, as 64 lowercase hex digits."},"size":{"type":"string","description":"The number of bytes stored.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The media type recorded for the object. An object keeps the type it was first stored with."},"existed":{"type":"boolean","description":"True when the object was already in the store."}},"additionalProperties":false}`,
 		Usage:        "cas_store(content?: string, content_base64?: base64, mime_type?: string)",
 		Example:      `{"content":"X:1\nT:Example\nK:C\nCDEF|","mime_type":"text/vnd.abc"}`,
-		NewRequest:   func() proto.Message { return new(v1.CasStoreRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasStore{CasStore: m.(*v1.CasStoreRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_CasStore)
-			if !ok {
-				return nil, false
-			}
-			return x.CasStore, true
-		},
+		PayloadField: 2, // cas_store: hoot.v1.CasStoreRequest
+		ResultField:  3, // cas_store: hoot.v1.CasStoreResult
 	},
 	{
 		Name:         "cas_get",
@@ -147,17 +331,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"hash":{"type":"string"},"mime_type":{"type":"string"},"size":{"type":"string","description":"The object's whole size in bytes.","pattern":"^[0-9]+$"},"offset":{"type":"string","description":"Where this part starts.","pattern":"^[0-9]+$"},"content":{"type":"string","description":"The bytes read, as text or as base64."},"content_base64":{"type":"string","contentEncoding":"base64","description":"The bytes read, as text or as base64."},"truncated":{"type":"boolean","description":"True when the object goes on past this part; read on from offset plus the part's length."}},"additionalProperties":false}`,
 		Usage:        "cas_get(hash: string, offset?: integer, length?: integer)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"}`,
-		NewRequest:   func() proto.Message { return new(v1.CasGetRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasGet{CasGet: m.(*v1.CasGetRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_CasGet)
-			if !ok {
-				return nil, false
-			}
-			return x.CasGet, true
-		},
+		PayloadField: 3, // cas_get: hoot.v1.CasGetRequest
+		ResultField:  4, // cas_get: hoot.v1.CasGetResult
 	},
 	{
 		Name:         "cas_inspect",
@@ -171,17 +346,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"hash":{"type":"string"},"size":{"type":"string","pattern":"^[0-9]+$"},"mime_type":{"type":"string"},"stored_at":{"type":"string","format":"date-time","description":"When the object was first stored."}},"additionalProperties":false}`,
 		Usage:        "cas_inspect(hash: string)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"}`,
-		NewRequest:   func() proto.Message { return new(v1.CasInspectRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasInspect{CasInspect: m.(*v1.CasInspectRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_CasInspect)
-			if !ok {
-				return nil, false
-			}
-			return x.CasInspect, true
-		},
+		PayloadField: 4, // cas_inspect: hoot.v1.CasInspectRequest
+		ResultField:  5, // cas_inspect: hoot.v1.CasInspectResult
 	},
 	{
 		Name:         "artifact_create",
@@ -195,17 +361,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact"}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}}}`,
 		Usage:        "artifact_create(hash?: string, content?: string, content_base64?: base64, mime_type?: string, tags?: string[], creator?: string, parent_ids?: string[], metadata?: object, variation_set?: string)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9","mime_type":"audio/midi","tags":["draft"],"creator":"claude"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactCreateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactCreate{ArtifactCreate: m.(*v1.ArtifactCreateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactCreate)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactCreate, true
-		},
+		PayloadField: 5, // artifact_create: hoot.v1.ArtifactCreateRequest
+		ResultField:  6, // artifact_create: hoot.v1.ArtifactCreateResult
 	},
 	{
 		Name:         "artifact_get",
@@ -219,17 +376,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact"},"parents":{"type":"array","description":"The artifacts it was made from, in order.","items":{"$ref":"#/$defs/Artifact"}},"children":{"type":"array","description":"The artifacts made from it, oldest first (at most 100).","items":{"$ref":"#/$defs/Artifact"}},"annotations":{"type":"array","description":"What has been said about it, oldest first (at most 100).","items":{"$ref":"#/$defs/Annotation"}}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"Annotation":{"type":"object","properties":{"id":{"type":"string","description":"The annotation's id: \"ann_\" and 26 lowercase letters and digits."},"artifact_id":{"type":"string","description":"The artifact it is about."},"message":{"type":"string","description":"What was said."},"vibe":{"type":"string","description":"A word or two for the feeling, such as \"bright\" or \"too busy\"."},"source":{"type":"string","description":"Who or what said it."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
 		Usage:        "artifact_get(id: string)",
 		Example:      `{"id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactGetRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactGet{ArtifactGet: m.(*v1.ArtifactGetRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactGet)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactGet, true
-		},
+		PayloadField: 6, // artifact_get: hoot.v1.ArtifactGetRequest
+		ResultField:  7, // artifact_get: hoot.v1.ArtifactGetResult
 	},
 	{
 		Name:         "artifact_list",
@@ -243,17 +391,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifacts":{"type":"array","items":{"$ref":"#/$defs/Artifact"}},"next_cursor":{"type":"string","description":"Pass as cursor to get the next page; empty on the last page."}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}}}`,
 		Usage:        "artifact_list(tag?: string, creator?: string, parent_id?: string, since?: string, variation_set?: string, limit?: integer, cursor?: string)",
 		Example:      `{"tag":"draft","limit":20}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactListRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactList{ArtifactList: m.(*v1.ArtifactListRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactList)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactList, true
-		},
+		PayloadField: 7, // artifact_list: hoot.v1.ArtifactListRequest
+		ResultField:  8, // artifact_list: hoot.v1.ArtifactListResult
 	},
 	{
 		Name:         "artifact_annotate",
@@ -267,17 +406,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"annotation":{"$ref":"#/$defs/Annotation"}},"additionalProperties":false,"$defs":{"Annotation":{"type":"object","properties":{"id":{"type":"string","description":"The annotation's id: \"ann_\" and 26 lowercase letters and digits."},"artifact_id":{"type":"string","description":"The artifact it is about."},"message":{"type":"string","description":"What was said."},"vibe":{"type":"string","description":"A word or two for the feeling, such as \"bright\" or \"too busy\"."},"source":{"type":"string","description":"Who or what said it."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
 		Usage:        "artifact_annotate(artifact_id: string, message: string, vibe?: string, source?: string)",
 		Example:      `{"artifact_id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx","message":"The bridge drags; try it faster.","vibe":"bright","source":"listener"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactAnnotateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactAnnotate{ArtifactAnnotate: m.(*v1.ArtifactAnnotateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactAnnotate)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactAnnotate, true
-		},
+		PayloadField: 8, // artifact_annotate: hoot.v1.ArtifactAnnotateRequest
+		ResultField:  9, // artifact_annotate: hoot.v1.ArtifactAnnotateResult
 	},
 	{
 		Name:         "artifact_tag",
@@ -291,17 +421,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact"}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}}}`,
 		Usage:        "artifact_tag(artifact_id: string, add?: string[], remove?: string[])",
 		Example:      `{"artifact_id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx","add":["keeper"]}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactTagRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactTag{ArtifactTag: m.(*v1.ArtifactTagRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactTag)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactTag, true
-		},
+		PayloadField: 9,  // artifact_tag: hoot.v1.ArtifactTagRequest
+		ResultField:  10, // artifact_tag: hoot.v1.ArtifactTagResult
 	},
 	{
 		Name:         "storage_stats",
@@ -315,17 +436,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"objects":{"type":"string","description":"Objects in the content store.","pattern":"^[0-9]+$"},"object_bytes":{"type":"string","description":"Their bytes in all.","pattern":"^[0-9]+$"},"artifacts":{"type":"string","pattern":"^[0-9]+$"},"annotations":{"type":"string","pattern":"^[0-9]+$"},"jobs":{"type":"string","pattern":"^[0-9]+$"},"database_bytes":{"type":"string","description":"The size of the database file in bytes.","pattern":"^[0-9]+$"}},"additionalProperties":false}`,
 		Usage:        "storage_stats()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.StorageStatsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_StorageStats{StorageStats: m.(*v1.StorageStatsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_StorageStats)
-			if !ok {
-				return nil, false
-			}
-			return x.StorageStats, true
-		},
+		PayloadField: 10, // storage_stats: hoot.v1.StorageStatsRequest
+		ResultField:  11, // storage_stats: hoot.v1.StorageStatsResult
 	},
 	{
 		Name:         "cas_verify",
@@ -339,17 +451,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "cas_verify(hashes?: string[])",
 		Example:      `{"hashes":["b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"]}`,
-		NewRequest:   func() proto.Message { return new(v1.CasVerifyRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasVerify{CasVerify: m.(*v1.CasVerifyRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 11, // cas_verify: hoot.v1.CasVerifyRequest
+		ResultField:  12, // job_started: hoot.v1.JobStarted
 	},
 	{
 		Name:         "job_status",
@@ -364,17 +467,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job":{"$ref":"#/$defs/Job"}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_status(id: string)",
 		Example:      `{"id":"job_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.JobStatusRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobStatus{JobStatus: m.(*v1.JobStatusRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStatus)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStatus, true
-		},
+		PayloadField: 12, // job_status: hoot.v1.JobStatusRequest
+		ResultField:  14, // job_status: hoot.v1.JobStatusResult
 	},
 	{
 		Name:         "job_await",
@@ -388,17 +482,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"jobs":{"type":"array","items":{"$ref":"#/$defs/Job"}},"timed_out":{"type":"boolean","description":"True when the wait ended before the jobs were done (all of them, or any one)."}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_await(ids: string[], mode?: AWAIT_MODE_ALL|AWAIT_MODE_ANY, timeout_ms?: integer)",
 		Example:      `{"ids":["job_01jd8x2k3m4n5p6q7r8s9t0vwx"],"timeout_ms":10000}`,
-		NewRequest:   func() proto.Message { return new(v1.JobAwaitRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobAwait{JobAwait: m.(*v1.JobAwaitRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobAwait)
-			if !ok {
-				return nil, false
-			}
-			return x.JobAwait, true
-		},
+		PayloadField: 13, // job_await: hoot.v1.JobAwaitRequest
+		ResultField:  15, // job_await: hoot.v1.JobAwaitResult
 	},
 	{
 		Name:         "job_list",
@@ -412,17 +497,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"jobs":{"type":"array","items":{"$ref":"#/$defs/Job"}},"next_cursor":{"type":"string","description":"Pass as cursor to get the next page; empty on the last page."}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_list(status?: JOB_STATUS_PENDING|JOB_STATUS_RUNNING|JOB_STATUS_SUCCEEDED|JOB_STATUS_FAILED|JOB_STATUS_CANCELLED|JOB_STATUS_INPUT_REQUIRED, tool?: string, since?: string, limit?: integer, cursor?: string)",
 		Example:      `{"status":"JOB_STATUS_RUNNING"}`,
-		NewRequest:   func() proto.Message { return new(v1.JobListRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobList{JobList: m.(*v1.JobListRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobList)
-			if !ok {
-				return nil, false
-			}
-			return x.JobList, true
-		},
+		PayloadField: 14, // job_list: hoot.v1.JobListRequest
+		ResultField:  16, // job_list: hoot.v1.JobListResult
 	},
 	{
 		Name:         "job_cancel",
@@ -437,17 +513,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job":{"$ref":"#/$defs/Job"}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_cancel(id: string)",
 		Example:      `{"id":"job_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.JobCancelRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobCancel{JobCancel: m.(*v1.JobCancelRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobCancel)
-			if !ok {
-				return nil, false
-			}
-			return x.JobCancel, true
-		},
+		PayloadField: 15, // job_cancel: hoot.v1.JobCancelRequest
+		ResultField:  17, // job_cancel: hoot.v1.JobCancelResult
 	},
 	{
 		Name:         "artifact_query",
@@ -461,17 +528,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"data":{"type":"array","description":"One entry per top-level field of the query, in order.","items":{"$ref":"#/$defs/QueryField"}},"nodes":{"type":"integer","description":"How many nodes (artifacts, annotations and jobs) the answer holds.","minimum":0}},"additionalProperties":false,"$defs":{"QueryField":{"type":"object","properties":{"name":{"type":"string","description":"The field's name in the answer: its alias, or its name."},"artifact":{"$ref":"#/$defs/ArtifactNode","description":"The field's value; none for an artifact or job that does not exist."},"artifacts":{"$ref":"#/$defs/ArtifactNodeList","description":"The field's value; none for an artifact or job that does not exist."},"job":{"$ref":"#/$defs/JobNode","description":"The field's value; none for an artifact or job that does not exist."},"jobs":{"$ref":"#/$defs/JobNodeList","description":"The field's value; none for an artifact or job that does not exist."}},"additionalProperties":false},"ArtifactNode":{"type":"object","properties":{"id":{"type":"string"},"hash":{"type":"string"},"size":{"type":"string","pattern":"^[0-9]+$"},"mime_type":{"type":"string"},"tags":{"$ref":"#/$defs/StringList"},"creator":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"variation_set":{"type":"string"},"variation_index":{"type":"integer","minimum":0},"midi":{"$ref":"#/$defs/MidiInfo"},"audio":{"$ref":"#/$defs/AudioInfo"},"parents":{"$ref":"#/$defs/ArtifactNodeList"},"children":{"$ref":"#/$defs/ArtifactNodeList"},"ancestors":{"$ref":"#/$defs/ArtifactNodeList"},"descendants":{"$ref":"#/$defs/ArtifactNodeList"},"annotations":{"$ref":"#/$defs/AnnotationNodeList"}},"additionalProperties":false},"StringList":{"type":"object","properties":{"values":{"type":"array","items":{"type":"string"}}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"ArtifactNodeList":{"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/$defs/ArtifactNode"}}},"additionalProperties":false},"AnnotationNodeList":{"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/$defs/AnnotationNode"}}},"additionalProperties":false},"AnnotationNode":{"type":"object","properties":{"id":{"type":"string"},"message":{"type":"string"},"vibe":{"type":"string"},"source":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"artifact":{"$ref":"#/$defs/ArtifactNode"}},"additionalProperties":false},"JobNode":{"type":"object","properties":{"id":{"type":"string"},"tool":{"type":"string"},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number"},"total":{"type":"number"},"message":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"}},"additionalProperties":false},"JobNodeList":{"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/$defs/JobNode"}}},"additionalProperties":false}}}`,
 		Usage:        "artifact_query(query: string, variables?: object, operation_name?: string)",
 		Example:      `{"query":"{ artifacts(limit: 5) { id creator tags } }"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactQueryRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactQuery{ArtifactQuery: m.(*v1.ArtifactQueryRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactQuery)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactQuery, true
-		},
+		PayloadField: 16, // artifact_query: hoot.v1.ArtifactQueryRequest
+		ResultField:  18, // artifact_query: hoot.v1.ArtifactQueryResult
 	},
 	{
 		Name:         "abc_parse",
@@ -485,17 +543,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tunes":{"type":"array","description":"The tunes, in the order of the text.","items":{"$ref":"#/$defs/AbcTune"}},"file_header":{"type":"array","description":"Fields before the first tune (the file header), which apply to every tune.","items":{"$ref":"#/$defs/AbcField"}},"diagnostics":{"type":"array","description":"Errors and warnings, in the order of the text (with x, those on that tune's lines).","items":{"$ref":"#/$defs/AbcDiagnostic"}},"errors":{"type":"integer","minimum":0},"warnings":{"type":"integer","minimum":0}},"additionalProperties":false,"$defs":{"AbcTune":{"type":"object","properties":{"x":{"type":"integer","description":"The X: reference number.","minimum":0},"line":{"type":"integer","description":"The line of the X: field.","minimum":0},"titles":{"type":"array","description":"T: titles; the first is the tune's title.","items":{"type":"string"}},"composers":{"type":"array","description":"C: composers.","items":{"type":"string"}},"origin":{"type":"string","description":"O: origin, R: rhythm (reel, jig, hornpipe, ...)."},"rhythm":{"type":"string"},"meter":{"$ref":"#/$defs/AbcMeter"},"unit_length":{"type":"string","description":"L: the unit note length, or its default from the meter (1/16 below 3/4, else 1/8)."},"tempo":{"$ref":"#/$defs/AbcTempo","description":"Q: the tempo, when given."},"key":{"$ref":"#/$defs/AbcKey"},"parts":{"type":"string","description":"P: in the header: the order to play the parts in, such as \"AABB\"."},"voice_defs":{"type":"array","description":"V: definitions.","items":{"$ref":"#/$defs/AbcVoiceDef"}},"words":{"type":"array","description":"W: words printed after the tune.","items":{"type":"string"}},"header":{"type":"array","description":"Every header field as written, in order, also those without a typed field above.","items":{"$ref":"#/$defs/AbcField"}},"voices":{"type":"array","description":"The voices, in the order they first appear; a tune without V: has one voice with id \"\".","items":{"$ref":"#/$defs/AbcVoice"}}},"additionalProperties":false},"AbcMeter":{"type":"object","properties":{"text":{"type":"string","description":"As written: \"6/8\", \"C\", \"C|\", \"2+3/8\" or \"none\"; empty without M:."},"numerators":{"type":"array","description":"The numerator's terms (M:2+3/8 has 2 and 3) and the denominator; both empty for free meter.","items":{"type":"integer","minimum":0}},"denominator":{"type":"integer","minimum":0},"bar_length":{"type":"string","description":"The length of a bar as a fraction of a whole note; \"0\" for free meter."}},"additionalProperties":false},"AbcTempo":{"type":"object","properties":{"beats":{"type":"array","description":"The beat unit's parts (Q:1/4 3/8=60 has \"1/4\" and \"3/8\"); their sum is one beat.","items":{"type":"string"}},"bpm":{"type":"integer","description":"Beats per minute; 0 when only text is given.","minimum":0},"text":{"type":"string","description":"Quoted text, such as \"Allegro\"."},"quarter_notes_per_minute":{"type":"number","description":"The tempo in quarter notes per minute, as a player plays it."}},"additionalProperties":false},"AbcKey":{"type":"object","properties":{"text":{"type":"string","description":"As written."},"tonic":{"type":"string","description":"The tonic with its accidental, such as \"G\", \"Bb\" or \"F#\"; empty for K:none."},"mode":{"type":"string","description":"major, minor, mixolydian, dorian, phrygian, lydian or locrian."},"fifths":{"type":"integer","description":"Sharps (positive) or flats (negative) in the signature."},"accidentals":{"type":"array","description":"Explicit accidentals, such as \"^f\" or \"_b\".","items":{"type":"string"}},"explicit_only":{"type":"boolean","description":"True for \"exp\": only the explicit accidentals apply."},"none":{"type":"boolean","description":"K:none, and the bagpipe keys K:HP and K:Hp."},"highland_pipes":{"type":"boolean"},"clef":{"$ref":"#/$defs/AbcClef"}},"additionalProperties":false},"AbcClef":{"type":"object","properties":{"name":{"type":"string","description":"treble (also when empty), bass, alto, tenor, perc or none."},"transpose":{"type":"integer","description":"transpose= in semitones, and octave=."},"octave":{"type":"integer"}},"additionalProperties":false},"AbcVoiceDef":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"},"subname":{"type":"string"},"clef":{"$ref":"#/$defs/AbcClef"},"properties":{"type":"object","description":"Every key=value of the definition, as written.","additionalProperties":{"type":"string"}},"line":{"type":"integer","minimum":0}},"additionalProperties":false},"AbcField":{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"line":{"type":"integer","minimum":0}},"additionalProperties":false},"AbcVoice":{"type":"object","properties":{"id":{"type":"string"},"bars":{"type":"array","description":"The voice's bars in written order (repeats not expanded).","items":{"$ref":"#/$defs/AbcBar"}},"notes":{"type":"integer","description":"Notes (a chord counts each of its notes; grace notes not counted) and rests.","minimum":0},"rests":{"type":"integer","minimum":0}},"additionalProperties":false},"AbcBar":{"type":"object","properties":{"number":{"type":"integer","description":"1-based, in written order.","minimum":0},"line":{"type":"integer","minimum":0},"ending":{"type":"array","description":"The first and second ... endings this bar starts, such as [1] for |1.","items":{"type":"integer","minimum":0}},"elements":{"type":"array","items":{"$ref":"#/$defs/AbcElement"}},"bar_line":{"type":"string","description":"The bar line that closes the bar, as written (\"|\", \"||\", \":|\", \"|]\", ...); empty at the end of a tune without one."},"repeat_end":{"type":"boolean","description":"The bar ends a repeated section (its bar line is :| or ::), or starts one (the bar line before it is |: or ::)."},"repeat_start":{"type":"boolean"}},"additionalProperties":false},"AbcElement":{"type":"object","properties":{"line":{"type":"integer","minimum":0},"column":{"type":"integer","minimum":0},"text":{"type":"string","description":"The element as written."},"note":{"$ref":"#/$defs/AbcNote"},"rest":{"$ref":"#/$defs/AbcRest"},"chord":{"$ref":"#/$defs/AbcChord"},"tuplet":{"$ref":"#/$defs/AbcTuplet"},"grace":{"$ref":"#/$defs/AbcGrace"},"decoration":{"type":"string","description":"A decoration, such as \"trill\", \"fermata\" or \"p\" (from !trill!, H, !p!)."},"chord_symbol":{"type":"string","description":"A chord symbol, such as \"Am7\"."},"annotation":{"type":"string","description":"Quoted text that is not a chord symbol, with its placement first (\"^above\")."},"slur":{"type":"string","description":"\"(\" or \")\"."},"broken_rhythm":{"type":"string","description":"\">\", \">>\", \"<\" ...: the broken rhythm between the notes around it."},"field":{"$ref":"#/$defs/AbcField","description":"An inline field or a field line in the body, such as [K:D] or M:3/4."},"lyrics":{"type":"string","description":"A w: lyrics line for the notes before it."},"overlay":{"type":"boolean","description":"\"&\": a voice overlay."}},"additionalProperties":false},"AbcNote":{"type":"object","properties":{"pitch":{"type":"string","description":"The pitch as written, such as \"^c'\" or \"_B,\"."},"letter":{"type":"string","description":"A to G, the accidental as written (\"^\", \"^^\", \"_\", \"__\", \"=\" or empty) and the octave (0 for C..B with middle C, 1 for c..b, one up per ', one down per ,)."},"accidental":{"type":"string"},"octave":{"type":"integer"},"length":{"type":"string","description":"The written length, a multiple of the unit note length (C3/2 has \"3/2\")."},"duration":{"type":"string","description":"The sounding length as a fraction of a whole note, after L:, broken rhythm and tuplets."},"tie":{"type":"boolean","description":"Tied to the next note."}},"additionalProperties":false},"AbcRest":{"type":"object","properties":{"invisible":{"type":"boolean"},"bars":{"type":"integer","description":"For Z and X, the number of whole bars.","minimum":0},"duration":{"type":"string"}},"additionalProperties":false},"AbcChord":{"type":"object","properties":{"notes":{"type":"array","items":{"$ref":"#/$defs/AbcNote"}},"duration":{"type":"string"},"tie":{"type":"boolean"}},"additionalProperties":false},"AbcTuplet":{"type":"object","properties":{"p":{"type":"integer","minimum":0},"q":{"type":"integer","minimum":0},"r":{"type":"integer","minimum":0}},"additionalProperties":false},"AbcGrace":{"type":"object","properties":{"acciaccatura":{"type":"boolean"},"notes":{"type":"array","items":{"$ref":"#/$defs/AbcNote"}}},"additionalProperties":false},"AbcDiagnostic":{"type":"object","properties":{"line":{"type":"integer","description":"1-based line and column (the column counts bytes).","minimum":0},"column":{"type":"integer","minimum":0},"severity":{"type":"string","description":"\"error\" (not valid ABC; the parser skipped or guessed) or \"warning\" (valid, but probably not what was meant)."},"message":{"type":"string"},"suggestion":{"type":"string","description":"How to fix it, when there is a clear fix."}},"additionalProperties":false}}}`,
 		Usage:        "abc_parse(abc?: string, artifact_id?: string, hash?: string, x?: integer)",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|"}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcParseRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcParse{AbcParse: m.(*v1.AbcParseRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcParse)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcParse, true
-		},
+		PayloadField: 17, // abc_parse: hoot.v1.AbcParseRequest
+		ResultField:  19, // abc_parse: hoot.v1.AbcParseResult
 	},
 	{
 		Name:         "abc_validate",
@@ -509,17 +558,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"valid":{"type":"boolean","description":"True when there are no errors (there may be warnings)."},"errors":{"type":"integer","minimum":0},"warnings":{"type":"integer","minimum":0},"diagnostics":{"type":"array","items":{"$ref":"#/$defs/AbcDiagnostic"}},"tunes":{"type":"array","description":"The tunes found: their X: numbers and first titles.","items":{"$ref":"#/$defs/AbcTuneRef"}}},"additionalProperties":false,"$defs":{"AbcDiagnostic":{"type":"object","properties":{"line":{"type":"integer","description":"1-based line and column (the column counts bytes).","minimum":0},"column":{"type":"integer","minimum":0},"severity":{"type":"string","description":"\"error\" (not valid ABC; the parser skipped or guessed) or \"warning\" (valid, but probably not what was meant)."},"message":{"type":"string"},"suggestion":{"type":"string","description":"How to fix it, when there is a clear fix."}},"additionalProperties":false},"AbcTuneRef":{"type":"object","properties":{"x":{"type":"integer","minimum":0},"title":{"type":"string"}},"additionalProperties":false}}}`,
 		Usage:        "abc_validate(abc?: string, artifact_id?: string, hash?: string)",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|"}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcValidateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcValidate{AbcValidate: m.(*v1.AbcValidateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcValidate)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcValidate, true
-		},
+		PayloadField: 18, // abc_validate: hoot.v1.AbcValidateRequest
+		ResultField:  20, // abc_validate: hoot.v1.AbcValidateResult
 	},
 	{
 		Name:         "abc_transpose",
@@ -533,17 +573,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"abc":{"type":"string"},"semitones":{"type":"integer","description":"The interval applied to the first tune, in semitones (with to_key, each tune of a book moves its own way to the target)."},"from_key":{"type":"string","description":"The first tune's key before and after, such as \"G major\" and \"A major\"."},"to_key":{"type":"string"},"artifact":{"$ref":"#/$defs/Artifact","description":"With save: the new artifact."}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}}}`,
 		Usage:        "abc_transpose(abc?: string, artifact_id?: string, hash?: string, semitones?: integer, to_key?: string, save?: boolean, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|","semitones":2}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcTransposeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcTranspose{AbcTranspose: m.(*v1.AbcTransposeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcTranspose)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcTranspose, true
-		},
+		PayloadField: 19, // abc_transpose: hoot.v1.AbcTransposeRequest
+		ResultField:  21, // abc_transpose: hoot.v1.AbcTransposeResult
 	},
 	{
 		Name:         "abc_to_midi",
@@ -557,17 +588,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact"},"x":{"type":"integer","description":"The tune converted.","minimum":0},"title":{"type":"string"},"midi":{"$ref":"#/$defs/MidiInfoResult"},"diagnostics":{"type":"array","description":"The errors and warnings on the tune's lines. They did not stop the conversion: where the text has an error, the MIDI follows the parser's best reading of it.","items":{"$ref":"#/$defs/AbcDiagnostic"}}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"MidiInfoResult":{"type":"object","properties":{"format":{"type":"integer","description":"0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","minimum":0},"ticks_per_quarter":{"type":"integer","minimum":0},"tempo_map":{"type":"array","items":{"$ref":"#/$defs/MidiTempo"}},"time_signatures":{"type":"array","items":{"$ref":"#/$defs/MidiTimeSignature"}},"key_signatures":{"type":"array","items":{"$ref":"#/$defs/MidiKeySignature"}},"duration_ticks":{"type":"string","pattern":"^[0-9]+$"},"duration_seconds":{"type":"number"},"duration_bars":{"type":"number","description":"The length in bars of the time signatures in force (4/4 when there is none)."},"notes":{"type":"integer","minimum":0},"per_track":{"type":"array","items":{"$ref":"#/$defs/MidiTrackInfo"}},"per_channel":{"type":"array","items":{"$ref":"#/$defs/MidiChannelInfo"}}},"additionalProperties":false},"MidiTempo":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"seconds":{"type":"number"},"bpm":{"type":"number"},"micros_per_quarter":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiTimeSignature":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"bar":{"type":"number","description":"The bar it starts in, from 0."},"numerator":{"type":"integer","minimum":0},"denominator":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiKeySignature":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"track":{"type":"integer","minimum":0},"name":{"type":"string","description":"Such as \"G major\" or \"E minor\"."},"sharps":{"type":"integer"},"minor":{"type":"boolean"}},"additionalProperties":false},"MidiTrackInfo":{"type":"object","properties":{"index":{"type":"integer","minimum":0},"name":{"type":"string"},"events":{"type":"integer","minimum":0},"end_tick":{"type":"string","pattern":"^[0-9]+$"},"channels":{"type":"array","items":{"type":"integer","minimum":0}},"notes":{"$ref":"#/$defs/MidiNotes"}},"additionalProperties":false},"MidiNotes":{"type":"object","properties":{"notes":{"type":"integer","minimum":0},"lowest":{"type":"integer","minimum":0},"highest":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiChannelInfo":{"type":"object","properties":{"channel":{"type":"integer","minimum":0},"notes":{"$ref":"#/$defs/MidiNotes"},"programs":{"type":"array","description":"The programs (instruments, 0-based) set on the channel.","items":{"type":"integer","minimum":0}}},"additionalProperties":false},"AbcDiagnostic":{"type":"object","properties":{"line":{"type":"integer","description":"1-based line and column (the column counts bytes).","minimum":0},"column":{"type":"integer","minimum":0},"severity":{"type":"string","description":"\"error\" (not valid ABC; the parser skipped or guessed) or \"warning\" (valid, but probably not what was meant)."},"message":{"type":"string"},"suggestion":{"type":"string","description":"How to fix it, when there is a clear fix."}},"additionalProperties":false}}}`,
 		Usage:        "abc_to_midi(abc?: string, artifact_id?: string, hash?: string, x?: integer, rendering?: object, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|"}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcToMidiRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcToMidi{AbcToMidi: m.(*v1.AbcToMidiRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcToMidi)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcToMidi, true
-		},
+		PayloadField: 20, // abc_to_midi: hoot.v1.AbcToMidiRequest
+		ResultField:  22, // abc_to_midi: hoot.v1.AbcToMidiResult
 	},
 	{
 		Name:         "abc_book_to_midi",
@@ -581,17 +603,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "abc_book_to_midi(abc?: string, artifact_id?: string, hash?: string, rendering?: object, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:One\nK:G\nGABc|\n\nX:2\nT:Two\nK:D\nDEFG|"}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcBookToMidiRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcBookToMidi{AbcBookToMidi: m.(*v1.AbcBookToMidiRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 21, // abc_book_to_midi: hoot.v1.AbcBookToMidiRequest
+		ResultField:  12, // job_started: hoot.v1.JobStarted
 	},
 	{
 		Name:         "midi_info",
@@ -605,17 +618,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"format":{"type":"integer","description":"0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","minimum":0},"ticks_per_quarter":{"type":"integer","minimum":0},"tempo_map":{"type":"array","items":{"$ref":"#/$defs/MidiTempo"}},"time_signatures":{"type":"array","items":{"$ref":"#/$defs/MidiTimeSignature"}},"key_signatures":{"type":"array","items":{"$ref":"#/$defs/MidiKeySignature"}},"duration_ticks":{"type":"string","pattern":"^[0-9]+$"},"duration_seconds":{"type":"number"},"duration_bars":{"type":"number","description":"The length in bars of the time signatures in force (4/4 when there is none)."},"notes":{"type":"integer","minimum":0},"per_track":{"type":"array","items":{"$ref":"#/$defs/MidiTrackInfo"}},"per_channel":{"type":"array","items":{"$ref":"#/$defs/MidiChannelInfo"}}},"additionalProperties":false,"$defs":{"MidiTempo":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"seconds":{"type":"number"},"bpm":{"type":"number"},"micros_per_quarter":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiTimeSignature":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"bar":{"type":"number","description":"The bar it starts in, from 0."},"numerator":{"type":"integer","minimum":0},"denominator":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiKeySignature":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"track":{"type":"integer","minimum":0},"name":{"type":"string","description":"Such as \"G major\" or \"E minor\"."},"sharps":{"type":"integer"},"minor":{"type":"boolean"}},"additionalProperties":false},"MidiTrackInfo":{"type":"object","properties":{"index":{"type":"integer","minimum":0},"name":{"type":"string"},"events":{"type":"integer","minimum":0},"end_tick":{"type":"string","pattern":"^[0-9]+$"},"channels":{"type":"array","items":{"type":"integer","minimum":0}},"notes":{"$ref":"#/$defs/MidiNotes"}},"additionalProperties":false},"MidiNotes":{"type":"object","properties":{"notes":{"type":"integer","minimum":0},"lowest":{"type":"integer","minimum":0},"highest":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiChannelInfo":{"type":"object","properties":{"channel":{"type":"integer","minimum":0},"notes":{"$ref":"#/$defs/MidiNotes"},"programs":{"type":"array","description":"The programs (instruments, 0-based) set on the channel.","items":{"type":"integer","minimum":0}}},"additionalProperties":false}}}`,
 		Usage:        "midi_info(artifact_id?: string, hash?: string)",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w"}`,
-		NewRequest:   func() proto.Message { return new(v1.MidiInfoRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MidiInfo{MidiInfo: m.(*v1.MidiInfoRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_MidiInfo)
-			if !ok {
-				return nil, false
-			}
-			return x.MidiInfo, true
-		},
+		PayloadField: 22, // midi_info: hoot.v1.MidiInfoRequest
+		ResultField:  24, // midi_info: hoot.v1.MidiInfoResult
 	},
 	{
 		Name:         "storage_gc",
@@ -630,17 +634,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "storage_gc(dry_run?: boolean, min_age_seconds?: integer)",
 		Example:      `{"dry_run":true,"min_age_seconds":86400}`,
-		NewRequest:   func() proto.Message { return new(v1.StorageGcRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_StorageGc{StorageGc: m.(*v1.StorageGcRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 23, // storage_gc: hoot.v1.StorageGcRequest
+		ResultField:  12, // job_started: hoot.v1.JobStarted
 	},
 	{
 		Name:         "midi_render",
@@ -654,17 +649,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "midi_render(artifact_id?: string, hash?: string, soundfont_artifact_id?: string, soundfont_hash?: string, format?: string, sample_rate?: integer, loudness?: object, tail_seconds?: number, dry?: boolean, tags?: string[])",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w","format":"wav","sample_rate":44100}`,
-		NewRequest:   func() proto.Message { return new(v1.MidiRenderRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MidiRender{MidiRender: m.(*v1.MidiRenderRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 40, // midi_render: hoot.v1.MidiRenderRequest
+		ResultField:  12, // job_started: hoot.v1.JobStarted
 	},
 	{
 		Name:         "soundfont_inspect",
@@ -678,17 +664,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"source":{"type":"string","description":"The SoundFont described: a file path on the worker, or the artifact id or hash given."},"name":{"type":"string","description":"The name in its INFO chunk (INAM), and its SF2 version."},"version":{"type":"string"},"presets":{"type":"array","description":"Presets in bank and program order; at most 1000 are listed, presets_total counts them all.","items":{"$ref":"#/$defs/SoundfontPreset"}},"presets_total":{"type":"integer","minimum":0},"instruments":{"type":"array","description":"Instrument names in file order; at most 1000 are listed, instruments_total counts them all.","items":{"type":"string"}},"instruments_total":{"type":"integer","minimum":0},"sample_count":{"type":"integer","description":"The sample headers, and the 16-bit sample points of all samples together.","minimum":0},"sample_points":{"type":"string","pattern":"^[0-9]+$"},"drum_kits":{"type":"array","description":"The drum kits of bank 128 (at most 16), each with the instrument every key plays.","items":{"$ref":"#/$defs/SoundfontDrumKit"}}},"additionalProperties":false,"$defs":{"SoundfontPreset":{"type":"object","properties":{"bank":{"type":"integer","description":"The bank (0 for melodic General MIDI, 128 for drum kits) and program (0 to 127).","minimum":0},"program":{"type":"integer","minimum":0},"name":{"type":"string"},"instruments":{"type":"array","description":"The instruments the preset plays, by name.","items":{"type":"string"}}},"additionalProperties":false},"SoundfontDrumKit":{"type":"object","properties":{"program":{"type":"integer","minimum":0},"name":{"type":"string"},"keys":{"type":"array","description":"The keys that sound, lowest first.","items":{"$ref":"#/$defs/SoundfontDrumKey"}}},"additionalProperties":false},"SoundfontDrumKey":{"type":"object","properties":{"key":{"type":"integer","description":"The MIDI key (35 is the General MIDI acoustic bass drum, 38 the acoustic snare).","minimum":0},"instrument":{"type":"string","description":"The instrument's name in the SoundFont, and the sample it sounds (a kit's instrument often holds every drum, and the sample names the drum)."},"sample":{"type":"string"}},"additionalProperties":false}}}`,
 		Usage:        "soundfont_inspect(artifact_id?: string, hash?: string)",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w"}`,
-		NewRequest:   func() proto.Message { return new(v1.SoundfontInspectRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_SoundfontInspect{SoundfontInspect: m.(*v1.SoundfontInspectRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_SoundfontInspect)
-			if !ok {
-				return nil, false
-			}
-			return x.SoundfontInspect, true
-		},
+		PayloadField: 41, // soundfont_inspect: hoot.v1.SoundfontInspectRequest
+		ResultField:  41, // soundfont_inspect: hoot.v1.SoundfontInspectResult
 	},
 	{
 		Name:         "audio_info",
@@ -702,17 +679,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"format":{"type":"string","description":"\"wav\" or \"flac\", and the codec, such as pcm_s16le or flac."},"codec":{"type":"string"},"sample_rate":{"type":"integer","minimum":0},"channels":{"type":"integer","minimum":0},"bit_depth":{"type":"integer","minimum":0},"frames":{"type":"string","description":"Sample frames (one sample of every channel), and the duration they make.","pattern":"^[0-9]+$"},"duration_seconds":{"type":"number"},"peak_dbfs":{"type":"number","description":"The largest absolute sample, in dB relative to full scale."},"rms_dbfs":{"type":"number","description":"The RMS level of all channels together, in dBFS (a full-scale square wave is 0)."},"integrated_lufs":{"type":"number","description":"The integrated loudness, in LUFS (ITU-R BS.1770-4 with EBU R128 gating); -120 when every block is below the absolute gate of -70 LUFS."},"silences":{"type":"array","description":"Stretches of at least 0.25 seconds whose level stays below -60 dBFS, in order; at most 1000.","items":{"$ref":"#/$defs/AudioSilence"}}},"additionalProperties":false,"$defs":{"AudioSilence":{"type":"object","properties":{"start_seconds":{"type":"number"},"end_seconds":{"type":"number"}},"additionalProperties":false}}}`,
 		Usage:        "audio_info(artifact_id?: string, hash?: string)",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w"}`,
-		NewRequest:   func() proto.Message { return new(v1.AudioInfoRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AudioInfo{AudioInfo: m.(*v1.AudioInfoRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AudioInfo)
-			if !ok {
-				return nil, false
-			}
-			return x.AudioInfo, true
-		},
+		PayloadField: 42, // audio_info: hoot.v1.AudioInfoRequest
+		ResultField:  42, // audio_info: hoot.v1.AudioInfoResult
 	},
 	{
 		Name:         "midi_piano_roll",
@@ -726,17 +694,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact","description":"The PNG artifact (image/png), the child of the MIDI's artifact."},"width":{"type":"integer","minimum":0},"height":{"type":"integer","minimum":0},"start_seconds":{"type":"number","description":"The time shown, in seconds."},"end_seconds":{"type":"number"},"low_pitch":{"type":"integer","description":"The keys shown, lowest and highest.","minimum":0},"high_pitch":{"type":"integer","minimum":0},"notes_drawn":{"type":"integer","description":"Notes drawn (at least partly inside the ranges), and notes in the file.","minimum":0},"notes_total":{"type":"integer","minimum":0},"channels":{"type":"array","description":"The channels drawn (0 to 15), each with the colour it has, as #rrggbb.","items":{"$ref":"#/$defs/PianoRollChannel"}},"content":{"type":"array","description":"A summary, and the PNG itself when it is at most 2 MiB.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"PianoRollChannel":{"type":"object","properties":{"channel":{"type":"integer","minimum":0},"color":{"type":"string"},"notes":{"type":"integer","minimum":0}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "midi_piano_roll(artifact_id?: string, hash?: string, start_seconds?: number, end_seconds?: number, low_pitch?: integer, high_pitch?: integer, width?: integer, height?: integer, tags?: string[])",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w","high_pitch":84,"width":1200,"height":480}`,
-		NewRequest:   func() proto.Message { return new(v1.MidiPianoRollRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MidiPianoRoll{MidiPianoRoll: m.(*v1.MidiPianoRollRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_MidiPianoRoll)
-			if !ok {
-				return nil, false
-			}
-			return x.MidiPianoRoll, true
-		},
+		PayloadField: 43, // midi_piano_roll: hoot.v1.MidiPianoRollRequest
+		ResultField:  43, // midi_piano_roll: hoot.v1.MidiPianoRollResult
 	},
 	{
 		Name:         "abc_render",
@@ -750,17 +709,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"svg":{"$ref":"#/$defs/Artifact","description":"The score as SVG (image/svg+xml) and as PNG (image/png), children of the ABC's artifact."},"png":{"$ref":"#/$defs/Artifact"},"x":{"type":"integer","description":"The tune engraved, by its X: number and title.","minimum":0},"title":{"type":"string"},"systems":{"type":"integer","description":"The staff systems (lines of music) engraved, and the PNG's size.","minimum":0},"width":{"type":"integer","minimum":0},"height":{"type":"integer","minimum":0},"log":{"type":"string","description":"What abcm2ps reported (warnings, errors), at most 4 KiB."},"content":{"type":"array","description":"A summary, and the PNG when it is at most 2 MiB.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "abc_render(abc?: string, artifact_id?: string, hash?: string, x?: integer, width?: integer, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|","width":1200}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcRenderRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcRender{AbcRender: m.(*v1.AbcRenderRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcRender)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcRender, true
-		},
+		PayloadField: 44, // abc_render: hoot.v1.AbcRenderRequest
+		ResultField:  44, // abc_render: hoot.v1.AbcRenderResult
 	},
 	{
 		Name:         "midi_analyze",
@@ -774,17 +724,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"key":{"$ref":"#/$defs/MidiKeyEstimate","description":"The most likely of the 24 major and minor keys; absent when no pitched note sounds."},"runner_up":{"$ref":"#/$defs/MidiKeyEstimate","description":"The next most likely: a correlation close to the key's says the call is uncertain."},"modal":{"$ref":"#/$defs/MidiKeyEstimate","description":"The key read as one of the seven diatonic modes (ionian as \"major\", aeolian as \"minor\", dorian, phrygian, lydian, mixolydian, locrian): the seven-note scale that holds the most sounding time, and on it the tonic whose major or minor key profile fits the notes best, favouring the final note. Its correlation is the share of sounding time inside that scale."},"declared_key":{"type":"string","description":"The key signature the file declares (such as \"G major\"), or \"\" when it has none."},"meter":{"$ref":"#/$defs/MidiMeterEstimate"},"tempo":{"$ref":"#/$defs/MidiTempoEstimate"},"chords_per":{"type":"string","description":"\"bar\" or \"beat\": what each chord covers."},"chords":{"type":"array","items":{"$ref":"#/$defs/MidiChordSpan"}},"chords_total":{"type":"integer","description":"How many chords there were in all; when more than were listed, chords_note says so.","minimum":0},"chords_note":{"type":"string"},"voices":{"type":"array","description":"Each track and channel that plays notes, drums (channel 10, numbered 9 here) apart.","items":{"$ref":"#/$defs/MidiVoice"}},"drums":{"type":"array","items":{"$ref":"#/$defs/MidiVoice"}},"notes":{"type":"integer","description":"Pitched notes analysed (drums not counted) and the length in bars.","minimum":0},"duration_bars":{"type":"number"},"sections":{"type":"array","description":"With section_bars: each section's key, in order.","items":{"$ref":"#/$defs/MidiSectionKey"}}},"additionalProperties":false,"$defs":{"MidiKeyEstimate":{"type":"object","properties":{"name":{"type":"string","description":"Such as \"G major\", \"E minor\" or \"D mixolydian\"."},"tonic":{"type":"string","description":"The tonic, such as \"G\", \"F#\" or \"Bb\" (spelled as the key's signature would)."},"mode":{"type":"string","description":"major, minor, or for the modal reading dorian, phrygian, lydian, mixolydian, locrian."},"correlation":{"type":"number","description":"The Pearson correlation of the notes with the key's profile, -1 to 1 (for the modal reading, the share of sounding time in its scale, 0 to 1)."}},"additionalProperties":false},"MidiMeterEstimate":{"type":"object","properties":{"numerator":{"type":"integer","minimum":0},"denominator":{"type":"integer","minimum":0},"source":{"type":"string","description":"\"time signature event\" when the file has one at its start; \"estimated from onsets\" when it has none; \"default 4/4\" when there were too few notes to tell."},"changes":{"type":"integer","description":"How many time signature changes the file has after the first.","minimum":0}},"additionalProperties":false},"MidiTempoEstimate":{"type":"object","properties":{"bpm":{"type":"number","description":"Quarter notes per minute at the start."},"source":{"type":"string","description":"\"tempo event\" when the file sets one at its start; \"default 120 (no tempo event)\" when it sets none (the Standard MIDI File default), or says at which tick the first one comes."},"min_bpm":{"type":"number","description":"The slowest and fastest tempo of the file, and how many tempo changes follow the first."},"max_bpm":{"type":"number"},"changes":{"type":"integer","minimum":0},"beats_per_minute":{"type":"number","description":"Beats of the meter per minute: bpm scaled to the meter's beat (a dotted quarter in 6/8)."}},"additionalProperties":false},"MidiChordSpan":{"type":"object","properties":{"bar":{"type":"integer","description":"The bar, from 1, and the beat in it, from 1 (0 when the chord covers the bar).","minimum":0},"beat":{"type":"integer","minimum":0},"tick":{"type":"string","pattern":"^[0-9]+$"},"name":{"type":"string","description":"Such as \"G\", \"D7\", \"Em\", \"Bdim\", \"C/E\", or \"N.C.\" when no chord fits."},"root":{"type":"string","description":"The root and the bass note's pitch class, such as \"C\" and \"E\"; empty for \"N.C.\"."},"bass":{"type":"string"},"quality":{"type":"string","description":"maj, min, dim, aug, 7, maj7, m7, m7b5, dim7, 6 or m6; empty for \"N.C.\"."},"fit":{"type":"number","description":"The share of the span's sounding time on the chord's notes, 0 to 1."}},"additionalProperties":false},"MidiVoice":{"type":"object","properties":{"track":{"type":"integer","minimum":0},"channel":{"type":"integer","minimum":0},"name":{"type":"string","description":"The track's name, when it has one."},"program":{"type":"integer","description":"The first program (instrument, 0-based) set on the channel, or -1 when none is."},"notes":{"type":"integer","minimum":0},"lowest":{"type":"integer","description":"MIDI note numbers (60 is middle C) and their names (C4 is middle C).","minimum":0},"highest":{"type":"integer","minimum":0},"lowest_name":{"type":"string"},"highest_name":{"type":"string"},"median":{"type":"integer","minimum":0},"median_name":{"type":"string"},"polyphony":{"type":"integer","description":"The most notes sounding at once.","minimum":0}},"additionalProperties":false},"MidiSectionKey":{"type":"object","properties":{"first_bar":{"type":"integer","description":"The bars, from 1, both included.","minimum":0},"last_bar":{"type":"integer","minimum":0},"key":{"$ref":"#/$defs/MidiKeyEstimate","description":"As for the whole file; both absent when no pitched note sounds in the section."},"runner_up":{"$ref":"#/$defs/MidiKeyEstimate"}},"additionalProperties":false}}}`,
 		Usage:        "midi_analyze(artifact_id?: string, hash?: string, chords_per?: string, max_chords?: integer, section_bars?: integer)",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w","chords_per":"bar","section_bars":8}`,
-		NewRequest:   func() proto.Message { return new(v1.MidiAnalyzeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MidiAnalyze{MidiAnalyze: m.(*v1.MidiAnalyzeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_MidiAnalyze)
-			if !ok {
-				return nil, false
-			}
-			return x.MidiAnalyze, true
-		},
+		PayloadField: 45, // midi_analyze: hoot.v1.MidiAnalyzeRequest
+		ResultField:  45, // midi_analyze: hoot.v1.MidiAnalyzeResult
 	},
 	{
 		Name:         "job_answer",
@@ -799,17 +740,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job":{"$ref":"#/$defs/Job"}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_answer(id: string, answers?: map<string, object>)",
 		Example:      `{"id":"job_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.JobAnswerRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobAnswer{JobAnswer: m.(*v1.JobAnswerRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobAnswer)
-			if !ok {
-				return nil, false
-			}
-			return x.JobAnswer, true
-		},
+		PayloadField: 60, // job_answer: hoot.v1.JobAnswerRequest
+		ResultField:  60, // job_answer: hoot.v1.JobAnswerResult
 	},
 	{
 		Name:         "cas_object",
@@ -825,17 +757,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"One entry: the object's content with its media type.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "cas_object(hash: string)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"}`,
-		NewRequest:   func() proto.Message { return new(v1.CasObjectResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasObject{CasObject: m.(*v1.CasObjectResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_CasObject)
-			if !ok {
-				return nil, false
-			}
-			return x.CasObject, true
-		},
+		PayloadField: 500, // cas_object: hoot.v1.CasObjectResourceRequest
+		ResultField:  500, // cas_object: hoot.v1.CasObjectResourceResult
 	},
 	{
 		Name:         "artifact_content",
@@ -851,17 +774,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"One entry: the content with its media type.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "artifact_content(id: string)",
 		Example:      `{"id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactContentResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactContent{ArtifactContent: m.(*v1.ArtifactContentResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactContent, true
-		},
+		PayloadField: 501, // artifact_content: hoot.v1.ArtifactContentResourceRequest
+		ResultField:  501, // artifact_content: hoot.v1.ArtifactContentResourceResult
 	},
 	{
 		Name:         "compose_abc",
@@ -876,17 +790,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "compose_abc(idea: string, key?: string, meter?: string)",
 		Example:      `{"idea":"a cheerful reel for fiddle","key":"D","meter":"6/8"}`,
-		NewRequest:   func() proto.Message { return new(v1.ComposeAbcPromptRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ComposeAbc{ComposeAbc: m.(*v1.ComposeAbcPromptRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_MusicPrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.MusicPrompt, true
-		},
+		PayloadField: 600, // compose_abc: hoot.v1.ComposeAbcPromptRequest
+		ResultField:  600, // music_prompt: hoot.v1.MusicPromptResult
 	},
 	{
 		Name:         "test_simple_text",
@@ -900,17 +805,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_simple_text()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceSimpleTextRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestSimpleText{TestSimpleText: m.(*v1.ConformanceSimpleTextRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1000, // test_simple_text: hoot.v1.ConformanceSimpleTextRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_image_content",
@@ -924,17 +820,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_image_content()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceImageContentRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestImageContent{TestImageContent: m.(*v1.ConformanceImageContentRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1001, // test_image_content: hoot.v1.ConformanceImageContentRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_audio_content",
@@ -948,17 +835,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_audio_content()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceAudioContentRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestAudioContent{TestAudioContent: m.(*v1.ConformanceAudioContentRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1002, // test_audio_content: hoot.v1.ConformanceAudioContentRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_embedded_resource",
@@ -972,17 +850,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_embedded_resource()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceEmbeddedResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestEmbeddedResource{TestEmbeddedResource: m.(*v1.ConformanceEmbeddedResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1003, // test_embedded_resource: hoot.v1.ConformanceEmbeddedResourceRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_multiple_content_types",
@@ -996,17 +865,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_multiple_content_types()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceMultipleContentTypesRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestMultipleContentTypes{TestMultipleContentTypes: m.(*v1.ConformanceMultipleContentTypesRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1004, // test_multiple_content_types: hoot.v1.ConformanceMultipleContentTypesRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_error_handling",
@@ -1020,17 +880,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_error_handling()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceErrorHandlingRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestErrorHandling{TestErrorHandling: m.(*v1.ConformanceErrorHandlingRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1005, // test_error_handling: hoot.v1.ConformanceErrorHandlingRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_tool_with_progress",
@@ -1044,17 +895,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_tool_with_progress()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceToolWithProgressRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestToolWithProgress{TestToolWithProgress: m.(*v1.ConformanceToolWithProgressRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1006, // test_tool_with_progress: hoot.v1.ConformanceToolWithProgressRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_simple_prompt",
@@ -1069,17 +911,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_simple_prompt()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceSimplePromptRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestSimplePrompt{TestSimplePrompt: m.(*v1.ConformanceSimplePromptRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
+		PayloadField: 1007, // test_simple_prompt: hoot.v1.ConformanceSimplePromptRequest
+		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
 	},
 	{
 		Name:         "test_prompt_with_arguments",
@@ -1094,17 +927,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_prompt_with_arguments(arg1: string, arg2: string)",
 		Example:      `{"arg1":"hello","arg2":"world"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformancePromptWithArgumentsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestPromptWithArguments{TestPromptWithArguments: m.(*v1.ConformancePromptWithArgumentsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
+		PayloadField: 1008, // test_prompt_with_arguments: hoot.v1.ConformancePromptWithArgumentsRequest
+		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
 	},
 	{
 		Name:         "test_prompt_with_embedded_resource",
@@ -1119,17 +943,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_prompt_with_embedded_resource(resource_uri: string)",
 		Example:      `{"resource_uri":"test://example-resource"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformancePromptWithEmbeddedResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestPromptWithEmbeddedResource{TestPromptWithEmbeddedResource: m.(*v1.ConformancePromptWithEmbeddedResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
+		PayloadField: 1009, // test_prompt_with_embedded_resource: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
 	},
 	{
 		Name:         "test_prompt_with_image",
@@ -1144,17 +959,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_prompt_with_image()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformancePromptWithImageRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestPromptWithImage{TestPromptWithImage: m.(*v1.ConformancePromptWithImageRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
+		PayloadField: 1010, // test_prompt_with_image: hoot.v1.ConformancePromptWithImageRequest
+		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
 	},
 	{
 		Name:         "static_text",
@@ -1171,17 +977,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "static_text()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceStaticTextRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_StaticText{StaticText: m.(*v1.ConformanceStaticTextRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceResource, true
-		},
+		PayloadField: 1011, // static_text: hoot.v1.ConformanceStaticTextRequest
+		ResultField:  1002, // conformance_resource: hoot.v1.ConformanceResourceResult
 	},
 	{
 		Name:         "static_binary",
@@ -1198,17 +995,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "static_binary()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceStaticBinaryRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_StaticBinary{StaticBinary: m.(*v1.ConformanceStaticBinaryRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceResource, true
-		},
+		PayloadField: 1012, // static_binary: hoot.v1.ConformanceStaticBinaryRequest
+		ResultField:  1002, // conformance_resource: hoot.v1.ConformanceResourceResult
 	},
 	{
 		Name:         "watched_resource",
@@ -1225,17 +1013,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "watched_resource()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceWatchedResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_WatchedResource{WatchedResource: m.(*v1.ConformanceWatchedResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceResource, true
-		},
+		PayloadField: 1013, // watched_resource: hoot.v1.ConformanceWatchedResourceRequest
+		ResultField:  1002, // conformance_resource: hoot.v1.ConformanceResourceResult
 	},
 	{
 		Name:         "template_data",
@@ -1252,17 +1031,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "template_data(id: string)",
 		Example:      `{"id":"123"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceTemplateDataRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TemplateData{TemplateData: m.(*v1.ConformanceTemplateDataRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceResource, true
-		},
+		PayloadField: 1014, // template_data: hoot.v1.ConformanceTemplateDataRequest
+		ResultField:  1002, // conformance_resource: hoot.v1.ConformanceResourceResult
 	},
 	{
 		Name:         "test_tool_with_logging",
@@ -1276,17 +1046,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_tool_with_logging()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceToolWithLoggingRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestToolWithLogging{TestToolWithLogging: m.(*v1.ConformanceToolWithLoggingRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1015, // test_tool_with_logging: hoot.v1.ConformanceToolWithLoggingRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_sampling",
@@ -1300,17 +1061,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_sampling(prompt: string)",
 		Example:      `{"prompt":"Say hello"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceSamplingRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestSampling{TestSampling: m.(*v1.ConformanceSamplingRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1016, // test_sampling: hoot.v1.ConformanceSamplingRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_elicitation",
@@ -1324,17 +1076,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_elicitation(message: string)",
 		Example:      `{"message":"Please tell us who you are"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceElicitationRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestElicitation{TestElicitation: m.(*v1.ConformanceElicitationRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1017, // test_elicitation: hoot.v1.ConformanceElicitationRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_elicitation_sep1034_defaults",
@@ -1348,17 +1091,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_elicitation_sep1034_defaults()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceElicitationDefaultsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestElicitationSep1034Defaults{TestElicitationSep1034Defaults: m.(*v1.ConformanceElicitationDefaultsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1018, // test_elicitation_sep1034_defaults: hoot.v1.ConformanceElicitationDefaultsRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_elicitation_sep1330_enums",
@@ -1372,17 +1106,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_elicitation_sep1330_enums()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceElicitationEnumsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestElicitationSep1330Enums{TestElicitationSep1330Enums: m.(*v1.ConformanceElicitationEnumsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1019, // test_elicitation_sep1330_enums: hoot.v1.ConformanceElicitationEnumsRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "json_schema_2020_12_tool",
@@ -1396,17 +1121,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "json_schema_2020_12_tool(name?: string, address?: object, contact_method?: string, phone?: string, email?: string)",
 		Example:      `{"name":"Ann","email":"ann@example.com"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceJsonSchema202012Request) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JsonSchema_2020_12Tool{JsonSchema_2020_12Tool: m.(*v1.ConformanceJsonSchema202012Request)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1020, // json_schema_2020_12_tool: hoot.v1.ConformanceJsonSchema202012Request
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_logging_tool",
@@ -1420,17 +1136,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_logging_tool()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceLoggingToolRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestLoggingTool{TestLoggingTool: m.(*v1.ConformanceLoggingToolRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1050, // test_logging_tool: hoot.v1.ConformanceLoggingToolRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_trigger_tool_change",
@@ -1444,17 +1151,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_trigger_tool_change()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceTriggerToolChangeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestTriggerToolChange{TestTriggerToolChange: m.(*v1.ConformanceTriggerToolChangeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1051, // test_trigger_tool_change: hoot.v1.ConformanceTriggerToolChangeRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_trigger_prompt_change",
@@ -1468,17 +1166,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_trigger_prompt_change()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceTriggerPromptChangeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestTriggerPromptChange{TestTriggerPromptChange: m.(*v1.ConformanceTriggerPromptChangeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1052, // test_trigger_prompt_change: hoot.v1.ConformanceTriggerPromptChangeRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_dynamic_tool",
@@ -1492,17 +1181,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_dynamic_tool()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceDynamicToolRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestDynamicTool{TestDynamicTool: m.(*v1.ConformanceDynamicToolRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1053, // test_dynamic_tool: hoot.v1.ConformanceDynamicToolRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_dynamic_prompt",
@@ -1517,17 +1197,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_dynamic_prompt()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceDynamicPromptRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestDynamicPrompt{TestDynamicPrompt: m.(*v1.ConformanceDynamicPromptRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
+		PayloadField: 1054, // test_dynamic_prompt: hoot.v1.ConformanceDynamicPromptRequest
+		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
 	},
 	{
 		Name:         "test_custom_header",
@@ -1541,17 +1212,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_custom_header(region: string, priority?: integer, verbose?: boolean, query?: string)",
 		Example:      `{"region":"us-west1","priority":3}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceCustomHeaderRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestCustomHeader{TestCustomHeader: m.(*v1.ConformanceCustomHeaderRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1055, // test_custom_header: hoot.v1.ConformanceCustomHeaderRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_input_required_result_elicitation",
@@ -1565,17 +1227,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_input_required_result_elicitation()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredElicitationRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultElicitation{TestInputRequiredResultElicitation: m.(*v1.ConformanceInputRequiredElicitationRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1021, // test_input_required_result_elicitation: hoot.v1.ConformanceInputRequiredElicitationRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_input_required_result_sampling",
@@ -1589,17 +1242,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_input_required_result_sampling()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredSamplingRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultSampling{TestInputRequiredResultSampling: m.(*v1.ConformanceInputRequiredSamplingRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1022, // test_input_required_result_sampling: hoot.v1.ConformanceInputRequiredSamplingRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_input_required_result_list_roots",
@@ -1613,17 +1257,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_input_required_result_list_roots()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredListRootsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultListRoots{TestInputRequiredResultListRoots: m.(*v1.ConformanceInputRequiredListRootsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1023, // test_input_required_result_list_roots: hoot.v1.ConformanceInputRequiredListRootsRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_input_required_result_request_state",
@@ -1637,17 +1272,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_input_required_result_request_state()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredRequestStateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultRequestState{TestInputRequiredResultRequestState: m.(*v1.ConformanceInputRequiredRequestStateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1024, // test_input_required_result_request_state: hoot.v1.ConformanceInputRequiredRequestStateRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_input_required_result_multiple_inputs",
@@ -1661,17 +1287,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_input_required_result_multiple_inputs()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredMultipleInputsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultMultipleInputs{TestInputRequiredResultMultipleInputs: m.(*v1.ConformanceInputRequiredMultipleInputsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1025, // test_input_required_result_multiple_inputs: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_input_required_result_multi_round",
@@ -1685,17 +1302,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_input_required_result_multi_round()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredMultiRoundRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultMultiRound{TestInputRequiredResultMultiRound: m.(*v1.ConformanceInputRequiredMultiRoundRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1026, // test_input_required_result_multi_round: hoot.v1.ConformanceInputRequiredMultiRoundRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_input_required_result_tampered_state",
@@ -1709,17 +1317,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_input_required_result_tampered_state()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredTamperedStateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultTamperedState{TestInputRequiredResultTamperedState: m.(*v1.ConformanceInputRequiredTamperedStateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1027, // test_input_required_result_tampered_state: hoot.v1.ConformanceInputRequiredTamperedStateRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_input_required_result_capabilities",
@@ -1733,17 +1332,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_input_required_result_capabilities()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredCapabilitiesRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultCapabilities{TestInputRequiredResultCapabilities: m.(*v1.ConformanceInputRequiredCapabilitiesRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1028, // test_input_required_result_capabilities: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_input_required_result_prompt",
@@ -1758,17 +1348,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_input_required_result_prompt()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredPromptRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultPrompt{TestInputRequiredResultPrompt: m.(*v1.ConformanceInputRequiredPromptRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
+		PayloadField: 1029, // test_input_required_result_prompt: hoot.v1.ConformanceInputRequiredPromptRequest
+		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
 	},
 	{
 		Name:         "test_missing_capability",
@@ -1782,17 +1363,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_missing_capability()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceMissingCapabilityRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestMissingCapability{TestMissingCapability: m.(*v1.ConformanceMissingCapabilityRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1030, // test_missing_capability: hoot.v1.ConformanceMissingCapabilityRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "test_streaming_elicitation",
@@ -1806,17 +1378,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "test_streaming_elicitation()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceStreamingElicitationRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestStreamingElicitation{TestStreamingElicitation: m.(*v1.ConformanceStreamingElicitationRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1031, // test_streaming_elicitation: hoot.v1.ConformanceStreamingElicitationRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "greet",
@@ -1830,17 +1393,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "greet(name: string)",
 		Example:      `{"name":"World"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceGreetRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_Greet{Greet: m.(*v1.ConformanceGreetRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
+		PayloadField: 1100, // greet: hoot.v1.ConformanceGreetRequest
+		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
 	},
 	{
 		Name:         "slow_compute",
@@ -1854,17 +1408,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "slow_compute(seconds?: integer, label?: string)",
 		Example:      `{"seconds":2,"label":"lifecycle"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceSlowComputeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_SlowCompute{SlowCompute: m.(*v1.ConformanceSlowComputeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 1101, // slow_compute: hoot.v1.ConformanceSlowComputeRequest
+		ResultField:  12,   // job_started: hoot.v1.JobStarted
 	},
 	{
 		Name:         "failing_job",
@@ -1879,17 +1424,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "failing_job()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceFailingJobRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_FailingJob{FailingJob: m.(*v1.ConformanceFailingJobRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 1102, // failing_job: hoot.v1.ConformanceFailingJobRequest
+		ResultField:  12,   // job_started: hoot.v1.JobStarted
 	},
 	{
 		Name:         "protocol_error_job",
@@ -1903,17 +1439,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "protocol_error_job()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceProtocolErrorJobRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ProtocolErrorJob{ProtocolErrorJob: m.(*v1.ConformanceProtocolErrorJobRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 1103, // protocol_error_job: hoot.v1.ConformanceProtocolErrorJobRequest
+		ResultField:  12,   // job_started: hoot.v1.JobStarted
 	},
 	{
 		Name:         "confirm_delete",
@@ -1927,17 +1454,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "confirm_delete(filename?: string)",
 		Example:      `{"filename":"notes.txt"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceConfirmDeleteRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ConfirmDelete{ConfirmDelete: m.(*v1.ConformanceConfirmDeleteRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 1104, // confirm_delete: hoot.v1.ConformanceConfirmDeleteRequest
+		ResultField:  12,   // job_started: hoot.v1.JobStarted
 	},
 	{
 		Name:         "multi_input",
@@ -1951,17 +1469,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "multi_input()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceMultiInputRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MultiInput{MultiInput: m.(*v1.ConformanceMultiInputRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 1105, // multi_input: hoot.v1.ConformanceMultiInputRequest
+		ResultField:  12,   // job_started: hoot.v1.JobStarted
 	},
 	{
 		Name:         "test_tool_with_task",
@@ -1979,16 +1488,7 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "test_tool_with_task(name?: string)",
 		Example:      `{"name":"Alice"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceTestToolWithTaskRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestToolWithTask{TestToolWithTask: m.(*v1.ConformanceTestToolWithTaskRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 1106, // test_tool_with_task: hoot.v1.ConformanceTestToolWithTaskRequest
+		ResultField:  12,   // job_started: hoot.v1.JobStarted
 	},
 }

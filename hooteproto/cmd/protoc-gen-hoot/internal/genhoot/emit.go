@@ -11,9 +11,11 @@ import (
 func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackageName) {
 	generatePreamble(g, c, pkg, true)
 	protoMessage := g.QualifiedGoIdent(protoPackage.Ident("Message"))
+	fieldNumber := g.QualifiedGoIdent(protoreflectPackage.Ident("FieldNumber"))
 	payload := g.QualifiedGoIdent(c.payload.GoIdent)
 	result := g.QualifiedGoIdent(c.result.GoIdent)
 
+	generateToolNames(g, c)
 	g.P("// A Tool is everything the gateway knows about one tool, generated from its request message.")
 	g.P("type Tool struct {")
 	g.P("// Name is the tool's MCP name.")
@@ -58,15 +60,15 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 	g.P("Usage string")
 	g.P("// Example is a valid arguments object for the tool, as JSON text.")
 	g.P("Example string")
-	g.P("// NewRequest returns a new, empty request message of the tool.")
-	g.P("NewRequest func() ", protoMessage)
-	g.P("// Wrap puts a request made by NewRequest into a Payload.")
-	g.P("Wrap func(", protoMessage, ") *", payload)
-	g.P("// Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the")
-	g.P("// JobStarted that names the job; ok is false when r holds something else.")
-	g.P("Unwrap func(r *", result, ") (m ", protoMessage, ", ok bool)")
+	g.P("// PayloadField is the number of the tool's member of the ", c.payload.Desc.Name(), " oneof, which holds its")
+	g.P("// request. NewRequest, Wrap and Unwrap work from it.")
+	g.P("PayloadField ", fieldNumber)
+	g.P("// ResultField is the number of the member of the ", c.result.Desc.Name(), " oneof that holds the tool's answer:")
+	g.P("// its result, or for a tool of kind JOB the JobStarted that names the job.")
+	g.P("ResultField ", fieldNumber)
 	g.P("}")
 	g.P()
+	generateToolMethods(g, c, payload, result, protoMessage, fieldNumber)
 	g.P("// An ElicitField is a request field that a person supplies, and its property in the form that")
 	g.P("// asks for it.")
 	g.P("type ElicitField struct {")
@@ -92,15 +94,13 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 	wrapComment(g, "", "Tools is every tool of the schema, in the order of the "+string(c.payload.Desc.Name())+" oneof.")
 	g.P("var Tools = []Tool{")
 	for _, t := range c.tools {
-		generateTool(g, t, payload, result, protoMessage)
+		generateTool(g, t)
 	}
 	g.P("}")
 	g.AnnotateSymbol("Tools", protogen.Annotation{Location: c.payload.Location})
 }
 
-func generateTool(g *protogen.GeneratedFile, t *tool, payload, result, protoMessage string) {
-	req := g.QualifiedGoIdent(t.request.GoIdent)
-	pf, rf := t.payloadField, t.answerField
+func generateTool(g *protogen.GeneratedFile, t *tool) {
 	g.P("{")
 	g.P("Name: ", strconv.Quote(t.opts.GetName()), ",")
 	g.P("Title: ", strconv.Quote(t.opts.GetTitle()), ",")
@@ -148,18 +148,69 @@ func generateTool(g *protogen.GeneratedFile, t *tool, payload, result, protoMess
 	g.P("OutputSchema: ", goString(t.outputSchema), ",")
 	g.P("Usage: ", strconv.Quote(t.usage), ",")
 	g.P("Example: ", goString(t.example), ",")
-	g.P("NewRequest: func() ", protoMessage, " { return new(", req, ") },")
-	g.P("Wrap: func(m ", protoMessage, ") *", payload, " {")
-	g.P("return &", payload, "{", pf.Oneof.GoName, ": &", pf.GoIdent, "{", pf.GoName, ": m.(*", req, ")}}")
+	g.P("PayloadField: ", t.payloadField.Desc.Number(), ", // ", t.payloadField.Desc.Name(), ": ", t.request.Desc.FullName())
+	g.P("ResultField: ", t.answerField.Desc.Number(), ", // ", t.answerField.Desc.Name(), ": ", t.answerField.Message.Desc.FullName())
 	g.P("},")
-	g.P("Unwrap: func(r *", result, ") (", protoMessage, ", bool) {")
-	g.P("x, ok := r.Get", rf.Oneof.GoName, "().(*", rf.GoIdent, ")")
-	g.P("if !ok {")
+}
+
+// generateToolNames writes a constant for each tool's name, for code that calls a tool by name.
+func generateToolNames(g *protogen.GeneratedFile, c *catalog) {
+	g.P("// The names of the tools, as MCP clients call them.")
+	g.P("const (")
+	for _, t := range c.tools {
+		g.P("// ", t.method, "ToolName is the name of the tool whose request is ", t.request.Desc.FullName(), ".")
+		g.P(t.method, "ToolName = ", strconv.Quote(t.opts.GetName()))
+	}
+	g.P(")")
+	g.P()
+}
+
+// generateToolMethods writes the methods that make a tool's request, put it into a Payload and
+// take the answer out of a Result. They are the same for every tool, which the table names by
+// field number only: the table is data, and these few methods are its one piece of logic.
+func generateToolMethods(g *protogen.GeneratedFile, c *catalog, payload, result, protoMessage, fieldNumber string) {
+	valueOfMessage := g.QualifiedGoIdent(protoreflectPackage.Ident("ValueOfMessage"))
+	g.P("// NewRequest returns a new, empty request message of the tool.")
+	g.P("func (t *Tool) NewRequest() ", protoMessage, " {")
+	g.P("p := new(", payload, ").ProtoReflect()")
+	g.P("return p.NewField(p.Descriptor().Fields().ByNumber(t.PayloadField)).Message().Interface()")
+	g.P("}")
+	g.P()
+	g.P("// Wrap puts a request made by NewRequest into a ", c.payload.Desc.Name(), ".")
+	g.P("func (t *Tool) Wrap(m ", protoMessage, ") *", payload, " {")
+	g.P("p := new(", payload, ")")
+	g.P("r := p.ProtoReflect()")
+	g.P("r.Set(r.Descriptor().Fields().ByNumber(t.PayloadField), ", valueOfMessage, "(m.ProtoReflect()))")
+	g.P("return p")
+	g.P("}")
+	g.P()
+	g.P("// Unwrap takes the tool's answer out of a ", c.result.Desc.Name(), ": its result, or for a tool of kind JOB the")
+	g.P("// JobStarted that names the job; ok is false when r holds something else.")
+	g.P("func (t *Tool) Unwrap(r *", result, ") (m ", protoMessage, ", ok bool) {")
+	g.P("x := r.ProtoReflect()")
+	g.P("fd := x.Descriptor().Fields().ByNumber(t.ResultField)")
+	g.P("if fd == nil || !x.Has(fd) {")
 	g.P("return nil, false")
 	g.P("}")
-	g.P("return x.", rf.GoName, ", true")
-	g.P("},")
-	g.P("},")
+	g.P("return x.Get(fd).Message().Interface(), true")
+	g.P("}")
+	g.P()
+	g.P("// CheckFields reports a tool whose PayloadField or ResultField is not a message member of the")
+	g.P("// ", c.payload.Desc.Name(), " or the ", c.result.Desc.Name(), " oneof, which NewRequest, Wrap and Unwrap could not use.")
+	g.P("func (t *Tool) CheckFields() error {")
+	g.P("for _, f := range []struct {")
+	g.P("m ", protoMessage)
+	g.P("n ", fieldNumber)
+	g.P("}{{new(", payload, "), t.PayloadField}, {new(", result, "), t.ResultField}} {")
+	g.P("d := f.m.ProtoReflect().Descriptor()")
+	g.P("fd := d.Fields().ByNumber(f.n)")
+	g.P("if fd == nil || fd.Message() == nil || fd.ContainingOneof() == nil {")
+	g.P("return ", fmtPackage.Ident("Errorf"), `("tool %q: field %d of %s is not a message member of its oneof", t.Name, f.n, d.FullName())`)
+	g.P("}")
+	g.P("}")
+	g.P("return nil")
+	g.P("}")
+	g.P()
 }
 
 // generateServices writes services.hoot.go: the Service type, the service name constants, and

@@ -3,7 +3,9 @@
 //
 //   - tools.hoot.go: the gateway's tool table, one Tool per member of the Payload oneof, with
 //     the tool's options, the JSON Schemas of its arguments and of its result, a usage line, a
-//     valid example call, and the functions that wrap a request and unwrap a result;
+//     valid example call, and the numbers of its members of the Payload and Result oneofs; a
+//     constant per tool name; and one set of methods, the same for every tool, that make a
+//     request, wrap it in a Payload and unwrap the answer from a Result by those numbers;
 //   - services.hoot.go: per worker service, a handler interface with one method per tool, a
 //     NewXService constructor whose dispatch is an exhaustive type switch on the Payload oneof,
 //     and an XServiceName constant.
@@ -50,6 +52,8 @@ const (
 	errorsPackage  = protogen.GoImportPath("errors")
 	fmtPackage     = protogen.GoImportPath("fmt")
 	protoPackage   = protogen.GoImportPath("google.golang.org/protobuf/proto")
+
+	protoreflectPackage = protogen.GoImportPath("google.golang.org/protobuf/reflect/protoreflect")
 )
 
 // Options are the plugin's parameters.
