@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/gateway"
 )
 
 // modernPost sends a 2026-07-28 request to url with its headers and returns the response, whose
@@ -77,7 +78,8 @@ func nextMessage(t *testing.T, c <-chan map[string]any, what string) map[string]
 func TestListenOnSeveralGateways(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a, b := serveGateway(t, dir), serveGateway(t, dir)
+	a := serveGatewayWith(t, gateway.Config{DataDir: dir, Conformance: true})
+	b := serveGatewayWith(t, gateway.Config{DataDir: dir, Conformance: true})
 	startSharedWorker(t, []*servedGateway{a, b}, []string{"--data", dir, "--heartbeat", "500ms", "--log-level", "warn", "--conformance"},
 		hootv1hoot.ConformanceServiceName, hootv1hoot.ConformanceDynamicToolServiceName)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

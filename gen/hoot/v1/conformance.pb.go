@@ -1865,7 +1865,7 @@ const file_hoot_v1_conformance_proto_rawDesc = "" +
 	"\bpriority\x18\x02 \x01(\x05B\x11\xca\xf3\x18\rJ\x013Z\bPriorityR\bpriority\x12'\n" +
 	"\averbose\x18\x03 \x01(\bB\r\xca\xf3\x18\tZ\aVerboseR\averbose\x12\x1d\n" +
 	"\x05query\x18\x04 \x01(\tB\a\xca\xf3\x18\x03\x10\x80\bR\x05query:\xac\x01\xc2\xf3\x18\xa7\x01\n" +
-	"\x12test_custom_header\x12\x12Test custom header\x1aLConformance fixture: arguments mirrored into Mcp-Param headers, echoed back. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResultB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x12test_custom_header\x12\x12Test custom header\x1aLConformance fixture: arguments mirrored into Mcp-Param headers, echoed back. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResultB3\xd8\xf3\x18\x01Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_conformance_proto_rawDescOnce sync.Once

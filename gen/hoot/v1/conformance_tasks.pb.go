@@ -354,7 +354,7 @@ const file_hoot_v1_conformance_tasks_proto_rawDesc = "" +
 	"\vmulti_input\x12\vMulti input\x1aWConformance fixture: ask the user two questions at once, then answer with both answers. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\"\x84\x02\n" +
 	"\"ConformanceTestToolWithTaskRequest\x12&\n" +
 	"\x04name\x18\x01 \x01(\tB\x12\xca\xf3\x18\x0e\x10\xc8\x01\x18\x01J\x05Alice`\x01R\x04name:\xb5\x01\xc2\xf3\x18\xb0\x01\n" +
-	"\x13test_tool_with_task\x12\x0fGreet as a task\x1aNConformance fixture: greet a name, asked of the user when left out, in a task. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\x80\x01\x01B/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x13test_tool_with_task\x12\x0fGreet as a task\x1aNConformance fixture: greet a name, asked of the user when left out, in a task. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\x80\x01\x01B3\xd8\xf3\x18\x01Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_conformance_tasks_proto_rawDescOnce sync.Once

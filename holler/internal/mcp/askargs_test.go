@@ -20,7 +20,7 @@ import (
 // ask_confirm, which a person also confirms.
 func askTools(t *testing.T) []hootv1hoot.Tool {
 	t.Helper()
-	tools := append([]hootv1hoot.Tool(nil), hootv1hoot.Tools...)
+	tools := append([]hootv1hoot.Tool(nil), testTools...)
 	var base hootv1hoot.Tool
 	for _, x := range tools {
 		if x.Name == "test_tool_with_task" {

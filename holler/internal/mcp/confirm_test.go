@@ -18,7 +18,7 @@ import (
 // answers them) that exercise the policy: one destructive tool whose schema asks for
 // confirmation, and one admin tool that does not ask but needs it all the same.
 func confirmTools() []hootv1hoot.Tool {
-	tools := append([]hootv1hoot.Tool(nil), hootv1hoot.Tools...)
+	tools := append([]hootv1hoot.Tool(nil), testTools...)
 	var echo hootv1hoot.Tool
 	for _, t := range tools {
 		if t.Name == "echo" {
@@ -403,8 +403,8 @@ func TestConfirmationOverStdio(t *testing.T) {
 func TestConformanceFixturesNeedNoConfirmation(t *testing.T) {
 	t.Parallel()
 	n := 0
-	for i := range hootv1hoot.Tools {
-		tool := &hootv1hoot.Tools[i]
+	for i := range hootv1hoot.Fixtures {
+		tool := &hootv1hoot.Fixtures[i]
 		if tool.Service != hootv1hoot.ConformanceServiceName {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,10 +21,10 @@ import (
 // schema holds a union.
 func TestGeneratedTools(t *testing.T) {
 	t.Parallel()
-	if len(hootv1hoot.Tools) == 0 {
-		t.Fatal("no tools")
+	if len(hootv1hoot.Tools) == 0 || len(hootv1hoot.Fixtures) == 0 {
+		t.Fatal("no tools, or no fixtures")
 	}
-	for _, tool := range hootv1hoot.Tools {
+	for _, tool := range slices.Concat(hootv1hoot.Tools, hootv1hoot.Fixtures) {
 		t.Run(tool.Name, func(t *testing.T) {
 			t.Parallel()
 			req := tool.NewRequest()
@@ -63,7 +64,7 @@ func TestGeneratedTools(t *testing.T) {
 				if v["type"] != "object" {
 					t.Errorf("%s schema has type %v, want object", name, v["type"])
 				}
-				if tool.Service == "conformance" && name == "input" {
+				if isFixture(tool.Name) && name == "input" {
 					// The fixtures may carry the suite's literal schema, unions included.
 					continue
 				}
@@ -96,6 +97,39 @@ func TestToolFieldsChecked(t *testing.T) {
 	}
 	if hootv1hoot.EchoToolName != "echo" || hootv1hoot.JobStatusToolName != "job_status" {
 		t.Errorf("tool name constants: %q, %q", hootv1hoot.EchoToolName, hootv1hoot.JobStatusToolName)
+	}
+}
+
+// isFixture reports whether the named tool is in hootv1hoot.Fixtures.
+func isFixture(name string) bool {
+	return slices.ContainsFunc(hootv1hoot.Fixtures, func(t hootv1hoot.Tool) bool { return t.Name == name })
+}
+
+// TestFixturesApart: the tools of the files marked (hoot.v1.fixtures) are in Fixtures and
+// nowhere in Tools, the product's table, and every fixture's request is declared in such a file.
+func TestFixturesApart(t *testing.T) {
+	t.Parallel()
+	fixtureFiles := map[string]bool{}
+	for _, tool := range hootv1hoot.Fixtures {
+		f := tool.NewRequest().ProtoReflect().Descriptor().ParentFile()
+		if on, _ := proto.GetExtension(f.Options(), hootv1.E_Fixtures).(bool); !on {
+			t.Errorf("fixture %q is declared in %s, which is not marked (hoot.v1.fixtures)", tool.Name, f.Path())
+		}
+		fixtureFiles[f.Path()] = true
+	}
+	for _, tool := range hootv1hoot.Tools {
+		f := tool.NewRequest().ProtoReflect().Descriptor().ParentFile()
+		if on, _ := proto.GetExtension(f.Options(), hootv1.E_Fixtures).(bool); on || isFixture(tool.Name) {
+			t.Errorf("tool %q of %s is a fixture, in the product's table", tool.Name, f.Path())
+		}
+		if strings.HasPrefix(tool.Service, "conformance") {
+			t.Errorf("tool %q of service %q is in the product's table", tool.Name, tool.Service)
+		}
+	}
+	for _, want := range []string{"hoot/v1/conformance.proto", "hoot/v1/conformance_tasks.proto"} {
+		if !fixtureFiles[want] {
+			t.Errorf("no fixture from %s", want)
+		}
 	}
 }
 

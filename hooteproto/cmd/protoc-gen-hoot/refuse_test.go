@@ -50,7 +50,7 @@ func TestRefusals(t *testing.T) {
 		{"confirm_not_destructive", []string{"hoot.refuse.confirm_not_destructive.DoItRequest", "confirm is for destructive or admin tools", "destructive: true"}},
 		{"confirm_on_prompt", []string{"hoot.refuse.confirm_on_prompt.DoItRequest", "confirm is for tools", "drop confirm"}},
 		{"admin_prompt", []string{"hoot.refuse.admin_prompt.DoItRequest", `"do_it" is an admin prompt`, "make it a tool or give it a lower tier"}},
-		{"fixture_schema_outside_conformance", []string{"hoot.refuse.fixture_schema_outside_conformance.DoItRequest", `fixture_input_schema is for the fixtures of service "conformance"`, `tool "do_it" is of service "svc"`, "drop fixture_input_schema"}},
+		{"fixture_schema_outside_conformance", []string{"hoot.refuse.fixture_schema_outside_conformance.DoItRequest", "fixture_input_schema is for fixtures", "option (hoot.v1.fixtures) = true;", `tool "do_it" is one of the product's`, "drop fixture_input_schema"}},
 		{"fixture_schema_unknown_property", []string{"hoot.refuse.fixture_schema_unknown_property.DoItRequest", `has property "nickname", which is not a field of the request`}},
 		{"header_bad_name", []string{"hoot.refuse.header_bad_name.DoItRequest.region", `header "My Region" has ' '`, "letters, digits and -"}},
 		{"header_duplicate", []string{"hoot.refuse.header_duplicate.DoItRequest.b", `header "region" is also the header of hoot.refuse.header_duplicate.DoItRequest.a`}},

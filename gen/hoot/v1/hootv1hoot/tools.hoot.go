@@ -287,7 +287,7 @@ type Annotations struct {
 	OpenWorld bool
 }
 
-// Tools is every tool of the schema, in the order of the Payload oneof.
+// Tools is every tool of the schema but its fixtures, in the order of the Payload oneof.
 var Tools = []Tool{
 	{
 		Name:         "echo",
@@ -793,6 +793,12 @@ var Tools = []Tool{
 		PayloadField: 600, // compose_abc: hoot.v1.ComposeAbcPromptRequest
 		ResultField:  600, // music_prompt: hoot.v1.MusicPromptResult
 	},
+}
+
+// Fixtures are the tools of the files marked (hoot.v1.fixtures): test fixtures, such as those
+// the MCP conformance suite calls, in the order of the Payload oneof. They are not the product's
+// tools; a gateway serves them only when it is told to.
+var Fixtures = []Tool{
 	{
 		Name:         "test_simple_text",
 		Title:        "Test simple text",

@@ -55,6 +55,7 @@ type tool struct {
 	resultField  *protogen.Field // the result's member of the Result oneof
 	answerField  *protogen.Field // the member the call answers with: resultField, or JobStarted for jobs
 	method       string          // the handler method's Go name
+	fixture      bool            // a test fixture, not a tool of the product (isFixture)
 	description  string
 	tier, kind   *protogen.EnumValue
 	surface      *protogen.EnumValue
@@ -160,7 +161,7 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 				f.Desc.FullName(), m.Desc.FullName(), m.Desc.Name(), payload.Desc.Name())
 			continue
 		}
-		t := &tool{opts: opts, request: m, payloadField: f, method: camelCase(opts.GetName())}
+		t := &tool{opts: opts, request: m, payloadField: f, method: camelCase(opts.GetName()), fixture: isFixture(m)}
 		c.checkTool(t, names, &bad)
 		if t.result = c.findResult(t, results, &bad); t.result != nil {
 			t.resultField = results[t.result.Desc.FullName()]

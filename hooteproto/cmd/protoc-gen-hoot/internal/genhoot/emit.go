@@ -91,13 +91,32 @@ func generateTools(g *protogen.GeneratedFile, c *catalog, pkg protogen.GoPackage
 	g.P("OpenWorld bool")
 	g.P("}")
 	g.P()
-	wrapComment(g, "", "Tools is every tool of the schema, in the order of the "+string(c.payload.Desc.Name())+" oneof.")
-	g.P("var Tools = []Tool{")
+	var product, fixtures []*tool
 	for _, t := range c.tools {
+		if t.fixture {
+			fixtures = append(fixtures, t)
+		} else {
+			product = append(product, t)
+		}
+	}
+	wrapComment(g, "", "Tools is every tool of the schema but its fixtures, in the order of the "+string(c.payload.Desc.Name())+" oneof.")
+	g.P("var Tools = []Tool{")
+	for _, t := range product {
 		generateTool(g, t)
 	}
 	g.P("}")
 	g.AnnotateSymbol("Tools", protogen.Annotation{Location: c.payload.Location})
+	if len(fixtures) == 0 {
+		return
+	}
+	g.P()
+	wrapComment(g, "", "Fixtures are the tools of the files marked (hoot.v1.fixtures): test fixtures, such as those the MCP conformance suite calls, "+
+		"in the order of the "+string(c.payload.Desc.Name())+" oneof. They are not the product's tools; a gateway serves them only when it is told to.")
+	g.P("var Fixtures = []Tool{")
+	for _, t := range fixtures {
+		generateTool(g, t)
+	}
+	g.P("}")
 }
 
 func generateTool(g *protogen.GeneratedFile, t *tool) {

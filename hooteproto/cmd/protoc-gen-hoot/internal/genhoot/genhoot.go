@@ -1,7 +1,8 @@
 // Package genhoot is the code generator behind protoc-gen-hoot. For the proto file that
 // defines the Payload message it writes, into the Go package <go package>/<name>hoot:
 //
-//   - tools.hoot.go: the gateway's tool table, one Tool per member of the Payload oneof, with
+//   - tools.hoot.go: the gateway's tool table, one Tool per member of the Payload oneof (in
+//     Tools, or in Fixtures for the fixtures), with
 //     the tool's options, the JSON Schemas of its arguments and of its result, a usage line, a
 //     valid example call, and the numbers of its members of the Payload and Result oneofs; a
 //     constant per tool name; and one set of methods, the same for every tool, that make a
@@ -20,9 +21,16 @@
 // option is not in Payload, a tool has no result in the Result oneof, a Result member is the
 // result of no tool, a tool or service name is missing, malformed or taken twice, the tier or
 // kind is unset, a (hoot.v1.field) rule does not fit its field's type, a pattern is not RE2, a
-// request message is recursive, a tool outside the "conformance" service carries a literal
-// input schema (fixture_input_schema, for the conformance suite's fixtures only), or an example (a field's, or the tool's example call) is not
-// valid JSON for the request or breaks the request's rules.
+// request message is recursive, a tool of the product carries a literal input schema
+// (fixture_input_schema, for fixtures only), or an example (a field's, or the tool's example
+// call) is not valid JSON for the request or breaks the request's rules.
+//
+// # Fixtures
+//
+// The tools of a file marked `option (hoot.v1.fixtures) = true;` are test fixtures (the MCP
+// conformance suite's), not the product's: tools.hoot.go lists them in Fixtures rather than in
+// Tools, so that a gateway serves them only when it is told to. Their services and handler
+// interfaces are generated like any other.
 //
 // # Examples
 //
