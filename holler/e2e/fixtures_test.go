@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"slices"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestAttackFixturesOnAPlainGateway(t *testing.T) {
 	plain := serveGatewayWith(t, gateway.Config{DataDir: dir})
 	fixtures := serveGatewayWith(t, gateway.Config{DataDir: dir, Conformance: true})
 	startSharedWorker(t, []*servedGateway{plain, fixtures}, []string{"--data", dir, "--heartbeat", "500ms", "--log-level", "warn", "--conformance"},
-		hootv1hoot.SystemServiceName, hootv1hoot.ConformanceServiceName)
+		hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName)
 
 	listed := func(c *modernClient) []string {
 		t.Helper()

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/gateway"
 )
 
@@ -81,7 +81,7 @@ func TestListenOnSeveralGateways(t *testing.T) {
 	a := serveGatewayWith(t, gateway.Config{DataDir: dir, Conformance: true})
 	b := serveGatewayWith(t, gateway.Config{DataDir: dir, Conformance: true})
 	startSharedWorker(t, []*servedGateway{a, b}, []string{"--data", dir, "--heartbeat", "500ms", "--log-level", "warn", "--conformance"},
-		hootv1hoot.ConformanceServiceName, hootv1hoot.ConformanceDynamicToolServiceName)
+		conformancev1hoot.ConformanceServiceName, conformancev1hoot.ConformanceDynamicToolServiceName)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var streams []<-chan map[string]any

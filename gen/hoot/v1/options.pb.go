@@ -762,6 +762,14 @@ var file_hoot_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "varint,51003,opt,name=fixtures",
 		Filename:      "hoot/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.FileOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51004,
+		Name:          "hoot.v1.carried",
+		Tag:           "varint,51004,opt,name=carried",
+		Filename:      "hoot/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MessageOptions.
@@ -793,6 +801,14 @@ var (
 	//
 	// optional bool fixtures = 51003;
 	E_Fixtures = &file_hoot_v1_options_proto_extTypes[3]
+	// Marks the file that defines the Payload and Result of a schema carried in hoot.v1's: its
+	// calls travel in hoot.v1.Payload's carried member (a google.protobuf.Any) and its answers in
+	// hoot.v1.Result's. The generator writes its tools into the gateway's hoot.v1 Tool type and
+	// its services into hoot.v1's Service type, wrapping and unwrapping through those members,
+	// so that the schema needs no member in hoot.v1's envelope and hoot.v1 imports nothing of it.
+	//
+	// optional bool carried = 51004;
+	E_Carried = &file_hoot_v1_options_proto_extTypes[4]
 )
 
 var File_hoot_v1_options_proto protoreflect.FileDescriptor
@@ -872,7 +888,8 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\x04tool\x12\x1f.google.protobuf.MessageOptions\x18\xb8\x8e\x03 \x01(\v2\x14.hoot.v1.ToolOptionsR\x04tool:J\n" +
 	"\x05field\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\v2\x13.hoot.v1.FieldRulesR\x05field:?\n" +
 	"\x03ref\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\x0e2\f.hoot.v1.RefR\x03ref::\n" +
-	"\bfixtures\x12\x1c.google.protobuf.FileOptions\x18\xbb\x8e\x03 \x01(\bR\bfixturesB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\bfixtures\x12\x1c.google.protobuf.FileOptions\x18\xbb\x8e\x03 \x01(\bR\bfixtures:8\n" +
+	"\acarried\x12\x1c.google.protobuf.FileOptions\x18\xbc\x8e\x03 \x01(\bR\acarriedB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_options_proto_rawDescOnce sync.Once
@@ -911,13 +928,14 @@ var file_hoot_v1_options_proto_depIdxs = []int32{
 	9,  // 6: hoot.v1.field:extendee -> google.protobuf.FieldOptions
 	9,  // 7: hoot.v1.ref:extendee -> google.protobuf.FieldOptions
 	10, // 8: hoot.v1.fixtures:extendee -> google.protobuf.FileOptions
-	6,  // 9: hoot.v1.tool:type_name -> hoot.v1.ToolOptions
-	7,  // 10: hoot.v1.field:type_name -> hoot.v1.FieldRules
-	4,  // 11: hoot.v1.ref:type_name -> hoot.v1.Ref
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	9,  // [9:12] is the sub-list for extension type_name
-	5,  // [5:9] is the sub-list for extension extendee
+	10, // 9: hoot.v1.carried:extendee -> google.protobuf.FileOptions
+	6,  // 10: hoot.v1.tool:type_name -> hoot.v1.ToolOptions
+	7,  // 11: hoot.v1.field:type_name -> hoot.v1.FieldRules
+	4,  // 12: hoot.v1.ref:type_name -> hoot.v1.Ref
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	10, // [10:13] is the sub-list for extension type_name
+	5,  // [5:10] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name
 }
 
@@ -933,7 +951,7 @@ func file_hoot_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_options_proto_rawDesc), len(file_hoot_v1_options_proto_rawDesc)),
 			NumEnums:      5,
 			NumMessages:   3,
-			NumExtensions: 4,
+			NumExtensions: 5,
 			NumServices:   0,
 		},
 		GoTypes:           file_hoot_v1_options_proto_goTypes,

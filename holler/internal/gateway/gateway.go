@@ -64,7 +64,7 @@ type Config struct {
 	StateKey []byte
 	// MinimalErrors turns off guidance in errors.
 	MinimalErrors bool
-	// Conformance serves the test fixtures (hootv1hoot.Fixtures, which the MCP conformance suite
+	// Conformance serves the test fixtures (conformancev1hoot.Fixtures, which the MCP conformance suite
 	// calls) beside the product's tools, for a worker started with --conformance. Off, the
 	// gateway knows only the product's tools, whatever services its workers offer.
 	Conformance bool

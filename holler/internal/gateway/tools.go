@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"slices"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -13,5 +14,5 @@ func toolTable(conformance bool) []hootv1hoot.Tool {
 	if !conformance {
 		return hootv1hoot.Tools
 	}
-	return slices.Concat(hootv1hoot.Tools, hootv1hoot.Fixtures)
+	return slices.Concat(hootv1hoot.Tools, conformancev1hoot.Fixtures)
 }

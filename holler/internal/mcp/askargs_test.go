@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"net/http"
 	"strings"
 	"sync"
@@ -54,7 +55,7 @@ func newAskBackend() *askBackend {
 	b := &askBackend{fakeBackend: jt.backend(), jt: jt}
 	tasks := b.override
 	b.override = func(ctx context.Context, service string, p *hootv1.Payload) (*hootv1.Result, error) {
-		x, ok := p.GetRequest().(*hootv1.Payload_TestToolWithTask)
+		x, ok := requestOf(p).(*conformancev1.Payload_TestToolWithTask)
 		if !ok {
 			return tasks(ctx, service, p)
 		}

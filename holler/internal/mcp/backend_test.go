@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -186,7 +187,7 @@ func (noJobs) StartJob(context.Context, string, *hootv1.Payload, func(context.Co
 
 // testTools is the product's tool table and the test fixtures, which many tests call: the
 // package's tests serve both wherever a Config leaves Tools nil.
-var testTools = slices.Concat(hootv1hoot.Tools, hootv1hoot.Fixtures)
+var testTools = slices.Concat(hootv1hoot.Tools, conformancev1hoot.Fixtures)
 
 func init() { defaultTools = testTools }
 

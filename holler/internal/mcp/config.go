@@ -53,7 +53,7 @@ type StateLedger = reqstate.Ledger
 // default; NewServer copies the Config, so changing it later has no effect.
 type Config struct {
 	// Tools is the tool table. Nil means hootv1hoot.Tools, the product's generated table
-	// (without the test fixtures, hootv1hoot.Fixtures).
+	// (without the test fixtures, conformancev1hoot.Fixtures).
 	Tools []hootv1hoot.Tool
 	// Backend carries tool calls to the workers. It is required.
 	Backend Backend

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"net/http"
 	"strings"
 	"testing"
@@ -403,9 +404,9 @@ func TestConfirmationOverStdio(t *testing.T) {
 func TestConformanceFixturesNeedNoConfirmation(t *testing.T) {
 	t.Parallel()
 	n := 0
-	for i := range hootv1hoot.Fixtures {
-		tool := &hootv1hoot.Fixtures[i]
-		if tool.Service != hootv1hoot.ConformanceServiceName {
+	for i := range conformancev1hoot.Fixtures {
+		tool := &conformancev1hoot.Fixtures[i]
+		if tool.Service != conformancev1hoot.ConformanceServiceName {
 			continue
 		}
 		n++

@@ -51,6 +51,7 @@ func TestRefusals(t *testing.T) {
 		{"confirm_on_prompt", []string{"hoot.refuse.confirm_on_prompt.DoItRequest", "confirm is for tools", "drop confirm"}},
 		{"admin_prompt", []string{"hoot.refuse.admin_prompt.DoItRequest", `"do_it" is an admin prompt`, "make it a tool or give it a lower tier"}},
 		{"fixture_schema_outside_conformance", []string{"hoot.refuse.fixture_schema_outside_conformance.DoItRequest", "fixture_input_schema is for fixtures", "option (hoot.v1.fixtures) = true;", `tool "do_it" is one of the product's`, "drop fixture_input_schema"}},
+		{"carried_without_carrier", []string{"carried_without_carrier.proto has the (hoot.v1.carried) option", "no other schema's Payload and Result have a google.protobuf.Any member", "google.protobuf.Any carried = N;"}},
 		{"fixture_schema_unknown_property", []string{"hoot.refuse.fixture_schema_unknown_property.DoItRequest", `has property "nickname", which is not a field of the request`}},
 		{"header_bad_name", []string{"hoot.refuse.header_bad_name.DoItRequest.region", `header "My Region" has ' '`, "letters, digits and -"}},
 		{"header_duplicate", []string{"hoot.refuse.header_duplicate.DoItRequest.b", `header "region" is also the header of hoot.refuse.header_duplicate.DoItRequest.a`}},

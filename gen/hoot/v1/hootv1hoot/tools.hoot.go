@@ -10,6 +10,7 @@ import (
 	v1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	proto "google.golang.org/protobuf/proto"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 )
 
 // The names of the tools, as MCP clients call them.
@@ -80,96 +81,6 @@ const (
 	ArtifactContentToolName = "artifact_content"
 	// ComposeAbcToolName is the name of the tool whose request is hoot.v1.ComposeAbcPromptRequest.
 	ComposeAbcToolName = "compose_abc"
-	// TestSimpleTextToolName is the name of the tool whose request is hoot.v1.ConformanceSimpleTextRequest.
-	TestSimpleTextToolName = "test_simple_text"
-	// TestImageContentToolName is the name of the tool whose request is hoot.v1.ConformanceImageContentRequest.
-	TestImageContentToolName = "test_image_content"
-	// TestAudioContentToolName is the name of the tool whose request is hoot.v1.ConformanceAudioContentRequest.
-	TestAudioContentToolName = "test_audio_content"
-	// TestEmbeddedResourceToolName is the name of the tool whose request is hoot.v1.ConformanceEmbeddedResourceRequest.
-	TestEmbeddedResourceToolName = "test_embedded_resource"
-	// TestMultipleContentTypesToolName is the name of the tool whose request is hoot.v1.ConformanceMultipleContentTypesRequest.
-	TestMultipleContentTypesToolName = "test_multiple_content_types"
-	// TestErrorHandlingToolName is the name of the tool whose request is hoot.v1.ConformanceErrorHandlingRequest.
-	TestErrorHandlingToolName = "test_error_handling"
-	// TestToolWithProgressToolName is the name of the tool whose request is hoot.v1.ConformanceToolWithProgressRequest.
-	TestToolWithProgressToolName = "test_tool_with_progress"
-	// TestSimplePromptToolName is the name of the tool whose request is hoot.v1.ConformanceSimplePromptRequest.
-	TestSimplePromptToolName = "test_simple_prompt"
-	// TestPromptWithArgumentsToolName is the name of the tool whose request is hoot.v1.ConformancePromptWithArgumentsRequest.
-	TestPromptWithArgumentsToolName = "test_prompt_with_arguments"
-	// TestPromptWithEmbeddedResourceToolName is the name of the tool whose request is hoot.v1.ConformancePromptWithEmbeddedResourceRequest.
-	TestPromptWithEmbeddedResourceToolName = "test_prompt_with_embedded_resource"
-	// TestPromptWithImageToolName is the name of the tool whose request is hoot.v1.ConformancePromptWithImageRequest.
-	TestPromptWithImageToolName = "test_prompt_with_image"
-	// StaticTextToolName is the name of the tool whose request is hoot.v1.ConformanceStaticTextRequest.
-	StaticTextToolName = "static_text"
-	// StaticBinaryToolName is the name of the tool whose request is hoot.v1.ConformanceStaticBinaryRequest.
-	StaticBinaryToolName = "static_binary"
-	// WatchedResourceToolName is the name of the tool whose request is hoot.v1.ConformanceWatchedResourceRequest.
-	WatchedResourceToolName = "watched_resource"
-	// TemplateDataToolName is the name of the tool whose request is hoot.v1.ConformanceTemplateDataRequest.
-	TemplateDataToolName = "template_data"
-	// TestToolWithLoggingToolName is the name of the tool whose request is hoot.v1.ConformanceToolWithLoggingRequest.
-	TestToolWithLoggingToolName = "test_tool_with_logging"
-	// TestSamplingToolName is the name of the tool whose request is hoot.v1.ConformanceSamplingRequest.
-	TestSamplingToolName = "test_sampling"
-	// TestElicitationToolName is the name of the tool whose request is hoot.v1.ConformanceElicitationRequest.
-	TestElicitationToolName = "test_elicitation"
-	// TestElicitationSep1034DefaultsToolName is the name of the tool whose request is hoot.v1.ConformanceElicitationDefaultsRequest.
-	TestElicitationSep1034DefaultsToolName = "test_elicitation_sep1034_defaults"
-	// TestElicitationSep1330EnumsToolName is the name of the tool whose request is hoot.v1.ConformanceElicitationEnumsRequest.
-	TestElicitationSep1330EnumsToolName = "test_elicitation_sep1330_enums"
-	// JsonSchema202012ToolToolName is the name of the tool whose request is hoot.v1.ConformanceJsonSchema202012Request.
-	JsonSchema202012ToolToolName = "json_schema_2020_12_tool"
-	// TestLoggingToolToolName is the name of the tool whose request is hoot.v1.ConformanceLoggingToolRequest.
-	TestLoggingToolToolName = "test_logging_tool"
-	// TestTriggerToolChangeToolName is the name of the tool whose request is hoot.v1.ConformanceTriggerToolChangeRequest.
-	TestTriggerToolChangeToolName = "test_trigger_tool_change"
-	// TestTriggerPromptChangeToolName is the name of the tool whose request is hoot.v1.ConformanceTriggerPromptChangeRequest.
-	TestTriggerPromptChangeToolName = "test_trigger_prompt_change"
-	// TestDynamicToolToolName is the name of the tool whose request is hoot.v1.ConformanceDynamicToolRequest.
-	TestDynamicToolToolName = "test_dynamic_tool"
-	// TestDynamicPromptToolName is the name of the tool whose request is hoot.v1.ConformanceDynamicPromptRequest.
-	TestDynamicPromptToolName = "test_dynamic_prompt"
-	// TestCustomHeaderToolName is the name of the tool whose request is hoot.v1.ConformanceCustomHeaderRequest.
-	TestCustomHeaderToolName = "test_custom_header"
-	// TestInputRequiredResultElicitationToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredElicitationRequest.
-	TestInputRequiredResultElicitationToolName = "test_input_required_result_elicitation"
-	// TestInputRequiredResultSamplingToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredSamplingRequest.
-	TestInputRequiredResultSamplingToolName = "test_input_required_result_sampling"
-	// TestInputRequiredResultListRootsToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredListRootsRequest.
-	TestInputRequiredResultListRootsToolName = "test_input_required_result_list_roots"
-	// TestInputRequiredResultRequestStateToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredRequestStateRequest.
-	TestInputRequiredResultRequestStateToolName = "test_input_required_result_request_state"
-	// TestInputRequiredResultMultipleInputsToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredMultipleInputsRequest.
-	TestInputRequiredResultMultipleInputsToolName = "test_input_required_result_multiple_inputs"
-	// TestInputRequiredResultMultiRoundToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredMultiRoundRequest.
-	TestInputRequiredResultMultiRoundToolName = "test_input_required_result_multi_round"
-	// TestInputRequiredResultTamperedStateToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredTamperedStateRequest.
-	TestInputRequiredResultTamperedStateToolName = "test_input_required_result_tampered_state"
-	// TestInputRequiredResultCapabilitiesToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredCapabilitiesRequest.
-	TestInputRequiredResultCapabilitiesToolName = "test_input_required_result_capabilities"
-	// TestInputRequiredResultPromptToolName is the name of the tool whose request is hoot.v1.ConformanceInputRequiredPromptRequest.
-	TestInputRequiredResultPromptToolName = "test_input_required_result_prompt"
-	// TestMissingCapabilityToolName is the name of the tool whose request is hoot.v1.ConformanceMissingCapabilityRequest.
-	TestMissingCapabilityToolName = "test_missing_capability"
-	// TestStreamingElicitationToolName is the name of the tool whose request is hoot.v1.ConformanceStreamingElicitationRequest.
-	TestStreamingElicitationToolName = "test_streaming_elicitation"
-	// GreetToolName is the name of the tool whose request is hoot.v1.ConformanceGreetRequest.
-	GreetToolName = "greet"
-	// SlowComputeToolName is the name of the tool whose request is hoot.v1.ConformanceSlowComputeRequest.
-	SlowComputeToolName = "slow_compute"
-	// FailingJobToolName is the name of the tool whose request is hoot.v1.ConformanceFailingJobRequest.
-	FailingJobToolName = "failing_job"
-	// ProtocolErrorJobToolName is the name of the tool whose request is hoot.v1.ConformanceProtocolErrorJobRequest.
-	ProtocolErrorJobToolName = "protocol_error_job"
-	// ConfirmDeleteToolName is the name of the tool whose request is hoot.v1.ConformanceConfirmDeleteRequest.
-	ConfirmDeleteToolName = "confirm_delete"
-	// MultiInputToolName is the name of the tool whose request is hoot.v1.ConformanceMultiInputRequest.
-	MultiInputToolName = "multi_input"
-	// TestToolWithTaskToolName is the name of the tool whose request is hoot.v1.ConformanceTestToolWithTaskRequest.
-	TestToolWithTaskToolName = "test_tool_with_task"
 )
 
 // A Tool is everything the gateway knows about one tool, generated from its request message.
@@ -219,29 +130,74 @@ type Tool struct {
 	// PayloadField is the number of the tool's member of the Payload oneof, which holds its
 	// request. NewRequest, Wrap and Unwrap work from it.
 	PayloadField protoreflect.FieldNumber
-	// ResultField is the number of the member of the Result oneof that holds the tool's answer:
-	// its result, or for a tool of kind JOB the JobStarted that names the job.
+	// ResultField is the number of the member of the Result oneof that holds the tool's result.
+	// (Unwrap answers for a tool of kind JOB with the JobStarted that names the job.)
 	ResultField protoreflect.FieldNumber
+	// Envelope, for a tool of a schema carried in this one, is that schema's Payload and Result,
+	// in which PayloadField and ResultField are; nil for this schema's own tools.
+	Envelope *Envelope
+}
+
+// envelopeTypes returns the Payload and Result types that PayloadField and ResultField are members of.
+func (t *Tool) envelopeTypes() (payload, result protoreflect.MessageType) {
+	if t.Envelope != nil {
+		return t.Envelope.Payload, t.Envelope.Result
+	}
+	return (*v1.Payload)(nil).ProtoReflect().Type(), (*v1.Result)(nil).ProtoReflect().Type()
 }
 
 // NewRequest returns a new, empty request message of the tool.
 func (t *Tool) NewRequest() proto.Message {
-	p := new(v1.Payload).ProtoReflect()
+	pt, _ := t.envelopeTypes()
+	p := pt.New()
 	return p.NewField(p.Descriptor().Fields().ByNumber(t.PayloadField)).Message().Interface()
 }
 
 // Wrap puts a request made by NewRequest into a Payload.
+// A carried schema's request goes into its own Payload, and that into carried; a request that
+// protobuf cannot encode (a string that is not UTF-8, which no decoded JSON holds) gives an empty
+// Payload, which a worker refuses as holding no call.
 func (t *Tool) Wrap(m proto.Message) *v1.Payload {
-	p := new(v1.Payload)
-	r := p.ProtoReflect()
-	r.Set(r.Descriptor().Fields().ByNumber(t.PayloadField), protoreflect.ValueOfMessage(m.ProtoReflect()))
-	return p
+	pt, _ := t.envelopeTypes()
+	p := pt.New()
+	p.Set(p.Descriptor().Fields().ByNumber(t.PayloadField), protoreflect.ValueOfMessage(m.ProtoReflect()))
+	if t.Envelope != nil {
+		a, err := anypb.New(p.Interface())
+		if err != nil {
+			return new(v1.Payload)
+		}
+		return &v1.Payload{Request: &v1.Payload_Carried{Carried: a}}
+	}
+	return p.Interface().(*v1.Payload)
 }
 
 // Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the
 // JobStarted that names the job; ok is false when r holds something else.
 func (t *Tool) Unwrap(r *v1.Result) (m proto.Message, ok bool) {
+	if t.Kind == v1.Kind_KIND_JOB {
+		x, ok := r.GetResult().(*v1.Result_JobStarted)
+		if !ok {
+			return nil, false
+		}
+		return x.JobStarted, true
+	}
+	return t.UnwrapResult(r)
+}
+
+// UnwrapResult takes the tool's result out of a Result, for a tool of kind JOB the result of
+// its finished job; ok is false when r holds something else.
+func (t *Tool) UnwrapResult(r *v1.Result) (m proto.Message, ok bool) {
 	x := r.ProtoReflect()
+	if t.Envelope != nil {
+		c, ok := r.GetResult().(*v1.Result_Carried)
+		if !ok {
+			return nil, false
+		}
+		x = t.Envelope.Result.New()
+		if err := c.Carried.UnmarshalTo(x.Interface()); err != nil {
+			return nil, false
+		}
+	}
 	fd := x.Descriptor().Fields().ByNumber(t.ResultField)
 	if fd == nil || !x.Has(fd) {
 		return nil, false
@@ -250,13 +206,14 @@ func (t *Tool) Unwrap(r *v1.Result) (m proto.Message, ok bool) {
 }
 
 // CheckFields reports a tool whose PayloadField or ResultField is not a message member of the
-// Payload or the Result oneof, which NewRequest, Wrap and Unwrap could not use.
+// oneof of its Payload or its Result, which NewRequest, Wrap and Unwrap could not use.
 func (t *Tool) CheckFields() error {
+	pt, rt := t.envelopeTypes()
 	for _, f := range []struct {
-		m proto.Message
+		m protoreflect.MessageType
 		n protoreflect.FieldNumber
-	}{{new(v1.Payload), t.PayloadField}, {new(v1.Result), t.ResultField}} {
-		d := f.m.ProtoReflect().Descriptor()
+	}{{pt, t.PayloadField}, {rt, t.ResultField}} {
+		d := f.m.Descriptor()
 		fd := d.Fields().ByNumber(f.n)
 		if fd == nil || fd.Message() == nil || fd.ContainingOneof() == nil {
 			return fmt.Errorf("tool %q: field %d of %s is not a message member of its oneof", t.Name, f.n, d.FullName())
@@ -285,6 +242,12 @@ type Annotations struct {
 	Idempotent bool
 	// OpenWorld: the tool reaches beyond this server.
 	OpenWorld bool
+}
+
+// An Envelope is the Payload and Result of a schema carried in this one: its calls travel in
+// hoot.v1.Payload.carried and its answers in hoot.v1.Result.carried.
+type Envelope struct {
+	Payload, Result protoreflect.MessageType
 }
 
 // Tools is every tool of the schema but its fixtures, in the order of the Payload oneof.
@@ -452,7 +415,7 @@ var Tools = []Tool{
 		Usage:        "cas_verify(hashes?: string[])",
 		Example:      `{"hashes":["b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"]}`,
 		PayloadField: 11, // cas_verify: hoot.v1.CasVerifyRequest
-		ResultField:  12, // job_started: hoot.v1.JobStarted
+		ResultField:  13, // cas_verify: hoot.v1.CasVerifyResult
 	},
 	{
 		Name:         "job_status",
@@ -604,7 +567,7 @@ var Tools = []Tool{
 		Usage:        "abc_book_to_midi(abc?: string, artifact_id?: string, hash?: string, rendering?: object, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:One\nK:G\nGABc|\n\nX:2\nT:Two\nK:D\nDEFG|"}`,
 		PayloadField: 21, // abc_book_to_midi: hoot.v1.AbcBookToMidiRequest
-		ResultField:  12, // job_started: hoot.v1.JobStarted
+		ResultField:  23, // abc_book_to_midi: hoot.v1.AbcBookToMidiResult
 	},
 	{
 		Name:         "midi_info",
@@ -635,7 +598,7 @@ var Tools = []Tool{
 		Usage:        "storage_gc(dry_run?: boolean, min_age_seconds?: integer)",
 		Example:      `{"dry_run":true,"min_age_seconds":86400}`,
 		PayloadField: 23, // storage_gc: hoot.v1.StorageGcRequest
-		ResultField:  12, // job_started: hoot.v1.JobStarted
+		ResultField:  25, // storage_gc: hoot.v1.StorageGcResult
 	},
 	{
 		Name:         "midi_render",
@@ -650,7 +613,7 @@ var Tools = []Tool{
 		Usage:        "midi_render(artifact_id?: string, hash?: string, soundfont_artifact_id?: string, soundfont_hash?: string, format?: string, sample_rate?: integer, loudness?: object, tail_seconds?: number, dry?: boolean, tags?: string[])",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w","format":"wav","sample_rate":44100}`,
 		PayloadField: 40, // midi_render: hoot.v1.MidiRenderRequest
-		ResultField:  12, // job_started: hoot.v1.JobStarted
+		ResultField:  40, // midi_render: hoot.v1.MidiRenderResult
 	},
 	{
 		Name:         "soundfont_inspect",
@@ -792,709 +755,5 @@ var Tools = []Tool{
 		Example:      `{"idea":"a cheerful reel for fiddle","key":"D","meter":"6/8"}`,
 		PayloadField: 600, // compose_abc: hoot.v1.ComposeAbcPromptRequest
 		ResultField:  600, // music_prompt: hoot.v1.MusicPromptResult
-	},
-}
-
-// Fixtures are the tools of the files marked (hoot.v1.fixtures): test fixtures, such as those
-// the MCP conformance suite calls, in the order of the Payload oneof. They are not the product's
-// tools; a gateway serves them only when it is told to.
-var Fixtures = []Tool{
-	{
-		Name:         "test_simple_text",
-		Title:        "Test simple text",
-		Description:  "Conformance fixture: answer with a single text block.\n\nReturns one text block.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_simple_text()",
-		Example:      `{}`,
-		PayloadField: 1000, // test_simple_text: hoot.v1.ConformanceSimpleTextRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_image_content",
-		Title:        "Test image content",
-		Description:  "Conformance fixture: answer with an image block.\n\nReturns one image block (a 1x1 PNG).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_image_content()",
-		Example:      `{}`,
-		PayloadField: 1001, // test_image_content: hoot.v1.ConformanceImageContentRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_audio_content",
-		Title:        "Test audio content",
-		Description:  "Conformance fixture: answer with an audio block.\n\nReturns one audio block (a short WAV).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_audio_content()",
-		Example:      `{}`,
-		PayloadField: 1002, // test_audio_content: hoot.v1.ConformanceAudioContentRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_embedded_resource",
-		Title:        "Test embedded resource",
-		Description:  "Conformance fixture: answer with an embedded resource.\n\nReturns one embedded text resource.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_embedded_resource()",
-		Example:      `{}`,
-		PayloadField: 1003, // test_embedded_resource: hoot.v1.ConformanceEmbeddedResourceRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_multiple_content_types",
-		Title:        "Test multiple content types",
-		Description:  "Conformance fixture: answer with text, an image and an embedded resource.\n\nReturns a text block, an image block and an embedded resource.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_multiple_content_types()",
-		Example:      `{}`,
-		PayloadField: 1004, // test_multiple_content_types: hoot.v1.ConformanceMultipleContentTypesRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_error_handling",
-		Title:        "Test error handling",
-		Description:  "Conformance fixture: always answer with a tool error.\n\nAlways fails, so that the client sees a tool error.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_error_handling()",
-		Example:      `{}`,
-		PayloadField: 1005, // test_error_handling: hoot.v1.ConformanceErrorHandlingRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_tool_with_progress",
-		Title:        "Test tool with progress",
-		Description:  "Conformance fixture: report progress three times, then answer.\n\nReports progress 0, 50 and 100 of 100, about 50 ms apart, then answers with text.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_tool_with_progress()",
-		Example:      `{}`,
-		PayloadField: 1006, // test_tool_with_progress: hoot.v1.ConformanceToolWithProgressRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_simple_prompt",
-		Title:        "Test simple prompt",
-		Description:  "Conformance fixture: a prompt without arguments.\n\nA prompt without arguments.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_simple_prompt()",
-		Example:      `{}`,
-		PayloadField: 1007, // test_simple_prompt: hoot.v1.ConformanceSimplePromptRequest
-		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
-	},
-	{
-		Name:         "test_prompt_with_arguments",
-		Title:        "Test prompt with arguments",
-		Description:  "Conformance fixture: a prompt with two arguments.\n\nA prompt with two arguments.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"arg1":{"type":"string","description":"First test argument.","minLength":1},"arg2":{"type":"string","description":"Second test argument.","minLength":1}},"required":["arg1","arg2"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_prompt_with_arguments(arg1: string, arg2: string)",
-		Example:      `{"arg1":"hello","arg2":"world"}`,
-		PayloadField: 1008, // test_prompt_with_arguments: hoot.v1.ConformancePromptWithArgumentsRequest
-		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
-	},
-	{
-		Name:         "test_prompt_with_embedded_resource",
-		Title:        "Test prompt with embedded resource",
-		Description:  "Conformance fixture: a prompt that embeds a resource.\n\nA prompt that embeds a resource.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"resource_uri":{"type":"string","description":"URI of the resource to embed.","minLength":1}},"required":["resource_uri"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_prompt_with_embedded_resource(resource_uri: string)",
-		Example:      `{"resource_uri":"test://example-resource"}`,
-		PayloadField: 1009, // test_prompt_with_embedded_resource: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
-	},
-	{
-		Name:         "test_prompt_with_image",
-		Title:        "Test prompt with image",
-		Description:  "Conformance fixture: a prompt that holds an image.\n\nA prompt that holds an image.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_prompt_with_image()",
-		Example:      `{}`,
-		PayloadField: 1010, // test_prompt_with_image: hoot.v1.ConformancePromptWithImageRequest
-		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
-	},
-	{
-		Name:         "static_text",
-		Title:        "Static text resource",
-		Description:  "Conformance fixture: a static text resource.\n\nA static text resource.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_RESOURCE,
-		URI:          "test://static-text",
-		MimeType:     "text/plain",
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "static_text()",
-		Example:      `{}`,
-		PayloadField: 1011, // static_text: hoot.v1.ConformanceStaticTextRequest
-		ResultField:  1002, // conformance_resource: hoot.v1.ConformanceResourceResult
-	},
-	{
-		Name:         "static_binary",
-		Title:        "Static binary resource",
-		Description:  "Conformance fixture: a static binary resource (a PNG image).\n\nA static binary resource (a PNG image).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_RESOURCE,
-		URI:          "test://static-binary",
-		MimeType:     "image/png",
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "static_binary()",
-		Example:      `{}`,
-		PayloadField: 1012, // static_binary: hoot.v1.ConformanceStaticBinaryRequest
-		ResultField:  1002, // conformance_resource: hoot.v1.ConformanceResourceResult
-	},
-	{
-		Name:         "watched_resource",
-		Title:        "Watched resource",
-		Description:  "Conformance fixture: a resource that clients may subscribe to.\n\nA resource that clients may subscribe to.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_RESOURCE,
-		URI:          "test://watched-resource",
-		MimeType:     "text/plain",
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "watched_resource()",
-		Example:      `{}`,
-		PayloadField: 1013, // watched_resource: hoot.v1.ConformanceWatchedResourceRequest
-		ResultField:  1002, // conformance_resource: hoot.v1.ConformanceResourceResult
-	},
-	{
-		Name:         "template_data",
-		Title:        "Template data resource",
-		Description:  "Conformance fixture: a resource template that fills in an id.\n\nA resource template that fills in an id.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_RESOURCE,
-		URI:          "test://template/{id}/data",
-		MimeType:     "application/json",
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"id":{"type":"string","description":"The id that the URI names: letters, digits, \"-\" and \"_\".","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"}},"required":["id"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "template_data(id: string)",
-		Example:      `{"id":"123"}`,
-		PayloadField: 1014, // template_data: hoot.v1.ConformanceTemplateDataRequest
-		ResultField:  1002, // conformance_resource: hoot.v1.ConformanceResourceResult
-	},
-	{
-		Name:         "test_tool_with_logging",
-		Title:        "Test tool with logging",
-		Description:  "Conformance fixture: send three log messages, then answer.\n\nSends three log messages at level info, about 50 ms apart, then answers with text.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_tool_with_logging()",
-		Example:      `{}`,
-		PayloadField: 1015, // test_tool_with_logging: hoot.v1.ConformanceToolWithLoggingRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_sampling",
-		Title:        "Test sampling",
-		Description:  "Conformance fixture: asks the client to sample its model with a prompt, and answers with what came back.\n\nAsks the client to sample its model with a prompt, and answers with what came back.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the model.","minLength":1}},"required":["prompt"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_sampling(prompt: string)",
-		Example:      `{"prompt":"Say hello"}`,
-		PayloadField: 1016, // test_sampling: hoot.v1.ConformanceSamplingRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_elicitation",
-		Title:        "Test elicitation",
-		Description:  "Conformance fixture: asks the user for a username and an email, and answers with what came back.\n\nAsks the user for a username and an email, and answers with what came back.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"message":{"type":"string","description":"The message to show the user.","minLength":1}},"required":["message"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_elicitation(message: string)",
-		Example:      `{"message":"Please tell us who you are"}`,
-		PayloadField: 1017, // test_elicitation: hoot.v1.ConformanceElicitationRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_elicitation_sep1034_defaults",
-		Title:        "Test elicitation defaults",
-		Description:  "Conformance fixture: asks the user to fill in a form whose fields all have defaults (SEP-1034).\n\nAsks the user to fill in a form whose fields all have defaults (SEP-1034).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_elicitation_sep1034_defaults()",
-		Example:      `{}`,
-		PayloadField: 1018, // test_elicitation_sep1034_defaults: hoot.v1.ConformanceElicitationDefaultsRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_elicitation_sep1330_enums",
-		Title:        "Test elicitation enums",
-		Description:  "Conformance fixture: asks the user to fill in a form with every kind of enum field (SEP-1330).\n\nAsks the user to fill in a form with every kind of enum field (SEP-1330).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_elicitation_sep1330_enums()",
-		Example:      `{}`,
-		PayloadField: 1019, // test_elicitation_sep1330_enums: hoot.v1.ConformanceElicitationEnumsRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "json_schema_2020_12_tool",
-		Title:        "JSON Schema 2020-12 tool",
-		Description:  "Conformance fixture: a tool whose input schema uses JSON Schema 2020-12 keywords.\n\nTakes a contact described by a JSON Schema 2020-12 input schema with references, composition and conditionals, and answers with what it received. Its input schema is the literal one the suite describes (SEP-1613, SEP-2106), not one generated from the fields.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "json_schema_2020_12_tool(name?: string, address?: object, contact_method?: string, phone?: string, email?: string)",
-		Example:      `{"name":"Ann","email":"ann@example.com"}`,
-		PayloadField: 1020, // json_schema_2020_12_tool: hoot.v1.ConformanceJsonSchema202012Request
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_logging_tool",
-		Title:        "Test logging tool",
-		Description:  "Conformance fixture: log three messages through the worker, then answer.\n\nSends three log messages at level info, then answers. A 2026-07-28 request that names no logLevel in _meta must receive none of them.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_logging_tool()",
-		Example:      `{}`,
-		PayloadField: 1050, // test_logging_tool: hoot.v1.ConformanceLoggingToolRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_trigger_tool_change",
-		Title:        "Test trigger tool change",
-		Description:  "Conformance fixture: make test_dynamic_tool leave or rejoin tools/list.\n\nChanges the list of tools: the worker withdraws the \"conformance_dynamic_tool\" service from its gateways when it offers it, and offers it again when it is withdrawn, so test_dynamic_tool leaves tools/list or comes back, and every gateway announces the change.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_trigger_tool_change()",
-		Example:      `{}`,
-		PayloadField: 1051, // test_trigger_tool_change: hoot.v1.ConformanceTriggerToolChangeRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_trigger_prompt_change",
-		Title:        "Test trigger prompt change",
-		Description:  "Conformance fixture: make test_dynamic_prompt leave or rejoin prompts/list.\n\nChanges the list of prompts the same way, through the \"conformance_dynamic_prompt\" service and its prompt test_dynamic_prompt.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_trigger_prompt_change()",
-		Example:      `{}`,
-		PayloadField: 1052, // test_trigger_prompt_change: hoot.v1.ConformanceTriggerPromptChangeRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_dynamic_tool",
-		Title:        "Test dynamic tool",
-		Description:  "Conformance fixture: a tool listed only while its service is offered.\n\nThe tool that test_trigger_tool_change makes come and go.",
-		Service:      "conformance_dynamic_tool",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_dynamic_tool()",
-		Example:      `{}`,
-		PayloadField: 1053, // test_dynamic_tool: hoot.v1.ConformanceDynamicToolRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_dynamic_prompt",
-		Title:        "Test dynamic prompt",
-		Description:  "Conformance fixture: a prompt listed only while its service is offered.\n\nThe prompt that test_trigger_prompt_change makes come and go.",
-		Service:      "conformance_dynamic_prompt",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_dynamic_prompt()",
-		Example:      `{}`,
-		PayloadField: 1054, // test_dynamic_prompt: hoot.v1.ConformanceDynamicPromptRequest
-		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
-	},
-	{
-		Name:         "test_custom_header",
-		Title:        "Test custom header",
-		Description:  "Conformance fixture: arguments mirrored into Mcp-Param headers, echoed back.\n\nEchoes arguments that a 2026-07-28 client also sends as Mcp-Param-* headers.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"region":{"type":"string","description":"A region, sent as the header Mcp-Param-Region.","x-mcp-header":"Region","minLength":1,"maxLength":256},"priority":{"type":"integer","description":"A priority, sent as the header Mcp-Param-Priority.","x-mcp-header":"Priority"},"verbose":{"type":"boolean","description":"Whether to say more, sent as the header Mcp-Param-Verbose.","x-mcp-header":"Verbose"},"query":{"type":"string","description":"Free text, not mirrored into any header.","maxLength":1024}},"required":["region"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_custom_header(region: string, priority?: integer, verbose?: boolean, query?: string)",
-		Example:      `{"region":"us-west1","priority":3}`,
-		PayloadField: 1055, // test_custom_header: hoot.v1.ConformanceCustomHeaderRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_input_required_result_elicitation",
-		Title:        "Test input required: elicitation",
-		Description:  "Conformance fixture: asks the user for a name (key user_name) and greets them.\n\nAsks the user for their name under the key user_name, and answers \"Hello, <name>!\".",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_elicitation()",
-		Example:      `{}`,
-		PayloadField: 1021, // test_input_required_result_elicitation: hoot.v1.ConformanceInputRequiredElicitationRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_input_required_result_sampling",
-		Title:        "Test input required: sampling",
-		Description:  "Conformance fixture: asks the client's model for the capital of France (key capital_question).\n\nAsks the client's model \"What is the capital of France?\" under the key capital_question, and answers with what came back.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_sampling()",
-		Example:      `{}`,
-		PayloadField: 1022, // test_input_required_result_sampling: hoot.v1.ConformanceInputRequiredSamplingRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_input_required_result_list_roots",
-		Title:        "Test input required: roots",
-		Description:  "Conformance fixture: asks the client for its roots (key client_roots) and lists them.\n\nAsks the client for its roots under the key client_roots, and answers with their URIs.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_list_roots()",
-		Example:      `{}`,
-		PayloadField: 1023, // test_input_required_result_list_roots: hoot.v1.ConformanceInputRequiredListRootsRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_input_required_result_request_state",
-		Title:        "Test input required: request state",
-		Description:  "Conformance fixture: asks the user to confirm (key confirm) and answers state-ok once the state came back.\n\nAsks the user to confirm under the key confirm; answers \"state-ok\" with the answer carried back through the requestState.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_request_state()",
-		Example:      `{}`,
-		PayloadField: 1024, // test_input_required_result_request_state: hoot.v1.ConformanceInputRequiredRequestStateRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_input_required_result_multiple_inputs",
-		Title:        "Test input required: several questions",
-		Description:  "Conformance fixture: asks for a name, a sampled greeting and the roots in one round.\n\nAsks three questions at once: the user's name (user_name), a sampled greeting (greeting) and the client's roots (client_roots).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_multiple_inputs()",
-		Example:      `{}`,
-		PayloadField: 1025, // test_input_required_result_multiple_inputs: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_input_required_result_multi_round",
-		Title:        "Test input required: two rounds",
-		Description:  "Conformance fixture: asks one question (step1), then another (step2), then answers.\n\nAsks step1, and only once it is answered step2: two rounds of questions before it answers.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_multi_round()",
-		Example:      `{}`,
-		PayloadField: 1026, // test_input_required_result_multi_round: hoot.v1.ConformanceInputRequiredMultiRoundRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_input_required_result_tampered_state",
-		Title:        "Test input required: tampered state",
-		Description:  "Conformance fixture: asks the user to confirm (key confirm); a retry with an altered requestState is refused.\n\nAsks the user to confirm under the key confirm; the gateway refuses a retry whose requestState was altered.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_tampered_state()",
-		Example:      `{}`,
-		PayloadField: 1027, // test_input_required_result_tampered_state: hoot.v1.ConformanceInputRequiredTamperedStateRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_input_required_result_capabilities",
-		Title:        "Test input required: capabilities",
-		Description:  "Conformance fixture: asks what the client can answer: the user (if it declared elicitation) and its model (if it declared sampling).\n\nAsks the user (key user_name) only if the client declared elicitation, and its model (key capital_question) only if it declared sampling; needs at least one.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_capabilities()",
-		Example:      `{}`,
-		PayloadField: 1028, // test_input_required_result_capabilities: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_input_required_result_prompt",
-		Title:        "Test input required: prompt",
-		Description:  "Conformance fixture: a prompt that asks the user for context (key user_context) before it is written.\n\nA prompt that asks the user for context (key user_context) before it is written.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_prompt()",
-		Example:      `{}`,
-		PayloadField: 1029, // test_input_required_result_prompt: hoot.v1.ConformanceInputRequiredPromptRequest
-		ResultField:  1001, // conformance_prompt: hoot.v1.ConformancePromptResult
-	},
-	{
-		Name:         "test_missing_capability",
-		Title:        "Test missing capability",
-		Description:  "Conformance fixture: needs the client's model (sampling); a client that did not declare sampling gets error -32021.\n\nAsks the client's model a question; without the sampling capability the call fails with MissingRequiredClientCapability.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_missing_capability()",
-		Example:      `{}`,
-		PayloadField: 1030, // test_missing_capability: hoot.v1.ConformanceMissingCapabilityRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "test_streaming_elicitation",
-		Title:        "Test streaming elicitation",
-		Description:  "Conformance fixture: asks the user a question while the response streams; the question travels in the result, never as a request on the stream.\n\nAsks the user a question under the key user_name, and answers with what came back.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_streaming_elicitation()",
-		Example:      `{}`,
-		PayloadField: 1031, // test_streaming_elicitation: hoot.v1.ConformanceStreamingElicitationRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "greet",
-		Title:        "Greet",
-		Description:  "Conformance fixture: answer \"Hello, {name}!\" at once.\n\nGreets someone by name, at once: a tool that never runs as a task.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"name":{"type":"string","description":"Who to greet.","minLength":1,"maxLength":200}},"required":["name"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "greet(name: string)",
-		Example:      `{"name":"World"}`,
-		PayloadField: 1100, // greet: hoot.v1.ConformanceGreetRequest
-		ResultField:  1000, // conformance_content: hoot.v1.ConformanceContentResult
-	},
-	{
-		Name:         "slow_compute",
-		Title:        "Slow compute",
-		Description:  "Conformance fixture: work for the given seconds, then answer with the label.\n\nWorks for the seconds asked, reporting progress every tenth of a second, then answers with its label. Cancelled, it stops at once and ends cancelled.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"seconds":{"type":"integer","description":"How long to work, in seconds (0 answers at once).","minimum":0,"maximum":600},"label":{"type":"string","description":"A label to answer with.","maxLength":200}},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "slow_compute(seconds?: integer, label?: string)",
-		Example:      `{"seconds":2,"label":"lifecycle"}`,
-		PayloadField: 1101, // slow_compute: hoot.v1.ConformanceSlowComputeRequest
-		ResultField:  12,   // job_started: hoot.v1.JobStarted
-	},
-	{
-		Name:         "failing_job",
-		Title:        "Failing job",
-		Description:  "Conformance fixture: after about a second, answer with a tool error.\n\nWorks for about a second, then answers with a tool error: a task that completes with isError. It is called only as a task.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		TaskRequired: true,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "failing_job()",
-		Example:      `{}`,
-		PayloadField: 1102, // failing_job: hoot.v1.ConformanceFailingJobRequest
-		ResultField:  12,   // job_started: hoot.v1.JobStarted
-	},
-	{
-		Name:         "protocol_error_job",
-		Title:        "Protocol error job",
-		Description:  "Conformance fixture: fail inside the worker without answering.\n\nFails inside the worker without an answer of the tool's (its work panics): a task that ends failed, with an error instead of a result.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "protocol_error_job()",
-		Example:      `{}`,
-		PayloadField: 1103, // protocol_error_job: hoot.v1.ConformanceProtocolErrorJobRequest
-		ResultField:  12,   // job_started: hoot.v1.JobStarted
-	},
-	{
-		Name:         "confirm_delete",
-		Title:        "Confirm delete",
-		Description:  "Conformance fixture: ask the user to confirm a deletion, then answer with what they said.\n\nAsks the user to confirm the deletion of a file (one elicitation), and answers with what they said. Nothing is deleted.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"filename":{"type":"string","description":"The file whose deletion the user is asked to confirm.","maxLength":200}},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "confirm_delete(filename?: string)",
-		Example:      `{"filename":"notes.txt"}`,
-		PayloadField: 1104, // confirm_delete: hoot.v1.ConformanceConfirmDeleteRequest
-		ResultField:  12,   // job_started: hoot.v1.JobStarted
-	},
-	{
-		Name:         "multi_input",
-		Title:        "Multi input",
-		Description:  "Conformance fixture: ask the user two questions at once, then answer with both answers.\n\nAsks the user two questions at once (two elicitations), and answers with both answers.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "multi_input()",
-		Example:      `{}`,
-		PayloadField: 1105, // multi_input: hoot.v1.ConformanceMultiInputRequest
-		ResultField:  12,   // job_started: hoot.v1.JobStarted
-	},
-	{
-		Name:         "test_tool_with_task",
-		Title:        "Greet as a task",
-		Description:  "Conformance fixture: greet a name, asked of the user when left out, in a task.\n\nGreets someone by name, as a task. The name is a person's to give: called without it, the gateway asks the user for it (an input_required round in MCP 2026-07-28) before the task is created, and the task's result greets the name they gave.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		TaskRequired: true,
-		Elicit: []ElicitField{
-			{Name: "name", Schema: `{"type":"string","title":"Name","description":"Who to greet.","minLength":1,"maxLength":200}`},
-		},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"name":{"type":"string","description":"Who to greet.\n\nIf it is left out, the person is asked for it before the call runs.","minLength":1,"maxLength":200}},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "test_tool_with_task(name?: string)",
-		Example:      `{"name":"Alice"}`,
-		PayloadField: 1106, // test_tool_with_task: hoot.v1.ConformanceTestToolWithTaskRequest
-		ResultField:  12,   // job_started: hoot.v1.JobStarted
 	},
 }

@@ -62,6 +62,7 @@ const (
 	protoPackage   = protogen.GoImportPath("google.golang.org/protobuf/proto")
 
 	protoreflectPackage = protogen.GoImportPath("google.golang.org/protobuf/reflect/protoreflect")
+	anypbPackage        = protogen.GoImportPath("google.golang.org/protobuf/types/known/anypb")
 )
 
 // Options are the plugin's parameters.
@@ -77,7 +78,11 @@ func GenerateFile(plugin *protogen.Plugin, file *protogen.File, opts Options) er
 	if payload == nil {
 		return nil
 	}
-	c, err := newCatalog(plugin, file, payload)
+	suffix := opts.PackageSuffix
+	if suffix == "" {
+		suffix = DefaultPackageSuffix
+	}
+	c, err := newCatalog(plugin, file, payload, suffix)
 	if err != nil {
 		return err
 	}
@@ -117,10 +122,6 @@ func GenerateFile(plugin *protogen.Plugin, file *protogen.File, opts Options) er
 		return bad.err()
 	}
 
-	suffix := opts.PackageSuffix
-	if suffix == "" {
-		suffix = DefaultPackageSuffix
-	}
 	pkg := protogen.GoPackageName(string(file.GoPackageName) + suffix)
 	if !token.IsIdentifier(string(pkg)) {
 		return fmt.Errorf("protoc-gen-hoot: package_suffix %q does not make a valid Go package name (%q): use letters and digits", suffix, pkg)
