@@ -25,6 +25,18 @@
 // (fixture_input_schema, for fixtures only), or an example (a field's, or the tool's example
 // call) is not valid JSON for the request or breaks the request's rules.
 //
+// # Carried schemas
+//
+// A schema may carry another: its Payload and Result then have a google.protobuf.Any member
+// each, and the carried schema's Payload file has the option (hoot.v1.carried). The carried
+// schema's tools are written in the carrier's Tool type, each naming its Envelope (the carried
+// Payload and Result), and the carrier's Tool methods pack a request into the Any and unpack the
+// answer; its services are the carrier's Service type, made with NewService, whose dispatch
+// unpacks the call and packs the answer. A carried schema needs no ToolError in its Result
+// (errors come in the carrier's), and its tools of kind JOB answer with the carrier's
+// JobStarted. This is how the conformance fixtures (hoot.conformance.v1) stay out of hoot.v1:
+// hoot.v1 names no fixture, and imports nothing of them.
+//
 // # Fixtures
 //
 // The tools of a file marked `option (hoot.v1.fixtures) = true;` are test fixtures (the MCP
