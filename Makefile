@@ -7,6 +7,7 @@ SHELL := bash
 
 MODULES := gen hooteproto holler hootenanny
 BUF := bin/buf
+STATICCHECK := bin/staticcheck
 GO_TEST_FLAGS ?= -race -count=1
 # The schema on main that `make breaking` compares against.
 BREAKING_AGAINST ?= .git\#branch=main
@@ -19,6 +20,11 @@ help: ## list the targets
 # do not move the project's.
 $(BUF): tools/go.mod tools/go.sum
 	cd tools && GOWORK=off go build -o ../$(BUF) github.com/bufbuild/buf/cmd/buf
+
+# staticcheck (honnef.co/go/tools) is pinned the same way, in a module of its own so that its
+# golang.org/x/tools does not move buf's. Its checks are set in staticcheck.conf.
+$(STATICCHECK): tools/staticcheck/go.mod tools/staticcheck/go.sum
+	cd tools/staticcheck && GOWORK=off go build -o ../../$(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
 
 .PHONY: generate
 generate: $(BUF) ## regenerate gen/ from proto/
@@ -38,12 +44,14 @@ checkgenerate: generate ## fail if gen/ differs from what proto/ generates
 		echo "gen/ is not what proto/ generates: run 'make generate' and commit the result"; exit 1; fi
 
 .PHONY: lint
-lint: $(BUF) ## buf lint, buf format, gofmt and go vet
+lint: $(BUF) $(STATICCHECK) ## buf lint, buf format, gofmt, go vet and staticcheck
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
 	@out=$$(gofmt -l $(MODULES) bench); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(addsuffix /...,$(addprefix ./,$(MODULES)))
 	cd bench && GOWORK=off go vet ./...
+	$(STATICCHECK) $(addsuffix /...,$(addprefix ./,$(MODULES)))
+	cd bench && GOWORK=off ../$(STATICCHECK) ./...
 
 .PHONY: breaking
 breaking: $(BUF) ## buf breaking against the schema on main

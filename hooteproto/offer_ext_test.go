@@ -2,11 +2,12 @@ package hooteproto_test
 
 import (
 	"context"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"slices"
 	"testing"
 	"time"
 
-	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -14,8 +15,8 @@ import (
 // dynamicTool is a service of one tool, for a worker that offers and withdraws it.
 type dynamicTool struct{}
 
-func (dynamicTool) TestDynamicTool(context.Context, *hootv1.ConformanceDynamicToolRequest) (*hootv1.ConformanceContentResult, error) {
-	return &hootv1.ConformanceContentResult{}, nil
+func (dynamicTool) TestDynamicTool(context.Context, *conformancev1.ConformanceDynamicToolRequest) (*conformancev1.ConformanceContentResult, error) {
+	return &conformancev1.ConformanceContentResult{}, nil
 }
 
 // TestOfferWithdrawsAndOffers: a worker's Offer changes the services its gateway sees live,
@@ -25,10 +26,10 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t)
 	conn := s.dial(t)
-	offer := hooteproto.NewOffer(hootv1hoot.ConformanceDynamicToolServiceName)
+	offer := hooteproto.NewOffer(conformancev1hoot.ConformanceDynamicToolServiceName)
 	w, err := hooteproto.NewWorker(conn, []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(newEchoer("w1")),
-		hootv1hoot.NewConformanceDynamicToolService(dynamicTool{}),
+		conformancev1hoot.NewConformanceDynamicToolService(dynamicTool{}),
 	}, hooteproto.WithHeartbeat(hb, liveness), hooteproto.WithOffer(offer))
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 	conn2 := other.dial(t)
 	w2, err := hooteproto.NewWorker(conn2, []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(newEchoer("w1")),
-		hootv1hoot.NewConformanceDynamicToolService(dynamicTool{}),
+		conformancev1hoot.NewConformanceDynamicToolService(dynamicTool{}),
 	}, hooteproto.WithHeartbeat(hb, liveness), hooteproto.WithOffer(offer))
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 	go func() { defer close(done2); _ = w2.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done2; conn2.Close() })
 
-	dyn := hootv1hoot.ConformanceDynamicToolServiceName
+	dyn := conformancev1hoot.ConformanceDynamicToolServiceName
 	waitLive(t, s.broker, "system", true)
 	if slices.Contains(s.broker.Services(), dyn) {
 		t.Fatalf("a withdrawn service is live: %v", s.broker.Services())
@@ -62,7 +63,7 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 	waitLive(t, other.broker, dyn, true)
 	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer ccancel()
-	p := &hootv1.Payload{Request: &hootv1.Payload_TestDynamicTool{TestDynamicTool: &hootv1.ConformanceDynamicToolRequest{}}}
+	p := fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestDynamicTool{TestDynamicTool: &conformancev1.ConformanceDynamicToolRequest{}}})
 	if res, err := s.broker.Call(cctx, dyn, p, nil); err != nil || res.GetError() != nil {
 		t.Fatalf("call of the offered service = %v, %v", res, err)
 	}

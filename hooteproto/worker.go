@@ -496,7 +496,9 @@ func errorResult(err error) *hootv1.Result {
 	return &hootv1.Result{Result: &hootv1.Result_Error{Error: ToolErrorOf(err)}}
 }
 
-// RequestOf returns the tool request that p holds, or nil when it holds none.
+// RequestOf returns the tool request that p holds, or nil when it holds none. A call of a
+// carried schema (the conformance fixtures) is looked for in the Payload that p carries, whose
+// type must be linked into the program.
 func RequestOf(p *hootv1.Payload) proto.Message {
 	m := p.ProtoReflect()
 	if !m.IsValid() {
@@ -505,6 +507,18 @@ func RequestOf(p *hootv1.Payload) proto.Message {
 	fd := m.WhichOneof(requestOneof)
 	if fd == nil {
 		return nil
+	}
+	if c := p.GetCarried(); c != nil {
+		in, err := c.UnmarshalNew()
+		if err != nil {
+			return nil
+		}
+		r := in.ProtoReflect()
+		o := r.Descriptor().Oneofs().ByName("request")
+		if o == nil || r.WhichOneof(o) == nil {
+			return nil
+		}
+		return r.Get(r.WhichOneof(o)).Message().Interface()
 	}
 	return m.Get(fd).Message().Interface()
 }

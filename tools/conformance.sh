@@ -21,6 +21,7 @@ Promise.all([take(), take()]).then(ps => console.log(ps.join(" ")));')
 work=$(mktemp -d)
 log="$work/holler.log"
 bin/holler serve \
+	--conformance \
 	--http-addr "127.0.0.1:$http_port" \
 	--worker-endpoint "tcp://127.0.0.1:$worker_port" \
 	--worker-command "bin/hootenanny --conformance --data $work/data" \

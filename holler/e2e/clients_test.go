@@ -161,6 +161,7 @@ func startClientStack(t *testing.T) string {
 	return startStackWith(t, func(cfg *gateway.Config) {
 		cfg.MaxTier = hootv1.Tier_TIER_ADMIN
 		cfg.WorkerCommand = append(cfg.WorkerCommand, "--conformance")
+		cfg.Conformance = true
 	})
 }
 

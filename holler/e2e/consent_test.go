@@ -117,6 +117,7 @@ func TestAttackJobsOfAnotherToken(t *testing.T) {
 		cfg.Access = guard
 		cfg.MaxTier = hootv1.Tier_TIER_ADMIN
 		cfg.WorkerCommand = append(cfg.WorkerCommand, "--conformance")
+		cfg.Conformance = true
 	})
 	root := &modernClient{t: t, url: url, token: rootToken}
 	ann := &modernClient{t: t, url: url, token: annToken}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"net"
 	"os"
 	"os/exec"
@@ -221,7 +222,7 @@ func exerciseEveryTool(t *testing.T, s *mcp.ClientSession) {
 	for _, want := range hootv1hoot.Tools {
 		// Prompts and resources are not tools; the conformance fixtures are served only by a
 		// worker started with them, and tools/conformance.sh runs the suite on them.
-		if want.Surface != hootv1.Surface_SURFACE_UNSPECIFIED || strings.HasPrefix(want.Service, hootv1hoot.ConformanceServiceName) {
+		if want.Surface != hootv1.Surface_SURFACE_UNSPECIFIED || strings.HasPrefix(want.Service, conformancev1hoot.ConformanceServiceName) {
 			continue
 		}
 		// Admin tools are hidden unless the gateway allows them (admin_test.go).

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/gateway"
 )
 
 // modernPost sends a 2026-07-28 request to url with its headers and returns the response, whose
@@ -77,9 +78,10 @@ func nextMessage(t *testing.T, c <-chan map[string]any, what string) map[string]
 func TestListenOnSeveralGateways(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a, b := serveGateway(t, dir), serveGateway(t, dir)
+	a := serveGatewayWith(t, gateway.Config{DataDir: dir, Conformance: true})
+	b := serveGatewayWith(t, gateway.Config{DataDir: dir, Conformance: true})
 	startSharedWorker(t, []*servedGateway{a, b}, []string{"--data", dir, "--heartbeat", "500ms", "--log-level", "warn", "--conformance"},
-		hootv1hoot.ConformanceServiceName, hootv1hoot.ConformanceDynamicToolServiceName)
+		conformancev1hoot.ConformanceServiceName, conformancev1hoot.ConformanceDynamicToolServiceName)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var streams []<-chan map[string]any

@@ -69,8 +69,8 @@ func modernCall(t *testing.T, url, method, name string, caps, params map[string]
 func TestQuestionsAcrossWorkersAndGateways(t *testing.T) {
 	t.Parallel()
 	key := []byte("a state key the two gateways share")
-	a := serveGatewayWith(t, gateway.Config{DataDir: t.TempDir(), StateKey: key})
-	b := serveGatewayWith(t, gateway.Config{DataDir: t.TempDir(), StateKey: key})
+	a := serveGatewayWith(t, gateway.Config{DataDir: t.TempDir(), StateKey: key, Conformance: true})
+	b := serveGatewayWith(t, gateway.Config{DataDir: t.TempDir(), StateKey: key, Conformance: true})
 	w1 := startConformanceWorker(t, a.g.WorkerEndpoint(), "first")
 	startConformanceWorker(t, b.g.WorkerEndpoint(), "second")
 	for _, g := range []*servedGateway{a, b} {

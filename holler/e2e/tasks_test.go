@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"io"
 	"net/http"
 	"strings"
@@ -158,9 +159,9 @@ func TestTasksTwoGateways(t *testing.T) {
 				args = append(args, "--database", pgtest.Database(t))
 			}
 			key := []byte("the state key the two gateways share")
-			a := serveGatewayWith(t, gateway.Config{DataDir: dir, StateKey: key})
-			b := serveGatewayWith(t, gateway.Config{DataDir: dir, StateKey: key})
-			startSharedWorker(t, []*servedGateway{a, b}, args, hootv1hoot.ConformanceTasksServiceName, hootv1hoot.JobServiceName)
+			a := serveGatewayWith(t, gateway.Config{DataDir: dir, StateKey: key, Conformance: true})
+			b := serveGatewayWith(t, gateway.Config{DataDir: dir, StateKey: key, Conformance: true})
+			startSharedWorker(t, []*servedGateway{a, b}, args, conformancev1hoot.ConformanceTasksServiceName, hootv1hoot.JobServiceName)
 			ca := &modernClient{t: t, url: a.base + "/mcp"}
 			cb := &modernClient{t: t, url: b.base + "/mcp"}
 

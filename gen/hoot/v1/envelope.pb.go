@@ -9,6 +9,7 @@ package hootv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -65,51 +66,7 @@ type Payload struct {
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
 	//	*Payload_ComposeAbc
-	//	*Payload_TestSimpleText
-	//	*Payload_TestImageContent
-	//	*Payload_TestAudioContent
-	//	*Payload_TestEmbeddedResource
-	//	*Payload_TestMultipleContentTypes
-	//	*Payload_TestErrorHandling
-	//	*Payload_TestToolWithProgress
-	//	*Payload_TestSimplePrompt
-	//	*Payload_TestPromptWithArguments
-	//	*Payload_TestPromptWithEmbeddedResource
-	//	*Payload_TestPromptWithImage
-	//	*Payload_StaticText
-	//	*Payload_StaticBinary
-	//	*Payload_WatchedResource
-	//	*Payload_TemplateData
-	//	*Payload_TestToolWithLogging
-	//	*Payload_TestSampling
-	//	*Payload_TestElicitation
-	//	*Payload_TestElicitationSep1034Defaults
-	//	*Payload_TestElicitationSep1330Enums
-	//	*Payload_JsonSchema_2020_12Tool
-	//	*Payload_TestLoggingTool
-	//	*Payload_TestTriggerToolChange
-	//	*Payload_TestTriggerPromptChange
-	//	*Payload_TestDynamicTool
-	//	*Payload_TestDynamicPrompt
-	//	*Payload_TestCustomHeader
-	//	*Payload_TestInputRequiredResultElicitation
-	//	*Payload_TestInputRequiredResultSampling
-	//	*Payload_TestInputRequiredResultListRoots
-	//	*Payload_TestInputRequiredResultRequestState
-	//	*Payload_TestInputRequiredResultMultipleInputs
-	//	*Payload_TestInputRequiredResultMultiRound
-	//	*Payload_TestInputRequiredResultTamperedState
-	//	*Payload_TestInputRequiredResultCapabilities
-	//	*Payload_TestInputRequiredResultPrompt
-	//	*Payload_TestMissingCapability
-	//	*Payload_TestStreamingElicitation
-	//	*Payload_Greet
-	//	*Payload_SlowCompute
-	//	*Payload_FailingJob
-	//	*Payload_ProtocolErrorJob
-	//	*Payload_ConfirmDelete
-	//	*Payload_MultiInput
-	//	*Payload_TestToolWithTask
+	//	*Payload_Carried
 	Request       isPayload_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -476,406 +433,10 @@ func (x *Payload) GetComposeAbc() *ComposeAbcPromptRequest {
 	return nil
 }
 
-func (x *Payload) GetTestSimpleText() *ConformanceSimpleTextRequest {
+func (x *Payload) GetCarried() *anypb.Any {
 	if x != nil {
-		if x, ok := x.Request.(*Payload_TestSimpleText); ok {
-			return x.TestSimpleText
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestImageContent() *ConformanceImageContentRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestImageContent); ok {
-			return x.TestImageContent
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestAudioContent() *ConformanceAudioContentRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestAudioContent); ok {
-			return x.TestAudioContent
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestEmbeddedResource() *ConformanceEmbeddedResourceRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestEmbeddedResource); ok {
-			return x.TestEmbeddedResource
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestMultipleContentTypes() *ConformanceMultipleContentTypesRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestMultipleContentTypes); ok {
-			return x.TestMultipleContentTypes
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestErrorHandling() *ConformanceErrorHandlingRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestErrorHandling); ok {
-			return x.TestErrorHandling
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestToolWithProgress() *ConformanceToolWithProgressRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestToolWithProgress); ok {
-			return x.TestToolWithProgress
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestSimplePrompt() *ConformanceSimplePromptRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestSimplePrompt); ok {
-			return x.TestSimplePrompt
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestPromptWithArguments() *ConformancePromptWithArgumentsRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestPromptWithArguments); ok {
-			return x.TestPromptWithArguments
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestPromptWithEmbeddedResource() *ConformancePromptWithEmbeddedResourceRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestPromptWithEmbeddedResource); ok {
-			return x.TestPromptWithEmbeddedResource
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestPromptWithImage() *ConformancePromptWithImageRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestPromptWithImage); ok {
-			return x.TestPromptWithImage
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetStaticText() *ConformanceStaticTextRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_StaticText); ok {
-			return x.StaticText
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetStaticBinary() *ConformanceStaticBinaryRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_StaticBinary); ok {
-			return x.StaticBinary
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetWatchedResource() *ConformanceWatchedResourceRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_WatchedResource); ok {
-			return x.WatchedResource
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTemplateData() *ConformanceTemplateDataRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TemplateData); ok {
-			return x.TemplateData
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestToolWithLogging() *ConformanceToolWithLoggingRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestToolWithLogging); ok {
-			return x.TestToolWithLogging
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestSampling() *ConformanceSamplingRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestSampling); ok {
-			return x.TestSampling
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestElicitation() *ConformanceElicitationRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestElicitation); ok {
-			return x.TestElicitation
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestElicitationSep1034Defaults() *ConformanceElicitationDefaultsRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestElicitationSep1034Defaults); ok {
-			return x.TestElicitationSep1034Defaults
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestElicitationSep1330Enums() *ConformanceElicitationEnumsRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestElicitationSep1330Enums); ok {
-			return x.TestElicitationSep1330Enums
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetJsonSchema_2020_12Tool() *ConformanceJsonSchema202012Request {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_JsonSchema_2020_12Tool); ok {
-			return x.JsonSchema_2020_12Tool
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestLoggingTool() *ConformanceLoggingToolRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestLoggingTool); ok {
-			return x.TestLoggingTool
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestTriggerToolChange() *ConformanceTriggerToolChangeRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestTriggerToolChange); ok {
-			return x.TestTriggerToolChange
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestTriggerPromptChange() *ConformanceTriggerPromptChangeRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestTriggerPromptChange); ok {
-			return x.TestTriggerPromptChange
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestDynamicTool() *ConformanceDynamicToolRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestDynamicTool); ok {
-			return x.TestDynamicTool
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestDynamicPrompt() *ConformanceDynamicPromptRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestDynamicPrompt); ok {
-			return x.TestDynamicPrompt
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestCustomHeader() *ConformanceCustomHeaderRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestCustomHeader); ok {
-			return x.TestCustomHeader
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestInputRequiredResultElicitation() *ConformanceInputRequiredElicitationRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestInputRequiredResultElicitation); ok {
-			return x.TestInputRequiredResultElicitation
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestInputRequiredResultSampling() *ConformanceInputRequiredSamplingRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestInputRequiredResultSampling); ok {
-			return x.TestInputRequiredResultSampling
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestInputRequiredResultListRoots() *ConformanceInputRequiredListRootsRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestInputRequiredResultListRoots); ok {
-			return x.TestInputRequiredResultListRoots
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestInputRequiredResultRequestState() *ConformanceInputRequiredRequestStateRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestInputRequiredResultRequestState); ok {
-			return x.TestInputRequiredResultRequestState
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestInputRequiredResultMultipleInputs() *ConformanceInputRequiredMultipleInputsRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestInputRequiredResultMultipleInputs); ok {
-			return x.TestInputRequiredResultMultipleInputs
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestInputRequiredResultMultiRound() *ConformanceInputRequiredMultiRoundRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestInputRequiredResultMultiRound); ok {
-			return x.TestInputRequiredResultMultiRound
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestInputRequiredResultTamperedState() *ConformanceInputRequiredTamperedStateRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestInputRequiredResultTamperedState); ok {
-			return x.TestInputRequiredResultTamperedState
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestInputRequiredResultCapabilities() *ConformanceInputRequiredCapabilitiesRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestInputRequiredResultCapabilities); ok {
-			return x.TestInputRequiredResultCapabilities
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestInputRequiredResultPrompt() *ConformanceInputRequiredPromptRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestInputRequiredResultPrompt); ok {
-			return x.TestInputRequiredResultPrompt
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestMissingCapability() *ConformanceMissingCapabilityRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestMissingCapability); ok {
-			return x.TestMissingCapability
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestStreamingElicitation() *ConformanceStreamingElicitationRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestStreamingElicitation); ok {
-			return x.TestStreamingElicitation
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetGreet() *ConformanceGreetRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_Greet); ok {
-			return x.Greet
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetSlowCompute() *ConformanceSlowComputeRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_SlowCompute); ok {
-			return x.SlowCompute
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetFailingJob() *ConformanceFailingJobRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_FailingJob); ok {
-			return x.FailingJob
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetProtocolErrorJob() *ConformanceProtocolErrorJobRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_ProtocolErrorJob); ok {
-			return x.ProtocolErrorJob
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetConfirmDelete() *ConformanceConfirmDeleteRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_ConfirmDelete); ok {
-			return x.ConfirmDelete
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetMultiInput() *ConformanceMultiInputRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_MultiInput); ok {
-			return x.MultiInput
-		}
-	}
-	return nil
-}
-
-func (x *Payload) GetTestToolWithTask() *ConformanceTestToolWithTaskRequest {
-	if x != nil {
-		if x, ok := x.Request.(*Payload_TestToolWithTask); ok {
-			return x.TestToolWithTask
+		if x, ok := x.Request.(*Payload_Carried); ok {
+			return x.Carried
 		}
 	}
 	return nil
@@ -1037,187 +598,11 @@ type Payload_ComposeAbc struct {
 	ComposeAbc *ComposeAbcPromptRequest `protobuf:"bytes,600,opt,name=compose_abc,json=composeAbc,proto3,oneof"`
 }
 
-type Payload_TestSimpleText struct {
-	// The conformance fixtures, numbered apart from the domain's tools.
-	TestSimpleText *ConformanceSimpleTextRequest `protobuf:"bytes,1000,opt,name=test_simple_text,json=testSimpleText,proto3,oneof"`
-}
-
-type Payload_TestImageContent struct {
-	TestImageContent *ConformanceImageContentRequest `protobuf:"bytes,1001,opt,name=test_image_content,json=testImageContent,proto3,oneof"`
-}
-
-type Payload_TestAudioContent struct {
-	TestAudioContent *ConformanceAudioContentRequest `protobuf:"bytes,1002,opt,name=test_audio_content,json=testAudioContent,proto3,oneof"`
-}
-
-type Payload_TestEmbeddedResource struct {
-	TestEmbeddedResource *ConformanceEmbeddedResourceRequest `protobuf:"bytes,1003,opt,name=test_embedded_resource,json=testEmbeddedResource,proto3,oneof"`
-}
-
-type Payload_TestMultipleContentTypes struct {
-	TestMultipleContentTypes *ConformanceMultipleContentTypesRequest `protobuf:"bytes,1004,opt,name=test_multiple_content_types,json=testMultipleContentTypes,proto3,oneof"`
-}
-
-type Payload_TestErrorHandling struct {
-	TestErrorHandling *ConformanceErrorHandlingRequest `protobuf:"bytes,1005,opt,name=test_error_handling,json=testErrorHandling,proto3,oneof"`
-}
-
-type Payload_TestToolWithProgress struct {
-	TestToolWithProgress *ConformanceToolWithProgressRequest `protobuf:"bytes,1006,opt,name=test_tool_with_progress,json=testToolWithProgress,proto3,oneof"`
-}
-
-type Payload_TestSimplePrompt struct {
-	TestSimplePrompt *ConformanceSimplePromptRequest `protobuf:"bytes,1007,opt,name=test_simple_prompt,json=testSimplePrompt,proto3,oneof"`
-}
-
-type Payload_TestPromptWithArguments struct {
-	TestPromptWithArguments *ConformancePromptWithArgumentsRequest `protobuf:"bytes,1008,opt,name=test_prompt_with_arguments,json=testPromptWithArguments,proto3,oneof"`
-}
-
-type Payload_TestPromptWithEmbeddedResource struct {
-	TestPromptWithEmbeddedResource *ConformancePromptWithEmbeddedResourceRequest `protobuf:"bytes,1009,opt,name=test_prompt_with_embedded_resource,json=testPromptWithEmbeddedResource,proto3,oneof"`
-}
-
-type Payload_TestPromptWithImage struct {
-	TestPromptWithImage *ConformancePromptWithImageRequest `protobuf:"bytes,1010,opt,name=test_prompt_with_image,json=testPromptWithImage,proto3,oneof"`
-}
-
-type Payload_StaticText struct {
-	StaticText *ConformanceStaticTextRequest `protobuf:"bytes,1011,opt,name=static_text,json=staticText,proto3,oneof"`
-}
-
-type Payload_StaticBinary struct {
-	StaticBinary *ConformanceStaticBinaryRequest `protobuf:"bytes,1012,opt,name=static_binary,json=staticBinary,proto3,oneof"`
-}
-
-type Payload_WatchedResource struct {
-	WatchedResource *ConformanceWatchedResourceRequest `protobuf:"bytes,1013,opt,name=watched_resource,json=watchedResource,proto3,oneof"`
-}
-
-type Payload_TemplateData struct {
-	TemplateData *ConformanceTemplateDataRequest `protobuf:"bytes,1014,opt,name=template_data,json=templateData,proto3,oneof"`
-}
-
-type Payload_TestToolWithLogging struct {
-	TestToolWithLogging *ConformanceToolWithLoggingRequest `protobuf:"bytes,1015,opt,name=test_tool_with_logging,json=testToolWithLogging,proto3,oneof"`
-}
-
-type Payload_TestSampling struct {
-	TestSampling *ConformanceSamplingRequest `protobuf:"bytes,1016,opt,name=test_sampling,json=testSampling,proto3,oneof"`
-}
-
-type Payload_TestElicitation struct {
-	TestElicitation *ConformanceElicitationRequest `protobuf:"bytes,1017,opt,name=test_elicitation,json=testElicitation,proto3,oneof"`
-}
-
-type Payload_TestElicitationSep1034Defaults struct {
-	TestElicitationSep1034Defaults *ConformanceElicitationDefaultsRequest `protobuf:"bytes,1018,opt,name=test_elicitation_sep1034_defaults,json=testElicitationSep1034Defaults,proto3,oneof"`
-}
-
-type Payload_TestElicitationSep1330Enums struct {
-	TestElicitationSep1330Enums *ConformanceElicitationEnumsRequest `protobuf:"bytes,1019,opt,name=test_elicitation_sep1330_enums,json=testElicitationSep1330Enums,proto3,oneof"`
-}
-
-type Payload_JsonSchema_2020_12Tool struct {
-	JsonSchema_2020_12Tool *ConformanceJsonSchema202012Request `protobuf:"bytes,1020,opt,name=json_schema_2020_12_tool,json=jsonSchema202012Tool,proto3,oneof"`
-}
-
-type Payload_TestLoggingTool struct {
-	// The fixtures of list changes, log levels and custom headers of MCP 2026-07-28.
-	TestLoggingTool *ConformanceLoggingToolRequest `protobuf:"bytes,1050,opt,name=test_logging_tool,json=testLoggingTool,proto3,oneof"`
-}
-
-type Payload_TestTriggerToolChange struct {
-	TestTriggerToolChange *ConformanceTriggerToolChangeRequest `protobuf:"bytes,1051,opt,name=test_trigger_tool_change,json=testTriggerToolChange,proto3,oneof"`
-}
-
-type Payload_TestTriggerPromptChange struct {
-	TestTriggerPromptChange *ConformanceTriggerPromptChangeRequest `protobuf:"bytes,1052,opt,name=test_trigger_prompt_change,json=testTriggerPromptChange,proto3,oneof"`
-}
-
-type Payload_TestDynamicTool struct {
-	TestDynamicTool *ConformanceDynamicToolRequest `protobuf:"bytes,1053,opt,name=test_dynamic_tool,json=testDynamicTool,proto3,oneof"`
-}
-
-type Payload_TestDynamicPrompt struct {
-	TestDynamicPrompt *ConformanceDynamicPromptRequest `protobuf:"bytes,1054,opt,name=test_dynamic_prompt,json=testDynamicPrompt,proto3,oneof"`
-}
-
-type Payload_TestCustomHeader struct {
-	TestCustomHeader *ConformanceCustomHeaderRequest `protobuf:"bytes,1055,opt,name=test_custom_header,json=testCustomHeader,proto3,oneof"`
-}
-
-type Payload_TestInputRequiredResultElicitation struct {
-	TestInputRequiredResultElicitation *ConformanceInputRequiredElicitationRequest `protobuf:"bytes,1021,opt,name=test_input_required_result_elicitation,json=testInputRequiredResultElicitation,proto3,oneof"`
-}
-
-type Payload_TestInputRequiredResultSampling struct {
-	TestInputRequiredResultSampling *ConformanceInputRequiredSamplingRequest `protobuf:"bytes,1022,opt,name=test_input_required_result_sampling,json=testInputRequiredResultSampling,proto3,oneof"`
-}
-
-type Payload_TestInputRequiredResultListRoots struct {
-	TestInputRequiredResultListRoots *ConformanceInputRequiredListRootsRequest `protobuf:"bytes,1023,opt,name=test_input_required_result_list_roots,json=testInputRequiredResultListRoots,proto3,oneof"`
-}
-
-type Payload_TestInputRequiredResultRequestState struct {
-	TestInputRequiredResultRequestState *ConformanceInputRequiredRequestStateRequest `protobuf:"bytes,1024,opt,name=test_input_required_result_request_state,json=testInputRequiredResultRequestState,proto3,oneof"`
-}
-
-type Payload_TestInputRequiredResultMultipleInputs struct {
-	TestInputRequiredResultMultipleInputs *ConformanceInputRequiredMultipleInputsRequest `protobuf:"bytes,1025,opt,name=test_input_required_result_multiple_inputs,json=testInputRequiredResultMultipleInputs,proto3,oneof"`
-}
-
-type Payload_TestInputRequiredResultMultiRound struct {
-	TestInputRequiredResultMultiRound *ConformanceInputRequiredMultiRoundRequest `protobuf:"bytes,1026,opt,name=test_input_required_result_multi_round,json=testInputRequiredResultMultiRound,proto3,oneof"`
-}
-
-type Payload_TestInputRequiredResultTamperedState struct {
-	TestInputRequiredResultTamperedState *ConformanceInputRequiredTamperedStateRequest `protobuf:"bytes,1027,opt,name=test_input_required_result_tampered_state,json=testInputRequiredResultTamperedState,proto3,oneof"`
-}
-
-type Payload_TestInputRequiredResultCapabilities struct {
-	TestInputRequiredResultCapabilities *ConformanceInputRequiredCapabilitiesRequest `protobuf:"bytes,1028,opt,name=test_input_required_result_capabilities,json=testInputRequiredResultCapabilities,proto3,oneof"`
-}
-
-type Payload_TestInputRequiredResultPrompt struct {
-	TestInputRequiredResultPrompt *ConformanceInputRequiredPromptRequest `protobuf:"bytes,1029,opt,name=test_input_required_result_prompt,json=testInputRequiredResultPrompt,proto3,oneof"`
-}
-
-type Payload_TestMissingCapability struct {
-	TestMissingCapability *ConformanceMissingCapabilityRequest `protobuf:"bytes,1030,opt,name=test_missing_capability,json=testMissingCapability,proto3,oneof"`
-}
-
-type Payload_TestStreamingElicitation struct {
-	TestStreamingElicitation *ConformanceStreamingElicitationRequest `protobuf:"bytes,1031,opt,name=test_streaming_elicitation,json=testStreamingElicitation,proto3,oneof"`
-}
-
-type Payload_Greet struct {
-	// The conformance fixtures of MCP tasks, numbered apart from the other fixtures.
-	Greet *ConformanceGreetRequest `protobuf:"bytes,1100,opt,name=greet,proto3,oneof"`
-}
-
-type Payload_SlowCompute struct {
-	SlowCompute *ConformanceSlowComputeRequest `protobuf:"bytes,1101,opt,name=slow_compute,json=slowCompute,proto3,oneof"`
-}
-
-type Payload_FailingJob struct {
-	FailingJob *ConformanceFailingJobRequest `protobuf:"bytes,1102,opt,name=failing_job,json=failingJob,proto3,oneof"`
-}
-
-type Payload_ProtocolErrorJob struct {
-	ProtocolErrorJob *ConformanceProtocolErrorJobRequest `protobuf:"bytes,1103,opt,name=protocol_error_job,json=protocolErrorJob,proto3,oneof"`
-}
-
-type Payload_ConfirmDelete struct {
-	ConfirmDelete *ConformanceConfirmDeleteRequest `protobuf:"bytes,1104,opt,name=confirm_delete,json=confirmDelete,proto3,oneof"`
-}
-
-type Payload_MultiInput struct {
-	MultiInput *ConformanceMultiInputRequest `protobuf:"bytes,1105,opt,name=multi_input,json=multiInput,proto3,oneof"`
-}
-
-type Payload_TestToolWithTask struct {
-	TestToolWithTask *ConformanceTestToolWithTaskRequest `protobuf:"bytes,1106,opt,name=test_tool_with_task,json=testToolWithTask,proto3,oneof"`
+type Payload_Carried struct {
+	// A request of a schema carried in this one (a file with the (hoot.v1.carried) option,
+	// such as the conformance fixtures of hoot.conformance.v1): that schema's own Payload. The
+	// generated tool table and services wrap and unwrap it; it is not a tool of its own.
+	Carried *anypb.Any `protobuf:"bytes,900,opt,name=carried,proto3,oneof"`
 }
 
 func (*Payload_Echo) isPayload_Request() {}
@@ -1292,95 +677,7 @@ func (*Payload_ArtifactContent) isPayload_Request() {}
 
 func (*Payload_ComposeAbc) isPayload_Request() {}
 
-func (*Payload_TestSimpleText) isPayload_Request() {}
-
-func (*Payload_TestImageContent) isPayload_Request() {}
-
-func (*Payload_TestAudioContent) isPayload_Request() {}
-
-func (*Payload_TestEmbeddedResource) isPayload_Request() {}
-
-func (*Payload_TestMultipleContentTypes) isPayload_Request() {}
-
-func (*Payload_TestErrorHandling) isPayload_Request() {}
-
-func (*Payload_TestToolWithProgress) isPayload_Request() {}
-
-func (*Payload_TestSimplePrompt) isPayload_Request() {}
-
-func (*Payload_TestPromptWithArguments) isPayload_Request() {}
-
-func (*Payload_TestPromptWithEmbeddedResource) isPayload_Request() {}
-
-func (*Payload_TestPromptWithImage) isPayload_Request() {}
-
-func (*Payload_StaticText) isPayload_Request() {}
-
-func (*Payload_StaticBinary) isPayload_Request() {}
-
-func (*Payload_WatchedResource) isPayload_Request() {}
-
-func (*Payload_TemplateData) isPayload_Request() {}
-
-func (*Payload_TestToolWithLogging) isPayload_Request() {}
-
-func (*Payload_TestSampling) isPayload_Request() {}
-
-func (*Payload_TestElicitation) isPayload_Request() {}
-
-func (*Payload_TestElicitationSep1034Defaults) isPayload_Request() {}
-
-func (*Payload_TestElicitationSep1330Enums) isPayload_Request() {}
-
-func (*Payload_JsonSchema_2020_12Tool) isPayload_Request() {}
-
-func (*Payload_TestLoggingTool) isPayload_Request() {}
-
-func (*Payload_TestTriggerToolChange) isPayload_Request() {}
-
-func (*Payload_TestTriggerPromptChange) isPayload_Request() {}
-
-func (*Payload_TestDynamicTool) isPayload_Request() {}
-
-func (*Payload_TestDynamicPrompt) isPayload_Request() {}
-
-func (*Payload_TestCustomHeader) isPayload_Request() {}
-
-func (*Payload_TestInputRequiredResultElicitation) isPayload_Request() {}
-
-func (*Payload_TestInputRequiredResultSampling) isPayload_Request() {}
-
-func (*Payload_TestInputRequiredResultListRoots) isPayload_Request() {}
-
-func (*Payload_TestInputRequiredResultRequestState) isPayload_Request() {}
-
-func (*Payload_TestInputRequiredResultMultipleInputs) isPayload_Request() {}
-
-func (*Payload_TestInputRequiredResultMultiRound) isPayload_Request() {}
-
-func (*Payload_TestInputRequiredResultTamperedState) isPayload_Request() {}
-
-func (*Payload_TestInputRequiredResultCapabilities) isPayload_Request() {}
-
-func (*Payload_TestInputRequiredResultPrompt) isPayload_Request() {}
-
-func (*Payload_TestMissingCapability) isPayload_Request() {}
-
-func (*Payload_TestStreamingElicitation) isPayload_Request() {}
-
-func (*Payload_Greet) isPayload_Request() {}
-
-func (*Payload_SlowCompute) isPayload_Request() {}
-
-func (*Payload_FailingJob) isPayload_Request() {}
-
-func (*Payload_ProtocolErrorJob) isPayload_Request() {}
-
-func (*Payload_ConfirmDelete) isPayload_Request() {}
-
-func (*Payload_MultiInput) isPayload_Request() {}
-
-func (*Payload_TestToolWithTask) isPayload_Request() {}
+func (*Payload_Carried) isPayload_Request() {}
 
 // Result is what travels back: the typed result of the tool that was called, or an error. A tool
 // of kind JOB answers with job_started at once; its own result comes later from the job tools.
@@ -1425,9 +722,7 @@ type Result struct {
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
 	//	*Result_MusicPrompt
-	//	*Result_ConformanceContent
-	//	*Result_ConformancePrompt
-	//	*Result_ConformanceResource
+	//	*Result_Carried
 	Result        isResult_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1803,28 +1098,10 @@ func (x *Result) GetMusicPrompt() *MusicPromptResult {
 	return nil
 }
 
-func (x *Result) GetConformanceContent() *ConformanceContentResult {
+func (x *Result) GetCarried() *anypb.Any {
 	if x != nil {
-		if x, ok := x.Result.(*Result_ConformanceContent); ok {
-			return x.ConformanceContent
-		}
-	}
-	return nil
-}
-
-func (x *Result) GetConformancePrompt() *ConformancePromptResult {
-	if x != nil {
-		if x, ok := x.Result.(*Result_ConformancePrompt); ok {
-			return x.ConformancePrompt
-		}
-	}
-	return nil
-}
-
-func (x *Result) GetConformanceResource() *ConformanceResourceResult {
-	if x != nil {
-		if x, ok := x.Result.(*Result_ConformanceResource); ok {
-			return x.ConformanceResource
+		if x, ok := x.Result.(*Result_Carried); ok {
+			return x.Carried
 		}
 	}
 	return nil
@@ -1990,17 +1267,10 @@ type Result_MusicPrompt struct {
 	MusicPrompt *MusicPromptResult `protobuf:"bytes,600,opt,name=music_prompt,json=musicPrompt,proto3,oneof"`
 }
 
-type Result_ConformanceContent struct {
-	// The conformance fixtures' answer, numbered apart from the domain's results.
-	ConformanceContent *ConformanceContentResult `protobuf:"bytes,1000,opt,name=conformance_content,json=conformanceContent,proto3,oneof"`
-}
-
-type Result_ConformancePrompt struct {
-	ConformancePrompt *ConformancePromptResult `protobuf:"bytes,1001,opt,name=conformance_prompt,json=conformancePrompt,proto3,oneof"`
-}
-
-type Result_ConformanceResource struct {
-	ConformanceResource *ConformanceResourceResult `protobuf:"bytes,1002,opt,name=conformance_resource,json=conformanceResource,proto3,oneof"`
+type Result_Carried struct {
+	// The answer of a tool of a carried schema (see Payload.carried): that schema's own
+	// Result. An error still comes as error, and a job's start as job_started.
+	Carried *anypb.Any `protobuf:"bytes,900,opt,name=carried,proto3,oneof"`
 }
 
 func (*Result_Error) isResult_Result() {}
@@ -2077,11 +1347,7 @@ func (*Result_ArtifactContent) isResult_Result() {}
 
 func (*Result_MusicPrompt) isResult_Result() {}
 
-func (*Result_ConformanceContent) isResult_Result() {}
-
-func (*Result_ConformancePrompt) isResult_Result() {}
-
-func (*Result_ConformanceResource) isResult_Result() {}
+func (*Result_Carried) isResult_Result() {}
 
 // Job is a background run of a tool of kind JOB. It lives here, not in job.proto, because it
 // holds a Result.
@@ -2485,7 +1751,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xf26\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xea\x1b\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -2535,56 +1801,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
 	"\vcompose_abc\x18\xd8\x04 \x01(\v2 .hoot.v1.ComposeAbcPromptRequestH\x00R\n" +
-	"composeAbc\x12R\n" +
-	"\x10test_simple_text\x18\xe8\a \x01(\v2%.hoot.v1.ConformanceSimpleTextRequestH\x00R\x0etestSimpleText\x12X\n" +
-	"\x12test_image_content\x18\xe9\a \x01(\v2'.hoot.v1.ConformanceImageContentRequestH\x00R\x10testImageContent\x12X\n" +
-	"\x12test_audio_content\x18\xea\a \x01(\v2'.hoot.v1.ConformanceAudioContentRequestH\x00R\x10testAudioContent\x12d\n" +
-	"\x16test_embedded_resource\x18\xeb\a \x01(\v2+.hoot.v1.ConformanceEmbeddedResourceRequestH\x00R\x14testEmbeddedResource\x12q\n" +
-	"\x1btest_multiple_content_types\x18\xec\a \x01(\v2/.hoot.v1.ConformanceMultipleContentTypesRequestH\x00R\x18testMultipleContentTypes\x12[\n" +
-	"\x13test_error_handling\x18\xed\a \x01(\v2(.hoot.v1.ConformanceErrorHandlingRequestH\x00R\x11testErrorHandling\x12e\n" +
-	"\x17test_tool_with_progress\x18\xee\a \x01(\v2+.hoot.v1.ConformanceToolWithProgressRequestH\x00R\x14testToolWithProgress\x12X\n" +
-	"\x12test_simple_prompt\x18\xef\a \x01(\v2'.hoot.v1.ConformanceSimplePromptRequestH\x00R\x10testSimplePrompt\x12n\n" +
-	"\x1atest_prompt_with_arguments\x18\xf0\a \x01(\v2..hoot.v1.ConformancePromptWithArgumentsRequestH\x00R\x17testPromptWithArguments\x12\x84\x01\n" +
-	"\"test_prompt_with_embedded_resource\x18\xf1\a \x01(\v25.hoot.v1.ConformancePromptWithEmbeddedResourceRequestH\x00R\x1etestPromptWithEmbeddedResource\x12b\n" +
-	"\x16test_prompt_with_image\x18\xf2\a \x01(\v2*.hoot.v1.ConformancePromptWithImageRequestH\x00R\x13testPromptWithImage\x12I\n" +
-	"\vstatic_text\x18\xf3\a \x01(\v2%.hoot.v1.ConformanceStaticTextRequestH\x00R\n" +
-	"staticText\x12O\n" +
-	"\rstatic_binary\x18\xf4\a \x01(\v2'.hoot.v1.ConformanceStaticBinaryRequestH\x00R\fstaticBinary\x12X\n" +
-	"\x10watched_resource\x18\xf5\a \x01(\v2*.hoot.v1.ConformanceWatchedResourceRequestH\x00R\x0fwatchedResource\x12O\n" +
-	"\rtemplate_data\x18\xf6\a \x01(\v2'.hoot.v1.ConformanceTemplateDataRequestH\x00R\ftemplateData\x12b\n" +
-	"\x16test_tool_with_logging\x18\xf7\a \x01(\v2*.hoot.v1.ConformanceToolWithLoggingRequestH\x00R\x13testToolWithLogging\x12K\n" +
-	"\rtest_sampling\x18\xf8\a \x01(\v2#.hoot.v1.ConformanceSamplingRequestH\x00R\ftestSampling\x12T\n" +
-	"\x10test_elicitation\x18\xf9\a \x01(\v2&.hoot.v1.ConformanceElicitationRequestH\x00R\x0ftestElicitation\x12|\n" +
-	"!test_elicitation_sep1034_defaults\x18\xfa\a \x01(\v2..hoot.v1.ConformanceElicitationDefaultsRequestH\x00R\x1etestElicitationSep1034Defaults\x12s\n" +
-	"\x1etest_elicitation_sep1330_enums\x18\xfb\a \x01(\v2+.hoot.v1.ConformanceElicitationEnumsRequestH\x00R\x1btestElicitationSep1330Enums\x12f\n" +
-	"\x18json_schema_2020_12_tool\x18\xfc\a \x01(\v2+.hoot.v1.ConformanceJsonSchema202012RequestH\x00R\x14jsonSchema202012Tool\x12U\n" +
-	"\x11test_logging_tool\x18\x9a\b \x01(\v2&.hoot.v1.ConformanceLoggingToolRequestH\x00R\x0ftestLoggingTool\x12h\n" +
-	"\x18test_trigger_tool_change\x18\x9b\b \x01(\v2,.hoot.v1.ConformanceTriggerToolChangeRequestH\x00R\x15testTriggerToolChange\x12n\n" +
-	"\x1atest_trigger_prompt_change\x18\x9c\b \x01(\v2..hoot.v1.ConformanceTriggerPromptChangeRequestH\x00R\x17testTriggerPromptChange\x12U\n" +
-	"\x11test_dynamic_tool\x18\x9d\b \x01(\v2&.hoot.v1.ConformanceDynamicToolRequestH\x00R\x0ftestDynamicTool\x12[\n" +
-	"\x13test_dynamic_prompt\x18\x9e\b \x01(\v2(.hoot.v1.ConformanceDynamicPromptRequestH\x00R\x11testDynamicPrompt\x12X\n" +
-	"\x12test_custom_header\x18\x9f\b \x01(\v2'.hoot.v1.ConformanceCustomHeaderRequestH\x00R\x10testCustomHeader\x12\x8a\x01\n" +
-	"&test_input_required_result_elicitation\x18\xfd\a \x01(\v23.hoot.v1.ConformanceInputRequiredElicitationRequestH\x00R\"testInputRequiredResultElicitation\x12\x81\x01\n" +
-	"#test_input_required_result_sampling\x18\xfe\a \x01(\v20.hoot.v1.ConformanceInputRequiredSamplingRequestH\x00R\x1ftestInputRequiredResultSampling\x12\x85\x01\n" +
-	"%test_input_required_result_list_roots\x18\xff\a \x01(\v21.hoot.v1.ConformanceInputRequiredListRootsRequestH\x00R testInputRequiredResultListRoots\x12\x8e\x01\n" +
-	"(test_input_required_result_request_state\x18\x80\b \x01(\v24.hoot.v1.ConformanceInputRequiredRequestStateRequestH\x00R#testInputRequiredResultRequestState\x12\x94\x01\n" +
-	"*test_input_required_result_multiple_inputs\x18\x81\b \x01(\v26.hoot.v1.ConformanceInputRequiredMultipleInputsRequestH\x00R%testInputRequiredResultMultipleInputs\x12\x88\x01\n" +
-	"&test_input_required_result_multi_round\x18\x82\b \x01(\v22.hoot.v1.ConformanceInputRequiredMultiRoundRequestH\x00R!testInputRequiredResultMultiRound\x12\x91\x01\n" +
-	")test_input_required_result_tampered_state\x18\x83\b \x01(\v25.hoot.v1.ConformanceInputRequiredTamperedStateRequestH\x00R$testInputRequiredResultTamperedState\x12\x8d\x01\n" +
-	"'test_input_required_result_capabilities\x18\x84\b \x01(\v24.hoot.v1.ConformanceInputRequiredCapabilitiesRequestH\x00R#testInputRequiredResultCapabilities\x12{\n" +
-	"!test_input_required_result_prompt\x18\x85\b \x01(\v2..hoot.v1.ConformanceInputRequiredPromptRequestH\x00R\x1dtestInputRequiredResultPrompt\x12g\n" +
-	"\x17test_missing_capability\x18\x86\b \x01(\v2,.hoot.v1.ConformanceMissingCapabilityRequestH\x00R\x15testMissingCapability\x12p\n" +
-	"\x1atest_streaming_elicitation\x18\x87\b \x01(\v2/.hoot.v1.ConformanceStreamingElicitationRequestH\x00R\x18testStreamingElicitation\x129\n" +
-	"\x05greet\x18\xcc\b \x01(\v2 .hoot.v1.ConformanceGreetRequestH\x00R\x05greet\x12L\n" +
-	"\fslow_compute\x18\xcd\b \x01(\v2&.hoot.v1.ConformanceSlowComputeRequestH\x00R\vslowCompute\x12I\n" +
-	"\vfailing_job\x18\xce\b \x01(\v2%.hoot.v1.ConformanceFailingJobRequestH\x00R\n" +
-	"failingJob\x12\\\n" +
-	"\x12protocol_error_job\x18\xcf\b \x01(\v2+.hoot.v1.ConformanceProtocolErrorJobRequestH\x00R\x10protocolErrorJob\x12R\n" +
-	"\x0econfirm_delete\x18\xd0\b \x01(\v2(.hoot.v1.ConformanceConfirmDeleteRequestH\x00R\rconfirmDelete\x12I\n" +
-	"\vmulti_input\x18\xd1\b \x01(\v2%.hoot.v1.ConformanceMultiInputRequestH\x00R\n" +
-	"multiInput\x12]\n" +
-	"\x13test_tool_with_task\x18\xd2\b \x01(\v2+.hoot.v1.ConformanceTestToolWithTaskRequestH\x00R\x10testToolWithTaskB\t\n" +
-	"\arequest\"\xb3\x14\n" +
+	"composeAbc\x121\n" +
+	"\acarried\x18\x84\a \x01(\v2\x14.google.protobuf.AnyH\x00R\acarriedB\t\n" +
+	"\arequestJ\x06\b\xe8\a\x10\x88\bJ\x06\b\x9a\b\x10\xa0\bJ\x06\b\xcc\b\x10\xd3\bR\x10test_simple_textR\x12test_image_contentR\x12test_audio_contentR\x16test_embedded_resourceR\x1btest_multiple_content_typesR\x13test_error_handlingR\x17test_tool_with_progressR\x12test_simple_promptR\x1atest_prompt_with_argumentsR\"test_prompt_with_embedded_resourceR\x16test_prompt_with_imageR\vstatic_textR\rstatic_binaryR\x10watched_resourceR\rtemplate_dataR\x16test_tool_with_loggingR\rtest_samplingR\x10test_elicitationR!test_elicitation_sep1034_defaultsR\x1etest_elicitation_sep1330_enumsR\x18json_schema_2020_12_toolR\x11test_logging_toolR\x18test_trigger_tool_changeR\x1atest_trigger_prompt_changeR\x11test_dynamic_toolR\x13test_dynamic_promptR\x12test_custom_headerR&test_input_required_result_elicitationR#test_input_required_result_samplingR%test_input_required_result_list_rootsR(test_input_required_result_request_stateR*test_input_required_result_multiple_inputsR&test_input_required_result_multi_roundR)test_input_required_result_tampered_stateR'test_input_required_result_capabilitiesR!test_input_required_result_promptR\x17test_missing_capabilityR\x1atest_streaming_elicitationR\x05greetR\fslow_computeR\vfailing_jobR\x12protocol_error_jobR\x0econfirm_deleteR\vmulti_inputR\x13test_tool_with_task\"\xa8\x13\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -2635,11 +1854,9 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
-	"\fmusic_prompt\x18\xd8\x04 \x01(\v2\x1a.hoot.v1.MusicPromptResultH\x00R\vmusicPrompt\x12U\n" +
-	"\x13conformance_content\x18\xe8\a \x01(\v2!.hoot.v1.ConformanceContentResultH\x00R\x12conformanceContent\x12R\n" +
-	"\x12conformance_prompt\x18\xe9\a \x01(\v2 .hoot.v1.ConformancePromptResultH\x00R\x11conformancePrompt\x12X\n" +
-	"\x14conformance_resource\x18\xea\a \x01(\v2\".hoot.v1.ConformanceResourceResultH\x00R\x13conformanceResourceB\b\n" +
-	"\x06result\"\xee\x04\n" +
+	"\fmusic_prompt\x18\xd8\x04 \x01(\v2\x1a.hoot.v1.MusicPromptResultH\x00R\vmusicPrompt\x121\n" +
+	"\acarried\x18\x84\a \x01(\v2\x14.google.protobuf.AnyH\x00R\acarriedB\b\n" +
+	"\x06resultJ\x06\b\xe8\a\x10\xeb\aR\x13conformance_contentR\x12conformance_promptR\x14conformance_resource\"\xee\x04\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12*\n" +
@@ -2690,275 +1907,182 @@ func file_hoot_v1_envelope_proto_rawDescGZIP() []byte {
 
 var file_hoot_v1_envelope_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_hoot_v1_envelope_proto_goTypes = []any{
-	(*Payload)(nil),                                       // 0: hoot.v1.Payload
-	(*Result)(nil),                                        // 1: hoot.v1.Result
-	(*Job)(nil),                                           // 2: hoot.v1.Job
-	(*JobStatusResult)(nil),                               // 3: hoot.v1.JobStatusResult
-	(*JobAwaitResult)(nil),                                // 4: hoot.v1.JobAwaitResult
-	(*JobListResult)(nil),                                 // 5: hoot.v1.JobListResult
-	(*JobCancelResult)(nil),                               // 6: hoot.v1.JobCancelResult
-	(*JobAnswerResult)(nil),                               // 7: hoot.v1.JobAnswerResult
-	nil,                                                   // 8: hoot.v1.Job.QuestionsEntry
-	(*EchoRequest)(nil),                                   // 9: hoot.v1.EchoRequest
-	(*CasStoreRequest)(nil),                               // 10: hoot.v1.CasStoreRequest
-	(*CasGetRequest)(nil),                                 // 11: hoot.v1.CasGetRequest
-	(*CasInspectRequest)(nil),                             // 12: hoot.v1.CasInspectRequest
-	(*ArtifactCreateRequest)(nil),                         // 13: hoot.v1.ArtifactCreateRequest
-	(*ArtifactGetRequest)(nil),                            // 14: hoot.v1.ArtifactGetRequest
-	(*ArtifactListRequest)(nil),                           // 15: hoot.v1.ArtifactListRequest
-	(*ArtifactAnnotateRequest)(nil),                       // 16: hoot.v1.ArtifactAnnotateRequest
-	(*ArtifactTagRequest)(nil),                            // 17: hoot.v1.ArtifactTagRequest
-	(*StorageStatsRequest)(nil),                           // 18: hoot.v1.StorageStatsRequest
-	(*CasVerifyRequest)(nil),                              // 19: hoot.v1.CasVerifyRequest
-	(*JobStatusRequest)(nil),                              // 20: hoot.v1.JobStatusRequest
-	(*JobAwaitRequest)(nil),                               // 21: hoot.v1.JobAwaitRequest
-	(*JobListRequest)(nil),                                // 22: hoot.v1.JobListRequest
-	(*JobCancelRequest)(nil),                              // 23: hoot.v1.JobCancelRequest
-	(*ArtifactQueryRequest)(nil),                          // 24: hoot.v1.ArtifactQueryRequest
-	(*AbcParseRequest)(nil),                               // 25: hoot.v1.AbcParseRequest
-	(*AbcValidateRequest)(nil),                            // 26: hoot.v1.AbcValidateRequest
-	(*AbcTransposeRequest)(nil),                           // 27: hoot.v1.AbcTransposeRequest
-	(*AbcToMidiRequest)(nil),                              // 28: hoot.v1.AbcToMidiRequest
-	(*AbcBookToMidiRequest)(nil),                          // 29: hoot.v1.AbcBookToMidiRequest
-	(*MidiInfoRequest)(nil),                               // 30: hoot.v1.MidiInfoRequest
-	(*StorageGcRequest)(nil),                              // 31: hoot.v1.StorageGcRequest
-	(*MidiRenderRequest)(nil),                             // 32: hoot.v1.MidiRenderRequest
-	(*SoundfontInspectRequest)(nil),                       // 33: hoot.v1.SoundfontInspectRequest
-	(*AudioInfoRequest)(nil),                              // 34: hoot.v1.AudioInfoRequest
-	(*MidiPianoRollRequest)(nil),                          // 35: hoot.v1.MidiPianoRollRequest
-	(*AbcRenderRequest)(nil),                              // 36: hoot.v1.AbcRenderRequest
-	(*MidiAnalyzeRequest)(nil),                            // 37: hoot.v1.MidiAnalyzeRequest
-	(*ShellExecRequest)(nil),                              // 38: hoot.v1.ShellExecRequest
-	(*ShellExecJobRequest)(nil),                           // 39: hoot.v1.ShellExecJobRequest
-	(*AbcToMusicxmlRequest)(nil),                          // 40: hoot.v1.AbcToMusicxmlRequest
-	(*JobAnswerRequest)(nil),                              // 41: hoot.v1.JobAnswerRequest
-	(*CasObjectResourceRequest)(nil),                      // 42: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 43: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 44: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                  // 45: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),                // 46: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),                // 47: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),            // 48: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),        // 49: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),               // 50: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),            // 51: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),                // 52: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),         // 53: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 54: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),             // 55: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                  // 56: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),                // 57: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),             // 58: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),                // 59: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),             // 60: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                    // 61: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                 // 62: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),         // 63: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),            // 64: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),            // 65: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceLoggingToolRequest)(nil),                 // 66: hoot.v1.ConformanceLoggingToolRequest
-	(*ConformanceTriggerToolChangeRequest)(nil),           // 67: hoot.v1.ConformanceTriggerToolChangeRequest
-	(*ConformanceTriggerPromptChangeRequest)(nil),         // 68: hoot.v1.ConformanceTriggerPromptChangeRequest
-	(*ConformanceDynamicToolRequest)(nil),                 // 69: hoot.v1.ConformanceDynamicToolRequest
-	(*ConformanceDynamicPromptRequest)(nil),               // 70: hoot.v1.ConformanceDynamicPromptRequest
-	(*ConformanceCustomHeaderRequest)(nil),                // 71: hoot.v1.ConformanceCustomHeaderRequest
-	(*ConformanceInputRequiredElicitationRequest)(nil),    // 72: hoot.v1.ConformanceInputRequiredElicitationRequest
-	(*ConformanceInputRequiredSamplingRequest)(nil),       // 73: hoot.v1.ConformanceInputRequiredSamplingRequest
-	(*ConformanceInputRequiredListRootsRequest)(nil),      // 74: hoot.v1.ConformanceInputRequiredListRootsRequest
-	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 75: hoot.v1.ConformanceInputRequiredRequestStateRequest
-	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 76: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 77: hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 78: hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 79: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	(*ConformanceInputRequiredPromptRequest)(nil),         // 80: hoot.v1.ConformanceInputRequiredPromptRequest
-	(*ConformanceMissingCapabilityRequest)(nil),           // 81: hoot.v1.ConformanceMissingCapabilityRequest
-	(*ConformanceStreamingElicitationRequest)(nil),        // 82: hoot.v1.ConformanceStreamingElicitationRequest
-	(*ConformanceGreetRequest)(nil),                       // 83: hoot.v1.ConformanceGreetRequest
-	(*ConformanceSlowComputeRequest)(nil),                 // 84: hoot.v1.ConformanceSlowComputeRequest
-	(*ConformanceFailingJobRequest)(nil),                  // 85: hoot.v1.ConformanceFailingJobRequest
-	(*ConformanceProtocolErrorJobRequest)(nil),            // 86: hoot.v1.ConformanceProtocolErrorJobRequest
-	(*ConformanceConfirmDeleteRequest)(nil),               // 87: hoot.v1.ConformanceConfirmDeleteRequest
-	(*ConformanceMultiInputRequest)(nil),                  // 88: hoot.v1.ConformanceMultiInputRequest
-	(*ConformanceTestToolWithTaskRequest)(nil),            // 89: hoot.v1.ConformanceTestToolWithTaskRequest
-	(*ToolError)(nil),                                     // 90: hoot.v1.ToolError
-	(*EchoResult)(nil),                                    // 91: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 92: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 93: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 94: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 95: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 96: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 97: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 98: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 99: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 100: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 101: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 102: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 103: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 104: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 105: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 106: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 107: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 108: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 109: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 110: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 111: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 112: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 113: hoot.v1.AudioInfoResult
-	(*MidiPianoRollResult)(nil),                           // 114: hoot.v1.MidiPianoRollResult
-	(*AbcRenderResult)(nil),                               // 115: hoot.v1.AbcRenderResult
-	(*MidiAnalyzeResult)(nil),                             // 116: hoot.v1.MidiAnalyzeResult
-	(*ShellExecResult)(nil),                               // 117: hoot.v1.ShellExecResult
-	(*AbcToMusicxmlResult)(nil),                           // 118: hoot.v1.AbcToMusicxmlResult
-	(*CasObjectResourceResult)(nil),                       // 119: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 120: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 121: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                      // 122: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                       // 123: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                     // 124: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                        // 125: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 126: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                                 // 127: hoot.v1.ClientRequest
+	(*Payload)(nil),                        // 0: hoot.v1.Payload
+	(*Result)(nil),                         // 1: hoot.v1.Result
+	(*Job)(nil),                            // 2: hoot.v1.Job
+	(*JobStatusResult)(nil),                // 3: hoot.v1.JobStatusResult
+	(*JobAwaitResult)(nil),                 // 4: hoot.v1.JobAwaitResult
+	(*JobListResult)(nil),                  // 5: hoot.v1.JobListResult
+	(*JobCancelResult)(nil),                // 6: hoot.v1.JobCancelResult
+	(*JobAnswerResult)(nil),                // 7: hoot.v1.JobAnswerResult
+	nil,                                    // 8: hoot.v1.Job.QuestionsEntry
+	(*EchoRequest)(nil),                    // 9: hoot.v1.EchoRequest
+	(*CasStoreRequest)(nil),                // 10: hoot.v1.CasStoreRequest
+	(*CasGetRequest)(nil),                  // 11: hoot.v1.CasGetRequest
+	(*CasInspectRequest)(nil),              // 12: hoot.v1.CasInspectRequest
+	(*ArtifactCreateRequest)(nil),          // 13: hoot.v1.ArtifactCreateRequest
+	(*ArtifactGetRequest)(nil),             // 14: hoot.v1.ArtifactGetRequest
+	(*ArtifactListRequest)(nil),            // 15: hoot.v1.ArtifactListRequest
+	(*ArtifactAnnotateRequest)(nil),        // 16: hoot.v1.ArtifactAnnotateRequest
+	(*ArtifactTagRequest)(nil),             // 17: hoot.v1.ArtifactTagRequest
+	(*StorageStatsRequest)(nil),            // 18: hoot.v1.StorageStatsRequest
+	(*CasVerifyRequest)(nil),               // 19: hoot.v1.CasVerifyRequest
+	(*JobStatusRequest)(nil),               // 20: hoot.v1.JobStatusRequest
+	(*JobAwaitRequest)(nil),                // 21: hoot.v1.JobAwaitRequest
+	(*JobListRequest)(nil),                 // 22: hoot.v1.JobListRequest
+	(*JobCancelRequest)(nil),               // 23: hoot.v1.JobCancelRequest
+	(*ArtifactQueryRequest)(nil),           // 24: hoot.v1.ArtifactQueryRequest
+	(*AbcParseRequest)(nil),                // 25: hoot.v1.AbcParseRequest
+	(*AbcValidateRequest)(nil),             // 26: hoot.v1.AbcValidateRequest
+	(*AbcTransposeRequest)(nil),            // 27: hoot.v1.AbcTransposeRequest
+	(*AbcToMidiRequest)(nil),               // 28: hoot.v1.AbcToMidiRequest
+	(*AbcBookToMidiRequest)(nil),           // 29: hoot.v1.AbcBookToMidiRequest
+	(*MidiInfoRequest)(nil),                // 30: hoot.v1.MidiInfoRequest
+	(*StorageGcRequest)(nil),               // 31: hoot.v1.StorageGcRequest
+	(*MidiRenderRequest)(nil),              // 32: hoot.v1.MidiRenderRequest
+	(*SoundfontInspectRequest)(nil),        // 33: hoot.v1.SoundfontInspectRequest
+	(*AudioInfoRequest)(nil),               // 34: hoot.v1.AudioInfoRequest
+	(*MidiPianoRollRequest)(nil),           // 35: hoot.v1.MidiPianoRollRequest
+	(*AbcRenderRequest)(nil),               // 36: hoot.v1.AbcRenderRequest
+	(*MidiAnalyzeRequest)(nil),             // 37: hoot.v1.MidiAnalyzeRequest
+	(*ShellExecRequest)(nil),               // 38: hoot.v1.ShellExecRequest
+	(*ShellExecJobRequest)(nil),            // 39: hoot.v1.ShellExecJobRequest
+	(*AbcToMusicxmlRequest)(nil),           // 40: hoot.v1.AbcToMusicxmlRequest
+	(*JobAnswerRequest)(nil),               // 41: hoot.v1.JobAnswerRequest
+	(*CasObjectResourceRequest)(nil),       // 42: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil), // 43: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),        // 44: hoot.v1.ComposeAbcPromptRequest
+	(*anypb.Any)(nil),                      // 45: google.protobuf.Any
+	(*ToolError)(nil),                      // 46: hoot.v1.ToolError
+	(*EchoResult)(nil),                     // 47: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                 // 48: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                   // 49: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),               // 50: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),           // 51: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),              // 52: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),             // 53: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),         // 54: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),              // 55: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),             // 56: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                     // 57: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                // 58: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),            // 59: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                 // 60: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),              // 61: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),             // 62: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                // 63: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),            // 64: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                 // 65: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                // 66: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),               // 67: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),         // 68: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                // 69: hoot.v1.AudioInfoResult
+	(*MidiPianoRollResult)(nil),            // 70: hoot.v1.MidiPianoRollResult
+	(*AbcRenderResult)(nil),                // 71: hoot.v1.AbcRenderResult
+	(*MidiAnalyzeResult)(nil),              // 72: hoot.v1.MidiAnalyzeResult
+	(*ShellExecResult)(nil),                // 73: hoot.v1.ShellExecResult
+	(*AbcToMusicxmlResult)(nil),            // 74: hoot.v1.AbcToMusicxmlResult
+	(*CasObjectResourceResult)(nil),        // 75: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),  // 76: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),              // 77: hoot.v1.MusicPromptResult
+	(JobStatus)(0),                         // 78: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),          // 79: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                  // 80: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
-	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
-	10,  // 1: hoot.v1.Payload.cas_store:type_name -> hoot.v1.CasStoreRequest
-	11,  // 2: hoot.v1.Payload.cas_get:type_name -> hoot.v1.CasGetRequest
-	12,  // 3: hoot.v1.Payload.cas_inspect:type_name -> hoot.v1.CasInspectRequest
-	13,  // 4: hoot.v1.Payload.artifact_create:type_name -> hoot.v1.ArtifactCreateRequest
-	14,  // 5: hoot.v1.Payload.artifact_get:type_name -> hoot.v1.ArtifactGetRequest
-	15,  // 6: hoot.v1.Payload.artifact_list:type_name -> hoot.v1.ArtifactListRequest
-	16,  // 7: hoot.v1.Payload.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateRequest
-	17,  // 8: hoot.v1.Payload.artifact_tag:type_name -> hoot.v1.ArtifactTagRequest
-	18,  // 9: hoot.v1.Payload.storage_stats:type_name -> hoot.v1.StorageStatsRequest
-	19,  // 10: hoot.v1.Payload.cas_verify:type_name -> hoot.v1.CasVerifyRequest
-	20,  // 11: hoot.v1.Payload.job_status:type_name -> hoot.v1.JobStatusRequest
-	21,  // 12: hoot.v1.Payload.job_await:type_name -> hoot.v1.JobAwaitRequest
-	22,  // 13: hoot.v1.Payload.job_list:type_name -> hoot.v1.JobListRequest
-	23,  // 14: hoot.v1.Payload.job_cancel:type_name -> hoot.v1.JobCancelRequest
-	24,  // 15: hoot.v1.Payload.artifact_query:type_name -> hoot.v1.ArtifactQueryRequest
-	25,  // 16: hoot.v1.Payload.abc_parse:type_name -> hoot.v1.AbcParseRequest
-	26,  // 17: hoot.v1.Payload.abc_validate:type_name -> hoot.v1.AbcValidateRequest
-	27,  // 18: hoot.v1.Payload.abc_transpose:type_name -> hoot.v1.AbcTransposeRequest
-	28,  // 19: hoot.v1.Payload.abc_to_midi:type_name -> hoot.v1.AbcToMidiRequest
-	29,  // 20: hoot.v1.Payload.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiRequest
-	30,  // 21: hoot.v1.Payload.midi_info:type_name -> hoot.v1.MidiInfoRequest
-	31,  // 22: hoot.v1.Payload.storage_gc:type_name -> hoot.v1.StorageGcRequest
-	32,  // 23: hoot.v1.Payload.midi_render:type_name -> hoot.v1.MidiRenderRequest
-	33,  // 24: hoot.v1.Payload.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectRequest
-	34,  // 25: hoot.v1.Payload.audio_info:type_name -> hoot.v1.AudioInfoRequest
-	35,  // 26: hoot.v1.Payload.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollRequest
-	36,  // 27: hoot.v1.Payload.abc_render:type_name -> hoot.v1.AbcRenderRequest
-	37,  // 28: hoot.v1.Payload.midi_analyze:type_name -> hoot.v1.MidiAnalyzeRequest
-	38,  // 29: hoot.v1.Payload.shell_exec:type_name -> hoot.v1.ShellExecRequest
-	39,  // 30: hoot.v1.Payload.shell_exec_job:type_name -> hoot.v1.ShellExecJobRequest
-	40,  // 31: hoot.v1.Payload.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlRequest
-	41,  // 32: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
-	42,  // 33: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	43,  // 34: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	44,  // 35: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	45,  // 36: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	46,  // 37: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	47,  // 38: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	48,  // 39: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	49,  // 40: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	50,  // 41: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	51,  // 42: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	52,  // 43: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	53,  // 44: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	54,  // 45: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	55,  // 46: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	56,  // 47: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	57,  // 48: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	58,  // 49: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	59,  // 50: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	60,  // 51: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	61,  // 52: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	62,  // 53: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	63,  // 54: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	64,  // 55: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	65,  // 56: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	66,  // 57: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
-	67,  // 58: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
-	68,  // 59: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
-	69,  // 60: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
-	70,  // 61: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
-	71,  // 62: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
-	72,  // 63: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
-	73,  // 64: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
-	74,  // 65: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
-	75,  // 66: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
-	76,  // 67: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	77,  // 68: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	78,  // 69: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	79,  // 70: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	80,  // 71: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
-	81,  // 72: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
-	82,  // 73: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
-	83,  // 74: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
-	84,  // 75: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
-	85,  // 76: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
-	86,  // 77: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
-	87,  // 78: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
-	88,  // 79: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
-	89,  // 80: hoot.v1.Payload.test_tool_with_task:type_name -> hoot.v1.ConformanceTestToolWithTaskRequest
-	90,  // 81: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	91,  // 82: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	92,  // 83: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	93,  // 84: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	94,  // 85: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	95,  // 86: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	96,  // 87: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	97,  // 88: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	98,  // 89: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	99,  // 90: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	100, // 91: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	101, // 92: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	102, // 93: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,   // 94: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,   // 95: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,   // 96: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,   // 97: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	103, // 98: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	104, // 99: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	105, // 100: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	106, // 101: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	107, // 102: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	108, // 103: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	109, // 104: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	110, // 105: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	111, // 106: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	112, // 107: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	113, // 108: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	114, // 109: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
-	115, // 110: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
-	116, // 111: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
-	117, // 112: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
-	118, // 113: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
-	7,   // 114: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	119, // 115: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	120, // 116: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	121, // 117: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	122, // 118: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	123, // 119: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	124, // 120: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	125, // 121: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	126, // 122: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	126, // 123: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	126, // 124: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,   // 125: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	126, // 126: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,   // 127: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,   // 128: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,   // 129: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,   // 130: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,   // 131: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,   // 132: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	127, // 133: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	134, // [134:134] is the sub-list for method output_type
-	134, // [134:134] is the sub-list for method input_type
-	134, // [134:134] is the sub-list for extension type_name
-	134, // [134:134] is the sub-list for extension extendee
-	0,   // [0:134] is the sub-list for field type_name
+	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
+	10, // 1: hoot.v1.Payload.cas_store:type_name -> hoot.v1.CasStoreRequest
+	11, // 2: hoot.v1.Payload.cas_get:type_name -> hoot.v1.CasGetRequest
+	12, // 3: hoot.v1.Payload.cas_inspect:type_name -> hoot.v1.CasInspectRequest
+	13, // 4: hoot.v1.Payload.artifact_create:type_name -> hoot.v1.ArtifactCreateRequest
+	14, // 5: hoot.v1.Payload.artifact_get:type_name -> hoot.v1.ArtifactGetRequest
+	15, // 6: hoot.v1.Payload.artifact_list:type_name -> hoot.v1.ArtifactListRequest
+	16, // 7: hoot.v1.Payload.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateRequest
+	17, // 8: hoot.v1.Payload.artifact_tag:type_name -> hoot.v1.ArtifactTagRequest
+	18, // 9: hoot.v1.Payload.storage_stats:type_name -> hoot.v1.StorageStatsRequest
+	19, // 10: hoot.v1.Payload.cas_verify:type_name -> hoot.v1.CasVerifyRequest
+	20, // 11: hoot.v1.Payload.job_status:type_name -> hoot.v1.JobStatusRequest
+	21, // 12: hoot.v1.Payload.job_await:type_name -> hoot.v1.JobAwaitRequest
+	22, // 13: hoot.v1.Payload.job_list:type_name -> hoot.v1.JobListRequest
+	23, // 14: hoot.v1.Payload.job_cancel:type_name -> hoot.v1.JobCancelRequest
+	24, // 15: hoot.v1.Payload.artifact_query:type_name -> hoot.v1.ArtifactQueryRequest
+	25, // 16: hoot.v1.Payload.abc_parse:type_name -> hoot.v1.AbcParseRequest
+	26, // 17: hoot.v1.Payload.abc_validate:type_name -> hoot.v1.AbcValidateRequest
+	27, // 18: hoot.v1.Payload.abc_transpose:type_name -> hoot.v1.AbcTransposeRequest
+	28, // 19: hoot.v1.Payload.abc_to_midi:type_name -> hoot.v1.AbcToMidiRequest
+	29, // 20: hoot.v1.Payload.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiRequest
+	30, // 21: hoot.v1.Payload.midi_info:type_name -> hoot.v1.MidiInfoRequest
+	31, // 22: hoot.v1.Payload.storage_gc:type_name -> hoot.v1.StorageGcRequest
+	32, // 23: hoot.v1.Payload.midi_render:type_name -> hoot.v1.MidiRenderRequest
+	33, // 24: hoot.v1.Payload.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectRequest
+	34, // 25: hoot.v1.Payload.audio_info:type_name -> hoot.v1.AudioInfoRequest
+	35, // 26: hoot.v1.Payload.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollRequest
+	36, // 27: hoot.v1.Payload.abc_render:type_name -> hoot.v1.AbcRenderRequest
+	37, // 28: hoot.v1.Payload.midi_analyze:type_name -> hoot.v1.MidiAnalyzeRequest
+	38, // 29: hoot.v1.Payload.shell_exec:type_name -> hoot.v1.ShellExecRequest
+	39, // 30: hoot.v1.Payload.shell_exec_job:type_name -> hoot.v1.ShellExecJobRequest
+	40, // 31: hoot.v1.Payload.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlRequest
+	41, // 32: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
+	42, // 33: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	43, // 34: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	44, // 35: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	45, // 36: hoot.v1.Payload.carried:type_name -> google.protobuf.Any
+	46, // 37: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	47, // 38: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	48, // 39: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	49, // 40: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	50, // 41: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	51, // 42: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	52, // 43: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	53, // 44: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	54, // 45: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	55, // 46: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	56, // 47: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	57, // 48: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	58, // 49: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,  // 50: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,  // 51: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,  // 52: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,  // 53: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	59, // 54: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	60, // 55: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	61, // 56: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	62, // 57: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	63, // 58: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	64, // 59: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	65, // 60: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	66, // 61: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	67, // 62: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	68, // 63: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	69, // 64: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	70, // 65: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
+	71, // 66: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
+	72, // 67: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
+	73, // 68: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
+	74, // 69: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
+	7,  // 70: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	75, // 71: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	76, // 72: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	77, // 73: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	45, // 74: hoot.v1.Result.carried:type_name -> google.protobuf.Any
+	78, // 75: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	79, // 76: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	79, // 77: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	79, // 78: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,  // 79: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	79, // 80: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,  // 81: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,  // 82: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,  // 83: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,  // 84: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,  // 85: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,  // 86: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	80, // 87: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	88, // [88:88] is the sub-list for method output_type
+	88, // [88:88] is the sub-list for method input_type
+	88, // [88:88] is the sub-list for extension type_name
+	88, // [88:88] is the sub-list for extension extendee
+	0,  // [0:88] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2971,8 +2095,6 @@ func file_hoot_v1_envelope_proto_init() {
 	file_hoot_v1_audio_proto_init()
 	file_hoot_v1_cas_proto_init()
 	file_hoot_v1_client_proto_init()
-	file_hoot_v1_conformance_proto_init()
-	file_hoot_v1_conformance_tasks_proto_init()
 	file_hoot_v1_error_proto_init()
 	file_hoot_v1_job_proto_init()
 	file_hoot_v1_music_proto_init()
@@ -3018,51 +2140,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
 		(*Payload_ComposeAbc)(nil),
-		(*Payload_TestSimpleText)(nil),
-		(*Payload_TestImageContent)(nil),
-		(*Payload_TestAudioContent)(nil),
-		(*Payload_TestEmbeddedResource)(nil),
-		(*Payload_TestMultipleContentTypes)(nil),
-		(*Payload_TestErrorHandling)(nil),
-		(*Payload_TestToolWithProgress)(nil),
-		(*Payload_TestSimplePrompt)(nil),
-		(*Payload_TestPromptWithArguments)(nil),
-		(*Payload_TestPromptWithEmbeddedResource)(nil),
-		(*Payload_TestPromptWithImage)(nil),
-		(*Payload_StaticText)(nil),
-		(*Payload_StaticBinary)(nil),
-		(*Payload_WatchedResource)(nil),
-		(*Payload_TemplateData)(nil),
-		(*Payload_TestToolWithLogging)(nil),
-		(*Payload_TestSampling)(nil),
-		(*Payload_TestElicitation)(nil),
-		(*Payload_TestElicitationSep1034Defaults)(nil),
-		(*Payload_TestElicitationSep1330Enums)(nil),
-		(*Payload_JsonSchema_2020_12Tool)(nil),
-		(*Payload_TestLoggingTool)(nil),
-		(*Payload_TestTriggerToolChange)(nil),
-		(*Payload_TestTriggerPromptChange)(nil),
-		(*Payload_TestDynamicTool)(nil),
-		(*Payload_TestDynamicPrompt)(nil),
-		(*Payload_TestCustomHeader)(nil),
-		(*Payload_TestInputRequiredResultElicitation)(nil),
-		(*Payload_TestInputRequiredResultSampling)(nil),
-		(*Payload_TestInputRequiredResultListRoots)(nil),
-		(*Payload_TestInputRequiredResultRequestState)(nil),
-		(*Payload_TestInputRequiredResultMultipleInputs)(nil),
-		(*Payload_TestInputRequiredResultMultiRound)(nil),
-		(*Payload_TestInputRequiredResultTamperedState)(nil),
-		(*Payload_TestInputRequiredResultCapabilities)(nil),
-		(*Payload_TestInputRequiredResultPrompt)(nil),
-		(*Payload_TestMissingCapability)(nil),
-		(*Payload_TestStreamingElicitation)(nil),
-		(*Payload_Greet)(nil),
-		(*Payload_SlowCompute)(nil),
-		(*Payload_FailingJob)(nil),
-		(*Payload_ProtocolErrorJob)(nil),
-		(*Payload_ConfirmDelete)(nil),
-		(*Payload_MultiInput)(nil),
-		(*Payload_TestToolWithTask)(nil),
+		(*Payload_Carried)(nil),
 	}
 	file_hoot_v1_envelope_proto_msgTypes[1].OneofWrappers = []any{
 		(*Result_Error)(nil),
@@ -3102,9 +2180,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
 		(*Result_MusicPrompt)(nil),
-		(*Result_ConformanceContent)(nil),
-		(*Result_ConformancePrompt)(nil),
-		(*Result_ConformanceResource)(nil),
+		(*Result_Carried)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

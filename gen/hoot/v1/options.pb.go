@@ -413,11 +413,12 @@ type ToolOptions struct {
 	// may opt in. Set it only on destructive or admin tools, and only on tools (not on prompts or
 	// resources): the generator refuses it elsewhere.
 	Confirm bool `protobuf:"varint,13,opt,name=confirm,proto3" json:"confirm,omitempty"`
-	// For a fixture of the "conformance" service only: the tool's input schema, as literal JSON
-	// Schema text served in place of the schema generated from the request's fields. It exists
-	// so that a fixture can carry the exact schema a conformance scenario looks for, keywords the
-	// generator never writes included. Its properties must name fields of the request, which
-	// still decodes the arguments. The generator refuses it on any tool of another service.
+	// For a fixture only (a tool of a file marked with the (hoot.v1.fixtures) file option): the
+	// tool's input schema, as literal JSON Schema text served in place of the schema generated
+	// from the request's fields. It exists so that a fixture can carry the exact schema a
+	// conformance scenario looks for, keywords the generator never writes included. Its
+	// properties must name fields of the request, which still decodes the arguments. The
+	// generator refuses it on any tool of the product.
 	FixtureInputSchema string `protobuf:"bytes,14,opt,name=fixture_input_schema,json=fixtureInputSchema,proto3" json:"fixture_input_schema,omitempty"`
 	// Marks a tool through which the gateway serves MCP tasks, which are jobs: the gateway finds
 	// the tool that reads a job, the one that cancels it and the one that answers its questions
@@ -759,6 +760,22 @@ var file_hoot_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "varint,51002,opt,name=ref,enum=hoot.v1.Ref",
 		Filename:      "hoot/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.FileOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51003,
+		Name:          "hoot.v1.fixtures",
+		Tag:           "varint,51003,opt,name=fixtures",
+		Filename:      "hoot/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FileOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51004,
+		Name:          "hoot.v1.carried",
+		Tag:           "varint,51004,opt,name=carried",
+		Filename:      "hoot/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MessageOptions.
@@ -780,6 +797,24 @@ var (
 	//
 	// optional hoot.v1.Ref ref = 51002;
 	E_Ref = &file_hoot_v1_options_proto_extTypes[2]
+)
+
+// Extension fields to descriptorpb.FileOptions.
+var (
+	// Marks a schema file whose tools are test fixtures (the MCP conformance suite's), not the
+	// product's. The generator writes them into a table of their own (Fixtures, beside Tools),
+	// which a gateway serves only when it is told to; only they may carry fixture_input_schema.
+	//
+	// optional bool fixtures = 51003;
+	E_Fixtures = &file_hoot_v1_options_proto_extTypes[3]
+	// Marks the file that defines the Payload and Result of a schema carried in hoot.v1's: its
+	// calls travel in hoot.v1.Payload's carried member (a google.protobuf.Any) and its answers in
+	// hoot.v1.Result's. The generator writes its tools into the gateway's hoot.v1 Tool type and
+	// its services into hoot.v1's Service type, wrapping and unwrapping through those members,
+	// so that the schema needs no member in hoot.v1's envelope and hoot.v1 imports nothing of it.
+	//
+	// optional bool carried = 51004;
+	E_Carried = &file_hoot_v1_options_proto_extTypes[4]
 )
 
 var File_hoot_v1_options_proto protoreflect.FileDescriptor
@@ -859,7 +894,9 @@ const file_hoot_v1_options_proto_rawDesc = "" +
 	"\x0eREF_CAS_OBJECT\x10\x02:K\n" +
 	"\x04tool\x12\x1f.google.protobuf.MessageOptions\x18\xb8\x8e\x03 \x01(\v2\x14.hoot.v1.ToolOptionsR\x04tool:J\n" +
 	"\x05field\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\v2\x13.hoot.v1.FieldRulesR\x05field:?\n" +
-	"\x03ref\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\x0e2\f.hoot.v1.RefR\x03refB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x03ref\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\x0e2\f.hoot.v1.RefR\x03ref::\n" +
+	"\bfixtures\x12\x1c.google.protobuf.FileOptions\x18\xbb\x8e\x03 \x01(\bR\bfixtures:8\n" +
+	"\acarried\x12\x1c.google.protobuf.FileOptions\x18\xbc\x8e\x03 \x01(\bR\acarriedB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_options_proto_rawDescOnce sync.Once
@@ -886,6 +923,7 @@ var file_hoot_v1_options_proto_goTypes = []any{
 	(*FieldRules)(nil),                  // 7: hoot.v1.FieldRules
 	(*descriptorpb.MessageOptions)(nil), // 8: google.protobuf.MessageOptions
 	(*descriptorpb.FieldOptions)(nil),   // 9: google.protobuf.FieldOptions
+	(*descriptorpb.FileOptions)(nil),    // 10: google.protobuf.FileOptions
 }
 var file_hoot_v1_options_proto_depIdxs = []int32{
 	0,  // 0: hoot.v1.ToolOptions.tier:type_name -> hoot.v1.Tier
@@ -896,13 +934,15 @@ var file_hoot_v1_options_proto_depIdxs = []int32{
 	8,  // 5: hoot.v1.tool:extendee -> google.protobuf.MessageOptions
 	9,  // 6: hoot.v1.field:extendee -> google.protobuf.FieldOptions
 	9,  // 7: hoot.v1.ref:extendee -> google.protobuf.FieldOptions
-	6,  // 8: hoot.v1.tool:type_name -> hoot.v1.ToolOptions
-	7,  // 9: hoot.v1.field:type_name -> hoot.v1.FieldRules
-	4,  // 10: hoot.v1.ref:type_name -> hoot.v1.Ref
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	8,  // [8:11] is the sub-list for extension type_name
-	5,  // [5:8] is the sub-list for extension extendee
+	10, // 8: hoot.v1.fixtures:extendee -> google.protobuf.FileOptions
+	10, // 9: hoot.v1.carried:extendee -> google.protobuf.FileOptions
+	6,  // 10: hoot.v1.tool:type_name -> hoot.v1.ToolOptions
+	7,  // 11: hoot.v1.field:type_name -> hoot.v1.FieldRules
+	4,  // 12: hoot.v1.ref:type_name -> hoot.v1.Ref
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	10, // [10:13] is the sub-list for extension type_name
+	5,  // [5:10] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name
 }
 
@@ -918,7 +958,7 @@ func file_hoot_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_options_proto_rawDesc), len(file_hoot_v1_options_proto_rawDesc)),
 			NumEnums:      5,
 			NumMessages:   3,
-			NumExtensions: 3,
+			NumExtensions: 5,
 			NumServices:   0,
 		},
 		GoTypes:           file_hoot_v1_options_proto_goTypes,

@@ -186,6 +186,7 @@ type flags struct {
 	confirm        string
 	stateKey       string
 	minimalErrors  bool
+	conformance    bool
 	callTimeout    time.Duration
 	heartbeat      time.Duration
 	logLevel       string
@@ -231,6 +232,7 @@ func newFlags(out io.Writer) *flags {
 		"the questions of protocol 2026-07-28 (confirmations, and what workers ask the client); give every gateway that serves the same clients the same file, so that a client's retry may reach any of them "+
 		"(default: a random key per process, so a retry must reach the gateway that asked)")
 	f.fs.BoolVar(&f.minimalErrors, "minimal-errors", false, "answer errors with code and message only, without guidance")
+	f.fs.BoolVar(&f.conformance, "conformance", false, "serve the MCP conformance suite's test fixtures too, which a worker started with --conformance serves; for testing only")
 	f.fs.DurationVar(&f.callTimeout, "call-timeout", 60*time.Second, "longest a tool call may take")
 	f.fs.DurationVar(&f.heartbeat, "heartbeat", 2500*time.Millisecond, "how often to check that workers are alive")
 	f.fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -329,6 +331,7 @@ func (f *flags) config() (gateway.Config, error) {
 		NoConfirm:           f.confirm == "never",
 		StateKey:            stateKey,
 		MinimalErrors:       f.minimalErrors,
+		Conformance:         f.conformance,
 		AllowedHosts:        f.allowedHosts(),
 		AllowedOrigins:      splitList(f.allowOrigins),
 		CallTimeout:         f.callTimeout,

@@ -189,7 +189,7 @@ func (c *client) follow(ctx context.Context, id, name string) (map[string]any, e
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		job, err := c.job(context.WithoutCancel(ctx), "job_status", id)
+		job, err := c.job(context.WithoutCancel(ctx), hootv1hoot.JobStatusToolName, id)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func (c *client) follow(ctx context.Context, id, name string) (map[string]any, e
 		select {
 		case <-ctx.Done():
 			bar.finish()
-			if _, err := c.job(context.WithoutCancel(ctx), "job_cancel", id); err != nil {
+			if _, err := c.job(context.WithoutCancel(ctx), hootv1hoot.JobCancelToolName, id); err != nil {
 				fmt.Fprintf(c.env.Stderr, "could not cancel %s: %v\n", id, err)
 			} else {
 				fmt.Fprintf(c.env.Stderr, "cancelled %s\n", id)

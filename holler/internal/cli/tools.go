@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -200,12 +201,12 @@ func runJobs(ctx context.Context, env Env, args []string) error {
 	terminal := isTerminal(env.Stdout)
 	seen := map[string]string{} // job id -> the line last printed, for plain --watch
 	for {
-		res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: "job_list", Arguments: map[string]any{"limit": limit}})
+		res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: hootv1hoot.JobListToolName, Arguments: map[string]any{"limit": limit}})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return c.callFailed(ctx, "job_list", err)
+			return c.callFailed(ctx, hootv1hoot.JobListToolName, err)
 		}
 		if res.IsError {
 			fmt.Fprintln(env.Stderr, resultText(res))

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
-	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/httpapi"
 	"github.com/hootenanny/hoot/holler/internal/mcp"
@@ -65,6 +64,10 @@ type Config struct {
 	StateKey []byte
 	// MinimalErrors turns off guidance in errors.
 	MinimalErrors bool
+	// Conformance serves the test fixtures (conformancev1hoot.Fixtures, which the MCP conformance suite
+	// calls) beside the product's tools, for a worker started with --conformance. Off, the
+	// gateway knows only the product's tools, whatever services its workers offer.
+	Conformance bool
 	// CallTimeout bounds one tool call (default mcp.DefaultCallTimeout).
 	CallTimeout time.Duration
 	// Heartbeat and Liveness set how soon a silent worker counts as gone.
@@ -220,7 +223,7 @@ func Start(cfg Config) (*Gateway, error) {
 		Observer:       m,
 		Tracer:         tracer,
 		ContentBaseURL: func() string { return contentBase.Load().(string) },
-		Tools:          hootv1hoot.Tools,
+		Tools:          toolTable(cfg.Conformance),
 		Backend:        backend,
 		MaxTier:        cfg.MaxTier,
 		NoConfirm:      cfg.NoConfirm,

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"net/http"
 	"strings"
 	"sync"
@@ -20,7 +21,7 @@ import (
 // ask_confirm, which a person also confirms.
 func askTools(t *testing.T) []hootv1hoot.Tool {
 	t.Helper()
-	tools := append([]hootv1hoot.Tool(nil), hootv1hoot.Tools...)
+	tools := append([]hootv1hoot.Tool(nil), testTools...)
 	var base hootv1hoot.Tool
 	for _, x := range tools {
 		if x.Name == "test_tool_with_task" {
@@ -54,7 +55,7 @@ func newAskBackend() *askBackend {
 	b := &askBackend{fakeBackend: jt.backend(), jt: jt}
 	tasks := b.override
 	b.override = func(ctx context.Context, service string, p *hootv1.Payload) (*hootv1.Result, error) {
-		x, ok := p.GetRequest().(*hootv1.Payload_TestToolWithTask)
+		x, ok := requestOf(p).(*conformancev1.Payload_TestToolWithTask)
 		if !ok {
 			return tasks(ctx, service, p)
 		}

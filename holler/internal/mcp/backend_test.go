@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -183,7 +185,14 @@ func (noJobs) StartJob(context.Context, string, *hootv1.Payload, func(context.Co
 	return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "the fake backend runs no jobs")
 }
 
-// newTestServer returns a server over the generated tool table and a fake backend.
+// testTools is the product's tool table and the test fixtures, which many tests call: the
+// package's tests serve both wherever a Config leaves Tools nil.
+var testTools = slices.Concat(hootv1hoot.Tools, conformancev1hoot.Fixtures)
+
+func init() { defaultTools = testTools }
+
+// newTestServer returns a server over the generated tool table, the fixtures included (see
+// testTools), and a fake backend.
 func newTestServer(t *testing.T, edit func(*Config)) (*Server, *fakeBackend) {
 	t.Helper()
 	b := newFakeBackend()

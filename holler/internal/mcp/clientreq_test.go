@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestClientRequestsRelayed(t *testing.T) {
 			return nil, hooteproto.NewError(hooteproto.CodeInternal, "no asker")
 		}
 		sampled, err := ask(ctx, &hootv1.ClientRequest{Request: &hootv1.ClientRequest_Sampling{Sampling: &hootv1.SamplingRequest{
-			Messages:  []*hootv1.SamplingMessage{{Content: &hootv1.Content{Block: &hootv1.Content_Text{Text: p.GetTestSampling().GetPrompt()}}}},
+			Messages:  []*hootv1.SamplingMessage{{Content: &hootv1.Content{Block: &hootv1.Content_Text{Text: carriedPayload(p).GetTestSampling().GetPrompt()}}}},
 			MaxTokens: 7,
 		}}})
 		if err != nil {
@@ -33,9 +34,9 @@ func TestClientRequestsRelayed(t *testing.T) {
 		}
 		answer := sampled.GetSampling().GetContent().GetText() + "/" + form.GetElicitation().GetAction().String() + "/" +
 			form.GetElicitation().GetContent()["name"].GetText()
-		return &hootv1.Result{Result: &hootv1.Result_ConformanceContent{ConformanceContent: &hootv1.ConformanceContentResult{
+		return fixtureResult(&conformancev1.Result{Result: &conformancev1.Result_ConformanceContent{ConformanceContent: &conformancev1.ConformanceContentResult{
 			Content: []*hootv1.Content{{Block: &hootv1.Content_Text{Text: answer}}},
-		}}}, nil
+		}}}), nil
 	}
 	s, err := NewServer(&Config{Backend: b})
 	if err != nil {

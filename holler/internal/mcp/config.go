@@ -52,7 +52,8 @@ type StateLedger = reqstate.Ledger
 // A Config describes a [Server]. The zero value of every field but Backend is a sensible
 // default; NewServer copies the Config, so changing it later has no effect.
 type Config struct {
-	// Tools is the tool table. Nil means hootv1hoot.Tools, the generated table.
+	// Tools is the tool table. Nil means hootv1hoot.Tools, the product's generated table
+	// (without the test fixtures, conformancev1hoot.Fixtures).
 	Tools []hootv1hoot.Tool
 	// Backend carries tool calls to the workers. It is required.
 	Backend Backend
@@ -146,6 +147,10 @@ const defaultInstructions = "This server is holler, the gateway to Hootenanny: e
 	"Schema for its arguments and an example. When a call fails, the answer says which argument " +
 	"was wrong, what was expected and how to call the tool correctly: fix that and call again."
 
+// defaultTools is the table of a Config that leaves Tools nil: the product's tools. The
+// package's tests add the fixtures.
+var defaultTools = hootv1hoot.Tools
+
 // withDefaults returns a copy of c with its zero fields filled in, or an error for a Config
 // that cannot work.
 func (c *Config) withDefaults() (*Config, error) {
@@ -157,7 +162,7 @@ func (c *Config) withDefaults() (*Config, error) {
 		return nil, errors.New("mcp: Config.Backend is required")
 	}
 	if cfg.Tools == nil {
-		cfg.Tools = hootv1hoot.Tools
+		cfg.Tools = defaultTools
 	}
 	// The caller keeps its slices; the server keeps its own.
 	cfg.Tools = append([]hootv1hoot.Tool(nil), cfg.Tools...)
@@ -260,8 +265,8 @@ func checkTool(t *hootv1hoot.Tool) error {
 	switch {
 	case t.Name == "":
 		return errors.New("mcp: a tool in Config.Tools has no name")
-	case t.NewRequest == nil || t.Wrap == nil || t.Unwrap == nil:
-		return fmt.Errorf("mcp: tool %q lacks NewRequest, Wrap or Unwrap", t.Name)
+	case t.CheckFields() != nil:
+		return fmt.Errorf("mcp: %w", t.CheckFields())
 	case t.Service == "":
 		return fmt.Errorf("mcp: tool %q has no service", t.Name)
 	case !knownTier(t.Tier):

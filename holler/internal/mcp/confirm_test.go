@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 // answers them) that exercise the policy: one destructive tool whose schema asks for
 // confirmation, and one admin tool that does not ask but needs it all the same.
 func confirmTools() []hootv1hoot.Tool {
-	tools := append([]hootv1hoot.Tool(nil), hootv1hoot.Tools...)
+	tools := append([]hootv1hoot.Tool(nil), testTools...)
 	var echo hootv1hoot.Tool
 	for _, t := range tools {
 		if t.Name == "echo" {
@@ -403,9 +404,9 @@ func TestConfirmationOverStdio(t *testing.T) {
 func TestConformanceFixturesNeedNoConfirmation(t *testing.T) {
 	t.Parallel()
 	n := 0
-	for i := range hootv1hoot.Tools {
-		tool := &hootv1hoot.Tools[i]
-		if tool.Service != hootv1hoot.ConformanceServiceName {
+	for i := range conformancev1hoot.Fixtures {
+		tool := &conformancev1hoot.Fixtures[i]
+		if tool.Service != conformancev1hoot.ConformanceServiceName {
 			continue
 		}
 		n++

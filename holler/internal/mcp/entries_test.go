@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"strings"
 	"testing"
 
@@ -17,27 +18,27 @@ func fixtureBackend() *fakeBackend {
 	text := func(s string) *hootv1.Content { return &hootv1.Content{Block: &hootv1.Content_Text{Text: s}} }
 	b.override = func(_ context.Context, _ string, p *hootv1.Payload) (*hootv1.Result, error) {
 		resource := func(r *hootv1.EmbeddedResource) (*hootv1.Result, error) {
-			return &hootv1.Result{Result: &hootv1.Result_ConformanceResource{ConformanceResource: &hootv1.ConformanceResourceResult{
+			return fixtureResult(&conformancev1.Result{Result: &conformancev1.Result_ConformanceResource{ConformanceResource: &conformancev1.ConformanceResourceResult{
 				Contents: []*hootv1.EmbeddedResource{r},
-			}}}, nil
+			}}}), nil
 		}
-		switch x := p.GetRequest().(type) {
-		case *hootv1.Payload_StaticBinary:
+		switch x := requestOf(p).(type) {
+		case *conformancev1.Payload_StaticBinary:
 			return resource(&hootv1.EmbeddedResource{Uri: "test://static-binary", MimeType: "image/png", Contents: &hootv1.EmbeddedResource_Blob{Blob: []byte{1, 2, 3}}})
-		case *hootv1.Payload_TemplateData:
+		case *conformancev1.Payload_TemplateData:
 			return resource(&hootv1.EmbeddedResource{MimeType: "text/plain", Contents: &hootv1.EmbeddedResource_Text{Text: "id " + x.TemplateData.GetId()}})
-		case *hootv1.Payload_TestPromptWithArguments:
-			return &hootv1.Result{Result: &hootv1.Result_ConformancePrompt{ConformancePrompt: &hootv1.ConformancePromptResult{
+		case *conformancev1.Payload_TestPromptWithArguments:
+			return fixtureResult(&conformancev1.Result{Result: &conformancev1.Result_ConformancePrompt{ConformancePrompt: &conformancev1.ConformancePromptResult{
 				Messages: []*hootv1.PromptMessage{{Content: text(x.TestPromptWithArguments.GetArg1() + "+" + x.TestPromptWithArguments.GetArg2())}},
-			}}}, nil
-		case *hootv1.Payload_TestMultipleContentTypes:
-			return &hootv1.Result{Result: &hootv1.Result_ConformanceContent{ConformanceContent: &hootv1.ConformanceContentResult{
+			}}}), nil
+		case *conformancev1.Payload_TestMultipleContentTypes:
+			return fixtureResult(&conformancev1.Result{Result: &conformancev1.Result_ConformanceContent{ConformanceContent: &conformancev1.ConformanceContentResult{
 				Content: []*hootv1.Content{
 					text("first"),
 					{Block: &hootv1.Content_Image{Image: &hootv1.Media{MimeType: "image/png", Data: []byte{9}}}},
 					{Block: &hootv1.Content_ResourceLink{ResourceLink: &hootv1.ResourceLink{Uri: "test://x"}}},
 				},
-			}}}, nil
+			}}}), nil
 		}
 		return nil, hooteproto.NewError(hooteproto.CodeNotFound, "no fixture")
 	}

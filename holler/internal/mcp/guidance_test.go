@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
 )
 
@@ -13,8 +12,8 @@ import (
 func TestTryRequests(t *testing.T) {
 	t.Parallel()
 	tries := []json.RawMessage{tryInitialize(), tryToolsList()}
-	for i := range hootv1hoot.Tools {
-		tool := &hootv1hoot.Tools[i]
+	for i := range testTools {
+		tool := &testTools[i]
 		tries = append(tries, tryToolsCall(tool))
 		var call struct {
 			Arguments json.RawMessage `json:"arguments"`

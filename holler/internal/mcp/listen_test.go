@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"io"
 	"net/http"
 	"strings"
@@ -50,7 +51,7 @@ func listenParams(t *testing.T, r rpcResponse) (subscriptionID string, params ma
 // starting with the system and conformance services.
 func newLiveModernServer(t *testing.T, edit func(*Config)) (*Server, *liveBackend) {
 	t.Helper()
-	b := &liveBackend{fakeBackend: fixtureBackend(), live: []string{hootv1hoot.SystemServiceName, hootv1hoot.ConformanceServiceName}, changed: make(chan struct{})}
+	b := &liveBackend{fakeBackend: fixtureBackend(), live: []string{hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName}, changed: make(chan struct{})}
 	cfg := &Config{Backend: b}
 	if edit != nil {
 		edit(cfg)
@@ -106,7 +107,7 @@ func TestListenOverHTTP(t *testing.T) {
 
 	// A tool list change reaches the stream that asked for tools, tagged, after keep-alives.
 	time.Sleep(100 * time.Millisecond)
-	b.set(hootv1hoot.SystemServiceName, hootv1hoot.ConformanceServiceName, hootv1hoot.CasServiceName)
+	b.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName, hootv1hoot.CasServiceName)
 	ev, n := tools.message()
 	if id, _ := listenParams(t, n); n.Method != notifyToolsChange || id != "7" {
 		t.Errorf("tools stream got %s tagged %s", n.Method, id)
@@ -116,13 +117,13 @@ func TestListenOverHTTP(t *testing.T) {
 	}
 	// A prompt list change reaches only the stream that asked for prompts: the tools stream's
 	// next message is the next tool change.
-	b.set(hootv1hoot.SystemServiceName, hootv1hoot.ConformanceServiceName, hootv1hoot.CasServiceName, hootv1hoot.ConformanceDynamicPromptServiceName)
+	b.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName, hootv1hoot.CasServiceName, conformancev1hoot.ConformanceDynamicPromptServiceName)
 	if _, n := prompts.message(); n.Method != notifyPromptsChange {
 		t.Errorf("prompts stream got %s", n.Method)
 	} else if id, _ := listenParams(t, n); id != "8" {
 		t.Errorf("prompts notification tagged %s", id)
 	}
-	b.set(hootv1hoot.SystemServiceName, hootv1hoot.ConformanceServiceName, hootv1hoot.ConformanceDynamicPromptServiceName)
+	b.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName, conformancev1hoot.ConformanceDynamicPromptServiceName)
 	if _, n := tools.message(); n.Method != notifyToolsChange {
 		t.Errorf("tools stream got %s; a stream hears only what it asked for", n.Method)
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"net/http"
 	"sort"
 	"strings"
@@ -41,9 +42,9 @@ func rootsQ(key string) *hootv1.ClientRequest {
 
 // textResult is a fixture's result with one text block.
 func textResult(s string) *hootv1.Result {
-	return &hootv1.Result{Result: &hootv1.Result_ConformanceContent{ConformanceContent: &hootv1.ConformanceContentResult{
+	return fixtureResult(&conformancev1.Result{Result: &conformancev1.Result_ConformanceContent{ConformanceContent: &conformancev1.ConformanceContentResult{
 		Content: []*hootv1.Content{{Block: &hootv1.Content_Text{Text: s}}},
-	}}}
+	}}})
 }
 
 // answerText writes an answer for a test to compare: the form's fields, the sampled text, the
@@ -441,9 +442,9 @@ func TestRoundPrompt(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return &hootv1.Result{Result: &hootv1.Result_ConformancePrompt{ConformancePrompt: &hootv1.ConformancePromptResult{
+		return fixtureResult(&conformancev1.Result{Result: &conformancev1.Result_ConformancePrompt{ConformancePrompt: &conformancev1.ConformancePromptResult{
 			Messages: []*hootv1.PromptMessage{{Content: &hootv1.Content{Block: &hootv1.Content_Text{Text: "ctx " + answerText(res)}}}},
-		}}}, nil
+		}}}), nil
 	}
 	p := map[string]any{"name": "test_simple_prompt", "_meta": capsMeta(allCaps())}
 	ir := askedOf(t, c.modernCall(1, "prompts/get", p, nil), "user_context")
@@ -473,7 +474,7 @@ func TestRoundAfterConfirmation(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		text := res.GetConformanceContent().GetContent()[0].GetText()
+		text := carriedResult(res).GetConformanceContent().GetContent()[0].GetText()
 		return &hootv1.Result{Result: &hootv1.Result_Echo{Echo: &hootv1.EchoResult{Message: text}}}, nil
 	}
 	c := newMCPHTTP(t, s)
@@ -561,9 +562,9 @@ func TestPromptAsksOldEra(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return &hootv1.Result{Result: &hootv1.Result_ConformancePrompt{ConformancePrompt: &hootv1.ConformancePromptResult{
+		return fixtureResult(&conformancev1.Result{Result: &conformancev1.Result_ConformancePrompt{ConformancePrompt: &conformancev1.ConformancePromptResult{
 			Messages: []*hootv1.PromptMessage{{Content: &hootv1.Content{Block: &hootv1.Content_Text{Text: "ctx " + answerText(res)}}}},
-		}}}, nil
+		}}}), nil
 	}
 	c := newMCPStdio(t, s)
 	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"0"}}}`)
@@ -591,10 +592,10 @@ func TestRoundResource(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return &hootv1.Result{Result: &hootv1.Result_ConformanceResource{ConformanceResource: &hootv1.ConformanceResourceResult{
+		return fixtureResult(&conformancev1.Result{Result: &conformancev1.Result_ConformanceResource{ConformanceResource: &conformancev1.ConformanceResourceResult{
 			Contents: []*hootv1.EmbeddedResource{{Uri: "test://static-text", MimeType: "text/plain",
 				Contents: &hootv1.EmbeddedResource_Text{Text: "roots " + answerText(res)}}},
-		}}}, nil
+		}}}), nil
 	}
 	p := map[string]any{"uri": "test://static-text", "_meta": capsMeta(allCaps())}
 	ir := askedOf(t, c.modernCall(1, "resources/read", p, nil), "where")

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 )
 
 // TestToolSchemasResolve checks every tool's schemas with the JSON Schema library that the Go
@@ -28,7 +27,7 @@ func TestToolSchemasResolve(t *testing.T) {
 		}
 		return rs
 	}
-	for _, tool := range hootv1hoot.Tools {
+	for _, tool := range testTools {
 		in := resolve(tool.Name+" input", tool.InputSchema)
 		resolve(tool.Name+" output", tool.OutputSchema)
 		var example map[string]any

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"strings"
 	"testing"
 
@@ -69,7 +70,7 @@ func TestModernEraOverStdio(t *testing.T) {
 	if id, p := listenParams(t, ack); ack.Method != notifyListenAck || id != `"L"` || string(p["notifications"]) != `{"toolsListChanged":true}` {
 		t.Fatalf("listen over stdio began with %s %s", ack.Method, ack.Params)
 	}
-	b.set(hootv1hoot.SystemServiceName, hootv1hoot.ConformanceServiceName, hootv1hoot.CasServiceName)
+	b.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName, hootv1hoot.CasServiceName)
 	n := c.recv()
 	if id, _ := listenParams(t, n); n.Method != notifyToolsChange || id != `"L"` {
 		t.Fatalf("listen over stdio got %s tagged %s", n.Method, id)
@@ -80,7 +81,7 @@ func TestModernEraOverStdio(t *testing.T) {
 		defer s.listens.mu.Unlock()
 		return s.listens.open == 0
 	})
-	b.set(hootv1hoot.SystemServiceName, hootv1hoot.ConformanceServiceName)
+	b.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName)
 	// After the cancellation the stream says nothing more, not even a response: the next line
 	// is the answer to the next request.
 	c.send(modernLine(7, methodDiscover, nil))

@@ -443,6 +443,12 @@ func (s *Server) jobToolResult(job *hootv1.Job) (callToolResult, error) {
 		return callToolResult{}, errors.New("the job's result is empty")
 	}
 	m := r.Get(f).Message().Interface()
+	if t, ok := s.tools[job.GetTool()]; ok {
+		// The tool's own result, which a tool of a carried schema's (a fixture's) is inside.
+		if own, ok := t.UnwrapResult(res); ok {
+			m = own
+		}
+	}
 	b, err := resultJSON.Marshal(m)
 	if err != nil {
 		return callToolResult{}, errors.New("the job's result could not be encoded")

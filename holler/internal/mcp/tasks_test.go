@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"net/http"
 	"strings"
 	"sync"
@@ -52,42 +53,42 @@ func (jt *jobTable) start(tool string, end func(*hootv1.Job)) *hootv1.Result {
 }
 
 func contentResult(s string) *hootv1.Result {
-	return &hootv1.Result{Result: &hootv1.Result_ConformanceContent{ConformanceContent: &hootv1.ConformanceContentResult{
-		Content: []*hootv1.Content{{Block: &hootv1.Content_Text{Text: s}}}}}}
+	return fixtureResult(&conformancev1.Result{Result: &conformancev1.Result_ConformanceContent{ConformanceContent: &conformancev1.ConformanceContentResult{
+		Content: []*hootv1.Content{{Block: &hootv1.Content_Text{Text: s}}}}}})
 }
 
 // backend returns a backend that serves the tasks fixtures and the job tools over jt.
 func (jt *jobTable) backend() *fakeBackend {
 	b := newFakeBackend()
 	b.override = func(ctx context.Context, _ string, p *hootv1.Payload) (*hootv1.Result, error) {
-		switch x := p.GetRequest().(type) {
-		case *hootv1.Payload_Greet:
+		switch x := requestOf(p).(type) {
+		case *conformancev1.Payload_Greet:
 			if hooteproto.AsJobFrom(ctx) {
 				return jt.start("greet", func(j *hootv1.Job) {
 					j.Status, j.Result, j.ToolAnswered = hootv1.JobStatus_JOB_STATUS_SUCCEEDED, contentResult("Hello, "+x.Greet.GetName()+"!"), true
 				}), nil
 			}
 			return contentResult("Hello, " + x.Greet.GetName() + "!"), nil
-		case *hootv1.Payload_SlowCompute:
+		case *conformancev1.Payload_SlowCompute:
 			if x.SlowCompute.GetSeconds() > 0 {
 				return jt.start("slow_compute", nil), nil
 			}
 			return jt.start("slow_compute", func(j *hootv1.Job) {
 				j.Status, j.Message, j.Result, j.ToolAnswered = hootv1.JobStatus_JOB_STATUS_SUCCEEDED, "done", contentResult("computed "+x.SlowCompute.GetLabel()), true
 			}), nil
-		case *hootv1.Payload_FailingJob:
+		case *conformancev1.Payload_FailingJob:
 			return jt.start("failing_job", func(j *hootv1.Job) {
 				j.Status, j.Message, j.ToolAnswered = hootv1.JobStatus_JOB_STATUS_FAILED, "it failed", true
 				j.Result = &hootv1.Result{Result: &hootv1.Result_Error{Error: &hootv1.ToolError{
 					Category: hootv1.ErrorCategory_ERROR_CATEGORY_VALIDATION, Message: "failing_job always fails"}}}
 			}), nil
-		case *hootv1.Payload_ProtocolErrorJob:
+		case *conformancev1.Payload_ProtocolErrorJob:
 			return jt.start("protocol_error_job", func(j *hootv1.Job) {
 				j.Status, j.Message = hootv1.JobStatus_JOB_STATUS_FAILED, "the job failed unexpectedly"
 				j.Result = &hootv1.Result{Result: &hootv1.Result_Error{Error: &hootv1.ToolError{
 					Category: hootv1.ErrorCategory_ERROR_CATEGORY_UNAVAILABLE, Message: "the job failed unexpectedly"}}}
 			}), nil
-		case *hootv1.Payload_ConfirmDelete:
+		case *conformancev1.Payload_ConfirmDelete:
 			return jt.start("confirm_delete", func(j *hootv1.Job) {
 				j.Status, j.Message, j.FinishedAt = hootv1.JobStatus_JOB_STATUS_INPUT_REQUIRED, "waiting", nil
 				j.Questions = map[string]*hootv1.ClientRequest{"q-1": {Request: &hootv1.ClientRequest_Elicitation{Elicitation: &hootv1.ElicitationRequest{

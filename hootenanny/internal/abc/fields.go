@@ -253,8 +253,9 @@ func (k Key) Fifths() int {
 	return max(-14, min(14, f))
 }
 
-// sharpOrder is the order in which sharps enter a key signature, as letter indexes (A=0).
-var sharpOrder = [7]byte{'F' - 'A', 'C' - 'A', 'G' - 'A', 'D' - 'A', 'A' - 'A', 'E' - 'A', 'B' - 'A'}
+// sharpOrder is the order in which sharps enter a key signature, as letter indexes (A=0):
+// F C G D A E B.
+var sharpOrder = [7]byte{5, 2, 6, 3, 0, 4, 1}
 
 // Signature returns the alteration in semitones of each letter A..G under the key, including
 // explicit accidentals.

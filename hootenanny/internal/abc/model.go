@@ -145,18 +145,6 @@ func (m Meter) Value() Rat {
 	return Rat{0, 1}
 }
 
-// compound reports 6/8, 9/8, 12/8 and the like: numerator a multiple of 3 above 3.
-func (m Meter) compound() bool {
-	if m.Kind != MeterFraction {
-		return false
-	}
-	n := 0
-	for _, x := range m.Num {
-		n += x
-	}
-	return n > 3 && n%3 == 0
-}
-
 // DefaultUnitLength is the L: that applies when a tune has none.
 func DefaultUnitLength(m Meter) Rat {
 	v := m.Value()

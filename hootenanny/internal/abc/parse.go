@@ -347,7 +347,7 @@ func (p *parser) doLine(s, e, next int) {
 		return
 	}
 	if fieldLine(text) {
-		if text[0] == 'X' && (p.tune.Header.Fields != nil && len(p.tune.Header.Fields) > 0) {
+		if text[0] == 'X' && len(p.tune.Header.Fields) > 0 {
 			// a new tune without a blank line before it
 			p.endTune(s)
 			p.startTune(s)

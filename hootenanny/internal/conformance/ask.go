@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"sort"
 	"strings"
 
@@ -26,7 +27,7 @@ func ask(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse
 }
 
 // TestSampling asks the client's model to answer the prompt.
-func (Handler) TestSampling(ctx context.Context, req *hootv1.ConformanceSamplingRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestSampling(ctx context.Context, req *conformancev1.ConformanceSamplingRequest) (*conformancev1.ConformanceContentResult, error) {
 	res, err := ask(ctx, &hootv1.ClientRequest{Request: &hootv1.ClientRequest_Sampling{Sampling: &hootv1.SamplingRequest{
 		Messages:  []*hootv1.SamplingMessage{{Role: hootv1.Role_ROLE_USER, Content: text(req.GetPrompt())}},
 		MaxTokens: 100,
@@ -39,7 +40,7 @@ func (Handler) TestSampling(ctx context.Context, req *hootv1.ConformanceSampling
 }
 
 // TestElicitation asks the user for a username and an email.
-func (Handler) TestElicitation(ctx context.Context, req *hootv1.ConformanceElicitationRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestElicitation(ctx context.Context, req *conformancev1.ConformanceElicitationRequest) (*conformancev1.ConformanceContentResult, error) {
 	res, err := elicit(ctx, req.GetMessage(), map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -55,7 +56,7 @@ func (Handler) TestElicitation(ctx context.Context, req *hootv1.ConformanceElici
 }
 
 // TestElicitationSep1034Defaults asks for a form whose fields all have defaults.
-func (Handler) TestElicitationSep1034Defaults(ctx context.Context, _ *hootv1.ConformanceElicitationDefaultsRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestElicitationSep1034Defaults(ctx context.Context, _ *conformancev1.ConformanceElicitationDefaultsRequest) (*conformancev1.ConformanceContentResult, error) {
 	res, err := elicit(ctx, "Please review and update the form fields with defaults", map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -73,7 +74,7 @@ func (Handler) TestElicitationSep1034Defaults(ctx context.Context, _ *hootv1.Con
 }
 
 // TestElicitationSep1330Enums asks for a form with every kind of enum field.
-func (Handler) TestElicitationSep1330Enums(ctx context.Context, _ *hootv1.ConformanceElicitationEnumsRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestElicitationSep1330Enums(ctx context.Context, _ *conformancev1.ConformanceElicitationEnumsRequest) (*conformancev1.ConformanceContentResult, error) {
 	titled := func(prefix string, titles ...string) []any {
 		out := make([]any, len(titles))
 		for i, t := range titles {

@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"image"
 	"image/color"
 	"image/png"
@@ -37,13 +39,13 @@ type Handler struct {
 	offer *hooteproto.Offer
 }
 
-var _ hootv1hoot.ConformanceHandler = Handler{}
+var _ conformancev1hoot.ConformanceHandler = Handler{}
 
 // New returns the conformance service without the list-change fixtures' switch.
-func New() hootv1hoot.Service { return hootv1hoot.NewConformanceService(Handler{}) }
+func New() hootv1hoot.Service { return conformancev1hoot.NewConformanceService(Handler{}) }
 
-func blocks(c ...*hootv1.Content) *hootv1.ConformanceContentResult {
-	return &hootv1.ConformanceContentResult{Content: c}
+func blocks(c ...*hootv1.Content) *conformancev1.ConformanceContentResult {
+	return &conformancev1.ConformanceContentResult{Content: c}
 }
 
 func text(s string) *hootv1.Content {
@@ -61,37 +63,37 @@ func embedded(uri, mimeType, s string) *hootv1.Content {
 }
 
 // TestSimpleText answers with one text block.
-func (Handler) TestSimpleText(context.Context, *hootv1.ConformanceSimpleTextRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestSimpleText(context.Context, *conformancev1.ConformanceSimpleTextRequest) (*conformancev1.ConformanceContentResult, error) {
 	return blocks(text(simpleText)), nil
 }
 
 // TestImageContent answers with a 1x1 red PNG.
-func (Handler) TestImageContent(context.Context, *hootv1.ConformanceImageContentRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestImageContent(context.Context, *conformancev1.ConformanceImageContentRequest) (*conformancev1.ConformanceContentResult, error) {
 	return blocks(imageBlock()), nil
 }
 
 // TestAudioContent answers with a short silent WAV.
-func (Handler) TestAudioContent(context.Context, *hootv1.ConformanceAudioContentRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestAudioContent(context.Context, *conformancev1.ConformanceAudioContentRequest) (*conformancev1.ConformanceContentResult, error) {
 	return blocks(&hootv1.Content{Block: &hootv1.Content_Audio{Audio: &hootv1.Media{MimeType: "audio/wav", Data: silentWAV()}}}), nil
 }
 
 // TestEmbeddedResource answers with an embedded text resource.
-func (Handler) TestEmbeddedResource(context.Context, *hootv1.ConformanceEmbeddedResourceRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestEmbeddedResource(context.Context, *conformancev1.ConformanceEmbeddedResourceRequest) (*conformancev1.ConformanceContentResult, error) {
 	return blocks(embedded("test://embedded-resource", "text/plain", embeddedText)), nil
 }
 
 // TestMultipleContentTypes answers with text, an image and an embedded JSON resource.
-func (Handler) TestMultipleContentTypes(context.Context, *hootv1.ConformanceMultipleContentTypesRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestMultipleContentTypes(context.Context, *conformancev1.ConformanceMultipleContentTypesRequest) (*conformancev1.ConformanceContentResult, error) {
 	return blocks(text(mixedText), imageBlock(), embedded(mixedResourceURI, "application/json", mixedResource)), nil
 }
 
 // TestErrorHandling always fails.
-func (Handler) TestErrorHandling(context.Context, *hootv1.ConformanceErrorHandlingRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestErrorHandling(context.Context, *conformancev1.ConformanceErrorHandlingRequest) (*conformancev1.ConformanceContentResult, error) {
 	return nil, hooteproto.NewError(hooteproto.CodeInternal, errorText)
 }
 
 // TestToolWithProgress reports 0, 50 and 100 of 100, about 50 ms apart.
-func (Handler) TestToolWithProgress(ctx context.Context, _ *hootv1.ConformanceToolWithProgressRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestToolWithProgress(ctx context.Context, _ *conformancev1.ConformanceToolWithProgressRequest) (*conformancev1.ConformanceContentResult, error) {
 	for i, p := range []float64{0, 50, 100} {
 		if i > 0 {
 			select {
@@ -147,30 +149,30 @@ func message(c *hootv1.Content) *hootv1.PromptMessage {
 	return &hootv1.PromptMessage{Role: hootv1.Role_ROLE_USER, Content: c}
 }
 
-func prompt(m ...*hootv1.PromptMessage) *hootv1.ConformancePromptResult {
-	return &hootv1.ConformancePromptResult{Messages: m}
+func prompt(m ...*hootv1.PromptMessage) *conformancev1.ConformancePromptResult {
+	return &conformancev1.ConformancePromptResult{Messages: m}
 }
 
-func resource(r *hootv1.EmbeddedResource) *hootv1.ConformanceResourceResult {
-	return &hootv1.ConformanceResourceResult{Contents: []*hootv1.EmbeddedResource{r}}
+func resource(r *hootv1.EmbeddedResource) *conformancev1.ConformanceResourceResult {
+	return &conformancev1.ConformanceResourceResult{Contents: []*hootv1.EmbeddedResource{r}}
 }
 
-func textResource(uri, mimeType, s string) *hootv1.ConformanceResourceResult {
+func textResource(uri, mimeType, s string) *conformancev1.ConformanceResourceResult {
 	return resource(&hootv1.EmbeddedResource{Uri: uri, MimeType: mimeType, Contents: &hootv1.EmbeddedResource_Text{Text: s}})
 }
 
 // TestSimplePrompt is a prompt without arguments.
-func (Handler) TestSimplePrompt(context.Context, *hootv1.ConformanceSimplePromptRequest) (*hootv1.ConformancePromptResult, error) {
+func (Handler) TestSimplePrompt(context.Context, *conformancev1.ConformanceSimplePromptRequest) (*conformancev1.ConformancePromptResult, error) {
 	return prompt(message(text(simplePrompt))), nil
 }
 
 // TestPromptWithArguments repeats its two arguments.
-func (Handler) TestPromptWithArguments(_ context.Context, req *hootv1.ConformancePromptWithArgumentsRequest) (*hootv1.ConformancePromptResult, error) {
+func (Handler) TestPromptWithArguments(_ context.Context, req *conformancev1.ConformancePromptWithArgumentsRequest) (*conformancev1.ConformancePromptResult, error) {
 	return prompt(message(text(fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", req.GetArg1(), req.GetArg2())))), nil
 }
 
 // TestPromptWithEmbeddedResource embeds a text resource under the URI it is given.
-func (Handler) TestPromptWithEmbeddedResource(_ context.Context, req *hootv1.ConformancePromptWithEmbeddedResourceRequest) (*hootv1.ConformancePromptResult, error) {
+func (Handler) TestPromptWithEmbeddedResource(_ context.Context, req *conformancev1.ConformancePromptWithEmbeddedResourceRequest) (*conformancev1.ConformancePromptResult, error) {
 	return prompt(
 		message(embedded(req.GetResourceUri(), "text/plain", embeddedPromptText)),
 		message(text("Please process the embedded resource above.")),
@@ -178,28 +180,28 @@ func (Handler) TestPromptWithEmbeddedResource(_ context.Context, req *hootv1.Con
 }
 
 // TestPromptWithImage holds an image and asks about it.
-func (Handler) TestPromptWithImage(context.Context, *hootv1.ConformancePromptWithImageRequest) (*hootv1.ConformancePromptResult, error) {
+func (Handler) TestPromptWithImage(context.Context, *conformancev1.ConformancePromptWithImageRequest) (*conformancev1.ConformancePromptResult, error) {
 	return prompt(message(imageBlock()), message(text("Please analyze the image above."))), nil
 }
 
 // StaticText is the resource test://static-text.
-func (Handler) StaticText(context.Context, *hootv1.ConformanceStaticTextRequest) (*hootv1.ConformanceResourceResult, error) {
+func (Handler) StaticText(context.Context, *conformancev1.ConformanceStaticTextRequest) (*conformancev1.ConformanceResourceResult, error) {
 	return textResource("test://static-text", "text/plain", staticText), nil
 }
 
 // StaticBinary is the resource test://static-binary, a PNG image.
-func (Handler) StaticBinary(context.Context, *hootv1.ConformanceStaticBinaryRequest) (*hootv1.ConformanceResourceResult, error) {
+func (Handler) StaticBinary(context.Context, *conformancev1.ConformanceStaticBinaryRequest) (*conformancev1.ConformanceResourceResult, error) {
 	return resource(&hootv1.EmbeddedResource{Uri: "test://static-binary", MimeType: "image/png",
 		Contents: &hootv1.EmbeddedResource_Blob{Blob: redPixelPNG()}}), nil
 }
 
 // WatchedResource is the resource test://watched-resource.
-func (Handler) WatchedResource(context.Context, *hootv1.ConformanceWatchedResourceRequest) (*hootv1.ConformanceResourceResult, error) {
+func (Handler) WatchedResource(context.Context, *conformancev1.ConformanceWatchedResourceRequest) (*conformancev1.ConformanceResourceResult, error) {
 	return textResource("test://watched-resource", "text/plain", watchedText), nil
 }
 
 // TemplateData is the resource template test://template/{id}/data.
-func (Handler) TemplateData(_ context.Context, req *hootv1.ConformanceTemplateDataRequest) (*hootv1.ConformanceResourceResult, error) {
+func (Handler) TemplateData(_ context.Context, req *conformancev1.ConformanceTemplateDataRequest) (*conformancev1.ConformanceResourceResult, error) {
 	// The id's pattern (letters, digits, "-", "_") needs no escaping inside a JSON string.
 	id := req.GetId()
 	body := `{"id":"` + id + `","templateTest":true,"data":"Data for ID: ` + id + `"}`
@@ -207,7 +209,7 @@ func (Handler) TemplateData(_ context.Context, req *hootv1.ConformanceTemplateDa
 }
 
 // TestToolWithLogging sends three log messages at level info, about 50 ms apart.
-func (Handler) TestToolWithLogging(ctx context.Context, _ *hootv1.ConformanceToolWithLoggingRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestToolWithLogging(ctx context.Context, _ *conformancev1.ConformanceToolWithLoggingRequest) (*conformancev1.ConformanceContentResult, error) {
 	for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 		if i > 0 {
 			select {
@@ -224,7 +226,7 @@ func (Handler) TestToolWithLogging(ctx context.Context, _ *hootv1.ConformanceToo
 // JsonSchema202012Tool checks what its literal input schema says and the request's fields
 // cannot (the contact method's names, and the phone or email that the method calls for), then
 // answers with what it received.
-func (Handler) JsonSchema202012Tool(_ context.Context, req *hootv1.ConformanceJsonSchema202012Request) (*hootv1.ConformanceContentResult, error) {
+func (Handler) JsonSchema202012Tool(_ context.Context, req *conformancev1.ConformanceJsonSchema202012Request) (*conformancev1.ConformanceContentResult, error) {
 	switch m := req.GetContactMethod(); {
 	case m != "" && m != "phone" && m != "email":
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, fmt.Sprintf(`contactMethod must be "phone" or "email", got %q`, m))

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"image/png"
 	"strings"
 	"testing"
@@ -34,16 +35,16 @@ func TestFixtures(t *testing.T) {
 	if _, err := h.TestErrorHandling(ctx, nil); hooteproto.AsError(err).Message() != errorText {
 		t.Fatalf("TestErrorHandling error = %v", err)
 	}
-	p, err := h.TestPromptWithArguments(ctx, &hootv1.ConformancePromptWithArgumentsRequest{Arg1: "hello", Arg2: "world"})
+	p, err := h.TestPromptWithArguments(ctx, &conformancev1.ConformancePromptWithArgumentsRequest{Arg1: "hello", Arg2: "world"})
 	if err != nil || p.GetMessages()[0].GetContent().GetText() != "Prompt with arguments: arg1='hello', arg2='world'" {
 		t.Fatalf("TestPromptWithArguments = %v, %v", p, err)
 	}
-	r, err := h.TemplateData(ctx, &hootv1.ConformanceTemplateDataRequest{Id: "123"})
+	r, err := h.TemplateData(ctx, &conformancev1.ConformanceTemplateDataRequest{Id: "123"})
 	if c := r.GetContents()[0]; err != nil || c.GetUri() != "test://template/123/data" || c.GetText() != `{"id":"123","templateTest":true,"data":"Data for ID: 123"}` {
 		t.Fatalf("TemplateData = %v, %v", r, err)
 	}
 	// Outside a request there is no client to ask.
-	if _, err := h.TestSampling(ctx, &hootv1.ConformanceSamplingRequest{Prompt: "hi"}); hooteproto.AsError(err).Code() != hooteproto.CodeUnavailable {
+	if _, err := h.TestSampling(ctx, &conformancev1.ConformanceSamplingRequest{Prompt: "hi"}); hooteproto.AsError(err).Code() != hooteproto.CodeUnavailable {
 		t.Fatalf("TestSampling outside a request = %v, want unavailable", err)
 	}
 }
@@ -66,7 +67,7 @@ func TestDescribe(t *testing.T) {
 // the request does not: the contact method's names and the field that it calls for.
 func TestJsonSchema202012Tool(t *testing.T) {
 	t.Parallel()
-	type req = hootv1.ConformanceJsonSchema202012Request
+	type req = conformancev1.ConformanceJsonSchema202012Request
 	for _, tc := range []struct {
 		name string
 		req  *req
@@ -121,7 +122,7 @@ func TestListChangeFixtures(t *testing.T) {
 	if _, err := (Handler{}).TestTriggerToolChange(ctx, nil); hooteproto.AsError(err).Code() != hooteproto.CodeUnavailable {
 		t.Errorf("a trigger without an Offer = %v, want unavailable", err)
 	}
-	res, err := h.TestCustomHeader(ctx, &hootv1.ConformanceCustomHeaderRequest{Region: "eu", Priority: 3, Verbose: true})
+	res, err := h.TestCustomHeader(ctx, &conformancev1.ConformanceCustomHeaderRequest{Region: "eu", Priority: 3, Verbose: true})
 	if err != nil || res.GetContent()[0].GetText() != `region="eu" priority=3 verbose=true query=""` {
 		t.Errorf("TestCustomHeader = %v, %v", res, err)
 	}
@@ -135,11 +136,11 @@ func TestListChangeFixtures(t *testing.T) {
 func TestToolWithTask(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	res, err := TasksHandler{}.TestToolWithTask(ctx, &hootv1.ConformanceTestToolWithTaskRequest{Name: "Alice"})
+	res, err := TasksHandler{}.TestToolWithTask(ctx, &conformancev1.ConformanceTestToolWithTaskRequest{Name: "Alice"})
 	if err != nil || !strings.Contains(res.GetContent()[0].GetText(), "Hello, Alice!") {
 		t.Fatalf("TestToolWithTask = %v, %v", res, err)
 	}
-	if _, err := (TasksHandler{}).TestToolWithTask(ctx, &hootv1.ConformanceTestToolWithTaskRequest{}); hooteproto.AsError(err).Code() != hooteproto.CodeInvalidArgument {
+	if _, err := (TasksHandler{}).TestToolWithTask(ctx, &conformancev1.ConformanceTestToolWithTaskRequest{}); hooteproto.AsError(err).Code() != hooteproto.CodeInvalidArgument {
 		t.Fatalf("TestToolWithTask without a name = %v, want invalid_argument", err)
 	}
 }

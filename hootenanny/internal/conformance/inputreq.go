@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"strings"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
@@ -76,7 +77,7 @@ func field(r *hootv1.ElicitationResult, name string) (string, bool) {
 }
 
 // declined is the answer of a fixture whose form the user did not fill in.
-func declined(r *hootv1.ElicitationResult) *hootv1.ConformanceContentResult {
+func declined(r *hootv1.ElicitationResult) *conformancev1.ConformanceContentResult {
 	return blocks(text("No answer: the user chose " + strings.ToLower(strings.TrimPrefix(r.GetAction().String(), "ELICITATION_ACTION_"))))
 }
 
@@ -96,7 +97,7 @@ func rootList(r *hootv1.RootsResult) string {
 }
 
 // greet asks for the user's name under user_name and greets them.
-func greet(ctx context.Context) (*hootv1.ConformanceContentResult, error) {
+func greet(ctx context.Context) (*conformancev1.ConformanceContentResult, error) {
 	res, err := askAll(ctx, formQuestion("user_name", "What is your name?", "name", "string"))
 	if err != nil {
 		return nil, err
@@ -109,17 +110,17 @@ func greet(ctx context.Context) (*hootv1.ConformanceContentResult, error) {
 }
 
 // TestInputRequiredResultElicitation asks the user's name and greets them.
-func (Handler) TestInputRequiredResultElicitation(ctx context.Context, _ *hootv1.ConformanceInputRequiredElicitationRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestInputRequiredResultElicitation(ctx context.Context, _ *conformancev1.ConformanceInputRequiredElicitationRequest) (*conformancev1.ConformanceContentResult, error) {
 	return greet(ctx)
 }
 
 // TestStreamingElicitation asks the user's name while its response may stream.
-func (Handler) TestStreamingElicitation(ctx context.Context, _ *hootv1.ConformanceStreamingElicitationRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestStreamingElicitation(ctx context.Context, _ *conformancev1.ConformanceStreamingElicitationRequest) (*conformancev1.ConformanceContentResult, error) {
 	return greet(ctx)
 }
 
 // TestInputRequiredResultSampling asks the client's model for the capital of France.
-func (Handler) TestInputRequiredResultSampling(ctx context.Context, _ *hootv1.ConformanceInputRequiredSamplingRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestInputRequiredResultSampling(ctx context.Context, _ *conformancev1.ConformanceInputRequiredSamplingRequest) (*conformancev1.ConformanceContentResult, error) {
 	res, err := askAll(ctx, samplingQuestion("capital_question", "What is the capital of France?", 100))
 	if err != nil {
 		return nil, err
@@ -128,7 +129,7 @@ func (Handler) TestInputRequiredResultSampling(ctx context.Context, _ *hootv1.Co
 }
 
 // TestMissingCapability needs the client's model: without sampling the call fails.
-func (Handler) TestMissingCapability(ctx context.Context, _ *hootv1.ConformanceMissingCapabilityRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestMissingCapability(ctx context.Context, _ *conformancev1.ConformanceMissingCapabilityRequest) (*conformancev1.ConformanceContentResult, error) {
 	res, err := askAll(ctx, samplingQuestion("capital_question", "What is the capital of France?", 100))
 	if err != nil {
 		return nil, err
@@ -137,7 +138,7 @@ func (Handler) TestMissingCapability(ctx context.Context, _ *hootv1.ConformanceM
 }
 
 // TestInputRequiredResultListRoots asks the client for its roots.
-func (Handler) TestInputRequiredResultListRoots(ctx context.Context, _ *hootv1.ConformanceInputRequiredListRootsRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestInputRequiredResultListRoots(ctx context.Context, _ *conformancev1.ConformanceInputRequiredListRootsRequest) (*conformancev1.ConformanceContentResult, error) {
 	res, err := askAll(ctx, rootsQuestion("client_roots"))
 	if err != nil {
 		return nil, err
@@ -146,7 +147,7 @@ func (Handler) TestInputRequiredResultListRoots(ctx context.Context, _ *hootv1.C
 }
 
 // confirmation asks the user to confirm under the key confirm.
-func confirmation(ctx context.Context) (*hootv1.ConformanceContentResult, error) {
+func confirmation(ctx context.Context) (*conformancev1.ConformanceContentResult, error) {
 	res, err := askAll(ctx, formQuestion("confirm", "Please confirm", "ok", "boolean"))
 	if err != nil {
 		return nil, err
@@ -159,17 +160,17 @@ func confirmation(ctx context.Context) (*hootv1.ConformanceContentResult, error)
 }
 
 // TestInputRequiredResultRequestState asks the user to confirm.
-func (Handler) TestInputRequiredResultRequestState(ctx context.Context, _ *hootv1.ConformanceInputRequiredRequestStateRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestInputRequiredResultRequestState(ctx context.Context, _ *conformancev1.ConformanceInputRequiredRequestStateRequest) (*conformancev1.ConformanceContentResult, error) {
 	return confirmation(ctx)
 }
 
 // TestInputRequiredResultTamperedState asks the user to confirm; the gateway checks the state.
-func (Handler) TestInputRequiredResultTamperedState(ctx context.Context, _ *hootv1.ConformanceInputRequiredTamperedStateRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestInputRequiredResultTamperedState(ctx context.Context, _ *conformancev1.ConformanceInputRequiredTamperedStateRequest) (*conformancev1.ConformanceContentResult, error) {
 	return confirmation(ctx)
 }
 
 // TestInputRequiredResultMultipleInputs asks three questions in one round.
-func (Handler) TestInputRequiredResultMultipleInputs(ctx context.Context, _ *hootv1.ConformanceInputRequiredMultipleInputsRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestInputRequiredResultMultipleInputs(ctx context.Context, _ *conformancev1.ConformanceInputRequiredMultipleInputsRequest) (*conformancev1.ConformanceContentResult, error) {
 	res, err := askAll(ctx,
 		formQuestion("user_name", "What is your name?", "name", "string"),
 		samplingQuestion("greeting", "Generate a greeting", 50),
@@ -186,7 +187,7 @@ func (Handler) TestInputRequiredResultMultipleInputs(ctx context.Context, _ *hoo
 }
 
 // TestInputRequiredResultMultiRound asks step1, and only once it has its answer step2.
-func (Handler) TestInputRequiredResultMultiRound(ctx context.Context, _ *hootv1.ConformanceInputRequiredMultiRoundRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestInputRequiredResultMultiRound(ctx context.Context, _ *conformancev1.ConformanceInputRequiredMultiRoundRequest) (*conformancev1.ConformanceContentResult, error) {
 	first, err := askAll(ctx, formQuestion("step1", "Step 1: What is your name?", "name", "string"))
 	if err != nil {
 		return nil, err
@@ -209,7 +210,7 @@ func (Handler) TestInputRequiredResultMultiRound(ctx context.Context, _ *hootv1.
 // TestInputRequiredResultCapabilities asks the user and the client's model what they can
 // answer: a question the client did not declare the capability for is refused, and the fixture
 // does without it, as long as one of the two can be asked.
-func (Handler) TestInputRequiredResultCapabilities(ctx context.Context, _ *hootv1.ConformanceInputRequiredCapabilitiesRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestInputRequiredResultCapabilities(ctx context.Context, _ *conformancev1.ConformanceInputRequiredCapabilitiesRequest) (*conformancev1.ConformanceContentResult, error) {
 	res, err := hooteproto.AskClientAll(ctx,
 		formQuestion("user_name", "What is your name?", "name", "string"),
 		samplingQuestion("capital_question", "What is the capital of France?", 100))
@@ -237,7 +238,7 @@ func (Handler) TestInputRequiredResultCapabilities(ctx context.Context, _ *hootv
 }
 
 // TestInputRequiredResultPrompt asks the user for context, and writes a prompt with it.
-func (Handler) TestInputRequiredResultPrompt(ctx context.Context, _ *hootv1.ConformanceInputRequiredPromptRequest) (*hootv1.ConformancePromptResult, error) {
+func (Handler) TestInputRequiredResultPrompt(ctx context.Context, _ *conformancev1.ConformanceInputRequiredPromptRequest) (*conformancev1.ConformancePromptResult, error) {
 	res, err := askAll(ctx, formQuestion("user_context", "What context should the prompt use?", "context", "string"))
 	if err != nil {
 		return nil, err
@@ -246,7 +247,7 @@ func (Handler) TestInputRequiredResultPrompt(ctx context.Context, _ *hootv1.Conf
 	if !ok {
 		context = "none given"
 	}
-	return &hootv1.ConformancePromptResult{Messages: []*hootv1.PromptMessage{{
+	return &conformancev1.ConformancePromptResult{Messages: []*hootv1.PromptMessage{{
 		Role: hootv1.Role_ROLE_USER, Content: text("Answer with this context in mind: " + context),
 	}}}, nil
 }

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"slices"
 	"sort"
 	"strings"
@@ -38,7 +40,7 @@ func fixtureStack(t *testing.T) *hooteproto.Broker {
 	timeout := time.After(5 * time.Second)
 	for {
 		changed := b.Changed()
-		if slices.Contains(b.Services(), hootv1hoot.ConformanceServiceName) {
+		if slices.Contains(b.Services(), conformancev1hoot.ConformanceServiceName) {
 			return b
 		}
 		select {
@@ -95,25 +97,25 @@ func TestInputRequiredFixturesAsk(t *testing.T) {
 		want     string
 		wantFail bool
 	}{
-		{&hootv1.Payload{Request: &hootv1.Payload_TestInputRequiredResultElicitation{TestInputRequiredResultElicitation: &hootv1.ConformanceInputRequiredElicitationRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultElicitation{TestInputRequiredResultElicitation: &conformancev1.ConformanceInputRequiredElicitationRequest{}}}),
 			all, "user_name", "Hello, Ann!", false},
-		{&hootv1.Payload{Request: &hootv1.Payload_TestInputRequiredResultSampling{TestInputRequiredResultSampling: &hootv1.ConformanceInputRequiredSamplingRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultSampling{TestInputRequiredResultSampling: &conformancev1.ConformanceInputRequiredSamplingRequest{}}}),
 			all, "capital_question", "The model answered: Paris, What is the capital of France?", false},
-		{&hootv1.Payload{Request: &hootv1.Payload_TestInputRequiredResultListRoots{TestInputRequiredResultListRoots: &hootv1.ConformanceInputRequiredListRootsRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultListRoots{TestInputRequiredResultListRoots: &conformancev1.ConformanceInputRequiredListRootsRequest{}}}),
 			all, "client_roots", "The client's roots: file:///tunes (Tunes)", false},
-		{&hootv1.Payload{Request: &hootv1.Payload_TestInputRequiredResultRequestState{TestInputRequiredResultRequestState: &hootv1.ConformanceInputRequiredRequestStateRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultRequestState{TestInputRequiredResultRequestState: &conformancev1.ConformanceInputRequiredRequestStateRequest{}}}),
 			all, "confirm", "state-ok", false},
-		{&hootv1.Payload{Request: &hootv1.Payload_TestInputRequiredResultMultipleInputs{TestInputRequiredResultMultipleInputs: &hootv1.ConformanceInputRequiredMultipleInputsRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultMultipleInputs{TestInputRequiredResultMultipleInputs: &conformancev1.ConformanceInputRequiredMultipleInputsRequest{}}}),
 			all, "client_roots,greeting,user_name", "Name: Ann; greeting: Paris, Generate a greeting; roots: file:///tunes (Tunes)", false},
-		{&hootv1.Payload{Request: &hootv1.Payload_TestInputRequiredResultMultiRound{TestInputRequiredResultMultiRound: &hootv1.ConformanceInputRequiredMultiRoundRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultMultiRound{TestInputRequiredResultMultiRound: &conformancev1.ConformanceInputRequiredMultiRoundRequest{}}}),
 			all, "step1,step2", "Ann likes red.", false},
-		{&hootv1.Payload{Request: &hootv1.Payload_TestInputRequiredResultCapabilities{TestInputRequiredResultCapabilities: &hootv1.ConformanceInputRequiredCapabilitiesRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultCapabilities{TestInputRequiredResultCapabilities: &conformancev1.ConformanceInputRequiredCapabilitiesRequest{}}}),
 			map[string]bool{"sampling": true}, "capital_question,user_name", "Answered what the client could: model: Paris", false},
-		{&hootv1.Payload{Request: &hootv1.Payload_TestInputRequiredResultCapabilities{TestInputRequiredResultCapabilities: &hootv1.ConformanceInputRequiredCapabilitiesRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultCapabilities{TestInputRequiredResultCapabilities: &conformancev1.ConformanceInputRequiredCapabilitiesRequest{}}}),
 			map[string]bool{}, "capital_question,user_name", "not declared", true},
-		{&hootv1.Payload{Request: &hootv1.Payload_TestMissingCapability{TestMissingCapability: &hootv1.ConformanceMissingCapabilityRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestMissingCapability{TestMissingCapability: &conformancev1.ConformanceMissingCapabilityRequest{}}}),
 			map[string]bool{}, "capital_question", "not declared", true},
-		{&hootv1.Payload{Request: &hootv1.Payload_TestStreamingElicitation{TestStreamingElicitation: &hootv1.ConformanceStreamingElicitationRequest{}}},
+		{fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestStreamingElicitation{TestStreamingElicitation: &conformancev1.ConformanceStreamingElicitationRequest{}}}),
 			all, "user_name", "Hello, Ann!", false},
 	}
 	for _, tc := range tests {
@@ -129,7 +131,7 @@ func TestInputRequiredFixturesAsk(t *testing.T) {
 		if res.GetError() != nil {
 			got = res.GetError().GetMessage()
 		} else {
-			got = res.GetConformanceContent().GetContent()[0].GetText()
+			got = carriedResult(res).GetConformanceContent().GetContent()[0].GetText()
 		}
 		if (res.GetError() != nil) != tc.wantFail || !strings.Contains(got, tc.want) {
 			t.Errorf("%s = %q (failed %v), want %q", name, got, res.GetError() != nil, tc.want)
@@ -147,9 +149,9 @@ func TestInputRequiredFixturesAsk(t *testing.T) {
 	c := &fakeClient{caps: all}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	res, err := b.Call(hooteproto.WithClientAsker(ctx, c.ask), "conformance", &hootv1.Payload{Request: &hootv1.Payload_TestInputRequiredResultPrompt{
-		TestInputRequiredResultPrompt: &hootv1.ConformanceInputRequiredPromptRequest{}}}, nil)
-	if err != nil || !strings.Contains(res.GetConformancePrompt().GetMessages()[0].GetContent().GetText(), "reels") || len(c.keys) != 1 || c.keys[0] != "user_context" {
+	res, err := b.Call(hooteproto.WithClientAsker(ctx, c.ask), "conformance", fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultPrompt{
+		TestInputRequiredResultPrompt: &conformancev1.ConformanceInputRequiredPromptRequest{}}}), nil)
+	if err != nil || !strings.Contains(carriedResult(res).GetConformancePrompt().GetMessages()[0].GetContent().GetText(), "reels") || len(c.keys) != 1 || c.keys[0] != "user_context" {
 		t.Errorf("prompt = %v, %v, asked %v", res, err, c.keys)
 	}
 }

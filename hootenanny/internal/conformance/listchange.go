@@ -3,6 +3,8 @@ package conformance
 import (
 	"context"
 	"fmt"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -29,20 +31,20 @@ const (
 func Services(offer *hooteproto.Offer) []hootv1hoot.Service {
 	h := Handler{offer: offer}
 	return []hootv1hoot.Service{
-		hootv1hoot.NewConformanceService(h),
-		hootv1hoot.NewConformanceDynamicToolService(h),
-		hootv1hoot.NewConformanceDynamicPromptService(h),
+		conformancev1hoot.NewConformanceService(h),
+		conformancev1hoot.NewConformanceDynamicToolService(h),
+		conformancev1hoot.NewConformanceDynamicPromptService(h),
 	}
 }
 
 var (
-	_ hootv1hoot.ConformanceDynamicToolHandler   = Handler{}
-	_ hootv1hoot.ConformanceDynamicPromptHandler = Handler{}
+	_ conformancev1hoot.ConformanceDynamicToolHandler   = Handler{}
+	_ conformancev1hoot.ConformanceDynamicPromptHandler = Handler{}
 )
 
 // TestLoggingTool logs three messages at level info through the worker's call context; the
 // gateway passes on only those the request's log level lets through.
-func (Handler) TestLoggingTool(ctx context.Context, _ *hootv1.ConformanceLoggingToolRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestLoggingTool(ctx context.Context, _ *conformancev1.ConformanceLoggingToolRequest) (*conformancev1.ConformanceContentResult, error) {
 	for _, msg := range []string{"Logging tool started", "Logging tool working", "Logging tool done"} {
 		hooteproto.Log(ctx, hootv1.LogLevel_LOG_LEVEL_INFO, msg)
 	}
@@ -50,16 +52,16 @@ func (Handler) TestLoggingTool(ctx context.Context, _ *hootv1.ConformanceLogging
 }
 
 // TestTriggerToolChange withdraws the dynamic tool's service or offers it again.
-func (h Handler) TestTriggerToolChange(context.Context, *hootv1.ConformanceTriggerToolChangeRequest) (*hootv1.ConformanceContentResult, error) {
+func (h Handler) TestTriggerToolChange(context.Context, *conformancev1.ConformanceTriggerToolChangeRequest) (*conformancev1.ConformanceContentResult, error) {
 	return h.toggle(DynamicToolService, "test_dynamic_tool", "tools/list")
 }
 
 // TestTriggerPromptChange withdraws the dynamic prompt's service or offers it again.
-func (h Handler) TestTriggerPromptChange(context.Context, *hootv1.ConformanceTriggerPromptChangeRequest) (*hootv1.ConformanceContentResult, error) {
+func (h Handler) TestTriggerPromptChange(context.Context, *conformancev1.ConformanceTriggerPromptChangeRequest) (*conformancev1.ConformanceContentResult, error) {
 	return h.toggle(DynamicPromptService, "test_dynamic_prompt", "prompts/list")
 }
 
-func (h Handler) toggle(service, entry, list string) (*hootv1.ConformanceContentResult, error) {
+func (h Handler) toggle(service, entry, list string) (*conformancev1.ConformanceContentResult, error) {
 	if h.offer == nil {
 		return nil, hooteproto.NewError(hooteproto.CodeUnavailable,
 			"this worker serves the conformance fixtures without the switch of its services; start it with --conformance")
@@ -71,17 +73,17 @@ func (h Handler) toggle(service, entry, list string) (*hootv1.ConformanceContent
 }
 
 // TestDynamicTool answers while its service is offered.
-func (Handler) TestDynamicTool(context.Context, *hootv1.ConformanceDynamicToolRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestDynamicTool(context.Context, *conformancev1.ConformanceDynamicToolRequest) (*conformancev1.ConformanceContentResult, error) {
 	return blocks(text("The dynamic tool is here.")), nil
 }
 
 // TestDynamicPrompt answers while its service is offered.
-func (Handler) TestDynamicPrompt(context.Context, *hootv1.ConformanceDynamicPromptRequest) (*hootv1.ConformancePromptResult, error) {
+func (Handler) TestDynamicPrompt(context.Context, *conformancev1.ConformanceDynamicPromptRequest) (*conformancev1.ConformancePromptResult, error) {
 	return prompt(message(text("The dynamic prompt is here."))), nil
 }
 
 // TestCustomHeader echoes the arguments that clients mirror into Mcp-Param headers.
-func (Handler) TestCustomHeader(_ context.Context, req *hootv1.ConformanceCustomHeaderRequest) (*hootv1.ConformanceContentResult, error) {
+func (Handler) TestCustomHeader(_ context.Context, req *conformancev1.ConformanceCustomHeaderRequest) (*conformancev1.ConformanceContentResult, error) {
 	return blocks(text(fmt.Sprintf("region=%q priority=%d verbose=%t query=%q",
 		req.GetRegion(), req.GetPriority(), req.GetVerbose(), req.GetQuery()))), nil
 }

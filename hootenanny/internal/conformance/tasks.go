@@ -3,10 +3,11 @@ package conformance
 import (
 	"context"
 	"fmt"
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"sync"
 	"time"
 
-	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -20,21 +21,21 @@ type TasksHandler struct {
 	tick time.Duration
 }
 
-var _ hootv1hoot.ConformanceTasksHandler = TasksHandler{}
+var _ conformancev1hoot.ConformanceTasksHandler = TasksHandler{}
 
 // NewTasks returns the service of the tasks fixtures, whose jobs jobs starts.
 func NewTasks(jobs hootv1hoot.JobStarter) hootv1hoot.Service {
-	return hootv1hoot.NewConformanceTasksService(TasksHandler{}, jobs)
+	return conformancev1hoot.NewConformanceTasksService(TasksHandler{}, jobs)
 }
 
 // Greet answers "Hello, {name}!".
-func (TasksHandler) Greet(_ context.Context, req *hootv1.ConformanceGreetRequest) (*hootv1.ConformanceContentResult, error) {
+func (TasksHandler) Greet(_ context.Context, req *conformancev1.ConformanceGreetRequest) (*conformancev1.ConformanceContentResult, error) {
 	return blocks(text("Hello, " + req.GetName() + "!")), nil
 }
 
 // SlowCompute works for the seconds asked, reporting its progress, and answers with its label.
 // It stops as soon as its context ends, which is how a cancelled task stops.
-func (h TasksHandler) SlowCompute(ctx context.Context, req *hootv1.ConformanceSlowComputeRequest) (*hootv1.ConformanceContentResult, error) {
+func (h TasksHandler) SlowCompute(ctx context.Context, req *conformancev1.ConformanceSlowComputeRequest) (*conformancev1.ConformanceContentResult, error) {
 	tick := h.tick
 	if tick <= 0 {
 		tick = 100 * time.Millisecond
@@ -59,7 +60,7 @@ func (h TasksHandler) SlowCompute(ctx context.Context, req *hootv1.ConformanceSl
 }
 
 // FailingJob answers with a tool error after about a second.
-func (TasksHandler) FailingJob(ctx context.Context, _ *hootv1.ConformanceFailingJobRequest) (*hootv1.ConformanceContentResult, error) {
+func (TasksHandler) FailingJob(ctx context.Context, _ *conformancev1.ConformanceFailingJobRequest) (*conformancev1.ConformanceContentResult, error) {
 	select {
 	case <-ctx.Done():
 		return nil, hooteproto.WrapError(hooteproto.CodeCanceled, context.Cause(ctx))
@@ -71,7 +72,7 @@ func (TasksHandler) FailingJob(ctx context.Context, _ *hootv1.ConformanceFailing
 
 // ProtocolErrorJob fails without an answer of its own: its work panics, which the job runner
 // records as a job that failed inside the worker.
-func (TasksHandler) ProtocolErrorJob(context.Context, *hootv1.ConformanceProtocolErrorJobRequest) (*hootv1.ConformanceContentResult, error) {
+func (TasksHandler) ProtocolErrorJob(context.Context, *conformancev1.ConformanceProtocolErrorJobRequest) (*conformancev1.ConformanceContentResult, error) {
 	panic("protocol_error_job fails inside the worker on purpose")
 }
 
@@ -88,7 +89,7 @@ func confirmSchema() map[string]any {
 
 // ConfirmDelete asks the user to confirm the deletion of a file and answers with what they
 // said. It deletes nothing.
-func (TasksHandler) ConfirmDelete(ctx context.Context, req *hootv1.ConformanceConfirmDeleteRequest) (*hootv1.ConformanceContentResult, error) {
+func (TasksHandler) ConfirmDelete(ctx context.Context, req *conformancev1.ConformanceConfirmDeleteRequest) (*conformancev1.ConformanceContentResult, error) {
 	res, err := elicit(ctx, "Delete "+req.GetFilename()+"?", confirmSchema())
 	if err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func (TasksHandler) ConfirmDelete(ctx context.Context, req *hootv1.ConformanceCo
 }
 
 // MultiInput asks the user two questions at once and answers with both answers.
-func (TasksHandler) MultiInput(ctx context.Context, _ *hootv1.ConformanceMultiInputRequest) (*hootv1.ConformanceContentResult, error) {
+func (TasksHandler) MultiInput(ctx context.Context, _ *conformancev1.ConformanceMultiInputRequest) (*conformancev1.ConformanceContentResult, error) {
 	var (
 		wg      sync.WaitGroup
 		answers [2]string
@@ -121,7 +122,7 @@ func (TasksHandler) MultiInput(ctx context.Context, _ *hootv1.ConformanceMultiIn
 // TestToolWithTask greets the name it is given, as a task. The gateway asks the user for the
 // name before the task exists when the caller leaves it out (the field is elicited), so the
 // handler always has one; it still refuses an empty name rather than greet nobody.
-func (TasksHandler) TestToolWithTask(_ context.Context, req *hootv1.ConformanceTestToolWithTaskRequest) (*hootv1.ConformanceContentResult, error) {
+func (TasksHandler) TestToolWithTask(_ context.Context, req *conformancev1.ConformanceTestToolWithTaskRequest) (*conformancev1.ConformanceContentResult, error) {
 	if req.GetName() == "" {
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "test_tool_with_task needs a name").
 			WithHint("Call it with name, or from a client that can ask its user for it.")

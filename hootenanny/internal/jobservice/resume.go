@@ -59,7 +59,7 @@ func (r resumer) Resume(tool string, request []byte) (jobs.Func, error) {
 		return nil, fmt.Errorf("the stored request is a call of %q, not of %s", got, tool)
 	}
 	svc := r.services[tool]
-	if fd := p.ProtoReflect().WhichOneof(p.ProtoReflect().Descriptor().Oneofs().ByName("request")); toolOptions(fd).GetKind() != hootv1.Kind_KIND_JOB {
+	if requestOptions(p).GetKind() != hootv1.Kind_KIND_JOB {
 		// A call of a tool that answers inline, run as a job because its caller asked for a
 		// task: its work is the call itself.
 		return r.h.work(tool, func(ctx context.Context) (*hootv1.Result, error) {
@@ -80,11 +80,18 @@ func (r resumer) Resume(tool string, request []byte) (jobs.Func, error) {
 
 // toolOf returns the name of the tool p calls, or "".
 func toolOf(p *hootv1.Payload) string {
-	fd := p.ProtoReflect().WhichOneof(p.ProtoReflect().Descriptor().Oneofs().ByName("request"))
-	if fd == nil {
-		return ""
+	return requestOptions(p).GetName()
+}
+
+// requestOptions returns the options of the tool p calls (a carried schema's tool included, see
+// hooteproto.RequestOf), or nil.
+func requestOptions(p *hootv1.Payload) *hootv1.ToolOptions {
+	m := hooteproto.RequestOf(p)
+	if m == nil {
+		return nil
 	}
-	return toolOptions(fd).GetName()
+	opts, _ := proto.GetExtension(m.ProtoReflect().Descriptor().Options(), hootv1.E_Tool).(*hootv1.ToolOptions)
+	return opts
 }
 
 func toolOptions(fd protoreflect.FieldDescriptor) *hootv1.ToolOptions {

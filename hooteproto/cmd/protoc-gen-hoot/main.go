@@ -10,11 +10,14 @@
 //	  - local: ["go", "run", "./hooteproto/cmd/protoc-gen-hoot"]
 //	    out: gen
 //	    opt: paths=source_relative
+//	    strategy: all
 //
-// Only the proto file that defines the Payload message produces output: tools.hoot.go and
+// Only a proto file that defines a Payload message produces output: tools.hoot.go and
 // services.hoot.go in the package <go package>hoot, next to the schema's Go package
 // (gen/hoot/v1/hootv1hoot for hoot/v1/envelope.proto). The parameter package_suffix changes
-// the "hoot" suffix.
+// the "hoot" suffix. A schema whose Payload file has the (hoot.v1.carried) option, such as the
+// conformance fixtures (hoot/conformance/v1/envelope.proto), is written into the types of the
+// schema that carries it; run the plugin with strategy: all, so that it sees both.
 //
 // The plugin reads the (hoot.v1.tool) and (hoot.v1.field) options through the Go code that
 // protoc-gen-go generated for options.proto, linked into the plugin. After options.proto

@@ -6,8 +6,87 @@
 package hootv1hoot
 
 import (
+	fmt "fmt"
 	v1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	proto "google.golang.org/protobuf/proto"
+	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
+	anypb "google.golang.org/protobuf/types/known/anypb"
+)
+
+// The names of the tools, as MCP clients call them.
+const (
+	// EchoToolName is the name of the tool whose request is hoot.v1.EchoRequest.
+	EchoToolName = "echo"
+	// CasStoreToolName is the name of the tool whose request is hoot.v1.CasStoreRequest.
+	CasStoreToolName = "cas_store"
+	// CasGetToolName is the name of the tool whose request is hoot.v1.CasGetRequest.
+	CasGetToolName = "cas_get"
+	// CasInspectToolName is the name of the tool whose request is hoot.v1.CasInspectRequest.
+	CasInspectToolName = "cas_inspect"
+	// ArtifactCreateToolName is the name of the tool whose request is hoot.v1.ArtifactCreateRequest.
+	ArtifactCreateToolName = "artifact_create"
+	// ArtifactGetToolName is the name of the tool whose request is hoot.v1.ArtifactGetRequest.
+	ArtifactGetToolName = "artifact_get"
+	// ArtifactListToolName is the name of the tool whose request is hoot.v1.ArtifactListRequest.
+	ArtifactListToolName = "artifact_list"
+	// ArtifactAnnotateToolName is the name of the tool whose request is hoot.v1.ArtifactAnnotateRequest.
+	ArtifactAnnotateToolName = "artifact_annotate"
+	// ArtifactTagToolName is the name of the tool whose request is hoot.v1.ArtifactTagRequest.
+	ArtifactTagToolName = "artifact_tag"
+	// StorageStatsToolName is the name of the tool whose request is hoot.v1.StorageStatsRequest.
+	StorageStatsToolName = "storage_stats"
+	// CasVerifyToolName is the name of the tool whose request is hoot.v1.CasVerifyRequest.
+	CasVerifyToolName = "cas_verify"
+	// JobStatusToolName is the name of the tool whose request is hoot.v1.JobStatusRequest.
+	JobStatusToolName = "job_status"
+	// JobAwaitToolName is the name of the tool whose request is hoot.v1.JobAwaitRequest.
+	JobAwaitToolName = "job_await"
+	// JobListToolName is the name of the tool whose request is hoot.v1.JobListRequest.
+	JobListToolName = "job_list"
+	// JobCancelToolName is the name of the tool whose request is hoot.v1.JobCancelRequest.
+	JobCancelToolName = "job_cancel"
+	// ArtifactQueryToolName is the name of the tool whose request is hoot.v1.ArtifactQueryRequest.
+	ArtifactQueryToolName = "artifact_query"
+	// AbcParseToolName is the name of the tool whose request is hoot.v1.AbcParseRequest.
+	AbcParseToolName = "abc_parse"
+	// AbcValidateToolName is the name of the tool whose request is hoot.v1.AbcValidateRequest.
+	AbcValidateToolName = "abc_validate"
+	// AbcTransposeToolName is the name of the tool whose request is hoot.v1.AbcTransposeRequest.
+	AbcTransposeToolName = "abc_transpose"
+	// AbcToMidiToolName is the name of the tool whose request is hoot.v1.AbcToMidiRequest.
+	AbcToMidiToolName = "abc_to_midi"
+	// AbcBookToMidiToolName is the name of the tool whose request is hoot.v1.AbcBookToMidiRequest.
+	AbcBookToMidiToolName = "abc_book_to_midi"
+	// MidiInfoToolName is the name of the tool whose request is hoot.v1.MidiInfoRequest.
+	MidiInfoToolName = "midi_info"
+	// StorageGcToolName is the name of the tool whose request is hoot.v1.StorageGcRequest.
+	StorageGcToolName = "storage_gc"
+	// MidiRenderToolName is the name of the tool whose request is hoot.v1.MidiRenderRequest.
+	MidiRenderToolName = "midi_render"
+	// SoundfontInspectToolName is the name of the tool whose request is hoot.v1.SoundfontInspectRequest.
+	SoundfontInspectToolName = "soundfont_inspect"
+	// AudioInfoToolName is the name of the tool whose request is hoot.v1.AudioInfoRequest.
+	AudioInfoToolName = "audio_info"
+	// MidiPianoRollToolName is the name of the tool whose request is hoot.v1.MidiPianoRollRequest.
+	MidiPianoRollToolName = "midi_piano_roll"
+	// AbcRenderToolName is the name of the tool whose request is hoot.v1.AbcRenderRequest.
+	AbcRenderToolName = "abc_render"
+	// MidiAnalyzeToolName is the name of the tool whose request is hoot.v1.MidiAnalyzeRequest.
+	MidiAnalyzeToolName = "midi_analyze"
+	// ShellExecToolName is the name of the tool whose request is hoot.v1.ShellExecRequest.
+	ShellExecToolName = "shell_exec"
+	// ShellExecJobToolName is the name of the tool whose request is hoot.v1.ShellExecJobRequest.
+	ShellExecJobToolName = "shell_exec_job"
+	// AbcToMusicxmlToolName is the name of the tool whose request is hoot.v1.AbcToMusicxmlRequest.
+	AbcToMusicxmlToolName = "abc_to_musicxml"
+	// JobAnswerToolName is the name of the tool whose request is hoot.v1.JobAnswerRequest.
+	JobAnswerToolName = "job_answer"
+	// CasObjectToolName is the name of the tool whose request is hoot.v1.CasObjectResourceRequest.
+	CasObjectToolName = "cas_object"
+	// ArtifactContentToolName is the name of the tool whose request is hoot.v1.ArtifactContentResourceRequest.
+	ArtifactContentToolName = "artifact_content"
+	// ComposeAbcToolName is the name of the tool whose request is hoot.v1.ComposeAbcPromptRequest.
+	ComposeAbcToolName = "compose_abc"
 )
 
 // A Tool is everything the gateway knows about one tool, generated from its request message.
@@ -54,13 +133,99 @@ type Tool struct {
 	Usage string
 	// Example is a valid arguments object for the tool, as JSON text.
 	Example string
-	// NewRequest returns a new, empty request message of the tool.
-	NewRequest func() proto.Message
-	// Wrap puts a request made by NewRequest into a Payload.
-	Wrap func(proto.Message) *v1.Payload
-	// Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the
-	// JobStarted that names the job; ok is false when r holds something else.
-	Unwrap func(r *v1.Result) (m proto.Message, ok bool)
+	// PayloadField is the number of the tool's member of the Payload oneof, which holds its
+	// request. NewRequest, Wrap and Unwrap work from it.
+	PayloadField protoreflect.FieldNumber
+	// ResultField is the number of the member of the Result oneof that holds the tool's result.
+	// (Unwrap answers for a tool of kind JOB with the JobStarted that names the job.)
+	ResultField protoreflect.FieldNumber
+	// Envelope, for a tool of a schema carried in this one, is that schema's Payload and Result,
+	// in which PayloadField and ResultField are; nil for this schema's own tools.
+	Envelope *Envelope
+}
+
+// envelopeTypes returns the Payload and Result types that PayloadField and ResultField are members of.
+func (t *Tool) envelopeTypes() (payload, result protoreflect.MessageType) {
+	if t.Envelope != nil {
+		return t.Envelope.Payload, t.Envelope.Result
+	}
+	return (*v1.Payload)(nil).ProtoReflect().Type(), (*v1.Result)(nil).ProtoReflect().Type()
+}
+
+// NewRequest returns a new, empty request message of the tool.
+func (t *Tool) NewRequest() proto.Message {
+	pt, _ := t.envelopeTypes()
+	p := pt.New()
+	return p.NewField(p.Descriptor().Fields().ByNumber(t.PayloadField)).Message().Interface()
+}
+
+// Wrap puts a request made by NewRequest into a Payload.
+// A carried schema's request goes into its own Payload, and that into carried; a request that
+// protobuf cannot encode (a string that is not UTF-8, which no decoded JSON holds) gives an empty
+// Payload, which a worker refuses as holding no call.
+func (t *Tool) Wrap(m proto.Message) *v1.Payload {
+	pt, _ := t.envelopeTypes()
+	p := pt.New()
+	p.Set(p.Descriptor().Fields().ByNumber(t.PayloadField), protoreflect.ValueOfMessage(m.ProtoReflect()))
+	if t.Envelope != nil {
+		a, err := anypb.New(p.Interface())
+		if err != nil {
+			return new(v1.Payload)
+		}
+		return &v1.Payload{Request: &v1.Payload_Carried{Carried: a}}
+	}
+	return p.Interface().(*v1.Payload)
+}
+
+// Unwrap takes the tool's answer out of a Result: its result, or for a tool of kind JOB the
+// JobStarted that names the job; ok is false when r holds something else.
+func (t *Tool) Unwrap(r *v1.Result) (m proto.Message, ok bool) {
+	if t.Kind == v1.Kind_KIND_JOB {
+		x, ok := r.GetResult().(*v1.Result_JobStarted)
+		if !ok {
+			return nil, false
+		}
+		return x.JobStarted, true
+	}
+	return t.UnwrapResult(r)
+}
+
+// UnwrapResult takes the tool's result out of a Result, for a tool of kind JOB the result of
+// its finished job; ok is false when r holds something else.
+func (t *Tool) UnwrapResult(r *v1.Result) (m proto.Message, ok bool) {
+	x := r.ProtoReflect()
+	if t.Envelope != nil {
+		c, ok := r.GetResult().(*v1.Result_Carried)
+		if !ok {
+			return nil, false
+		}
+		x = t.Envelope.Result.New()
+		if err := c.Carried.UnmarshalTo(x.Interface()); err != nil {
+			return nil, false
+		}
+	}
+	fd := x.Descriptor().Fields().ByNumber(t.ResultField)
+	if fd == nil || !x.Has(fd) {
+		return nil, false
+	}
+	return x.Get(fd).Message().Interface(), true
+}
+
+// CheckFields reports a tool whose PayloadField or ResultField is not a message member of the
+// oneof of its Payload or its Result, which NewRequest, Wrap and Unwrap could not use.
+func (t *Tool) CheckFields() error {
+	pt, rt := t.envelopeTypes()
+	for _, f := range []struct {
+		m protoreflect.MessageType
+		n protoreflect.FieldNumber
+	}{{pt, t.PayloadField}, {rt, t.ResultField}} {
+		d := f.m.Descriptor()
+		fd := d.Fields().ByNumber(f.n)
+		if fd == nil || fd.Message() == nil || fd.ContainingOneof() == nil {
+			return fmt.Errorf("tool %q: field %d of %s is not a message member of its oneof", t.Name, f.n, d.FullName())
+		}
+	}
+	return nil
 }
 
 // An ElicitField is a request field that a person supplies, and its property in the form that
@@ -85,7 +250,13 @@ type Annotations struct {
 	OpenWorld bool
 }
 
-// Tools is every tool of the schema, in the order of the Payload oneof.
+// An Envelope is the Payload and Result of a schema carried in this one: its calls travel in
+// hoot.v1.Payload.carried and its answers in hoot.v1.Result.carried.
+type Envelope struct {
+	Payload, Result protoreflect.MessageType
+}
+
+// Tools is every tool of the schema but its fixtures, in the order of the Payload oneof.
 var Tools = []Tool{
 	{
 		Name:         "echo",
@@ -99,17 +270,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"message":{"type":"string","description":"The message, exactly as it was sent."},"worker":{"type":"string","description":"The worker that answered."}},"additionalProperties":false}`,
 		Usage:        "echo(message: string)",
 		Example:      `{"message":"hello"}`,
-		NewRequest:   func() proto.Message { return new(v1.EchoRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_Echo{Echo: m.(*v1.EchoRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_Echo)
-			if !ok {
-				return nil, false
-			}
-			return x.Echo, true
-		},
+		PayloadField: 1, // echo: hoot.v1.EchoRequest
+		ResultField:  2, // echo: hoot.v1.EchoResult
 	},
 	{
 		Name:         "cas_store",
@@ -123,17 +285,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"hash":{"type":"string","description":"The object's address: the SHA-256 of its bytes, as 64 lowercase hex digits."},"size":{"type":"string","description":"The number of bytes stored.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The media type recorded for the object. An object keeps the type it was first stored with."},"existed":{"type":"boolean","description":"True when the object was already in the store."}},"additionalProperties":false}`,
 		Usage:        "cas_store(content?: string, content_base64?: base64, mime_type?: string)",
 		Example:      `{"content":"X:1\nT:Example\nK:C\nCDEF|","mime_type":"text/vnd.abc"}`,
-		NewRequest:   func() proto.Message { return new(v1.CasStoreRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasStore{CasStore: m.(*v1.CasStoreRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_CasStore)
-			if !ok {
-				return nil, false
-			}
-			return x.CasStore, true
-		},
+		PayloadField: 2, // cas_store: hoot.v1.CasStoreRequest
+		ResultField:  3, // cas_store: hoot.v1.CasStoreResult
 	},
 	{
 		Name:         "cas_get",
@@ -147,17 +300,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"hash":{"type":"string"},"mime_type":{"type":"string"},"size":{"type":"string","description":"The object's whole size in bytes.","pattern":"^[0-9]+$"},"offset":{"type":"string","description":"Where this part starts.","pattern":"^[0-9]+$"},"content":{"type":"string","description":"The bytes read, as text or as base64."},"content_base64":{"type":"string","contentEncoding":"base64","description":"The bytes read, as text or as base64."},"truncated":{"type":"boolean","description":"True when the object goes on past this part; read on from offset plus the part's length."}},"additionalProperties":false}`,
 		Usage:        "cas_get(hash: string, offset?: integer, length?: integer)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"}`,
-		NewRequest:   func() proto.Message { return new(v1.CasGetRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasGet{CasGet: m.(*v1.CasGetRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_CasGet)
-			if !ok {
-				return nil, false
-			}
-			return x.CasGet, true
-		},
+		PayloadField: 3, // cas_get: hoot.v1.CasGetRequest
+		ResultField:  4, // cas_get: hoot.v1.CasGetResult
 	},
 	{
 		Name:         "cas_inspect",
@@ -171,17 +315,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"hash":{"type":"string"},"size":{"type":"string","pattern":"^[0-9]+$"},"mime_type":{"type":"string"},"stored_at":{"type":"string","format":"date-time","description":"When the object was first stored."}},"additionalProperties":false}`,
 		Usage:        "cas_inspect(hash: string)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"}`,
-		NewRequest:   func() proto.Message { return new(v1.CasInspectRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasInspect{CasInspect: m.(*v1.CasInspectRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_CasInspect)
-			if !ok {
-				return nil, false
-			}
-			return x.CasInspect, true
-		},
+		PayloadField: 4, // cas_inspect: hoot.v1.CasInspectRequest
+		ResultField:  5, // cas_inspect: hoot.v1.CasInspectResult
 	},
 	{
 		Name:         "artifact_create",
@@ -195,17 +330,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact"}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}}}`,
 		Usage:        "artifact_create(hash?: string, content?: string, content_base64?: base64, mime_type?: string, tags?: string[], creator?: string, parent_ids?: string[], metadata?: object, variation_set?: string)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9","mime_type":"audio/midi","tags":["draft"],"creator":"claude"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactCreateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactCreate{ArtifactCreate: m.(*v1.ArtifactCreateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactCreate)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactCreate, true
-		},
+		PayloadField: 5, // artifact_create: hoot.v1.ArtifactCreateRequest
+		ResultField:  6, // artifact_create: hoot.v1.ArtifactCreateResult
 	},
 	{
 		Name:         "artifact_get",
@@ -219,17 +345,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact"},"parents":{"type":"array","description":"The artifacts it was made from, in order.","items":{"$ref":"#/$defs/Artifact"}},"children":{"type":"array","description":"The artifacts made from it, oldest first (at most 100).","items":{"$ref":"#/$defs/Artifact"}},"annotations":{"type":"array","description":"What has been said about it, oldest first (at most 100).","items":{"$ref":"#/$defs/Annotation"}}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"Annotation":{"type":"object","properties":{"id":{"type":"string","description":"The annotation's id: \"ann_\" and 26 lowercase letters and digits."},"artifact_id":{"type":"string","description":"The artifact it is about."},"message":{"type":"string","description":"What was said."},"vibe":{"type":"string","description":"A word or two for the feeling, such as \"bright\" or \"too busy\"."},"source":{"type":"string","description":"Who or what said it."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
 		Usage:        "artifact_get(id: string)",
 		Example:      `{"id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactGetRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactGet{ArtifactGet: m.(*v1.ArtifactGetRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactGet)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactGet, true
-		},
+		PayloadField: 6, // artifact_get: hoot.v1.ArtifactGetRequest
+		ResultField:  7, // artifact_get: hoot.v1.ArtifactGetResult
 	},
 	{
 		Name:         "artifact_list",
@@ -243,17 +360,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifacts":{"type":"array","items":{"$ref":"#/$defs/Artifact"}},"next_cursor":{"type":"string","description":"Pass as cursor to get the next page; empty on the last page."}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}}}`,
 		Usage:        "artifact_list(tag?: string, creator?: string, parent_id?: string, since?: string, variation_set?: string, limit?: integer, cursor?: string)",
 		Example:      `{"tag":"draft","limit":20}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactListRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactList{ArtifactList: m.(*v1.ArtifactListRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactList)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactList, true
-		},
+		PayloadField: 7, // artifact_list: hoot.v1.ArtifactListRequest
+		ResultField:  8, // artifact_list: hoot.v1.ArtifactListResult
 	},
 	{
 		Name:         "artifact_annotate",
@@ -267,17 +375,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"annotation":{"$ref":"#/$defs/Annotation"}},"additionalProperties":false,"$defs":{"Annotation":{"type":"object","properties":{"id":{"type":"string","description":"The annotation's id: \"ann_\" and 26 lowercase letters and digits."},"artifact_id":{"type":"string","description":"The artifact it is about."},"message":{"type":"string","description":"What was said."},"vibe":{"type":"string","description":"A word or two for the feeling, such as \"bright\" or \"too busy\"."},"source":{"type":"string","description":"Who or what said it."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
 		Usage:        "artifact_annotate(artifact_id: string, message: string, vibe?: string, source?: string)",
 		Example:      `{"artifact_id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx","message":"The bridge drags; try it faster.","vibe":"bright","source":"listener"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactAnnotateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactAnnotate{ArtifactAnnotate: m.(*v1.ArtifactAnnotateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactAnnotate)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactAnnotate, true
-		},
+		PayloadField: 8, // artifact_annotate: hoot.v1.ArtifactAnnotateRequest
+		ResultField:  9, // artifact_annotate: hoot.v1.ArtifactAnnotateResult
 	},
 	{
 		Name:         "artifact_tag",
@@ -291,17 +390,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact"}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}}}`,
 		Usage:        "artifact_tag(artifact_id: string, add?: string[], remove?: string[])",
 		Example:      `{"artifact_id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx","add":["keeper"]}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactTagRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactTag{ArtifactTag: m.(*v1.ArtifactTagRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactTag)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactTag, true
-		},
+		PayloadField: 9,  // artifact_tag: hoot.v1.ArtifactTagRequest
+		ResultField:  10, // artifact_tag: hoot.v1.ArtifactTagResult
 	},
 	{
 		Name:         "storage_stats",
@@ -315,17 +405,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"objects":{"type":"string","description":"Objects in the content store.","pattern":"^[0-9]+$"},"object_bytes":{"type":"string","description":"Their bytes in all.","pattern":"^[0-9]+$"},"artifacts":{"type":"string","pattern":"^[0-9]+$"},"annotations":{"type":"string","pattern":"^[0-9]+$"},"jobs":{"type":"string","pattern":"^[0-9]+$"},"database_bytes":{"type":"string","description":"The size of the database file in bytes.","pattern":"^[0-9]+$"}},"additionalProperties":false}`,
 		Usage:        "storage_stats()",
 		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.StorageStatsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_StorageStats{StorageStats: m.(*v1.StorageStatsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_StorageStats)
-			if !ok {
-				return nil, false
-			}
-			return x.StorageStats, true
-		},
+		PayloadField: 10, // storage_stats: hoot.v1.StorageStatsRequest
+		ResultField:  11, // storage_stats: hoot.v1.StorageStatsResult
 	},
 	{
 		Name:         "cas_verify",
@@ -339,17 +420,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "cas_verify(hashes?: string[])",
 		Example:      `{"hashes":["b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"]}`,
-		NewRequest:   func() proto.Message { return new(v1.CasVerifyRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasVerify{CasVerify: m.(*v1.CasVerifyRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 11, // cas_verify: hoot.v1.CasVerifyRequest
+		ResultField:  13, // cas_verify: hoot.v1.CasVerifyResult
 	},
 	{
 		Name:         "job_status",
@@ -364,17 +436,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job":{"$ref":"#/$defs/Job"}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_status(id: string)",
 		Example:      `{"id":"job_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.JobStatusRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobStatus{JobStatus: m.(*v1.JobStatusRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStatus)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStatus, true
-		},
+		PayloadField: 12, // job_status: hoot.v1.JobStatusRequest
+		ResultField:  14, // job_status: hoot.v1.JobStatusResult
 	},
 	{
 		Name:         "job_await",
@@ -388,17 +451,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"jobs":{"type":"array","items":{"$ref":"#/$defs/Job"}},"timed_out":{"type":"boolean","description":"True when the wait ended before the jobs were done (all of them, or any one)."}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_await(ids: string[], mode?: AWAIT_MODE_ALL|AWAIT_MODE_ANY, timeout_ms?: integer)",
 		Example:      `{"ids":["job_01jd8x2k3m4n5p6q7r8s9t0vwx"],"timeout_ms":10000}`,
-		NewRequest:   func() proto.Message { return new(v1.JobAwaitRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobAwait{JobAwait: m.(*v1.JobAwaitRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobAwait)
-			if !ok {
-				return nil, false
-			}
-			return x.JobAwait, true
-		},
+		PayloadField: 13, // job_await: hoot.v1.JobAwaitRequest
+		ResultField:  15, // job_await: hoot.v1.JobAwaitResult
 	},
 	{
 		Name:         "job_list",
@@ -412,17 +466,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"jobs":{"type":"array","items":{"$ref":"#/$defs/Job"}},"next_cursor":{"type":"string","description":"Pass as cursor to get the next page; empty on the last page."}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_list(status?: JOB_STATUS_PENDING|JOB_STATUS_RUNNING|JOB_STATUS_SUCCEEDED|JOB_STATUS_FAILED|JOB_STATUS_CANCELLED|JOB_STATUS_INPUT_REQUIRED, tool?: string, since?: string, limit?: integer, cursor?: string)",
 		Example:      `{"status":"JOB_STATUS_RUNNING"}`,
-		NewRequest:   func() proto.Message { return new(v1.JobListRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobList{JobList: m.(*v1.JobListRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobList)
-			if !ok {
-				return nil, false
-			}
-			return x.JobList, true
-		},
+		PayloadField: 14, // job_list: hoot.v1.JobListRequest
+		ResultField:  16, // job_list: hoot.v1.JobListResult
 	},
 	{
 		Name:         "job_cancel",
@@ -437,17 +482,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job":{"$ref":"#/$defs/Job"}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_cancel(id: string)",
 		Example:      `{"id":"job_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.JobCancelRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobCancel{JobCancel: m.(*v1.JobCancelRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobCancel)
-			if !ok {
-				return nil, false
-			}
-			return x.JobCancel, true
-		},
+		PayloadField: 15, // job_cancel: hoot.v1.JobCancelRequest
+		ResultField:  17, // job_cancel: hoot.v1.JobCancelResult
 	},
 	{
 		Name:         "artifact_query",
@@ -461,17 +497,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"data":{"type":"array","description":"One entry per top-level field of the query, in order.","items":{"$ref":"#/$defs/QueryField"}},"nodes":{"type":"integer","description":"How many nodes (artifacts, annotations and jobs) the answer holds.","minimum":0}},"additionalProperties":false,"$defs":{"QueryField":{"type":"object","properties":{"name":{"type":"string","description":"The field's name in the answer: its alias, or its name."},"artifact":{"$ref":"#/$defs/ArtifactNode","description":"The field's value; none for an artifact or job that does not exist."},"artifacts":{"$ref":"#/$defs/ArtifactNodeList","description":"The field's value; none for an artifact or job that does not exist."},"job":{"$ref":"#/$defs/JobNode","description":"The field's value; none for an artifact or job that does not exist."},"jobs":{"$ref":"#/$defs/JobNodeList","description":"The field's value; none for an artifact or job that does not exist."}},"additionalProperties":false},"ArtifactNode":{"type":"object","properties":{"id":{"type":"string"},"hash":{"type":"string"},"size":{"type":"string","pattern":"^[0-9]+$"},"mime_type":{"type":"string"},"tags":{"$ref":"#/$defs/StringList"},"creator":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"variation_set":{"type":"string"},"variation_index":{"type":"integer","minimum":0},"midi":{"$ref":"#/$defs/MidiInfo"},"audio":{"$ref":"#/$defs/AudioInfo"},"parents":{"$ref":"#/$defs/ArtifactNodeList"},"children":{"$ref":"#/$defs/ArtifactNodeList"},"ancestors":{"$ref":"#/$defs/ArtifactNodeList"},"descendants":{"$ref":"#/$defs/ArtifactNodeList"},"annotations":{"$ref":"#/$defs/AnnotationNodeList"}},"additionalProperties":false},"StringList":{"type":"object","properties":{"values":{"type":"array","items":{"type":"string"}}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"ArtifactNodeList":{"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/$defs/ArtifactNode"}}},"additionalProperties":false},"AnnotationNodeList":{"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/$defs/AnnotationNode"}}},"additionalProperties":false},"AnnotationNode":{"type":"object","properties":{"id":{"type":"string"},"message":{"type":"string"},"vibe":{"type":"string"},"source":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"artifact":{"$ref":"#/$defs/ArtifactNode"}},"additionalProperties":false},"JobNode":{"type":"object","properties":{"id":{"type":"string"},"tool":{"type":"string"},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number"},"total":{"type":"number"},"message":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"}},"additionalProperties":false},"JobNodeList":{"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/$defs/JobNode"}}},"additionalProperties":false}}}`,
 		Usage:        "artifact_query(query: string, variables?: object, operation_name?: string)",
 		Example:      `{"query":"{ artifacts(limit: 5) { id creator tags } }"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactQueryRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactQuery{ArtifactQuery: m.(*v1.ArtifactQueryRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactQuery)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactQuery, true
-		},
+		PayloadField: 16, // artifact_query: hoot.v1.ArtifactQueryRequest
+		ResultField:  18, // artifact_query: hoot.v1.ArtifactQueryResult
 	},
 	{
 		Name:         "abc_parse",
@@ -485,17 +512,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tunes":{"type":"array","description":"The tunes, in the order of the text.","items":{"$ref":"#/$defs/AbcTune"}},"file_header":{"type":"array","description":"Fields before the first tune (the file header), which apply to every tune.","items":{"$ref":"#/$defs/AbcField"}},"diagnostics":{"type":"array","description":"Errors and warnings, in the order of the text (with x, those on that tune's lines).","items":{"$ref":"#/$defs/AbcDiagnostic"}},"errors":{"type":"integer","minimum":0},"warnings":{"type":"integer","minimum":0}},"additionalProperties":false,"$defs":{"AbcTune":{"type":"object","properties":{"x":{"type":"integer","description":"The X: reference number.","minimum":0},"line":{"type":"integer","description":"The line of the X: field.","minimum":0},"titles":{"type":"array","description":"T: titles; the first is the tune's title.","items":{"type":"string"}},"composers":{"type":"array","description":"C: composers.","items":{"type":"string"}},"origin":{"type":"string","description":"O: origin, R: rhythm (reel, jig, hornpipe, ...)."},"rhythm":{"type":"string"},"meter":{"$ref":"#/$defs/AbcMeter"},"unit_length":{"type":"string","description":"L: the unit note length, or its default from the meter (1/16 below 3/4, else 1/8)."},"tempo":{"$ref":"#/$defs/AbcTempo","description":"Q: the tempo, when given."},"key":{"$ref":"#/$defs/AbcKey"},"parts":{"type":"string","description":"P: in the header: the order to play the parts in, such as \"AABB\"."},"voice_defs":{"type":"array","description":"V: definitions.","items":{"$ref":"#/$defs/AbcVoiceDef"}},"words":{"type":"array","description":"W: words printed after the tune.","items":{"type":"string"}},"header":{"type":"array","description":"Every header field as written, in order, also those without a typed field above.","items":{"$ref":"#/$defs/AbcField"}},"voices":{"type":"array","description":"The voices, in the order they first appear; a tune without V: has one voice with id \"\".","items":{"$ref":"#/$defs/AbcVoice"}}},"additionalProperties":false},"AbcMeter":{"type":"object","properties":{"text":{"type":"string","description":"As written: \"6/8\", \"C\", \"C|\", \"2+3/8\" or \"none\"; empty without M:."},"numerators":{"type":"array","description":"The numerator's terms (M:2+3/8 has 2 and 3) and the denominator; both empty for free meter.","items":{"type":"integer","minimum":0}},"denominator":{"type":"integer","minimum":0},"bar_length":{"type":"string","description":"The length of a bar as a fraction of a whole note; \"0\" for free meter."}},"additionalProperties":false},"AbcTempo":{"type":"object","properties":{"beats":{"type":"array","description":"The beat unit's parts (Q:1/4 3/8=60 has \"1/4\" and \"3/8\"); their sum is one beat.","items":{"type":"string"}},"bpm":{"type":"integer","description":"Beats per minute; 0 when only text is given.","minimum":0},"text":{"type":"string","description":"Quoted text, such as \"Allegro\"."},"quarter_notes_per_minute":{"type":"number","description":"The tempo in quarter notes per minute, as a player plays it."}},"additionalProperties":false},"AbcKey":{"type":"object","properties":{"text":{"type":"string","description":"As written."},"tonic":{"type":"string","description":"The tonic with its accidental, such as \"G\", \"Bb\" or \"F#\"; empty for K:none."},"mode":{"type":"string","description":"major, minor, mixolydian, dorian, phrygian, lydian or locrian."},"fifths":{"type":"integer","description":"Sharps (positive) or flats (negative) in the signature."},"accidentals":{"type":"array","description":"Explicit accidentals, such as \"^f\" or \"_b\".","items":{"type":"string"}},"explicit_only":{"type":"boolean","description":"True for \"exp\": only the explicit accidentals apply."},"none":{"type":"boolean","description":"K:none, and the bagpipe keys K:HP and K:Hp."},"highland_pipes":{"type":"boolean"},"clef":{"$ref":"#/$defs/AbcClef"}},"additionalProperties":false},"AbcClef":{"type":"object","properties":{"name":{"type":"string","description":"treble (also when empty), bass, alto, tenor, perc or none."},"transpose":{"type":"integer","description":"transpose= in semitones, and octave=."},"octave":{"type":"integer"}},"additionalProperties":false},"AbcVoiceDef":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"},"subname":{"type":"string"},"clef":{"$ref":"#/$defs/AbcClef"},"properties":{"type":"object","description":"Every key=value of the definition, as written.","additionalProperties":{"type":"string"}},"line":{"type":"integer","minimum":0}},"additionalProperties":false},"AbcField":{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"line":{"type":"integer","minimum":0}},"additionalProperties":false},"AbcVoice":{"type":"object","properties":{"id":{"type":"string"},"bars":{"type":"array","description":"The voice's bars in written order (repeats not expanded).","items":{"$ref":"#/$defs/AbcBar"}},"notes":{"type":"integer","description":"Notes (a chord counts each of its notes; grace notes not counted) and rests.","minimum":0},"rests":{"type":"integer","minimum":0}},"additionalProperties":false},"AbcBar":{"type":"object","properties":{"number":{"type":"integer","description":"1-based, in written order.","minimum":0},"line":{"type":"integer","minimum":0},"ending":{"type":"array","description":"The first and second ... endings this bar starts, such as [1] for |1.","items":{"type":"integer","minimum":0}},"elements":{"type":"array","items":{"$ref":"#/$defs/AbcElement"}},"bar_line":{"type":"string","description":"The bar line that closes the bar, as written (\"|\", \"||\", \":|\", \"|]\", ...); empty at the end of a tune without one."},"repeat_end":{"type":"boolean","description":"The bar ends a repeated section (its bar line is :| or ::), or starts one (the bar line before it is |: or ::)."},"repeat_start":{"type":"boolean"}},"additionalProperties":false},"AbcElement":{"type":"object","properties":{"line":{"type":"integer","minimum":0},"column":{"type":"integer","minimum":0},"text":{"type":"string","description":"The element as written."},"note":{"$ref":"#/$defs/AbcNote"},"rest":{"$ref":"#/$defs/AbcRest"},"chord":{"$ref":"#/$defs/AbcChord"},"tuplet":{"$ref":"#/$defs/AbcTuplet"},"grace":{"$ref":"#/$defs/AbcGrace"},"decoration":{"type":"string","description":"A decoration, such as \"trill\", \"fermata\" or \"p\" (from !trill!, H, !p!)."},"chord_symbol":{"type":"string","description":"A chord symbol, such as \"Am7\"."},"annotation":{"type":"string","description":"Quoted text that is not a chord symbol, with its placement first (\"^above\")."},"slur":{"type":"string","description":"\"(\" or \")\"."},"broken_rhythm":{"type":"string","description":"\">\", \">>\", \"<\" ...: the broken rhythm between the notes around it."},"field":{"$ref":"#/$defs/AbcField","description":"An inline field or a field line in the body, such as [K:D] or M:3/4."},"lyrics":{"type":"string","description":"A w: lyrics line for the notes before it."},"overlay":{"type":"boolean","description":"\"&\": a voice overlay."}},"additionalProperties":false},"AbcNote":{"type":"object","properties":{"pitch":{"type":"string","description":"The pitch as written, such as \"^c'\" or \"_B,\"."},"letter":{"type":"string","description":"A to G, the accidental as written (\"^\", \"^^\", \"_\", \"__\", \"=\" or empty) and the octave (0 for C..B with middle C, 1 for c..b, one up per ', one down per ,)."},"accidental":{"type":"string"},"octave":{"type":"integer"},"length":{"type":"string","description":"The written length, a multiple of the unit note length (C3/2 has \"3/2\")."},"duration":{"type":"string","description":"The sounding length as a fraction of a whole note, after L:, broken rhythm and tuplets."},"tie":{"type":"boolean","description":"Tied to the next note."}},"additionalProperties":false},"AbcRest":{"type":"object","properties":{"invisible":{"type":"boolean"},"bars":{"type":"integer","description":"For Z and X, the number of whole bars.","minimum":0},"duration":{"type":"string"}},"additionalProperties":false},"AbcChord":{"type":"object","properties":{"notes":{"type":"array","items":{"$ref":"#/$defs/AbcNote"}},"duration":{"type":"string"},"tie":{"type":"boolean"}},"additionalProperties":false},"AbcTuplet":{"type":"object","properties":{"p":{"type":"integer","minimum":0},"q":{"type":"integer","minimum":0},"r":{"type":"integer","minimum":0}},"additionalProperties":false},"AbcGrace":{"type":"object","properties":{"acciaccatura":{"type":"boolean"},"notes":{"type":"array","items":{"$ref":"#/$defs/AbcNote"}}},"additionalProperties":false},"AbcDiagnostic":{"type":"object","properties":{"line":{"type":"integer","description":"1-based line and column (the column counts bytes).","minimum":0},"column":{"type":"integer","minimum":0},"severity":{"type":"string","description":"\"error\" (not valid ABC; the parser skipped or guessed) or \"warning\" (valid, but probably not what was meant)."},"message":{"type":"string"},"suggestion":{"type":"string","description":"How to fix it, when there is a clear fix."}},"additionalProperties":false}}}`,
 		Usage:        "abc_parse(abc?: string, artifact_id?: string, hash?: string, x?: integer)",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|"}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcParseRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcParse{AbcParse: m.(*v1.AbcParseRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcParse)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcParse, true
-		},
+		PayloadField: 17, // abc_parse: hoot.v1.AbcParseRequest
+		ResultField:  19, // abc_parse: hoot.v1.AbcParseResult
 	},
 	{
 		Name:         "abc_validate",
@@ -509,17 +527,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"valid":{"type":"boolean","description":"True when there are no errors (there may be warnings)."},"errors":{"type":"integer","minimum":0},"warnings":{"type":"integer","minimum":0},"diagnostics":{"type":"array","items":{"$ref":"#/$defs/AbcDiagnostic"}},"tunes":{"type":"array","description":"The tunes found: their X: numbers and first titles.","items":{"$ref":"#/$defs/AbcTuneRef"}}},"additionalProperties":false,"$defs":{"AbcDiagnostic":{"type":"object","properties":{"line":{"type":"integer","description":"1-based line and column (the column counts bytes).","minimum":0},"column":{"type":"integer","minimum":0},"severity":{"type":"string","description":"\"error\" (not valid ABC; the parser skipped or guessed) or \"warning\" (valid, but probably not what was meant)."},"message":{"type":"string"},"suggestion":{"type":"string","description":"How to fix it, when there is a clear fix."}},"additionalProperties":false},"AbcTuneRef":{"type":"object","properties":{"x":{"type":"integer","minimum":0},"title":{"type":"string"}},"additionalProperties":false}}}`,
 		Usage:        "abc_validate(abc?: string, artifact_id?: string, hash?: string)",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|"}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcValidateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcValidate{AbcValidate: m.(*v1.AbcValidateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcValidate)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcValidate, true
-		},
+		PayloadField: 18, // abc_validate: hoot.v1.AbcValidateRequest
+		ResultField:  20, // abc_validate: hoot.v1.AbcValidateResult
 	},
 	{
 		Name:         "abc_transpose",
@@ -533,17 +542,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"abc":{"type":"string"},"semitones":{"type":"integer","description":"The interval applied to the first tune, in semitones (with to_key, each tune of a book moves its own way to the target)."},"from_key":{"type":"string","description":"The first tune's key before and after, such as \"G major\" and \"A major\"."},"to_key":{"type":"string"},"artifact":{"$ref":"#/$defs/Artifact","description":"With save: the new artifact."}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false}}}`,
 		Usage:        "abc_transpose(abc?: string, artifact_id?: string, hash?: string, semitones?: integer, to_key?: string, save?: boolean, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|","semitones":2}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcTransposeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcTranspose{AbcTranspose: m.(*v1.AbcTransposeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcTranspose)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcTranspose, true
-		},
+		PayloadField: 19, // abc_transpose: hoot.v1.AbcTransposeRequest
+		ResultField:  21, // abc_transpose: hoot.v1.AbcTransposeResult
 	},
 	{
 		Name:         "abc_to_midi",
@@ -557,17 +557,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact"},"x":{"type":"integer","description":"The tune converted.","minimum":0},"title":{"type":"string"},"midi":{"$ref":"#/$defs/MidiInfoResult"},"diagnostics":{"type":"array","description":"The errors and warnings on the tune's lines. They did not stop the conversion: where the text has an error, the MIDI follows the parser's best reading of it.","items":{"$ref":"#/$defs/AbcDiagnostic"}}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"MidiInfoResult":{"type":"object","properties":{"format":{"type":"integer","description":"0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","minimum":0},"ticks_per_quarter":{"type":"integer","minimum":0},"tempo_map":{"type":"array","items":{"$ref":"#/$defs/MidiTempo"}},"time_signatures":{"type":"array","items":{"$ref":"#/$defs/MidiTimeSignature"}},"key_signatures":{"type":"array","items":{"$ref":"#/$defs/MidiKeySignature"}},"duration_ticks":{"type":"string","pattern":"^[0-9]+$"},"duration_seconds":{"type":"number"},"duration_bars":{"type":"number","description":"The length in bars of the time signatures in force (4/4 when there is none)."},"notes":{"type":"integer","minimum":0},"per_track":{"type":"array","items":{"$ref":"#/$defs/MidiTrackInfo"}},"per_channel":{"type":"array","items":{"$ref":"#/$defs/MidiChannelInfo"}}},"additionalProperties":false},"MidiTempo":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"seconds":{"type":"number"},"bpm":{"type":"number"},"micros_per_quarter":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiTimeSignature":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"bar":{"type":"number","description":"The bar it starts in, from 0."},"numerator":{"type":"integer","minimum":0},"denominator":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiKeySignature":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"track":{"type":"integer","minimum":0},"name":{"type":"string","description":"Such as \"G major\" or \"E minor\"."},"sharps":{"type":"integer"},"minor":{"type":"boolean"}},"additionalProperties":false},"MidiTrackInfo":{"type":"object","properties":{"index":{"type":"integer","minimum":0},"name":{"type":"string"},"events":{"type":"integer","minimum":0},"end_tick":{"type":"string","pattern":"^[0-9]+$"},"channels":{"type":"array","items":{"type":"integer","minimum":0}},"notes":{"$ref":"#/$defs/MidiNotes"}},"additionalProperties":false},"MidiNotes":{"type":"object","properties":{"notes":{"type":"integer","minimum":0},"lowest":{"type":"integer","minimum":0},"highest":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiChannelInfo":{"type":"object","properties":{"channel":{"type":"integer","minimum":0},"notes":{"$ref":"#/$defs/MidiNotes"},"programs":{"type":"array","description":"The programs (instruments, 0-based) set on the channel.","items":{"type":"integer","minimum":0}}},"additionalProperties":false},"AbcDiagnostic":{"type":"object","properties":{"line":{"type":"integer","description":"1-based line and column (the column counts bytes).","minimum":0},"column":{"type":"integer","minimum":0},"severity":{"type":"string","description":"\"error\" (not valid ABC; the parser skipped or guessed) or \"warning\" (valid, but probably not what was meant)."},"message":{"type":"string"},"suggestion":{"type":"string","description":"How to fix it, when there is a clear fix."}},"additionalProperties":false}}}`,
 		Usage:        "abc_to_midi(abc?: string, artifact_id?: string, hash?: string, x?: integer, rendering?: object, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|"}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcToMidiRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcToMidi{AbcToMidi: m.(*v1.AbcToMidiRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcToMidi)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcToMidi, true
-		},
+		PayloadField: 20, // abc_to_midi: hoot.v1.AbcToMidiRequest
+		ResultField:  22, // abc_to_midi: hoot.v1.AbcToMidiResult
 	},
 	{
 		Name:         "abc_book_to_midi",
@@ -581,17 +572,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "abc_book_to_midi(abc?: string, artifact_id?: string, hash?: string, rendering?: object, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:One\nK:G\nGABc|\n\nX:2\nT:Two\nK:D\nDEFG|"}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcBookToMidiRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcBookToMidi{AbcBookToMidi: m.(*v1.AbcBookToMidiRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 21, // abc_book_to_midi: hoot.v1.AbcBookToMidiRequest
+		ResultField:  23, // abc_book_to_midi: hoot.v1.AbcBookToMidiResult
 	},
 	{
 		Name:         "midi_info",
@@ -605,17 +587,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"format":{"type":"integer","description":"0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","minimum":0},"ticks_per_quarter":{"type":"integer","minimum":0},"tempo_map":{"type":"array","items":{"$ref":"#/$defs/MidiTempo"}},"time_signatures":{"type":"array","items":{"$ref":"#/$defs/MidiTimeSignature"}},"key_signatures":{"type":"array","items":{"$ref":"#/$defs/MidiKeySignature"}},"duration_ticks":{"type":"string","pattern":"^[0-9]+$"},"duration_seconds":{"type":"number"},"duration_bars":{"type":"number","description":"The length in bars of the time signatures in force (4/4 when there is none)."},"notes":{"type":"integer","minimum":0},"per_track":{"type":"array","items":{"$ref":"#/$defs/MidiTrackInfo"}},"per_channel":{"type":"array","items":{"$ref":"#/$defs/MidiChannelInfo"}}},"additionalProperties":false,"$defs":{"MidiTempo":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"seconds":{"type":"number"},"bpm":{"type":"number"},"micros_per_quarter":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiTimeSignature":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"bar":{"type":"number","description":"The bar it starts in, from 0."},"numerator":{"type":"integer","minimum":0},"denominator":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiKeySignature":{"type":"object","properties":{"tick":{"type":"string","pattern":"^[0-9]+$"},"track":{"type":"integer","minimum":0},"name":{"type":"string","description":"Such as \"G major\" or \"E minor\"."},"sharps":{"type":"integer"},"minor":{"type":"boolean"}},"additionalProperties":false},"MidiTrackInfo":{"type":"object","properties":{"index":{"type":"integer","minimum":0},"name":{"type":"string"},"events":{"type":"integer","minimum":0},"end_tick":{"type":"string","pattern":"^[0-9]+$"},"channels":{"type":"array","items":{"type":"integer","minimum":0}},"notes":{"$ref":"#/$defs/MidiNotes"}},"additionalProperties":false},"MidiNotes":{"type":"object","properties":{"notes":{"type":"integer","minimum":0},"lowest":{"type":"integer","minimum":0},"highest":{"type":"integer","minimum":0}},"additionalProperties":false},"MidiChannelInfo":{"type":"object","properties":{"channel":{"type":"integer","minimum":0},"notes":{"$ref":"#/$defs/MidiNotes"},"programs":{"type":"array","description":"The programs (instruments, 0-based) set on the channel.","items":{"type":"integer","minimum":0}}},"additionalProperties":false}}}`,
 		Usage:        "midi_info(artifact_id?: string, hash?: string)",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w"}`,
-		NewRequest:   func() proto.Message { return new(v1.MidiInfoRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MidiInfo{MidiInfo: m.(*v1.MidiInfoRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_MidiInfo)
-			if !ok {
-				return nil, false
-			}
-			return x.MidiInfo, true
-		},
+		PayloadField: 22, // midi_info: hoot.v1.MidiInfoRequest
+		ResultField:  24, // midi_info: hoot.v1.MidiInfoResult
 	},
 	{
 		Name:         "storage_gc",
@@ -630,17 +603,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "storage_gc(dry_run?: boolean, min_age_seconds?: integer)",
 		Example:      `{"dry_run":true,"min_age_seconds":86400}`,
-		NewRequest:   func() proto.Message { return new(v1.StorageGcRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_StorageGc{StorageGc: m.(*v1.StorageGcRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 23, // storage_gc: hoot.v1.StorageGcRequest
+		ResultField:  25, // storage_gc: hoot.v1.StorageGcResult
 	},
 	{
 		Name:         "midi_render",
@@ -654,17 +618,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "midi_render(artifact_id?: string, hash?: string, soundfont_artifact_id?: string, soundfont_hash?: string, format?: string, sample_rate?: integer, loudness?: object, tail_seconds?: number, dry?: boolean, tags?: string[])",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w","format":"wav","sample_rate":44100}`,
-		NewRequest:   func() proto.Message { return new(v1.MidiRenderRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MidiRender{MidiRender: m.(*v1.MidiRenderRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 40, // midi_render: hoot.v1.MidiRenderRequest
+		ResultField:  40, // midi_render: hoot.v1.MidiRenderResult
 	},
 	{
 		Name:         "soundfont_inspect",
@@ -678,17 +633,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"source":{"type":"string","description":"The SoundFont described: a file path on the worker, or the artifact id or hash given."},"name":{"type":"string","description":"The name in its INFO chunk (INAM), and its SF2 version."},"version":{"type":"string"},"presets":{"type":"array","description":"Presets in bank and program order; at most 1000 are listed, presets_total counts them all.","items":{"$ref":"#/$defs/SoundfontPreset"}},"presets_total":{"type":"integer","minimum":0},"instruments":{"type":"array","description":"Instrument names in file order; at most 1000 are listed, instruments_total counts them all.","items":{"type":"string"}},"instruments_total":{"type":"integer","minimum":0},"sample_count":{"type":"integer","description":"The sample headers, and the 16-bit sample points of all samples together.","minimum":0},"sample_points":{"type":"string","pattern":"^[0-9]+$"},"drum_kits":{"type":"array","description":"The drum kits of bank 128 (at most 16), each with the instrument every key plays.","items":{"$ref":"#/$defs/SoundfontDrumKit"}}},"additionalProperties":false,"$defs":{"SoundfontPreset":{"type":"object","properties":{"bank":{"type":"integer","description":"The bank (0 for melodic General MIDI, 128 for drum kits) and program (0 to 127).","minimum":0},"program":{"type":"integer","minimum":0},"name":{"type":"string"},"instruments":{"type":"array","description":"The instruments the preset plays, by name.","items":{"type":"string"}}},"additionalProperties":false},"SoundfontDrumKit":{"type":"object","properties":{"program":{"type":"integer","minimum":0},"name":{"type":"string"},"keys":{"type":"array","description":"The keys that sound, lowest first.","items":{"$ref":"#/$defs/SoundfontDrumKey"}}},"additionalProperties":false},"SoundfontDrumKey":{"type":"object","properties":{"key":{"type":"integer","description":"The MIDI key (35 is the General MIDI acoustic bass drum, 38 the acoustic snare).","minimum":0},"instrument":{"type":"string","description":"The instrument's name in the SoundFont, and the sample it sounds (a kit's instrument often holds every drum, and the sample names the drum)."},"sample":{"type":"string"}},"additionalProperties":false}}}`,
 		Usage:        "soundfont_inspect(artifact_id?: string, hash?: string)",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w"}`,
-		NewRequest:   func() proto.Message { return new(v1.SoundfontInspectRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_SoundfontInspect{SoundfontInspect: m.(*v1.SoundfontInspectRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_SoundfontInspect)
-			if !ok {
-				return nil, false
-			}
-			return x.SoundfontInspect, true
-		},
+		PayloadField: 41, // soundfont_inspect: hoot.v1.SoundfontInspectRequest
+		ResultField:  41, // soundfont_inspect: hoot.v1.SoundfontInspectResult
 	},
 	{
 		Name:         "audio_info",
@@ -702,17 +648,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"format":{"type":"string","description":"\"wav\" or \"flac\", and the codec, such as pcm_s16le or flac."},"codec":{"type":"string"},"sample_rate":{"type":"integer","minimum":0},"channels":{"type":"integer","minimum":0},"bit_depth":{"type":"integer","minimum":0},"frames":{"type":"string","description":"Sample frames (one sample of every channel), and the duration they make.","pattern":"^[0-9]+$"},"duration_seconds":{"type":"number"},"peak_dbfs":{"type":"number","description":"The largest absolute sample, in dB relative to full scale."},"rms_dbfs":{"type":"number","description":"The RMS level of all channels together, in dBFS (a full-scale square wave is 0)."},"integrated_lufs":{"type":"number","description":"The integrated loudness, in LUFS (ITU-R BS.1770-4 with EBU R128 gating); -120 when every block is below the absolute gate of -70 LUFS."},"silences":{"type":"array","description":"Stretches of at least 0.25 seconds whose level stays below -60 dBFS, in order; at most 1000.","items":{"$ref":"#/$defs/AudioSilence"}}},"additionalProperties":false,"$defs":{"AudioSilence":{"type":"object","properties":{"start_seconds":{"type":"number"},"end_seconds":{"type":"number"}},"additionalProperties":false}}}`,
 		Usage:        "audio_info(artifact_id?: string, hash?: string)",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w"}`,
-		NewRequest:   func() proto.Message { return new(v1.AudioInfoRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AudioInfo{AudioInfo: m.(*v1.AudioInfoRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AudioInfo)
-			if !ok {
-				return nil, false
-			}
-			return x.AudioInfo, true
-		},
+		PayloadField: 42, // audio_info: hoot.v1.AudioInfoRequest
+		ResultField:  42, // audio_info: hoot.v1.AudioInfoResult
 	},
 	{
 		Name:         "midi_piano_roll",
@@ -726,17 +663,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact","description":"The PNG artifact (image/png), the child of the MIDI's artifact."},"width":{"type":"integer","minimum":0},"height":{"type":"integer","minimum":0},"start_seconds":{"type":"number","description":"The time shown, in seconds."},"end_seconds":{"type":"number"},"low_pitch":{"type":"integer","description":"The keys shown, lowest and highest.","minimum":0},"high_pitch":{"type":"integer","minimum":0},"notes_drawn":{"type":"integer","description":"Notes drawn (at least partly inside the ranges), and notes in the file.","minimum":0},"notes_total":{"type":"integer","minimum":0},"channels":{"type":"array","description":"The channels drawn (0 to 15), each with the colour it has, as #rrggbb.","items":{"$ref":"#/$defs/PianoRollChannel"}},"content":{"type":"array","description":"A summary, and the PNG itself when it is at most 2 MiB.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"PianoRollChannel":{"type":"object","properties":{"channel":{"type":"integer","minimum":0},"color":{"type":"string"},"notes":{"type":"integer","minimum":0}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "midi_piano_roll(artifact_id?: string, hash?: string, start_seconds?: number, end_seconds?: number, low_pitch?: integer, high_pitch?: integer, width?: integer, height?: integer, tags?: string[])",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w","high_pitch":84,"width":1200,"height":480}`,
-		NewRequest:   func() proto.Message { return new(v1.MidiPianoRollRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MidiPianoRoll{MidiPianoRoll: m.(*v1.MidiPianoRollRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_MidiPianoRoll)
-			if !ok {
-				return nil, false
-			}
-			return x.MidiPianoRoll, true
-		},
+		PayloadField: 43, // midi_piano_roll: hoot.v1.MidiPianoRollRequest
+		ResultField:  43, // midi_piano_roll: hoot.v1.MidiPianoRollResult
 	},
 	{
 		Name:         "abc_render",
@@ -750,17 +678,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"svg":{"$ref":"#/$defs/Artifact","description":"The score as SVG (image/svg+xml) and as PNG (image/png), children of the ABC's artifact."},"png":{"$ref":"#/$defs/Artifact"},"x":{"type":"integer","description":"The tune engraved, by its X: number and title.","minimum":0},"title":{"type":"string"},"systems":{"type":"integer","description":"The staff systems (lines of music) engraved, and the PNG's size.","minimum":0},"width":{"type":"integer","minimum":0},"height":{"type":"integer","minimum":0},"log":{"type":"string","description":"What abcm2ps reported (warnings, errors), at most 4 KiB."},"content":{"type":"array","description":"A summary, and the PNG when it is at most 2 MiB.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "abc_render(abc?: string, artifact_id?: string, hash?: string, x?: integer, width?: integer, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|","width":1200}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcRenderRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcRender{AbcRender: m.(*v1.AbcRenderRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcRender)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcRender, true
-		},
+		PayloadField: 44, // abc_render: hoot.v1.AbcRenderRequest
+		ResultField:  44, // abc_render: hoot.v1.AbcRenderResult
 	},
 	{
 		Name:         "midi_analyze",
@@ -774,17 +693,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"key":{"$ref":"#/$defs/MidiKeyEstimate","description":"The most likely of the 24 major and minor keys; absent when no pitched note sounds."},"runner_up":{"$ref":"#/$defs/MidiKeyEstimate","description":"The next most likely: a correlation close to the key's says the call is uncertain."},"modal":{"$ref":"#/$defs/MidiKeyEstimate","description":"The key read as one of the seven diatonic modes (ionian as \"major\", aeolian as \"minor\", dorian, phrygian, lydian, mixolydian, locrian): the seven-note scale that holds the most sounding time, and on it the tonic whose major or minor key profile fits the notes best, favouring the final note. Its correlation is the share of sounding time inside that scale."},"declared_key":{"type":"string","description":"The key signature the file declares (such as \"G major\"), or \"\" when it has none."},"meter":{"$ref":"#/$defs/MidiMeterEstimate"},"tempo":{"$ref":"#/$defs/MidiTempoEstimate"},"chords_per":{"type":"string","description":"\"bar\" or \"beat\": what each chord covers."},"chords":{"type":"array","items":{"$ref":"#/$defs/MidiChordSpan"}},"chords_total":{"type":"integer","description":"How many chords there were in all; when more than were listed, chords_note says so.","minimum":0},"chords_note":{"type":"string"},"voices":{"type":"array","description":"Each track and channel that plays notes, drums (channel 10, numbered 9 here) apart.","items":{"$ref":"#/$defs/MidiVoice"}},"drums":{"type":"array","items":{"$ref":"#/$defs/MidiVoice"}},"notes":{"type":"integer","description":"Pitched notes analysed (drums not counted) and the length in bars.","minimum":0},"duration_bars":{"type":"number"},"sections":{"type":"array","description":"With section_bars: each section's key, in order.","items":{"$ref":"#/$defs/MidiSectionKey"}}},"additionalProperties":false,"$defs":{"MidiKeyEstimate":{"type":"object","properties":{"name":{"type":"string","description":"Such as \"G major\", \"E minor\" or \"D mixolydian\"."},"tonic":{"type":"string","description":"The tonic, such as \"G\", \"F#\" or \"Bb\" (spelled as the key's signature would)."},"mode":{"type":"string","description":"major, minor, or for the modal reading dorian, phrygian, lydian, mixolydian, locrian."},"correlation":{"type":"number","description":"The Pearson correlation of the notes with the key's profile, -1 to 1 (for the modal reading, the share of sounding time in its scale, 0 to 1)."}},"additionalProperties":false},"MidiMeterEstimate":{"type":"object","properties":{"numerator":{"type":"integer","minimum":0},"denominator":{"type":"integer","minimum":0},"source":{"type":"string","description":"\"time signature event\" when the file has one at its start; \"estimated from onsets\" when it has none; \"default 4/4\" when there were too few notes to tell."},"changes":{"type":"integer","description":"How many time signature changes the file has after the first.","minimum":0}},"additionalProperties":false},"MidiTempoEstimate":{"type":"object","properties":{"bpm":{"type":"number","description":"Quarter notes per minute at the start."},"source":{"type":"string","description":"\"tempo event\" when the file sets one at its start; \"default 120 (no tempo event)\" when it sets none (the Standard MIDI File default), or says at which tick the first one comes."},"min_bpm":{"type":"number","description":"The slowest and fastest tempo of the file, and how many tempo changes follow the first."},"max_bpm":{"type":"number"},"changes":{"type":"integer","minimum":0},"beats_per_minute":{"type":"number","description":"Beats of the meter per minute: bpm scaled to the meter's beat (a dotted quarter in 6/8)."}},"additionalProperties":false},"MidiChordSpan":{"type":"object","properties":{"bar":{"type":"integer","description":"The bar, from 1, and the beat in it, from 1 (0 when the chord covers the bar).","minimum":0},"beat":{"type":"integer","minimum":0},"tick":{"type":"string","pattern":"^[0-9]+$"},"name":{"type":"string","description":"Such as \"G\", \"D7\", \"Em\", \"Bdim\", \"C/E\", or \"N.C.\" when no chord fits."},"root":{"type":"string","description":"The root and the bass note's pitch class, such as \"C\" and \"E\"; empty for \"N.C.\"."},"bass":{"type":"string"},"quality":{"type":"string","description":"maj, min, dim, aug, 7, maj7, m7, m7b5, dim7, 6 or m6; empty for \"N.C.\"."},"fit":{"type":"number","description":"The share of the span's sounding time on the chord's notes, 0 to 1."}},"additionalProperties":false},"MidiVoice":{"type":"object","properties":{"track":{"type":"integer","minimum":0},"channel":{"type":"integer","minimum":0},"name":{"type":"string","description":"The track's name, when it has one."},"program":{"type":"integer","description":"The first program (instrument, 0-based) set on the channel, or -1 when none is."},"notes":{"type":"integer","minimum":0},"lowest":{"type":"integer","description":"MIDI note numbers (60 is middle C) and their names (C4 is middle C).","minimum":0},"highest":{"type":"integer","minimum":0},"lowest_name":{"type":"string"},"highest_name":{"type":"string"},"median":{"type":"integer","minimum":0},"median_name":{"type":"string"},"polyphony":{"type":"integer","description":"The most notes sounding at once.","minimum":0}},"additionalProperties":false},"MidiSectionKey":{"type":"object","properties":{"first_bar":{"type":"integer","description":"The bars, from 1, both included.","minimum":0},"last_bar":{"type":"integer","minimum":0},"key":{"$ref":"#/$defs/MidiKeyEstimate","description":"As for the whole file; both absent when no pitched note sounds in the section."},"runner_up":{"$ref":"#/$defs/MidiKeyEstimate"}},"additionalProperties":false}}}`,
 		Usage:        "midi_analyze(artifact_id?: string, hash?: string, chords_per?: string, max_chords?: integer, section_bars?: integer)",
 		Example:      `{"artifact_id":"art_01jd8x4k2m3n4p5q6r7s8t9v0w","chords_per":"bar","section_bars":8}`,
-		NewRequest:   func() proto.Message { return new(v1.MidiAnalyzeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MidiAnalyze{MidiAnalyze: m.(*v1.MidiAnalyzeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_MidiAnalyze)
-			if !ok {
-				return nil, false
-			}
-			return x.MidiAnalyze, true
-		},
+		PayloadField: 45, // midi_analyze: hoot.v1.MidiAnalyzeRequest
+		ResultField:  45, // midi_analyze: hoot.v1.MidiAnalyzeResult
 	},
 	{
 		Name:         "shell_exec",
@@ -798,17 +708,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"stopped":{"type":"string","description":"Why the command ended.\n\n- SHELL_STOP_EXITED: The command exited by itself; exit_code is its status.\n- SHELL_STOP_SIGNALED: A signal ended it (signal says which), such as a process limit it ran into.\n- SHELL_STOP_TIME_LIMIT: It ran past its time limit and was stopped, with every process it started.\n- SHELL_STOP_OUTPUT_LIMIT: It wrote more than its output limit and was stopped, with every process it started.","enum":["SHELL_STOP_UNSPECIFIED","SHELL_STOP_EXITED","SHELL_STOP_SIGNALED","SHELL_STOP_TIME_LIMIT","SHELL_STOP_OUTPUT_LIMIT"]},"exit_code":{"type":"integer","description":"The exit status when it exited by itself; -1 otherwise. A status of 128+n, which shells and the sandbox give a command that signal n ended, is reported as that signal."},"signal":{"type":"string","description":"The signal that ended it, such as SIGKILL, when one did."},"duration_seconds":{"type":"number","description":"The time it ran, in seconds."},"stdout":{"$ref":"#/$defs/ShellOutput"},"stderr":{"$ref":"#/$defs/ShellOutput"},"limits":{"$ref":"#/$defs/ShellLimits","description":"The limits it ran under."},"sandbox":{"type":"string","description":"The sandbox it ran in, such as \"bubblewrap 0.8.0\"."}},"additionalProperties":false,"$defs":{"ShellOutput":{"type":"object","properties":{"head":{"type":"string","description":"The first bytes written (all of them when nothing was cut), as text."},"tail":{"type":"string","description":"The last bytes written, when the middle was cut; empty otherwise."},"bytes":{"type":"string","description":"Bytes written in all.","pattern":"^[0-9]+$"},"cut_bytes":{"type":"string","description":"Bytes of the middle left out of head and tail; the artifact holds them.","pattern":"^[0-9]+$"},"artifact_id":{"type":"string","description":"The artifact holding everything written, when something was cut."}},"additionalProperties":false},"ShellLimits":{"type":"object","properties":{"timeout_seconds":{"type":"integer","minimum":0},"max_output_bytes":{"type":"integer","minimum":0},"memory_mib":{"type":"integer","minimum":0},"max_processes":{"type":"integer","minimum":0},"network":{"type":"boolean","description":"Whether the command could reach the network (only when the worker's operator allows it)."}},"additionalProperties":false}}}`,
 		Usage:        "shell_exec(command: string, working_dir?: string, env?: string[], timeout_seconds?: integer, max_output_bytes?: integer, memory_mib?: integer, max_processes?: integer)",
 		Example:      `{"command":"ls -l /usr/share","working_dir":"build","env":["LC_ALL=C"],"timeout_seconds":30,"max_output_bytes":65536,"memory_mib":512,"max_processes":32}`,
-		NewRequest:   func() proto.Message { return new(v1.ShellExecRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ShellExec{ShellExec: m.(*v1.ShellExecRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ShellExec)
-			if !ok {
-				return nil, false
-			}
-			return x.ShellExec, true
-		},
+		PayloadField: 70, // shell_exec: hoot.v1.ShellExecRequest
+		ResultField:  70, // shell_exec: hoot.v1.ShellExecResult
 	},
 	{
 		Name:         "shell_exec_job",
@@ -822,17 +723,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
 		Usage:        "shell_exec_job(command: string, working_dir?: string, env?: string[], timeout_seconds?: integer, max_output_bytes?: integer, memory_mib?: integer, max_processes?: integer)",
 		Example:      `{"command":"make -j2","working_dir":"build","env":["LC_ALL=C"],"timeout_seconds":600,"max_output_bytes":1048576,"memory_mib":512,"max_processes":32}`,
-		NewRequest:   func() proto.Message { return new(v1.ShellExecJobRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ShellExecJob{ShellExecJob: m.(*v1.ShellExecJobRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 71, // shell_exec_job: hoot.v1.ShellExecJobRequest
+		ResultField:  70, // shell_exec: hoot.v1.ShellExecResult
 	},
 	{
 		Name:         "abc_to_musicxml",
@@ -846,17 +738,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"artifact":{"$ref":"#/$defs/Artifact"},"x":{"type":"integer","description":"The tune converted.","minimum":0},"title":{"type":"string"},"parts":{"type":"integer","description":"The parts (one per voice with music) and the measures of the longest part.","minimum":0},"measures":{"type":"integer","minimum":0},"bytes":{"type":"string","description":"The size of the document in bytes.","pattern":"^[0-9]+$"},"diagnostics":{"type":"array","description":"The errors and warnings on the tune's lines. They did not stop the conversion: where the text has an error, the score follows the parser's best reading of it.","items":{"$ref":"#/$defs/AbcDiagnostic"}}},"additionalProperties":false,"$defs":{"Artifact":{"type":"object","properties":{"id":{"type":"string","description":"The artifact's id: \"art_\" and 26 lowercase letters and digits, ordered by creation time."},"hash":{"type":"string","description":"The SHA-256 of the artifact's bytes in the content store."},"size":{"type":"string","description":"The content's size in bytes.","pattern":"^[0-9]+$"},"mime_type":{"type":"string","description":"The content's media type, such as audio/midi or text/vnd.abc."},"tags":{"type":"array","description":"Short labels, sorted.","items":{"type":"string"}},"creator":{"type":"string","description":"Who or what made the artifact: a person, an agent or a tool."},"created_at":{"type":"string","format":"date-time","description":"When the artifact was created."},"metadata":{"$ref":"#/$defs/ArtifactMetadata","description":"Typed facts about the content, when known."},"parent_ids":{"type":"array","description":"The artifacts this one was made from, in the order given at creation.","items":{"type":"string"}},"variation_set":{"type":"string","description":"The variation set the artifact belongs to, if any: a named group of alternatives."},"variation_index":{"type":"integer","description":"The artifact's place in its variation set, from 1 in order of creation; 0 without a set.","minimum":0}},"additionalProperties":false},"ArtifactMetadata":{"type":"object","properties":{"midi":{"$ref":"#/$defs/MidiInfo","description":"At most one kind of facts."},"audio":{"$ref":"#/$defs/AudioInfo","description":"At most one kind of facts."}},"additionalProperties":false},"MidiInfo":{"type":"object","properties":{"format":{"type":"integer","description":"The file format: 0 (one track), 1 (parallel tracks) or 2 (independent tracks).","minimum":0},"tracks":{"type":"integer","description":"The number of tracks.","minimum":0},"ticks_per_quarter":{"type":"integer","description":"Ticks per quarter note.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"tempo_bpm":{"type":"number","description":"The tempo at the start, in beats per minute."}},"additionalProperties":false},"AudioInfo":{"type":"object","properties":{"sample_rate":{"type":"integer","description":"Samples per second, such as 44100.","minimum":0},"channels":{"type":"integer","description":"The number of channels.","minimum":0},"bit_depth":{"type":"integer","description":"Bits per sample, for PCM.","minimum":0},"duration_seconds":{"type":"number","description":"The length in seconds."},"codec":{"type":"string","description":"The codec, such as pcm_s16le, flac or opus."}},"additionalProperties":false},"AbcDiagnostic":{"type":"object","properties":{"line":{"type":"integer","description":"1-based line and column (the column counts bytes).","minimum":0},"column":{"type":"integer","minimum":0},"severity":{"type":"string","description":"\"error\" (not valid ABC; the parser skipped or guessed) or \"warning\" (valid, but probably not what was meant)."},"message":{"type":"string"},"suggestion":{"type":"string","description":"How to fix it, when there is a clear fix."}},"additionalProperties":false}}}`,
 		Usage:        "abc_to_musicxml(abc?: string, artifact_id?: string, hash?: string, x?: integer, tags?: string[])",
 		Example:      `{"abc":"X:1\nT:Scale\nM:4/4\nL:1/8\nK:G\nGABc defg|"}`,
-		NewRequest:   func() proto.Message { return new(v1.AbcToMusicxmlRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_AbcToMusicxml{AbcToMusicxml: m.(*v1.AbcToMusicxmlRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_AbcToMusicxml)
-			if !ok {
-				return nil, false
-			}
-			return x.AbcToMusicxml, true
-		},
+		PayloadField: 46, // abc_to_musicxml: hoot.v1.AbcToMusicxmlRequest
+		ResultField:  46, // abc_to_musicxml: hoot.v1.AbcToMusicxmlResult
 	},
 	{
 		Name:         "job_answer",
@@ -871,17 +754,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job":{"$ref":"#/$defs/Job"}},"additionalProperties":false,"$defs":{"Job":{"type":"object","properties":{"id":{"type":"string","description":"The job's id: \"job_\" and 26 lowercase letters and digits, ordered by creation time."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"progress":{"type":"number","description":"Work done so far, as the tool reports it."},"total":{"type":"number","description":"Work in all, when known (0 when not)."},"message":{"type":"string","description":"What the job is doing now, or why it ended as it did."},"created_at":{"type":"string","format":"date-time"},"started_at":{"type":"string","format":"date-time"},"finished_at":{"type":"string","format":"date-time"},"result":{"type":"object","description":"Once the job is done: the tool's typed result, or its error. Left out by job_list.\n\nThe tool's answer: one property, named for the tool (as in job_started.tool), holding the tool's result as that tool's output schema describes it; or error, holding the failure.","properties":{"error":{"$ref":"#/$defs/ToolError"}}},"tool_answered":{"type":"boolean","description":"The result is the tool's own answer (its typed result, or the error it returned). False when the job ended without one (its work failed unexpectedly, its worker stopped, or it was cancelled) and result is the job service's account of why."},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then (its retention after it ended, or after now while it runs)."},"questions":{"type":"object","description":"For a job of status input_required: the questions its tool asked for the user (or the client's model) that wait for answers, by key. job_answer answers them under those keys.","additionalProperties":{"$ref":"#/$defs/ClientRequest"}}},"additionalProperties":false},"ToolError":{"type":"object","properties":{"category":{"type":"string","description":"- ERROR_CATEGORY_VALIDATION: The arguments are wrong; fix them and call again.\n- ERROR_CATEGORY_NOT_FOUND: Something the call names does not exist.\n- ERROR_CATEGORY_UNAVAILABLE: No worker can serve the call right now; retrying later may help.\n- ERROR_CATEGORY_TIMEOUT: The call ran out of time.\n- ERROR_CATEGORY_CANCELLED: The caller cancelled the call.\n- ERROR_CATEGORY_PERMISSION: The caller may not do this.\n- ERROR_CATEGORY_INTERNAL: A fault inside the server; the message says what failed.\n- ERROR_CATEGORY_OVERLOADED: The server is at capacity; retry after retry_after_ms.","enum":["ERROR_CATEGORY_UNSPECIFIED","ERROR_CATEGORY_VALIDATION","ERROR_CATEGORY_NOT_FOUND","ERROR_CATEGORY_UNAVAILABLE","ERROR_CATEGORY_TIMEOUT","ERROR_CATEGORY_CANCELLED","ERROR_CATEGORY_PERMISSION","ERROR_CATEGORY_INTERNAL","ERROR_CATEGORY_OVERLOADED"]},"message":{"type":"string","description":"What went wrong, in one or two sentences."},"field":{"type":"string","description":"The argument the error is about, by its JSON name (dotted for nested fields), if any."},"retryable":{"type":"boolean","description":"Whether the same call may succeed if made again unchanged."},"hint":{"type":"string","description":"The next right step (\"list stored objects with ...\", \"store the content first with ...\")."},"retry_after_ms":{"type":"integer","description":"When retryable, how long to wait before trying again.","minimum":0}},"additionalProperties":false},"ClientRequest":{"type":"object","properties":{"sampling":{"$ref":"#/$defs/SamplingRequest"},"elicitation":{"$ref":"#/$defs/ElicitationRequest"},"roots":{"$ref":"#/$defs/RootsRequest"},"key":{"type":"string","description":"The question's name within its call: the key of the question in MCP 2026-07-28's inputRequests, under which the client answers it. Letters, digits, \"_\", \"-\" and \".\", at most 64. Empty: AskClient names it \"ask-\" and its number in the call (ask-1, ask-2, ...)."}},"additionalProperties":false},"SamplingRequest":{"type":"object","properties":{"messages":{"type":"array","description":"The conversation so far.","items":{"$ref":"#/$defs/SamplingMessage"}},"max_tokens":{"type":"integer","description":"The most tokens to sample.","minimum":0},"system_prompt":{"type":"string","description":"A system prompt the client may use."}},"additionalProperties":false},"SamplingMessage":{"type":"object","properties":{"role":{"type":"string","description":"- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content"}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false},"ElicitationRequest":{"type":"object","properties":{"message":{"type":"string","description":"What to ask, for the user."},"requested_schema":{"type":"object","description":"The form: a JSON Schema of a flat object of primitive fields, as MCP defines it. One of the two places where JSON crosses the wire, as a Struct."}},"additionalProperties":false},"RootsRequest":{"type":"object","properties":{},"additionalProperties":false}}}`,
 		Usage:        "job_answer(id: string, answers?: map<string, object>)",
 		Example:      `{"id":"job_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.JobAnswerRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JobAnswer{JobAnswer: m.(*v1.JobAnswerRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobAnswer)
-			if !ok {
-				return nil, false
-			}
-			return x.JobAnswer, true
-		},
+		PayloadField: 60, // job_answer: hoot.v1.JobAnswerRequest
+		ResultField:  60, // job_answer: hoot.v1.JobAnswerResult
 	},
 	{
 		Name:         "cas_object",
@@ -897,17 +771,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"One entry: the object's content with its media type.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "cas_object(hash: string)",
 		Example:      `{"hash":"b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"}`,
-		NewRequest:   func() proto.Message { return new(v1.CasObjectResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_CasObject{CasObject: m.(*v1.CasObjectResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_CasObject)
-			if !ok {
-				return nil, false
-			}
-			return x.CasObject, true
-		},
+		PayloadField: 500, // cas_object: hoot.v1.CasObjectResourceRequest
+		ResultField:  500, // cas_object: hoot.v1.CasObjectResourceResult
 	},
 	{
 		Name:         "artifact_content",
@@ -923,17 +788,8 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"One entry: the content with its media type.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "artifact_content(id: string)",
 		Example:      `{"id":"art_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
-		NewRequest:   func() proto.Message { return new(v1.ArtifactContentResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ArtifactContent{ArtifactContent: m.(*v1.ArtifactContentResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ArtifactContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ArtifactContent, true
-		},
+		PayloadField: 501, // artifact_content: hoot.v1.ArtifactContentResourceRequest
+		ResultField:  501, // artifact_content: hoot.v1.ArtifactContentResourceResult
 	},
 	{
 		Name:         "compose_abc",
@@ -948,1119 +804,7 @@ var Tools = []Tool{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
 		Usage:        "compose_abc(idea: string, key?: string, meter?: string)",
 		Example:      `{"idea":"a cheerful reel for fiddle","key":"D","meter":"6/8"}`,
-		NewRequest:   func() proto.Message { return new(v1.ComposeAbcPromptRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ComposeAbc{ComposeAbc: m.(*v1.ComposeAbcPromptRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_MusicPrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.MusicPrompt, true
-		},
-	},
-	{
-		Name:         "test_simple_text",
-		Title:        "Test simple text",
-		Description:  "Conformance fixture: answer with a single text block.\n\nReturns one text block.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_simple_text()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceSimpleTextRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestSimpleText{TestSimpleText: m.(*v1.ConformanceSimpleTextRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_image_content",
-		Title:        "Test image content",
-		Description:  "Conformance fixture: answer with an image block.\n\nReturns one image block (a 1x1 PNG).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_image_content()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceImageContentRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestImageContent{TestImageContent: m.(*v1.ConformanceImageContentRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_audio_content",
-		Title:        "Test audio content",
-		Description:  "Conformance fixture: answer with an audio block.\n\nReturns one audio block (a short WAV).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_audio_content()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceAudioContentRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestAudioContent{TestAudioContent: m.(*v1.ConformanceAudioContentRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_embedded_resource",
-		Title:        "Test embedded resource",
-		Description:  "Conformance fixture: answer with an embedded resource.\n\nReturns one embedded text resource.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_embedded_resource()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceEmbeddedResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestEmbeddedResource{TestEmbeddedResource: m.(*v1.ConformanceEmbeddedResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_multiple_content_types",
-		Title:        "Test multiple content types",
-		Description:  "Conformance fixture: answer with text, an image and an embedded resource.\n\nReturns a text block, an image block and an embedded resource.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_multiple_content_types()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceMultipleContentTypesRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestMultipleContentTypes{TestMultipleContentTypes: m.(*v1.ConformanceMultipleContentTypesRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_error_handling",
-		Title:        "Test error handling",
-		Description:  "Conformance fixture: always answer with a tool error.\n\nAlways fails, so that the client sees a tool error.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_error_handling()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceErrorHandlingRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestErrorHandling{TestErrorHandling: m.(*v1.ConformanceErrorHandlingRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_tool_with_progress",
-		Title:        "Test tool with progress",
-		Description:  "Conformance fixture: report progress three times, then answer.\n\nReports progress 0, 50 and 100 of 100, about 50 ms apart, then answers with text.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_tool_with_progress()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceToolWithProgressRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestToolWithProgress{TestToolWithProgress: m.(*v1.ConformanceToolWithProgressRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_simple_prompt",
-		Title:        "Test simple prompt",
-		Description:  "Conformance fixture: a prompt without arguments.\n\nA prompt without arguments.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_simple_prompt()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceSimplePromptRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestSimplePrompt{TestSimplePrompt: m.(*v1.ConformanceSimplePromptRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
-	},
-	{
-		Name:         "test_prompt_with_arguments",
-		Title:        "Test prompt with arguments",
-		Description:  "Conformance fixture: a prompt with two arguments.\n\nA prompt with two arguments.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"arg1":{"type":"string","description":"First test argument.","minLength":1},"arg2":{"type":"string","description":"Second test argument.","minLength":1}},"required":["arg1","arg2"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_prompt_with_arguments(arg1: string, arg2: string)",
-		Example:      `{"arg1":"hello","arg2":"world"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformancePromptWithArgumentsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestPromptWithArguments{TestPromptWithArguments: m.(*v1.ConformancePromptWithArgumentsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
-	},
-	{
-		Name:         "test_prompt_with_embedded_resource",
-		Title:        "Test prompt with embedded resource",
-		Description:  "Conformance fixture: a prompt that embeds a resource.\n\nA prompt that embeds a resource.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"resource_uri":{"type":"string","description":"URI of the resource to embed.","minLength":1}},"required":["resource_uri"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_prompt_with_embedded_resource(resource_uri: string)",
-		Example:      `{"resource_uri":"test://example-resource"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformancePromptWithEmbeddedResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestPromptWithEmbeddedResource{TestPromptWithEmbeddedResource: m.(*v1.ConformancePromptWithEmbeddedResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
-	},
-	{
-		Name:         "test_prompt_with_image",
-		Title:        "Test prompt with image",
-		Description:  "Conformance fixture: a prompt that holds an image.\n\nA prompt that holds an image.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_prompt_with_image()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformancePromptWithImageRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestPromptWithImage{TestPromptWithImage: m.(*v1.ConformancePromptWithImageRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
-	},
-	{
-		Name:         "static_text",
-		Title:        "Static text resource",
-		Description:  "Conformance fixture: a static text resource.\n\nA static text resource.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_RESOURCE,
-		URI:          "test://static-text",
-		MimeType:     "text/plain",
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "static_text()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceStaticTextRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_StaticText{StaticText: m.(*v1.ConformanceStaticTextRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceResource, true
-		},
-	},
-	{
-		Name:         "static_binary",
-		Title:        "Static binary resource",
-		Description:  "Conformance fixture: a static binary resource (a PNG image).\n\nA static binary resource (a PNG image).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_RESOURCE,
-		URI:          "test://static-binary",
-		MimeType:     "image/png",
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "static_binary()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceStaticBinaryRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_StaticBinary{StaticBinary: m.(*v1.ConformanceStaticBinaryRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceResource, true
-		},
-	},
-	{
-		Name:         "watched_resource",
-		Title:        "Watched resource",
-		Description:  "Conformance fixture: a resource that clients may subscribe to.\n\nA resource that clients may subscribe to.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_RESOURCE,
-		URI:          "test://watched-resource",
-		MimeType:     "text/plain",
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "watched_resource()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceWatchedResourceRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_WatchedResource{WatchedResource: m.(*v1.ConformanceWatchedResourceRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceResource, true
-		},
-	},
-	{
-		Name:         "template_data",
-		Title:        "Template data resource",
-		Description:  "Conformance fixture: a resource template that fills in an id.\n\nA resource template that fills in an id.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_RESOURCE,
-		URI:          "test://template/{id}/data",
-		MimeType:     "application/json",
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"id":{"type":"string","description":"The id that the URI names: letters, digits, \"-\" and \"_\".","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"}},"required":["id"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"contents":{"type":"array","description":"The resource's contents.","items":{"$ref":"#/$defs/EmbeddedResource"}}},"additionalProperties":false,"$defs":{"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "template_data(id: string)",
-		Example:      `{"id":"123"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceTemplateDataRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TemplateData{TemplateData: m.(*v1.ConformanceTemplateDataRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceResource)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceResource, true
-		},
-	},
-	{
-		Name:         "test_tool_with_logging",
-		Title:        "Test tool with logging",
-		Description:  "Conformance fixture: send three log messages, then answer.\n\nSends three log messages at level info, about 50 ms apart, then answers with text.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_tool_with_logging()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceToolWithLoggingRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestToolWithLogging{TestToolWithLogging: m.(*v1.ConformanceToolWithLoggingRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_sampling",
-		Title:        "Test sampling",
-		Description:  "Conformance fixture: asks the client to sample its model with a prompt, and answers with what came back.\n\nAsks the client to sample its model with a prompt, and answers with what came back.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the model.","minLength":1}},"required":["prompt"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_sampling(prompt: string)",
-		Example:      `{"prompt":"Say hello"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceSamplingRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestSampling{TestSampling: m.(*v1.ConformanceSamplingRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_elicitation",
-		Title:        "Test elicitation",
-		Description:  "Conformance fixture: asks the user for a username and an email, and answers with what came back.\n\nAsks the user for a username and an email, and answers with what came back.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"message":{"type":"string","description":"The message to show the user.","minLength":1}},"required":["message"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_elicitation(message: string)",
-		Example:      `{"message":"Please tell us who you are"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceElicitationRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestElicitation{TestElicitation: m.(*v1.ConformanceElicitationRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_elicitation_sep1034_defaults",
-		Title:        "Test elicitation defaults",
-		Description:  "Conformance fixture: asks the user to fill in a form whose fields all have defaults (SEP-1034).\n\nAsks the user to fill in a form whose fields all have defaults (SEP-1034).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_elicitation_sep1034_defaults()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceElicitationDefaultsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestElicitationSep1034Defaults{TestElicitationSep1034Defaults: m.(*v1.ConformanceElicitationDefaultsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_elicitation_sep1330_enums",
-		Title:        "Test elicitation enums",
-		Description:  "Conformance fixture: asks the user to fill in a form with every kind of enum field (SEP-1330).\n\nAsks the user to fill in a form with every kind of enum field (SEP-1330).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_elicitation_sep1330_enums()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceElicitationEnumsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestElicitationSep1330Enums{TestElicitationSep1330Enums: m.(*v1.ConformanceElicitationEnumsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "json_schema_2020_12_tool",
-		Title:        "JSON Schema 2020-12 tool",
-		Description:  "Conformance fixture: a tool whose input schema uses JSON Schema 2020-12 keywords.\n\nTakes a contact described by a JSON Schema 2020-12 input schema with references, composition and conditionals, and answers with what it received. Its input schema is the literal one the suite describes (SEP-1613, SEP-2106), not one generated from the fields.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "json_schema_2020_12_tool(name?: string, address?: object, contact_method?: string, phone?: string, email?: string)",
-		Example:      `{"name":"Ann","email":"ann@example.com"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceJsonSchema202012Request) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_JsonSchema_2020_12Tool{JsonSchema_2020_12Tool: m.(*v1.ConformanceJsonSchema202012Request)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_logging_tool",
-		Title:        "Test logging tool",
-		Description:  "Conformance fixture: log three messages through the worker, then answer.\n\nSends three log messages at level info, then answers. A 2026-07-28 request that names no logLevel in _meta must receive none of them.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_logging_tool()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceLoggingToolRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestLoggingTool{TestLoggingTool: m.(*v1.ConformanceLoggingToolRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_trigger_tool_change",
-		Title:        "Test trigger tool change",
-		Description:  "Conformance fixture: make test_dynamic_tool leave or rejoin tools/list.\n\nChanges the list of tools: the worker withdraws the \"conformance_dynamic_tool\" service from its gateways when it offers it, and offers it again when it is withdrawn, so test_dynamic_tool leaves tools/list or comes back, and every gateway announces the change.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_trigger_tool_change()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceTriggerToolChangeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestTriggerToolChange{TestTriggerToolChange: m.(*v1.ConformanceTriggerToolChangeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_trigger_prompt_change",
-		Title:        "Test trigger prompt change",
-		Description:  "Conformance fixture: make test_dynamic_prompt leave or rejoin prompts/list.\n\nChanges the list of prompts the same way, through the \"conformance_dynamic_prompt\" service and its prompt test_dynamic_prompt.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_trigger_prompt_change()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceTriggerPromptChangeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestTriggerPromptChange{TestTriggerPromptChange: m.(*v1.ConformanceTriggerPromptChangeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_dynamic_tool",
-		Title:        "Test dynamic tool",
-		Description:  "Conformance fixture: a tool listed only while its service is offered.\n\nThe tool that test_trigger_tool_change makes come and go.",
-		Service:      "conformance_dynamic_tool",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_dynamic_tool()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceDynamicToolRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestDynamicTool{TestDynamicTool: m.(*v1.ConformanceDynamicToolRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_dynamic_prompt",
-		Title:        "Test dynamic prompt",
-		Description:  "Conformance fixture: a prompt listed only while its service is offered.\n\nThe prompt that test_trigger_prompt_change makes come and go.",
-		Service:      "conformance_dynamic_prompt",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_dynamic_prompt()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceDynamicPromptRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestDynamicPrompt{TestDynamicPrompt: m.(*v1.ConformanceDynamicPromptRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
-	},
-	{
-		Name:         "test_custom_header",
-		Title:        "Test custom header",
-		Description:  "Conformance fixture: arguments mirrored into Mcp-Param headers, echoed back.\n\nEchoes arguments that a 2026-07-28 client also sends as Mcp-Param-* headers.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"region":{"type":"string","description":"A region, sent as the header Mcp-Param-Region.","x-mcp-header":"Region","minLength":1,"maxLength":256},"priority":{"type":"integer","description":"A priority, sent as the header Mcp-Param-Priority.","x-mcp-header":"Priority"},"verbose":{"type":"boolean","description":"Whether to say more, sent as the header Mcp-Param-Verbose.","x-mcp-header":"Verbose"},"query":{"type":"string","description":"Free text, not mirrored into any header.","maxLength":1024}},"required":["region"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_custom_header(region: string, priority?: integer, verbose?: boolean, query?: string)",
-		Example:      `{"region":"us-west1","priority":3}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceCustomHeaderRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestCustomHeader{TestCustomHeader: m.(*v1.ConformanceCustomHeaderRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_input_required_result_elicitation",
-		Title:        "Test input required: elicitation",
-		Description:  "Conformance fixture: asks the user for a name (key user_name) and greets them.\n\nAsks the user for their name under the key user_name, and answers \"Hello, <name>!\".",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_elicitation()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredElicitationRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultElicitation{TestInputRequiredResultElicitation: m.(*v1.ConformanceInputRequiredElicitationRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_input_required_result_sampling",
-		Title:        "Test input required: sampling",
-		Description:  "Conformance fixture: asks the client's model for the capital of France (key capital_question).\n\nAsks the client's model \"What is the capital of France?\" under the key capital_question, and answers with what came back.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_sampling()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredSamplingRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultSampling{TestInputRequiredResultSampling: m.(*v1.ConformanceInputRequiredSamplingRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_input_required_result_list_roots",
-		Title:        "Test input required: roots",
-		Description:  "Conformance fixture: asks the client for its roots (key client_roots) and lists them.\n\nAsks the client for its roots under the key client_roots, and answers with their URIs.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_list_roots()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredListRootsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultListRoots{TestInputRequiredResultListRoots: m.(*v1.ConformanceInputRequiredListRootsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_input_required_result_request_state",
-		Title:        "Test input required: request state",
-		Description:  "Conformance fixture: asks the user to confirm (key confirm) and answers state-ok once the state came back.\n\nAsks the user to confirm under the key confirm; answers \"state-ok\" with the answer carried back through the requestState.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_request_state()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredRequestStateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultRequestState{TestInputRequiredResultRequestState: m.(*v1.ConformanceInputRequiredRequestStateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_input_required_result_multiple_inputs",
-		Title:        "Test input required: several questions",
-		Description:  "Conformance fixture: asks for a name, a sampled greeting and the roots in one round.\n\nAsks three questions at once: the user's name (user_name), a sampled greeting (greeting) and the client's roots (client_roots).",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_multiple_inputs()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredMultipleInputsRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultMultipleInputs{TestInputRequiredResultMultipleInputs: m.(*v1.ConformanceInputRequiredMultipleInputsRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_input_required_result_multi_round",
-		Title:        "Test input required: two rounds",
-		Description:  "Conformance fixture: asks one question (step1), then another (step2), then answers.\n\nAsks step1, and only once it is answered step2: two rounds of questions before it answers.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_multi_round()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredMultiRoundRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultMultiRound{TestInputRequiredResultMultiRound: m.(*v1.ConformanceInputRequiredMultiRoundRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_input_required_result_tampered_state",
-		Title:        "Test input required: tampered state",
-		Description:  "Conformance fixture: asks the user to confirm (key confirm); a retry with an altered requestState is refused.\n\nAsks the user to confirm under the key confirm; the gateway refuses a retry whose requestState was altered.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_tampered_state()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredTamperedStateRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultTamperedState{TestInputRequiredResultTamperedState: m.(*v1.ConformanceInputRequiredTamperedStateRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_input_required_result_capabilities",
-		Title:        "Test input required: capabilities",
-		Description:  "Conformance fixture: asks what the client can answer: the user (if it declared elicitation) and its model (if it declared sampling).\n\nAsks the user (key user_name) only if the client declared elicitation, and its model (key capital_question) only if it declared sampling; needs at least one.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_capabilities()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredCapabilitiesRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultCapabilities{TestInputRequiredResultCapabilities: m.(*v1.ConformanceInputRequiredCapabilitiesRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_input_required_result_prompt",
-		Title:        "Test input required: prompt",
-		Description:  "Conformance fixture: a prompt that asks the user for context (key user_context) before it is written.\n\nA prompt that asks the user for context (key user_context) before it is written.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		Surface:      v1.Surface_SURFACE_PROMPT,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"messages":{"type":"array","description":"The prompt's messages, in order.","items":{"$ref":"#/$defs/PromptMessage"}}},"additionalProperties":false,"$defs":{"PromptMessage":{"type":"object","properties":{"role":{"type":"string","description":"Who speaks; unspecified means the user.\n\n- ROLE_USER: The user.\n- ROLE_ASSISTANT: The assistant (the model).","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_ASSISTANT"]},"content":{"$ref":"#/$defs/Content","description":"What is said."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_input_required_result_prompt()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceInputRequiredPromptRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestInputRequiredResultPrompt{TestInputRequiredResultPrompt: m.(*v1.ConformanceInputRequiredPromptRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformancePrompt)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformancePrompt, true
-		},
-	},
-	{
-		Name:         "test_missing_capability",
-		Title:        "Test missing capability",
-		Description:  "Conformance fixture: needs the client's model (sampling); a client that did not declare sampling gets error -32021.\n\nAsks the client's model a question; without the sampling capability the call fails with MissingRequiredClientCapability.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_missing_capability()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceMissingCapabilityRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestMissingCapability{TestMissingCapability: m.(*v1.ConformanceMissingCapabilityRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "test_streaming_elicitation",
-		Title:        "Test streaming elicitation",
-		Description:  "Conformance fixture: asks the user a question while the response streams; the question travels in the result, never as a request on the stream.\n\nAsks the user a question under the key user_name, and answers with what came back.",
-		Service:      "conformance",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "test_streaming_elicitation()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceStreamingElicitationRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestStreamingElicitation{TestStreamingElicitation: m.(*v1.ConformanceStreamingElicitationRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "greet",
-		Title:        "Greet",
-		Description:  "Conformance fixture: answer \"Hello, {name}!\" at once.\n\nGreets someone by name, at once: a tool that never runs as a task.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_SYNC,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"name":{"type":"string","description":"Who to greet.","minLength":1,"maxLength":200}},"required":["name"],"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"content":{"type":"array","description":"The blocks of the answer, in order.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
-		Usage:        "greet(name: string)",
-		Example:      `{"name":"World"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceGreetRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_Greet{Greet: m.(*v1.ConformanceGreetRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_ConformanceContent)
-			if !ok {
-				return nil, false
-			}
-			return x.ConformanceContent, true
-		},
-	},
-	{
-		Name:         "slow_compute",
-		Title:        "Slow compute",
-		Description:  "Conformance fixture: work for the given seconds, then answer with the label.\n\nWorks for the seconds asked, reporting progress every tenth of a second, then answers with its label. Cancelled, it stops at once and ends cancelled.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"seconds":{"type":"integer","description":"How long to work, in seconds (0 answers at once).","minimum":0,"maximum":600},"label":{"type":"string","description":"A label to answer with.","maxLength":200}},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "slow_compute(seconds?: integer, label?: string)",
-		Example:      `{"seconds":2,"label":"lifecycle"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceSlowComputeRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_SlowCompute{SlowCompute: m.(*v1.ConformanceSlowComputeRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
-	},
-	{
-		Name:         "failing_job",
-		Title:        "Failing job",
-		Description:  "Conformance fixture: after about a second, answer with a tool error.\n\nWorks for about a second, then answers with a tool error: a task that completes with isError. It is called only as a task.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		TaskRequired: true,
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "failing_job()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceFailingJobRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_FailingJob{FailingJob: m.(*v1.ConformanceFailingJobRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
-	},
-	{
-		Name:         "protocol_error_job",
-		Title:        "Protocol error job",
-		Description:  "Conformance fixture: fail inside the worker without answering.\n\nFails inside the worker without an answer of the tool's (its work panics): a task that ends failed, with an error instead of a result.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "protocol_error_job()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceProtocolErrorJobRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ProtocolErrorJob{ProtocolErrorJob: m.(*v1.ConformanceProtocolErrorJobRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
-	},
-	{
-		Name:         "confirm_delete",
-		Title:        "Confirm delete",
-		Description:  "Conformance fixture: ask the user to confirm a deletion, then answer with what they said.\n\nAsks the user to confirm the deletion of a file (one elicitation), and answers with what they said. Nothing is deleted.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"filename":{"type":"string","description":"The file whose deletion the user is asked to confirm.","maxLength":200}},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "confirm_delete(filename?: string)",
-		Example:      `{"filename":"notes.txt"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceConfirmDeleteRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_ConfirmDelete{ConfirmDelete: m.(*v1.ConformanceConfirmDeleteRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
-	},
-	{
-		Name:         "multi_input",
-		Title:        "Multi input",
-		Description:  "Conformance fixture: ask the user two questions at once, then answer with both answers.\n\nAsks the user two questions at once (two elicitations), and answers with both answers.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "multi_input()",
-		Example:      `{}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceMultiInputRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_MultiInput{MultiInput: m.(*v1.ConformanceMultiInputRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
-	},
-	{
-		Name:         "test_tool_with_task",
-		Title:        "Greet as a task",
-		Description:  "Conformance fixture: greet a name, asked of the user when left out, in a task.\n\nGreets someone by name, as a task. The name is a person's to give: called without it, the gateway asks the user for it (an input_required round in MCP 2026-07-28) before the task is created, and the task's result greets the name they gave.\n\nRuns as a background job: the call answers at once with job_started, which holds the job's id; job_await waits for the result, job_status shows progress, job_cancel stops it.",
-		Service:      "conformance_tasks",
-		Tier:         v1.Tier_TIER_BASIC,
-		Kind:         v1.Kind_KIND_JOB,
-		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
-		TaskRequired: true,
-		Elicit: []ElicitField{
-			{Name: "name", Schema: `{"type":"string","title":"Name","description":"Who to greet.","minLength":1,"maxLength":200}`},
-		},
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"name":{"type":"string","description":"Who to greet.\n\nIf it is left out, the person is asked for it before the call runs.","minLength":1,"maxLength":200}},"additionalProperties":false}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"job_id":{"type":"string","description":"The job's id; pass it to job_await, job_status or job_cancel."},"tool":{"type":"string","description":"The tool the job runs."},"status":{"type":"string","description":"Where the job stands now (pending or running).\n\n- JOB_STATUS_PENDING: Waiting for a free slot on the worker.\n- JOB_STATUS_RUNNING: Running now.\n- JOB_STATUS_SUCCEEDED: Done; the result is the tool's result.\n- JOB_STATUS_FAILED: Done without a result; the result is the tool's error.\n- JOB_STATUS_CANCELLED: Stopped at a caller's request.\n- JOB_STATUS_INPUT_REQUIRED: Waiting for answers to the questions its tool asked (job_status lists them); job_answer gives them, and the job then runs again from its start, its questions answered.","enum":["JOB_STATUS_UNSPECIFIED","JOB_STATUS_PENDING","JOB_STATUS_RUNNING","JOB_STATUS_SUCCEEDED","JOB_STATUS_FAILED","JOB_STATUS_CANCELLED","JOB_STATUS_INPUT_REQUIRED"]},"created_at":{"type":"string","format":"date-time"},"kept_until":{"type":"string","format":"date-time","description":"The job's record is kept at least until then; a job that ends later is kept for the same time after it ends."}},"additionalProperties":false}`,
-		Usage:        "test_tool_with_task(name?: string)",
-		Example:      `{"name":"Alice"}`,
-		NewRequest:   func() proto.Message { return new(v1.ConformanceTestToolWithTaskRequest) },
-		Wrap: func(m proto.Message) *v1.Payload {
-			return &v1.Payload{Request: &v1.Payload_TestToolWithTask{TestToolWithTask: m.(*v1.ConformanceTestToolWithTaskRequest)}}
-		},
-		Unwrap: func(r *v1.Result) (proto.Message, bool) {
-			x, ok := r.GetResult().(*v1.Result_JobStarted)
-			if !ok {
-				return nil, false
-			}
-			return x.JobStarted, true
-		},
+		PayloadField: 600, // compose_abc: hoot.v1.ComposeAbcPromptRequest
+		ResultField:  600, // music_prompt: hoot.v1.MusicPromptResult
 	},
 }

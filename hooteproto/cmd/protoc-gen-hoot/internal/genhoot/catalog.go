@@ -3,6 +3,7 @@ package genhoot
 import (
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 
@@ -18,6 +19,8 @@ const (
 	resultName     = "Result"
 	toolErrorName  = "ToolError"
 	jobStartedName = "JobStarted"
+	// anyName is the message of the members through which a schema carries another's envelope.
+	anyName protoreflect.FullName = "google.protobuf.Any"
 )
 
 // jobNote ends the description of every tool of kind JOB.
@@ -42,8 +45,25 @@ type catalog struct {
 	surfaceEnum *protogen.Enum
 	// taskRoleEnum is hoot.v1.TaskRole: what a tool does for the gateway's MCP tasks.
 	taskRoleEnum *protogen.Enum
-	// jobStarted is the member of Result that tools of kind JOB answer with, or nil.
+	// jobStarted is the member of Result that tools of kind JOB answer with, or nil. For a
+	// carried schema it is the carrier's.
 	jobStarted *protogen.Field
+	// carrierPayload and carrierResult are the google.protobuf.Any members of Payload and
+	// Result through which this schema carries another's envelope, or nil.
+	carrierPayload, carrierResult *protogen.Field
+	// carrier is, for a schema whose file has the (hoot.v1.carried) option, the schema that
+	// carries it; nil otherwise.
+	carrier *carrier
+}
+
+// A carrier is the schema whose envelope carries another's: its Payload and Result, their Any
+// members, and the Go package of its generated tool table, whose types the carried schema's
+// tools and services use.
+type carrier struct {
+	payload, result               *protogen.Message
+	carrierPayload, carrierResult *protogen.Field
+	jobStarted                    *protogen.Field
+	hoot                          protogen.GoImportPath
 }
 
 // A tool is one member of the Payload oneof with what was worked out about it.
@@ -55,6 +75,8 @@ type tool struct {
 	resultField  *protogen.Field // the result's member of the Result oneof
 	answerField  *protogen.Field // the member the call answers with: resultField, or JobStarted for jobs
 	method       string          // the handler method's Go name
+	fixture      bool            // a test fixture, not a tool of the product (isFixture)
+	carrier      *carrier        // the schema that carries the tool's, or nil
 	description  string
 	tier, kind   *protogen.EnumValue
 	surface      *protogen.EnumValue
@@ -85,9 +107,17 @@ func (r *refusals) add(format string, args ...any) {
 func (r refusals) err() error { return errors.Join(r...) }
 
 // newCatalog reads the tools of the schema whose Payload message is payload.
-func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.Message) (*catalog, error) {
+func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.Message, suffix string) (*catalog, error) {
 	c := &catalog{file: file, payload: payload}
 	var bad refusals
+	if carried, _ := proto.GetExtension(file.Desc.Options(), hootv1.E_Carried).(bool); carried {
+		if c.carrier = findCarrier(plugin, file, suffix); c.carrier == nil {
+			bad.add("%s has the (hoot.v1.carried) option, but no other schema's Payload and Result have a google.protobuf.Any member to carry it: "+
+				"add `google.protobuf.Any carried = N;` to the oneofs of the carrying schema's Payload and Result, or drop the option", file.Desc.Path())
+			return nil, bad.err()
+		}
+		c.jobStarted = c.carrier.jobStarted
+	}
 
 	c.tierEnum = findEnum(plugin, (hootv1.Tier)(0).Descriptor().FullName())
 	c.kindEnum = findEnum(plugin, (hootv1.Kind)(0).Descriptor().FullName())
@@ -121,6 +151,10 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 				f.Desc.FullName(), f.Desc.Kind(), c.result.Desc.FullName(), resultOneof.Desc.Name(), toolErrorName)
 			continue
 		}
+		if f.Message.Desc.FullName() == anyName && c.carrierResult == nil && c.carrier == nil {
+			c.carrierResult = f
+			continue
+		}
 		if f.Message.Desc.Name() == toolErrorName {
 			toolError = f
 			continue
@@ -135,7 +169,8 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 		}
 		results[f.Message.Desc.FullName()] = f
 	}
-	if toolError == nil {
+	if toolError == nil && c.carrier == nil {
+		// A carried schema's errors come in its carrier's Result.
 		bad.add("%s.%s has no %s member: add `%s error = N;` to it, so that workers can report failures",
 			c.result.Desc.FullName(), resultOneof.Desc.Name(), toolErrorName, toolErrorName)
 	}
@@ -149,6 +184,10 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 			continue
 		}
 		m := f.Message
+		if m.Desc.FullName() == anyName && c.carrierPayload == nil && c.carrier == nil {
+			c.carrierPayload = f
+			continue
+		}
 		if inPayload[m.Desc.FullName()] {
 			bad.add("%s holds %s a second time: a request message is one tool, keep one member", f.Desc.FullName(), m.Desc.FullName())
 			continue
@@ -160,7 +199,7 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 				f.Desc.FullName(), m.Desc.FullName(), m.Desc.Name(), payload.Desc.Name())
 			continue
 		}
-		t := &tool{opts: opts, request: m, payloadField: f, method: camelCase(opts.GetName())}
+		t := &tool{opts: opts, request: m, payloadField: f, method: camelCase(opts.GetName()), fixture: isFixture(m), carrier: c.carrier}
 		c.checkTool(t, names, &bad)
 		if t.result = c.findResult(t, results, &bad); t.result != nil {
 			t.resultField = results[t.result.Desc.FullName()]
@@ -196,6 +235,9 @@ func newCatalog(plugin *protogen.Plugin, file *protogen.File, payload *protogen.
 			bad.add("%s holds %s, which no tool returns: take it out of %s, or name it in a tool's (hoot.v1.tool).result",
 				f.Desc.FullName(), f.Message.Desc.FullName(), c.result.Desc.Name())
 		}
+	}
+	if (c.carrierPayload == nil) != (c.carrierResult == nil) {
+		bad.add("%s and %s must both have a google.protobuf.Any member to carry another schema, or neither", payload.Desc.FullName(), c.result.Desc.FullName())
 	}
 	if len(bad) > 0 {
 		return nil, bad.err()
@@ -483,4 +525,52 @@ func (c *catalog) checkTaskOptions(bad *refusals) {
 func isAnswerMap(f protoreflect.FieldDescriptor) bool {
 	return f.IsMap() && f.MapKey().Kind() == protoreflect.StringKind && f.MapValue().Message() != nil &&
 		f.MapValue().Message().FullName() == "hoot.v1.ClientResponse"
+}
+
+// findCarrier returns the schema that carries file's: the one other file of the request whose
+// Payload and Result have a google.protobuf.Any member in their oneofs. Its generated package
+// is found as GenerateFile names it, with the same suffix.
+func findCarrier(plugin *protogen.Plugin, file *protogen.File, suffix string) *carrier {
+	var found *carrier
+	for _, f := range plugin.Files {
+		if f == file {
+			continue
+		}
+		p, r := findMessage(f.Messages, payloadName), findMessage(f.Messages, resultName)
+		if p == nil || r == nil {
+			continue
+		}
+		c := &carrier{payload: p, result: r}
+		for _, x := range p.Fields {
+			if x.Oneof != nil && x.Message != nil && x.Message.Desc.FullName() == anyName {
+				c.carrierPayload = x
+			}
+		}
+		for _, x := range r.Fields {
+			if x.Oneof == nil || x.Message == nil {
+				continue
+			}
+			switch {
+			case x.Message.Desc.FullName() == anyName:
+				c.carrierResult = x
+			case x.Message.Desc.Name() == jobStartedName:
+				c.jobStarted = x
+			}
+		}
+		if c.carrierPayload == nil || c.carrierResult == nil {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		pkg := string(f.GoPackageName) + suffix
+		c.hoot = protogen.GoImportPath(path.Join(string(f.GoImportPath), pkg))
+		found = c
+	}
+	return found
+}
+
+// kindJob is the KIND_JOB value of the Kind enum.
+func (c *catalog) kindJob() *protogen.EnumValue {
+	return enumValue(c.kindEnum, protoreflect.EnumNumber(hootv1.Kind_KIND_JOB))
 }

@@ -4,20 +4,27 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+
+	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/proto"
 )
 
-// fixtureService is the one service whose tools may carry a literal input schema
-// ((hoot.v1.tool).fixture_input_schema): the fixtures that the MCP conformance suite calls.
-// The product's own tools keep generated schemas, which follow the schema conventions.
-const fixtureService = "conformance"
+// isFixture reports whether the tool is a test fixture rather than one of the product's tools:
+// its request is declared in a file marked with the (hoot.v1.fixtures) file option. Fixtures go
+// into a table of their own (Fixtures), and only they may carry a literal input schema.
+func isFixture(m *protogen.Message) bool {
+	on, _ := proto.GetExtension(m.Desc.ParentFile().Options(), hootv1.E_Fixtures).(bool)
+	return on
+}
 
-// checkFixtureSchema refuses a literal input schema on a tool outside the fixture service.
+// checkFixtureSchema refuses a literal input schema on a tool of the product.
 func checkFixtureSchema(t *tool, bad *refusals) {
 	m, o := t.request.Desc.FullName(), t.opts
-	if o.GetFixtureInputSchema() != "" && o.GetService() != fixtureService {
-		bad.add("%s: (hoot.v1.tool).fixture_input_schema is for the fixtures of service %q, and tool %q is of service %q: "+
+	if o.GetFixtureInputSchema() != "" && !t.fixture {
+		bad.add("%s: (hoot.v1.tool).fixture_input_schema is for fixtures, the tools of a file with `option (hoot.v1.fixtures) = true;`, and tool %q is one of the product's: "+
 			"its input schema must be generated from the request's fields, so that it follows the schema conventions; drop fixture_input_schema",
-			m, fixtureService, o.GetName(), o.GetService())
+			m, o.GetName())
 	}
 }
 

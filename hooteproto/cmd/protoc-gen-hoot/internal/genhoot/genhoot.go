@@ -1,9 +1,12 @@
 // Package genhoot is the code generator behind protoc-gen-hoot. For the proto file that
 // defines the Payload message it writes, into the Go package <go package>/<name>hoot:
 //
-//   - tools.hoot.go: the gateway's tool table, one Tool per member of the Payload oneof, with
+//   - tools.hoot.go: the gateway's tool table, one Tool per member of the Payload oneof (in
+//     Tools, or in Fixtures for the fixtures), with
 //     the tool's options, the JSON Schemas of its arguments and of its result, a usage line, a
-//     valid example call, and the functions that wrap a request and unwrap a result;
+//     valid example call, and the numbers of its members of the Payload and Result oneofs; a
+//     constant per tool name; and one set of methods, the same for every tool, that make a
+//     request, wrap it in a Payload and unwrap the answer from a Result by those numbers;
 //   - services.hoot.go: per worker service, a handler interface with one method per tool, a
 //     NewXService constructor whose dispatch is an exhaustive type switch on the Payload oneof,
 //     and an XServiceName constant.
@@ -18,9 +21,28 @@
 // option is not in Payload, a tool has no result in the Result oneof, a Result member is the
 // result of no tool, a tool or service name is missing, malformed or taken twice, the tier or
 // kind is unset, a (hoot.v1.field) rule does not fit its field's type, a pattern is not RE2, a
-// request message is recursive, a tool outside the "conformance" service carries a literal
-// input schema (fixture_input_schema, for the conformance suite's fixtures only), or an example (a field's, or the tool's example call) is not
-// valid JSON for the request or breaks the request's rules.
+// request message is recursive, a tool of the product carries a literal input schema
+// (fixture_input_schema, for fixtures only), or an example (a field's, or the tool's example
+// call) is not valid JSON for the request or breaks the request's rules.
+//
+// # Carried schemas
+//
+// A schema may carry another: its Payload and Result then have a google.protobuf.Any member
+// each, and the carried schema's Payload file has the option (hoot.v1.carried). The carried
+// schema's tools are written in the carrier's Tool type, each naming its Envelope (the carried
+// Payload and Result), and the carrier's Tool methods pack a request into the Any and unpack the
+// answer; its services are the carrier's Service type, made with NewService, whose dispatch
+// unpacks the call and packs the answer. A carried schema needs no ToolError in its Result
+// (errors come in the carrier's), and its tools of kind JOB answer with the carrier's
+// JobStarted. This is how the conformance fixtures (hoot.conformance.v1) stay out of hoot.v1:
+// hoot.v1 names no fixture, and imports nothing of them.
+//
+// # Fixtures
+//
+// The tools of a file marked `option (hoot.v1.fixtures) = true;` are test fixtures (the MCP
+// conformance suite's), not the product's: tools.hoot.go lists them in Fixtures rather than in
+// Tools, so that a gateway serves them only when it is told to. Their services and handler
+// interfaces are generated like any other.
 //
 // # Examples
 //
@@ -50,6 +72,9 @@ const (
 	errorsPackage  = protogen.GoImportPath("errors")
 	fmtPackage     = protogen.GoImportPath("fmt")
 	protoPackage   = protogen.GoImportPath("google.golang.org/protobuf/proto")
+
+	protoreflectPackage = protogen.GoImportPath("google.golang.org/protobuf/reflect/protoreflect")
+	anypbPackage        = protogen.GoImportPath("google.golang.org/protobuf/types/known/anypb")
 )
 
 // Options are the plugin's parameters.
@@ -65,7 +90,11 @@ func GenerateFile(plugin *protogen.Plugin, file *protogen.File, opts Options) er
 	if payload == nil {
 		return nil
 	}
-	c, err := newCatalog(plugin, file, payload)
+	suffix := opts.PackageSuffix
+	if suffix == "" {
+		suffix = DefaultPackageSuffix
+	}
+	c, err := newCatalog(plugin, file, payload, suffix)
 	if err != nil {
 		return err
 	}
@@ -105,10 +134,6 @@ func GenerateFile(plugin *protogen.Plugin, file *protogen.File, opts Options) er
 		return bad.err()
 	}
 
-	suffix := opts.PackageSuffix
-	if suffix == "" {
-		suffix = DefaultPackageSuffix
-	}
 	pkg := protogen.GoPackageName(string(file.GoPackageName) + suffix)
 	if !token.IsIdentifier(string(pkg)) {
 		return fmt.Errorf("protoc-gen-hoot: package_suffix %q does not make a valid Go package name (%q): use letters and digits", suffix, pkg)

@@ -2,11 +2,12 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        (unknown)
-// source: hoot/v1/conformance.proto
+// source: hoot/conformance/v1/conformance.proto
 
-package hootv1
+package conformancev1
 
 import (
+	v1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -30,7 +31,7 @@ type ConformanceSimpleTextRequest struct {
 
 func (x *ConformanceSimpleTextRequest) Reset() {
 	*x = ConformanceSimpleTextRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[0]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -42,7 +43,7 @@ func (x *ConformanceSimpleTextRequest) String() string {
 func (*ConformanceSimpleTextRequest) ProtoMessage() {}
 
 func (x *ConformanceSimpleTextRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[0]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -55,7 +56,7 @@ func (x *ConformanceSimpleTextRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceSimpleTextRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceSimpleTextRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{0}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{0}
 }
 
 // Returns one image block (a 1x1 PNG).
@@ -67,7 +68,7 @@ type ConformanceImageContentRequest struct {
 
 func (x *ConformanceImageContentRequest) Reset() {
 	*x = ConformanceImageContentRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[1]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -79,7 +80,7 @@ func (x *ConformanceImageContentRequest) String() string {
 func (*ConformanceImageContentRequest) ProtoMessage() {}
 
 func (x *ConformanceImageContentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[1]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -92,7 +93,7 @@ func (x *ConformanceImageContentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceImageContentRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceImageContentRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{1}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{1}
 }
 
 // Returns one audio block (a short WAV).
@@ -104,7 +105,7 @@ type ConformanceAudioContentRequest struct {
 
 func (x *ConformanceAudioContentRequest) Reset() {
 	*x = ConformanceAudioContentRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[2]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -116,7 +117,7 @@ func (x *ConformanceAudioContentRequest) String() string {
 func (*ConformanceAudioContentRequest) ProtoMessage() {}
 
 func (x *ConformanceAudioContentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[2]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -129,7 +130,7 @@ func (x *ConformanceAudioContentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceAudioContentRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceAudioContentRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{2}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{2}
 }
 
 // Returns one embedded text resource.
@@ -141,7 +142,7 @@ type ConformanceEmbeddedResourceRequest struct {
 
 func (x *ConformanceEmbeddedResourceRequest) Reset() {
 	*x = ConformanceEmbeddedResourceRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[3]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -153,7 +154,7 @@ func (x *ConformanceEmbeddedResourceRequest) String() string {
 func (*ConformanceEmbeddedResourceRequest) ProtoMessage() {}
 
 func (x *ConformanceEmbeddedResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[3]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -166,7 +167,7 @@ func (x *ConformanceEmbeddedResourceRequest) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConformanceEmbeddedResourceRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceEmbeddedResourceRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{3}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{3}
 }
 
 // Returns a text block, an image block and an embedded resource.
@@ -178,7 +179,7 @@ type ConformanceMultipleContentTypesRequest struct {
 
 func (x *ConformanceMultipleContentTypesRequest) Reset() {
 	*x = ConformanceMultipleContentTypesRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[4]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -190,7 +191,7 @@ func (x *ConformanceMultipleContentTypesRequest) String() string {
 func (*ConformanceMultipleContentTypesRequest) ProtoMessage() {}
 
 func (x *ConformanceMultipleContentTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[4]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -203,7 +204,7 @@ func (x *ConformanceMultipleContentTypesRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ConformanceMultipleContentTypesRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceMultipleContentTypesRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{4}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{4}
 }
 
 // Always fails, so that the client sees a tool error.
@@ -215,7 +216,7 @@ type ConformanceErrorHandlingRequest struct {
 
 func (x *ConformanceErrorHandlingRequest) Reset() {
 	*x = ConformanceErrorHandlingRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[5]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -227,7 +228,7 @@ func (x *ConformanceErrorHandlingRequest) String() string {
 func (*ConformanceErrorHandlingRequest) ProtoMessage() {}
 
 func (x *ConformanceErrorHandlingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[5]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -240,7 +241,7 @@ func (x *ConformanceErrorHandlingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceErrorHandlingRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceErrorHandlingRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{5}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{5}
 }
 
 // Reports progress 0, 50 and 100 of 100, about 50 ms apart, then answers with text.
@@ -252,7 +253,7 @@ type ConformanceToolWithProgressRequest struct {
 
 func (x *ConformanceToolWithProgressRequest) Reset() {
 	*x = ConformanceToolWithProgressRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[6]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -264,7 +265,7 @@ func (x *ConformanceToolWithProgressRequest) String() string {
 func (*ConformanceToolWithProgressRequest) ProtoMessage() {}
 
 func (x *ConformanceToolWithProgressRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[6]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -277,7 +278,7 @@ func (x *ConformanceToolWithProgressRequest) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConformanceToolWithProgressRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceToolWithProgressRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{6}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{6}
 }
 
 // Sends three log messages at level info, about 50 ms apart, then answers with text.
@@ -289,7 +290,7 @@ type ConformanceToolWithLoggingRequest struct {
 
 func (x *ConformanceToolWithLoggingRequest) Reset() {
 	*x = ConformanceToolWithLoggingRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[7]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -301,7 +302,7 @@ func (x *ConformanceToolWithLoggingRequest) String() string {
 func (*ConformanceToolWithLoggingRequest) ProtoMessage() {}
 
 func (x *ConformanceToolWithLoggingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[7]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -314,7 +315,7 @@ func (x *ConformanceToolWithLoggingRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ConformanceToolWithLoggingRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceToolWithLoggingRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{7}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{7}
 }
 
 // Asks the client to sample its model with a prompt, and answers with what came back.
@@ -328,7 +329,7 @@ type ConformanceSamplingRequest struct {
 
 func (x *ConformanceSamplingRequest) Reset() {
 	*x = ConformanceSamplingRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[8]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -340,7 +341,7 @@ func (x *ConformanceSamplingRequest) String() string {
 func (*ConformanceSamplingRequest) ProtoMessage() {}
 
 func (x *ConformanceSamplingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[8]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -353,7 +354,7 @@ func (x *ConformanceSamplingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceSamplingRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceSamplingRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{8}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ConformanceSamplingRequest) GetPrompt() string {
@@ -374,7 +375,7 @@ type ConformanceElicitationRequest struct {
 
 func (x *ConformanceElicitationRequest) Reset() {
 	*x = ConformanceElicitationRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[9]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -386,7 +387,7 @@ func (x *ConformanceElicitationRequest) String() string {
 func (*ConformanceElicitationRequest) ProtoMessage() {}
 
 func (x *ConformanceElicitationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[9]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -399,7 +400,7 @@ func (x *ConformanceElicitationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceElicitationRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceElicitationRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{9}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ConformanceElicitationRequest) GetMessage() string {
@@ -418,7 +419,7 @@ type ConformanceElicitationDefaultsRequest struct {
 
 func (x *ConformanceElicitationDefaultsRequest) Reset() {
 	*x = ConformanceElicitationDefaultsRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[10]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -430,7 +431,7 @@ func (x *ConformanceElicitationDefaultsRequest) String() string {
 func (*ConformanceElicitationDefaultsRequest) ProtoMessage() {}
 
 func (x *ConformanceElicitationDefaultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[10]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -443,7 +444,7 @@ func (x *ConformanceElicitationDefaultsRequest) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ConformanceElicitationDefaultsRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceElicitationDefaultsRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{10}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{10}
 }
 
 // Asks the user to fill in a form with every kind of enum field (SEP-1330).
@@ -455,7 +456,7 @@ type ConformanceElicitationEnumsRequest struct {
 
 func (x *ConformanceElicitationEnumsRequest) Reset() {
 	*x = ConformanceElicitationEnumsRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[11]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -467,7 +468,7 @@ func (x *ConformanceElicitationEnumsRequest) String() string {
 func (*ConformanceElicitationEnumsRequest) ProtoMessage() {}
 
 func (x *ConformanceElicitationEnumsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[11]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -480,7 +481,7 @@ func (x *ConformanceElicitationEnumsRequest) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConformanceElicitationEnumsRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceElicitationEnumsRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{11}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{11}
 }
 
 // Takes a contact described by a JSON Schema 2020-12 input schema with references,
@@ -504,7 +505,7 @@ type ConformanceJsonSchema202012Request struct {
 
 func (x *ConformanceJsonSchema202012Request) Reset() {
 	*x = ConformanceJsonSchema202012Request{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[12]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -516,7 +517,7 @@ func (x *ConformanceJsonSchema202012Request) String() string {
 func (*ConformanceJsonSchema202012Request) ProtoMessage() {}
 
 func (x *ConformanceJsonSchema202012Request) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[12]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -529,7 +530,7 @@ func (x *ConformanceJsonSchema202012Request) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConformanceJsonSchema202012Request.ProtoReflect.Descriptor instead.
 func (*ConformanceJsonSchema202012Request) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{12}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ConformanceJsonSchema202012Request) GetName() string {
@@ -576,7 +577,7 @@ type ConformanceInputRequiredElicitationRequest struct {
 
 func (x *ConformanceInputRequiredElicitationRequest) Reset() {
 	*x = ConformanceInputRequiredElicitationRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -588,7 +589,7 @@ func (x *ConformanceInputRequiredElicitationRequest) String() string {
 func (*ConformanceInputRequiredElicitationRequest) ProtoMessage() {}
 
 func (x *ConformanceInputRequiredElicitationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[13]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -601,7 +602,7 @@ func (x *ConformanceInputRequiredElicitationRequest) ProtoReflect() protoreflect
 
 // Deprecated: Use ConformanceInputRequiredElicitationRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceInputRequiredElicitationRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{13}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{13}
 }
 
 // Asks the client's model "What is the capital of France?" under the key capital_question, and answers with what came back.
@@ -613,7 +614,7 @@ type ConformanceInputRequiredSamplingRequest struct {
 
 func (x *ConformanceInputRequiredSamplingRequest) Reset() {
 	*x = ConformanceInputRequiredSamplingRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -625,7 +626,7 @@ func (x *ConformanceInputRequiredSamplingRequest) String() string {
 func (*ConformanceInputRequiredSamplingRequest) ProtoMessage() {}
 
 func (x *ConformanceInputRequiredSamplingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[14]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -638,7 +639,7 @@ func (x *ConformanceInputRequiredSamplingRequest) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ConformanceInputRequiredSamplingRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceInputRequiredSamplingRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{14}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{14}
 }
 
 // Asks the client for its roots under the key client_roots, and answers with their URIs.
@@ -650,7 +651,7 @@ type ConformanceInputRequiredListRootsRequest struct {
 
 func (x *ConformanceInputRequiredListRootsRequest) Reset() {
 	*x = ConformanceInputRequiredListRootsRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -662,7 +663,7 @@ func (x *ConformanceInputRequiredListRootsRequest) String() string {
 func (*ConformanceInputRequiredListRootsRequest) ProtoMessage() {}
 
 func (x *ConformanceInputRequiredListRootsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[15]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -675,7 +676,7 @@ func (x *ConformanceInputRequiredListRootsRequest) ProtoReflect() protoreflect.M
 
 // Deprecated: Use ConformanceInputRequiredListRootsRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceInputRequiredListRootsRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{15}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{15}
 }
 
 // Asks the user to confirm under the key confirm; answers "state-ok" with the answer carried back through the requestState.
@@ -687,7 +688,7 @@ type ConformanceInputRequiredRequestStateRequest struct {
 
 func (x *ConformanceInputRequiredRequestStateRequest) Reset() {
 	*x = ConformanceInputRequiredRequestStateRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -699,7 +700,7 @@ func (x *ConformanceInputRequiredRequestStateRequest) String() string {
 func (*ConformanceInputRequiredRequestStateRequest) ProtoMessage() {}
 
 func (x *ConformanceInputRequiredRequestStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[16]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -712,7 +713,7 @@ func (x *ConformanceInputRequiredRequestStateRequest) ProtoReflect() protoreflec
 
 // Deprecated: Use ConformanceInputRequiredRequestStateRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceInputRequiredRequestStateRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{16}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{16}
 }
 
 // Asks three questions at once: the user's name (user_name), a sampled greeting (greeting) and the client's roots (client_roots).
@@ -724,7 +725,7 @@ type ConformanceInputRequiredMultipleInputsRequest struct {
 
 func (x *ConformanceInputRequiredMultipleInputsRequest) Reset() {
 	*x = ConformanceInputRequiredMultipleInputsRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -736,7 +737,7 @@ func (x *ConformanceInputRequiredMultipleInputsRequest) String() string {
 func (*ConformanceInputRequiredMultipleInputsRequest) ProtoMessage() {}
 
 func (x *ConformanceInputRequiredMultipleInputsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[17]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -749,7 +750,7 @@ func (x *ConformanceInputRequiredMultipleInputsRequest) ProtoReflect() protorefl
 
 // Deprecated: Use ConformanceInputRequiredMultipleInputsRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceInputRequiredMultipleInputsRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{17}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{17}
 }
 
 // Asks step1, and only once it is answered step2: two rounds of questions before it answers.
@@ -761,7 +762,7 @@ type ConformanceInputRequiredMultiRoundRequest struct {
 
 func (x *ConformanceInputRequiredMultiRoundRequest) Reset() {
 	*x = ConformanceInputRequiredMultiRoundRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +774,7 @@ func (x *ConformanceInputRequiredMultiRoundRequest) String() string {
 func (*ConformanceInputRequiredMultiRoundRequest) ProtoMessage() {}
 
 func (x *ConformanceInputRequiredMultiRoundRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[18]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +787,7 @@ func (x *ConformanceInputRequiredMultiRoundRequest) ProtoReflect() protoreflect.
 
 // Deprecated: Use ConformanceInputRequiredMultiRoundRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceInputRequiredMultiRoundRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{18}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{18}
 }
 
 // Asks the user to confirm under the key confirm; the gateway refuses a retry whose requestState was altered.
@@ -798,7 +799,7 @@ type ConformanceInputRequiredTamperedStateRequest struct {
 
 func (x *ConformanceInputRequiredTamperedStateRequest) Reset() {
 	*x = ConformanceInputRequiredTamperedStateRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +811,7 @@ func (x *ConformanceInputRequiredTamperedStateRequest) String() string {
 func (*ConformanceInputRequiredTamperedStateRequest) ProtoMessage() {}
 
 func (x *ConformanceInputRequiredTamperedStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[19]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +824,7 @@ func (x *ConformanceInputRequiredTamperedStateRequest) ProtoReflect() protorefle
 
 // Deprecated: Use ConformanceInputRequiredTamperedStateRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceInputRequiredTamperedStateRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{19}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{19}
 }
 
 // Asks the user (key user_name) only if the client declared elicitation, and its model (key capital_question) only if it declared sampling; needs at least one.
@@ -835,7 +836,7 @@ type ConformanceInputRequiredCapabilitiesRequest struct {
 
 func (x *ConformanceInputRequiredCapabilitiesRequest) Reset() {
 	*x = ConformanceInputRequiredCapabilitiesRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -847,7 +848,7 @@ func (x *ConformanceInputRequiredCapabilitiesRequest) String() string {
 func (*ConformanceInputRequiredCapabilitiesRequest) ProtoMessage() {}
 
 func (x *ConformanceInputRequiredCapabilitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[20]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -860,7 +861,7 @@ func (x *ConformanceInputRequiredCapabilitiesRequest) ProtoReflect() protoreflec
 
 // Deprecated: Use ConformanceInputRequiredCapabilitiesRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceInputRequiredCapabilitiesRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{20}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{20}
 }
 
 // Asks the client's model a question; without the sampling capability the call fails with MissingRequiredClientCapability.
@@ -872,7 +873,7 @@ type ConformanceMissingCapabilityRequest struct {
 
 func (x *ConformanceMissingCapabilityRequest) Reset() {
 	*x = ConformanceMissingCapabilityRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +885,7 @@ func (x *ConformanceMissingCapabilityRequest) String() string {
 func (*ConformanceMissingCapabilityRequest) ProtoMessage() {}
 
 func (x *ConformanceMissingCapabilityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[21]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +898,7 @@ func (x *ConformanceMissingCapabilityRequest) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConformanceMissingCapabilityRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceMissingCapabilityRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{21}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{21}
 }
 
 // Asks the user a question under the key user_name, and answers with what came back.
@@ -909,7 +910,7 @@ type ConformanceStreamingElicitationRequest struct {
 
 func (x *ConformanceStreamingElicitationRequest) Reset() {
 	*x = ConformanceStreamingElicitationRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -921,7 +922,7 @@ func (x *ConformanceStreamingElicitationRequest) String() string {
 func (*ConformanceStreamingElicitationRequest) ProtoMessage() {}
 
 func (x *ConformanceStreamingElicitationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[22]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -934,7 +935,7 @@ func (x *ConformanceStreamingElicitationRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ConformanceStreamingElicitationRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceStreamingElicitationRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{22}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{22}
 }
 
 // A prompt that asks the user for context (key user_context) before it is written.
@@ -946,7 +947,7 @@ type ConformanceInputRequiredPromptRequest struct {
 
 func (x *ConformanceInputRequiredPromptRequest) Reset() {
 	*x = ConformanceInputRequiredPromptRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[23]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -958,7 +959,7 @@ func (x *ConformanceInputRequiredPromptRequest) String() string {
 func (*ConformanceInputRequiredPromptRequest) ProtoMessage() {}
 
 func (x *ConformanceInputRequiredPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[23]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -971,7 +972,7 @@ func (x *ConformanceInputRequiredPromptRequest) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ConformanceInputRequiredPromptRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceInputRequiredPromptRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{23}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{23}
 }
 
 // ConformanceAddress is the address of ConformanceJsonSchema202012Request.
@@ -985,7 +986,7 @@ type ConformanceAddress struct {
 
 func (x *ConformanceAddress) Reset() {
 	*x = ConformanceAddress{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[24]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -997,7 +998,7 @@ func (x *ConformanceAddress) String() string {
 func (*ConformanceAddress) ProtoMessage() {}
 
 func (x *ConformanceAddress) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[24]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1010,7 +1011,7 @@ func (x *ConformanceAddress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceAddress.ProtoReflect.Descriptor instead.
 func (*ConformanceAddress) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{24}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ConformanceAddress) GetStreet() string {
@@ -1031,14 +1032,14 @@ func (x *ConformanceAddress) GetCity() string {
 type ConformanceContentResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The blocks of the answer, in order.
-	Content       []*Content `protobuf:"bytes,1,rep,name=content,proto3" json:"content,omitempty"`
+	Content       []*v1.Content `protobuf:"bytes,1,rep,name=content,proto3" json:"content,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConformanceContentResult) Reset() {
 	*x = ConformanceContentResult{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[25]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1050,7 +1051,7 @@ func (x *ConformanceContentResult) String() string {
 func (*ConformanceContentResult) ProtoMessage() {}
 
 func (x *ConformanceContentResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[25]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1063,10 +1064,10 @@ func (x *ConformanceContentResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceContentResult.ProtoReflect.Descriptor instead.
 func (*ConformanceContentResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{25}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{25}
 }
 
-func (x *ConformanceContentResult) GetContent() []*Content {
+func (x *ConformanceContentResult) GetContent() []*v1.Content {
 	if x != nil {
 		return x.Content
 	}
@@ -1082,7 +1083,7 @@ type ConformanceSimplePromptRequest struct {
 
 func (x *ConformanceSimplePromptRequest) Reset() {
 	*x = ConformanceSimplePromptRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[26]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1095,7 @@ func (x *ConformanceSimplePromptRequest) String() string {
 func (*ConformanceSimplePromptRequest) ProtoMessage() {}
 
 func (x *ConformanceSimplePromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[26]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1107,7 +1108,7 @@ func (x *ConformanceSimplePromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceSimplePromptRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceSimplePromptRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{26}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{26}
 }
 
 // A prompt with two arguments.
@@ -1123,7 +1124,7 @@ type ConformancePromptWithArgumentsRequest struct {
 
 func (x *ConformancePromptWithArgumentsRequest) Reset() {
 	*x = ConformancePromptWithArgumentsRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[27]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1135,7 +1136,7 @@ func (x *ConformancePromptWithArgumentsRequest) String() string {
 func (*ConformancePromptWithArgumentsRequest) ProtoMessage() {}
 
 func (x *ConformancePromptWithArgumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[27]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1148,7 +1149,7 @@ func (x *ConformancePromptWithArgumentsRequest) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ConformancePromptWithArgumentsRequest.ProtoReflect.Descriptor instead.
 func (*ConformancePromptWithArgumentsRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{27}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ConformancePromptWithArgumentsRequest) GetArg1() string {
@@ -1176,7 +1177,7 @@ type ConformancePromptWithEmbeddedResourceRequest struct {
 
 func (x *ConformancePromptWithEmbeddedResourceRequest) Reset() {
 	*x = ConformancePromptWithEmbeddedResourceRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[28]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1188,7 +1189,7 @@ func (x *ConformancePromptWithEmbeddedResourceRequest) String() string {
 func (*ConformancePromptWithEmbeddedResourceRequest) ProtoMessage() {}
 
 func (x *ConformancePromptWithEmbeddedResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[28]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1201,7 +1202,7 @@ func (x *ConformancePromptWithEmbeddedResourceRequest) ProtoReflect() protorefle
 
 // Deprecated: Use ConformancePromptWithEmbeddedResourceRequest.ProtoReflect.Descriptor instead.
 func (*ConformancePromptWithEmbeddedResourceRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{28}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ConformancePromptWithEmbeddedResourceRequest) GetResourceUri() string {
@@ -1220,7 +1221,7 @@ type ConformancePromptWithImageRequest struct {
 
 func (x *ConformancePromptWithImageRequest) Reset() {
 	*x = ConformancePromptWithImageRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[29]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1232,7 +1233,7 @@ func (x *ConformancePromptWithImageRequest) String() string {
 func (*ConformancePromptWithImageRequest) ProtoMessage() {}
 
 func (x *ConformancePromptWithImageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[29]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1245,7 +1246,7 @@ func (x *ConformancePromptWithImageRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ConformancePromptWithImageRequest.ProtoReflect.Descriptor instead.
 func (*ConformancePromptWithImageRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{29}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{29}
 }
 
 // A static text resource.
@@ -1257,7 +1258,7 @@ type ConformanceStaticTextRequest struct {
 
 func (x *ConformanceStaticTextRequest) Reset() {
 	*x = ConformanceStaticTextRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[30]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1269,7 +1270,7 @@ func (x *ConformanceStaticTextRequest) String() string {
 func (*ConformanceStaticTextRequest) ProtoMessage() {}
 
 func (x *ConformanceStaticTextRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[30]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1282,7 +1283,7 @@ func (x *ConformanceStaticTextRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceStaticTextRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceStaticTextRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{30}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{30}
 }
 
 // A static binary resource (a PNG image).
@@ -1294,7 +1295,7 @@ type ConformanceStaticBinaryRequest struct {
 
 func (x *ConformanceStaticBinaryRequest) Reset() {
 	*x = ConformanceStaticBinaryRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[31]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1306,7 +1307,7 @@ func (x *ConformanceStaticBinaryRequest) String() string {
 func (*ConformanceStaticBinaryRequest) ProtoMessage() {}
 
 func (x *ConformanceStaticBinaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[31]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1319,7 +1320,7 @@ func (x *ConformanceStaticBinaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceStaticBinaryRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceStaticBinaryRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{31}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{31}
 }
 
 // A resource that clients may subscribe to.
@@ -1331,7 +1332,7 @@ type ConformanceWatchedResourceRequest struct {
 
 func (x *ConformanceWatchedResourceRequest) Reset() {
 	*x = ConformanceWatchedResourceRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[32]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1343,7 +1344,7 @@ func (x *ConformanceWatchedResourceRequest) String() string {
 func (*ConformanceWatchedResourceRequest) ProtoMessage() {}
 
 func (x *ConformanceWatchedResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[32]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1356,7 +1357,7 @@ func (x *ConformanceWatchedResourceRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ConformanceWatchedResourceRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceWatchedResourceRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{32}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{32}
 }
 
 // A resource template that fills in an id.
@@ -1370,7 +1371,7 @@ type ConformanceTemplateDataRequest struct {
 
 func (x *ConformanceTemplateDataRequest) Reset() {
 	*x = ConformanceTemplateDataRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[33]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1382,7 +1383,7 @@ func (x *ConformanceTemplateDataRequest) String() string {
 func (*ConformanceTemplateDataRequest) ProtoMessage() {}
 
 func (x *ConformanceTemplateDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[33]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1395,7 +1396,7 @@ func (x *ConformanceTemplateDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceTemplateDataRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceTemplateDataRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{33}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ConformanceTemplateDataRequest) GetId() string {
@@ -1409,14 +1410,14 @@ func (x *ConformanceTemplateDataRequest) GetId() string {
 type ConformancePromptResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The prompt's messages, in order.
-	Messages      []*PromptMessage `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	Messages      []*v1.PromptMessage `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConformancePromptResult) Reset() {
 	*x = ConformancePromptResult{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[34]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1428,7 +1429,7 @@ func (x *ConformancePromptResult) String() string {
 func (*ConformancePromptResult) ProtoMessage() {}
 
 func (x *ConformancePromptResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[34]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1441,10 +1442,10 @@ func (x *ConformancePromptResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformancePromptResult.ProtoReflect.Descriptor instead.
 func (*ConformancePromptResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{34}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{34}
 }
 
-func (x *ConformancePromptResult) GetMessages() []*PromptMessage {
+func (x *ConformancePromptResult) GetMessages() []*v1.PromptMessage {
 	if x != nil {
 		return x.Messages
 	}
@@ -1455,14 +1456,14 @@ func (x *ConformancePromptResult) GetMessages() []*PromptMessage {
 type ConformanceResourceResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The resource's contents.
-	Contents      []*EmbeddedResource `protobuf:"bytes,1,rep,name=contents,proto3" json:"contents,omitempty"`
+	Contents      []*v1.EmbeddedResource `protobuf:"bytes,1,rep,name=contents,proto3" json:"contents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConformanceResourceResult) Reset() {
 	*x = ConformanceResourceResult{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[35]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1474,7 +1475,7 @@ func (x *ConformanceResourceResult) String() string {
 func (*ConformanceResourceResult) ProtoMessage() {}
 
 func (x *ConformanceResourceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[35]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1487,10 +1488,10 @@ func (x *ConformanceResourceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceResourceResult.ProtoReflect.Descriptor instead.
 func (*ConformanceResourceResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{35}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{35}
 }
 
-func (x *ConformanceResourceResult) GetContents() []*EmbeddedResource {
+func (x *ConformanceResourceResult) GetContents() []*v1.EmbeddedResource {
 	if x != nil {
 		return x.Contents
 	}
@@ -1507,7 +1508,7 @@ type ConformanceLoggingToolRequest struct {
 
 func (x *ConformanceLoggingToolRequest) Reset() {
 	*x = ConformanceLoggingToolRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[36]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1519,7 +1520,7 @@ func (x *ConformanceLoggingToolRequest) String() string {
 func (*ConformanceLoggingToolRequest) ProtoMessage() {}
 
 func (x *ConformanceLoggingToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[36]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1532,7 +1533,7 @@ func (x *ConformanceLoggingToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceLoggingToolRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceLoggingToolRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{36}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{36}
 }
 
 // Changes the list of tools: the worker withdraws the "conformance_dynamic_tool" service from
@@ -1546,7 +1547,7 @@ type ConformanceTriggerToolChangeRequest struct {
 
 func (x *ConformanceTriggerToolChangeRequest) Reset() {
 	*x = ConformanceTriggerToolChangeRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[37]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1558,7 +1559,7 @@ func (x *ConformanceTriggerToolChangeRequest) String() string {
 func (*ConformanceTriggerToolChangeRequest) ProtoMessage() {}
 
 func (x *ConformanceTriggerToolChangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[37]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1571,7 +1572,7 @@ func (x *ConformanceTriggerToolChangeRequest) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConformanceTriggerToolChangeRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceTriggerToolChangeRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{37}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{37}
 }
 
 // Changes the list of prompts the same way, through the "conformance_dynamic_prompt" service
@@ -1584,7 +1585,7 @@ type ConformanceTriggerPromptChangeRequest struct {
 
 func (x *ConformanceTriggerPromptChangeRequest) Reset() {
 	*x = ConformanceTriggerPromptChangeRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[38]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1596,7 +1597,7 @@ func (x *ConformanceTriggerPromptChangeRequest) String() string {
 func (*ConformanceTriggerPromptChangeRequest) ProtoMessage() {}
 
 func (x *ConformanceTriggerPromptChangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[38]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1609,7 +1610,7 @@ func (x *ConformanceTriggerPromptChangeRequest) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ConformanceTriggerPromptChangeRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceTriggerPromptChangeRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{38}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{38}
 }
 
 // The tool that test_trigger_tool_change makes come and go.
@@ -1621,7 +1622,7 @@ type ConformanceDynamicToolRequest struct {
 
 func (x *ConformanceDynamicToolRequest) Reset() {
 	*x = ConformanceDynamicToolRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[39]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1633,7 +1634,7 @@ func (x *ConformanceDynamicToolRequest) String() string {
 func (*ConformanceDynamicToolRequest) ProtoMessage() {}
 
 func (x *ConformanceDynamicToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[39]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1646,7 +1647,7 @@ func (x *ConformanceDynamicToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceDynamicToolRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceDynamicToolRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{39}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{39}
 }
 
 // The prompt that test_trigger_prompt_change makes come and go.
@@ -1658,7 +1659,7 @@ type ConformanceDynamicPromptRequest struct {
 
 func (x *ConformanceDynamicPromptRequest) Reset() {
 	*x = ConformanceDynamicPromptRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[40]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1670,7 +1671,7 @@ func (x *ConformanceDynamicPromptRequest) String() string {
 func (*ConformanceDynamicPromptRequest) ProtoMessage() {}
 
 func (x *ConformanceDynamicPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[40]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1683,7 +1684,7 @@ func (x *ConformanceDynamicPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceDynamicPromptRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceDynamicPromptRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{40}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{40}
 }
 
 // Echoes arguments that a 2026-07-28 client also sends as Mcp-Param-* headers.
@@ -1703,7 +1704,7 @@ type ConformanceCustomHeaderRequest struct {
 
 func (x *ConformanceCustomHeaderRequest) Reset() {
 	*x = ConformanceCustomHeaderRequest{}
-	mi := &file_hoot_v1_conformance_proto_msgTypes[41]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1715,7 +1716,7 @@ func (x *ConformanceCustomHeaderRequest) String() string {
 func (*ConformanceCustomHeaderRequest) ProtoMessage() {}
 
 func (x *ConformanceCustomHeaderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_proto_msgTypes[41]
+	mi := &file_hoot_conformance_v1_conformance_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1728,7 +1729,7 @@ func (x *ConformanceCustomHeaderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceCustomHeaderRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceCustomHeaderRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_proto_rawDescGZIP(), []int{41}
+	return file_hoot_conformance_v1_conformance_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ConformanceCustomHeaderRequest) GetRegion() string {
@@ -1759,11 +1760,11 @@ func (x *ConformanceCustomHeaderRequest) GetQuery() string {
 	return ""
 }
 
-var File_hoot_v1_conformance_proto protoreflect.FileDescriptor
+var File_hoot_conformance_v1_conformance_proto protoreflect.FileDescriptor
 
-const file_hoot_v1_conformance_proto_rawDesc = "" +
+const file_hoot_conformance_v1_conformance_proto_rawDesc = "" +
 	"\n" +
-	"\x19hoot/v1/conformance.proto\x12\ahoot.v1\x1a\x15hoot/v1/content.proto\x1a\x15hoot/v1/options.proto\"\xb2\x01\n" +
+	"%hoot/conformance/v1/conformance.proto\x12\x13hoot.conformance.v1\x1a\x15hoot/v1/content.proto\x1a\x15hoot/v1/options.proto\"\xb2\x01\n" +
 	"\x1cConformanceSimpleTextRequest:\x91\x01\xc2\xf3\x18\x8c\x01\n" +
 	"\x10test_simple_text\x12\x10Test simple text\x1a5Conformance fixture: answer with a single text block. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xb3\x01\n" +
 	"\x1eConformanceImageContentRequest:\x90\x01\xc2\xf3\x18\x8b\x01\n" +
@@ -1789,10 +1790,10 @@ const file_hoot_v1_conformance_proto_rawDesc = "" +
 	"%ConformanceElicitationDefaultsRequest:\xd5\x01\xc2\xf3\x18\xd0\x01\n" +
 	"!test_elicitation_sep1034_defaults\x12\x19Test elicitation defaults\x1a_Conformance fixture: asks the user to fill in a form whose fields all have defaults (SEP-1034). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xf5\x01\n" +
 	"\"ConformanceElicitationEnumsRequest:\xce\x01\xc2\xf3\x18\xc9\x01\n" +
-	"\x1etest_elicitation_sep1330_enums\x12\x16Test elicitation enums\x1a^Conformance fixture: asks the user to fill in a form with every kind of enum field (SEP-1330). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xd7\b\n" +
+	"\x1etest_elicitation_sep1330_enums\x12\x16Test elicitation enums\x1a^Conformance fixture: asks the user to fill in a form with every kind of enum field (SEP-1330). \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResult\"\xe3\b\n" +
 	"\"ConformanceJsonSchema202012Request\x12\x1d\n" +
-	"\x04name\x18\x01 \x01(\tB\t\xca\xf3\x18\x05J\x03AnnR\x04name\x125\n" +
-	"\aaddress\x18\x02 \x01(\v2\x1b.hoot.v1.ConformanceAddressR\aaddress\x12%\n" +
+	"\x04name\x18\x01 \x01(\tB\t\xca\xf3\x18\x05J\x03AnnR\x04name\x12A\n" +
+	"\aaddress\x18\x02 \x01(\v2'.hoot.conformance.v1.ConformanceAddressR\aaddress\x12%\n" +
 	"\x0econtact_method\x18\x03 \x01(\tR\rcontactMethod\x12\x14\n" +
 	"\x05phone\x18\x04 \x01(\tR\x05phone\x12+\n" +
 	"\x05email\x18\x05 \x01(\tB\x15\xca\xf3\x18\x11J\x0fann@example.comR\x05email:\xf0\x06\xc2\xf3\x18\xeb\x06\n" +
@@ -1865,73 +1866,73 @@ const file_hoot_v1_conformance_proto_rawDesc = "" +
 	"\bpriority\x18\x02 \x01(\x05B\x11\xca\xf3\x18\rJ\x013Z\bPriorityR\bpriority\x12'\n" +
 	"\averbose\x18\x03 \x01(\bB\r\xca\xf3\x18\tZ\aVerboseR\averbose\x12\x1d\n" +
 	"\x05query\x18\x04 \x01(\tB\a\xca\xf3\x18\x03\x10\x80\bR\x05query:\xac\x01\xc2\xf3\x18\xa7\x01\n" +
-	"\x12test_custom_header\x12\x12Test custom header\x1aLConformance fixture: arguments mirrored into Mcp-Param headers, echoed back. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResultB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x12test_custom_header\x12\x12Test custom header\x1aLConformance fixture: arguments mirrored into Mcp-Param headers, echoed back. \x01(\x012\x04\b\x01\x18\x01:\vconformanceB\x18ConformanceContentResultBF\xd8\xf3\x18\x01Z@github.com/hootenanny/hoot/gen/hoot/conformance/v1;conformancev1b\x06proto3"
 
 var (
-	file_hoot_v1_conformance_proto_rawDescOnce sync.Once
-	file_hoot_v1_conformance_proto_rawDescData []byte
+	file_hoot_conformance_v1_conformance_proto_rawDescOnce sync.Once
+	file_hoot_conformance_v1_conformance_proto_rawDescData []byte
 )
 
-func file_hoot_v1_conformance_proto_rawDescGZIP() []byte {
-	file_hoot_v1_conformance_proto_rawDescOnce.Do(func() {
-		file_hoot_v1_conformance_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hoot_v1_conformance_proto_rawDesc), len(file_hoot_v1_conformance_proto_rawDesc)))
+func file_hoot_conformance_v1_conformance_proto_rawDescGZIP() []byte {
+	file_hoot_conformance_v1_conformance_proto_rawDescOnce.Do(func() {
+		file_hoot_conformance_v1_conformance_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hoot_conformance_v1_conformance_proto_rawDesc), len(file_hoot_conformance_v1_conformance_proto_rawDesc)))
 	})
-	return file_hoot_v1_conformance_proto_rawDescData
+	return file_hoot_conformance_v1_conformance_proto_rawDescData
 }
 
-var file_hoot_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
-var file_hoot_v1_conformance_proto_goTypes = []any{
-	(*ConformanceSimpleTextRequest)(nil),                  // 0: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),                // 1: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),                // 2: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),            // 3: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),        // 4: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),               // 5: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),            // 6: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceToolWithLoggingRequest)(nil),             // 7: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                    // 8: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                 // 9: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),         // 10: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),            // 11: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),            // 12: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceInputRequiredElicitationRequest)(nil),    // 13: hoot.v1.ConformanceInputRequiredElicitationRequest
-	(*ConformanceInputRequiredSamplingRequest)(nil),       // 14: hoot.v1.ConformanceInputRequiredSamplingRequest
-	(*ConformanceInputRequiredListRootsRequest)(nil),      // 15: hoot.v1.ConformanceInputRequiredListRootsRequest
-	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 16: hoot.v1.ConformanceInputRequiredRequestStateRequest
-	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 17: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 18: hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 19: hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 20: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	(*ConformanceMissingCapabilityRequest)(nil),           // 21: hoot.v1.ConformanceMissingCapabilityRequest
-	(*ConformanceStreamingElicitationRequest)(nil),        // 22: hoot.v1.ConformanceStreamingElicitationRequest
-	(*ConformanceInputRequiredPromptRequest)(nil),         // 23: hoot.v1.ConformanceInputRequiredPromptRequest
-	(*ConformanceAddress)(nil),                            // 24: hoot.v1.ConformanceAddress
-	(*ConformanceContentResult)(nil),                      // 25: hoot.v1.ConformanceContentResult
-	(*ConformanceSimplePromptRequest)(nil),                // 26: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),         // 27: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 28: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),             // 29: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                  // 30: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),                // 31: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),             // 32: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),                // 33: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformancePromptResult)(nil),                       // 34: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                     // 35: hoot.v1.ConformanceResourceResult
-	(*ConformanceLoggingToolRequest)(nil),                 // 36: hoot.v1.ConformanceLoggingToolRequest
-	(*ConformanceTriggerToolChangeRequest)(nil),           // 37: hoot.v1.ConformanceTriggerToolChangeRequest
-	(*ConformanceTriggerPromptChangeRequest)(nil),         // 38: hoot.v1.ConformanceTriggerPromptChangeRequest
-	(*ConformanceDynamicToolRequest)(nil),                 // 39: hoot.v1.ConformanceDynamicToolRequest
-	(*ConformanceDynamicPromptRequest)(nil),               // 40: hoot.v1.ConformanceDynamicPromptRequest
-	(*ConformanceCustomHeaderRequest)(nil),                // 41: hoot.v1.ConformanceCustomHeaderRequest
-	(*Content)(nil),                                       // 42: hoot.v1.Content
-	(*PromptMessage)(nil),                                 // 43: hoot.v1.PromptMessage
-	(*EmbeddedResource)(nil),                              // 44: hoot.v1.EmbeddedResource
+var file_hoot_conformance_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_hoot_conformance_v1_conformance_proto_goTypes = []any{
+	(*ConformanceSimpleTextRequest)(nil),                  // 0: hoot.conformance.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),                // 1: hoot.conformance.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),                // 2: hoot.conformance.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),            // 3: hoot.conformance.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),        // 4: hoot.conformance.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),               // 5: hoot.conformance.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),            // 6: hoot.conformance.v1.ConformanceToolWithProgressRequest
+	(*ConformanceToolWithLoggingRequest)(nil),             // 7: hoot.conformance.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                    // 8: hoot.conformance.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                 // 9: hoot.conformance.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),         // 10: hoot.conformance.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),            // 11: hoot.conformance.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),            // 12: hoot.conformance.v1.ConformanceJsonSchema202012Request
+	(*ConformanceInputRequiredElicitationRequest)(nil),    // 13: hoot.conformance.v1.ConformanceInputRequiredElicitationRequest
+	(*ConformanceInputRequiredSamplingRequest)(nil),       // 14: hoot.conformance.v1.ConformanceInputRequiredSamplingRequest
+	(*ConformanceInputRequiredListRootsRequest)(nil),      // 15: hoot.conformance.v1.ConformanceInputRequiredListRootsRequest
+	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 16: hoot.conformance.v1.ConformanceInputRequiredRequestStateRequest
+	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 17: hoot.conformance.v1.ConformanceInputRequiredMultipleInputsRequest
+	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 18: hoot.conformance.v1.ConformanceInputRequiredMultiRoundRequest
+	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 19: hoot.conformance.v1.ConformanceInputRequiredTamperedStateRequest
+	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 20: hoot.conformance.v1.ConformanceInputRequiredCapabilitiesRequest
+	(*ConformanceMissingCapabilityRequest)(nil),           // 21: hoot.conformance.v1.ConformanceMissingCapabilityRequest
+	(*ConformanceStreamingElicitationRequest)(nil),        // 22: hoot.conformance.v1.ConformanceStreamingElicitationRequest
+	(*ConformanceInputRequiredPromptRequest)(nil),         // 23: hoot.conformance.v1.ConformanceInputRequiredPromptRequest
+	(*ConformanceAddress)(nil),                            // 24: hoot.conformance.v1.ConformanceAddress
+	(*ConformanceContentResult)(nil),                      // 25: hoot.conformance.v1.ConformanceContentResult
+	(*ConformanceSimplePromptRequest)(nil),                // 26: hoot.conformance.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),         // 27: hoot.conformance.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 28: hoot.conformance.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),             // 29: hoot.conformance.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                  // 30: hoot.conformance.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),                // 31: hoot.conformance.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),             // 32: hoot.conformance.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),                // 33: hoot.conformance.v1.ConformanceTemplateDataRequest
+	(*ConformancePromptResult)(nil),                       // 34: hoot.conformance.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 35: hoot.conformance.v1.ConformanceResourceResult
+	(*ConformanceLoggingToolRequest)(nil),                 // 36: hoot.conformance.v1.ConformanceLoggingToolRequest
+	(*ConformanceTriggerToolChangeRequest)(nil),           // 37: hoot.conformance.v1.ConformanceTriggerToolChangeRequest
+	(*ConformanceTriggerPromptChangeRequest)(nil),         // 38: hoot.conformance.v1.ConformanceTriggerPromptChangeRequest
+	(*ConformanceDynamicToolRequest)(nil),                 // 39: hoot.conformance.v1.ConformanceDynamicToolRequest
+	(*ConformanceDynamicPromptRequest)(nil),               // 40: hoot.conformance.v1.ConformanceDynamicPromptRequest
+	(*ConformanceCustomHeaderRequest)(nil),                // 41: hoot.conformance.v1.ConformanceCustomHeaderRequest
+	(*v1.Content)(nil),                                    // 42: hoot.v1.Content
+	(*v1.PromptMessage)(nil),                              // 43: hoot.v1.PromptMessage
+	(*v1.EmbeddedResource)(nil),                           // 44: hoot.v1.EmbeddedResource
 }
-var file_hoot_v1_conformance_proto_depIdxs = []int32{
-	24, // 0: hoot.v1.ConformanceJsonSchema202012Request.address:type_name -> hoot.v1.ConformanceAddress
-	42, // 1: hoot.v1.ConformanceContentResult.content:type_name -> hoot.v1.Content
-	43, // 2: hoot.v1.ConformancePromptResult.messages:type_name -> hoot.v1.PromptMessage
-	44, // 3: hoot.v1.ConformanceResourceResult.contents:type_name -> hoot.v1.EmbeddedResource
+var file_hoot_conformance_v1_conformance_proto_depIdxs = []int32{
+	24, // 0: hoot.conformance.v1.ConformanceJsonSchema202012Request.address:type_name -> hoot.conformance.v1.ConformanceAddress
+	42, // 1: hoot.conformance.v1.ConformanceContentResult.content:type_name -> hoot.v1.Content
+	43, // 2: hoot.conformance.v1.ConformancePromptResult.messages:type_name -> hoot.v1.PromptMessage
+	44, // 3: hoot.conformance.v1.ConformanceResourceResult.contents:type_name -> hoot.v1.EmbeddedResource
 	4,  // [4:4] is the sub-list for method output_type
 	4,  // [4:4] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
@@ -1939,28 +1940,26 @@ var file_hoot_v1_conformance_proto_depIdxs = []int32{
 	0,  // [0:4] is the sub-list for field type_name
 }
 
-func init() { file_hoot_v1_conformance_proto_init() }
-func file_hoot_v1_conformance_proto_init() {
-	if File_hoot_v1_conformance_proto != nil {
+func init() { file_hoot_conformance_v1_conformance_proto_init() }
+func file_hoot_conformance_v1_conformance_proto_init() {
+	if File_hoot_conformance_v1_conformance_proto != nil {
 		return
 	}
-	file_hoot_v1_content_proto_init()
-	file_hoot_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_conformance_proto_rawDesc), len(file_hoot_v1_conformance_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_conformance_v1_conformance_proto_rawDesc), len(file_hoot_conformance_v1_conformance_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_hoot_v1_conformance_proto_goTypes,
-		DependencyIndexes: file_hoot_v1_conformance_proto_depIdxs,
-		MessageInfos:      file_hoot_v1_conformance_proto_msgTypes,
+		GoTypes:           file_hoot_conformance_v1_conformance_proto_goTypes,
+		DependencyIndexes: file_hoot_conformance_v1_conformance_proto_depIdxs,
+		MessageInfos:      file_hoot_conformance_v1_conformance_proto_msgTypes,
 	}.Build()
-	File_hoot_v1_conformance_proto = out.File
-	file_hoot_v1_conformance_proto_goTypes = nil
-	file_hoot_v1_conformance_proto_depIdxs = nil
+	File_hoot_conformance_v1_conformance_proto = out.File
+	file_hoot_conformance_v1_conformance_proto_goTypes = nil
+	file_hoot_conformance_v1_conformance_proto_depIdxs = nil
 }

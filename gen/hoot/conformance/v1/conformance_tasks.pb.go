@@ -2,11 +2,12 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        (unknown)
-// source: hoot/v1/conformance_tasks.proto
+// source: hoot/conformance/v1/conformance_tasks.proto
 
-package hootv1
+package conformancev1
 
 import (
+	_ "github.com/hootenanny/hoot/gen/hoot/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -32,7 +33,7 @@ type ConformanceGreetRequest struct {
 
 func (x *ConformanceGreetRequest) Reset() {
 	*x = ConformanceGreetRequest{}
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[0]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +45,7 @@ func (x *ConformanceGreetRequest) String() string {
 func (*ConformanceGreetRequest) ProtoMessage() {}
 
 func (x *ConformanceGreetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[0]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +58,7 @@ func (x *ConformanceGreetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceGreetRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceGreetRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_tasks_proto_rawDescGZIP(), []int{0}
+	return file_hoot_conformance_v1_conformance_tasks_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *ConformanceGreetRequest) GetName() string {
@@ -81,7 +82,7 @@ type ConformanceSlowComputeRequest struct {
 
 func (x *ConformanceSlowComputeRequest) Reset() {
 	*x = ConformanceSlowComputeRequest{}
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[1]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -93,7 +94,7 @@ func (x *ConformanceSlowComputeRequest) String() string {
 func (*ConformanceSlowComputeRequest) ProtoMessage() {}
 
 func (x *ConformanceSlowComputeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[1]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -106,7 +107,7 @@ func (x *ConformanceSlowComputeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceSlowComputeRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceSlowComputeRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_tasks_proto_rawDescGZIP(), []int{1}
+	return file_hoot_conformance_v1_conformance_tasks_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *ConformanceSlowComputeRequest) GetSeconds() uint32 {
@@ -133,7 +134,7 @@ type ConformanceFailingJobRequest struct {
 
 func (x *ConformanceFailingJobRequest) Reset() {
 	*x = ConformanceFailingJobRequest{}
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[2]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -145,7 +146,7 @@ func (x *ConformanceFailingJobRequest) String() string {
 func (*ConformanceFailingJobRequest) ProtoMessage() {}
 
 func (x *ConformanceFailingJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[2]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -158,7 +159,7 @@ func (x *ConformanceFailingJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceFailingJobRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceFailingJobRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_tasks_proto_rawDescGZIP(), []int{2}
+	return file_hoot_conformance_v1_conformance_tasks_proto_rawDescGZIP(), []int{2}
 }
 
 // Fails inside the worker without an answer of the tool's (its work panics): a task that ends
@@ -171,7 +172,7 @@ type ConformanceProtocolErrorJobRequest struct {
 
 func (x *ConformanceProtocolErrorJobRequest) Reset() {
 	*x = ConformanceProtocolErrorJobRequest{}
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[3]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -183,7 +184,7 @@ func (x *ConformanceProtocolErrorJobRequest) String() string {
 func (*ConformanceProtocolErrorJobRequest) ProtoMessage() {}
 
 func (x *ConformanceProtocolErrorJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[3]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -196,7 +197,7 @@ func (x *ConformanceProtocolErrorJobRequest) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConformanceProtocolErrorJobRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceProtocolErrorJobRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_tasks_proto_rawDescGZIP(), []int{3}
+	return file_hoot_conformance_v1_conformance_tasks_proto_rawDescGZIP(), []int{3}
 }
 
 // Asks the user to confirm the deletion of a file (one elicitation), and answers with what
@@ -211,7 +212,7 @@ type ConformanceConfirmDeleteRequest struct {
 
 func (x *ConformanceConfirmDeleteRequest) Reset() {
 	*x = ConformanceConfirmDeleteRequest{}
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[4]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -223,7 +224,7 @@ func (x *ConformanceConfirmDeleteRequest) String() string {
 func (*ConformanceConfirmDeleteRequest) ProtoMessage() {}
 
 func (x *ConformanceConfirmDeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[4]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -236,7 +237,7 @@ func (x *ConformanceConfirmDeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceConfirmDeleteRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceConfirmDeleteRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_tasks_proto_rawDescGZIP(), []int{4}
+	return file_hoot_conformance_v1_conformance_tasks_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ConformanceConfirmDeleteRequest) GetFilename() string {
@@ -255,7 +256,7 @@ type ConformanceMultiInputRequest struct {
 
 func (x *ConformanceMultiInputRequest) Reset() {
 	*x = ConformanceMultiInputRequest{}
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[5]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -267,7 +268,7 @@ func (x *ConformanceMultiInputRequest) String() string {
 func (*ConformanceMultiInputRequest) ProtoMessage() {}
 
 func (x *ConformanceMultiInputRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[5]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -280,7 +281,7 @@ func (x *ConformanceMultiInputRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConformanceMultiInputRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceMultiInputRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_tasks_proto_rawDescGZIP(), []int{5}
+	return file_hoot_conformance_v1_conformance_tasks_proto_rawDescGZIP(), []int{5}
 }
 
 // Greets someone by name, as a task. The name is a person's to give: called without it, the
@@ -296,7 +297,7 @@ type ConformanceTestToolWithTaskRequest struct {
 
 func (x *ConformanceTestToolWithTaskRequest) Reset() {
 	*x = ConformanceTestToolWithTaskRequest{}
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[6]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -308,7 +309,7 @@ func (x *ConformanceTestToolWithTaskRequest) String() string {
 func (*ConformanceTestToolWithTaskRequest) ProtoMessage() {}
 
 func (x *ConformanceTestToolWithTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_conformance_tasks_proto_msgTypes[6]
+	mi := &file_hoot_conformance_v1_conformance_tasks_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -321,7 +322,7 @@ func (x *ConformanceTestToolWithTaskRequest) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConformanceTestToolWithTaskRequest.ProtoReflect.Descriptor instead.
 func (*ConformanceTestToolWithTaskRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_conformance_tasks_proto_rawDescGZIP(), []int{6}
+	return file_hoot_conformance_v1_conformance_tasks_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ConformanceTestToolWithTaskRequest) GetName() string {
@@ -331,11 +332,11 @@ func (x *ConformanceTestToolWithTaskRequest) GetName() string {
 	return ""
 }
 
-var File_hoot_v1_conformance_tasks_proto protoreflect.FileDescriptor
+var File_hoot_conformance_v1_conformance_tasks_proto protoreflect.FileDescriptor
 
-const file_hoot_v1_conformance_tasks_proto_rawDesc = "" +
+const file_hoot_conformance_v1_conformance_tasks_proto_rawDesc = "" +
 	"\n" +
-	"\x1fhoot/v1/conformance_tasks.proto\x12\ahoot.v1\x1a\x15hoot/v1/options.proto\"\xc2\x01\n" +
+	"+hoot/conformance/v1/conformance_tasks.proto\x12\x13hoot.conformance.v1\x1a\x15hoot/v1/options.proto\"\xc2\x01\n" +
 	"\x17ConformanceGreetRequest\x12$\n" +
 	"\x04name\x18\x01 \x01(\tB\x10\xca\xf3\x18\f\b\x01\x10\xc8\x01J\x05WorldR\x04name:\x80\x01\xc2\xf3\x18|\n" +
 	"\x05greet\x12\x05Greet\x1a5Conformance fixture: answer \"Hello, {name}!\" at once. \x01(\x012\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\"\xa0\x02\n" +
@@ -354,31 +355,31 @@ const file_hoot_v1_conformance_tasks_proto_rawDesc = "" +
 	"\vmulti_input\x12\vMulti input\x1aWConformance fixture: ask the user two questions at once, then answer with both answers. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\"\x84\x02\n" +
 	"\"ConformanceTestToolWithTaskRequest\x12&\n" +
 	"\x04name\x18\x01 \x01(\tB\x12\xca\xf3\x18\x0e\x10\xc8\x01\x18\x01J\x05Alice`\x01R\x04name:\xb5\x01\xc2\xf3\x18\xb0\x01\n" +
-	"\x13test_tool_with_task\x12\x0fGreet as a task\x1aNConformance fixture: greet a name, asked of the user when left out, in a task. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\x80\x01\x01B/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x13test_tool_with_task\x12\x0fGreet as a task\x1aNConformance fixture: greet a name, asked of the user when left out, in a task. \x01(\x022\x04\b\x01\x18\x01:\x11conformance_tasksB\x18ConformanceContentResult\x80\x01\x01BF\xd8\xf3\x18\x01Z@github.com/hootenanny/hoot/gen/hoot/conformance/v1;conformancev1b\x06proto3"
 
 var (
-	file_hoot_v1_conformance_tasks_proto_rawDescOnce sync.Once
-	file_hoot_v1_conformance_tasks_proto_rawDescData []byte
+	file_hoot_conformance_v1_conformance_tasks_proto_rawDescOnce sync.Once
+	file_hoot_conformance_v1_conformance_tasks_proto_rawDescData []byte
 )
 
-func file_hoot_v1_conformance_tasks_proto_rawDescGZIP() []byte {
-	file_hoot_v1_conformance_tasks_proto_rawDescOnce.Do(func() {
-		file_hoot_v1_conformance_tasks_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hoot_v1_conformance_tasks_proto_rawDesc), len(file_hoot_v1_conformance_tasks_proto_rawDesc)))
+func file_hoot_conformance_v1_conformance_tasks_proto_rawDescGZIP() []byte {
+	file_hoot_conformance_v1_conformance_tasks_proto_rawDescOnce.Do(func() {
+		file_hoot_conformance_v1_conformance_tasks_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hoot_conformance_v1_conformance_tasks_proto_rawDesc), len(file_hoot_conformance_v1_conformance_tasks_proto_rawDesc)))
 	})
-	return file_hoot_v1_conformance_tasks_proto_rawDescData
+	return file_hoot_conformance_v1_conformance_tasks_proto_rawDescData
 }
 
-var file_hoot_v1_conformance_tasks_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
-var file_hoot_v1_conformance_tasks_proto_goTypes = []any{
-	(*ConformanceGreetRequest)(nil),            // 0: hoot.v1.ConformanceGreetRequest
-	(*ConformanceSlowComputeRequest)(nil),      // 1: hoot.v1.ConformanceSlowComputeRequest
-	(*ConformanceFailingJobRequest)(nil),       // 2: hoot.v1.ConformanceFailingJobRequest
-	(*ConformanceProtocolErrorJobRequest)(nil), // 3: hoot.v1.ConformanceProtocolErrorJobRequest
-	(*ConformanceConfirmDeleteRequest)(nil),    // 4: hoot.v1.ConformanceConfirmDeleteRequest
-	(*ConformanceMultiInputRequest)(nil),       // 5: hoot.v1.ConformanceMultiInputRequest
-	(*ConformanceTestToolWithTaskRequest)(nil), // 6: hoot.v1.ConformanceTestToolWithTaskRequest
+var file_hoot_conformance_v1_conformance_tasks_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_hoot_conformance_v1_conformance_tasks_proto_goTypes = []any{
+	(*ConformanceGreetRequest)(nil),            // 0: hoot.conformance.v1.ConformanceGreetRequest
+	(*ConformanceSlowComputeRequest)(nil),      // 1: hoot.conformance.v1.ConformanceSlowComputeRequest
+	(*ConformanceFailingJobRequest)(nil),       // 2: hoot.conformance.v1.ConformanceFailingJobRequest
+	(*ConformanceProtocolErrorJobRequest)(nil), // 3: hoot.conformance.v1.ConformanceProtocolErrorJobRequest
+	(*ConformanceConfirmDeleteRequest)(nil),    // 4: hoot.conformance.v1.ConformanceConfirmDeleteRequest
+	(*ConformanceMultiInputRequest)(nil),       // 5: hoot.conformance.v1.ConformanceMultiInputRequest
+	(*ConformanceTestToolWithTaskRequest)(nil), // 6: hoot.conformance.v1.ConformanceTestToolWithTaskRequest
 }
-var file_hoot_v1_conformance_tasks_proto_depIdxs = []int32{
+var file_hoot_conformance_v1_conformance_tasks_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
 	0, // [0:0] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
@@ -386,27 +387,26 @@ var file_hoot_v1_conformance_tasks_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for field type_name
 }
 
-func init() { file_hoot_v1_conformance_tasks_proto_init() }
-func file_hoot_v1_conformance_tasks_proto_init() {
-	if File_hoot_v1_conformance_tasks_proto != nil {
+func init() { file_hoot_conformance_v1_conformance_tasks_proto_init() }
+func file_hoot_conformance_v1_conformance_tasks_proto_init() {
+	if File_hoot_conformance_v1_conformance_tasks_proto != nil {
 		return
 	}
-	file_hoot_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_conformance_tasks_proto_rawDesc), len(file_hoot_v1_conformance_tasks_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_conformance_v1_conformance_tasks_proto_rawDesc), len(file_hoot_conformance_v1_conformance_tasks_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_hoot_v1_conformance_tasks_proto_goTypes,
-		DependencyIndexes: file_hoot_v1_conformance_tasks_proto_depIdxs,
-		MessageInfos:      file_hoot_v1_conformance_tasks_proto_msgTypes,
+		GoTypes:           file_hoot_conformance_v1_conformance_tasks_proto_goTypes,
+		DependencyIndexes: file_hoot_conformance_v1_conformance_tasks_proto_depIdxs,
+		MessageInfos:      file_hoot_conformance_v1_conformance_tasks_proto_msgTypes,
 	}.Build()
-	File_hoot_v1_conformance_tasks_proto = out.File
-	file_hoot_v1_conformance_tasks_proto_goTypes = nil
-	file_hoot_v1_conformance_tasks_proto_depIdxs = nil
+	File_hoot_conformance_v1_conformance_tasks_proto = out.File
+	file_hoot_conformance_v1_conformance_tasks_proto_goTypes = nil
+	file_hoot_conformance_v1_conformance_tasks_proto_depIdxs = nil
 }
