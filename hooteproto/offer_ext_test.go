@@ -70,7 +70,7 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer ccancel()
 	p := &hootv1.Payload{Request: &hootv1.Payload_TestDynamicTool{TestDynamicTool: &hootv1.ConformanceDynamicToolRequest{}}}
-	if res, err := s.broker.Call(cctx, dyn, p, nil); err != nil || res.GetError() != nil {
+	if res, err := s.broker.Call(cctx, hooteproto.Call{Service: dyn, Payload: p}); err != nil || res.GetError() != nil {
 		t.Fatalf("call of the offered service = %v, %v", res, err)
 	}
 	offer.Set(dyn, false)

@@ -65,7 +65,7 @@ func newAskBackend() *askBackend {
 		b.mu.Unlock()
 		if ask != nil {
 			// As a worker's handler asks, through the call's ClientAsker.
-			if _, err := hooteproto.ClientAskerFrom(ctx)(ctx, ask); err != nil {
+			if _, err := callOf(ctx).Ask(ctx, ask); err != nil {
 				return &hootv1.Result{Result: &hootv1.Result_Error{Error: hooteproto.ToolErrorOf(err)}}, nil
 			}
 		}

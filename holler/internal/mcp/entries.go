@@ -157,13 +157,16 @@ func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool
 		if round, err = s.openRound(ctx, msg.Method, t.Name, req, sess.caps, msg.Params); err != nil {
 			return nil, s.roundFailure(id, msg.Method, t.Name, err)
 		}
-		ctx = hooteproto.WithClientAsker(ctx, round.ask)
+	}
+	ask := legacyAskerFrom(ctx)
+	if round != nil {
+		ask = round.ask
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	payload := t.Wrap(req)
 	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
-	res, err := s.cfg.Backend.CallAs(cctx, callerOf(ctx), t.Service, payload, nil)
+	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{Service: t.Service, Payload: payload, Caller: callerOf(ctx), Ask: ask})
 	endBackend(res, err)
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
@@ -218,4 +221,19 @@ func fieldsOfType[T proto.Message](m proto.Message) []T {
 		}
 	}
 	return out
+}
+
+// legacyAskerKey carries, to a prompt's or resource's handler of a session before 2026-07-28,
+// the ClientAsker that sends its worker's questions to the client as requests.
+type legacyAskerKey struct{}
+
+// withLegacyAsker returns ctx carrying ask for callEntry.
+func withLegacyAsker(ctx context.Context, ask hooteproto.ClientAsker) context.Context {
+	return context.WithValue(ctx, legacyAskerKey{}, ask)
+}
+
+// legacyAskerFrom returns the ClientAsker that ctx carries, or nil.
+func legacyAskerFrom(ctx context.Context) hooteproto.ClientAsker {
+	ask, _ := ctx.Value(legacyAskerKey{}).(hooteproto.ClientAsker)
+	return ask
 }

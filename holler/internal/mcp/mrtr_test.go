@@ -76,7 +76,7 @@ func answerText(r *hootv1.ClientResponse) string {
 // answers with every answer joined by "|".
 func asking(groups ...[]*hootv1.ClientRequest) func(context.Context, string, *hootv1.Payload) (*hootv1.Result, error) {
 	return func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		ask := hooteproto.ClientAskerFrom(ctx)
+		ask := callOf(ctx).Ask
 		if ask == nil {
 			return nil, hooteproto.NewError(hooteproto.CodeInternal, "no asker")
 		}
@@ -311,7 +311,7 @@ func TestRoundCapabilities(t *testing.T) {
 // needing returns a backend override that asks q and fails with the refusal if it is refused.
 func needing(q *hootv1.ClientRequest) func(context.Context, string, *hootv1.Payload) (*hootv1.Result, error) {
 	return func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		r, err := hooteproto.ClientAskerFrom(ctx)(ctx, q)
+		r, err := callOf(ctx).Ask(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -437,7 +437,7 @@ func TestRoundPrompt(t *testing.T) {
 	t.Parallel()
 	_, b, c := newRoundServer(t, nil)
 	b.override = func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		res, err := hooteproto.ClientAskerFrom(ctx)(ctx, nameForm("user_context", "context"))
+		res, err := callOf(ctx).Ask(ctx, nameForm("user_context", "context"))
 		if err != nil {
 			return nil, err
 		}
@@ -553,7 +553,7 @@ func TestPromptAsksOldEra(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
 	b.override = func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		ask := hooteproto.ClientAskerFrom(ctx)
+		ask := callOf(ctx).Ask
 		if ask == nil {
 			return nil, hooteproto.NewError(hooteproto.CodeInternal, "no asker")
 		}
@@ -587,7 +587,7 @@ func TestRoundResource(t *testing.T) {
 	t.Parallel()
 	_, b, c := newRoundServer(t, nil)
 	b.override = func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		res, err := hooteproto.ClientAskerFrom(ctx)(ctx, rootsQ("where"))
+		res, err := callOf(ctx).Ask(ctx, rootsQ("where"))
 		if err != nil {
 			return nil, err
 		}

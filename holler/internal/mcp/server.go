@@ -16,7 +16,6 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
-	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // ErrServerClosed is returned by [Server.ServeStdio] after [Server.Close].
@@ -227,7 +226,7 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 			if sess.modern {
 				ctx = withModernSession(ctx, sess)
 			} else if out != nil {
-				ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
+				ctx = withLegacyAsker(ctx, s.clientAsker(sess, out))
 			}
 		}
 		return h(ctx, msg)

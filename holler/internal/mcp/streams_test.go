@@ -12,6 +12,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // An sseEvent as a test reads it: its id, its data, and the comments before it.
@@ -300,7 +301,8 @@ type stepBackend struct {
 	release chan struct{}
 }
 
-func (b *stepBackend) CallAs(ctx context.Context, _ *hootv1.Caller, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
+func (b *stepBackend) Call(ctx context.Context, c hooteproto.Call) (*hootv1.Result, error) {
+	onProgress := c.Progress
 	onProgress(&hootv1.Progress{Progress: 1, Total: 2})
 	select {
 	case <-b.release:

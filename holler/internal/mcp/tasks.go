@@ -318,7 +318,7 @@ func (s *Server) callTaskTool(ctx context.Context, caller *hootv1.Caller, id jso
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	cctx = hooteproto.WithTraceparent(cctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx)))
-	res, err := s.cfg.Backend.CallAs(cctx, caller, t.Service, t.Wrap(req), nil)
+	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{Service: t.Service, Payload: t.Wrap(req), Caller: caller})
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
 	}

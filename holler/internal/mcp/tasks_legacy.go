@@ -169,13 +169,10 @@ func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *response {
 	return nil
 }
 
-// asJobContext returns ctx for the backend call of tool t, marked to run as a job when t
-// answers inline and the call asks for a task in a session with tasks.
-func (s *Server) asJobContext(ctx context.Context, sess *session, msg *message, t *hootv1hoot.Tool) context.Context {
-	if t.Kind == hootv1.Kind_KIND_JOB || sess.taskList() == nil || !hasTaskParam(msg.Params) {
-		return ctx
-	}
-	return hooteproto.WithAsJob(ctx)
+// runsAsJob reports whether the backend call of tool t runs as a job: when t answers inline
+// and the call asks for a task in a session with tasks.
+func (s *Server) runsAsJob(sess *session, msg *message, t *hootv1hoot.Tool) bool {
+	return t.Kind != hootv1.Kind_KIND_JOB && sess.taskList() != nil && hasTaskParam(msg.Params)
 }
 
 // inlineTaskCreated returns the CreateTaskResult of a call of a tool that answers inline, run

@@ -207,25 +207,32 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if out != nil && (rawjson.Kind(p.Meta.ProgressToken) == "string" || rawjson.Kind(p.Meta.ProgressToken) == "number") {
 		onProgress = progressRelay(rawjson.Compact(p.Meta.ProgressToken), out)
 	}
+	var asker hooteproto.ClientAsker
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
 		if !sess.modern {
-			ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
+			asker = s.clientAsker(sess, out)
 		}
 	}
 	if round != nil {
 		// The 2026-07-28 era forbids requests of the server to the client: questions become
 		// an input_required result.
-		ctx = hooteproto.WithClientAsker(ctx, round.ask)
+		asker = round.ask
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	payload := t.Wrap(req)
 	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
 	traceparent := hooteproto.TraceparentFrom(cctx)
-	cctx = s.asJobContext(cctx, sess, msg, t)
 	start := time.Now()
-	res, err := s.cfg.Backend.CallAs(cctx, callerOf(ctx), t.Service, payload, onProgress)
+	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{
+		Service:  t.Service,
+		Payload:  payload,
+		Caller:   callerOf(ctx),
+		Progress: onProgress,
+		Ask:      asker,
+		AsJob:    s.runsAsJob(sess, msg, t),
+	})
 	elapsed := time.Since(start)
 	endBackend(res, err)
 	if round != nil {
