@@ -120,6 +120,12 @@ func (h *echoHandler) Echo(ctx context.Context, r *hootv1.EchoRequest) (*hootv1.
 		h.b.started <- struct{}{}
 		select {
 		case <-h.b.release:
+			// A context that ended first wins, so that a test that releases after its
+			// context could have ended sees which it was.
+			if ctx.Err() != nil {
+				h.b.ended <- context.Cause(ctx)
+				return nil, ctx.Err()
+			}
 		case <-ctx.Done():
 			h.b.ended <- context.Cause(ctx)
 			return nil, ctx.Err()
