@@ -29,10 +29,6 @@ const (
 	methodComplete          = "completion/complete"
 )
 
-// entryMethodList are the methods of this file, for methodList.
-var entryMethodList = []string{methodPromptsList, methodPromptsGet, methodResourcesList, methodResourcesRead,
-	methodResourceTemplates, methodSubscribe, methodUnsubscribe, methodComplete}
-
 // codeResourceNotFound is MCP's error code for a resource URI that no resource has.
 const codeResourceNotFound = -32002
 
@@ -79,27 +75,6 @@ func (e *entries) add(t *hootv1hoot.Tool) bool {
 		return false
 	}
 	return true
-}
-
-// entryMethod returns the handler of one of the methods of this file.
-func (s *Server) entryMethod(method string) (func(context.Context, *message) *response, bool) {
-	switch method {
-	case methodPromptsList:
-		return s.listPrompts, true
-	case methodPromptsGet:
-		return s.getPrompt, true
-	case methodResourcesList:
-		return s.listResources, true
-	case methodResourceTemplates:
-		return s.listResourceTemplates, true
-	case methodResourcesRead:
-		return s.readResource, true
-	case methodSubscribe, methodUnsubscribe:
-		return s.subscribe, true
-	case methodComplete:
-		return s.complete, true
-	}
-	return nil, false
 }
 
 // liveService reports whether a live worker serves service; without a LiveBackend every

@@ -262,33 +262,6 @@ func isModernVersion(v string) bool {
 	return false
 }
 
-// modernMethods returns the methods the modern era answers: the ones whose capability
-// server/discover declares, so that both always agree.
-func (s *Server) modernMethods() []string {
-	c := s.modernCapabilities()
-	out := []string{methodDiscover, methodListen, methodToolsList, methodToolsCall}
-	if c.Resources != nil {
-		out = append(out, methodResourcesList, methodResourceTemplates, methodResourcesRead)
-	}
-	if c.Prompts != nil {
-		out = append(out, methodPromptsList, methodPromptsGet)
-	}
-	if c.Completions != nil {
-		out = append(out, methodComplete)
-	}
-	return append(out, s.taskMethods()...)
-}
-
-// modernMethod reports whether the modern era answers method.
-func (s *Server) modernMethod(method string) bool {
-	for _, m := range s.modernMethods() {
-		if m == method {
-			return true
-		}
-	}
-	return false
-}
-
 // modernCapabilities are the capabilities server/discover declares. subscriptions/listen
 // announces the changes of the lists when the Backend reports its live services (listen.go).
 func (s *Server) modernCapabilities() serverCapabilities {
@@ -384,14 +357,8 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	ctx, endTrace := s.traceRequest(ctx, r, tp, msg.Method)
 	defer endTrace()
 
-	// The methods that handle does not serve have their params checked here (listen checks its
-	// own).
-	if msg.Method == methodDiscover || isTaskMethod(msg.Method) {
-		if resp := s.badParams(msg, true); resp != nil {
-			s.writeJSON(w, http.StatusOK, s.modernResponse(msg.Method, resp))
-			return
-		}
-	}
+	// subscriptions/listen is served by the transport, its answer being a stream of its own;
+	// every other method goes through the method table.
 	if msg.Method == methodListen {
 		s.serveListenHTTP(ctx, w, r, msg)
 		return
@@ -400,15 +367,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	sess.tasks = declaresTasks(meta.caps)
 	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
 	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
-	var resp *response
-	if msg.Method == methodDiscover {
-		resp = s.discover(msg.ID)
-	} else if isTaskMethod(msg.Method) {
-		resp = s.serveTask(ctx, msg)
-	} else {
-		resp = s.handle(ctx, sess, msg, reply, cancel)
-	}
-	resp = s.modernResponse(msg.Method, resp)
+	resp := s.modernResponse(msg.Method, s.handle(ctx, sess, msg, reply, cancel))
 	reply.finishStatus(resp, modernStatus(resp))
 }
 

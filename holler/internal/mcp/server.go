@@ -21,8 +21,7 @@ import (
 // ErrServerClosed is returned by [Server.ServeStdio] after [Server.Close].
 var ErrServerClosed = errors.New("mcp: server closed")
 
-// The methods this server knows. methodList, the ones a client may send, is what a client
-// that calls an unknown method is told.
+// The methods this server knows (the rows of methodTable, methods.go).
 const (
 	methodInitialize  = "initialize"
 	methodPing        = "ping"
@@ -35,8 +34,6 @@ const (
 	notifyMessage     = "notifications/message"
 	notifyToolsChange = "notifications/tools/list_changed"
 )
-
-var methodList = append([]string{methodInitialize, methodPing, methodToolsList, methodToolsCall, methodSetLevel, notifyInitialized, notifyCancelled}, entryMethodList...)
 
 // A Server is an MCP server over a generated tool table. It serves Streamable HTTP as an
 // http.Handler and stdio with ServeStdio; both share one core and the same tool policy.
@@ -212,93 +209,19 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 	return resp
 }
 
-// dispatch routes a request to its method.
-func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out notifier) *response {
-	if h, ok := s.entryMethod(msg.Method); ok {
-		if !sess.isInitialized() {
-			return s.notInitialized(msg.ID)
-		}
-		if r := s.badParams(msg, sess.modern); r != nil {
-			return r
-		}
-		if msg.Method == methodPromptsGet || msg.Method == methodResourcesRead {
-			// Their workers may ask the client, as a tool's may.
-			if sess.modern {
-				ctx = withModernSession(ctx, sess)
-			} else if out != nil {
-				ctx = withLegacyAsker(ctx, s.clientAsker(sess, out))
-			}
-		}
-		return h(ctx, msg)
+// cancelRequest acts on notifications/cancelled: it cancels the session's request in flight
+// that the notification names.
+func (s *Server) cancelRequest(sess *session, msg *message) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
 	}
-	switch msg.Method {
-	case methodInitialize, methodPing:
-		// A session that is initialized already is told so by initialize, whatever its params.
-		if msg.Method == methodPing || !sess.isInitialized() {
-			if r := s.badParams(msg, sess.modern); r != nil {
-				return r
-			}
-		}
-		if msg.Method == methodPing {
-			return newResult(msg.ID, struct{}{})
-		}
-		return s.initialize(sess, msg)
-	case methodToolsList, methodToolsCall, methodSetLevel:
-		if !sess.isInitialized() {
-			return s.notInitialized(msg.ID)
-		}
-		if r := s.badParams(msg, sess.modern); r != nil {
-			return r
-		}
-	default:
-		if isLegacyTaskMethod(msg.Method) && sess.taskList() != nil {
-			if r := s.badParams(msg, false); r != nil {
-				return r
-			}
-			return s.serveLegacyTask(ctx, sess, msg, out)
-		}
-		return s.methodNotFound(msg)
+	if json.Unmarshal(msg.Params, &p) != nil || p.RequestID == nil {
+		s.log.Debug("mcp: notifications/cancelled without a requestId")
+		return
 	}
-	switch msg.Method {
-	case methodToolsList:
-		if sess.taskList() != nil {
-			return s.withTaskSupport(s.listTools(ctx, msg))
-		}
-		return s.listTools(ctx, msg)
-	case methodSetLevel:
-		return s.setLogLevel(sess, msg)
-	}
-	if r := s.checkLegacyTaskCall(sess, msg); r != nil {
-		return r
-	}
-	if s.cfg.Observer == nil && s.cfg.Tracer == nil {
-		return s.callTool(ctx, sess, msg, out)
-	}
-	return s.observeCall(ctx, sess, msg, out)
-}
-
-// handleNotification acts on a notification from the client. Notifications are never
-// answered, not even with an error.
-func (s *Server) handleNotification(sess *session, msg *message) {
-	switch msg.Method {
-	case notifyInitialized:
-		sess.mu.Lock()
-		sess.ready = sess.initialized
-		sess.mu.Unlock()
-	case notifyCancelled:
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-			Reason    string          `json:"reason"`
-		}
-		if json.Unmarshal(msg.Params, &p) != nil || p.RequestID == nil {
-			s.log.Debug("mcp: notifications/cancelled without a requestId")
-			return
-		}
-		if sess.cancel(jsonrpc.IDKey(rawjson.Compact(p.RequestID))) {
-			s.log.Debug("mcp: request cancelled by the client", "id", string(p.RequestID), "reason", p.Reason)
-		}
-	default:
-		s.log.Debug("mcp: ignoring a notification", "method", msg.Method)
+	if sess.cancel(jsonrpc.IDKey(rawjson.Compact(p.RequestID))) {
+		s.log.Debug("mcp: request cancelled by the client", "id", string(p.RequestID), "reason", p.Reason)
 	}
 }
 

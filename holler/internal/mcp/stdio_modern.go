@@ -35,13 +35,6 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 	if fail == nil && !s.modernMethod(msg.Method) {
 		fail = &modernFailure{resp: s.modernMethodNotFound(msg)}
 	}
-	// The methods that handle does not serve have their params checked here (listen checks its
-	// own).
-	if fail == nil && (msg.Method == methodDiscover || isTaskMethod(msg.Method)) {
-		if resp := s.badParams(msg, true); resp != nil {
-			fail = &modernFailure{resp: s.modernResponse(msg.Method, resp)}
-		}
-	}
 	if fail != nil {
 		w.send(fail.resp)
 		return true
@@ -59,14 +52,15 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 			return
 		}
 		defer done()
+		// subscriptions/listen is served by the transport, its answer being a stream of its
+		// own; every other method goes through the method table.
 		var resp *response
-		switch msg.Method {
-		case methodListen:
+		if msg.Method == methodListen {
 			resp = s.serveListenLines(rctx, w, msg)
-		case methodDiscover:
-			resp = s.discover(msg.ID)
-		default:
-			resp = s.handle(rctx, s.modernSession(m), msg, modernLines{w}, nil)
+		} else {
+			sess := s.modernSession(m)
+			sess.tasks = declaresTasks(m.caps)
+			resp = s.handle(rctx, sess, msg, modernLines{w}, nil)
 		}
 		// MCP asks that a cancelled request gets no response.
 		if resp == nil || resp.abandoned || errors.Is(context.Cause(rctx), errCancelledByClient) {

@@ -87,14 +87,6 @@ func (s *Server) tasksSupported() bool {
 	return s.taskTool(hootv1.TaskRole_TASK_ROLE_GET) != nil && s.taskTool(hootv1.TaskRole_TASK_ROLE_CANCEL) != nil
 }
 
-// taskMethods returns the tasks extension's methods this server answers in the 2026-07-28 era.
-func (s *Server) taskMethods() []string {
-	if !s.tasksSupported() {
-		return nil
-	}
-	return []string{methodTasksGet, methodTasksUpdate, methodTasksCancel}
-}
-
 // taskExtensions returns the extensions server/discover declares.
 func (s *Server) taskExtensions() map[string]struct{} {
 	if !s.tasksSupported() {
