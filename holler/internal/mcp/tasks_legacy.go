@@ -169,22 +169,6 @@ func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *response {
 	return nil
 }
 
-// runsAsJob reports whether the backend call of tool t runs as a job: when t answers inline
-// and the call asks for a task in a session with tasks.
-func (s *Server) runsAsJob(sess *session, msg *message, t *hootv1hoot.Tool) bool {
-	return t.Kind != hootv1.Kind_KIND_JOB && sess.taskList() != nil && hasTaskParam(msg.Params)
-}
-
-// inlineTaskCreated returns the CreateTaskResult of a call of a tool that answers inline, run
-// as a job because it asked for a task; nil for any other answer.
-func (s *Server) inlineTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, res *hootv1.Result) *response {
-	js := res.GetJobStarted()
-	if js == nil || t.Kind == hootv1.Kind_KIND_JOB {
-		return nil
-	}
-	return s.legacyTaskCreated(msg, sess, t, js)
-}
-
 // legacyTask is a Task of 2025-11-25.
 type legacyTask struct {
 	TaskID        string `json:"taskId"`
@@ -208,11 +192,8 @@ func legacyOf(t taskResult) legacyTask {
 }
 
 // legacyTaskCreated returns the nested CreateTaskResult of a job started by a call that asked
-// for a task in a session with tasks, and starts reporting its status changes; nil otherwise.
+// for a task in a session with tasks, and starts reporting its status changes.
 func (s *Server) legacyTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *response {
-	if sess.taskList() == nil || !hasTaskParam(msg.Params) {
-		return nil
-	}
 	created := s.createdTask(js)
 	sess.taskList().add(created.TaskID)
 	s.wg.Go(func() { s.watchLegacyTask(sess, created.TaskID, js.GetJobId(), created.Status) })

@@ -224,6 +224,8 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	payload := t.Wrap(req)
 	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
 	traceparent := hooteproto.TraceparentFrom(cctx)
+	// What the tasks of either era make of the call is decided here, once (tasks.go).
+	plan := s.planTask(sess, msg, t)
 	start := time.Now()
 	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{
 		Service:  t.Service,
@@ -231,7 +233,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		Caller:   callerOf(ctx),
 		Progress: onProgress,
 		Ask:      asker,
-		AsJob:    s.runsAsJob(sess, msg, t),
+		AsJob:    plan.asJob,
 	})
 	elapsed := time.Since(start)
 	endBackend(res, err)
@@ -262,16 +264,13 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		log().Info("mcp: tool answered with an error", "code", e.Code(), "message", e.Message())
 		return newResult(msg.ID, toolErrorResult(name, e))
 	}
-	if r := s.inlineTaskCreated(msg, sess, t, res); r != nil {
+	if r := s.taskAnswer(plan, msg, sess, t, res); r != nil {
 		return r
 	}
 	m, ok := t.Unwrap(res)
 	if !ok || m == nil {
 		log().Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
 		return s.internalError(msg.ID, "the worker answered tool "+wording.Quote(name)+" with a result of another kind")
-	}
-	if r := s.taskCreated(msg, sess, t, m); r != nil {
-		return r
 	}
 	b, err := resultJSON.Marshal(m)
 	if err != nil {
