@@ -42,7 +42,7 @@ func (p policy) forCaller(ctx context.Context) policy {
 // (insufficient_scope with the scope to ask for, for an OAuth token).
 func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *message) bool {
 	g, ok := access.GrantOf(r.Context())
-	if !ok || !msg.isRequest() || msg.Method != methodToolsCall {
+	if !ok || !msg.IsRequest() || msg.Method != methodToolsCall {
 		return false
 	}
 	_, name, ok := readCallToolParams(msg.Params)

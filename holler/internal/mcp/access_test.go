@@ -180,7 +180,7 @@ func TestPolicyCapsByGrant(t *testing.T) {
 	}
 	ctx := access.WithGrant(context.Background(), grant)
 	sess := newHTTPSession("test", 8, 1<<20)
-	msg := &message{ID: json.RawMessage("7"), Method: methodToolsCall, Params: json.RawMessage(`{"name":"cas_get","arguments":{"hash":"x"}}`)}
+	msg := &message{Message: jsonrpc.Message{ID: json.RawMessage("7"), Method: methodToolsCall, Params: json.RawMessage(`{"name":"cas_get","arguments":{"hash":"x"}}`)}}
 	resp := s.callTool(ctx, sess, msg, nil)
 	b2, _ := json.Marshal(resp.Result)
 	if !strings.Contains(string(b2), `"isError":true`) || !strings.Contains(string(b2), outcomeTokenTierTooLow) ||
@@ -191,7 +191,7 @@ func TestPolicyCapsByGrant(t *testing.T) {
 		t.Fatalf("a basic grant lists %d of %d tools", len(got), len(s.listedNow()))
 	}
 	// A resource of tier standard is refused to the same grant, before it reaches a worker.
-	read := &message{ID: json.RawMessage("8"), Method: methodResourcesRead, Params: json.RawMessage(`{"uri":"hoot://cas/` + strings.Repeat("0", 64) + `"}`)}
+	read := &message{Message: jsonrpc.Message{ID: json.RawMessage("8"), Method: methodResourcesRead, Params: json.RawMessage(`{"uri":"hoot://cas/` + strings.Repeat("0", 64) + `"}`)}}
 	r := s.readResource(ctx, read)
 	if r.Error == nil || !strings.Contains(r.Error.Message, "needs tier standard") || b.calls.Load() != 0 {
 		t.Fatalf("resources/read with a basic grant: %+v (backend calls %d)", r.Error, b.calls.Load())

@@ -108,7 +108,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	isInit := msg.isRequest() && msg.Method == methodInitialize
+	isInit := msg.IsRequest() && msg.Method == methodInitialize
 	sid := r.Header.Get(headerSessionID)
 	var sess *session
 	switch {
@@ -149,7 +149,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	stop := context.AfterFunc(s.base, func() { cancel(nil) })
 	defer stop()
 
-	if !msg.isRequest() {
+	if !msg.IsRequest() {
 		s.handle(ctx, sess, msg, nil, nil)
 		w.WriteHeader(http.StatusAccepted)
 		return

@@ -6,26 +6,14 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
-// A message is one decoded JSON-RPC 2.0 message, a jsonrpc.Message with the server's own state:
-// a request (method and id), a notification (method, no id) or a response (id and result or
-// error). Params, results and ids stay JSON until a method decodes them.
+// A message is one decoded JSON-RPC 2.0 message (a jsonrpc.Message) with the server's own
+// state of it.
 type message struct {
-	// ID is the message's id as it came, compacted; nil for a notification.
-	ID     json.RawMessage
-	Method string
-	Params json.RawMessage
-	Result json.RawMessage
-	Error  json.RawMessage
+	jsonrpc.Message
 	// tool is the known tool a tools/call names, once the call has found it: what the call's
 	// observer is told.
 	tool string
 }
-
-// isRequest reports whether m expects a response.
-func (m *message) isRequest() bool { return m.Method != "" && m.ID != nil }
-
-// isNotification reports whether m is a method call without an id.
-func (m *message) isNotification() bool { return m.Method != "" && m.ID == nil }
 
 // A response is a JSON-RPC response to a request, or an error about a message that could not
 // be read as one.
@@ -63,7 +51,7 @@ func decodeMessage(data []byte) (*message, *jsonrpc.DecodeError) {
 	if bad != nil {
 		return nil, bad
 	}
-	return &message{ID: m.ID, Method: m.Method, Params: m.Params, Result: m.Result, Error: m.Error}, nil
+	return &message{Message: m}, nil
 }
 
 // newResult returns the response to the request with id, carrying result.

@@ -330,7 +330,7 @@ type discoverResult struct {
 
 // servePostModern answers a POSTed message of the modern era.
 func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *message) {
-	if !msg.isRequest() {
+	if !msg.IsRequest() {
 		// The era defines no notification from the client over HTTP, and a response answers
 		// nothing this server asked: both are taken and dropped.
 		w.WriteHeader(http.StatusAccepted)

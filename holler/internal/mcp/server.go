@@ -184,7 +184,7 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 		s.log.Debug("mcp: ignoring a response from the client", "id", string(msg.ID))
 		return nil
 	}
-	if msg.isNotification() {
+	if msg.IsNotification() {
 		s.handleNotification(sess, msg)
 		return nil
 	}

@@ -82,7 +82,7 @@ func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg
 	if s.serveLineModern(ctx, sess, w, wg, msg) {
 		return
 	}
-	if !msg.isRequest() || msg.Method == methodInitialize {
+	if !msg.IsRequest() || msg.Method == methodInitialize {
 		// In order: a request right after initialize must find the session initialized, and a
 		// cancellation must reach the request it names.
 		if resp := s.handle(ctx, sess, msg, w, nil); resp != nil {

@@ -25,7 +25,7 @@ import (
 func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWriter, wg *sync.WaitGroup, msg *message) bool {
 	// Only a request can be modern over stdio: a notification goes to the legacy path, which
 	// knows notifications/cancelled.
-	if !msg.isRequest() || eraOf(conn.isInitialized(), "", msg.Params) != eraModern {
+	if !msg.IsRequest() || eraOf(conn.isInitialized(), "", msg.Params) != eraModern {
 		return false
 	}
 	m, _, fail := s.readModernMeta(msg)

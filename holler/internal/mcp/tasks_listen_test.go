@@ -9,6 +9,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // TestTaskListen: a listen stream's taskIds follow the tasks this server made, each notified
@@ -87,8 +88,7 @@ func TestTaskListen(t *testing.T) {
 		}
 	}
 	// Asking for task notifications without declaring the extension is -32021.
-	if f := s.checkTaskCapability(&message{ID: json.RawMessage(`3`), Method: methodSubscriptionsListen,
-		Params: json.RawMessage(`{"notifications":{"taskIds":["x"]}}`)}, json.RawMessage(`{}`)); f == nil || f.resp.Error.Code != codeMissingCapability {
+	if f := s.checkTaskCapability(&message{Message: jsonrpc.Message{ID: json.RawMessage(`3`), Method: methodSubscriptionsListen, Params: json.RawMessage(`{"notifications":{"taskIds":["x"]}}`)}}, json.RawMessage(`{}`)); f == nil || f.resp.Error.Code != codeMissingCapability {
 		t.Errorf("listen for taskIds without the extension = %+v", f)
 	}
 }
