@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -404,7 +406,7 @@ func (s *Server) serverInfoMeta() []byte {
 	return s.modernMetaJSON
 }
 
-// modernResponse dresses the core's response for the modern era: every result says
+// modernResponse dresses the core's response for the modern era (modernResult): every result says
 // resultType "complete" (but an input_required one, which says so itself) and names the
 // server in _meta, cacheable ones carry ttlMs and cacheScope, and a missing resource is
 // -32602 with the URI, as -32002 is retired.
@@ -424,33 +426,91 @@ func (s *Server) modernResponse(method string, resp *response) *response {
 		}
 		return resp
 	}
-	// The common answer, a tool's text result, is written by the fast encoder with the era's
-	// fields, rather than encoded, decoded into a map and encoded again.
+	// The common answer, a tool's text result, is written whole by the fast encoder with the
+	// era's fields; every other result is encoded once, with the era's members around it.
 	if res, ok := resp.Result.(callToolResult); ok && cacheScopes[method] == "" && fastToolResult(resp, res) {
 		res.modernMeta = s.serverInfoMeta()
 		out := *resp
 		out.Result = res
 		return &out
 	}
-	b, err := json.Marshal(resp.Result)
-	fields := map[string]json.RawMessage{}
-	if err != nil || json.Unmarshal(b, &fields) != nil {
-		return s.internalError(resp.ID, "the result could not be encoded")
+	out := *resp
+	out.Result = modernResult{result: resp.Result, serverInfo: s.serverInfoMeta(), scope: cacheScopes[method]}
+	return &out
+}
+
+// A modernResult is a result of the core as the 2026-07-28 era writes it: the result's own
+// members, then resultType "complete" unless the result says its type, the server's identity
+// added to _meta, and the caching hints of a cacheable one. It encodes the result once and
+// writes the era's members around its JSON.
+type modernResult struct {
+	result any
+	// serverInfo is the _meta object that names the server (serverInfoMeta).
+	serverInfo []byte
+	// scope is the cacheScope of a cacheable result; "" for one that is not.
+	scope string
+}
+
+// MarshalJSON writes r.
+func (r modernResult) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.result)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := fields["resultType"]; !ok {
+	if string(b) == "null" {
+		b = []byte("{}")
+	}
+	// The result's own members: json.Marshal writes them compact, under plain names.
+	var typed bool
+	var meta []byte
+	if !rawjson.ScanMembers(b, []string{"resultType", "_meta"}, func(i int, v []byte) {
+		if i == 0 {
+			typed = true
+		} else {
+			meta = v
+		}
+	}) {
+		return nil, errors.New("mcp: a result is not a JSON object")
+	}
+	out := make([]byte, 0, len(b)+len(r.serverInfo)+64)
+	if meta == nil {
+		out = append(out, b[:len(b)-1]...)
+	} else {
+		// Leave the result's _meta out here: it is written merged below.
+		at := cap(b) - cap(meta) - len(`"_meta":`)
+		end := at + len(`"_meta":`) + len(meta)
+		switch {
+		case b[at-1] == ',':
+			at--
+		case b[end] == ',':
+			end++
+		}
+		out = append(append(out, b[:at]...), b[end:len(b)-1]...)
+	}
+	sep := func() {
+		if out[len(out)-1] != '{' {
+			out = append(out, ',')
+		}
+	}
+	if !typed {
 		// Only a result that waits for the client (input_required) says its type itself.
-		fields["resultType"] = json.RawMessage(`"complete"`)
+		sep()
+		out = append(out, `"resultType":"complete"`...)
 	}
-	meta := map[string]any{}
-	if raw, ok := fields["_meta"]; ok {
-		_ = json.Unmarshal(raw, &meta)
+	sep()
+	out = append(out, `"_meta":`...)
+	out = append(out, r.serverInfo[:len(r.serverInfo)-1]...)
+	if m := bytes.TrimSpace(meta); len(m) > 2 && m[0] == '{' {
+		// The result's own _meta, whose members this server never names as the era's.
+		out = append(append(out, ','), m[1:len(m)-1]...)
 	}
-	meta[metaServerInfo] = implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version}
-	mb, _ := json.Marshal(meta) // strings and decoded JSON always encode
-	fields["_meta"] = mb
-	if scope, ok := cacheScopes[method]; ok {
-		fields["ttlMs"] = json.RawMessage(strconv.Itoa(modernCacheTTLMillis))
-		fields["cacheScope"] = json.RawMessage(`"` + scope + `"`)
+	out = append(out, '}')
+	if r.scope != "" {
+		out = append(out, `,"ttlMs":`...)
+		out = strconv.AppendInt(out, modernCacheTTLMillis, 10)
+		out = append(out, `,"cacheScope":"`...)
+		out = append(out, r.scope...)
+		out = append(out, '"')
 	}
-	return &response{JSONRPC: resp.JSONRPC, ID: resp.ID, Result: fields, abandoned: resp.abandoned}
+	return append(out, '}'), nil
 }
