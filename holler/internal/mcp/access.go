@@ -25,7 +25,7 @@ const outcomeTokenTierTooLow = "token_tier_too_low"
 // what is wrong and whose data.hint says what to do, so that an MCP client can show it.
 func (s *Server) WriteAccessFailure(w http.ResponseWriter, _ *http.Request, f *access.Failure) {
 	f.SetHeaders(w.Header())
-	s.httpFail(w, f.Status, newError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint)
+	s.httpFail(w, f.Status, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint)
 }
 
 // forCaller returns the policy for the caller of ctx: p, capped by the caller's grant if any.
@@ -80,7 +80,7 @@ func (s *Server) capListing(ctx context.Context, listed []toolDescription) []too
 
 // entryAboveGrant refuses a prompt or resource above the tier of the caller's token, with the
 // policy's decision and how to get a higher tier, or returns nil when the caller may have it.
-func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hootv1hoot.Tool) *response {
+func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hootv1hoot.Tool) *jsonrpc.Response {
 	g, ok := access.GrantOf(ctx)
 	if !ok || t.Tier <= g.Tier {
 		return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
@@ -48,7 +49,7 @@ type personCall struct {
 // call with (req, or a new message with the person's answers filled in) and the decision, or a
 // response when the call ends here: a question (input_required), a refusal, or an answer that
 // does not validate.
-func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask confirmer, req proto.Message) (proto.Message, decision, *response) {
+func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask confirmer, req proto.Message) (proto.Message, decision, *jsonrpc.Response) {
 	t, r := c.tool, c.round
 	if r != nil && len(r.state.Filled) > 0 {
 		// A later round of a call whose arguments a person supplied in an earlier one: the
@@ -93,7 +94,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 	if errors.Is(context.Cause(ctx), errCancelledByClient) {
 		e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+wording.Quote(t.Name)+" was cancelled while a person was asked about it").
 			WithHint("The call was cancelled at the client's request.")
-		return nil, d, newResult(c.msg.ID, toolErrorResult(t.Name, e))
+		return nil, d, jsonrpc.NewResult(c.msg.ID, toolErrorResult(t.Name, e))
 	}
 	if d.refused() {
 		return nil, d, s.refuse(c.msg.ID, c.sess, t, d, "", waited)
@@ -217,7 +218,7 @@ func (q confirmQuestion) fillProperties() (map[string]any, []string) {
 // badAnswer answers a call whose arguments, filled with a person's answers, do not validate:
 // a tool error that says which answer was wrong and how to go on. The request itself was well
 // formed, so it is not a JSON-RPC error.
-func (s *Server) badAnswer(c personCall, bad *arguments.Error) *response {
+func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response {
 	t := c.tool
 	field := bad.Field
 	if field == "" {
@@ -242,7 +243,7 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *response {
 		g = &guidance{Hint: e.Hint()}
 	}
 	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.Field, "why", bad.Message)
-	return newResult(c.msg.ID, guidedToolErrorResult(t.Name, e, g))
+	return jsonrpc.NewResult(c.msg.ID, guidedToolErrorResult(t.Name, e, g))
 }
 
 // argumentsRefusal returns what the client is told about a call that left out arguments a

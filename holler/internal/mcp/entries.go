@@ -119,7 +119,7 @@ type resourcesCapability struct {
 
 // callEntry sends the request req of the entry t to a worker and returns the typed answer, or
 // the error response to give.
-func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *response) {
+func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *jsonrpc.Response) {
 	id := msg.ID
 	if r := s.entryAboveGrant(ctx, id, t); r != nil {
 		return nil, r

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // The method table.
@@ -25,7 +27,7 @@ type methodRequest struct {
 }
 
 // A methodHandler answers one request.
-type methodHandler func(s *Server, ctx context.Context, rq methodRequest) *response
+type methodHandler func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response
 
 // A methodInfo is one row of the method table.
 type methodInfo struct {
@@ -56,7 +58,7 @@ var (
 
 func init() {
 	methodTable = []methodInfo{
-		{name: methodInitialize, ownChecks: true, legacy: func(s *Server, _ context.Context, rq methodRequest) *response {
+		{name: methodInitialize, ownChecks: true, legacy: func(s *Server, _ context.Context, rq methodRequest) *jsonrpc.Response {
 			// A session that is initialized already is told so by initialize, whatever its params.
 			if !rq.sess.isInitialized() {
 				if r := s.badParams(rq.msg, false); r != nil {
@@ -65,19 +67,19 @@ func init() {
 			}
 			return s.initialize(rq.sess, rq.msg)
 		}},
-		{name: methodPing, ownChecks: true, legacy: func(s *Server, _ context.Context, rq methodRequest) *response {
+		{name: methodPing, ownChecks: true, legacy: func(s *Server, _ context.Context, rq methodRequest) *jsonrpc.Response {
 			if r := s.badParams(rq.msg, false); r != nil {
 				return r
 			}
-			return newResult(rq.msg.ID, struct{}{})
+			return jsonrpc.NewResult(rq.msg.ID, struct{}{})
 		}},
-		{name: methodDiscover, modern: func(s *Server, _ context.Context, rq methodRequest) *response {
+		{name: methodDiscover, modern: func(s *Server, _ context.Context, rq methodRequest) *jsonrpc.Response {
 			return s.discover(rq.msg.ID)
 		}},
 		{name: methodListen, byTransport: true},
 		{name: methodToolsList, legacy: serveToolsList, modern: serveToolsList},
 		{name: methodToolsCall, legacy: serveToolsCall, modern: serveToolsCall},
-		{name: methodSetLevel, legacy: func(s *Server, _ context.Context, rq methodRequest) *response {
+		{name: methodSetLevel, legacy: func(s *Server, _ context.Context, rq methodRequest) *jsonrpc.Response {
 			return s.setLogLevel(rq.sess, rq.msg)
 		}},
 		{name: notifyInitialized, notify: func(_ *Server, sess *session, _ *message) {
@@ -115,7 +117,7 @@ func init() {
 }
 
 // dispatch answers a request through the method table, in the era of its session.
-func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out notifier) *response {
+func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
 	m := methodByName[msg.Method]
 	var h methodHandler
 	if m != nil {
@@ -183,20 +185,20 @@ func hasCompletions(s *Server) bool {
 }
 
 // entryRow is the row of a method of prompts, resources or completion that both eras have.
-func entryRow(name string, f func(*Server, context.Context, *message) *response, offered func(*Server) bool) methodInfo {
+func entryRow(name string, f func(*Server, context.Context, *message) *jsonrpc.Response, offered func(*Server) bool) methodInfo {
 	return methodInfo{name: name, legacy: serveEntry(f), modern: serveEntry(f), offered: offered}
 }
 
 // serveEntry adapts a handler of the message alone.
-func serveEntry(f func(*Server, context.Context, *message) *response) methodHandler {
-	return func(s *Server, ctx context.Context, rq methodRequest) *response { return f(s, ctx, rq.msg) }
+func serveEntry(f func(*Server, context.Context, *message) *jsonrpc.Response) methodHandler {
+	return func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response { return f(s, ctx, rq.msg) }
 }
 
 // serveAsking adapts the handler of a prompt or resource whose worker may ask the client, as
 // a tool's may: in the 2026-07-28 era through the request's round of questions (mrtr.go),
 // before it as requests to the client on the request's stream.
-func serveAsking(f func(*Server, context.Context, *message) *response) methodHandler {
-	return func(s *Server, ctx context.Context, rq methodRequest) *response {
+func serveAsking(f func(*Server, context.Context, *message) *jsonrpc.Response) methodHandler {
+	return func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
 		if rq.sess.modern {
 			ctx = withModernSession(ctx, rq.sess)
 		} else if rq.out != nil {
@@ -207,7 +209,7 @@ func serveAsking(f func(*Server, context.Context, *message) *response) methodHan
 }
 
 // serveToolsList answers tools/list, with each tool's task support in a session with tasks.
-func serveToolsList(s *Server, ctx context.Context, rq methodRequest) *response {
+func serveToolsList(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
 	if rq.sess.taskList() != nil {
 		return s.withTaskSupport(s.listTools(ctx, rq.msg))
 	}
@@ -215,7 +217,7 @@ func serveToolsList(s *Server, ctx context.Context, rq methodRequest) *response 
 }
 
 // serveToolsCall answers tools/call, observed when the server has an observer or a tracer.
-func serveToolsCall(s *Server, ctx context.Context, rq methodRequest) *response {
+func serveToolsCall(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
 	if r := s.checkLegacyTaskCall(rq.sess, rq.msg); r != nil {
 		return r
 	}
@@ -227,7 +229,7 @@ func serveToolsCall(s *Server, ctx context.Context, rq methodRequest) *response 
 
 // serveLegacyTask answers the tasks methods of 2025-11-25, which exist only in a session
 // whose client declared tasks.
-func serveLegacyTask(s *Server, ctx context.Context, rq methodRequest) *response {
+func serveLegacyTask(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
 	if rq.sess.taskList() == nil {
 		return s.methodNotFound(rq.msg)
 	}
@@ -238,7 +240,7 @@ func serveLegacyTask(s *Server, ctx context.Context, rq methodRequest) *response
 }
 
 // serveModernTask answers the tasks extension's methods of the 2026-07-28 era.
-func serveModernTask(s *Server, ctx context.Context, rq methodRequest) *response {
+func serveModernTask(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
 	if r := s.badParams(rq.msg, true); r != nil {
 		return r
 	}

@@ -116,7 +116,7 @@ const logSilent = logEmergency + 1
 // A modernFailure is a modern request refused by the envelope: the HTTP status and the error.
 type modernFailure struct {
 	status int
-	resp   *response
+	resp   *jsonrpc.Response
 }
 
 // checkModern runs the checks of a modern request in the order MCP 2026-07-28 gives them: the
@@ -281,7 +281,7 @@ func (s *Server) modernCapabilities() serverCapabilities {
 
 // modernMethodNotFound answers a method the modern era does not have, which includes the
 // legacy era's initialize, ping, logging/setLevel and resources/subscribe.
-func (s *Server) modernMethodNotFound(msg *message) *response {
+func (s *Server) modernMethodNotFound(msg *message) *jsonrpc.Response {
 	methods := s.modernMethods()
 	hint := "In protocol " + protocolVersion20260728 + " this server answers the methods listed in methods; server/discover describes it."
 	switch msg.Method {
@@ -301,9 +301,9 @@ func (s *Server) modernMethodNotFound(msg *message) *response {
 // modernError returns an error of the modern envelope. Its data is the guidance, and always
 // carries what the protocol requires there (an unsupported version's supported and requested)
 // even when guidance is off.
-func (s *Server) modernError(id json.RawMessage, code int64, text string, g *guidance) *response {
+func (s *Server) modernError(id json.RawMessage, code int64, text string, g *guidance) *jsonrpc.Response {
 	if s.cfg.MinimalErrors && code == codeUnsupportedVersion {
-		return newError(id, code, text, &guidance{Supported: g.Supported, Requested: g.Requested})
+		return jsonrpc.NewError(id, code, text, &guidance{Supported: g.Supported, Requested: g.Requested})
 	}
 	return s.fail(id, code, text, g)
 }
@@ -410,7 +410,7 @@ func (s *Server) serverInfoMeta() []byte {
 // resultType "complete" (but an input_required one, which says so itself) and names the
 // server in _meta, cacheable ones carry ttlMs and cacheScope, and a missing resource is
 // -32602 with the URI, as -32002 is retired.
-func (s *Server) modernResponse(method string, resp *response) *response {
+func (s *Server) modernResponse(method string, resp *jsonrpc.Response) *jsonrpc.Response {
 	if resp.Error != nil {
 		if resp.Error.Code == codeResourceNotFound {
 			uri := ""

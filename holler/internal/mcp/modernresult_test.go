@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // oldModernFields is how the 2026-07-28 result used to be made, through a map: the reference
@@ -70,7 +72,7 @@ func TestModernResult(t *testing.T) {
 		{methodToolsList, listToolsResult{Tools: []toolDescription{}}},
 		{methodResourcesRead, json.RawMessage(`{"contents":[],"_meta":{"b":"c"}}`)},
 	} {
-		b, err := json.Marshal(s.modernResponse(tc.method, newResult(json.RawMessage(`1`), tc.result)))
+		b, err := json.Marshal(s.modernResponse(tc.method, jsonrpc.NewResult(json.RawMessage(`1`), tc.result)))
 		if err != nil {
 			t.Errorf("%s %v: %v", tc.method, tc.result, err)
 			continue

@@ -167,14 +167,14 @@ func (s *Server) isClosed() bool {
 // A notifier carries the notifications that belong to one request (progress) back to the
 // client, on the same stream as the request's response.
 type notifier interface {
-	notify(n *notification)
+	notify(n *jsonrpc.Notification)
 }
 
 // handle is the core: it answers one decoded message of sess and returns the response, or nil
 // for a notification or a client's response. Notifications of a running request go to out,
 // which may be nil when the transport cannot carry them. own, if not nil, cancels ctx, which
 // is then the request's own context (see session.begin).
-func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier, own context.CancelCauseFunc) *response {
+func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier, own context.CancelCauseFunc) *jsonrpc.Response {
 	if msg.Method == "" && s.clientCalls.deliver(sess.id, msg) {
 		return nil
 	}
@@ -204,7 +204,7 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 	ctx = withMetaTrace(ctx, msg.Params)
 	resp := s.dispatch(ctx, sess, msg, out)
 	if errors.Is(context.Cause(ctx), errCancelledByClient) {
-		resp.abandoned = true
+		resp.Abandoned = true
 	}
 	return resp
 }
@@ -269,7 +269,7 @@ type implementation struct {
 }
 
 // initialize negotiates the protocol version and starts the session's lifecycle.
-func (s *Server) initialize(sess *session, msg *message) *response {
+func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 	var p initializeParams
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || rawjson.Kind(p.ProtocolVersion) != "string" {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance{
@@ -298,7 +298,7 @@ func (s *Server) initialize(sess *session, msg *message) *response {
 	sess.mu.Unlock()
 	s.log.Info("mcp: session initialized", "session", sess.id, "client", p.ClientInfo.Name,
 		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version, "elicitForm", sess.caps.elicitForm)
-	return newResult(msg.ID, initializeResult{
+	return jsonrpc.NewResult(msg.ID, initializeResult{
 		ProtocolVersion: version,
 		Capabilities: s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: s.live != nil},
 			Tasks: legacyCapabilities(sess.legacyTasks)}),
@@ -308,7 +308,7 @@ func (s *Server) initialize(sess *session, msg *message) *response {
 }
 
 // notInitialized answers a request that came before initialize.
-func (s *Server) notInitialized(id json.RawMessage) *response {
+func (s *Server) notInitialized(id json.RawMessage) *jsonrpc.Response {
 	return s.fail(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance{
 		Hint: "Start with the initialize request in try, then send notifications/initialized, then your request.",
 		Try:  tryInitialize(),
@@ -317,7 +317,7 @@ func (s *Server) notInitialized(id json.RawMessage) *response {
 
 // methodNotFound answers an unknown method with the methods this server answers. A tool's
 // name used as a method is pointed to tools/call.
-func (s *Server) methodNotFound(msg *message) *response {
+func (s *Server) methodNotFound(msg *message) *jsonrpc.Response {
 	if t, ok := s.allowedTool(msg.Method); ok {
 		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+msg.Method+" is a tool; call it with tools/call", &guidance{
 			Hint:    "Tools are called with the method tools/call, the tool's name in params.name and its arguments in params.arguments, as in try.",
@@ -343,17 +343,17 @@ func (s *Server) allowedTool(name string) (*hootv1hoot.Tool, bool) {
 }
 
 // fail returns an error response with guidance g, or without data when guidance is off.
-func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *response {
+func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *jsonrpc.Response {
 	if s.cfg.MinimalErrors || g == nil {
-		return newError(id, code, msg, nil)
+		return jsonrpc.NewError(id, code, msg, nil)
 	}
-	return newError(id, code, msg, g)
+	return jsonrpc.NewError(id, code, msg, g)
 }
 
 // envelopeFailure answers a message that is not valid JSON-RPC. modern says the message shows
 // a client of 2026-07-28 (its _meta names a protocol version, or its header does), whose
 // example to copy is server/discover rather than initialize.
-func (s *Server) envelopeFailure(e *jsonrpc.DecodeError, modern bool) *response {
+func (s *Server) envelopeFailure(e *jsonrpc.DecodeError, modern bool) *jsonrpc.Response {
 	g := &guidance{Hint: e.Hint}
 	if g.Hint == "" {
 		g.Hint = "Send one JSON-RPC 2.0 request per message, such as the request in try."

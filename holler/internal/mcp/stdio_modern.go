@@ -54,7 +54,7 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 		defer done()
 		// subscriptions/listen is served by the transport, its answer being a stream of its
 		// own; every other method goes through the method table.
-		var resp *response
+		var resp *jsonrpc.Response
 		if msg.Method == methodListen {
 			resp = s.serveListenLines(rctx, w, msg)
 		} else {
@@ -63,7 +63,7 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 			resp = s.handle(rctx, sess, msg, modernLines{w}, nil)
 		}
 		// MCP asks that a cancelled request gets no response.
-		if resp == nil || resp.abandoned || errors.Is(context.Cause(rctx), errCancelledByClient) {
+		if resp == nil || resp.Abandoned || errors.Is(context.Cause(rctx), errCancelledByClient) {
 			return
 		}
 		w.send(s.modernResponse(msg.Method, resp))
@@ -86,8 +86,8 @@ func hasModernMeta(params json.RawMessage) bool {
 }
 
 // discover answers server/discover.
-func (s *Server) discover(id json.RawMessage) *response {
-	return newResult(id, discoverResult{
+func (s *Server) discover(id json.RawMessage) *jsonrpc.Response {
+	return jsonrpc.NewResult(id, discoverResult{
 		SupportedVersions: allProtocolVersions,
 		Capabilities:      s.modernCapabilities(),
 		Instructions:      s.cfg.Instructions,
@@ -103,6 +103,6 @@ var (
 	_ requestCarrier = modernLines{}
 )
 
-func (m modernLines) notify(n *notification) { m.w.notify(n) }
+func (m modernLines) notify(n *jsonrpc.Notification) { m.w.notify(n) }
 
 func (modernLines) carriesRequests() bool { return false }

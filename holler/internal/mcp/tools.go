@@ -149,7 +149,7 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 // callTool answers tools/call: find the tool, apply the policy (policy.go), decode and validate
 // the arguments, have a person confirm the call if the policy says so, call the backend, and
 // render its typed answer.
-func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *response {
+func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
 	p, name, ok := readCallToolParams(msg.Params)
 	if !ok {
 		g := &guidance{
@@ -253,7 +253,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		}
 		log().Info("mcp: tool call failed", "code", e.Code(), "err", err)
 		s.logCallFailure(sess, out, name, t.Service, e)
-		return newResult(msg.ID, toolErrorResult(name, e))
+		return jsonrpc.NewResult(msg.ID, toolErrorResult(name, e))
 	}
 	if res == nil {
 		log().Error("mcp: backend returned neither a result nor an error")
@@ -262,7 +262,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if te := res.GetError(); te != nil {
 		e := hooteproto.ErrorFromTool(te)
 		log().Info("mcp: tool answered with an error", "code", e.Code(), "message", e.Message())
-		return newResult(msg.ID, toolErrorResult(name, e))
+		return jsonrpc.NewResult(msg.ID, toolErrorResult(name, e))
 	}
 	if r := s.taskAnswer(plan, msg, sess, t, res); r != nil {
 		return r
@@ -293,7 +293,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if s.cfg.ContentBaseURL != nil {
 		blocks = append(blocks, refLinks(m, s.cfg.ContentBaseURL())...)
 	}
-	return newResult(msg.ID, callToolResult{
+	return jsonrpc.NewResult(msg.ID, callToolResult{
 		Content:           blocks,
 		StructuredContent: b,
 	})
@@ -301,17 +301,17 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 
 // refuse answers a call that the policy refused with decision d, before anything reached a
 // worker.
-func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d decision, cannot string, unanswered error) *response {
+func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d decision, cannot string, unanswered error) *jsonrpc.Response {
 	r := s.policy.refusal(t, d, cannot, unanswered)
 	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.id, "tier", d.Tier, "maxTier", d.MaxTier,
 		"confirmation", d.Confirmation, "outcome", d.Outcome)
-	return newResult(id, guidedToolErrorResult(t.Name, r.err, r.data))
+	return jsonrpc.NewResult(id, guidedToolErrorResult(t.Name, r.err, r.data))
 }
 
 // badArguments answers arguments that do not decode or validate: as a tool result with
 // isError for protocol versions from 2025-11-25 (so that the model sees it), and as -32602
 // with the same guidance before.
-func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *arguments.Error) *response {
+func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *arguments.Error) *jsonrpc.Response {
 	msg := "invalid arguments for " + t.Name + ": " + bad.Message
 	hint := bad.Hint
 	switch {
@@ -335,7 +335,7 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 		g = nil
 	}
 	if argumentErrorsAsResults(sess.protocolVersion()) {
-		return newResult(id, callToolResult{
+		return jsonrpc.NewResult(id, callToolResult{
 			Content: []content.Block{content.Text(argumentErrorText(msg, g))},
 			IsError: true,
 			code:    hooteproto.CodeInvalidArgument,
@@ -345,7 +345,7 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 }
 
 // internalError answers a fault of the server or a worker.
-func (s *Server) internalError(id json.RawMessage, msg string) *response {
+func (s *Server) internalError(id json.RawMessage, msg string) *jsonrpc.Response {
 	return s.fail(id, jsonrpc.CodeInternalError, "internal error: "+msg, &guidance{
 		Hint: "This is a fault of the server, not of the request; try again later, and report it if it persists.",
 	})
@@ -394,7 +394,7 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 			return
 		}
 		sent, last = true, p.GetProgress()
-		out.notify(&notification{
+		out.notify(&jsonrpc.Notification{
 			JSONRPC: jsonrpc.Version,
 			Method:  notifyProgress,
 			Params: progressParams{
@@ -415,11 +415,11 @@ func tierName(t hootv1.Tier) string {
 // inputAnswer returns the answer of a call whose confirmer ended with err when that error is an
 // answer of its own: the input_required result that asks the question, or the refusal of the
 // retry's requestState or inputResponses. It returns nil for any other error.
-func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *response {
+func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *jsonrpc.Response {
 	var ir *inputRequired
 	if errors.As(err, &ir) {
 		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.id)
-		return newResult(id, ir.result)
+		return jsonrpc.NewResult(id, ir.result)
 	}
 	if err != nil {
 		return s.roundFailure(id, methodToolsCall, t.Name, err)
