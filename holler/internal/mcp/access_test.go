@@ -192,7 +192,7 @@ func TestPolicyCapsByGrant(t *testing.T) {
 	}
 	// A resource of tier standard is refused to the same grant, before it reaches a worker.
 	read := &message{Message: jsonrpc.Message{ID: json.RawMessage("8"), Method: methodResourcesRead, Params: json.RawMessage(`{"uri":"hoot://cas/` + strings.Repeat("0", 64) + `"}`)}}
-	r := s.readResource(ctx, read)
+	r := s.readResource(ctx, methodRequest{sess: sess, msg: read})
 	if r.Error == nil || !strings.Contains(r.Error.Message, "needs tier standard") || b.calls.Load() != 0 {
 		t.Fatalf("resources/read with a basic grant: %+v (backend calls %d)", r.Error, b.calls.Load())
 	}

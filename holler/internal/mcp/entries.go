@@ -117,9 +117,10 @@ type resourcesCapability struct {
 	ListChanged bool `json:"listChanged"`
 }
 
-// callEntry sends the request req of the entry t to a worker and returns the typed answer, or
-// the error response to give.
-func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *jsonrpc.Response) {
+// callEntry sends the request req of the entry t, asked for by rq, to a worker and returns the
+// typed answer, or the error response to give. The worker may ask the client, as a tool's may.
+func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *jsonrpc.Response) {
+	msg := rq.msg
 	id := msg.ID
 	if r := s.entryAboveGrant(ctx, id, t); r != nil {
 		return nil, r
@@ -127,15 +128,17 @@ func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool
 	// In the 2026-07-28 era the handler may ask the client, and the request may be a retry
 	// that carries answers (mrtr.go).
 	var round *inputRound
-	if sess := modernSessionFrom(ctx); sess != nil {
+	var ask hooteproto.ClientAsker
+	switch {
+	case rq.sess.modern:
 		var err error
-		if round, err = s.openRound(ctx, msg.Method, t.Name, req, sess.caps, msg.Params); err != nil {
+		if round, err = s.openRound(ctx, msg.Method, t.Name, req, rq.sess.caps, msg.Params); err != nil {
 			return nil, s.roundFailure(id, msg.Method, t.Name, err)
 		}
-	}
-	ask := legacyAskerFrom(ctx)
-	if round != nil {
 		ask = round.ask
+	case rq.out != nil:
+		// Before 2026-07-28 the questions go to the client as requests on the request's stream.
+		ask = s.clientAsker(rq.sess, rq.out)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
@@ -196,19 +199,4 @@ func fieldsOfType[T proto.Message](m proto.Message) []T {
 		}
 	}
 	return out
-}
-
-// legacyAskerKey carries, to a prompt's or resource's handler of a session before 2026-07-28,
-// the ClientAsker that sends its worker's questions to the client as requests.
-type legacyAskerKey struct{}
-
-// withLegacyAsker returns ctx carrying ask for callEntry.
-func withLegacyAsker(ctx context.Context, ask hooteproto.ClientAsker) context.Context {
-	return context.WithValue(ctx, legacyAskerKey{}, ask)
-}
-
-// legacyAskerFrom returns the ClientAsker that ctx carries, or nil.
-func legacyAskerFrom(ctx context.Context) hooteproto.ClientAsker {
-	ask, _ := ctx.Value(legacyAskerKey{}).(hooteproto.ClientAsker)
-	return ask
 }

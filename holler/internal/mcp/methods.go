@@ -89,9 +89,9 @@ func init() {
 		}},
 		{name: notifyCancelled, notify: (*Server).cancelRequest},
 		entryRow(methodPromptsList, (*Server).listPrompts, hasPrompts),
-		{name: methodPromptsGet, legacy: serveAsking((*Server).getPrompt), modern: serveAsking((*Server).getPrompt), offered: hasPrompts},
+		{name: methodPromptsGet, legacy: (*Server).getPrompt, modern: (*Server).getPrompt, offered: hasPrompts},
 		entryRow(methodResourcesList, (*Server).listResources, hasResources),
-		{name: methodResourcesRead, legacy: serveAsking((*Server).readResource), modern: serveAsking((*Server).readResource), offered: hasResources},
+		{name: methodResourcesRead, legacy: (*Server).readResource, modern: (*Server).readResource, offered: hasResources},
 		entryRow(methodResourceTemplates, (*Server).listResourceTemplates, hasResources),
 		{name: methodSubscribe, legacy: serveEntry((*Server).subscribe)},
 		{name: methodUnsubscribe, legacy: serveEntry((*Server).subscribe)},
@@ -192,20 +192,6 @@ func entryRow(name string, f func(*Server, context.Context, *message) *jsonrpc.R
 // serveEntry adapts a handler of the message alone.
 func serveEntry(f func(*Server, context.Context, *message) *jsonrpc.Response) methodHandler {
 	return func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response { return f(s, ctx, rq.msg) }
-}
-
-// serveAsking adapts the handler of a prompt or resource whose worker may ask the client, as
-// a tool's may: in the 2026-07-28 era through the request's round of questions (mrtr.go),
-// before it as requests to the client on the request's stream.
-func serveAsking(f func(*Server, context.Context, *message) *jsonrpc.Response) methodHandler {
-	return func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
-		if rq.sess.modern {
-			ctx = withModernSession(ctx, rq.sess)
-		} else if rq.out != nil {
-			ctx = withLegacyAsker(ctx, s.clientAsker(rq.sess, rq.out))
-		}
-		return f(s, ctx, rq.msg)
-	}
 }
 
 // serveToolsList answers tools/list, with each tool's task support in a session with tasks.

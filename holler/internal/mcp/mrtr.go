@@ -312,21 +312,6 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 	return nil
 }
 
-// modernSessionKey finds the session of a modern prompts/get or resources/read in its context,
-// whose handlers take only the message.
-type modernSessionKey struct{}
-
-// withModernSession returns ctx carrying sess.
-func withModernSession(ctx context.Context, sess *session) context.Context {
-	return context.WithValue(ctx, modernSessionKey{}, sess)
-}
-
-// modernSessionFrom returns the session that ctx carries, or nil.
-func modernSessionFrom(ctx context.Context) *session {
-	sess, _ := ctx.Value(modernSessionKey{}).(*session)
-	return sess
-}
-
 // modernStatus is the HTTP status of a modern response that is not streamed: 400 for a missing
 // client capability, which the era sends as a client error, and 200 otherwise.
 func modernStatus(resp *jsonrpc.Response) int {

@@ -89,7 +89,8 @@ func (s *Server) prompt(name string) *hootv1hoot.Tool {
 
 // getPrompt answers prompts/get: the prompt's arguments become its request, and the
 // PromptMessage fields of the worker's answer its messages.
-func (s *Server) getPrompt(ctx context.Context, msg *message) *jsonrpc.Response {
+func (s *Server) getPrompt(ctx context.Context, rq methodRequest) *jsonrpc.Response {
+	msg := rq.msg
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -111,7 +112,7 @@ func (s *Server) getPrompt(ctx context.Context, msg *message) *jsonrpc.Response 
 			Hint: bad.Hint, Field: bad.Field, Expected: bad.Expected, Got: bad.Got, Usage: t.Usage,
 		})
 	}
-	m, fail := s.callEntry(ctx, msg, t, req)
+	m, fail := s.callEntry(ctx, rq, t, req)
 	if fail != nil {
 		return fail
 	}

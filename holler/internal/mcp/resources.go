@@ -91,7 +91,8 @@ func (s *Server) findResource(uri string) (*hootv1hoot.Tool, proto.Message, *arg
 
 // readResource answers resources/read: the EmbeddedResource fields of the worker's answer are
 // the contents.
-func (s *Server) readResource(ctx context.Context, msg *message) *jsonrpc.Response {
+func (s *Server) readResource(ctx context.Context, rq methodRequest) *jsonrpc.Response {
+	msg := rq.msg
 	var p uriParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: resources/read needs params.uri", &guidance{
@@ -107,7 +108,7 @@ func (s *Server) readResource(ctx context.Context, msg *message) *jsonrpc.Respon
 			URI string `json:"uri"`
 		}{p.URI})
 	}
-	m, fail := s.callEntry(ctx, msg, t, req)
+	m, fail := s.callEntry(ctx, rq, t, req)
 	if fail != nil {
 		return fail
 	}
