@@ -9,6 +9,7 @@ import (
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
@@ -20,13 +21,13 @@ import (
 
 // Arguments a person supplies. A tool's request field marked (hoot.v1.field).elicit is one the
 // caller may leave out: the gateway then asks the person for it, with a form, before anything
-// reaches a worker, exactly where it asks whether a risky call may run (policy.go), through the
-// same confirmer: elicitation/create on the call's stream up to 2025-11-25, an input_required
-// round in 2026-07-28. When both apply, one form asks both. The answers fill the arguments,
-// which are then decoded and validated like any caller's, and the call goes on as usual (a job
-// is created only now, so a task-required tool answers its CreateTaskResult on the round that
-// brought the answers). The generator writes each such field's form property
-// (hootv1hoot.ElicitField); this file only puts them together.
+// reaches a worker, exactly where it asks whether a risky call may run (package consent), through
+// the same confirmer: elicitation/create on the call's stream up to 2025-11-25, an input_required
+// round in 2026-07-28. When both apply, one form asks both. The answers fill the arguments, which
+// are then decoded and validated like any caller's, and the call goes on as usual (a job is created
+// only now, so a task-required tool answers its CreateTaskResult on the round that brought the
+// answers). The generator writes each such field's form property (hootv1hoot.ElicitField); this
+// file only puts them together.
 
 // argumentsKeyPrefix starts the key of a question that asks for arguments alone in
 // inputRequests; the question's id follows it. A question that also asks whether the call may
@@ -49,7 +50,7 @@ type personCall struct {
 // call with (req, or a new message with the person's answers filled in) and the decision, or a
 // response when the call ends here: a question (input_required), a refusal, or an answer that
 // does not validate.
-func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask confirmer, req proto.Message) (proto.Message, decision, *jsonrpc.Response) {
+func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision, ask confirmer, req proto.Message) (proto.Message, consent.Decision, *jsonrpc.Response) {
 	t, r := c.tool, c.round
 	if r != nil && len(r.state.Filled) > 0 {
 		// A later round of a call whose arguments a person supplied in an earlier one: the
@@ -64,7 +65,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 		}
 	}
 	missing := missingArguments(t, req)
-	confirm := d.Confirmation == confirmationRequired
+	confirm := d.Confirmation == consent.ConfirmationRequired
 	if !confirm && len(missing) == 0 {
 		return req, d, nil
 	}
@@ -73,7 +74,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 		if ask == nil {
 			var cannot string
 			if ask, cannot = s.confirmerFor(c.sess, c.out); ask == nil {
-				d.Outcome = outcomeCannotElicit
+				d.Outcome = consent.OutcomeCannotElicit
 				return nil, d, s.refuse(c.msg.ID, c.sess, t, d, cannot, nil)
 			}
 		}
@@ -85,7 +86,8 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 	q.confirm, q.fill = confirm, missing
 	// The wait is bounded like a call.
 	actx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
-	d, content, aerr := s.policy.confirm(actx, d, ask, q)
+	a, content, aerr := ask.confirm(actx, q)
+	d = consent.Answered(d, q.confirm, a, aerr)
 	waited := context.Cause(actx)
 	cancel()
 	if resp := s.inputAnswer(c.msg.ID, c.sess, t, aerr); resp != nil {
@@ -96,7 +98,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 			WithHint("The call was cancelled at the client's request.")
 		return nil, d, jsonrpc.NewResult(c.msg.ID, toolErrorResult(t.Name, e))
 	}
-	if d.refused() {
+	if d.Refused() {
 		return nil, d, s.refuse(c.msg.ID, c.sess, t, d, "", waited)
 	}
 	if len(missing) == 0 {
@@ -244,35 +246,4 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response
 	}
 	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.Field, "why", bad.Message)
 	return jsonrpc.NewResult(c.msg.ID, guidedToolErrorResult(t.Name, e, g))
-}
-
-// argumentsRefusal returns what the client is told about a call that left out arguments a
-// person supplies, when nobody could be asked or the person did not give them: what happened,
-// and that the caller may pass them itself.
-func argumentsRefusal(t *hootv1hoot.Tool, d decision, why string, unanswered error) refusal {
-	name, asked := wording.Quote(t.Name), strings.Join(d.Asked, ", ")
-	pass := "Pass " + asked + " in the arguments of " + t.Name + " (tools/list describes them) if you know them"
-	var e *hooteproto.Error
-	switch d.Outcome {
-	case outcomeCannotElicit:
-		e = hooteproto.NewError(hooteproto.CodeInvalidArgument,
-			"tool "+name+" needs "+asked+", which the call left out and a person supplies, and "+why).
-			WithHint(pass + ", and call it again; or call it from an MCP client that supports elicitation in form mode (protocol 2025-06-18 or later " +
-				"with capabilities.elicitation, or 2026-07-28 with elicitation in each request's clientCapabilities), which asks its user.")
-	case outcomeDeclined:
-		e = hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person asked for "+asked+" of "+name+" declined to give it; it did not run").
-			WithHint(pass + "; otherwise do not call it again unless the person asks for it.")
-	case outcomeCancelled:
-		e = hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person asked for "+asked+" of "+name+" dismissed the form; it did not run").
-			WithHint(pass + ", or ask the person whether they want it to run and call it again if they do.")
-	default: // outcomeUnanswered
-		msg := "no answer came to the form asking for " + asked + " of " + name + "; it did not run"
-		if errors.Is(unanswered, context.DeadlineExceeded) {
-			msg = "the person asked for " + asked + " of " + name + " did not answer in time; it did not run"
-		}
-		e = hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
-			WithHint(pass + ", or call it again when the person is there to answer.").
-			WithRetryable(true)
-	}
-	return refusal{err: e, data: &guidance{Hint: e.Hint(), Tool: t.Name, Policy: &d}}
 }

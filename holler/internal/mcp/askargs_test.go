@@ -10,6 +10,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -117,7 +118,7 @@ func argumentsRefusedOf(t *testing.T, r rpcResponse, outcome string) refusedResu
 	rr := refusedOf(t, r)
 	g := rr.Meta.Guidance
 	if !rr.IsError || g.Policy.Outcome != outcome || len(g.Policy.Asked) != 1 || g.Policy.Asked[0] != "name" ||
-		g.Policy.Confirmation != confirmationNotRequired || !strings.Contains(g.Hint, "Pass name in the arguments") {
+		g.Policy.Confirmation != consent.ConfirmationNotRequired || !strings.Contains(g.Hint, "Pass name in the arguments") {
 		t.Errorf("refusal = %q, data %+v; want outcome %s, asked [name] and a hint to pass name", rr.text(), g, outcome)
 	}
 	return rr
@@ -189,10 +190,10 @@ func TestAskArgumentsModernRefusals(t *testing.T) {
 		wantField string // a bad answer, when not empty
 		wantText  []string
 	}{
-		{name: "declined", answer: `{"action":"decline"}`, outcome: outcomeDeclined, wantText: []string{"declined", "did not run"}},
-		{name: "cancelled", answer: `{"action":"cancel"}`, outcome: outcomeCancelled, wantText: []string{"dismissed"}},
+		{name: "declined", answer: `{"action":"decline"}`, outcome: consent.OutcomeDeclined, wantText: []string{"declined", "did not run"}},
+		{name: "cancelled", answer: `{"action":"cancel"}`, outcome: consent.OutcomeCancelled, wantText: []string{"dismissed"}},
 		{name: "client without elicitation", caps: map[string]any{"extensions": map[string]any{extensionTasks: map[string]any{}}},
-			outcome: outcomeCannotElicit, wantText: []string{"declare no elicitation", "supports elicitation"}},
+			outcome: consent.OutcomeCannotElicit, wantText: []string{"declare no elicitation", "supports elicitation"}},
 		{name: "tampered state", answer: `{"action":"accept","content":{"name":"Alice"}}`, tamper: true, wantCode: jsonrpc.CodeInvalidParams},
 		{name: "too long", answer: `{"action":"accept","content":{"name":"` + strings.Repeat("a", 201) + `"}}`,
 			wantField: "name", wantText: []string{"at most 200", "pass name in the arguments yourself"}},
@@ -270,7 +271,7 @@ func TestAskArgumentsWithConfirmation(t *testing.T) {
 	// Unticked: refused as the confirmation's refusal, whatever the name.
 	r := c.modernCall(2, "tools/call", askCall("ask_confirm", map[string]any{}, caps,
 		retryWith(key, ir.RequestState, `{"action":"accept","content":{"name":"Carol","confirm":false}}`)), nil).last(t)
-	checkRefusal(t, r, outcomeNotConfirmed, confirmationRequired, nil)
+	checkRefusal(t, r, consent.OutcomeNotConfirmed, consent.ConfirmationRequired, nil)
 	if n := b.calls.Load(); n != 0 {
 		t.Fatalf("the backend was called %d times", n)
 	}
@@ -329,8 +330,8 @@ func TestAskArgumentsLegacy(t *testing.T) {
 		wantText []string
 	}{
 		{name: "answered", caps: elicitCaps, answer: `{"action":"accept","content":{"name":"Erin"}}`, wantName: "Erin"},
-		{name: "declined", caps: elicitCaps, answer: `{"action":"decline"}`, outcome: outcomeDeclined},
-		{name: "client without elicitation", caps: `{}`, outcome: outcomeCannotElicit, wantText: []string{"did not declare the elicitation capability"}},
+		{name: "declined", caps: elicitCaps, answer: `{"action":"decline"}`, outcome: consent.OutcomeDeclined},
+		{name: "client without elicitation", caps: `{}`, outcome: consent.OutcomeCannotElicit, wantText: []string{"did not declare the elicitation capability"}},
 		{name: "out of bounds", caps: elicitCaps, answer: `{"action":"accept","content":{"name":"` + strings.Repeat("b", 300) + `"}}`,
 			wantText: []string{"the person's answer for name", "at most 200"}},
 	}

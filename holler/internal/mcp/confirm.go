@@ -9,6 +9,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
@@ -16,29 +17,17 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// This file puts a call to a person before it runs, for the policy (policy.go). The policy
-// only sees a [confirmer]; the one here asks with elicitation/create on the call's own stream,
-// which protocol versions 2025-06-18 and 2025-11-25 have. The 2026-07-28 era asks through an
-// input_required result instead, with the confirmer of inputreq.go: another confirmer, not
-// another policy.
-
-// An answer is what a person made of a [confirmQuestion]. The zero value declines, so that an
-// answer that was never set refuses the call.
-type answer int
-
-const (
-	answerDeclined answer = iota
-	answerAccepted
-	// answerAcceptedUnticked: the form was accepted without its confirm box ticked.
-	answerAcceptedUnticked
-	answerCancelled
-)
+// This file puts a call to a person before it runs, for the policy (package consent). The policy
+// only sees the answer; a [confirmer] asks: the one here asks with elicitation/create on the call's
+// own stream, which protocol versions 2025-06-18 and 2025-11-25 have. The 2026-07-28 era asks
+// through an input_required result instead, with the confirmer of inputreq.go: another confirmer,
+// not another policy.
 
 // A confirmer puts a question to a person and waits for the answer, with the form's content
 // when the person accepted it; an error means that no answer came (ctx ended, or the client
 // failed the request).
 type confirmer interface {
-	confirm(ctx context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error)
+	confirm(ctx context.Context, q confirmQuestion) (consent.Answer, map[string]json.RawMessage, error)
 }
 
 // A confirmQuestion is one call put to a person: the tool and its decoded arguments, and what
@@ -168,39 +157,39 @@ type elicitConfirmer struct {
 
 var _ confirmer = elicitConfirmer{}
 
-func (c elicitConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error) {
+func (c elicitConfirmer) confirm(ctx context.Context, q confirmQuestion) (consent.Answer, map[string]json.RawMessage, error) {
 	msg, err := c.s.requestClient(ctx, c.sess, c.out, questions.MethodElicit, questions.Elicit{Message: q.message(), RequestedSchema: q.requestedSchema()})
 	if err != nil {
-		return answerDeclined, nil, err
+		return consent.Declined, nil, err
 	}
 	if msg.Error != nil {
-		return answerDeclined, nil, errors.New("the client failed elicitation/create: " + string(msg.Error))
+		return consent.Declined, nil, errors.New("the client failed elicitation/create: " + string(msg.Error))
 	}
 	var r struct {
 		Action  string                     `json:"action"`
 		Content map[string]json.RawMessage `json:"content"`
 	}
 	if json.Unmarshal(msg.Result, &r) != nil {
-		return answerDeclined, nil, errors.New("the client's answer to elicitation/create is malformed")
+		return consent.Declined, nil, errors.New("the client's answer to elicitation/create is malformed")
 	}
 	switch r.Action {
 	case "accept":
 		return q.accepted(r.Content), r.Content, nil
 	case "decline":
-		return answerDeclined, nil, nil
+		return consent.Declined, nil, nil
 	case "cancel":
-		return answerCancelled, nil, nil
+		return consent.Cancelled, nil, nil
 	}
-	return answerDeclined, nil, errors.New("the client answered elicitation/create with the unknown action " + wording.Quote(r.Action))
+	return consent.Declined, nil, errors.New("the client answered elicitation/create with the unknown action " + wording.Quote(r.Action))
 }
 
 // accepted returns what an accepted form with content answers q: accepted, unless q asks
 // whether the call may run and the confirm box is not ticked.
-func (q confirmQuestion) accepted(content map[string]json.RawMessage) answer {
+func (q confirmQuestion) accepted(content map[string]json.RawMessage) consent.Answer {
 	if q.confirm && string(rawjson.Compact(content[confirmField])) != "true" {
-		return answerAcceptedUnticked
+		return consent.AcceptedUnticked
 	}
-	return answerAccepted
+	return consent.Accepted
 }
 
 // A requestCarrier is a notifier that can tell whether a request of the server reaches the

@@ -69,7 +69,7 @@ func (s *Server) liveTools() []toolDescription {
 			tools = append(tools, t)
 		}
 	}
-	return s.policy.toolDescriptions(tools)
+	return toolDescriptions(s.policy, tools)
 }
 
 // listedNames returns the names of the tools tools/list shows now.

@@ -10,6 +10,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
@@ -43,8 +44,8 @@ type Server struct {
 	modernMetaJSON []byte
 	cfg            *Config
 	log            *slog.Logger
-	// policy decides which calls may go to a worker (policy.go).
-	policy policy
+	// policy decides which calls may go to a worker (package consent).
+	policy consent.Policy
 
 	// tools holds every tool of the table by name, allowed or not, so that a tool above the
 	// tier limit is refused by name rather than reported unknown.
@@ -98,7 +99,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s := &Server{
 		cfg:    c,
 		log:    c.Logger,
-		policy: policy{maxTier: c.MaxTier, noConfirm: c.NoConfirm},
+		policy: consent.Policy{MaxTier: c.MaxTier, NoConfirm: c.NoConfirm},
 		tools:  make(map[string]*hootv1hoot.Tool, len(c.Tools)),
 		closed: make(chan struct{}),
 	}
@@ -125,7 +126,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
-	s.listed = s.policy.toolDescriptions(s.allowed)
+	s.listed = toolDescriptions(s.policy, s.allowed)
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
 	s.changes.subscribe(listTools, s.tellSessions)
 	s.listens.init(c.MaxListens)

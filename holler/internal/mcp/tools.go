@@ -13,6 +13,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/content"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
@@ -57,11 +58,11 @@ const confirmNote = "Each call is put to a person first (the client asks its use
 	"a call they decline fails without running."
 
 // toolDescriptions describes tools for tools/list.
-func (p policy) toolDescriptions(tools []*hootv1hoot.Tool) []toolDescription {
+func toolDescriptions(p consent.Policy, tools []*hootv1hoot.Tool) []toolDescription {
 	out := make([]toolDescription, 0, len(tools))
 	for _, t := range tools {
 		desc := t.Description
-		if p.asks(t) {
+		if p.Asks(t) {
 			desc = strings.TrimSpace(desc + "\n\n" + confirmNote)
 		}
 		d := toolDescription{
@@ -146,9 +147,9 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 	return p, name, err == nil && name != ""
 }
 
-// callTool answers tools/call: find the tool, apply the policy (policy.go), decode and validate
-// the arguments, have a person confirm the call if the policy says so, call the backend, and
-// render its typed answer.
+// callTool answers tools/call: find the tool, apply the policy (package consent), decode and
+// validate the arguments, have a person confirm the call if the policy says so, call the
+// backend, and render its typed answer.
 func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
 	p, name, ok := readCallToolParams(msg.Params)
 	if !ok {
@@ -176,8 +177,13 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	msg.tool = name
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
-	d, ask, cannot := s.policy.forCaller(ctx).decide(t, func() (confirmer, string) { return s.confirmerFor(sess, out) })
-	if d.refused() {
+	var ask confirmer
+	d, cannot := s.policyFor(ctx).Decide(t, func() (bool, string) {
+		var why string
+		ask, why = s.confirmerFor(sess, out)
+		return ask != nil, why
+	})
+	if d.Refused() {
 		return s.refuse(msg.ID, sess, t, d, cannot, nil)
 	}
 
@@ -199,7 +205,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if r != nil {
 		return r
 	}
-	if d.Confirmation != confirmationNotRequired {
+	if d.Confirmation != consent.ConfirmationNotRequired {
 		s.log.Info("mcp: tool call allowed", "tool", name, "session", sess.id, "confirmation", d.Confirmation, "outcome", d.Outcome)
 	}
 
@@ -301,11 +307,11 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 
 // refuse answers a call that the policy refused with decision d, before anything reached a
 // worker.
-func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d decision, cannot string, unanswered error) *jsonrpc.Response {
-	r := s.policy.refusal(t, d, cannot, unanswered)
+func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d consent.Decision, cannot string, unanswered error) *jsonrpc.Response {
+	e := s.policy.Refusal(t, d, cannot, unanswered)
 	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.id, "tier", d.Tier, "maxTier", d.MaxTier,
 		"confirmation", d.Confirmation, "outcome", d.Outcome)
-	return jsonrpc.NewResult(id, guidedToolErrorResult(t.Name, r.err, r.data))
+	return jsonrpc.NewResult(id, guidedToolErrorResult(t.Name, e, &guidance{Hint: e.Hint(), Tool: t.Name, Policy: &d}))
 }
 
 // badArguments answers arguments that do not decode or validate: as a tool result with
@@ -405,11 +411,6 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 			},
 		})
 	}
-}
-
-// tierName returns a tier's short name, such as "STANDARD".
-func tierName(t hootv1.Tier) string {
-	return strings.TrimPrefix(t.String(), "TIER_")
 }
 
 // inputAnswer returns the answer of a call whose confirmer ended with err when that error is an
