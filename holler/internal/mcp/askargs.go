@@ -29,11 +29,6 @@ import (
 // answers). The generator writes each such field's form property (hootv1hoot.ElicitField); this
 // file only puts them together.
 
-// argumentsKeyPrefix starts the key of a question that asks for arguments alone in
-// inputRequests; the question's id follows it. A question that also asks whether the call may
-// run is keyed with confirmKeyPrefix.
-const argumentsKeyPrefix = "arguments-"
-
 // A personCall is the call whose arguments or confirmation a person is asked for.
 type personCall struct {
 	msg   *message
@@ -70,7 +65,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 		return req, d, nil
 	}
 	if len(missing) > 0 {
-		d.Asked = elicitNames(missing)
+		d.Asked = consent.ElicitNames(missing)
 		if ask == nil {
 			var cannot string
 			if ask, cannot = s.confirmerFor(c.sess, c.out); ask == nil {
@@ -82,12 +77,12 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 	if mc, ok := ask.(*modernConfirmer); ok {
 		mc.round = r
 	}
-	q := newConfirmQuestion(t, req)
-	q.confirm, q.fill = confirm, missing
+	q := consent.NewQuestion(t, req)
+	q.Confirm, q.Fill = confirm, missing
 	// The wait is bounded like a call.
 	actx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	a, content, aerr := ask.confirm(actx, q)
-	d = consent.Answered(d, q.confirm, a, aerr)
+	d = consent.Answered(d, q.Confirm, a, aerr)
 	waited := context.Cause(actx)
 	cancel()
 	if resp := s.inputAnswer(c.msg.ID, c.sess, t, aerr); resp != nil {
@@ -116,7 +111,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 	}
 	if left := missingArguments(t, filled); len(left) > 0 {
 		return nil, d, s.badAnswer(c, &arguments.Error{
-			Message:  "the person accepted the form without filling " + strings.Join(elicitNames(left), ", "),
+			Message:  "the person accepted the form without filling " + strings.Join(consent.ElicitNames(left), ", "),
 			Field:    left[0].Name,
 			Expected: "a value for each field of the form",
 		})
@@ -146,14 +141,6 @@ func missingArguments(t *hootv1hoot.Tool, req proto.Message) []hootv1hoot.Elicit
 		}
 	}
 	return missing
-}
-
-func elicitNames(fields []hootv1hoot.ElicitField) []string {
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.Name
-	}
-	return names
 }
 
 // fillArguments returns the arguments of t that args (the caller's, which decoded) and the
@@ -187,36 +174,6 @@ func fillArguments(t *hootv1hoot.Tool, args json.RawMessage, answers map[string]
 	return arguments.Decode(t, doc)
 }
 
-// fillNeeds says what the person is asked to supply.
-func (q confirmQuestion) fillNeeds() string {
-	return "It needs what only you can give: " + strings.Join(elicitNames(q.fill), ", ") + ". Fill in the form."
-}
-
-// fillMessage is what the person reads when they are asked for arguments alone: which tool,
-// what it does, what it needs of them, and the arguments it already has.
-func (q confirmQuestion) fillMessage() string {
-	var b strings.Builder
-	q.introduce(&b, "The tool ", " is about to run. ")
-	b.WriteString(q.fillNeeds())
-	if len(q.args) > 0 {
-		b.WriteString("\nArguments it has: " + q.shownArguments())
-	}
-	b.WriteString("\nA model asked for this call. Accept to run it with your answers; decline to refuse it.")
-	return b.String()
-}
-
-// fillProperties returns the form's properties for the arguments q asks for, and their names,
-// which the form requires.
-func (q confirmQuestion) fillProperties() (map[string]any, []string) {
-	props := make(map[string]any, len(q.fill)+1)
-	required := make([]string, 0, len(q.fill)+1)
-	for _, f := range q.fill {
-		props[f.Name] = json.RawMessage(f.Schema)
-		required = append(required, f.Name)
-	}
-	return props, required
-}
-
 // badAnswer answers a call whose arguments, filled with a person's answers, do not validate:
 // a tool error that says which answer was wrong and how to go on. The request itself was well
 // formed, so it is not a JSON-RPC error.
@@ -224,7 +181,7 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response
 	t := c.tool
 	field := bad.Field
 	if field == "" {
-		field = strings.Join(elicitNames(t.Elicit), ", ")
+		field = strings.Join(consent.ElicitNames(t.Elicit), ", ")
 	}
 	again := "call " + t.Name + " again, which asks the person anew"
 	if c.sess.modern {

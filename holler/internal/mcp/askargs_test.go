@@ -136,7 +136,7 @@ func TestAskArgumentsModern(t *testing.T) {
 		t.Fatalf("the backend was called %d times before the person answered", n)
 	}
 	q := ir.InputRequests[key]
-	if !strings.HasPrefix(key, argumentsKeyPrefix) || q.Method != questions.MethodElicit || q.Params.Mode != "form" ||
+	if !strings.HasPrefix(key, consent.ArgumentsKeyPrefix) || q.Method != questions.MethodElicit || q.Params.Mode != "form" ||
 		!strings.Contains(q.Params.Message, "test_tool_with_task") || !strings.Contains(q.Params.Message, "name") {
 		t.Errorf("question %q = %+v", key, q)
 	}
@@ -264,7 +264,7 @@ func TestAskArgumentsWithConfirmation(t *testing.T) {
 	q := ir.InputRequests[key]
 	props, _ := q.Params.RequestedSchema["properties"].(map[string]any)
 	req, _ := q.Params.RequestedSchema["required"].([]any)
-	if !strings.HasPrefix(key, confirmKeyPrefix) || props["name"] == nil || props[confirmField] == nil || len(req) != 2 ||
+	if !strings.HasPrefix(key, consent.ConfirmKeyPrefix) || props["name"] == nil || props[consent.ConfirmField] == nil || len(req) != 2 ||
 		!strings.Contains(q.Params.Message, "destructive") || !strings.Contains(q.Params.Message, "only you can give: name") {
 		t.Fatalf("question %q = %+v", key, q)
 	}
@@ -353,7 +353,7 @@ func TestAskArgumentsLegacy(t *testing.T) {
 					} `json:"requestedSchema"`
 				}
 				_ = json.Unmarshal(m.Params, &p)
-				if p.RequestedSchema.Properties["name"]["type"] != "string" || p.RequestedSchema.Properties[confirmField] != nil {
+				if p.RequestedSchema.Properties["name"]["type"] != "string" || p.RequestedSchema.Properties[consent.ConfirmField] != nil {
 					t.Errorf("form = %s", m.Params)
 				}
 				return answerWith(tc.answer)(m)

@@ -296,9 +296,9 @@ func TestConfirmationQuestion(t *testing.T) {
 			t.Errorf("the question lacks %q:\n%s", want, q.Message)
 		}
 	}
-	box := q.RequestedSchema.Properties[confirmField]
+	box := q.RequestedSchema.Properties[consent.ConfirmField]
 	if q.RequestedSchema.Type != "object" || len(q.RequestedSchema.Properties) != 1 || box["type"] != "boolean" ||
-		box["default"] != false || len(q.RequestedSchema.Required) != 1 || q.RequestedSchema.Required[0] != confirmField {
+		box["default"] != false || len(q.RequestedSchema.Required) != 1 || q.RequestedSchema.Required[0] != consent.ConfirmField {
 		t.Errorf("requestedSchema = %s", asked[0].Params)
 	}
 

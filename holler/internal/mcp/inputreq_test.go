@@ -98,7 +98,7 @@ func TestInputRequiredConfirmation(t *testing.T) {
 		t.Fatalf("the backend was called %d times before the person answered", n)
 	}
 	q := ir.InputRequests[key]
-	if q.Method != questions.MethodElicit || q.Params.Mode != "form" || !strings.HasPrefix(key, confirmKeyPrefix) {
+	if q.Method != questions.MethodElicit || q.Params.Mode != "form" || !strings.HasPrefix(key, consent.ConfirmKeyPrefix) {
 		t.Errorf("question %q = %+v", key, q)
 	}
 	for _, w := range []string{"wipe", "Wipe the slate", "destructive", "message: \"hello\""} {
@@ -107,11 +107,11 @@ func TestInputRequiredConfirmation(t *testing.T) {
 		}
 	}
 	props, _ := q.Params.RequestedSchema["properties"].(map[string]any)
-	field, _ := props[confirmField].(map[string]any)
+	field, _ := props[consent.ConfirmField].(map[string]any)
 	if field["type"] != "boolean" || field["default"] != false {
 		t.Errorf("form = %v", q.Params.RequestedSchema)
 	}
-	if req, _ := q.Params.RequestedSchema["required"].([]any); len(req) != 1 || req[0] != confirmField {
+	if req, _ := q.Params.RequestedSchema["required"].([]any); len(req) != 1 || req[0] != consent.ConfirmField {
 		t.Errorf("form's required = %v", q.Params.RequestedSchema["required"])
 	}
 

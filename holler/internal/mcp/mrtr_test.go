@@ -11,6 +11,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
@@ -485,7 +486,7 @@ func TestRoundAfterConfirmation(t *testing.T) {
 		return p
 	}
 	ir, key := inputRequiredOf(t, c.modernCall(1, "tools/call", call(nil), nil))
-	if !strings.HasPrefix(key, confirmKeyPrefix) || b.calls.Load() != 0 {
+	if !strings.HasPrefix(key, consent.ConfirmKeyPrefix) || b.calls.Load() != 0 {
 		t.Fatalf("round 1 asked %q after %d runs", key, b.calls.Load())
 	}
 	r2 := askedOf(t, c.modernCall(2, "tools/call", call(retryWith(key, ir.RequestState, acceptTicked)), nil), "user_name")

@@ -33,7 +33,7 @@ const (
 	OutcomeTokenTierTooLow = "token_tier_too_low"
 	OutcomeAllowed         = "allowed"   // nothing to ask
 	OutcomeConfirmed       = "confirmed" // a person accepted
-	OutcomeAnswered        = "answered"  // a person supplied the arguments asked of them (the mcp package's askargs.go)
+	OutcomeAnswered        = "answered"  // a person supplied the arguments asked of them
 	OutcomeTierTooHigh     = "tier_too_high"
 	OutcomeCannotElicit    = "client_cannot_elicit"
 	OutcomeDeclined        = "declined"
@@ -52,7 +52,7 @@ type Decision struct {
 	Confirmation string `json:"confirmation"`
 	// Outcome is what came of it.
 	Outcome string `json:"outcome"`
-	// Asked are the arguments the call left out that a person was asked for (the mcp package's askargs.go).
+	// Asked are the arguments the call left out that a person was asked for.
 	Asked []string `json:"asked,omitempty"`
 	// TokenTier is the highest tier the caller's token allows, when the request came through
 	// access control (the mcp package's access control); raise says how to get a higher one.

@@ -2,6 +2,7 @@ package consent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -99,5 +100,36 @@ func TestRefusal(t *testing.T) {
 	d := Decision{Outcome: OutcomeDeclined, Confirmation: ConfirmationNotRequired, Asked: []string{"name"}}
 	if e := p.Refusal(tool, d, "", errors.New("gone")); e.Code() != hooteproto.CodeInvalidArgument || !strings.Contains(e.Hint(), "Pass name") {
 		t.Errorf("arguments refusal = %s: %s", e.Message(), e.Hint())
+	}
+}
+
+// TestQuestion writes the question whether a call may run and the question for arguments alone:
+// what the person reads names the tool and its arguments, the form asks exactly what is needed
+// (the confirm box unticked by default), an accepted form counts as a confirmation only when the
+// box is ticked, and each kind of question has its own key prefix.
+func TestQuestion(t *testing.T) {
+	tool := &hootv1hoot.Tool{Name: "wipe", Title: "Wipe", Description: "Deletes everything.\n\nMore.", Tier: hootv1.Tier_TIER_ADMIN}
+	q := NewQuestion(tool, &hootv1.EchoRequest{Message: "all"})
+	if m := q.Message(); !strings.Contains(m, "Run the tool wipe (Wipe)? Deletes everything.") || !strings.Contains(m, `message: "all"`) {
+		t.Errorf("confirmation message = %q", m)
+	}
+	schema := q.RequestedSchema()
+	props, _ := schema["properties"].(map[string]any)
+	box, _ := props[ConfirmField].(map[string]any)
+	if box["default"] != false || len(props) != 1 || q.KeyPrefix() != ConfirmKeyPrefix {
+		t.Errorf("confirmation form = %v, key prefix %s", schema, q.KeyPrefix())
+	}
+	if q.Accepted(map[string]json.RawMessage{ConfirmField: json.RawMessage(`true`)}) != Accepted ||
+		q.Accepted(map[string]json.RawMessage{ConfirmField: json.RawMessage(`false`)}) != AcceptedUnticked || q.Accepted(nil) != AcceptedUnticked {
+		t.Error("an accepted confirmation form counts without its box ticked")
+	}
+
+	q.Confirm, q.Fill = false, []hootv1hoot.ElicitField{{Name: "name", Schema: `{"type":"string"}`}}
+	if m := q.Message(); !strings.Contains(m, "It needs what only you can give: name") || q.KeyPrefix() != ArgumentsKeyPrefix {
+		t.Errorf("arguments message = %q, key prefix %s", m, q.KeyPrefix())
+	}
+	props, _ = q.RequestedSchema()["properties"].(map[string]any)
+	if _, ok := props["name"]; !ok || props[ConfirmField] != nil || q.Accepted(nil) != Accepted {
+		t.Errorf("arguments form = %v", props)
 	}
 }
