@@ -37,6 +37,11 @@ func TestTasksOverStdio(t *testing.T) {
 	if r := c.recv(); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("tasks/get without a taskId over stdio = %s %+v, want -32602", r.Result, r.Error)
 	}
+	// A request that does not declare the extension is refused it, as over HTTP.
+	c.send(modernLine(4, methodTasksGet, map[string]any{"taskId": taskID}))
+	if r := c.recv(); r.Error == nil || r.Error.Code != codeMissingCapability {
+		t.Fatalf("tasks/get without the extension over stdio = %s %+v, want %d", r.Result, r.Error, codeMissingCapability)
+	}
 }
 
 // TestMethodTable checks the table against what the server says of itself: every method that

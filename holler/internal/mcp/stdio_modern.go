@@ -35,6 +35,11 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 	if fail == nil && !s.modernMethod(msg.Method) {
 		fail = &modernFailure{resp: s.modernMethodNotFound(msg)}
 	}
+	if fail == nil {
+		// As over HTTP: what needs the tasks extension is refused to a request that does not
+		// declare it.
+		fail = s.checkTaskCapability(msg, m.caps)
+	}
 	if fail != nil {
 		w.send(fail.resp)
 		return true
