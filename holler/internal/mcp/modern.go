@@ -121,11 +121,22 @@ type modernFailure struct {
 
 // checkModern runs the checks of a modern request in the order MCP 2026-07-28 gives them: the
 // required _meta fields (-32602), the headers against the body (-32020), the version
-// (-32022), and whether the method exists (-32601, 404).
+// (-32022), whether the method exists (-32601, 404), and whether the request declares the
+// extension that what it asks for needs (-32021). Every transport makes these checks; r is the
+// HTTP request whose headers are checked too, nil for a transport without headers (stdio).
 func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modernFailure) {
 	m, p, fail := s.readModernMeta(msg)
 	if fail != nil {
 		return m, fail
+	}
+	if r == nil {
+		if fail := s.checkModernVersion(msg, m); fail != nil {
+			return m, fail
+		}
+		if !s.modernMethod(msg.Method) {
+			return m, &modernFailure{status: http.StatusNotFound, resp: s.modernMethodNotFound(msg)}
+		}
+		return m, s.checkTaskCapability(msg, m.caps)
 	}
 	bad := func(status int, code int64, text string, g *guidance) *modernFailure {
 		return &modernFailure{status: status, resp: s.modernError(msg.ID, code, text, g)}
@@ -166,7 +177,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 			return m, fail
 		}
 	}
-	return m, nil
+	return m, s.checkTaskCapability(msg, m.caps)
 }
 
 // checkModernVersion refuses a modern request whose protocol version this server does not
@@ -340,10 +351,6 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	}
 	meta, fail := s.checkModern(r, msg)
 	if fail != nil {
-		s.writeJSON(w, fail.status, fail.resp)
-		return
-	}
-	if fail := s.checkTaskCapability(msg, meta.caps); fail != nil {
 		s.writeJSON(w, fail.status, fail.resp)
 		return
 	}

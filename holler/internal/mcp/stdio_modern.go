@@ -28,18 +28,8 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 	if !msg.IsRequest() || eraOf(conn.isInitialized(), "", msg.Params) != eraModern {
 		return false
 	}
-	m, _, fail := s.readModernMeta(msg)
-	if fail == nil {
-		fail = s.checkModernVersion(msg, m)
-	}
-	if fail == nil && !s.modernMethod(msg.Method) {
-		fail = &modernFailure{resp: s.modernMethodNotFound(msg)}
-	}
-	if fail == nil {
-		// As over HTTP: what needs the tasks extension is refused to a request that does not
-		// declare it.
-		fail = s.checkTaskCapability(msg, m.caps)
-	}
+	// The same checks as over HTTP, without the headers.
+	m, fail := s.checkModern(nil, msg)
 	if fail != nil {
 		w.send(fail.resp)
 		return true
