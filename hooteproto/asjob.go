@@ -10,27 +10,10 @@ import (
 )
 
 // A call run as a job. The gateway may want a call of a tool that answers inline run as a job
-// (an MCP task the client asked for): it says so in the REQUEST (hoot.v1.Request.as_job), and
+// (an MCP task the client asked for): it says so in Call.AsJob, which the REQUEST carries
+// (hoot.v1.Request.as_job), and
 // the worker hands the call to its JobStarter, which records the job, answers job_started at
 // once, and keeps what the tool answers as the job's result.
-
-type asJobKey struct{}
-
-func (asJobKey) String() string { return "hooteproto.asJob" }
-
-// WithAsJob returns a context for Broker.Call whose call the worker runs as a job.
-func WithAsJob(ctx context.Context) context.Context {
-	return context.WithValue(ctx, asJobKey{}, true)
-}
-
-// AsJobFrom reports whether ctx asks for its call to run as a job. A Backend other than the
-// Broker, such as one that runs handlers in process, reads it.
-func AsJobFrom(ctx context.Context) bool { return asJobFrom(ctx) }
-
-func asJobFrom(ctx context.Context) bool {
-	v, _ := ctx.Value(asJobKey{}).(bool)
-	return v
-}
 
 // WithJobStarter gives a worker the JobStarter that runs the calls a caller wants run as
 // jobs. Without one, such calls are refused as unavailable.

@@ -58,7 +58,7 @@ func TestWireAskClientAllKeys(t *testing.T) {
 	}
 	for range 2 { // numbering starts again with every call
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		res, err := s.broker.Call(hooteproto.WithClientAsker(ctx, asker), hootv1hoot.SystemServiceName, echo("x"), nil)
+		res, err := s.broker.Call(ctx, hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: echo("x"), Ask: asker})
 		cancel()
 		if err != nil {
 			t.Fatal(err)

@@ -206,40 +206,31 @@ func (b *Broker) Changed() <-chan struct{} {
 	return b.changed
 }
 
-// Call sends p to a live worker of service and returns its Result, which holds either the
-// tool's result or the worker's ToolError. Progress reports go to onProgress, if not nil, on the
-// calling goroutine. The context's deadline travels with the request, so the worker stops too.
-// Errors are *Error values: unavailable when no worker serves the service or the worker is lost,
-// overloaded when the queue for busy workers is full, deadline exceeded or canceled with the
-// context.
+// Call sends c.Payload to a live worker of c.Service and returns its Result, which holds either
+// the tool's result or the worker's ToolError. The request names c.Caller and asks for a job when
+// c.AsJob is set; progress reports go to c.Progress on the calling goroutine, and the worker's
+// questions for the client to c.Ask. The context's deadline travels with the request, so the
+// worker stops too. Errors are *Error values: unavailable when no worker serves the service or
+// the worker is lost, overloaded when the queue for busy workers is full, deadline exceeded or
+// canceled with the context.
 //
 // A call that a worker refused unstarted, or could not be given, goes to another worker; so does
 // a call of an idempotent tool whose worker was lost. It never goes back to a worker that failed
 // it, and when no other worker is left it ends with what the last one did.
-//
-// Call names no caller: it is CallAs with a nil caller.
-func (b *Broker) Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
-	return b.CallAs(ctx, nil, service, p, onProgress)
-}
-
-// CallAs is Call on behalf of caller, whom the request names to the worker (hoot.v1.Request's
-// caller): the worker records it as the owner of a job the call starts, and shows a caller
-// below the admin tier only its own jobs. A nil caller is a call of a gateway that checks no
-// tokens.
-func (b *Broker) CallAs(ctx context.Context, caller *hootv1.Caller, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
-	req := &hootv1.Request{Payload: p, AsJob: asJobFrom(ctx), Caller: caller}
-	return b.sendCall(ctx, service, req, isIdempotent(p), onProgress)
+func (b *Broker) Call(ctx context.Context, c Call) (*hootv1.Result, error) {
+	req := &hootv1.Request{Payload: c.Payload, AsJob: c.AsJob, Caller: c.Caller}
+	return b.sendCall(ctx, c.Service, req, isIdempotent(c.Payload), c.Ask, c.Progress)
 }
 
 // sendCall sends req to a live worker of service, and again to another one as Call says.
-func (b *Broker) sendCall(ctx context.Context, service string, req *hootv1.Request, idempotent bool, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
+func (b *Broker) sendCall(ctx context.Context, service string, req *hootv1.Request, idempotent bool, asker ClientAsker, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
 	id := NewRequestID()
 	var (
 		avoid []string
 		last  callOutcome
 	)
 	for attempt := 0; ; attempt++ {
-		o := b.attempt(ctx, id, service, req, idempotent, avoid, onProgress)
+		o := b.attempt(ctx, id, service, req, idempotent, asker, avoid, onProgress)
 		if o.noOther {
 			return last.res, last.err
 		}
@@ -253,7 +244,7 @@ func (b *Broker) sendCall(ctx context.Context, service string, req *hootv1.Reque
 }
 
 // attempt sends the call to one worker, none of those in avoid, and waits for what comes of it.
-func (b *Broker) attempt(ctx context.Context, id RequestID, service string, req *hootv1.Request, idempotent bool, avoid []string, onProgress func(*hootv1.Progress)) callOutcome {
+func (b *Broker) attempt(ctx context.Context, id RequestID, service string, req *hootv1.Request, idempotent bool, asker ClientAsker, avoid []string, onProgress func(*hootv1.Progress)) callOutcome {
 	fail := func(err error) callOutcome { return callOutcome{err: err} }
 	req.TimeoutMs = 0
 	if dl, ok := ctx.Deadline(); ok {
@@ -275,7 +266,7 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, req 
 	if werr != nil {
 		return fail(werr)
 	}
-	call := &brokerCall{worker: w, service: service, done: make(chan callOutcome, 1), ctx: ctx, asker: ClientAskerFrom(ctx),
+	call := &brokerCall{worker: w, service: service, done: make(chan callOutcome, 1), ctx: ctx, asker: asker,
 		idempotent: idempotent}
 	if onProgress != nil {
 		call.progress = make(chan *hootv1.Progress, progressBuffer)

@@ -30,29 +30,22 @@ func Log(ctx context.Context, level hootv1.LogLevel, msg string) {
 }
 
 // A ClientAsker carries a running tool's request to the MCP client and returns its answer. The
-// gateway puts one into the context of each call it makes (WithClientAsker); the broker runs it
-// when the worker's handler calls AskClient.
+// gateway gives one with each call it makes (Call.Ask); the broker runs it when the worker's
+// handler calls AskClient. On the worker's side, the handler's context holds the ClientAsker
+// that AskClient uses (WithAsk).
 type ClientAsker func(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error)
-
-type askerKey struct{}
-
-func (askerKey) String() string { return "hooteproto.asker" }
-
-// WithClientAsker returns a context for Broker.Call whose worker may ask the client through f.
-func WithClientAsker(ctx context.Context, f ClientAsker) context.Context {
-	return context.WithValue(ctx, askerKey{}, f)
-}
-
-// ClientAskerFrom returns the ClientAsker that ctx carries, or nil. A Backend other than the
-// Broker, such as one that runs handlers in process, uses it to serve AskClient.
-func ClientAskerFrom(ctx context.Context) ClientAsker {
-	f, _ := ctx.Value(askerKey{}).(ClientAsker)
-	return f
-}
 
 type askKey struct{}
 
 func (askKey) String() string { return "hooteproto.ask" }
+
+// WithAsk returns a context whose AskClient calls go to f. The worker answers AskClient for
+// every request it serves; code that runs a handler's work elsewhere, such as a job runner
+// that keeps a job's questions for the client to answer later, or a Backend that runs handlers
+// in process with a Call's Ask, sets its own.
+func WithAsk(ctx context.Context, f ClientAsker) context.Context {
+	return context.WithValue(ctx, askKey{}, f)
+}
 
 // askSeqKey finds the counter that names a request's unnamed questions (ask-1, ask-2, ...).
 type askSeqKey struct{}

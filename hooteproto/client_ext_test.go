@@ -70,18 +70,15 @@ func TestWireAskClientAndLog(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			if tc.asker != nil {
-				ctx = hooteproto.WithClientAsker(ctx, tc.asker)
-			}
 			var mu sync.Mutex
 			var logs []*hootv1.LogEntry
-			res, err := s.broker.Call(ctx, hootv1hoot.SystemServiceName, echo("hi"), func(p *hootv1.Progress) {
+			res, err := s.broker.Call(ctx, hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: echo("hi"), Ask: tc.asker, Progress: func(p *hootv1.Progress) {
 				mu.Lock()
 				defer mu.Unlock()
 				if p.GetLog() != nil {
 					logs = append(logs, p.GetLog())
 				}
-			})
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -385,7 +385,7 @@ func faultSlowWorker(t *testing.T, bin string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	long := make(chan error, 1)
 	go func() {
-		_, err := g.broker.Call(ctx, hootv1hoot.SystemServiceName, faultEcho("sleep:30s/long"), nil)
+		_, err := g.broker.Call(ctx, hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: faultEcho("sleep:30s/long")})
 		long <- err
 	}()
 	var slow string
@@ -821,7 +821,7 @@ func faultEcho(msg string) *hootv1.Payload {
 func faultCall(b *hooteproto.Broker, timeout time.Duration, msg string) (*hootv1.EchoResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	res, err := b.Call(ctx, hootv1hoot.SystemServiceName, faultEcho(msg), nil)
+	res, err := b.Call(ctx, hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: faultEcho(msg)})
 	if err != nil {
 		return nil, err
 	}

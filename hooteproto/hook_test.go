@@ -55,9 +55,11 @@ func TestServeHook(t *testing.T) {
 	waitLive(t, s.broker, hootv1hoot.SystemServiceName, true)
 
 	var progress []*hootv1.Progress
-	res, err := s.broker.Call(hooteproto.WithTraceparent(ctx, tp), hootv1hoot.SystemServiceName,
-		&hootv1.Payload{Request: &hootv1.Payload_Echo{Echo: &hootv1.EchoRequest{Message: "hi"}}},
-		func(p *hootv1.Progress) { progress = append(progress, p) })
+	res, err := s.broker.Call(hooteproto.WithTraceparent(ctx, tp), hooteproto.Call{
+		Service:  hootv1hoot.SystemServiceName,
+		Payload:  &hootv1.Payload{Request: &hootv1.Payload_Echo{Echo: &hootv1.EchoRequest{Message: "hi"}}},
+		Progress: func(p *hootv1.Progress) { progress = append(progress, p) },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (b *Broker) UseState(ctx context.Context, key []byte, expires time.Time) (f
 	_, _ = rand.Read(attempt) // crypto/rand does not fail
 	req := &hootv1.Request{StateUse: &hootv1.StateUse{Key: key, Attempt: attempt, Expires: timestamppb.New(expires)}}
 	// Sent again when its worker is lost: the attempt makes a second record of it harmless.
-	res, err := b.sendCall(ctx, LedgerService, req, true, nil)
+	res, err := b.sendCall(ctx, LedgerService, req, true, nil, nil)
 	if err != nil {
 		return false, err
 	}

@@ -81,26 +81,27 @@ func TestStateLedger(t *testing.T) {
 		t.Fatalf("UseState of a state expiring in two days = %v; want invalid argument", err)
 	}
 	// A tool call sent to the ledger service is refused: it holds state uses only.
-	res, err := s.broker.Call(ctx, hooteproto.LedgerService, echo("hi"), nil)
+	res, err := s.broker.Call(ctx, hooteproto.Call{Service: hooteproto.LedgerService, Payload: echo("hi")})
 	if err != nil || res.GetError().GetCategory() != hootv1.ErrorCategory_ERROR_CATEGORY_VALIDATION {
 		t.Fatalf("a payload sent to the ledger = %v, %v; want a validation error", res, err)
 	}
 }
 
-// TestCallAs sends the caller with the request: the handler sees it, and a call without one
+// TestCallCaller sends the caller with the request: the handler sees it, and a call without one
 // sees none.
-func TestCallAs(t *testing.T) {
+func TestCallCaller(t *testing.T) {
 	t.Parallel()
 	s := startBroker(t)
 	startSystemWorker(t, s, callerEcho{})
 	waitLive(t, s.broker, hootv1hoot.SystemServiceName, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := s.broker.CallAs(ctx, &hootv1.Caller{Principal: "token:ann", Tier: hootv1.Tier_TIER_STANDARD}, hootv1hoot.SystemServiceName, echo("x"), nil)
+	res, err := s.broker.Call(ctx, hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: echo("x"),
+		Caller: &hootv1.Caller{Principal: "token:ann", Tier: hootv1.Tier_TIER_STANDARD}})
 	if err != nil || res.GetEcho().GetMessage() != "token:ann/TIER_STANDARD" {
-		t.Fatalf("CallAs = %v, %v", res, err)
+		t.Fatalf("Call with a caller = %v, %v", res, err)
 	}
-	res, err = s.broker.Call(ctx, hootv1hoot.SystemServiceName, echo("x"), nil)
+	res, err = s.broker.Call(ctx, hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: echo("x")})
 	if err != nil || res.GetEcho().GetMessage() != "nobody" {
 		t.Fatalf("Call = %v, %v", res, err)
 	}

@@ -64,7 +64,7 @@ func TestOfferWithdrawsAndOffers(t *testing.T) {
 	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer ccancel()
 	p := fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestDynamicTool{TestDynamicTool: &conformancev1.ConformanceDynamicToolRequest{}}})
-	if res, err := s.broker.Call(cctx, dyn, p, nil); err != nil || res.GetError() != nil {
+	if res, err := s.broker.Call(cctx, hooteproto.Call{Service: dyn, Payload: p}); err != nil || res.GetError() != nil {
 		t.Fatalf("call of the offered service = %v, %v", res, err)
 	}
 	offer.Set(dyn, false)

@@ -128,7 +128,7 @@ func benchWire(b *testing.B, inProcess bool) *hooteproto.Broker {
 func wireCall(broker *hooteproto.Broker, p *hootv1.Payload) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := broker.Call(ctx, hootv1hoot.SystemServiceName, p, nil)
+	res, err := broker.Call(ctx, hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: p})
 	if err != nil {
 		return err
 	}

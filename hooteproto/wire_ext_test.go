@@ -202,7 +202,7 @@ func echo(msg string) *hootv1.Payload {
 
 func call(t *testing.T, b *hooteproto.Broker, ctx context.Context, msg string) (*hootv1.Result, error) {
 	t.Helper()
-	return b.Call(ctx, hootv1hoot.SystemServiceName, echo(msg), nil)
+	return b.Call(ctx, hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: echo(msg)})
 }
 
 // TestWireRoundTrip runs the round trip's checks on the in-memory connection, in a synctest
@@ -282,7 +282,7 @@ func roundTrip(t *testing.T, s *stack, run func(name string, f func(t *testing.T
 	})
 	run("progress reaches the caller in order", func(t *testing.T) {
 		var got []float64
-		res, err := s.broker.Call(ctx, "system", echo("progress"), func(p *hootv1.Progress) { got = append(got, p.GetProgress()) })
+		res, err := s.broker.Call(ctx, hooteproto.Call{Service: "system", Payload: echo("progress"), Progress: func(p *hootv1.Progress) { got = append(got, p.GetProgress()) }})
 		if err != nil || res.GetEcho() == nil {
 			t.Fatalf("res=%v err=%v", res, err)
 		}
@@ -653,7 +653,7 @@ func TestSilentWorkerIsToldToStop(t *testing.T) {
 
 		create := &hootv1.Payload{Request: &hootv1.Payload_ArtifactCreate{ArtifactCreate: &hootv1.ArtifactCreateRequest{
 			Source: &hootv1.ArtifactCreateRequest_Content{Content: "never answered"}}}}
-		_, err = s.broker.Call(ctx, hootv1hoot.ArtifactServiceName, create, nil)
+		_, err = s.broker.Call(ctx, hooteproto.Call{Service: hootv1hoot.ArtifactServiceName, Payload: create})
 		if hooteproto.CodeOf(err) != hooteproto.CodeUnavailable || !strings.Contains(err.Error(), "heartbeats") {
 			t.Fatalf("call to a silent worker: %v, want unavailable for missed heartbeats", err)
 		}

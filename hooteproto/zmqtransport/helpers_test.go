@@ -148,7 +148,7 @@ func call(b *hooteproto.Broker, msg string) (*hootv1.Result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	p := &hootv1.Payload{Request: &hootv1.Payload_Echo{Echo: &hootv1.EchoRequest{Message: msg}}}
-	return b.Call(ctx, hootv1hoot.SystemServiceName, p, nil)
+	return b.Call(ctx, hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: p})
 }
 
 // eventually waits up to 5 seconds for cond.

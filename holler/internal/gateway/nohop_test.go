@@ -60,12 +60,12 @@ func serveNoHop(addr string) error {
 // worker serves them once they have reached it (hooteproto.Serve).
 type inProcess struct{ svc hootv1hoot.Service }
 
-func (b inProcess) CallAs(ctx context.Context, _ *hootv1.Caller, service string, p *hootv1.Payload, _ func(*hootv1.Progress)) (*hootv1.Result, error) {
-	if service != b.svc.Name {
+func (b inProcess) Call(ctx context.Context, c hooteproto.Call) (*hootv1.Result, error) {
+	if service := c.Service; service != b.svc.Name {
 		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, fmt.Sprintf("this benchmark server serves only the %q service, not %q", b.svc.Name, service)).
 			WithHint("call echo, or use holler with a worker for the other tools")
 	}
-	return hooteproto.Serve(ctx, b.svc, p, nil), nil
+	return hooteproto.Serve(ctx, b.svc, c.Payload, nil), nil
 }
 
 type echoHandler struct{}
@@ -78,15 +78,15 @@ func (echoHandler) Echo(_ context.Context, req *hootv1.EchoRequest) (*hootv1.Ech
 // the generated dispatch, with the worker's argument checks, and other tools are refused.
 func TestNoHopServerAnswersEcho(t *testing.T) {
 	b := inProcess{hootv1hoot.NewSystemService(echoHandler{})}
-	res, err := b.CallAs(t.Context(), nil, hootv1hoot.SystemServiceName,
-		&hootv1.Payload{Request: &hootv1.Payload_Echo{Echo: &hootv1.EchoRequest{Message: "hi"}}}, nil)
+	res, err := b.Call(t.Context(), hooteproto.Call{Service: hootv1hoot.SystemServiceName,
+		Payload: &hootv1.Payload{Request: &hootv1.Payload_Echo{Echo: &hootv1.EchoRequest{Message: "hi"}}}})
 	if err != nil || res.GetEcho().GetMessage() != "hi" || res.GetEcho().GetWorker() != "in-process" {
 		t.Fatalf("echo: %v, %v", res, err)
 	}
-	if _, err := b.CallAs(t.Context(), nil, "music", &hootv1.Payload{}, nil); hooteproto.AsError(err).Code() != hooteproto.CodeUnavailable {
+	if _, err := b.Call(t.Context(), hooteproto.Call{Service: "music", Payload: &hootv1.Payload{}}); hooteproto.AsError(err).Code() != hooteproto.CodeUnavailable {
 		t.Fatalf("another service: %v, want unavailable", err)
 	}
-	res, err = b.CallAs(t.Context(), nil, hootv1hoot.SystemServiceName, &hootv1.Payload{}, nil)
+	res, err = b.Call(t.Context(), hooteproto.Call{Service: hootv1hoot.SystemServiceName, Payload: &hootv1.Payload{}})
 	if err != nil || hooteproto.ErrorFromTool(res.GetError()).Code() != hooteproto.CodeInvalidArgument {
 		t.Fatalf("an empty payload: %v, %v, want a result with an invalid-argument error", res, err)
 	}

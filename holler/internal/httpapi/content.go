@@ -21,7 +21,7 @@ import (
 
 // A Backend carries a typed call to a worker, as the MCP server's does.
 type Backend interface {
-	Call(ctx context.Context, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error)
+	Call(ctx context.Context, c hooteproto.Call) (*hootv1.Result, error)
 }
 
 // Content serves stored bytes over HTTP:
@@ -141,7 +141,7 @@ func (c *Content) call(w http.ResponseWriter, r *http.Request, service string, p
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	res, err := c.Backend.Call(ctx, service, p, nil)
+	res, err := c.Backend.Call(ctx, hooteproto.Call{Service: service, Payload: p})
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
 	}

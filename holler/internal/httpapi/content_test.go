@@ -26,7 +26,8 @@ type metadata struct {
 	down      bool
 }
 
-func (m *metadata) Call(_ context.Context, _ string, p *hootv1.Payload, _ func(*hootv1.Progress)) (*hootv1.Result, error) {
+func (m *metadata) Call(_ context.Context, c hooteproto.Call) (*hootv1.Result, error) {
+	p := c.Payload
 	if m.down {
 		return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "no worker serves the service")
 	}
@@ -249,7 +250,7 @@ func TestContentManyRangesRemote(t *testing.T) {
 // retryAfter is a backend whose every call fails as unavailable, retryable after d.
 type retryAfter time.Duration
 
-func (d retryAfter) Call(context.Context, string, *hootv1.Payload, func(*hootv1.Progress)) (*hootv1.Result, error) {
+func (d retryAfter) Call(context.Context, hooteproto.Call) (*hootv1.Result, error) {
 	e := hooteproto.NewError(hooteproto.CodeUnavailable, "the content store cannot be reached now")
 	if d > 0 {
 		e = e.WithRetryAfter(time.Duration(d))

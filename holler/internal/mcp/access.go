@@ -8,6 +8,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
@@ -17,23 +18,21 @@ import (
 // call of one is refused with 403 before it is handled. A request without a grant (stdio, or
 // an HTTP endpoint served without access control) is capped by MaxTier alone.
 
-// outcomeTokenTierTooLow is the outcome of a call above the tier of the caller's token.
-const outcomeTokenTierTooLow = "token_tier_too_low"
-
 // WriteAccessFailure answers an HTTP request to the MCP endpoint that access control refused:
 // the failure's status and WWW-Authenticate challenge, and a JSON-RPC error whose message says
 // what is wrong and whose data.hint says what to do, so that an MCP client can show it.
 func (s *Server) WriteAccessFailure(w http.ResponseWriter, _ *http.Request, f *access.Failure) {
 	f.SetHeaders(w.Header())
-	s.httpFail(w, f.Status, newError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint)
+	s.httpFail(w, f.Status, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint)
 }
 
-// forCaller returns the policy for the caller of ctx: p, capped by the caller's grant if any.
-func (p policy) forCaller(ctx context.Context) policy {
+// policyFor returns the policy for the caller of ctx: the server's, capped by the caller's
+// grant if any.
+func (s *Server) policyFor(ctx context.Context) consent.Policy {
 	if g, ok := access.GrantOf(ctx); ok {
-		p.grant = g
+		return s.policy.ForGrant(g)
 	}
-	return p
+	return s.policy
 }
 
 // refuseAboveGrant answers 403 to a tools/call, sent by POST, of a tool that the server serves
@@ -42,7 +41,7 @@ func (p policy) forCaller(ctx context.Context) policy {
 // (insufficient_scope with the scope to ask for, for an OAuth token).
 func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *message) bool {
 	g, ok := access.GrantOf(r.Context())
-	if !ok || !msg.isRequest() || msg.Method != methodToolsCall {
+	if !ok || !msg.IsRequest() || msg.Method != methodToolsCall {
 		return false
 	}
 	_, name, ok := readCallToolParams(msg.Params)
@@ -53,7 +52,7 @@ func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *m
 	if !ok || t.Tier <= g.Tier {
 		return false
 	}
-	d, _, _ := s.policy.forCaller(r.Context()).decide(t, nil)
+	d, _ := s.policyFor(r.Context()).Decide(t, nil)
 	f := g.Refuse(t.Tier)
 	f.SetHeaders(w.Header())
 	s.log.Info("mcp: tool call refused: the caller's token allows a lower tier", "tool", t.Name, "caller", g.Name, "via", g.Via,
@@ -80,12 +79,12 @@ func (s *Server) capListing(ctx context.Context, listed []toolDescription) []too
 
 // entryAboveGrant refuses a prompt or resource above the tier of the caller's token, with the
 // policy's decision and how to get a higher tier, or returns nil when the caller may have it.
-func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hootv1hoot.Tool) *response {
+func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hootv1hoot.Tool) *jsonrpc.Response {
 	g, ok := access.GrantOf(ctx)
 	if !ok || t.Tier <= g.Tier {
 		return nil
 	}
-	d, _, _ := s.policy.forCaller(ctx).decide(t, nil)
+	d, _ := s.policyFor(ctx).Decide(t, nil)
 	f := g.Refuse(t.Tier)
 	s.log.Info("mcp: refused: the caller's token allows a lower tier", "entry", t.Name, "caller", g.Name, "via", g.Via, "tier", d.Tier, "tokenTier", d.TokenTier)
 	return s.fail(id, jsonrpc.CodeInvalidRequest, wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d})

@@ -11,6 +11,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
@@ -106,15 +107,15 @@ func TestAccessTierCap(t *testing.T) {
 		t.Fatalf("403 body = %s", a.body)
 	}
 	var data struct {
-		Hint   string   `json:"hint"`
-		Tool   string   `json:"tool"`
-		Policy decision `json:"policy"`
+		Hint   string           `json:"hint"`
+		Tool   string           `json:"tool"`
+		Policy consent.Decision `json:"policy"`
 	}
 	raw, _ := json.Marshal(r.Error.Data)
 	if err := json.Unmarshal(raw, &data); err != nil {
 		t.Fatal(err)
 	}
-	if data.Tool != "admin_echo" || data.Policy.Outcome != outcomeTokenTierTooLow || data.Policy.TokenTier != "standard" ||
+	if data.Tool != "admin_echo" || data.Policy.Outcome != consent.OutcomeTokenTierTooLow || data.Policy.TokenTier != "standard" ||
 		data.Policy.MaxTier != "admin" || !strings.Contains(data.Hint, "--tier admin") {
 		t.Fatalf("403 data = %s", raw)
 	}
@@ -180,10 +181,10 @@ func TestPolicyCapsByGrant(t *testing.T) {
 	}
 	ctx := access.WithGrant(context.Background(), grant)
 	sess := newHTTPSession("test", 8, 1<<20)
-	msg := &message{ID: json.RawMessage("7"), Method: methodToolsCall, Params: json.RawMessage(`{"name":"cas_get","arguments":{"hash":"x"}}`)}
+	msg := &message{Message: jsonrpc.Message{ID: json.RawMessage("7"), Method: methodToolsCall, Params: json.RawMessage(`{"name":"cas_get","arguments":{"hash":"x"}}`)}}
 	resp := s.callTool(ctx, sess, msg, nil)
 	b2, _ := json.Marshal(resp.Result)
-	if !strings.Contains(string(b2), `"isError":true`) || !strings.Contains(string(b2), outcomeTokenTierTooLow) ||
+	if !strings.Contains(string(b2), `"isError":true`) || !strings.Contains(string(b2), consent.OutcomeTokenTierTooLow) ||
 		!strings.Contains(string(b2), "--tier standard") || b.calls.Load() != 0 {
 		t.Fatalf("cas_get with a basic grant: %s", b2)
 	}
@@ -191,8 +192,8 @@ func TestPolicyCapsByGrant(t *testing.T) {
 		t.Fatalf("a basic grant lists %d of %d tools", len(got), len(s.listedNow()))
 	}
 	// A resource of tier standard is refused to the same grant, before it reaches a worker.
-	read := &message{ID: json.RawMessage("8"), Method: methodResourcesRead, Params: json.RawMessage(`{"uri":"hoot://cas/` + strings.Repeat("0", 64) + `"}`)}
-	r := s.readResource(ctx, read)
+	read := &message{Message: jsonrpc.Message{ID: json.RawMessage("8"), Method: methodResourcesRead, Params: json.RawMessage(`{"uri":"hoot://cas/` + strings.Repeat("0", 64) + `"}`)}}
+	r := s.readResource(ctx, methodRequest{sess: sess, msg: read})
 	if r.Error == nil || !strings.Contains(r.Error.Message, "needs tier standard") || b.calls.Load() != 0 {
 		t.Fatalf("resources/read with a basic grant: %+v (backend calls %d)", r.Error, b.calls.Load())
 	}
@@ -216,7 +217,7 @@ func TestAccessTierCapModern(t *testing.T) {
 	}
 	a := c.modernCall(2, "tools/call", map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hi"}}, nil)
 	if a.status != http.StatusForbidden || !strings.Contains(a.header.Get("WWW-Authenticate"), "insufficient_scope") ||
-		!strings.Contains(string(a.body), outcomeTokenTierTooLow) || b.calls.Load() != 0 {
+		!strings.Contains(string(a.body), consent.OutcomeTokenTierTooLow) || b.calls.Load() != 0 {
 		t.Fatalf("modern admin_echo for a standard token: %d %q %s", a.status, a.header.Get("WWW-Authenticate"), a.body)
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
@@ -19,18 +21,13 @@ import (
 
 // Arguments a person supplies. A tool's request field marked (hoot.v1.field).elicit is one the
 // caller may leave out: the gateway then asks the person for it, with a form, before anything
-// reaches a worker, exactly where it asks whether a risky call may run (policy.go), through the
-// same confirmer: elicitation/create on the call's stream up to 2025-11-25, an input_required
-// round in 2026-07-28. When both apply, one form asks both. The answers fill the arguments,
-// which are then decoded and validated like any caller's, and the call goes on as usual (a job
-// is created only now, so a task-required tool answers its CreateTaskResult on the round that
-// brought the answers). The generator writes each such field's form property
-// (hootv1hoot.ElicitField); this file only puts them together.
-
-// argumentsKeyPrefix starts the key of a question that asks for arguments alone in
-// inputRequests; the question's id follows it. A question that also asks whether the call may
-// run is keyed with confirmKeyPrefix.
-const argumentsKeyPrefix = "arguments-"
+// reaches a worker, exactly where it asks whether a risky call may run (package consent), through
+// the same confirmer: elicitation/create on the call's stream up to 2025-11-25, an input_required
+// round in 2026-07-28. When both apply, one form asks both. The answers fill the arguments, which
+// are then decoded and validated like any caller's, and the call goes on as usual (a job is created
+// only now, so a task-required tool answers its CreateTaskResult on the round that brought the
+// answers). The generator writes each such field's form property (hootv1hoot.ElicitField); this
+// file only puts them together.
 
 // A personCall is the call whose arguments or confirmation a person is asked for.
 type personCall struct {
@@ -48,7 +45,7 @@ type personCall struct {
 // call with (req, or a new message with the person's answers filled in) and the decision, or a
 // response when the call ends here: a question (input_required), a refusal, or an answer that
 // does not validate.
-func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask confirmer, req proto.Message) (proto.Message, decision, *response) {
+func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision, ask confirmer, req proto.Message) (proto.Message, consent.Decision, *jsonrpc.Response) {
 	t, r := c.tool, c.round
 	if r != nil && len(r.state.Filled) > 0 {
 		// A later round of a call whose arguments a person supplied in an earlier one: the
@@ -63,16 +60,16 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 		}
 	}
 	missing := missingArguments(t, req)
-	confirm := d.Confirmation == confirmationRequired
+	confirm := d.Confirmation == consent.ConfirmationRequired
 	if !confirm && len(missing) == 0 {
 		return req, d, nil
 	}
 	if len(missing) > 0 {
-		d.Asked = elicitNames(missing)
+		d.Asked = consent.ElicitNames(missing)
 		if ask == nil {
 			var cannot string
 			if ask, cannot = s.confirmerFor(c.sess, c.out); ask == nil {
-				d.Outcome = outcomeCannotElicit
+				d.Outcome = consent.OutcomeCannotElicit
 				return nil, d, s.refuse(c.msg.ID, c.sess, t, d, cannot, nil)
 			}
 		}
@@ -80,11 +77,12 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 	if mc, ok := ask.(*modernConfirmer); ok {
 		mc.round = r
 	}
-	q := newConfirmQuestion(t, req)
-	q.confirm, q.fill = confirm, missing
+	q := consent.NewQuestion(t, req)
+	q.Confirm, q.Fill = confirm, missing
 	// The wait is bounded like a call.
 	actx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
-	d, content, aerr := s.policy.confirm(actx, d, ask, q)
+	a, content, aerr := ask.confirm(actx, q)
+	d = consent.Answered(d, q.Confirm, a, aerr)
 	waited := context.Cause(actx)
 	cancel()
 	if resp := s.inputAnswer(c.msg.ID, c.sess, t, aerr); resp != nil {
@@ -93,9 +91,9 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 	if errors.Is(context.Cause(ctx), errCancelledByClient) {
 		e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+wording.Quote(t.Name)+" was cancelled while a person was asked about it").
 			WithHint("The call was cancelled at the client's request.")
-		return nil, d, newResult(c.msg.ID, toolErrorResult(t.Name, e))
+		return nil, d, jsonrpc.NewResult(c.msg.ID, toolErrorResult(t.Name, e))
 	}
-	if d.refused() {
+	if d.Refused() {
 		return nil, d, s.refuse(c.msg.ID, c.sess, t, d, "", waited)
 	}
 	if len(missing) == 0 {
@@ -113,7 +111,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d decision, ask co
 	}
 	if left := missingArguments(t, filled); len(left) > 0 {
 		return nil, d, s.badAnswer(c, &arguments.Error{
-			Message:  "the person accepted the form without filling " + strings.Join(elicitNames(left), ", "),
+			Message:  "the person accepted the form without filling " + strings.Join(consent.ElicitNames(left), ", "),
 			Field:    left[0].Name,
 			Expected: "a value for each field of the form",
 		})
@@ -143,14 +141,6 @@ func missingArguments(t *hootv1hoot.Tool, req proto.Message) []hootv1hoot.Elicit
 		}
 	}
 	return missing
-}
-
-func elicitNames(fields []hootv1hoot.ElicitField) []string {
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.Name
-	}
-	return names
 }
 
 // fillArguments returns the arguments of t that args (the caller's, which decoded) and the
@@ -184,44 +174,14 @@ func fillArguments(t *hootv1hoot.Tool, args json.RawMessage, answers map[string]
 	return arguments.Decode(t, doc)
 }
 
-// fillNeeds says what the person is asked to supply.
-func (q confirmQuestion) fillNeeds() string {
-	return "It needs what only you can give: " + strings.Join(elicitNames(q.fill), ", ") + ". Fill in the form."
-}
-
-// fillMessage is what the person reads when they are asked for arguments alone: which tool,
-// what it does, what it needs of them, and the arguments it already has.
-func (q confirmQuestion) fillMessage() string {
-	var b strings.Builder
-	q.introduce(&b, "The tool ", " is about to run. ")
-	b.WriteString(q.fillNeeds())
-	if len(q.args) > 0 {
-		b.WriteString("\nArguments it has: " + q.shownArguments())
-	}
-	b.WriteString("\nA model asked for this call. Accept to run it with your answers; decline to refuse it.")
-	return b.String()
-}
-
-// fillProperties returns the form's properties for the arguments q asks for, and their names,
-// which the form requires.
-func (q confirmQuestion) fillProperties() (map[string]any, []string) {
-	props := make(map[string]any, len(q.fill)+1)
-	required := make([]string, 0, len(q.fill)+1)
-	for _, f := range q.fill {
-		props[f.Name] = json.RawMessage(f.Schema)
-		required = append(required, f.Name)
-	}
-	return props, required
-}
-
 // badAnswer answers a call whose arguments, filled with a person's answers, do not validate:
 // a tool error that says which answer was wrong and how to go on. The request itself was well
 // formed, so it is not a JSON-RPC error.
-func (s *Server) badAnswer(c personCall, bad *arguments.Error) *response {
+func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response {
 	t := c.tool
 	field := bad.Field
 	if field == "" {
-		field = strings.Join(elicitNames(t.Elicit), ", ")
+		field = strings.Join(consent.ElicitNames(t.Elicit), ", ")
 	}
 	again := "call " + t.Name + " again, which asks the person anew"
 	if c.sess.modern {
@@ -242,36 +202,5 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *response {
 		g = &guidance{Hint: e.Hint()}
 	}
 	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.Field, "why", bad.Message)
-	return newResult(c.msg.ID, guidedToolErrorResult(t.Name, e, g))
-}
-
-// argumentsRefusal returns what the client is told about a call that left out arguments a
-// person supplies, when nobody could be asked or the person did not give them: what happened,
-// and that the caller may pass them itself.
-func argumentsRefusal(t *hootv1hoot.Tool, d decision, why string, unanswered error) refusal {
-	name, asked := wording.Quote(t.Name), strings.Join(d.Asked, ", ")
-	pass := "Pass " + asked + " in the arguments of " + t.Name + " (tools/list describes them) if you know them"
-	var e *hooteproto.Error
-	switch d.Outcome {
-	case outcomeCannotElicit:
-		e = hooteproto.NewError(hooteproto.CodeInvalidArgument,
-			"tool "+name+" needs "+asked+", which the call left out and a person supplies, and "+why).
-			WithHint(pass + ", and call it again; or call it from an MCP client that supports elicitation in form mode (protocol 2025-06-18 or later " +
-				"with capabilities.elicitation, or 2026-07-28 with elicitation in each request's clientCapabilities), which asks its user.")
-	case outcomeDeclined:
-		e = hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person asked for "+asked+" of "+name+" declined to give it; it did not run").
-			WithHint(pass + "; otherwise do not call it again unless the person asks for it.")
-	case outcomeCancelled:
-		e = hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person asked for "+asked+" of "+name+" dismissed the form; it did not run").
-			WithHint(pass + ", or ask the person whether they want it to run and call it again if they do.")
-	default: // outcomeUnanswered
-		msg := "no answer came to the form asking for " + asked + " of " + name + "; it did not run"
-		if errors.Is(unanswered, context.DeadlineExceeded) {
-			msg = "the person asked for " + asked + " of " + name + " did not answer in time; it did not run"
-		}
-		e = hooteproto.NewError(hooteproto.CodeInvalidArgument, msg).
-			WithHint(pass + ", or call it again when the person is there to answer.").
-			WithRetryable(true)
-	}
-	return refusal{err: e, data: &guidance{Hint: e.Hint(), Tool: t.Name, Policy: &d}}
+	return jsonrpc.NewResult(c.msg.ID, guidedToolErrorResult(t.Name, e, g))
 }

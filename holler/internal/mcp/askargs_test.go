@@ -11,6 +11,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -66,7 +67,7 @@ func newAskBackend() *askBackend {
 		b.mu.Unlock()
 		if ask != nil {
 			// As a worker's handler asks, through the call's ClientAsker.
-			if _, err := hooteproto.ClientAskerFrom(ctx)(ctx, ask); err != nil {
+			if _, err := callOf(ctx).Ask(ctx, ask); err != nil {
 				return &hootv1.Result{Result: &hootv1.Result_Error{Error: hooteproto.ToolErrorOf(err)}}, nil
 			}
 		}
@@ -118,7 +119,7 @@ func argumentsRefusedOf(t *testing.T, r rpcResponse, outcome string) refusedResu
 	rr := refusedOf(t, r)
 	g := rr.Meta.Guidance
 	if !rr.IsError || g.Policy.Outcome != outcome || len(g.Policy.Asked) != 1 || g.Policy.Asked[0] != "name" ||
-		g.Policy.Confirmation != confirmationNotRequired || !strings.Contains(g.Hint, "Pass name in the arguments") {
+		g.Policy.Confirmation != consent.ConfirmationNotRequired || !strings.Contains(g.Hint, "Pass name in the arguments") {
 		t.Errorf("refusal = %q, data %+v; want outcome %s, asked [name] and a hint to pass name", rr.text(), g, outcome)
 	}
 	return rr
@@ -136,7 +137,7 @@ func TestAskArgumentsModern(t *testing.T) {
 		t.Fatalf("the backend was called %d times before the person answered", n)
 	}
 	q := ir.InputRequests[key]
-	if !strings.HasPrefix(key, argumentsKeyPrefix) || q.Method != questions.MethodElicit || q.Params.Mode != "form" ||
+	if !strings.HasPrefix(key, consent.ArgumentsKeyPrefix) || q.Method != questions.MethodElicit || q.Params.Mode != "form" ||
 		!strings.Contains(q.Params.Message, "test_tool_with_task") || !strings.Contains(q.Params.Message, "name") {
 		t.Errorf("question %q = %+v", key, q)
 	}
@@ -190,10 +191,10 @@ func TestAskArgumentsModernRefusals(t *testing.T) {
 		wantField string // a bad answer, when not empty
 		wantText  []string
 	}{
-		{name: "declined", answer: `{"action":"decline"}`, outcome: outcomeDeclined, wantText: []string{"declined", "did not run"}},
-		{name: "cancelled", answer: `{"action":"cancel"}`, outcome: outcomeCancelled, wantText: []string{"dismissed"}},
+		{name: "declined", answer: `{"action":"decline"}`, outcome: consent.OutcomeDeclined, wantText: []string{"declined", "did not run"}},
+		{name: "cancelled", answer: `{"action":"cancel"}`, outcome: consent.OutcomeCancelled, wantText: []string{"dismissed"}},
 		{name: "client without elicitation", caps: map[string]any{"extensions": map[string]any{extensionTasks: map[string]any{}}},
-			outcome: outcomeCannotElicit, wantText: []string{"declare no elicitation", "supports elicitation"}},
+			outcome: consent.OutcomeCannotElicit, wantText: []string{"declare no elicitation", "supports elicitation"}},
 		{name: "tampered state", answer: `{"action":"accept","content":{"name":"Alice"}}`, tamper: true, wantCode: jsonrpc.CodeInvalidParams},
 		{name: "too long", answer: `{"action":"accept","content":{"name":"` + strings.Repeat("a", 201) + `"}}`,
 			wantField: "name", wantText: []string{"at most 200", "pass name in the arguments yourself"}},
@@ -264,14 +265,14 @@ func TestAskArgumentsWithConfirmation(t *testing.T) {
 	q := ir.InputRequests[key]
 	props, _ := q.Params.RequestedSchema["properties"].(map[string]any)
 	req, _ := q.Params.RequestedSchema["required"].([]any)
-	if !strings.HasPrefix(key, confirmKeyPrefix) || props["name"] == nil || props[confirmField] == nil || len(req) != 2 ||
+	if !strings.HasPrefix(key, consent.ConfirmKeyPrefix) || props["name"] == nil || props[consent.ConfirmField] == nil || len(req) != 2 ||
 		!strings.Contains(q.Params.Message, "destructive") || !strings.Contains(q.Params.Message, "only you can give: name") {
 		t.Fatalf("question %q = %+v", key, q)
 	}
 	// Unticked: refused as the confirmation's refusal, whatever the name.
 	r := c.modernCall(2, "tools/call", askCall("ask_confirm", map[string]any{}, caps,
 		retryWith(key, ir.RequestState, `{"action":"accept","content":{"name":"Carol","confirm":false}}`)), nil).last(t)
-	checkRefusal(t, r, outcomeNotConfirmed, confirmationRequired, nil)
+	checkRefusal(t, r, consent.OutcomeNotConfirmed, consent.ConfirmationRequired, nil)
 	if n := b.calls.Load(); n != 0 {
 		t.Fatalf("the backend was called %d times", n)
 	}
@@ -330,8 +331,8 @@ func TestAskArgumentsLegacy(t *testing.T) {
 		wantText []string
 	}{
 		{name: "answered", caps: elicitCaps, answer: `{"action":"accept","content":{"name":"Erin"}}`, wantName: "Erin"},
-		{name: "declined", caps: elicitCaps, answer: `{"action":"decline"}`, outcome: outcomeDeclined},
-		{name: "client without elicitation", caps: `{}`, outcome: outcomeCannotElicit, wantText: []string{"did not declare the elicitation capability"}},
+		{name: "declined", caps: elicitCaps, answer: `{"action":"decline"}`, outcome: consent.OutcomeDeclined},
+		{name: "client without elicitation", caps: `{}`, outcome: consent.OutcomeCannotElicit, wantText: []string{"did not declare the elicitation capability"}},
 		{name: "out of bounds", caps: elicitCaps, answer: `{"action":"accept","content":{"name":"` + strings.Repeat("b", 300) + `"}}`,
 			wantText: []string{"the person's answer for name", "at most 200"}},
 	}
@@ -353,7 +354,7 @@ func TestAskArgumentsLegacy(t *testing.T) {
 					} `json:"requestedSchema"`
 				}
 				_ = json.Unmarshal(m.Params, &p)
-				if p.RequestedSchema.Properties["name"]["type"] != "string" || p.RequestedSchema.Properties[confirmField] != nil {
+				if p.RequestedSchema.Properties["name"]["type"] != "string" || p.RequestedSchema.Properties[consent.ConfirmField] != nil {
 					t.Errorf("form = %s", m.Params)
 				}
 				return answerWith(tc.answer)(m)

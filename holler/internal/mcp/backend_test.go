@@ -53,11 +53,26 @@ func newFakeBackend() *fakeBackend {
 // progressKey carries the progress callback to the handlers.
 type progressKey struct{}
 
-func (b *fakeBackend) CallAs(ctx context.Context, caller *hootv1.Caller, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
+// callKey carries the whole call to the handlers and overrides, which read from it what a
+// worker would learn from the request: whether it runs as a job, and who answers its questions.
+type callKey struct{}
+
+// callOf returns the call that the fake backend is serving with ctx.
+func callOf(ctx context.Context) hooteproto.Call {
+	c, _ := ctx.Value(callKey{}).(hooteproto.Call)
+	return c
+}
+
+func (b *fakeBackend) Call(ctx context.Context, c hooteproto.Call) (*hootv1.Result, error) {
 	b.calls.Add(1)
-	// The handlers see the caller as a worker's do.
-	if caller != nil {
-		ctx = hooteproto.WithCaller(ctx, caller)
+	service, p, onProgress := c.Service, c.Payload, c.Progress
+	ctx = context.WithValue(ctx, callKey{}, c)
+	// The handlers see the caller, and ask the client, as a worker's do.
+	if c.Caller != nil {
+		ctx = hooteproto.WithCaller(ctx, c.Caller)
+	}
+	if c.Ask != nil {
+		ctx = hooteproto.WithAsk(ctx, c.Ask)
 	}
 	if b.override != nil {
 		return b.override(ctx, service, p)
@@ -107,6 +122,12 @@ func (h *echoHandler) Echo(ctx context.Context, r *hootv1.EchoRequest) (*hootv1.
 		h.b.started <- struct{}{}
 		select {
 		case <-h.b.release:
+			// A context that ended first wins, so that a test that releases after its
+			// context could have ended sees which it was.
+			if ctx.Err() != nil {
+				h.b.ended <- context.Cause(ctx)
+				return nil, ctx.Err()
+			}
 		case <-ctx.Done():
 			h.b.ended <- context.Cause(ctx)
 			return nil, ctx.Err()

@@ -122,7 +122,7 @@ func (s *Server) tellSessions(changed listKinds) {
 	if changed&listTools == 0 {
 		return
 	}
-	n := &notification{JSONRPC: jsonrpc.Version, Method: notifyToolsChange}
+	n := &jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyToolsChange}
 	for _, sess := range s.sessions.everyone() {
 		if !sess.modern {
 			sess.push(n)

@@ -85,12 +85,12 @@ func (s *Server) clientAsker(sess *session, out notifier) hooteproto.ClientAsker
 func (s *Server) requestClient(ctx context.Context, sess *session, out notifier, method string, params any) (*message, error) {
 	id, key, ch := s.clientCalls.add(sess.id)
 	defer s.clientCalls.remove(key)
-	out.notify(&notification{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: params})
+	out.notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: params})
 	select {
 	case msg := <-ch:
 		return msg, nil
 	case <-ctx.Done():
-		out.notify(&notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: cancelledParams{
+		out.notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: cancelledParams{
 			RequestID: id, Reason: "the server no longer waits for an answer",
 		}})
 		return nil, ctx.Err()

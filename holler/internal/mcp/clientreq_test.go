@@ -17,7 +17,7 @@ func TestClientRequestsRelayed(t *testing.T) {
 	t.Parallel()
 	b := newFakeBackend()
 	b.override = func(ctx context.Context, _ string, p *hootv1.Payload) (*hootv1.Result, error) {
-		ask := hooteproto.ClientAskerFrom(ctx)
+		ask := callOf(ctx).Ask
 		if ask == nil {
 			return nil, hooteproto.NewError(hooteproto.CodeInternal, "no asker")
 		}

@@ -38,7 +38,7 @@ type completion struct {
 // complete answers completion/complete for a prompt's argument or a resource template's
 // variable: the values the schema offers for that field (FieldRules.completions) that start
 // with what was typed.
-func (s *Server) complete(_ context.Context, msg *message) *response {
+func (s *Server) complete(_ context.Context, msg *message) *jsonrpc.Response {
 	var p completeParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.Argument.Name == "" {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: completion/complete needs params.ref and params.argument with a name and a value", &guidance{
@@ -74,7 +74,7 @@ func (s *Server) complete(_ context.Context, msg *message) *response {
 	if len(values) > maxCompletions {
 		c.Values, c.HasMore = values[:maxCompletions], true
 	}
-	return newResult(msg.ID, struct {
+	return jsonrpc.NewResult(msg.ID, struct {
 		Completion completion `json:"completion"`
 	}{c})
 }

@@ -12,6 +12,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 )
 
@@ -120,9 +121,9 @@ type refusedResult struct {
 	toolResult
 	Meta struct {
 		Guidance struct {
-			Hint   string   `json:"hint"`
-			Tool   string   `json:"tool"`
-			Policy decision `json:"policy"`
+			Hint   string           `json:"hint"`
+			Tool   string           `json:"tool"`
+			Policy consent.Decision `json:"policy"`
 		} `json:"hootenanny/guidance"`
 	} `json:"_meta"`
 }
@@ -162,37 +163,37 @@ func TestConfirmation(t *testing.T) {
 		{name: "empty elicitation object means form", version: latestProtocolVersion, caps: `{"elicitation":{}}`, params: wipeArgs, answer: accept,
 			wantAsked: true, wantCalls: 1},
 		{name: "declined", version: latestProtocolVersion, caps: elicitCaps, params: wipeArgs, answer: answer(`{"action":"decline"}`),
-			wantAsked: true, wantOutcome: outcomeDeclined, wantConfirm: confirmationRequired, wantText: []string{"declined", "did not run"}},
+			wantAsked: true, wantOutcome: consent.OutcomeDeclined, wantConfirm: consent.ConfirmationRequired, wantText: []string{"declined", "did not run"}},
 		{name: "declined, 2025-06-18", version: protocolVersion20250618, caps: `{"elicitation":{}}`, params: wipeArgs, answer: answer(`{"action":"decline"}`),
-			wantAsked: true, wantOutcome: outcomeDeclined, wantConfirm: confirmationRequired},
+			wantAsked: true, wantOutcome: consent.OutcomeDeclined, wantConfirm: consent.ConfirmationRequired},
 		{name: "cancelled", version: latestProtocolVersion, caps: elicitCaps, params: wipeArgs, answer: answer(`{"action":"cancel"}`),
-			wantAsked: true, wantOutcome: outcomeCancelled, wantConfirm: confirmationRequired, wantText: []string{"dismissed"}},
+			wantAsked: true, wantOutcome: consent.OutcomeCancelled, wantConfirm: consent.ConfirmationRequired, wantText: []string{"dismissed"}},
 		{name: "accepted without ticking confirm", version: latestProtocolVersion, caps: elicitCaps, params: wipeArgs,
 			answer:    answer(`{"action":"accept","content":{"confirm":false}}`),
-			wantAsked: true, wantOutcome: outcomeNotConfirmed, wantConfirm: confirmationRequired, wantText: []string{"without ticking confirm"}},
+			wantAsked: true, wantOutcome: consent.OutcomeNotConfirmed, wantConfirm: consent.ConfirmationRequired, wantText: []string{"without ticking confirm"}},
 		{name: "the client fails the question", version: latestProtocolVersion, caps: elicitCaps, params: wipeArgs,
 			answer: func(m rpcResponse) string {
 				return `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-1,"message":"the user closed the window"}}`
 			},
-			wantAsked: true, wantOutcome: outcomeUnanswered, wantConfirm: confirmationRequired, wantText: []string{"retryable: yes"}},
+			wantAsked: true, wantOutcome: consent.OutcomeUnanswered, wantConfirm: consent.ConfirmationRequired, wantText: []string{"retryable: yes"}},
 		{name: "no elicitation capability", version: latestProtocolVersion, caps: `{"sampling":{}}`, params: wipeArgs,
-			wantOutcome: outcomeCannotElicit, wantConfirm: confirmationRequired,
+			wantOutcome: consent.OutcomeCannotElicit, wantConfirm: consent.ConfirmationRequired,
 			wantText: []string{"did not declare the elicitation capability", "--confirm never", "supports elicitation"}},
 		{name: "url mode only", version: latestProtocolVersion, caps: `{"elicitation":{"url":{}}}`, params: wipeArgs,
-			wantOutcome: outcomeCannotElicit, wantConfirm: confirmationRequired},
+			wantOutcome: consent.OutcomeCannotElicit, wantConfirm: consent.ConfirmationRequired},
 		{name: "2025-03-26 has no elicitation", version: protocolVersion20250326, caps: elicitCaps, params: wipeArgs,
-			wantOutcome: outcomeCannotElicit, wantConfirm: confirmationRequired, wantText: []string{"protocol 2025-03-26"}},
+			wantOutcome: consent.OutcomeCannotElicit, wantConfirm: consent.ConfirmationRequired, wantText: []string{"protocol 2025-03-26"}},
 		{name: "an answer that cannot stream", version: latestProtocolVersion, caps: elicitCaps, accept: "application/json", params: wipeArgs,
-			wantOutcome: outcomeCannotElicit, wantConfirm: confirmationRequired, wantText: []string{"text/event-stream"}},
+			wantOutcome: consent.OutcomeCannotElicit, wantConfirm: consent.ConfirmationRequired, wantText: []string{"text/event-stream"}},
 		{name: "admin tool confirmed though its schema does not ask", version: latestProtocolVersion, caps: elicitCaps, maxTier: hootv1.Tier_TIER_ADMIN,
 			params: map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hi"}}, answer: accept,
 			wantAsked: true, wantCalls: 1},
 		{name: "admin tool declined", version: latestProtocolVersion, caps: elicitCaps, maxTier: hootv1.Tier_TIER_ADMIN,
 			params: map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hi"}}, answer: answer(`{"action":"decline"}`),
-			wantAsked: true, wantOutcome: outcomeDeclined, wantConfirm: confirmationRequired},
+			wantAsked: true, wantOutcome: consent.OutcomeDeclined, wantConfirm: consent.ConfirmationRequired},
 		{name: "tier too high", version: latestProtocolVersion, caps: elicitCaps,
 			params:      map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hi"}},
-			wantOutcome: outcomeTierTooHigh, wantConfirm: confirmationRequired, wantText: []string{"--max-tier admin", "ADMIN"}},
+			wantOutcome: consent.OutcomeTierTooHigh, wantConfirm: consent.ConfirmationRequired, wantText: []string{"--max-tier admin", "ADMIN"}},
 		{name: "a standard tool is not confirmed", version: latestProtocolVersion, caps: elicitCaps,
 			params: map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}, wantCalls: 1},
 	}
@@ -296,9 +297,9 @@ func TestConfirmationQuestion(t *testing.T) {
 			t.Errorf("the question lacks %q:\n%s", want, q.Message)
 		}
 	}
-	box := q.RequestedSchema.Properties[confirmField]
+	box := q.RequestedSchema.Properties[consent.ConfirmField]
 	if q.RequestedSchema.Type != "object" || len(q.RequestedSchema.Properties) != 1 || box["type"] != "boolean" ||
-		box["default"] != false || len(q.RequestedSchema.Required) != 1 || q.RequestedSchema.Required[0] != confirmField {
+		box["default"] != false || len(q.RequestedSchema.Required) != 1 || q.RequestedSchema.Required[0] != consent.ConfirmField {
 		t.Errorf("requestedSchema = %s", asked[0].Params)
 	}
 
@@ -329,7 +330,7 @@ func TestConfirmationUnanswered(t *testing.T) {
 	c.initializeWith(latestProtocolVersion, elicitCaps)
 	r, asked := c.callAnswering(1, map[string]any{"name": "wipe", "arguments": map[string]any{"message": "hello"}},
 		func(rpcResponse) string { return "" })
-	checkRefusal(t, r, outcomeUnanswered, confirmationRequired, []string{"did not answer in time", "retryable: yes"})
+	checkRefusal(t, r, consent.OutcomeUnanswered, consent.ConfirmationRequired, []string{"did not answer in time", "retryable: yes"})
 	if len(asked) != 1 {
 		t.Fatalf("%d questions, want 1", len(asked))
 	}
@@ -410,7 +411,7 @@ func TestConformanceFixturesNeedNoConfirmation(t *testing.T) {
 			continue
 		}
 		n++
-		if needsConfirmation(tool) || tool.Tier > hootv1.Tier_TIER_STANDARD {
+		if consent.NeedsConfirmation(tool) || tool.Tier > hootv1.Tier_TIER_STANDARD {
 			t.Errorf("conformance fixture %s needs confirmation or a tier above standard (tier %v, confirm %v)", tool.Name, tool.Tier, tool.Confirm)
 		}
 	}

@@ -29,10 +29,6 @@ const (
 	methodComplete          = "completion/complete"
 )
 
-// entryMethodList are the methods of this file, for methodList.
-var entryMethodList = []string{methodPromptsList, methodPromptsGet, methodResourcesList, methodResourcesRead,
-	methodResourceTemplates, methodSubscribe, methodUnsubscribe, methodComplete}
-
 // codeResourceNotFound is MCP's error code for a resource URI that no resource has.
 const codeResourceNotFound = -32002
 
@@ -81,27 +77,6 @@ func (e *entries) add(t *hootv1hoot.Tool) bool {
 	return true
 }
 
-// entryMethod returns the handler of one of the methods of this file.
-func (s *Server) entryMethod(method string) (func(context.Context, *message) *response, bool) {
-	switch method {
-	case methodPromptsList:
-		return s.listPrompts, true
-	case methodPromptsGet:
-		return s.getPrompt, true
-	case methodResourcesList:
-		return s.listResources, true
-	case methodResourceTemplates:
-		return s.listResourceTemplates, true
-	case methodResourcesRead:
-		return s.readResource, true
-	case methodSubscribe, methodUnsubscribe:
-		return s.subscribe, true
-	case methodComplete:
-		return s.complete, true
-	}
-	return nil, false
-}
-
 // liveService reports whether a live worker serves service; without a LiveBackend every
 // service counts as live.
 func (s *Server) liveService(service string) bool {
@@ -142,9 +117,10 @@ type resourcesCapability struct {
 	ListChanged bool `json:"listChanged"`
 }
 
-// callEntry sends the request req of the entry t to a worker and returns the typed answer, or
-// the error response to give.
-func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *response) {
+// callEntry sends the request req of the entry t, asked for by rq, to a worker and returns the
+// typed answer, or the error response to give. The worker may ask the client, as a tool's may.
+func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *jsonrpc.Response) {
+	msg := rq.msg
 	id := msg.ID
 	if r := s.entryAboveGrant(ctx, id, t); r != nil {
 		return nil, r
@@ -152,18 +128,23 @@ func (s *Server) callEntry(ctx context.Context, msg *message, t *hootv1hoot.Tool
 	// In the 2026-07-28 era the handler may ask the client, and the request may be a retry
 	// that carries answers (mrtr.go).
 	var round *inputRound
-	if sess := modernSessionFrom(ctx); sess != nil {
+	var ask hooteproto.ClientAsker
+	switch {
+	case rq.sess.modern:
 		var err error
-		if round, err = s.openRound(ctx, msg.Method, t.Name, req, sess.caps, msg.Params); err != nil {
+		if round, err = s.openRound(ctx, msg.Method, t.Name, req, rq.sess.caps, msg.Params); err != nil {
 			return nil, s.roundFailure(id, msg.Method, t.Name, err)
 		}
-		ctx = hooteproto.WithClientAsker(ctx, round.ask)
+		ask = round.ask
+	case rq.out != nil:
+		// Before 2026-07-28 the questions go to the client as requests on the request's stream.
+		ask = s.clientAsker(rq.sess, rq.out)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	payload := t.Wrap(req)
 	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
-	res, err := s.cfg.Backend.CallAs(cctx, callerOf(ctx), t.Service, payload, nil)
+	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{Service: t.Service, Payload: payload, Caller: callerOf(ctx), Ask: ask})
 	endBackend(res, err)
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())

@@ -1,6 +1,9 @@
 package mcp
 
-import "github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+import (
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+)
 
 // This file writes the JSON of the most frequent answer, a tools/call result with text
 // content, without reflection. The bytes are exactly those that json.Marshal writes for the
@@ -8,7 +11,7 @@ import "github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 
 // encodeToolResult returns the JSON of r when r is the result of a tools/call whose content
 // is text only, and false for every other response.
-func encodeToolResult(r *response) ([]byte, bool) {
+func encodeToolResult(r *jsonrpc.Response) ([]byte, bool) {
 	res, ok := r.Result.(callToolResult)
 	if !ok || !fastToolResult(r, res) {
 		return nil, false
@@ -56,7 +59,7 @@ func encodeToolResult(r *response) ([]byte, bool) {
 
 // fastToolResult reports whether encodeToolResult writes the response r, whose result is res:
 // text content only, compact JSON, and no _meta of the legacy kind.
-func fastToolResult(r *response, res callToolResult) bool {
+func fastToolResult(r *jsonrpc.Response, res callToolResult) bool {
 	if r.Error != nil || len(r.ID) == 0 || !rawjson.IsCompact(r.ID) || !rawjson.IsCompact(res.StructuredContent) || res.Meta != nil {
 		return false
 	}

@@ -48,7 +48,7 @@ func TestEncodeToolResultMatchesMarshal(t *testing.T) {
 		case 3:
 			res.Content = []content.Block{}
 		}
-		resp := newResult(ids[i%len(ids)], res)
+		resp := jsonrpc.NewResult(ids[i%len(ids)], res)
 		want, err := json.Marshal(resp)
 		if err != nil {
 			t.Fatal(err)
@@ -65,14 +65,14 @@ func TestEncodeToolResultMatchesMarshal(t *testing.T) {
 
 func TestEncodeToolResultFallsBack(t *testing.T) {
 	sc := json.RawMessage(`{"a":1}`)
-	for _, resp := range []*response{
-		newResult(json.RawMessage(" 7 "), callToolResult{Content: []content.Block{content.Text("x")}}),
-		newResult(json.RawMessage("7"), callToolResult{StructuredContent: json.RawMessage(`{"a": 1}`)}),
-		newResult(nil, callToolResult{StructuredContent: sc}),
-		newResult(json.RawMessage("7"), callToolResult{Content: []content.Block{{Type: "image", Data: "AA=="}}}),
-		newResult(json.RawMessage("7"), callToolResult{Content: []content.Block{{Type: "text"}}}),
-		newResult(json.RawMessage("7"), listToolsResult{}),
-		newError(json.RawMessage("7"), jsonrpc.CodeInternalError, "x", nil),
+	for _, resp := range []*jsonrpc.Response{
+		jsonrpc.NewResult(json.RawMessage(" 7 "), callToolResult{Content: []content.Block{content.Text("x")}}),
+		jsonrpc.NewResult(json.RawMessage("7"), callToolResult{StructuredContent: json.RawMessage(`{"a": 1}`)}),
+		jsonrpc.NewResult(nil, callToolResult{StructuredContent: sc}),
+		jsonrpc.NewResult(json.RawMessage("7"), callToolResult{Content: []content.Block{{Type: "image", Data: "AA=="}}}),
+		jsonrpc.NewResult(json.RawMessage("7"), callToolResult{Content: []content.Block{{Type: "text"}}}),
+		jsonrpc.NewResult(json.RawMessage("7"), listToolsResult{}),
+		jsonrpc.NewError(json.RawMessage("7"), jsonrpc.CodeInternalError, "x", nil),
 	} {
 		if b, ok := encodeToolResult(resp); ok {
 			t.Errorf("fast path took %+v: %s", resp, b)

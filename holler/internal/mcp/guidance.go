@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -45,7 +46,7 @@ type guidance struct {
 	// Try is a complete JSON-RPC request to copy.
 	Try json.RawMessage `json:"try,omitempty"`
 	// Policy is the decision of the gateway's policy that refused a call.
-	Policy *decision `json:"policy,omitempty"`
+	Policy *consent.Decision `json:"policy,omitempty"`
 	// RequiredCapabilities are the client capabilities a request needed and the client did not
 	// declare, keyed by capability as clientCapabilities has them (MCP 2026-07-28's -32021).
 	RequiredCapabilities map[string]any `json:"requiredCapabilities,omitempty"`

@@ -27,7 +27,7 @@ func TestTryRequests(t *testing.T) {
 	}
 	for _, try := range tries {
 		msg, bad := decodeMessage(try)
-		if bad != nil || !msg.isRequest() {
+		if bad != nil || !msg.IsRequest() {
 			t.Errorf("%s is not a request: %+v", try, bad)
 		}
 	}

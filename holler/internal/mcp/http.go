@@ -35,17 +35,17 @@ const (
 // own or Config.AllowedOrigins, is refused with 403.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.isClosed() {
-		s.httpFail(w, http.StatusServiceUnavailable, newError(nil, jsonrpc.CodeInternalError, "the server is shutting down", nil),
+		s.httpFail(w, http.StatusServiceUnavailable, jsonrpc.NewError(nil, jsonrpc.CodeInternalError, "the server is shutting down", nil),
 			"Try again in a moment, or connect to another instance.")
 		return
 	}
 	if !httpcheck.HostAllowed(r.Host, s.cfg.AllowedHosts) {
-		s.httpFail(w, http.StatusForbidden, newError(nil, jsonrpc.CodeInvalidRequest, "host "+wording.Quote(r.Host)+" is not allowed", nil),
+		s.httpFail(w, http.StatusForbidden, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "host "+wording.Quote(r.Host)+" is not allowed", nil),
 			"This server answers requests for loopback names (localhost, 127.0.0.1, [::1]) and the hosts its operator allows; connect to one of those.")
 		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !httpcheck.OriginAllowed(origin, r.Host, s.cfg.AllowedOrigins) {
-		s.httpFail(w, http.StatusForbidden, newError(nil, jsonrpc.CodeInvalidRequest, "origin "+wording.Quote(origin)+" is not allowed", nil),
+		s.httpFail(w, http.StatusForbidden, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "origin "+wording.Quote(origin)+" is not allowed", nil),
 			"This server serves requests from its own origin, loopback origins and the origins its operator allows.")
 		return
 	}
@@ -60,7 +60,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// RFC 9110 asks a 405 to say what is allowed.
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		s.httpFail(w, http.StatusMethodNotAllowed,
-			newError(nil, jsonrpc.CodeInvalidRequest, "method "+r.Method+" is not allowed: this endpoint takes JSON-RPC messages by POST, opens the session's event stream on GET and ends sessions by DELETE", nil),
+			jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "method "+r.Method+" is not allowed: this endpoint takes JSON-RPC messages by POST, opens the session's event stream on GET and ends sessions by DELETE", nil),
 			"POST each JSON-RPC message to this URL.")
 	}
 }
@@ -73,7 +73,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 			got = "none"
 		}
 		s.httpFail(w, http.StatusUnsupportedMediaType,
-			newError(nil, jsonrpc.CodeInvalidRequest, "unsupported Content-Type "+wording.Quote(got)+": the body must be a JSON-RPC message sent as application/json", nil),
+			jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "unsupported Content-Type "+wording.Quote(got)+": the body must be a JSON-RPC message sent as application/json", nil),
 			"Send the body with the header Content-Type: application/json.")
 		return
 	}
@@ -82,12 +82,12 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			s.httpFail(w, http.StatusRequestEntityTooLarge,
-				newError(nil, jsonrpc.CodeInvalidRequest, "the message is larger than this server's limit of "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes", nil),
+				jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "the message is larger than this server's limit of "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes", nil),
 				"Send less at once: store large content in parts, or reference content that is already stored.")
 			return
 		}
 		s.log.Debug("mcp: reading a request body failed", "err", err)
-		s.httpFail(w, http.StatusBadRequest, newError(nil, jsonrpc.CodeParseError, "the request body could not be read", nil), "Send the whole message in the body.")
+		s.httpFail(w, http.StatusBadRequest, jsonrpc.NewError(nil, jsonrpc.CodeParseError, "the request body could not be read", nil), "Send the whole message in the body.")
 		return
 	}
 	msg, bad := decodeMessage(body)
@@ -108,7 +108,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	isInit := msg.isRequest() && msg.Method == methodInitialize
+	isInit := msg.IsRequest() && msg.Method == methodInitialize
 	sid := r.Header.Get(headerSessionID)
 	var sess *session
 	switch {
@@ -149,7 +149,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	stop := context.AfterFunc(s.base, func() { cancel(nil) })
 	defer stop()
 
-	if !msg.isRequest() {
+	if !msg.IsRequest() {
 		s.handle(ctx, sess, msg, nil, nil)
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -168,7 +168,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(headerSessionID)
 	if sid == "" {
-		s.httpFail(w, http.StatusBadRequest, newError(nil, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: DELETE ends the session it names", nil),
+		s.httpFail(w, http.StatusBadRequest, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: DELETE ends the session it names", nil),
 			"Send DELETE with the "+headerSessionID+" header of the session to end.")
 		return
 	}
@@ -177,7 +177,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, ok := s.sessionFor(r, sid); !ok || !s.sessions.remove(sid) {
-		s.httpFail(w, http.StatusNotFound, newError(nil, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), nil),
+		s.httpFail(w, http.StatusNotFound, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), nil),
 			"The session is already gone; nothing to end.")
 		return
 	}
@@ -189,13 +189,13 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 // Last-Event-ID names.
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	if _, sseOK := httpcheck.Accepts(r.Header.Values("Accept")); !sseOK {
-		s.httpFail(w, http.StatusNotAcceptable, newError(nil, jsonrpc.CodeInvalidRequest, "GET opens an event stream: the Accept header must allow text/event-stream", nil),
+		s.httpFail(w, http.StatusNotAcceptable, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "GET opens an event stream: the Accept header must allow text/event-stream", nil),
 			"Send GET with the header Accept: text/event-stream, or POST JSON-RPC messages.")
 		return
 	}
 	sid := r.Header.Get(headerSessionID)
 	if sid == "" {
-		s.httpFail(w, http.StatusBadRequest, newError(nil, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: GET opens the event stream of the session it names", nil),
+		s.httpFail(w, http.StatusBadRequest, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: GET opens the event stream of the session it names", nil),
 			"Start a session with initialize by POST, then GET with its "+headerSessionID+" header.")
 		return
 	}
@@ -215,7 +215,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	if lid := r.Header.Get("Last-Event-ID"); lid != "" {
 		st, n, ok := sse.ParseID(lid)
 		if !ok || !sess.events.Resumable(st, n) {
-			s.httpFail(w, http.StatusBadRequest, newError(nil, jsonrpc.CodeInvalidRequest, "Last-Event-ID "+wording.Quote(lid)+" names no event this session can resume after", nil),
+			s.httpFail(w, http.StatusBadRequest, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "Last-Event-ID "+wording.Quote(lid)+" names no event this session can resume after", nil),
 				"Send the id of the last event received on this session, unchanged; events are kept for a while only. Without Last-Event-ID, GET opens the session's stream afresh.")
 			return
 		}
@@ -223,7 +223,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, done, err := sess.begin(r.Context(), "stream:"+newSessionID(), nil)
 	if err != nil {
-		s.httpFail(w, http.StatusNotFound, newError(nil, jsonrpc.CodeInvalidRequest, "the session has ended", nil),
+		s.httpFail(w, http.StatusNotFound, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "the session has ended", nil),
 			"Start a new session: POST initialize without the "+headerSessionID+" header.")
 		return
 	}
@@ -232,7 +232,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	if stream == sse.GetStream {
 		start, ok := sess.events.ClaimGet(owner, resume)
 		if !ok {
-			s.httpFail(w, http.StatusConflict, newError(nil, jsonrpc.CodeInvalidRequest, "this session's event stream is already open", nil),
+			s.httpFail(w, http.StatusConflict, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "this session's event stream is already open", nil),
 				"Keep one GET stream per session; to take it over after a lost connection, send GET with Last-Event-ID.")
 			return
 		}
@@ -283,7 +283,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 }
 
 // badVersion answers an MCP-Protocol-Version header that names no version this server speaks.
-func (s *Server) badVersion(id json.RawMessage, pv string) *response {
+func (s *Server) badVersion(id json.RawMessage, pv string) *jsonrpc.Response {
 	return s.fail(id, jsonrpc.CodeInvalidRequest, "unsupported "+headerProtocolVersion+" "+wording.Quote(pv), &guidance{
 		Hint: "Send the protocol version that initialize negotiated, one of supported; or speak " + modernProtocolVersions[0] +
 			", which needs no initialize: every request carries its version in params._meta[\"" + metaProtocolVersion + "\"].",
@@ -293,7 +293,7 @@ func (s *Server) badVersion(id json.RawMessage, pv string) *response {
 
 // httpFail writes resp, an error about the HTTP request itself, with status and, when
 // guidance is on, a hint.
-func (s *Server) httpFail(w http.ResponseWriter, status int, resp *response, hint string) {
+func (s *Server) httpFail(w http.ResponseWriter, status int, resp *jsonrpc.Response, hint string) {
 	if !s.cfg.MinimalErrors && resp.Error != nil {
 		resp.Error.Data = &guidance{Hint: hint}
 	}
@@ -301,7 +301,7 @@ func (s *Server) httpFail(w http.ResponseWriter, status int, resp *response, hin
 }
 
 // writeJSON writes resp as a JSON body with status.
-func (s *Server) writeJSON(w http.ResponseWriter, status int, resp *response) {
+func (s *Server) writeJSON(w http.ResponseWriter, status int, resp *jsonrpc.Response) {
 	b := encode(resp)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
@@ -18,10 +19,6 @@ import (
 // the retry, with the signed requestState that package reqstate mints and opens. The questions
 // of one round are the gateway's own confirmation of a risky call (this file) and the
 // questions a worker's handler asks through AskClient (mrtr.go); one state carries both.
-
-// confirmKeyPrefix starts the key of the confirmation question in inputRequests; the
-// question's id follows it.
-const confirmKeyPrefix = "confirm-"
 
 // An inputRequired is the answer of a call whose confirmation must be asked in an
 // input_required result: the confirmer returns it as its error, and callTool answers with it.
@@ -41,31 +38,31 @@ type modernConfirmer struct {
 
 var _ confirmer = (*modernConfirmer)(nil)
 
-func (c *modernConfirmer) confirm(ctx context.Context, q confirmQuestion) (answer, map[string]json.RawMessage, error) {
+func (c *modernConfirmer) confirm(ctx context.Context, q consent.Question) (consent.Answer, map[string]json.RawMessage, error) {
 	r := c.round
 	if r == nil {
-		return answerDeclined, nil, errors.New("the call has no input round to ask in")
+		return consent.Declined, nil, errors.New("the call has no input round to ask in")
 	}
-	if r.state.Confirmed != "" && q.confirm && len(q.fill) == 0 {
+	if r.state.Confirmed != "" && q.Confirm && len(q.Fill) == 0 {
 		// A state of a later round of a call that was confirmed: signed, and bound to this
 		// tool and these arguments. Each such state runs the call once at this server, as the
 		// accepted answer itself does: a replayed retry does not run it again.
 		sum := sha256.Sum256([]byte(r.rawState))
 		if err := r.signer.Use(ctx, "round-"+hex.EncodeToString(sum[:12]), time.UnixMilli(r.state.Expires)); err != nil {
-			return answerDeclined, nil, err
+			return consent.Declined, nil, err
 		}
 		r.confirmed = r.state.Confirmed
-		return answerAccepted, nil, nil
+		return consent.Accepted, nil, nil
 	}
 	if r.state.Question == "" {
 		// A first call, or a retry without the state: ask.
-		return answerDeclined, nil, c.ask(q)
+		return consent.Declined, nil, c.ask(q)
 	}
-	key := q.keyPrefix() + r.state.Question
+	key := q.KeyPrefix() + r.state.Question
 	raw, ok := r.responses[key]
 	if !ok || rawjson.Kind(raw) == "null" {
 		// The question went unanswered: ask it again, as MCP asks of a server, rather than fail.
-		return answerDeclined, nil, c.ask(q)
+		return consent.Declined, nil, c.ask(q)
 	}
 	var a struct {
 		Action  string                     `json:"action"`
@@ -73,51 +70,42 @@ func (c *modernConfirmer) confirm(ctx context.Context, q confirmQuestion) (answe
 	}
 	field := "params." + questions.ParamInputResponses + "." + key
 	if rawjson.Kind(raw) != "object" || json.Unmarshal(raw, &a) != nil {
-		return answerDeclined, nil, &questions.Malformed{Why: field + " must be an elicitation result: an object with action and content", Field: field}
+		return consent.Declined, nil, &questions.Malformed{Why: field + " must be an elicitation result: an object with action and content", Field: field}
 	}
 	switch a.Action {
 	case "accept", "decline", "cancel":
 	default:
-		return answerDeclined, nil, &questions.Malformed{Why: field + " has the unknown action " + wording.Quote(a.Action) + "; want accept, decline or cancel", Field: field}
+		return consent.Declined, nil, &questions.Malformed{Why: field + " has the unknown action " + wording.Quote(a.Action) + "; want accept, decline or cancel", Field: field}
 	}
 	switch {
-	case a.Action == "accept" && q.confirm && q.accepted(a.Content) == answerAccepted:
+	case a.Action == "accept" && q.Confirm && q.Accepted(a.Content) == consent.Accepted:
 		// Only an accepted answer is remembered, so that it runs the call once: replaying a
 		// refusal only refuses again, and remembering refusals would let anyone who declines
 		// fill the set that accepted answers need.
 		if err := r.signer.Use(ctx, r.state.Question, time.UnixMilli(r.state.Expires)); err != nil {
-			return answerDeclined, nil, err
+			return consent.Declined, nil, err
 		}
 		r.confirmed = r.state.Question
-		return answerAccepted, a.Content, nil
+		return consent.Accepted, a.Content, nil
 	case a.Action == "accept":
 		// Arguments alone need no memory of their answer: a replay runs the call with the
 		// arguments a client could pass itself.
-		return q.accepted(a.Content), a.Content, nil
+		return q.Accepted(a.Content), a.Content, nil
 	case a.Action == "cancel":
-		return answerCancelled, nil, nil
+		return consent.Cancelled, nil, nil
 	}
-	return answerDeclined, nil, nil
+	return consent.Declined, nil, nil
 }
 
 // ask returns the input_required answer that puts q to the person.
-func (c *modernConfirmer) ask(q confirmQuestion) error {
+func (c *modernConfirmer) ask(q consent.Question) error {
 	id := reqstate.NewQuestionID()
-	res, err := c.round.result(q.keyPrefix(), id, questions.Request{
+	res, err := c.round.result(q.KeyPrefix(), id, questions.Request{
 		Method: questions.MethodElicit,
-		Params: questions.Elicit{Mode: "form", Message: q.message(), RequestedSchema: q.requestedSchema()},
+		Params: questions.Elicit{Mode: "form", Message: q.Message(), RequestedSchema: q.RequestedSchema()},
 	})
 	if err != nil {
 		return err
 	}
 	return &inputRequired{result: res}
-}
-
-// keyPrefix starts the key of q in inputRequests: confirmKeyPrefix for a question whether the
-// call may run (arguments asked with it or not), argumentsKeyPrefix for arguments alone.
-func (q confirmQuestion) keyPrefix() string {
-	if q.confirm {
-		return confirmKeyPrefix
-	}
-	return argumentsKeyPrefix
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
@@ -97,7 +98,7 @@ func TestInputRequiredConfirmation(t *testing.T) {
 		t.Fatalf("the backend was called %d times before the person answered", n)
 	}
 	q := ir.InputRequests[key]
-	if q.Method != questions.MethodElicit || q.Params.Mode != "form" || !strings.HasPrefix(key, confirmKeyPrefix) {
+	if q.Method != questions.MethodElicit || q.Params.Mode != "form" || !strings.HasPrefix(key, consent.ConfirmKeyPrefix) {
 		t.Errorf("question %q = %+v", key, q)
 	}
 	for _, w := range []string{"wipe", "Wipe the slate", "destructive", "message: \"hello\""} {
@@ -106,11 +107,11 @@ func TestInputRequiredConfirmation(t *testing.T) {
 		}
 	}
 	props, _ := q.Params.RequestedSchema["properties"].(map[string]any)
-	field, _ := props[confirmField].(map[string]any)
+	field, _ := props[consent.ConfirmField].(map[string]any)
 	if field["type"] != "boolean" || field["default"] != false {
 		t.Errorf("form = %v", q.Params.RequestedSchema)
 	}
-	if req, _ := q.Params.RequestedSchema["required"].([]any); len(req) != 1 || req[0] != confirmField {
+	if req, _ := q.Params.RequestedSchema["required"].([]any); len(req) != 1 || req[0] != consent.ConfirmField {
 		t.Errorf("form's required = %v", q.Params.RequestedSchema["required"])
 	}
 
@@ -161,10 +162,10 @@ func TestInputRequiredRefusals(t *testing.T) {
 		wantOutcome string
 		wantText    string
 	}{
-		{"declined", `{"action":"decline"}`, outcomeDeclined, "declined"},
-		{"cancelled", `{"action":"cancel"}`, outcomeCancelled, "dismissed"},
-		{"accepted unticked", `{"action":"accept","content":{"confirm":false}}`, outcomeNotConfirmed, "without ticking"},
-		{"accepted without content", `{"action":"accept"}`, outcomeNotConfirmed, "without ticking"},
+		{"declined", `{"action":"decline"}`, consent.OutcomeDeclined, "declined"},
+		{"cancelled", `{"action":"cancel"}`, consent.OutcomeCancelled, "dismissed"},
+		{"accepted unticked", `{"action":"accept","content":{"confirm":false}}`, consent.OutcomeNotConfirmed, "without ticking"},
+		{"accepted without content", `{"action":"accept"}`, consent.OutcomeNotConfirmed, "without ticking"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -172,7 +173,7 @@ func TestInputRequiredRefusals(t *testing.T) {
 			_, b, c := newInputServer(t, nil)
 			ir, key := inputRequiredOf(t, c.modernCall(1, "tools/call", wipeCall("hello", nil), nil))
 			r := c.modernCall(2, "tools/call", wipeCall("hello", retryWith(key, ir.RequestState, tc.answer)), nil).last(t)
-			checkRefusal(t, r, tc.wantOutcome, confirmationRequired, []string{tc.wantText, "did not run"})
+			checkRefusal(t, r, tc.wantOutcome, consent.ConfirmationRequired, []string{tc.wantText, "did not run"})
 			if n := b.calls.Load(); n != 0 {
 				t.Errorf("the backend was called %d times", n)
 			}
@@ -272,7 +273,7 @@ func TestInputRequiredNeedsElicitation(t *testing.T) {
 	p := wipeCall("hello", nil)
 	p["_meta"] = modernMetaOf(protocolVersion20260728) // declares no capabilities
 	r := c.modernCall(1, "tools/call", p, nil).last(t)
-	checkRefusal(t, r, outcomeCannotElicit, confirmationRequired, []string{"clientCapabilities", "--confirm never"})
+	checkRefusal(t, r, consent.OutcomeCannotElicit, consent.ConfirmationRequired, []string{"clientCapabilities", "--confirm never"})
 	if n := b.calls.Load(); n != 0 {
 		t.Errorf("the backend was called %d times", n)
 	}

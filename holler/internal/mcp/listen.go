@@ -123,7 +123,7 @@ type listenStream struct {
 
 	mu       sync.Mutex
 	pending  listKinds
-	queue    []*notification
+	queue    []*jsonrpc.Notification
 	overflow bool
 }
 
@@ -160,7 +160,7 @@ func (ls *listenStream) notify(method string, params map[string]any) {
 }
 
 // take returns what waits to be written and empties the stream.
-func (ls *listenStream) take() (listKinds, []*notification, bool) {
+func (ls *listenStream) take() (listKinds, []*jsonrpc.Notification, bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	k, q, over := ls.pending, ls.queue, ls.overflow
@@ -169,7 +169,7 @@ func (ls *listenStream) take() (listKinds, []*notification, bool) {
 }
 
 // tagged returns a notification of method with params and the subscription id in _meta.
-func (ls *listenStream) tagged(method string, params map[string]any) *notification {
+func (ls *listenStream) tagged(method string, params map[string]any) *jsonrpc.Notification {
 	p := make(map[string]any, len(params)+1)
 	maps.Copy(p, params)
 	meta := map[string]any{}
@@ -178,7 +178,7 @@ func (ls *listenStream) tagged(method string, params map[string]any) *notificati
 	}
 	meta[metaSubscriptionID] = ls.id
 	p["_meta"] = meta
-	return &notification{JSONRPC: jsonrpc.Version, Method: method, Params: p}
+	return &jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: method, Params: p}
 }
 
 // listChangeMethods are the notifications of each list, in the order a burst writes them.
@@ -188,12 +188,12 @@ var listChangeMethods = []struct {
 }{{listTools, notifyToolsChange}, {listPrompts, notifyPromptsChange}, {listResources, notifyResourcesChange}}
 
 // readListen reads the filter of a subscriptions/listen request.
-func (s *Server) readListen(msg *message) (listenFilter, *response) {
+func (s *Server) readListen(msg *message) (listenFilter, *jsonrpc.Response) {
 	var f listenFilter
 	var p struct {
 		Notifications json.RawMessage `json:"notifications"`
 	}
-	bad := func(text, field, expected string) (listenFilter, *response) {
+	bad := func(text, field, expected string) (listenFilter, *jsonrpc.Response) {
 		return f, s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+text, &guidance{
 			Hint:     "Send params.notifications with the kinds to hear: toolsListChanged, promptsListChanged and resourcesListChanged (true or false) and resourceSubscriptions (a list of resource URIs), as in try.",
 			Field:    field,
@@ -250,7 +250,7 @@ func (s *Server) readListen(msg *message) (listenFilter, *response) {
 
 // openListen subscribes a new stream for the listen request msg to what f asks and this server
 // honours. It returns the stream, its acknowledgement, and the function that unsubscribes it.
-func (s *Server) openListen(ctx context.Context, msg *message, f listenFilter) (*listenStream, *notification, func(), *response) {
+func (s *Server) openListen(ctx context.Context, msg *message, f listenFilter) (*listenStream, *jsonrpc.Notification, func(), *jsonrpc.Response) {
 	ls := newListenStream(msg.ID)
 	caps := s.modernCapabilities()
 	honoured := f.kinds & listTools
@@ -335,7 +335,7 @@ func (s *Server) runListen(ctx context.Context, ls *listenStream, emit func([]by
 	}
 	for {
 		end := func() listenEnd {
-			res := s.modernResponse(methodListen, newResult(ls.id, map[string]any{
+			res := s.modernResponse(methodListen, jsonrpc.NewResult(ls.id, map[string]any{
 				"_meta": map[string]any{metaSubscriptionID: ls.id},
 			}))
 			emit(encode(res))
@@ -421,7 +421,7 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 // notifications as lines, until the client cancels the request (notifications/cancelled, which
 // ends ctx) or the server shuts down. It returns the response to write when the request fails
 // before the stream opens, and nil otherwise.
-func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *message) *response {
+func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *message) *jsonrpc.Response {
 	f, fail := s.readListen(msg)
 	if fail != nil {
 		return fail
@@ -458,7 +458,7 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 	if how == listenFellBehind {
 		// stdio has no stream to close: the server ends a listen request it gives up on with
 		// notifications/cancelled naming it (the only request it ever cancels so).
-		w.notify(&notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: map[string]any{
+		w.notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: map[string]any{
 			"requestId": ls.id,
 			"reason":    "the client read the subscription's notifications too slowly; listen again",
 		}})

@@ -69,7 +69,7 @@ func (s *Server) liveTools() []toolDescription {
 			tools = append(tools, t)
 		}
 	}
-	return s.policy.toolDescriptions(tools)
+	return toolDescriptions(s.policy, tools)
 }
 
 // listedNames returns the names of the tools tools/list shows now.
@@ -88,7 +88,7 @@ func (s *Server) listedNames() []string {
 // size), so that a cursor goes on only in the same listing: on this gateway or any other that
 // lists the same tools, and not across a change of the live tools, where it would skip or repeat
 // some. A cursor that does not fit is refused, with the advice to start again.
-func (s *Server) listTools(ctx context.Context, msg *message) *response {
+func (s *Server) listTools(ctx context.Context, msg *message) *jsonrpc.Response {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
@@ -122,7 +122,7 @@ func (s *Server) listTools(ctx context.Context, msg *message) *response {
 			res.NextCursor = makeCursor(key, end)
 		}
 	}
-	return newResult(msg.ID, res)
+	return jsonrpc.NewResult(msg.ID, res)
 }
 
 // listedNow returns the tools tools/list shows now: the live ones when the backend reports

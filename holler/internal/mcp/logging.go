@@ -56,7 +56,7 @@ type logMessageParams struct {
 
 // setLogLevel answers logging/setLevel: from now on the session receives log messages of
 // that severity and above.
-func (s *Server) setLogLevel(sess *session, msg *message) *response {
+func (s *Server) setLogLevel(sess *session, msg *message) *jsonrpc.Response {
 	var p struct {
 		Level json.RawMessage `json:"level"`
 	}
@@ -79,7 +79,7 @@ func (s *Server) setLogLevel(sess *session, msg *message) *response {
 	sess.mu.Lock()
 	sess.logLevel = level
 	sess.mu.Unlock()
-	return newResult(msg.ID, struct{}{})
+	return jsonrpc.NewResult(msg.ID, struct{}{})
 }
 
 // notifyLog sends a log message to a session whose level lets it through: on out, the stream
@@ -95,7 +95,7 @@ func (s *Server) notifyLog(sess *session, out notifier, level logLevel, logger s
 	if !pass {
 		return
 	}
-	n := &notification{
+	n := &jsonrpc.Notification{
 		JSONRPC: jsonrpc.Version,
 		Method:  notifyMessage,
 		Params:  logMessageParams{Level: level.String(), Logger: logger, Data: data},

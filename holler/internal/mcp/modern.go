@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -114,16 +116,27 @@ const logSilent = logEmergency + 1
 // A modernFailure is a modern request refused by the envelope: the HTTP status and the error.
 type modernFailure struct {
 	status int
-	resp   *response
+	resp   *jsonrpc.Response
 }
 
 // checkModern runs the checks of a modern request in the order MCP 2026-07-28 gives them: the
 // required _meta fields (-32602), the headers against the body (-32020), the version
-// (-32022), and whether the method exists (-32601, 404).
+// (-32022), whether the method exists (-32601, 404), and whether the request declares the
+// extension that what it asks for needs (-32021). Every transport makes these checks; r is the
+// HTTP request whose headers are checked too, nil for a transport without headers (stdio).
 func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modernFailure) {
 	m, p, fail := s.readModernMeta(msg)
 	if fail != nil {
 		return m, fail
+	}
+	if r == nil {
+		if fail := s.checkModernVersion(msg, m); fail != nil {
+			return m, fail
+		}
+		if !s.modernMethod(msg.Method) {
+			return m, &modernFailure{status: http.StatusNotFound, resp: s.modernMethodNotFound(msg)}
+		}
+		return m, s.checkTaskCapability(msg, m.caps)
 	}
 	bad := func(status int, code int64, text string, g *guidance) *modernFailure {
 		return &modernFailure{status: status, resp: s.modernError(msg.ID, code, text, g)}
@@ -164,7 +177,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 			return m, fail
 		}
 	}
-	return m, nil
+	return m, s.checkTaskCapability(msg, m.caps)
 }
 
 // checkModernVersion refuses a modern request whose protocol version this server does not
@@ -262,33 +275,6 @@ func isModernVersion(v string) bool {
 	return false
 }
 
-// modernMethods returns the methods the modern era answers: the ones whose capability
-// server/discover declares, so that both always agree.
-func (s *Server) modernMethods() []string {
-	c := s.modernCapabilities()
-	out := []string{methodDiscover, methodListen, methodToolsList, methodToolsCall}
-	if c.Resources != nil {
-		out = append(out, methodResourcesList, methodResourceTemplates, methodResourcesRead)
-	}
-	if c.Prompts != nil {
-		out = append(out, methodPromptsList, methodPromptsGet)
-	}
-	if c.Completions != nil {
-		out = append(out, methodComplete)
-	}
-	return append(out, s.taskMethods()...)
-}
-
-// modernMethod reports whether the modern era answers method.
-func (s *Server) modernMethod(method string) bool {
-	for _, m := range s.modernMethods() {
-		if m == method {
-			return true
-		}
-	}
-	return false
-}
-
 // modernCapabilities are the capabilities server/discover declares. subscriptions/listen
 // announces the changes of the lists when the Backend reports its live services (listen.go).
 func (s *Server) modernCapabilities() serverCapabilities {
@@ -306,7 +292,7 @@ func (s *Server) modernCapabilities() serverCapabilities {
 
 // modernMethodNotFound answers a method the modern era does not have, which includes the
 // legacy era's initialize, ping, logging/setLevel and resources/subscribe.
-func (s *Server) modernMethodNotFound(msg *message) *response {
+func (s *Server) modernMethodNotFound(msg *message) *jsonrpc.Response {
 	methods := s.modernMethods()
 	hint := "In protocol " + protocolVersion20260728 + " this server answers the methods listed in methods; server/discover describes it."
 	switch msg.Method {
@@ -326,9 +312,9 @@ func (s *Server) modernMethodNotFound(msg *message) *response {
 // modernError returns an error of the modern envelope. Its data is the guidance, and always
 // carries what the protocol requires there (an unsupported version's supported and requested)
 // even when guidance is off.
-func (s *Server) modernError(id json.RawMessage, code int64, text string, g *guidance) *response {
+func (s *Server) modernError(id json.RawMessage, code int64, text string, g *guidance) *jsonrpc.Response {
 	if s.cfg.MinimalErrors && code == codeUnsupportedVersion {
-		return newError(id, code, text, &guidance{Supported: g.Supported, Requested: g.Requested})
+		return jsonrpc.NewError(id, code, text, &guidance{Supported: g.Supported, Requested: g.Requested})
 	}
 	return s.fail(id, code, text, g)
 }
@@ -357,7 +343,7 @@ type discoverResult struct {
 
 // servePostModern answers a POSTed message of the modern era.
 func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *message) {
-	if !msg.isRequest() {
+	if !msg.IsRequest() {
 		// The era defines no notification from the client over HTTP, and a response answers
 		// nothing this server asked: both are taken and dropped.
 		w.WriteHeader(http.StatusAccepted)
@@ -365,10 +351,6 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	}
 	meta, fail := s.checkModern(r, msg)
 	if fail != nil {
-		s.writeJSON(w, fail.status, fail.resp)
-		return
-	}
-	if fail := s.checkTaskCapability(msg, meta.caps); fail != nil {
 		s.writeJSON(w, fail.status, fail.resp)
 		return
 	}
@@ -384,14 +366,8 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	ctx, endTrace := s.traceRequest(ctx, r, tp, msg.Method)
 	defer endTrace()
 
-	// The methods that handle does not serve have their params checked here (listen checks its
-	// own).
-	if msg.Method == methodDiscover || isTaskMethod(msg.Method) {
-		if resp := s.badParams(msg, true); resp != nil {
-			s.writeJSON(w, http.StatusOK, s.modernResponse(msg.Method, resp))
-			return
-		}
-	}
+	// subscriptions/listen is served by the transport, its answer being a stream of its own;
+	// every other method goes through the method table.
 	if msg.Method == methodListen {
 		s.serveListenHTTP(ctx, w, r, msg)
 		return
@@ -400,15 +376,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	sess.tasks = declaresTasks(meta.caps)
 	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
 	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
-	var resp *response
-	if msg.Method == methodDiscover {
-		resp = s.discover(msg.ID)
-	} else if isTaskMethod(msg.Method) {
-		resp = s.serveTask(ctx, msg)
-	} else {
-		resp = s.handle(ctx, sess, msg, reply, cancel)
-	}
-	resp = s.modernResponse(msg.Method, resp)
+	resp := s.modernResponse(msg.Method, s.handle(ctx, sess, msg, reply, cancel))
 	reply.finishStatus(resp, modernStatus(resp))
 }
 
@@ -445,11 +413,11 @@ func (s *Server) serverInfoMeta() []byte {
 	return s.modernMetaJSON
 }
 
-// modernResponse dresses the core's response for the modern era: every result says
+// modernResponse dresses the core's response for the modern era (modernResult): every result says
 // resultType "complete" (but an input_required one, which says so itself) and names the
 // server in _meta, cacheable ones carry ttlMs and cacheScope, and a missing resource is
 // -32602 with the URI, as -32002 is retired.
-func (s *Server) modernResponse(method string, resp *response) *response {
+func (s *Server) modernResponse(method string, resp *jsonrpc.Response) *jsonrpc.Response {
 	if resp.Error != nil {
 		if resp.Error.Code == codeResourceNotFound {
 			uri := ""
@@ -465,33 +433,91 @@ func (s *Server) modernResponse(method string, resp *response) *response {
 		}
 		return resp
 	}
-	// The common answer, a tool's text result, is written by the fast encoder with the era's
-	// fields, rather than encoded, decoded into a map and encoded again.
+	// The common answer, a tool's text result, is written whole by the fast encoder with the
+	// era's fields; every other result is encoded once, with the era's members around it.
 	if res, ok := resp.Result.(callToolResult); ok && cacheScopes[method] == "" && fastToolResult(resp, res) {
 		res.modernMeta = s.serverInfoMeta()
 		out := *resp
 		out.Result = res
 		return &out
 	}
-	b, err := json.Marshal(resp.Result)
-	fields := map[string]json.RawMessage{}
-	if err != nil || json.Unmarshal(b, &fields) != nil {
-		return s.internalError(resp.ID, "the result could not be encoded")
+	out := *resp
+	out.Result = modernResult{result: resp.Result, serverInfo: s.serverInfoMeta(), scope: cacheScopes[method]}
+	return &out
+}
+
+// A modernResult is a result of the core as the 2026-07-28 era writes it: the result's own
+// members, then resultType "complete" unless the result says its type, the server's identity
+// added to _meta, and the caching hints of a cacheable one. It encodes the result once and
+// writes the era's members around its JSON.
+type modernResult struct {
+	result any
+	// serverInfo is the _meta object that names the server (serverInfoMeta).
+	serverInfo []byte
+	// scope is the cacheScope of a cacheable result; "" for one that is not.
+	scope string
+}
+
+// MarshalJSON writes r.
+func (r modernResult) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.result)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := fields["resultType"]; !ok {
+	if string(b) == "null" {
+		b = []byte("{}")
+	}
+	// The result's own members: json.Marshal writes them compact, under plain names.
+	var typed bool
+	var meta []byte
+	if !rawjson.ScanMembers(b, []string{"resultType", "_meta"}, func(i int, v []byte) {
+		if i == 0 {
+			typed = true
+		} else {
+			meta = v
+		}
+	}) {
+		return nil, errors.New("mcp: a result is not a JSON object")
+	}
+	out := make([]byte, 0, len(b)+len(r.serverInfo)+64)
+	if meta == nil {
+		out = append(out, b[:len(b)-1]...)
+	} else {
+		// Leave the result's _meta out here: it is written merged below.
+		at := cap(b) - cap(meta) - len(`"_meta":`)
+		end := at + len(`"_meta":`) + len(meta)
+		switch {
+		case b[at-1] == ',':
+			at--
+		case b[end] == ',':
+			end++
+		}
+		out = append(append(out, b[:at]...), b[end:len(b)-1]...)
+	}
+	sep := func() {
+		if out[len(out)-1] != '{' {
+			out = append(out, ',')
+		}
+	}
+	if !typed {
 		// Only a result that waits for the client (input_required) says its type itself.
-		fields["resultType"] = json.RawMessage(`"complete"`)
+		sep()
+		out = append(out, `"resultType":"complete"`...)
 	}
-	meta := map[string]any{}
-	if raw, ok := fields["_meta"]; ok {
-		_ = json.Unmarshal(raw, &meta)
+	sep()
+	out = append(out, `"_meta":`...)
+	out = append(out, r.serverInfo[:len(r.serverInfo)-1]...)
+	if m := bytes.TrimSpace(meta); len(m) > 2 && m[0] == '{' {
+		// The result's own _meta, whose members this server never names as the era's.
+		out = append(append(out, ','), m[1:len(m)-1]...)
 	}
-	meta[metaServerInfo] = implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version}
-	mb, _ := json.Marshal(meta) // strings and decoded JSON always encode
-	fields["_meta"] = mb
-	if scope, ok := cacheScopes[method]; ok {
-		fields["ttlMs"] = json.RawMessage(strconv.Itoa(modernCacheTTLMillis))
-		fields["cacheScope"] = json.RawMessage(`"` + scope + `"`)
+	out = append(out, '}')
+	if r.scope != "" {
+		out = append(out, `,"ttlMs":`...)
+		out = strconv.AppendInt(out, modernCacheTTLMillis, 10)
+		out = append(out, `,"cacheScope":"`...)
+		out = append(out, r.scope...)
+		out = append(out, '"')
 	}
-	return &response{JSONRPC: resp.JSONRPC, ID: resp.ID, Result: fields, abandoned: resp.abandoned}
+	return append(out, '}'), nil
 }

@@ -401,7 +401,7 @@ func TestModernToolResultEncoding(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	text := "la \"di\" da"
-	resp := newResult(json.RawMessage(`7`), callToolResult{Content: []content.Block{content.Text(text)}, StructuredContent: json.RawMessage(`{"message":"la"}`)})
+	resp := jsonrpc.NewResult(json.RawMessage(`7`), callToolResult{Content: []content.Block{content.Text(text)}, StructuredContent: json.RawMessage(`{"message":"la"}`)})
 	modern := s.modernResponse(methodToolsCall, resp)
 	fast, ok := encodeToolResult(modern)
 	if !ok {
@@ -420,7 +420,7 @@ func TestModernToolResultEncoding(t *testing.T) {
 		t.Errorf("fast modern encoding\n got %s\nwant %s", fast, general)
 	}
 	// A list keeps the general path, with its caching fields.
-	list := s.modernResponse(methodToolsList, newResult(json.RawMessage(`8`), listToolsResult{Tools: []toolDescription{}}))
+	list := s.modernResponse(methodToolsList, jsonrpc.NewResult(json.RawMessage(`8`), listToolsResult{Tools: []toolDescription{}}))
 	if b := encode(list); !strings.Contains(string(b), `"ttlMs"`) || !strings.Contains(string(b), `"resultType":"complete"`) {
 		t.Errorf("a modern tools/list result = %s, want ttlMs and resultType", b)
 	}
@@ -435,7 +435,7 @@ func BenchmarkToolResultEncoding(b *testing.B) {
 	}
 	defer s.Close()
 	big := strings.Repeat("abcdefgh", 1<<17)
-	res := newResult(json.RawMessage("1"), callToolResult{Content: []content.Block{content.Text(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
+	res := jsonrpc.NewResult(json.RawMessage("1"), callToolResult{Content: []content.Block{content.Text(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
 	b.Run("legacy", func(b *testing.B) {
 		for b.Loop() {
 			_ = encode(res)

@@ -220,7 +220,7 @@ func (r *inputRound) result(prefix, confirm string, confirmReq questions.Request
 // answers instead of the call's own result: -32602 for a malformed answer, the input_required
 // result when questions are pending, -32021 when the call failed after asking what the client
 // cannot answer; nil to answer with the call's result.
-func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *response {
+func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *jsonrpc.Response {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
@@ -241,7 +241,7 @@ func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *respo
 		}
 		sort.Strings(keys)
 		s.log.Info("mcp: request waits for the client's answers", "method", r.method, "name", r.name, "questions", strings.Join(keys, ","))
-		return newResult(id, res)
+		return jsonrpc.NewResult(id, res)
 	case failed && len(r.missing) > 0:
 		return s.missingCapability(id, r.method, r.name, r.missing)
 	}
@@ -250,7 +250,7 @@ func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *respo
 
 // missingCapability answers -32021: the request needed capabilities the client did not declare.
 // error.data carries requiredCapabilities even when guidance is off, as the protocol asks.
-func (s *Server) missingCapability(id json.RawMessage, method, name string, missing map[string]any) *response {
+func (s *Server) missingCapability(id json.RawMessage, method, name string, missing map[string]any) *jsonrpc.Response {
 	names := make([]string, 0, len(missing))
 	for k := range missing {
 		names = append(names, k)
@@ -268,14 +268,14 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 		g.Tool = name
 	}
 	if s.cfg.MinimalErrors {
-		return newError(id, codeMissingCapability, text, &guidance{RequiredCapabilities: missing})
+		return jsonrpc.NewError(id, codeMissingCapability, text, &guidance{RequiredCapabilities: missing})
 	}
-	return newError(id, codeMissingCapability, text, g)
+	return jsonrpc.NewError(id, codeMissingCapability, text, g)
 }
 
 // roundFailure answers a retry whose requestState or inputResponses this server will not take
 // (a *reqstate.Error or a *questions.Malformed); it returns nil for any other error.
-func (s *Server) roundFailure(id json.RawMessage, method, name string, err error) *response {
+func (s *Server) roundFailure(id json.RawMessage, method, name string, err error) *jsonrpc.Response {
 	what := wording.Quote(name)
 	again := "Call " + name + " again"
 	if method != methodToolsCall {
@@ -312,24 +312,9 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 	return nil
 }
 
-// modernSessionKey finds the session of a modern prompts/get or resources/read in its context,
-// whose handlers take only the message.
-type modernSessionKey struct{}
-
-// withModernSession returns ctx carrying sess.
-func withModernSession(ctx context.Context, sess *session) context.Context {
-	return context.WithValue(ctx, modernSessionKey{}, sess)
-}
-
-// modernSessionFrom returns the session that ctx carries, or nil.
-func modernSessionFrom(ctx context.Context) *session {
-	sess, _ := ctx.Value(modernSessionKey{}).(*session)
-	return sess
-}
-
 // modernStatus is the HTTP status of a modern response that is not streamed: 400 for a missing
 // client capability, which the era sends as a client error, and 200 otherwise.
-func modernStatus(resp *response) int {
+func modernStatus(resp *jsonrpc.Response) int {
 	if resp.Error != nil && resp.Error.Code == codeMissingCapability {
 		return http.StatusBadRequest
 	}

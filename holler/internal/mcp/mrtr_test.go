@@ -12,6 +12,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
@@ -77,7 +78,7 @@ func answerText(r *hootv1.ClientResponse) string {
 // answers with every answer joined by "|".
 func asking(groups ...[]*hootv1.ClientRequest) func(context.Context, string, *hootv1.Payload) (*hootv1.Result, error) {
 	return func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		ask := hooteproto.ClientAskerFrom(ctx)
+		ask := callOf(ctx).Ask
 		if ask == nil {
 			return nil, hooteproto.NewError(hooteproto.CodeInternal, "no asker")
 		}
@@ -312,7 +313,7 @@ func TestRoundCapabilities(t *testing.T) {
 // needing returns a backend override that asks q and fails with the refusal if it is refused.
 func needing(q *hootv1.ClientRequest) func(context.Context, string, *hootv1.Payload) (*hootv1.Result, error) {
 	return func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		r, err := hooteproto.ClientAskerFrom(ctx)(ctx, q)
+		r, err := callOf(ctx).Ask(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -438,7 +439,7 @@ func TestRoundPrompt(t *testing.T) {
 	t.Parallel()
 	_, b, c := newRoundServer(t, nil)
 	b.override = func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		res, err := hooteproto.ClientAskerFrom(ctx)(ctx, nameForm("user_context", "context"))
+		res, err := callOf(ctx).Ask(ctx, nameForm("user_context", "context"))
 		if err != nil {
 			return nil, err
 		}
@@ -486,7 +487,7 @@ func TestRoundAfterConfirmation(t *testing.T) {
 		return p
 	}
 	ir, key := inputRequiredOf(t, c.modernCall(1, "tools/call", call(nil), nil))
-	if !strings.HasPrefix(key, confirmKeyPrefix) || b.calls.Load() != 0 {
+	if !strings.HasPrefix(key, consent.ConfirmKeyPrefix) || b.calls.Load() != 0 {
 		t.Fatalf("round 1 asked %q after %d runs", key, b.calls.Load())
 	}
 	r2 := askedOf(t, c.modernCall(2, "tools/call", call(retryWith(key, ir.RequestState, acceptTicked)), nil), "user_name")
@@ -554,7 +555,7 @@ func TestPromptAsksOldEra(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
 	b.override = func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		ask := hooteproto.ClientAskerFrom(ctx)
+		ask := callOf(ctx).Ask
 		if ask == nil {
 			return nil, hooteproto.NewError(hooteproto.CodeInternal, "no asker")
 		}
@@ -588,7 +589,7 @@ func TestRoundResource(t *testing.T) {
 	t.Parallel()
 	_, b, c := newRoundServer(t, nil)
 	b.override = func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
-		res, err := hooteproto.ClientAskerFrom(ctx)(ctx, rootsQ("where"))
+		res, err := callOf(ctx).Ask(ctx, rootsQ("where"))
 		if err != nil {
 			return nil, err
 		}

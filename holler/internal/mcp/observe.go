@@ -3,6 +3,7 @@ package mcp
 import (
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 )
 
@@ -41,7 +42,7 @@ func eraName(sess *session) string {
 }
 
 // outcomeOf classifies a tools/call's response.
-func outcomeOf(resp *response) string {
+func outcomeOf(resp *jsonrpc.Response) string {
 	switch {
 	case resp == nil || resp.Error != nil:
 		return "rejected"

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -63,7 +64,7 @@ func TestAttackConfirmNeverOnOperatorTool(t *testing.T) {
 	if len(asked) != 1 {
 		t.Fatalf("%d questions for the second call, want one: each call is confirmed", len(asked))
 	}
-	checkRefusal(t, r, outcomeDeclined, confirmationRequired, []string{"declined", "did not run"})
+	checkRefusal(t, r, consent.OutcomeDeclined, consent.ConfirmationRequired, []string{"declined", "did not run"})
 	if n := b.calls.Load(); n != 2 {
 		t.Fatalf("%d backend calls, want 2 (wipe, and the confirmed shell_exec)", n)
 	}
@@ -71,7 +72,7 @@ func TestAttackConfirmNeverOnOperatorTool(t *testing.T) {
 	plain := newMCPHTTP(t, s)
 	plain.initializeWith(latestProtocolVersion, `{}`)
 	r, _ = plain.callAnswering(1, call, nil)
-	checkRefusal(t, r, outcomeCannotElicit, confirmationRequired, []string{"whatever the server's --confirm says"})
+	checkRefusal(t, r, consent.OutcomeCannotElicit, consent.ConfirmationRequired, []string{"whatever the server's --confirm says"})
 	if rr := refusedOf(t, r); strings.Contains(rr.text(), "--confirm never") {
 		text := rr.text()
 		t.Errorf("the refusal of an operator tool offers --confirm never:\n%s", text)
@@ -98,7 +99,7 @@ func TestOperatorToolAboveMaxTier(t *testing.T) {
 	if len(asked) != 0 || b.calls.Load() != 0 {
 		t.Fatalf("a call above the max tier was asked (%d) or sent (%d)", len(asked), b.calls.Load())
 	}
-	checkRefusal(t, r, outcomeTierTooHigh, confirmationRequired, []string{"needs tier OPERATOR", "--max-tier operator"})
+	checkRefusal(t, r, consent.OutcomeTierTooHigh, consent.ConfirmationRequired, []string{"needs tier OPERATOR", "--max-tier operator"})
 }
 
 // TestAttackOperatorToolWithAdminToken serves the operator tier behind tokens: an admin token

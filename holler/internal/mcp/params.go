@@ -311,7 +311,7 @@ func contains(list []string, s string) bool {
 // badParams checks msg's params against its method's shape and returns the -32602 answer to
 // params that break it, or nil. modern says the request is of the 2026-07-28 era, whose
 // example to copy carries _meta.
-func (s *Server) badParams(msg *message, modern bool) *response {
+func (s *Server) badParams(msg *message, modern bool) *jsonrpc.Response {
 	f := checkParams(msg.Method, msg.Params)
 	if f == nil {
 		return nil

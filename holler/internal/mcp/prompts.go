@@ -64,7 +64,7 @@ func promptArguments(t *hootv1hoot.Tool) []promptArgument {
 }
 
 // listPrompts answers prompts/list: the prompts whose service has a live worker, in one page.
-func (s *Server) listPrompts(_ context.Context, msg *message) *response {
+func (s *Server) listPrompts(_ context.Context, msg *message) *jsonrpc.Response {
 	out := []promptDescription{}
 	for _, t := range s.entries.prompts {
 		if !s.liveService(t.Service) {
@@ -72,7 +72,7 @@ func (s *Server) listPrompts(_ context.Context, msg *message) *response {
 		}
 		out = append(out, promptDescription{Name: t.Name, Title: t.Title, Description: t.Description, Arguments: promptArguments(t)})
 	}
-	return newResult(msg.ID, struct {
+	return jsonrpc.NewResult(msg.ID, struct {
 		Prompts []promptDescription `json:"prompts"`
 	}{out})
 }
@@ -89,7 +89,8 @@ func (s *Server) prompt(name string) *hootv1hoot.Tool {
 
 // getPrompt answers prompts/get: the prompt's arguments become its request, and the
 // PromptMessage fields of the worker's answer its messages.
-func (s *Server) getPrompt(ctx context.Context, msg *message) *response {
+func (s *Server) getPrompt(ctx context.Context, rq methodRequest) *jsonrpc.Response {
+	msg := rq.msg
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -111,7 +112,7 @@ func (s *Server) getPrompt(ctx context.Context, msg *message) *response {
 			Hint: bad.Hint, Field: bad.Field, Expected: bad.Expected, Got: bad.Got, Usage: t.Usage,
 		})
 	}
-	m, fail := s.callEntry(ctx, msg, t, req)
+	m, fail := s.callEntry(ctx, rq, t, req)
 	if fail != nil {
 		return fail
 	}
@@ -127,7 +128,7 @@ func (s *Server) getPrompt(ctx context.Context, msg *message) *response {
 		}
 		messages = append(messages, promptMessage{Role: role, Content: blocks[0]})
 	}
-	return newResult(msg.ID, struct {
+	return jsonrpc.NewResult(msg.ID, struct {
 		Description string          `json:"description,omitempty"`
 		Messages    []promptMessage `json:"messages"`
 	}{t.Description, messages})

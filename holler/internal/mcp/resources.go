@@ -34,20 +34,20 @@ type templateDescription struct {
 
 // listResources answers resources/list: the resources with fixed URIs whose service has a
 // live worker, in one page.
-func (s *Server) listResources(_ context.Context, msg *message) *response {
+func (s *Server) listResources(_ context.Context, msg *message) *jsonrpc.Response {
 	out := []resourceDescription{}
 	for _, t := range s.entries.resources {
 		if s.liveService(t.Service) {
 			out = append(out, resourceDescription{URI: t.URI, Name: t.Name, Title: t.Title, Description: t.Description, MimeType: t.MimeType})
 		}
 	}
-	return newResult(msg.ID, struct {
+	return jsonrpc.NewResult(msg.ID, struct {
 		Resources []resourceDescription `json:"resources"`
 	}{out})
 }
 
 // listResourceTemplates answers resources/templates/list.
-func (s *Server) listResourceTemplates(_ context.Context, msg *message) *response {
+func (s *Server) listResourceTemplates(_ context.Context, msg *message) *jsonrpc.Response {
 	out := []templateDescription{}
 	for _, rt := range s.entries.templates {
 		t := rt.tool
@@ -55,7 +55,7 @@ func (s *Server) listResourceTemplates(_ context.Context, msg *message) *respons
 			out = append(out, templateDescription{URITemplate: t.URI, Name: t.Name, Title: t.Title, Description: t.Description, MimeType: t.MimeType})
 		}
 	}
-	return newResult(msg.ID, struct {
+	return jsonrpc.NewResult(msg.ID, struct {
 		ResourceTemplates []templateDescription `json:"resourceTemplates"`
 	}{out})
 }
@@ -91,7 +91,8 @@ func (s *Server) findResource(uri string) (*hootv1hoot.Tool, proto.Message, *arg
 
 // readResource answers resources/read: the EmbeddedResource fields of the worker's answer are
 // the contents.
-func (s *Server) readResource(ctx context.Context, msg *message) *response {
+func (s *Server) readResource(ctx context.Context, rq methodRequest) *jsonrpc.Response {
+	msg := rq.msg
 	var p uriParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: resources/read needs params.uri", &guidance{
@@ -103,11 +104,11 @@ func (s *Server) readResource(ctx context.Context, msg *message) *response {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid resource URI "+wording.Quote(p.URI)+": "+bad.Message, &guidance{Hint: bad.Hint, Field: bad.Field})
 	}
 	if t == nil {
-		return newError(msg.ID, codeResourceNotFound, "resource not found: "+wording.Quote(p.URI), struct {
+		return jsonrpc.NewError(msg.ID, codeResourceNotFound, "resource not found: "+wording.Quote(p.URI), struct {
 			URI string `json:"uri"`
 		}{p.URI})
 	}
-	m, fail := s.callEntry(ctx, msg, t, req)
+	m, fail := s.callEntry(ctx, rq, t, req)
 	if fail != nil {
 		return fail
 	}
@@ -126,7 +127,7 @@ func (s *Server) readResource(ctx context.Context, msg *message) *response {
 		}
 		contents = append(contents, rc)
 	}
-	return newResult(msg.ID, struct {
+	return jsonrpc.NewResult(msg.ID, struct {
 		Contents []content.Resource `json:"contents"`
 	}{contents})
 }
@@ -134,7 +135,7 @@ func (s *Server) readResource(ctx context.Context, msg *message) *response {
 // subscribe answers resources/subscribe and resources/unsubscribe for a resource that exists.
 // Resources here are write-once (stored objects, artifacts' contents, fixtures), so a
 // subscription is accepted and never fires.
-func (s *Server) subscribe(_ context.Context, msg *message) *response {
+func (s *Server) subscribe(_ context.Context, msg *message) *jsonrpc.Response {
 	var p uriParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.uri", &guidance{
@@ -142,9 +143,9 @@ func (s *Server) subscribe(_ context.Context, msg *message) *response {
 		})
 	}
 	if t, _, _ := s.findResource(p.URI); t == nil {
-		return newError(msg.ID, codeResourceNotFound, "resource not found: "+wording.Quote(p.URI), struct {
+		return jsonrpc.NewError(msg.ID, codeResourceNotFound, "resource not found: "+wording.Quote(p.URI), struct {
 			URI string `json:"uri"`
 		}{p.URI})
 	}
-	return newResult(msg.ID, struct{}{})
+	return jsonrpc.NewResult(msg.ID, struct{}{})
 }

@@ -10,20 +10,19 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
-	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // ErrServerClosed is returned by [Server.ServeStdio] after [Server.Close].
 var ErrServerClosed = errors.New("mcp: server closed")
 
-// The methods this server knows. methodList, the ones a client may send, is what a client
-// that calls an unknown method is told.
+// The methods this server knows (the rows of methodTable, methods.go).
 const (
 	methodInitialize  = "initialize"
 	methodPing        = "ping"
@@ -37,8 +36,6 @@ const (
 	notifyToolsChange = "notifications/tools/list_changed"
 )
 
-var methodList = append([]string{methodInitialize, methodPing, methodToolsList, methodToolsCall, methodSetLevel, notifyInitialized, notifyCancelled}, entryMethodList...)
-
 // A Server is an MCP server over a generated tool table. It serves Streamable HTTP as an
 // http.Handler and stdio with ServeStdio; both share one core and the same tool policy.
 type Server struct {
@@ -47,8 +44,8 @@ type Server struct {
 	modernMetaJSON []byte
 	cfg            *Config
 	log            *slog.Logger
-	// policy decides which calls may go to a worker (policy.go).
-	policy policy
+	// policy decides which calls may go to a worker (package consent).
+	policy consent.Policy
 
 	// tools holds every tool of the table by name, allowed or not, so that a tool above the
 	// tier limit is refused by name rather than reported unknown.
@@ -102,7 +99,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s := &Server{
 		cfg:    c,
 		log:    c.Logger,
-		policy: policy{maxTier: c.MaxTier, noConfirm: c.NoConfirm},
+		policy: consent.Policy{MaxTier: c.MaxTier, NoConfirm: c.NoConfirm},
 		tools:  make(map[string]*hootv1hoot.Tool, len(c.Tools)),
 		closed: make(chan struct{}),
 	}
@@ -129,7 +126,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
-	s.listed = s.policy.toolDescriptions(s.allowed)
+	s.listed = toolDescriptions(s.policy, s.allowed)
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
 	s.changes.subscribe(listTools, s.tellSessions)
 	s.listens.init(c.MaxListens)
@@ -171,14 +168,14 @@ func (s *Server) isClosed() bool {
 // A notifier carries the notifications that belong to one request (progress) back to the
 // client, on the same stream as the request's response.
 type notifier interface {
-	notify(n *notification)
+	notify(n *jsonrpc.Notification)
 }
 
 // handle is the core: it answers one decoded message of sess and returns the response, or nil
 // for a notification or a client's response. Notifications of a running request go to out,
 // which may be nil when the transport cannot carry them. own, if not nil, cancels ctx, which
 // is then the request's own context (see session.begin).
-func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier, own context.CancelCauseFunc) *response {
+func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier, own context.CancelCauseFunc) *jsonrpc.Response {
 	if msg.Method == "" && s.clientCalls.deliver(sess.id, msg) {
 		return nil
 	}
@@ -188,7 +185,7 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 		s.log.Debug("mcp: ignoring a response from the client", "id", string(msg.ID))
 		return nil
 	}
-	if msg.isNotification() {
+	if msg.IsNotification() {
 		s.handleNotification(sess, msg)
 		return nil
 	}
@@ -208,98 +205,24 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 	ctx = withMetaTrace(ctx, msg.Params)
 	resp := s.dispatch(ctx, sess, msg, out)
 	if errors.Is(context.Cause(ctx), errCancelledByClient) {
-		resp.abandoned = true
+		resp.Abandoned = true
 	}
 	return resp
 }
 
-// dispatch routes a request to its method.
-func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out notifier) *response {
-	if h, ok := s.entryMethod(msg.Method); ok {
-		if !sess.isInitialized() {
-			return s.notInitialized(msg.ID)
-		}
-		if r := s.badParams(msg, sess.modern); r != nil {
-			return r
-		}
-		if msg.Method == methodPromptsGet || msg.Method == methodResourcesRead {
-			// Their workers may ask the client, as a tool's may.
-			if sess.modern {
-				ctx = withModernSession(ctx, sess)
-			} else if out != nil {
-				ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
-			}
-		}
-		return h(ctx, msg)
+// cancelRequest acts on notifications/cancelled: it cancels the session's request in flight
+// that the notification names.
+func (s *Server) cancelRequest(sess *session, msg *message) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
 	}
-	switch msg.Method {
-	case methodInitialize, methodPing:
-		// A session that is initialized already is told so by initialize, whatever its params.
-		if msg.Method == methodPing || !sess.isInitialized() {
-			if r := s.badParams(msg, sess.modern); r != nil {
-				return r
-			}
-		}
-		if msg.Method == methodPing {
-			return newResult(msg.ID, struct{}{})
-		}
-		return s.initialize(sess, msg)
-	case methodToolsList, methodToolsCall, methodSetLevel:
-		if !sess.isInitialized() {
-			return s.notInitialized(msg.ID)
-		}
-		if r := s.badParams(msg, sess.modern); r != nil {
-			return r
-		}
-	default:
-		if isLegacyTaskMethod(msg.Method) && sess.taskList() != nil {
-			if r := s.badParams(msg, false); r != nil {
-				return r
-			}
-			return s.serveLegacyTask(ctx, sess, msg, out)
-		}
-		return s.methodNotFound(msg)
+	if json.Unmarshal(msg.Params, &p) != nil || p.RequestID == nil {
+		s.log.Debug("mcp: notifications/cancelled without a requestId")
+		return
 	}
-	switch msg.Method {
-	case methodToolsList:
-		if sess.taskList() != nil {
-			return s.withTaskSupport(s.listTools(ctx, msg))
-		}
-		return s.listTools(ctx, msg)
-	case methodSetLevel:
-		return s.setLogLevel(sess, msg)
-	}
-	if r := s.checkLegacyTaskCall(sess, msg); r != nil {
-		return r
-	}
-	if s.cfg.Observer == nil && s.cfg.Tracer == nil {
-		return s.callTool(ctx, sess, msg, out)
-	}
-	return s.observeCall(ctx, sess, msg, out)
-}
-
-// handleNotification acts on a notification from the client. Notifications are never
-// answered, not even with an error.
-func (s *Server) handleNotification(sess *session, msg *message) {
-	switch msg.Method {
-	case notifyInitialized:
-		sess.mu.Lock()
-		sess.ready = sess.initialized
-		sess.mu.Unlock()
-	case notifyCancelled:
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-			Reason    string          `json:"reason"`
-		}
-		if json.Unmarshal(msg.Params, &p) != nil || p.RequestID == nil {
-			s.log.Debug("mcp: notifications/cancelled without a requestId")
-			return
-		}
-		if sess.cancel(jsonrpc.IDKey(rawjson.Compact(p.RequestID))) {
-			s.log.Debug("mcp: request cancelled by the client", "id", string(p.RequestID), "reason", p.Reason)
-		}
-	default:
-		s.log.Debug("mcp: ignoring a notification", "method", msg.Method)
+	if sess.cancel(jsonrpc.IDKey(rawjson.Compact(p.RequestID))) {
+		s.log.Debug("mcp: request cancelled by the client", "id", string(p.RequestID), "reason", p.Reason)
 	}
 }
 
@@ -347,7 +270,7 @@ type implementation struct {
 }
 
 // initialize negotiates the protocol version and starts the session's lifecycle.
-func (s *Server) initialize(sess *session, msg *message) *response {
+func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 	var p initializeParams
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || rawjson.Kind(p.ProtocolVersion) != "string" {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance{
@@ -376,7 +299,7 @@ func (s *Server) initialize(sess *session, msg *message) *response {
 	sess.mu.Unlock()
 	s.log.Info("mcp: session initialized", "session", sess.id, "client", p.ClientInfo.Name,
 		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version, "elicitForm", sess.caps.elicitForm)
-	return newResult(msg.ID, initializeResult{
+	return jsonrpc.NewResult(msg.ID, initializeResult{
 		ProtocolVersion: version,
 		Capabilities: s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: s.live != nil},
 			Tasks: legacyCapabilities(sess.legacyTasks)}),
@@ -386,7 +309,7 @@ func (s *Server) initialize(sess *session, msg *message) *response {
 }
 
 // notInitialized answers a request that came before initialize.
-func (s *Server) notInitialized(id json.RawMessage) *response {
+func (s *Server) notInitialized(id json.RawMessage) *jsonrpc.Response {
 	return s.fail(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance{
 		Hint: "Start with the initialize request in try, then send notifications/initialized, then your request.",
 		Try:  tryInitialize(),
@@ -395,7 +318,7 @@ func (s *Server) notInitialized(id json.RawMessage) *response {
 
 // methodNotFound answers an unknown method with the methods this server answers. A tool's
 // name used as a method is pointed to tools/call.
-func (s *Server) methodNotFound(msg *message) *response {
+func (s *Server) methodNotFound(msg *message) *jsonrpc.Response {
 	if t, ok := s.allowedTool(msg.Method); ok {
 		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+msg.Method+" is a tool; call it with tools/call", &guidance{
 			Hint:    "Tools are called with the method tools/call, the tool's name in params.name and its arguments in params.arguments, as in try.",
@@ -421,17 +344,17 @@ func (s *Server) allowedTool(name string) (*hootv1hoot.Tool, bool) {
 }
 
 // fail returns an error response with guidance g, or without data when guidance is off.
-func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *response {
+func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *jsonrpc.Response {
 	if s.cfg.MinimalErrors || g == nil {
-		return newError(id, code, msg, nil)
+		return jsonrpc.NewError(id, code, msg, nil)
 	}
-	return newError(id, code, msg, g)
+	return jsonrpc.NewError(id, code, msg, g)
 }
 
 // envelopeFailure answers a message that is not valid JSON-RPC. modern says the message shows
 // a client of 2026-07-28 (its _meta names a protocol version, or its header does), whose
 // example to copy is server/discover rather than initialize.
-func (s *Server) envelopeFailure(e *jsonrpc.DecodeError, modern bool) *response {
+func (s *Server) envelopeFailure(e *jsonrpc.DecodeError, modern bool) *jsonrpc.Response {
 	g := &guidance{Hint: e.Hint}
 	if g.Hint == "" {
 		g.Hint = "Send one JSON-RPC 2.0 request per message, such as the request in try."

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
@@ -207,7 +208,7 @@ func (s *Server) SessionStats() SessionStats {
 
 // push sends a notification that belongs to no request, if the session is initialized and
 // has somewhere to send it.
-func (s *session) push(n *notification) {
+func (s *session) push(n *jsonrpc.Notification) {
 	s.mu.Lock()
 	ok := s.initialized && !s.ended && s.out != nil
 	s.mu.Unlock()

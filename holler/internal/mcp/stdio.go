@@ -82,7 +82,7 @@ func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg
 	if s.serveLineModern(ctx, sess, w, wg, msg) {
 		return
 	}
-	if !msg.isRequest() || msg.Method == methodInitialize {
+	if !msg.IsRequest() || msg.Method == methodInitialize {
 		// In order: a request right after initialize must find the session initialized, and a
 		// cancellation must reach the request it names.
 		if resp := s.handle(ctx, sess, msg, w, nil); resp != nil {
@@ -95,7 +95,7 @@ func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg
 		defer wg.Done()
 		resp := s.handle(ctx, sess, msg, w, nil)
 		// MCP asks that a cancelled request gets no response.
-		if resp != nil && !resp.abandoned {
+		if resp != nil && !resp.Abandoned {
 			w.send(resp)
 		}
 	}()
@@ -114,10 +114,10 @@ var (
 )
 
 // notify writes a notification.
-func (lw *lineWriter) notify(n *notification) { lw.WriteLine(encode(n)) }
+func (lw *lineWriter) notify(n *jsonrpc.Notification) { lw.WriteLine(encode(n)) }
 
 // carriesRequests reports that a request of the server reaches the client over stdio.
 func (lw *lineWriter) carriesRequests() bool { return true }
 
 // send writes a response.
-func (lw *lineWriter) send(r *response) { lw.WriteLine(encode(r)) }
+func (lw *lineWriter) send(r *jsonrpc.Response) { lw.WriteLine(encode(r)) }

@@ -25,23 +25,11 @@ import (
 func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWriter, wg *sync.WaitGroup, msg *message) bool {
 	// Only a request can be modern over stdio: a notification goes to the legacy path, which
 	// knows notifications/cancelled.
-	if !msg.isRequest() || eraOf(conn.isInitialized(), "", msg.Params) != eraModern {
+	if !msg.IsRequest() || eraOf(conn.isInitialized(), "", msg.Params) != eraModern {
 		return false
 	}
-	m, _, fail := s.readModernMeta(msg)
-	if fail == nil {
-		fail = s.checkModernVersion(msg, m)
-	}
-	if fail == nil && !s.modernMethod(msg.Method) {
-		fail = &modernFailure{resp: s.modernMethodNotFound(msg)}
-	}
-	// The methods that handle does not serve have their params checked here (listen checks its
-	// own).
-	if fail == nil && (msg.Method == methodDiscover || isTaskMethod(msg.Method)) {
-		if resp := s.badParams(msg, true); resp != nil {
-			fail = &modernFailure{resp: s.modernResponse(msg.Method, resp)}
-		}
-	}
+	// The same checks as over HTTP, without the headers.
+	m, fail := s.checkModern(nil, msg)
 	if fail != nil {
 		w.send(fail.resp)
 		return true
@@ -59,17 +47,18 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 			return
 		}
 		defer done()
-		var resp *response
-		switch msg.Method {
-		case methodListen:
+		// subscriptions/listen is served by the transport, its answer being a stream of its
+		// own; every other method goes through the method table.
+		var resp *jsonrpc.Response
+		if msg.Method == methodListen {
 			resp = s.serveListenLines(rctx, w, msg)
-		case methodDiscover:
-			resp = s.discover(msg.ID)
-		default:
-			resp = s.handle(rctx, s.modernSession(m), msg, modernLines{w}, nil)
+		} else {
+			sess := s.modernSession(m)
+			sess.tasks = declaresTasks(m.caps)
+			resp = s.handle(rctx, sess, msg, modernLines{w}, nil)
 		}
 		// MCP asks that a cancelled request gets no response.
-		if resp == nil || resp.abandoned || errors.Is(context.Cause(rctx), errCancelledByClient) {
+		if resp == nil || resp.Abandoned || errors.Is(context.Cause(rctx), errCancelledByClient) {
 			return
 		}
 		w.send(s.modernResponse(msg.Method, resp))
@@ -92,8 +81,8 @@ func hasModernMeta(params json.RawMessage) bool {
 }
 
 // discover answers server/discover.
-func (s *Server) discover(id json.RawMessage) *response {
-	return newResult(id, discoverResult{
+func (s *Server) discover(id json.RawMessage) *jsonrpc.Response {
+	return jsonrpc.NewResult(id, discoverResult{
 		SupportedVersions: allProtocolVersions,
 		Capabilities:      s.modernCapabilities(),
 		Instructions:      s.cfg.Instructions,
@@ -109,6 +98,6 @@ var (
 	_ requestCarrier = modernLines{}
 )
 
-func (m modernLines) notify(n *notification) { m.w.notify(n) }
+func (m modernLines) notify(n *jsonrpc.Notification) { m.w.notify(n) }
 
 func (modernLines) carriesRequests() bool { return false }

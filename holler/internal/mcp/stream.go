@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
@@ -51,7 +52,7 @@ func (h *httpReply) carriesRequests() bool { return h.sseOK && !h.sess.modern }
 
 // notify sends n as an event, switching the response to an event stream first. A client that
 // does not take event streams does not get notifications; it still gets the response.
-func (h *httpReply) notify(n *notification) {
+func (h *httpReply) notify(n *jsonrpc.Notification) {
 	b := encode(n)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -64,10 +65,10 @@ func (h *httpReply) notify(n *notification) {
 }
 
 // finish sends the response and ends the reply. Nothing is sent after it.
-func (h *httpReply) finish(resp *response) { h.finishStatus(resp, http.StatusOK) }
+func (h *httpReply) finish(resp *jsonrpc.Response) { h.finishStatus(resp, http.StatusOK) }
 
 // finishStatus is finish with the HTTP status of a response that is not streamed.
-func (h *httpReply) finishStatus(resp *response, status int) {
+func (h *httpReply) finishStatus(resp *jsonrpc.Response, status int) {
 	b := encode(resp)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -143,4 +144,4 @@ func primes(v string) bool { return v >= protocolVersion20251125 }
 // (list changes, log messages) to the session's GET stream, through the event log.
 type sessionStream struct{ log *sse.Log }
 
-func (ss sessionStream) notify(n *notification) { ss.log.Append(sse.GetStream, encode(n)) }
+func (ss sessionStream) notify(n *jsonrpc.Notification) { ss.log.Append(sse.GetStream, encode(n)) }

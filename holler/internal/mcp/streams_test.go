@@ -7,11 +7,14 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // An sseEvent as a test reads it: its id, its data, and the comments before it.
@@ -94,6 +97,30 @@ func (st *sseStream) next() (testEvent, error) {
 		case strings.HasPrefix(line, "event: "):
 			seen = true
 		}
+	}
+}
+
+// comment reads the stream up to its next comment (a keep-alive), giving up after d. It fails
+// the test when an event comes first or none comes in time.
+func (st *sseStream) comment(d time.Duration) {
+	st.t.Helper()
+	ch := make(chan string, 1)
+	go func() {
+		line, err := st.br.ReadString('\n')
+		if err != nil {
+			line = "error: " + err.Error()
+		}
+		ch <- line
+	}()
+	select {
+	case line := <-ch:
+		if !strings.HasPrefix(line, ":") {
+			st.t.Fatalf("the stream sent %q, not a keep-alive comment", line)
+		}
+	case <-time.After(d):
+		st.close()
+		<-ch
+		st.t.Fatal("no keep-alive comment in time")
 	}
 }
 
@@ -183,13 +210,8 @@ func TestHTTPGetStream(t *testing.T) {
 		}
 	}
 	again.close()
-	// Once the server has seen that connection go,
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		gone := sess.events.OwnsGet(nil) // nobody holds the GET stream
-		if gone || time.Now().After(deadline) {
-			break
-		}
-	}
+	// Once the server has seen that connection go (nobody holds the GET stream),
+	waitFor(t, func() bool { return sess.events.OwnsGet(nil) })
 
 	// a fresh GET gets what no GET delivered yet, and nothing twice.
 	s.notifyLog(sess, nil, logError, "test", "fourth")
@@ -258,10 +280,10 @@ func TestHTTPKeepAlive(t *testing.T) {
 	get := c.openGet("")
 	// No priming event before 2025-11-25; keep-alive comments while nothing happens.
 	sess, _ := s.sessions.get(c.session)
-	time.Sleep(100 * time.Millisecond)
+	get.comment(5 * time.Second)
 	s.notifyLog(sess, nil, logError, "test", "x")
 	ev, msg := get.message()
-	if ev.comments == 0 || ev.id != "0-1" || msg.Method != notifyMessage {
+	if ev.id != "0-1" || msg.Method != notifyMessage {
 		t.Errorf("event %+v after quiet time", ev)
 	}
 }
@@ -300,7 +322,8 @@ type stepBackend struct {
 	release chan struct{}
 }
 
-func (b *stepBackend) CallAs(ctx context.Context, _ *hootv1.Caller, service string, p *hootv1.Payload, onProgress func(*hootv1.Progress)) (*hootv1.Result, error) {
+func (b *stepBackend) Call(ctx context.Context, c hooteproto.Call) (*hootv1.Result, error) {
+	onProgress := c.Progress
 	onProgress(&hootv1.Progress{Progress: 1, Total: 2})
 	select {
 	case <-b.release:
@@ -338,7 +361,7 @@ func TestHTTPPostStreamLive(t *testing.T) {
 		t.Fatalf("first event %+v %s", ev, msg.Method)
 	}
 	// While the call waits, the stream gets keep-alive comments.
-	time.Sleep(50 * time.Millisecond)
+	post.comment(5 * time.Second)
 
 	// A second connection resumes the stream after its first event and follows it live.
 	resumed := c.openGet("1-1")
@@ -347,7 +370,7 @@ func TestHTTPPostStreamLive(t *testing.T) {
 	}
 	close(b.release)
 	ev, msg := post.message()
-	if ev.comments == 0 || ev.id != "1-2" || msg.Method != notifyProgress {
+	if ev.id != "1-2" || msg.Method != notifyProgress {
 		t.Errorf("second event %+v %s", ev, msg.Method)
 	}
 	if _, msg := post.message(); string(msg.ID) != "3" || msg.Result == nil {
@@ -370,10 +393,29 @@ func TestHTTPPostStreamLive(t *testing.T) {
 	}
 }
 
+// newMCPHTTPWatched is newMCPHTTP with a channel that receives a value each time the server
+// sees a client go away: a request's context ends while its handler still runs.
+func newMCPHTTPWatched(t *testing.T, s *Server) (*mcpHTTP, <-chan struct{}) {
+	gone := make(chan struct{}, 16)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var returned atomic.Bool
+		stop := context.AfterFunc(r.Context(), func() {
+			if !returned.Load() {
+				gone <- struct{}{}
+			}
+		})
+		s.ServeHTTP(w, r)
+		returned.Store(true)
+		stop()
+	}))
+	t.Cleanup(ts.Close)
+	return &mcpHTTP{t: t, url: ts.URL, client: ts.Client()}, gone
+}
+
 func TestHTTPDisconnectIsNotCancel(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
-	c := newMCPHTTP(t, s)
+	c, gone := newMCPHTTPWatched(t, s)
 	c.initialize(latestProtocolVersion)
 
 	ctx, disconnect := context.WithCancel(context.Background())
@@ -402,9 +444,13 @@ func TestHTTPDisconnectIsNotCancel(t *testing.T) {
 	<-b.started
 	disconnect()
 	resp.Body.Close()
-	// Give the server time to see the connection go; had it cancelled the call, the call would
-	// now end with a cause instead of answering.
-	time.Sleep(200 * time.Millisecond)
+	// Once the server has seen the connection go, had it cancelled the call, the held call would
+	// end with its context's error when released instead of answering.
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server never saw the client go away")
+	}
 	b.release <- struct{}{}
 
 	st := c.openGet("1-1")

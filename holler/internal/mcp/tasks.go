@@ -87,14 +87,6 @@ func (s *Server) tasksSupported() bool {
 	return s.taskTool(hootv1.TaskRole_TASK_ROLE_GET) != nil && s.taskTool(hootv1.TaskRole_TASK_ROLE_CANCEL) != nil
 }
 
-// taskMethods returns the tasks extension's methods this server answers in the 2026-07-28 era.
-func (s *Server) taskMethods() []string {
-	if !s.tasksSupported() {
-		return nil
-	}
-	return []string{methodTasksGet, methodTasksUpdate, methodTasksCancel}
-}
-
 // taskExtensions returns the extensions server/discover declares.
 func (s *Server) taskExtensions() map[string]struct{} {
 	if !s.tasksSupported() {
@@ -138,7 +130,7 @@ func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modern
 	if s.cfg.MinimalErrors {
 		data.Hint = ""
 	}
-	return &modernFailure{status: http.StatusBadRequest, resp: newError(msg.ID, codeMissingCapability,
+	return &modernFailure{status: http.StatusBadRequest, resp: jsonrpc.NewError(msg.ID, codeMissingCapability,
 		"missing required client capability: "+what+", which this request does not declare ("+extensionTasks+")", data)}
 }
 
@@ -156,7 +148,7 @@ type taskResult struct {
 	PollIntervalMs int64  `json:"pollIntervalMs"`
 	// Result is a completed task's CallToolResult; Error a failed task's JSON-RPC error.
 	Result        *inlinedResult               `json:"result,omitempty"`
-	Error         *wireError                   `json:"error,omitempty"`
+	Error         *jsonrpc.ErrorObject         `json:"error,omitempty"`
 	InputRequests map[string]questions.Request `json:"inputRequests,omitempty"`
 }
 
@@ -197,21 +189,44 @@ func (s *Server) createdTask(js *hootv1.JobStarted) taskResult {
 	}
 }
 
-// taskCreated returns the CreateTaskResult of a call that started a job, when the request
-// declares the tasks extension; nil otherwise, and the call answers as it always did.
-func (s *Server) taskCreated(msg *message, sess *session, t *hootv1hoot.Tool, m proto.Message) *response {
-	js, ok := m.(*hootv1.JobStarted)
-	if !ok || t.Kind != hootv1.Kind_KIND_JOB {
+// A taskPlan is what the tasks of both eras make of one tools/call, decided once before the
+// call goes out: whether its backend call runs as a job, and which era's CreateTaskResult a job
+// it starts is answered with.
+type taskPlan struct {
+	// legacy: the call asks for a task (params.task) in a session with 2025-11-25 tasks. A job
+	// it starts is answered as a nested task, whatever the tool's kind.
+	legacy bool
+	// modern: the request declares the 2026-07-28 tasks extension on a server with tasks. A
+	// job tool's job is answered as a task.
+	modern bool
+	// asJob: the backend call of a tool that answers inline runs as a job, because the call
+	// asked for a legacy task.
+	asJob bool
+}
+
+// planTask returns the taskPlan of a call of t.
+func (s *Server) planTask(sess *session, msg *message, t *hootv1hoot.Tool) taskPlan {
+	var p taskPlan
+	p.legacy = sess.taskList() != nil && hasTaskParam(msg.Params)
+	p.modern = sess.modern && sess.tasks && s.tasksSupported()
+	p.asJob = p.legacy && t.Kind != hootv1.Kind_KIND_JOB
+	return p
+}
+
+// taskAnswer returns the CreateTaskResult of a call of t whose worker answered res, as the plan
+// p says; nil when the answer is not a task, and the call answers as it always did.
+func (s *Server) taskAnswer(p taskPlan, msg *message, sess *session, t *hootv1hoot.Tool, res *hootv1.Result) *jsonrpc.Response {
+	js := res.GetJobStarted()
+	switch {
+	case js == nil:
 		return nil
+	case p.legacy:
+		return s.legacyTaskCreated(msg, sess, t, js)
+	case p.modern && t.Kind == hootv1.Kind_KIND_JOB:
+		s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId())
+		return jsonrpc.NewResult(msg.ID, s.createdTask(js))
 	}
-	if r := s.legacyTaskCreated(msg, sess, t, js); r != nil {
-		return r
-	}
-	if !sess.modern || !sess.tasks || !s.tasksSupported() {
-		return nil
-	}
-	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId())
-	return newResult(msg.ID, s.createdTask(js))
+	return nil
 }
 
 // taskParams are the params of tasks/get, tasks/update and tasks/cancel.
@@ -222,7 +237,7 @@ type taskParams struct {
 
 // serveTask answers tasks/get, tasks/update and tasks/cancel of a request that declares the
 // extension.
-func (s *Server) serveTask(ctx context.Context, msg *message) *response {
+func (s *Server) serveTask(ctx context.Context, msg *message) *jsonrpc.Response {
 	var p taskParams
 	var taskID string
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
@@ -253,17 +268,17 @@ func (s *Server) serveTask(ctx context.Context, msg *message) *response {
 	switch msg.Method {
 	case methodTasksCancel:
 		s.log.Info("mcp: task cancelled", "job", jobID, "status", job.GetStatus().String())
-		return newResult(msg.ID, struct{}{})
+		return jsonrpc.NewResult(msg.ID, struct{}{})
 	case methodTasksUpdate:
 		return s.updateTask(ctx, msg.ID, job, taskID, p.InputResponses)
 	}
-	return newResult(msg.ID, s.detailedTask(taskID, job))
+	return jsonrpc.NewResult(msg.ID, s.detailedTask(taskID, job))
 }
 
 // updateTask gives the job the answers of inputResponses to the questions it waits on, through
 // the tool of TASK_ROLE_UPDATE, and acks. Answers under keys the job does not wait on are
 // ignored, as the extension asks: a task's keys are never reused, so they can only be stale.
-func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1.Job, taskID string, raw json.RawMessage) *response {
+func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1.Job, taskID string, raw json.RawMessage) *jsonrpc.Response {
 	var given map[string]json.RawMessage
 	if json.Unmarshal(raw, &given) != nil {
 		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: params.inputResponses must be an object", &guidance{Hint: "Answer each input request under its key.", Field: "params.inputResponses"})
@@ -283,20 +298,20 @@ func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1
 		answers[key] = questions.Response(q, a, nil)
 	}
 	if len(answers) == 0 || s.taskTool(hootv1.TaskRole_TASK_ROLE_UPDATE) == nil {
-		return newResult(id, struct{}{})
+		return jsonrpc.NewResult(id, struct{}{})
 	}
 	jobID := job.GetId()
 	if _, r := s.callTaskTool(ctx, callerOf(ctx), id, hootv1.TaskRole_TASK_ROLE_UPDATE, jobID, taskID, answers); r != nil {
 		return r
 	}
 	s.log.Info("mcp: task answered", "job", jobID, "answers", len(answers))
-	return newResult(id, struct{}{})
+	return jsonrpc.NewResult(id, struct{}{})
 }
 
 // callTaskTool calls the tool of role for the job jobID on behalf of caller, and returns the
 // job it answers with, or the response that ends the request. A job of another caller is
 // answered by the worker as one that does not exist, so it is an unknown task here too.
-func (s *Server) callTaskTool(ctx context.Context, caller *hootv1.Caller, id json.RawMessage, role hootv1.TaskRole, jobID, taskID string, answers map[string]*hootv1.ClientResponse) (*hootv1.Job, *response) {
+func (s *Server) callTaskTool(ctx context.Context, caller *hootv1.Caller, id json.RawMessage, role hootv1.TaskRole, jobID, taskID string, answers map[string]*hootv1.ClientResponse) (*hootv1.Job, *jsonrpc.Response) {
 	t := s.taskTool(role)
 	req := t.NewRequest()
 	r := req.ProtoReflect()
@@ -318,7 +333,7 @@ func (s *Server) callTaskTool(ctx context.Context, caller *hootv1.Caller, id jso
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	cctx = hooteproto.WithTraceparent(cctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx)))
-	res, err := s.cfg.Backend.CallAs(cctx, caller, t.Service, t.Wrap(req), nil)
+	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{Service: t.Service, Payload: t.Wrap(req), Caller: caller})
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
 	}
@@ -362,7 +377,7 @@ func jobField(m proto.Message) *hootv1.Job {
 }
 
 // unknownTask answers a task id that names no task this server can read.
-func (s *Server) unknownTask(id json.RawMessage, taskID, why string) *response {
+func (s *Server) unknownTask(id json.RawMessage, taskID, why string) *jsonrpc.Response {
 	return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: unknown task "+wording.Quote(wording.Short(taskID))+": "+why, &guidance{
 		Hint:  "Pass the taskId of a CreateTaskResult unchanged; tasks are kept for the ttlMs they were created with, and a gateway reads only the task ids of gateways that share its --state-key.",
 		Field: "params.taskId",
@@ -400,13 +415,13 @@ func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
 			if msg == "" {
 				msg = "the job failed inside the worker"
 			}
-			out.Error = &wireError{Code: jsonrpc.CodeInternalError, Message: msg}
+			out.Error = &jsonrpc.ErrorObject{Code: jsonrpc.CodeInternalError, Message: msg}
 			break
 		}
 		res, err := s.jobToolResult(job)
 		if err != nil {
 			out.Status = taskFailed
-			out.Error = &wireError{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+			out.Error = &jsonrpc.ErrorObject{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			break
 		}
 		out.Status, out.Result = taskCompleted, &inlinedResult{ResultType: "complete", callToolResult: res}

@@ -122,7 +122,7 @@ func taskSupport(t *hootv1hoot.Tool) string {
 
 // withTaskSupport returns tools/list's answer resp with each job's execution.taskSupport, for
 // a session with tasks.
-func (s *Server) withTaskSupport(resp *response) *response {
+func (s *Server) withTaskSupport(resp *jsonrpc.Response) *jsonrpc.Response {
 	res, ok := resp.Result.(listToolsResult)
 	if !ok {
 		return resp
@@ -151,7 +151,7 @@ func hasTaskParam(params json.RawMessage) bool {
 // checkLegacyTaskCall refuses, in a session with tasks, a task asked of a tool that cannot run
 // as one, and a call of a tool that runs only as a task made without one (both -32601, as
 // 2025-11-25 says). It returns nil for every other call.
-func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *response {
+func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *jsonrpc.Response {
 	if sess.taskList() == nil {
 		return nil
 	}
@@ -167,25 +167,6 @@ func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *response {
 		})
 	}
 	return nil
-}
-
-// asJobContext returns ctx for the backend call of tool t, marked to run as a job when t
-// answers inline and the call asks for a task in a session with tasks.
-func (s *Server) asJobContext(ctx context.Context, sess *session, msg *message, t *hootv1hoot.Tool) context.Context {
-	if t.Kind == hootv1.Kind_KIND_JOB || sess.taskList() == nil || !hasTaskParam(msg.Params) {
-		return ctx
-	}
-	return hooteproto.WithAsJob(ctx)
-}
-
-// inlineTaskCreated returns the CreateTaskResult of a call of a tool that answers inline, run
-// as a job because it asked for a task; nil for any other answer.
-func (s *Server) inlineTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, res *hootv1.Result) *response {
-	js := res.GetJobStarted()
-	if js == nil || t.Kind == hootv1.Kind_KIND_JOB {
-		return nil
-	}
-	return s.legacyTaskCreated(msg, sess, t, js)
 }
 
 // legacyTask is a Task of 2025-11-25.
@@ -211,16 +192,13 @@ func legacyOf(t taskResult) legacyTask {
 }
 
 // legacyTaskCreated returns the nested CreateTaskResult of a job started by a call that asked
-// for a task in a session with tasks, and starts reporting its status changes; nil otherwise.
-func (s *Server) legacyTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *response {
-	if sess.taskList() == nil || !hasTaskParam(msg.Params) {
-		return nil
-	}
+// for a task in a session with tasks, and starts reporting its status changes.
+func (s *Server) legacyTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *jsonrpc.Response {
 	created := s.createdTask(js)
 	sess.taskList().add(created.TaskID)
 	s.wg.Go(func() { s.watchLegacyTask(sess, created.TaskID, js.GetJobId(), created.Status) })
 	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId(), "session", sess.id)
-	return newResult(msg.ID, struct {
+	return jsonrpc.NewResult(msg.ID, struct {
 		Task legacyTask `json:"task"`
 	}{legacyOf(created)})
 }
@@ -254,7 +232,7 @@ func (s *Server) watchLegacyTask(sess *session, taskID, jobID, last string) {
 		t := legacyOf(s.detailedTask(taskID, job))
 		if t.Status != last {
 			last = t.Status
-			sess.push(&notification{JSONRPC: jsonrpc.Version, Method: notifyTaskStatus, Params: t})
+			sess.push(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyTaskStatus, Params: t})
 		}
 		switch t.Status {
 		case taskCompleted, taskFailed, taskCancelled:
@@ -273,7 +251,7 @@ func isLegacyTaskMethod(method string) bool {
 }
 
 // serveLegacyTask answers the tasks methods of 2025-11-25 in a session with tasks.
-func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *message, out notifier) *response {
+func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
 	if msg.Method == methodTasksList {
 		return s.listLegacyTasks(ctx, sess, msg)
 	}
@@ -313,29 +291,29 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task ended ("+legacyOf(t).Status+") before it could be cancelled", &guidance{
 				Hint: "Read its outcome with tasks/result.", Field: "params.taskId"})
 		}
-		return newResult(msg.ID, legacyOf(t))
+		return jsonrpc.NewResult(msg.ID, legacyOf(t))
 	case methodTasksResult:
 		return s.legacyTaskResult(ctx, sess, msg, out, taskID, jobID, t)
 	}
-	return newResult(msg.ID, legacyOf(t))
+	return jsonrpc.NewResult(msg.ID, legacyOf(t))
 }
 
 // legacyTaskResult waits until the task ends and answers what its tools/call would have: the
 // tool's result (isError for its error) with the related-task _meta, or the JSON-RPC error of a
 // task that failed without a result. A task that waits for input has its questions put to the
 // client on this request's stream meanwhile.
-func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t taskResult) *response {
+func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t taskResult) *jsonrpc.Response {
 	tick := time.NewTicker(legacyTaskPoll)
 	defer tick.Stop()
 	for {
 		switch t.Status {
 		case taskCompleted:
-			return newResult(msg.ID, struct {
+			return jsonrpc.NewResult(msg.ID, struct {
 				callToolResult
 				Meta map[string]any `json:"_meta"`
 			}{t.Result.callToolResult, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}}})
 		case taskFailed:
-			return newError(msg.ID, t.Error.Code, t.Error.Message, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}})
+			return jsonrpc.NewError(msg.ID, t.Error.Code, t.Error.Message, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}})
 		case taskCancelled:
 			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task was cancelled before it finished; it has no result", &guidance{
 				Hint: "Call the tool again to run it anew.", Field: "params.taskId"})
@@ -361,7 +339,7 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 // askForTask puts the questions of a task that waits for input to the client, on the stream of
 // the request msg, and gives the job the answers. It returns the response that ends the request
 // when the client cannot be asked.
-func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t taskResult) *response {
+func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t taskResult) *jsonrpc.Response {
 	if out == nil {
 		return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input, which this transport cannot ask for", &guidance{
 			Hint: "Call tasks/result over a transport that carries requests to the client (an HTTP event stream or stdio)."})
@@ -393,7 +371,7 @@ func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, ou
 
 // listLegacyTasks answers tasks/list with the tasks this session created, newest first, a
 // page at a time; tasks no longer kept are left out.
-func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *message) *response {
+func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *message) *jsonrpc.Response {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
@@ -430,5 +408,5 @@ func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *messag
 	if end < len(ids) {
 		res.NextCursor = strconv.Itoa(end)
 	}
-	return newResult(msg.ID, res)
+	return jsonrpc.NewResult(msg.ID, res)
 }

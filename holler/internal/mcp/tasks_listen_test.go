@@ -9,6 +9,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
 // TestTaskListen: a listen stream's taskIds follow the tasks this server made, each notified
@@ -26,6 +27,7 @@ func TestTaskListen(t *testing.T) {
 
 	var mu sync.Mutex
 	var got []map[string]any
+	arrived := make(chan struct{}, 1) // wakes waitFor after each notification
 	notify := func(method string, params map[string]any) {
 		if method != notifyTasks {
 			t.Errorf("notified %s", method)
@@ -33,22 +35,28 @@ func TestTaskListen(t *testing.T) {
 		mu.Lock()
 		got = append(got, params)
 		mu.Unlock()
+		select {
+		case arrived <- struct{}{}:
+		default: // a wake-up is pending already
+		}
 	}
 	waitFor := func(n int) map[string]any {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
+		timeout := time.After(5 * time.Second)
 		for {
 			mu.Lock()
-			if len(got) >= n {
+			have := len(got)
+			if have >= n {
 				p := got[n-1]
 				mu.Unlock()
 				return p
 			}
 			mu.Unlock()
-			if time.Now().After(deadline) {
-				t.Fatalf("%d notifications, want %d", len(got), n)
+			select {
+			case <-arrived:
+			case <-timeout:
+				t.Fatalf("%d notifications, want %d", have, n)
 			}
-			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	raw, _ := json.Marshal([]string{taskID, "not-a-task", taskID})
@@ -80,8 +88,7 @@ func TestTaskListen(t *testing.T) {
 		}
 	}
 	// Asking for task notifications without declaring the extension is -32021.
-	if f := s.checkTaskCapability(&message{ID: json.RawMessage(`3`), Method: methodSubscriptionsListen,
-		Params: json.RawMessage(`{"notifications":{"taskIds":["x"]}}`)}, json.RawMessage(`{}`)); f == nil || f.resp.Error.Code != codeMissingCapability {
+	if f := s.checkTaskCapability(&message{Message: jsonrpc.Message{ID: json.RawMessage(`3`), Method: methodSubscriptionsListen, Params: json.RawMessage(`{"notifications":{"taskIds":["x"]}}`)}}, json.RawMessage(`{}`)); f == nil || f.resp.Error.Code != codeMissingCapability {
 		t.Errorf("listen for taskIds without the extension = %+v", f)
 	}
 }

@@ -63,7 +63,7 @@ func (jt *jobTable) backend() *fakeBackend {
 	b.override = func(ctx context.Context, _ string, p *hootv1.Payload) (*hootv1.Result, error) {
 		switch x := requestOf(p).(type) {
 		case *conformancev1.Payload_Greet:
-			if hooteproto.AsJobFrom(ctx) {
+			if callOf(ctx).AsJob {
 				return jt.start("greet", func(j *hootv1.Job) {
 					j.Status, j.Result, j.ToolAnswered = hootv1.JobStatus_JOB_STATUS_SUCCEEDED, contentResult("Hello, "+x.Greet.GetName()+"!"), true
 				}), nil

@@ -13,6 +13,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/content"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
@@ -57,11 +58,11 @@ const confirmNote = "Each call is put to a person first (the client asks its use
 	"a call they decline fails without running."
 
 // toolDescriptions describes tools for tools/list.
-func (p policy) toolDescriptions(tools []*hootv1hoot.Tool) []toolDescription {
+func toolDescriptions(p consent.Policy, tools []*hootv1hoot.Tool) []toolDescription {
 	out := make([]toolDescription, 0, len(tools))
 	for _, t := range tools {
 		desc := t.Description
-		if p.asks(t) {
+		if p.Asks(t) {
 			desc = strings.TrimSpace(desc + "\n\n" + confirmNote)
 		}
 		d := toolDescription{
@@ -146,10 +147,10 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 	return p, name, err == nil && name != ""
 }
 
-// callTool answers tools/call: find the tool, apply the policy (policy.go), decode and validate
-// the arguments, have a person confirm the call if the policy says so, call the backend, and
-// render its typed answer.
-func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *response {
+// callTool answers tools/call: find the tool, apply the policy (package consent), decode and
+// validate the arguments, have a person confirm the call if the policy says so, call the
+// backend, and render its typed answer.
+func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
 	p, name, ok := readCallToolParams(msg.Params)
 	if !ok {
 		g := &guidance{
@@ -176,8 +177,13 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	msg.tool = name
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
-	d, ask, cannot := s.policy.forCaller(ctx).decide(t, func() (confirmer, string) { return s.confirmerFor(sess, out) })
-	if d.refused() {
+	var ask confirmer
+	d, cannot := s.policyFor(ctx).Decide(t, func() (bool, string) {
+		var why string
+		ask, why = s.confirmerFor(sess, out)
+		return ask != nil, why
+	})
+	if d.Refused() {
 		return s.refuse(msg.ID, sess, t, d, cannot, nil)
 	}
 
@@ -199,7 +205,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if r != nil {
 		return r
 	}
-	if d.Confirmation != confirmationNotRequired {
+	if d.Confirmation != consent.ConfirmationNotRequired {
 		s.log.Info("mcp: tool call allowed", "tool", name, "session", sess.id, "confirmation", d.Confirmation, "outcome", d.Outcome)
 	}
 
@@ -207,25 +213,34 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if out != nil && (rawjson.Kind(p.Meta.ProgressToken) == "string" || rawjson.Kind(p.Meta.ProgressToken) == "number") {
 		onProgress = progressRelay(rawjson.Compact(p.Meta.ProgressToken), out)
 	}
+	var asker hooteproto.ClientAsker
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
 		if !sess.modern {
-			ctx = hooteproto.WithClientAsker(ctx, s.clientAsker(sess, out))
+			asker = s.clientAsker(sess, out)
 		}
 	}
 	if round != nil {
 		// The 2026-07-28 era forbids requests of the server to the client: questions become
 		// an input_required result.
-		ctx = hooteproto.WithClientAsker(ctx, round.ask)
+		asker = round.ask
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	payload := t.Wrap(req)
 	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
 	traceparent := hooteproto.TraceparentFrom(cctx)
-	cctx = s.asJobContext(cctx, sess, msg, t)
+	// What the tasks of either era make of the call is decided here, once (tasks.go).
+	plan := s.planTask(sess, msg, t)
 	start := time.Now()
-	res, err := s.cfg.Backend.CallAs(cctx, callerOf(ctx), t.Service, payload, onProgress)
+	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{
+		Service:  t.Service,
+		Payload:  payload,
+		Caller:   callerOf(ctx),
+		Progress: onProgress,
+		Ask:      asker,
+		AsJob:    plan.asJob,
+	})
 	elapsed := time.Since(start)
 	endBackend(res, err)
 	if round != nil {
@@ -244,7 +259,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		}
 		log().Info("mcp: tool call failed", "code", e.Code(), "err", err)
 		s.logCallFailure(sess, out, name, t.Service, e)
-		return newResult(msg.ID, toolErrorResult(name, e))
+		return jsonrpc.NewResult(msg.ID, toolErrorResult(name, e))
 	}
 	if res == nil {
 		log().Error("mcp: backend returned neither a result nor an error")
@@ -253,18 +268,15 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if te := res.GetError(); te != nil {
 		e := hooteproto.ErrorFromTool(te)
 		log().Info("mcp: tool answered with an error", "code", e.Code(), "message", e.Message())
-		return newResult(msg.ID, toolErrorResult(name, e))
+		return jsonrpc.NewResult(msg.ID, toolErrorResult(name, e))
 	}
-	if r := s.inlineTaskCreated(msg, sess, t, res); r != nil {
+	if r := s.taskAnswer(plan, msg, sess, t, res); r != nil {
 		return r
 	}
 	m, ok := t.Unwrap(res)
 	if !ok || m == nil {
 		log().Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
 		return s.internalError(msg.ID, "the worker answered tool "+wording.Quote(name)+" with a result of another kind")
-	}
-	if r := s.taskCreated(msg, sess, t, m); r != nil {
-		return r
 	}
 	b, err := resultJSON.Marshal(m)
 	if err != nil {
@@ -287,7 +299,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if s.cfg.ContentBaseURL != nil {
 		blocks = append(blocks, refLinks(m, s.cfg.ContentBaseURL())...)
 	}
-	return newResult(msg.ID, callToolResult{
+	return jsonrpc.NewResult(msg.ID, callToolResult{
 		Content:           blocks,
 		StructuredContent: b,
 	})
@@ -295,17 +307,17 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 
 // refuse answers a call that the policy refused with decision d, before anything reached a
 // worker.
-func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d decision, cannot string, unanswered error) *response {
-	r := s.policy.refusal(t, d, cannot, unanswered)
+func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d consent.Decision, cannot string, unanswered error) *jsonrpc.Response {
+	e := s.policy.Refusal(t, d, cannot, unanswered)
 	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.id, "tier", d.Tier, "maxTier", d.MaxTier,
 		"confirmation", d.Confirmation, "outcome", d.Outcome)
-	return newResult(id, guidedToolErrorResult(t.Name, r.err, r.data))
+	return jsonrpc.NewResult(id, guidedToolErrorResult(t.Name, e, &guidance{Hint: e.Hint(), Tool: t.Name, Policy: &d}))
 }
 
 // badArguments answers arguments that do not decode or validate: as a tool result with
 // isError for protocol versions from 2025-11-25 (so that the model sees it), and as -32602
 // with the same guidance before.
-func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *arguments.Error) *response {
+func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *arguments.Error) *jsonrpc.Response {
 	msg := "invalid arguments for " + t.Name + ": " + bad.Message
 	hint := bad.Hint
 	switch {
@@ -329,7 +341,7 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 		g = nil
 	}
 	if argumentErrorsAsResults(sess.protocolVersion()) {
-		return newResult(id, callToolResult{
+		return jsonrpc.NewResult(id, callToolResult{
 			Content: []content.Block{content.Text(argumentErrorText(msg, g))},
 			IsError: true,
 			code:    hooteproto.CodeInvalidArgument,
@@ -339,7 +351,7 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 }
 
 // internalError answers a fault of the server or a worker.
-func (s *Server) internalError(id json.RawMessage, msg string) *response {
+func (s *Server) internalError(id json.RawMessage, msg string) *jsonrpc.Response {
 	return s.fail(id, jsonrpc.CodeInternalError, "internal error: "+msg, &guidance{
 		Hint: "This is a fault of the server, not of the request; try again later, and report it if it persists.",
 	})
@@ -388,7 +400,7 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 			return
 		}
 		sent, last = true, p.GetProgress()
-		out.notify(&notification{
+		out.notify(&jsonrpc.Notification{
 			JSONRPC: jsonrpc.Version,
 			Method:  notifyProgress,
 			Params: progressParams{
@@ -401,19 +413,14 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 	}
 }
 
-// tierName returns a tier's short name, such as "STANDARD".
-func tierName(t hootv1.Tier) string {
-	return strings.TrimPrefix(t.String(), "TIER_")
-}
-
 // inputAnswer returns the answer of a call whose confirmer ended with err when that error is an
 // answer of its own: the input_required result that asks the question, or the refusal of the
 // retry's requestState or inputResponses. It returns nil for any other error.
-func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *response {
+func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *jsonrpc.Response {
 	var ir *inputRequired
 	if errors.As(err, &ir) {
 		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.id)
-		return newResult(id, ir.result)
+		return jsonrpc.NewResult(id, ir.result)
 	}
 	if err != nil {
 		return s.roundFailure(id, methodToolsCall, t.Name, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) startBackendCall(ctx context.Context, service string, p *hootv1
 }
 
 // observeCall answers tools/call as callTool does, telling the Observer and the Tracer.
-func (s *Server) observeCall(ctx context.Context, sess *session, msg *message, out notifier) *response {
+func (s *Server) observeCall(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
 	o := s.cfg.Observer
 	if o != nil {
 		o.CallStarted()
@@ -78,7 +79,7 @@ func (s *Server) observeCall(ctx context.Context, sess *session, msg *message, o
 }
 
 // failureCode names the failure that resp answers, or "" when it is no failure.
-func failureCode(resp *response) string {
+func failureCode(resp *jsonrpc.Response) string {
 	if resp == nil {
 		return ""
 	}

@@ -11,6 +11,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp"
 	"github.com/hootenanny/hoot/holler/internal/tracing"
+	"github.com/hootenanny/hoot/hooteproto"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
@@ -18,7 +19,8 @@ import (
 // echoBackend answers echo in process.
 type echoBackend struct{}
 
-func (echoBackend) CallAs(_ context.Context, _ *hootv1.Caller, _ string, p *hootv1.Payload, _ func(*hootv1.Progress)) (*hootv1.Result, error) {
+func (echoBackend) Call(_ context.Context, c hooteproto.Call) (*hootv1.Result, error) {
+	p := c.Payload
 	return &hootv1.Result{Result: &hootv1.Result_Echo{Echo: &hootv1.EchoResult{Message: p.GetEcho().GetMessage()}}}, nil
 }
 

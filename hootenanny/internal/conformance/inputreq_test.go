@@ -121,7 +121,7 @@ func TestInputRequiredFixturesAsk(t *testing.T) {
 	for _, tc := range tests {
 		c := &fakeClient{caps: tc.caps}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		res, err := b.Call(hooteproto.WithClientAsker(ctx, c.ask), "conformance", tc.payload, nil)
+		res, err := b.Call(ctx, hooteproto.Call{Service: "conformance", Payload: tc.payload, Ask: c.ask})
 		cancel()
 		name := hooteproto.RequestOf(tc.payload).ProtoReflect().Descriptor().Name()
 		if err != nil {
@@ -149,8 +149,8 @@ func TestInputRequiredFixturesAsk(t *testing.T) {
 	c := &fakeClient{caps: all}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	res, err := b.Call(hooteproto.WithClientAsker(ctx, c.ask), "conformance", fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultPrompt{
-		TestInputRequiredResultPrompt: &conformancev1.ConformanceInputRequiredPromptRequest{}}}), nil)
+	res, err := b.Call(ctx, hooteproto.Call{Service: "conformance", Ask: c.ask, Payload: fixturePayload(&conformancev1.Payload{Request: &conformancev1.Payload_TestInputRequiredResultPrompt{
+		TestInputRequiredResultPrompt: &conformancev1.ConformanceInputRequiredPromptRequest{}}})})
 	if err != nil || !strings.Contains(carriedResult(res).GetConformancePrompt().GetMessages()[0].GetContent().GetText(), "reels") || len(c.keys) != 1 || c.keys[0] != "user_context" {
 		t.Errorf("prompt = %v, %v, asked %v", res, err, c.keys)
 	}

@@ -2,8 +2,9 @@
 // batches. Decode checks an incoming message's envelope (jsonrpc, id, method, params, result,
 // error) and either returns it with params, result and error still JSON, for the method to
 // decode, or says what is wrong with it and which id to answer with, with a hint for the
-// sender. The package also holds the JSON-RPC error codes and the key under which ids are
-// compared. What a method means, and the answers, are the mcp package's.
+// sender. The package also holds the messages a server writes (Response, with its ErrorObject,
+// and Notification), the JSON-RPC error codes and the key under which ids are compared. What a
+// method means, and what its results hold, are the mcp package's.
 package jsonrpc
 
 import (

@@ -1,4 +1,4 @@
-package mcp
+package consent
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 // This file holds what the gateway does differently for the tools of tier OPERATOR, which run
 // commands on a worker's machine: the person asked to confirm a call reads every argument in
 // full (the exact command line, its working directory and its limits), with those left out
-// named as the worker's defaults; and --confirm never does not waive the question (policy.go).
+// named as the worker's defaults; and --confirm never does not waive the question (consent.go).
 
 // operatorWarning says, in a confirmation, what an operator tool is.
 const operatorWarning = "It is an operator tool: it runs a command on a worker's machine, in a sandbox, with the limits below."
