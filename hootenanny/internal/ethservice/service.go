@@ -31,7 +31,9 @@ var manifestCSV []byte
 var inventoryJSON []byte
 
 // Manifest returns the manifest the service is built with.
-func Manifest() (*upstream.Manifest, error) { return upstream.ParseManifest(bytes.NewReader(manifestCSV)) }
+func Manifest() (*upstream.Manifest, error) {
+	return upstream.ParseManifest(bytes.NewReader(manifestCSV))
+}
 
 // Inventory returns every method of the API's description.
 func Inventory() (*upstream.Inventory, error) { return upstream.ParseInventory(inventoryJSON) }

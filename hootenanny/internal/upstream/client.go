@@ -475,5 +475,3 @@ func notInManifestHint(method string, m *Manifest) string {
 	}
 	return hint
 }
-
-
