@@ -81,6 +81,10 @@ func run() error {
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`ADDR`/metrics, such as 127.0.0.1:9464 (default: none)")
 	soundFont := fs.String("soundfont", "", "the SF2 `file` midi_render plays with when a call names no SoundFont\n"+
 		"(default: /usr/share/sounds/sf2/TimGM6mb.sf2 from Debian's timgm6mb-soundfont, or another General MIDI SoundFont there)")
+	upstreamList := envflag.NewList()
+	fs.Var(upstreamList, "upstream", "an upstream JSON-RPC API's `NAME=URL`, such as eth=http://127.0.0.1:8545 for an Ethereum node; once per upstream\n"+
+		"(HOOTENANNY_UPSTREAM: separated by commas). Without it the upstream's tools answer with how to give it; no public endpoint is ever picked")
+	upstreamTimeout := fs.Duration("upstream-timeout", 20*time.Second, "how long a call to an upstream may take, its retries included")
 	conformanceFixtures := fs.Bool("conformance", false, "also serve the fixtures of the official MCP conformance suite (for tests)")
 	curveSecret := fs.String("curve-secret", "", "this worker's secret key `file` (NAME.key_secret from hootenanny keygen); turns on CURVE")
 	curveServer := envflag.NewList()
@@ -113,6 +117,13 @@ func run() error {
 			return fmt.Errorf("--memory-budget %s: give at least %s, or leave it out for half the machine's memory", *memoryBudget, cas.FormatSize(membudget.MinBudget))
 		}
 	}
+	upstreams, err := worker.ParseUpstreams(upstreamList.Values())
+	if err != nil {
+		return err
+	}
+	if *upstreamTimeout <= 0 {
+		return fmt.Errorf("--upstream-timeout %s: give a positive duration, such as 20s", *upstreamTimeout)
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -141,8 +152,11 @@ func run() error {
 		JobLease:       *jobLease,
 		Logger:         logger,
 		Conformance:    *conformanceFixtures,
-		MetricsAddr:    *metricsAddr,
-		SoundFont:      *soundFont,
+
+		Upstreams:       upstreams,
+		UpstreamTimeout: *upstreamTimeout,
+		MetricsAddr:     *metricsAddr,
+		SoundFont:       *soundFont,
 
 		CurveSecretFile:  *curveSecret,
 		CurveServerFiles: curveServer.Values(),

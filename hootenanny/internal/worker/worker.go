@@ -81,6 +81,11 @@ type Config struct {
 	// SoundFont is the path of the SF2 SoundFont that midi_render plays with when a call names
 	// none (default: the first of audioservice.SoundFontPaths that exists).
 	SoundFont string
+	// Upstreams are the URLs of the upstream wrappers' JSON-RPC APIs, by name (see
+	// ParseUpstreams); a wrapper without one answers each call with how to give it.
+	Upstreams map[string]string
+	// UpstreamTimeout bounds a call to an upstream, retries included (default 20 s).
+	UpstreamTimeout time.Duration
 	// Conformance adds the "conformance" service: the fixtures of the official MCP
 	// conformance suite. Off by default.
 	Conformance bool
@@ -227,6 +232,11 @@ func Run(ctx context.Context, cfg Config) error {
 			Budget:    budget,
 		})),
 	}
+	upstreams, err := upstreamServices(cfg)
+	if err != nil {
+		return err
+	}
+	services = append(services, upstreams...)
 	// The Offer lets the conformance fixtures withdraw and offer services, as a fleet's
 	// services come and go; without the fixtures nothing changes it.
 	offer := hooteproto.NewOffer()
