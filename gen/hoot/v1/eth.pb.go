@@ -466,7 +466,7 @@ func (x *EthBlock) GetBlockAccessListHash() string {
 type EthBlockTransactionsItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// When the value is a string: 32 byte hex value.
-	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Text *string `protobuf:"bytes,1,opt,name=text,proto3,oneof" json:"text,omitempty"`
 	// When the value is an object: Transaction information.
 	Object        *EthTransactionInfo `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -504,8 +504,8 @@ func (*EthBlockTransactionsItem) Descriptor() ([]byte, []int) {
 }
 
 func (x *EthBlockTransactionsItem) GetText() string {
-	if x != nil {
-		return x.Text
+	if x != nil && x.Text != nil {
+		return *x.Text
 	}
 	return ""
 }
@@ -532,8 +532,44 @@ type EthTransactionInfo struct {
 	Hash string `protobuf:"bytes,5,opt,name=hash,proto3" json:"hash,omitempty"`
 	// transaction index.
 	TransactionIndex string `protobuf:"bytes,6,opt,name=transaction_index,json=transactionIndex,proto3" json:"transaction_index,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// type.
+	Type string `protobuf:"bytes,7,opt,name=type,proto3" json:"type,omitempty"`
+	// nonce.
+	Nonce string `protobuf:"bytes,8,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	// to address.
+	To string `protobuf:"bytes,9,opt,name=to,proto3" json:"to,omitempty"`
+	// gas limit.
+	Gas string `protobuf:"bytes,10,opt,name=gas,proto3" json:"gas,omitempty"`
+	// value.
+	Value string `protobuf:"bytes,11,opt,name=value,proto3" json:"value,omitempty"`
+	// input data.
+	Input string `protobuf:"bytes,12,opt,name=input,proto3" json:"input,omitempty"`
+	// max priority fee per gas: Maximum fee per gas the sender is willing to pay to miners in wei.
+	MaxPriorityFeePerGas string `protobuf:"bytes,13,opt,name=max_priority_fee_per_gas,json=maxPriorityFeePerGas,proto3" json:"max_priority_fee_per_gas,omitempty"`
+	// max fee per gas: The maximum total fee per gas the sender is willing to pay (includes the network / base fee and miner / priority fee) in wei.
+	MaxFeePerGas string `protobuf:"bytes,14,opt,name=max_fee_per_gas,json=maxFeePerGas,proto3" json:"max_fee_per_gas,omitempty"`
+	// gas price: The effective gas price paid by the sender in wei. For transactions not yet included in a block, this value should be set equal to the max fee per gas. This field is DEPRECATED, please transition to using effectiveGasPrice in the receipt object going forward.
+	GasPrice string `protobuf:"bytes,15,opt,name=gas_price,json=gasPrice,proto3" json:"gas_price,omitempty"`
+	// accessList: EIP-2930 access lists.
+	AccessList []*EthAccessListEntry `protobuf:"bytes,16,rep,name=access_list,json=accessList,proto3" json:"access_list,omitempty"`
+	// chainId: Chain ID that this transaction is valid on.
+	ChainId string `protobuf:"bytes,17,opt,name=chain_id,json=chainId,proto3" json:"chain_id,omitempty"`
+	// authorizationList.
+	AuthorizationList []*EthAuthorizationListItem `protobuf:"bytes,18,rep,name=authorization_list,json=authorizationList,proto3" json:"authorization_list,omitempty"`
+	// yParity: The parity (0 for even, 1 for odd) of the y-value of the secp256k1 signature.
+	YParity string `protobuf:"bytes,19,opt,name=y_parity,json=yParity,proto3" json:"y_parity,omitempty"`
+	// v: For backwards compatibility, `v` is optionally provided as an alternative to `yParity`. This field is DEPRECATED and all use of it should migrate to `yParity`.
+	V string `protobuf:"bytes,20,opt,name=v,proto3" json:"v,omitempty"`
+	// r.
+	R string `protobuf:"bytes,21,opt,name=r,proto3" json:"r,omitempty"`
+	// s.
+	S string `protobuf:"bytes,22,opt,name=s,proto3" json:"s,omitempty"`
+	// max fee per blob gas: The maximum total fee per gas the sender is willing to pay for blob gas in wei.
+	MaxFeePerBlobGas string `protobuf:"bytes,23,opt,name=max_fee_per_blob_gas,json=maxFeePerBlobGas,proto3" json:"max_fee_per_blob_gas,omitempty"`
+	// blobVersionedHashes: List of versioned blob hashes associated with the transaction's EIP-4844 data blobs.
+	BlobVersionedHashes []string `protobuf:"bytes,24,rep,name=blob_versioned_hashes,json=blobVersionedHashes,proto3" json:"blob_versioned_hashes,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *EthTransactionInfo) Reset() {
@@ -608,6 +644,274 @@ func (x *EthTransactionInfo) GetTransactionIndex() string {
 	return ""
 }
 
+func (x *EthTransactionInfo) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetGas() string {
+	if x != nil {
+		return x.Gas
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetMaxPriorityFeePerGas() string {
+	if x != nil {
+		return x.MaxPriorityFeePerGas
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetMaxFeePerGas() string {
+	if x != nil {
+		return x.MaxFeePerGas
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetGasPrice() string {
+	if x != nil {
+		return x.GasPrice
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetAccessList() []*EthAccessListEntry {
+	if x != nil {
+		return x.AccessList
+	}
+	return nil
+}
+
+func (x *EthTransactionInfo) GetChainId() string {
+	if x != nil {
+		return x.ChainId
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetAuthorizationList() []*EthAuthorizationListItem {
+	if x != nil {
+		return x.AuthorizationList
+	}
+	return nil
+}
+
+func (x *EthTransactionInfo) GetYParity() string {
+	if x != nil {
+		return x.YParity
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetV() string {
+	if x != nil {
+		return x.V
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetR() string {
+	if x != nil {
+		return x.R
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetS() string {
+	if x != nil {
+		return x.S
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetMaxFeePerBlobGas() string {
+	if x != nil {
+		return x.MaxFeePerBlobGas
+	}
+	return ""
+}
+
+func (x *EthTransactionInfo) GetBlobVersionedHashes() []string {
+	if x != nil {
+		return x.BlobVersionedHashes
+	}
+	return nil
+}
+
+// Access list entry.
+type EthAccessListEntry struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
+	StorageKeys   []string               `protobuf:"bytes,2,rep,name=storage_keys,json=storageKeys,proto3" json:"storage_keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EthAccessListEntry) Reset() {
+	*x = EthAccessListEntry{}
+	mi := &file_hoot_v1_eth_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EthAccessListEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EthAccessListEntry) ProtoMessage() {}
+
+func (x *EthAccessListEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_eth_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EthAccessListEntry.ProtoReflect.Descriptor instead.
+func (*EthAccessListEntry) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *EthAccessListEntry) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *EthAccessListEntry) GetStorageKeys() []string {
+	if x != nil {
+		return x.StorageKeys
+	}
+	return nil
+}
+
+type EthAuthorizationListItem struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// chainId: Chain ID on which this transaction is valid.
+	ChainId string `protobuf:"bytes,1,opt,name=chain_id,json=chainId,proto3" json:"chain_id,omitempty"`
+	// nonce.
+	Nonce   string `protobuf:"bytes,2,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	Address string `protobuf:"bytes,3,opt,name=address,proto3" json:"address,omitempty"`
+	// yParity: The parity (0 for even, 1 for odd) of the y-value of the secp256k1 signature.
+	YParity string `protobuf:"bytes,4,opt,name=y_parity,json=yParity,proto3" json:"y_parity,omitempty"`
+	// r.
+	R string `protobuf:"bytes,5,opt,name=r,proto3" json:"r,omitempty"`
+	// s.
+	S             string `protobuf:"bytes,6,opt,name=s,proto3" json:"s,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EthAuthorizationListItem) Reset() {
+	*x = EthAuthorizationListItem{}
+	mi := &file_hoot_v1_eth_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EthAuthorizationListItem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EthAuthorizationListItem) ProtoMessage() {}
+
+func (x *EthAuthorizationListItem) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_eth_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EthAuthorizationListItem.ProtoReflect.Descriptor instead.
+func (*EthAuthorizationListItem) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *EthAuthorizationListItem) GetChainId() string {
+	if x != nil {
+		return x.ChainId
+	}
+	return ""
+}
+
+func (x *EthAuthorizationListItem) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *EthAuthorizationListItem) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *EthAuthorizationListItem) GetYParity() string {
+	if x != nil {
+		return x.YParity
+	}
+	return ""
+}
+
+func (x *EthAuthorizationListItem) GetR() string {
+	if x != nil {
+		return x.R
+	}
+	return ""
+}
+
+func (x *EthAuthorizationListItem) GetS() string {
+	if x != nil {
+		return x.S
+	}
+	return ""
+}
+
 // Validator withdrawal.
 type EthWithdrawal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -625,7 +929,7 @@ type EthWithdrawal struct {
 
 func (x *EthWithdrawal) Reset() {
 	*x = EthWithdrawal{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[6]
+	mi := &file_hoot_v1_eth_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -637,7 +941,7 @@ func (x *EthWithdrawal) String() string {
 func (*EthWithdrawal) ProtoMessage() {}
 
 func (x *EthWithdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[6]
+	mi := &file_hoot_v1_eth_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -650,7 +954,7 @@ func (x *EthWithdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthWithdrawal.ProtoReflect.Descriptor instead.
 func (*EthWithdrawal) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{6}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *EthWithdrawal) GetIndex() string {
@@ -694,7 +998,7 @@ type EthDebugGetRawBlockRequest struct {
 
 func (x *EthDebugGetRawBlockRequest) Reset() {
 	*x = EthDebugGetRawBlockRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[7]
+	mi := &file_hoot_v1_eth_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -706,7 +1010,7 @@ func (x *EthDebugGetRawBlockRequest) String() string {
 func (*EthDebugGetRawBlockRequest) ProtoMessage() {}
 
 func (x *EthDebugGetRawBlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[7]
+	mi := &file_hoot_v1_eth_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -719,7 +1023,7 @@ func (x *EthDebugGetRawBlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthDebugGetRawBlockRequest.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawBlockRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{7}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *EthDebugGetRawBlockRequest) GetBlock() string {
@@ -742,7 +1046,7 @@ type EthDebugGetRawBlockResult struct {
 
 func (x *EthDebugGetRawBlockResult) Reset() {
 	*x = EthDebugGetRawBlockResult{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[8]
+	mi := &file_hoot_v1_eth_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -754,7 +1058,7 @@ func (x *EthDebugGetRawBlockResult) String() string {
 func (*EthDebugGetRawBlockResult) ProtoMessage() {}
 
 func (x *EthDebugGetRawBlockResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[8]
+	mi := &file_hoot_v1_eth_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -767,7 +1071,7 @@ func (x *EthDebugGetRawBlockResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthDebugGetRawBlockResult.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawBlockResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{8}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *EthDebugGetRawBlockResult) GetCall() *UpstreamCall {
@@ -797,7 +1101,7 @@ type EthDebugGetRawBlockAccessListRequest struct {
 
 func (x *EthDebugGetRawBlockAccessListRequest) Reset() {
 	*x = EthDebugGetRawBlockAccessListRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[9]
+	mi := &file_hoot_v1_eth_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +1113,7 @@ func (x *EthDebugGetRawBlockAccessListRequest) String() string {
 func (*EthDebugGetRawBlockAccessListRequest) ProtoMessage() {}
 
 func (x *EthDebugGetRawBlockAccessListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[9]
+	mi := &file_hoot_v1_eth_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +1126,7 @@ func (x *EthDebugGetRawBlockAccessListRequest) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use EthDebugGetRawBlockAccessListRequest.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawBlockAccessListRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{9}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *EthDebugGetRawBlockAccessListRequest) GetBlock() string {
@@ -845,7 +1149,7 @@ type EthDebugGetRawBlockAccessListResult struct {
 
 func (x *EthDebugGetRawBlockAccessListResult) Reset() {
 	*x = EthDebugGetRawBlockAccessListResult{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[10]
+	mi := &file_hoot_v1_eth_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -857,7 +1161,7 @@ func (x *EthDebugGetRawBlockAccessListResult) String() string {
 func (*EthDebugGetRawBlockAccessListResult) ProtoMessage() {}
 
 func (x *EthDebugGetRawBlockAccessListResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[10]
+	mi := &file_hoot_v1_eth_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -870,7 +1174,7 @@ func (x *EthDebugGetRawBlockAccessListResult) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use EthDebugGetRawBlockAccessListResult.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawBlockAccessListResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{10}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *EthDebugGetRawBlockAccessListResult) GetCall() *UpstreamCall {
@@ -900,7 +1204,7 @@ type EthDebugGetRawHeaderRequest struct {
 
 func (x *EthDebugGetRawHeaderRequest) Reset() {
 	*x = EthDebugGetRawHeaderRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[11]
+	mi := &file_hoot_v1_eth_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +1216,7 @@ func (x *EthDebugGetRawHeaderRequest) String() string {
 func (*EthDebugGetRawHeaderRequest) ProtoMessage() {}
 
 func (x *EthDebugGetRawHeaderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[11]
+	mi := &file_hoot_v1_eth_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1229,7 @@ func (x *EthDebugGetRawHeaderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthDebugGetRawHeaderRequest.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawHeaderRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{11}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *EthDebugGetRawHeaderRequest) GetBlock() string {
@@ -948,7 +1252,7 @@ type EthDebugGetRawHeaderResult struct {
 
 func (x *EthDebugGetRawHeaderResult) Reset() {
 	*x = EthDebugGetRawHeaderResult{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[12]
+	mi := &file_hoot_v1_eth_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -960,7 +1264,7 @@ func (x *EthDebugGetRawHeaderResult) String() string {
 func (*EthDebugGetRawHeaderResult) ProtoMessage() {}
 
 func (x *EthDebugGetRawHeaderResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[12]
+	mi := &file_hoot_v1_eth_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -973,7 +1277,7 @@ func (x *EthDebugGetRawHeaderResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthDebugGetRawHeaderResult.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawHeaderResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{12}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *EthDebugGetRawHeaderResult) GetCall() *UpstreamCall {
@@ -1003,7 +1307,7 @@ type EthDebugGetRawReceiptsRequest struct {
 
 func (x *EthDebugGetRawReceiptsRequest) Reset() {
 	*x = EthDebugGetRawReceiptsRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[13]
+	mi := &file_hoot_v1_eth_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1319,7 @@ func (x *EthDebugGetRawReceiptsRequest) String() string {
 func (*EthDebugGetRawReceiptsRequest) ProtoMessage() {}
 
 func (x *EthDebugGetRawReceiptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[13]
+	mi := &file_hoot_v1_eth_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1332,7 @@ func (x *EthDebugGetRawReceiptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthDebugGetRawReceiptsRequest.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawReceiptsRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{13}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *EthDebugGetRawReceiptsRequest) GetBlock() string {
@@ -1051,7 +1355,7 @@ type EthDebugGetRawReceiptsResult struct {
 
 func (x *EthDebugGetRawReceiptsResult) Reset() {
 	*x = EthDebugGetRawReceiptsResult{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[14]
+	mi := &file_hoot_v1_eth_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1063,7 +1367,7 @@ func (x *EthDebugGetRawReceiptsResult) String() string {
 func (*EthDebugGetRawReceiptsResult) ProtoMessage() {}
 
 func (x *EthDebugGetRawReceiptsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[14]
+	mi := &file_hoot_v1_eth_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1076,7 +1380,7 @@ func (x *EthDebugGetRawReceiptsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthDebugGetRawReceiptsResult.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawReceiptsResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{14}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *EthDebugGetRawReceiptsResult) GetCall() *UpstreamCall {
@@ -1106,7 +1410,7 @@ type EthDebugGetRawTransactionRequest struct {
 
 func (x *EthDebugGetRawTransactionRequest) Reset() {
 	*x = EthDebugGetRawTransactionRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[15]
+	mi := &file_hoot_v1_eth_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1118,7 +1422,7 @@ func (x *EthDebugGetRawTransactionRequest) String() string {
 func (*EthDebugGetRawTransactionRequest) ProtoMessage() {}
 
 func (x *EthDebugGetRawTransactionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[15]
+	mi := &file_hoot_v1_eth_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1131,7 +1435,7 @@ func (x *EthDebugGetRawTransactionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthDebugGetRawTransactionRequest.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawTransactionRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{15}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EthDebugGetRawTransactionRequest) GetTransactionHash() string {
@@ -1154,7 +1458,7 @@ type EthDebugGetRawTransactionResult struct {
 
 func (x *EthDebugGetRawTransactionResult) Reset() {
 	*x = EthDebugGetRawTransactionResult{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[16]
+	mi := &file_hoot_v1_eth_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1470,7 @@ func (x *EthDebugGetRawTransactionResult) String() string {
 func (*EthDebugGetRawTransactionResult) ProtoMessage() {}
 
 func (x *EthDebugGetRawTransactionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[16]
+	mi := &file_hoot_v1_eth_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1483,7 @@ func (x *EthDebugGetRawTransactionResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthDebugGetRawTransactionResult.ProtoReflect.Descriptor instead.
 func (*EthDebugGetRawTransactionResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{16}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EthDebugGetRawTransactionResult) GetCall() *UpstreamCall {
@@ -1207,7 +1511,7 @@ type EthAccountsRequest struct {
 
 func (x *EthAccountsRequest) Reset() {
 	*x = EthAccountsRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[17]
+	mi := &file_hoot_v1_eth_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1219,7 +1523,7 @@ func (x *EthAccountsRequest) String() string {
 func (*EthAccountsRequest) ProtoMessage() {}
 
 func (x *EthAccountsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[17]
+	mi := &file_hoot_v1_eth_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1232,7 +1536,7 @@ func (x *EthAccountsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthAccountsRequest.ProtoReflect.Descriptor instead.
 func (*EthAccountsRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{17}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{19}
 }
 
 // EthAccountsResult is the answer of eth_accounts, in the envelope every upstream call shares.
@@ -1248,7 +1552,7 @@ type EthAccountsResult struct {
 
 func (x *EthAccountsResult) Reset() {
 	*x = EthAccountsResult{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[18]
+	mi := &file_hoot_v1_eth_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1260,7 +1564,7 @@ func (x *EthAccountsResult) String() string {
 func (*EthAccountsResult) ProtoMessage() {}
 
 func (x *EthAccountsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[18]
+	mi := &file_hoot_v1_eth_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1273,7 +1577,7 @@ func (x *EthAccountsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthAccountsResult.ProtoReflect.Descriptor instead.
 func (*EthAccountsResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{18}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *EthAccountsResult) GetCall() *UpstreamCall {
@@ -1301,7 +1605,7 @@ type EthBaseFeeRequest struct {
 
 func (x *EthBaseFeeRequest) Reset() {
 	*x = EthBaseFeeRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[19]
+	mi := &file_hoot_v1_eth_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1313,7 +1617,7 @@ func (x *EthBaseFeeRequest) String() string {
 func (*EthBaseFeeRequest) ProtoMessage() {}
 
 func (x *EthBaseFeeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[19]
+	mi := &file_hoot_v1_eth_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1326,7 +1630,7 @@ func (x *EthBaseFeeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthBaseFeeRequest.ProtoReflect.Descriptor instead.
 func (*EthBaseFeeRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{19}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{21}
 }
 
 // EthBaseFeeResult is the answer of eth_baseFee, in the envelope every upstream call shares.
@@ -1342,7 +1646,7 @@ type EthBaseFeeResult struct {
 
 func (x *EthBaseFeeResult) Reset() {
 	*x = EthBaseFeeResult{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[20]
+	mi := &file_hoot_v1_eth_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1354,7 +1658,7 @@ func (x *EthBaseFeeResult) String() string {
 func (*EthBaseFeeResult) ProtoMessage() {}
 
 func (x *EthBaseFeeResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[20]
+	mi := &file_hoot_v1_eth_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1367,7 +1671,7 @@ func (x *EthBaseFeeResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthBaseFeeResult.ProtoReflect.Descriptor instead.
 func (*EthBaseFeeResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{20}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *EthBaseFeeResult) GetCall() *UpstreamCall {
@@ -1395,7 +1699,7 @@ type EthBlobBaseFeeRequest struct {
 
 func (x *EthBlobBaseFeeRequest) Reset() {
 	*x = EthBlobBaseFeeRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[21]
+	mi := &file_hoot_v1_eth_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1407,7 +1711,7 @@ func (x *EthBlobBaseFeeRequest) String() string {
 func (*EthBlobBaseFeeRequest) ProtoMessage() {}
 
 func (x *EthBlobBaseFeeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[21]
+	mi := &file_hoot_v1_eth_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1420,7 +1724,7 @@ func (x *EthBlobBaseFeeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthBlobBaseFeeRequest.ProtoReflect.Descriptor instead.
 func (*EthBlobBaseFeeRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{21}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{23}
 }
 
 // EthBlobBaseFeeResult is the answer of eth_blobBaseFee, in the envelope every upstream call shares.
@@ -1436,7 +1740,7 @@ type EthBlobBaseFeeResult struct {
 
 func (x *EthBlobBaseFeeResult) Reset() {
 	*x = EthBlobBaseFeeResult{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[22]
+	mi := &file_hoot_v1_eth_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1448,7 +1752,7 @@ func (x *EthBlobBaseFeeResult) String() string {
 func (*EthBlobBaseFeeResult) ProtoMessage() {}
 
 func (x *EthBlobBaseFeeResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[22]
+	mi := &file_hoot_v1_eth_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1461,7 +1765,7 @@ func (x *EthBlobBaseFeeResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthBlobBaseFeeResult.ProtoReflect.Descriptor instead.
 func (*EthBlobBaseFeeResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{22}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *EthBlobBaseFeeResult) GetCall() *UpstreamCall {
@@ -1489,7 +1793,7 @@ type EthBlockNumberRequest struct {
 
 func (x *EthBlockNumberRequest) Reset() {
 	*x = EthBlockNumberRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[23]
+	mi := &file_hoot_v1_eth_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1501,7 +1805,7 @@ func (x *EthBlockNumberRequest) String() string {
 func (*EthBlockNumberRequest) ProtoMessage() {}
 
 func (x *EthBlockNumberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[23]
+	mi := &file_hoot_v1_eth_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1514,7 +1818,7 @@ func (x *EthBlockNumberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthBlockNumberRequest.ProtoReflect.Descriptor instead.
 func (*EthBlockNumberRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{23}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{25}
 }
 
 // EthBlockNumberResult is the answer of eth_blockNumber, in the envelope every upstream call shares.
@@ -1530,7 +1834,7 @@ type EthBlockNumberResult struct {
 
 func (x *EthBlockNumberResult) Reset() {
 	*x = EthBlockNumberResult{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[24]
+	mi := &file_hoot_v1_eth_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1542,7 +1846,7 @@ func (x *EthBlockNumberResult) String() string {
 func (*EthBlockNumberResult) ProtoMessage() {}
 
 func (x *EthBlockNumberResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[24]
+	mi := &file_hoot_v1_eth_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1555,7 +1859,7 @@ func (x *EthBlockNumberResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthBlockNumberResult.ProtoReflect.Descriptor instead.
 func (*EthBlockNumberResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{24}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *EthBlockNumberResult) GetCall() *UpstreamCall {
@@ -1587,7 +1891,7 @@ type EthCallRequest struct {
 
 func (x *EthCallRequest) Reset() {
 	*x = EthCallRequest{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[25]
+	mi := &file_hoot_v1_eth_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1599,7 +1903,7 @@ func (x *EthCallRequest) String() string {
 func (*EthCallRequest) ProtoMessage() {}
 
 func (x *EthCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[25]
+	mi := &file_hoot_v1_eth_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1612,7 +1916,7 @@ func (x *EthCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthCallRequest.ProtoReflect.Descriptor instead.
 func (*EthCallRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{25}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *EthCallRequest) GetTransaction() *EthGenericTransaction {
@@ -1674,7 +1978,7 @@ type EthGenericTransaction struct {
 
 func (x *EthGenericTransaction) Reset() {
 	*x = EthGenericTransaction{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[26]
+	mi := &file_hoot_v1_eth_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1686,7 +1990,7 @@ func (x *EthGenericTransaction) String() string {
 func (*EthGenericTransaction) ProtoMessage() {}
 
 func (x *EthGenericTransaction) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[26]
+	mi := &file_hoot_v1_eth_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1699,7 +2003,7 @@ func (x *EthGenericTransaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EthGenericTransaction.ProtoReflect.Descriptor instead.
 func (*EthGenericTransaction) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{26}
+	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *EthGenericTransaction) GetType() string {
@@ -1826,148 +2130,6 @@ func (x *EthGenericTransaction) GetAuthorizationList() []*EthAuthorizationListIt
 		return x.AuthorizationList
 	}
 	return nil
-}
-
-// Access list entry.
-type EthAccessListEntry struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
-	StorageKeys   []string               `protobuf:"bytes,2,rep,name=storage_keys,json=storageKeys,proto3" json:"storage_keys,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *EthAccessListEntry) Reset() {
-	*x = EthAccessListEntry{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[27]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *EthAccessListEntry) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*EthAccessListEntry) ProtoMessage() {}
-
-func (x *EthAccessListEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[27]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use EthAccessListEntry.ProtoReflect.Descriptor instead.
-func (*EthAccessListEntry) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{27}
-}
-
-func (x *EthAccessListEntry) GetAddress() string {
-	if x != nil {
-		return x.Address
-	}
-	return ""
-}
-
-func (x *EthAccessListEntry) GetStorageKeys() []string {
-	if x != nil {
-		return x.StorageKeys
-	}
-	return nil
-}
-
-type EthAuthorizationListItem struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// chainId: Chain ID on which this transaction is valid.
-	ChainId string `protobuf:"bytes,1,opt,name=chain_id,json=chainId,proto3" json:"chain_id,omitempty"`
-	// nonce.
-	Nonce   string `protobuf:"bytes,2,opt,name=nonce,proto3" json:"nonce,omitempty"`
-	Address string `protobuf:"bytes,3,opt,name=address,proto3" json:"address,omitempty"`
-	// yParity: The parity (0 for even, 1 for odd) of the y-value of the secp256k1 signature.
-	YParity string `protobuf:"bytes,4,opt,name=y_parity,json=yParity,proto3" json:"y_parity,omitempty"`
-	// r.
-	R string `protobuf:"bytes,5,opt,name=r,proto3" json:"r,omitempty"`
-	// s.
-	S             string `protobuf:"bytes,6,opt,name=s,proto3" json:"s,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *EthAuthorizationListItem) Reset() {
-	*x = EthAuthorizationListItem{}
-	mi := &file_hoot_v1_eth_proto_msgTypes[28]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *EthAuthorizationListItem) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*EthAuthorizationListItem) ProtoMessage() {}
-
-func (x *EthAuthorizationListItem) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_eth_proto_msgTypes[28]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use EthAuthorizationListItem.ProtoReflect.Descriptor instead.
-func (*EthAuthorizationListItem) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_eth_proto_rawDescGZIP(), []int{28}
-}
-
-func (x *EthAuthorizationListItem) GetChainId() string {
-	if x != nil {
-		return x.ChainId
-	}
-	return ""
-}
-
-func (x *EthAuthorizationListItem) GetNonce() string {
-	if x != nil {
-		return x.Nonce
-	}
-	return ""
-}
-
-func (x *EthAuthorizationListItem) GetAddress() string {
-	if x != nil {
-		return x.Address
-	}
-	return ""
-}
-
-func (x *EthAuthorizationListItem) GetYParity() string {
-	if x != nil {
-		return x.YParity
-	}
-	return ""
-}
-
-func (x *EthAuthorizationListItem) GetR() string {
-	if x != nil {
-		return x.R
-	}
-	return ""
-}
-
-func (x *EthAuthorizationListItem) GetS() string {
-	if x != nil {
-		return x.S
-	}
-	return ""
 }
 
 // EthCallResult is the answer of eth_call, in the envelope every upstream call shares.
@@ -5504,7 +5666,7 @@ func (x *EthGetFilterChangesResult) GetResult() []*EthFilterResultsItem {
 type EthFilterResultsItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// When the value is a string: 32 byte hex value.
-	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Text *string `protobuf:"bytes,1,opt,name=text,proto3,oneof" json:"text,omitempty"`
 	// When the value is an object: log.
 	Object        *EthLog `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -5542,8 +5704,8 @@ func (*EthFilterResultsItem) Descriptor() ([]byte, []int) {
 }
 
 func (x *EthFilterResultsItem) GetText() string {
-	if x != nil {
-		return x.Text
+	if x != nil && x.Text != nil {
+		return *x.Text
 	}
 	return ""
 }
@@ -5792,7 +5954,7 @@ func (x *EthFilter) GetBlockHash() string {
 type EthFilterAddress struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// When the value is a string: Address.
-	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Text *string `protobuf:"bytes,1,opt,name=text,proto3,oneof" json:"text,omitempty"`
 	// When the value is a list: Addresses.
 	List          *EthFilterAddressArray `protobuf:"bytes,2,opt,name=list,proto3" json:"list,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -5830,8 +5992,8 @@ func (*EthFilterAddress) Descriptor() ([]byte, []int) {
 }
 
 func (x *EthFilterAddress) GetText() string {
-	if x != nil {
-		return x.Text
+	if x != nil && x.Text != nil {
+		return *x.Text
 	}
 	return ""
 }
@@ -5890,7 +6052,7 @@ func (x *EthFilterAddressArray) GetItems() []string {
 type EthFilterTopicsItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// When the value is a string: Single Topic Match.
-	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Text *string `protobuf:"bytes,1,opt,name=text,proto3,oneof" json:"text,omitempty"`
 	// When the value is a list: Multiple Topic Match.
 	List          *EthFilterTopicsItemArray `protobuf:"bytes,2,opt,name=list,proto3" json:"list,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -5928,8 +6090,8 @@ func (*EthFilterTopicsItem) Descriptor() ([]byte, []int) {
 }
 
 func (x *EthFilterTopicsItem) GetText() string {
-	if x != nil {
-		return x.Text
+	if x != nil && x.Text != nil {
+		return *x.Text
 	}
 	return ""
 }
@@ -8672,7 +8834,7 @@ func (x *EthEthSimulateBlockResultSingleSuccess) GetCalls() []*EthCallResultsIte
 type EthEthSimulateBlockResultSingleSuccessTransactionsItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// When the value is a string: 32 byte hex value.
-	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Text *string `protobuf:"bytes,1,opt,name=text,proto3,oneof" json:"text,omitempty"`
 	// When the value is an object: Transaction information.
 	Object        *EthTransactionInfo `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -8710,8 +8872,8 @@ func (*EthEthSimulateBlockResultSingleSuccessTransactionsItem) Descriptor() ([]b
 }
 
 func (x *EthEthSimulateBlockResultSingleSuccessTransactionsItem) GetText() string {
-	if x != nil {
-		return x.Text
+	if x != nil && x.Text != nil {
+		return *x.Text
 	}
 	return ""
 }
@@ -8962,7 +9124,7 @@ func (x *EthSyncingResult) GetResult() *EthSyncingStatus {
 type EthSyncingStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// When the value is true or false: Not syncing.
-	Flag bool `protobuf:"varint,1,opt,name=flag,proto3" json:"flag,omitempty"`
+	Flag *bool `protobuf:"varint,1,opt,name=flag,proto3,oneof" json:"flag,omitempty"`
 	// When the value is an object: Syncing progress.
 	Object        *EthSyncingStatusObject `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -9000,8 +9162,8 @@ func (*EthSyncingStatus) Descriptor() ([]byte, []int) {
 }
 
 func (x *EthSyncingStatus) GetFlag() bool {
-	if x != nil {
-		return x.Flag
+	if x != nil && x.Flag != nil {
+		return *x.Flag
 	}
 	return false
 }
@@ -9434,9 +9596,45 @@ type EthPendingTransactionInfo struct {
 	// from address.
 	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
 	// transaction hash.
-	Hash          string `protobuf:"bytes,2,opt,name=hash,proto3" json:"hash,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Hash string `protobuf:"bytes,2,opt,name=hash,proto3" json:"hash,omitempty"`
+	// type.
+	Type string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	// nonce.
+	Nonce string `protobuf:"bytes,4,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	// to address.
+	To string `protobuf:"bytes,5,opt,name=to,proto3" json:"to,omitempty"`
+	// gas limit.
+	Gas string `protobuf:"bytes,6,opt,name=gas,proto3" json:"gas,omitempty"`
+	// value.
+	Value string `protobuf:"bytes,7,opt,name=value,proto3" json:"value,omitempty"`
+	// input data.
+	Input string `protobuf:"bytes,8,opt,name=input,proto3" json:"input,omitempty"`
+	// max priority fee per gas: Maximum fee per gas the sender is willing to pay to miners in wei.
+	MaxPriorityFeePerGas string `protobuf:"bytes,9,opt,name=max_priority_fee_per_gas,json=maxPriorityFeePerGas,proto3" json:"max_priority_fee_per_gas,omitempty"`
+	// max fee per gas: The maximum total fee per gas the sender is willing to pay (includes the network / base fee and miner / priority fee) in wei.
+	MaxFeePerGas string `protobuf:"bytes,10,opt,name=max_fee_per_gas,json=maxFeePerGas,proto3" json:"max_fee_per_gas,omitempty"`
+	// gas price: The effective gas price paid by the sender in wei. For transactions not yet included in a block, this value should be set equal to the max fee per gas. This field is DEPRECATED, please transition to using effectiveGasPrice in the receipt object going forward.
+	GasPrice string `protobuf:"bytes,11,opt,name=gas_price,json=gasPrice,proto3" json:"gas_price,omitempty"`
+	// accessList: EIP-2930 access lists.
+	AccessList []*EthAccessListEntry `protobuf:"bytes,12,rep,name=access_list,json=accessList,proto3" json:"access_list,omitempty"`
+	// chainId: Chain ID that this transaction is valid on.
+	ChainId string `protobuf:"bytes,13,opt,name=chain_id,json=chainId,proto3" json:"chain_id,omitempty"`
+	// authorizationList.
+	AuthorizationList []*EthAuthorizationListItem `protobuf:"bytes,14,rep,name=authorization_list,json=authorizationList,proto3" json:"authorization_list,omitempty"`
+	// yParity: The parity (0 for even, 1 for odd) of the y-value of the secp256k1 signature.
+	YParity string `protobuf:"bytes,15,opt,name=y_parity,json=yParity,proto3" json:"y_parity,omitempty"`
+	// v: For backwards compatibility, `v` is optionally provided as an alternative to `yParity`. This field is DEPRECATED and all use of it should migrate to `yParity`.
+	V string `protobuf:"bytes,16,opt,name=v,proto3" json:"v,omitempty"`
+	// r.
+	R string `protobuf:"bytes,17,opt,name=r,proto3" json:"r,omitempty"`
+	// s.
+	S string `protobuf:"bytes,18,opt,name=s,proto3" json:"s,omitempty"`
+	// max fee per blob gas: The maximum total fee per gas the sender is willing to pay for blob gas in wei.
+	MaxFeePerBlobGas string `protobuf:"bytes,19,opt,name=max_fee_per_blob_gas,json=maxFeePerBlobGas,proto3" json:"max_fee_per_blob_gas,omitempty"`
+	// blobVersionedHashes: List of versioned blob hashes associated with the transaction's EIP-4844 data blobs.
+	BlobVersionedHashes []string `protobuf:"bytes,20,rep,name=blob_versioned_hashes,json=blobVersionedHashes,proto3" json:"blob_versioned_hashes,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *EthPendingTransactionInfo) Reset() {
@@ -9481,6 +9679,132 @@ func (x *EthPendingTransactionInfo) GetHash() string {
 		return x.Hash
 	}
 	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetGas() string {
+	if x != nil {
+		return x.Gas
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetMaxPriorityFeePerGas() string {
+	if x != nil {
+		return x.MaxPriorityFeePerGas
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetMaxFeePerGas() string {
+	if x != nil {
+		return x.MaxFeePerGas
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetGasPrice() string {
+	if x != nil {
+		return x.GasPrice
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetAccessList() []*EthAccessListEntry {
+	if x != nil {
+		return x.AccessList
+	}
+	return nil
+}
+
+func (x *EthPendingTransactionInfo) GetChainId() string {
+	if x != nil {
+		return x.ChainId
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetAuthorizationList() []*EthAuthorizationListItem {
+	if x != nil {
+		return x.AuthorizationList
+	}
+	return nil
+}
+
+func (x *EthPendingTransactionInfo) GetYParity() string {
+	if x != nil {
+		return x.YParity
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetV() string {
+	if x != nil {
+		return x.V
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetR() string {
+	if x != nil {
+		return x.R
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetS() string {
+	if x != nil {
+		return x.S
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetMaxFeePerBlobGas() string {
+	if x != nil {
+		return x.MaxFeePerBlobGas
+	}
+	return ""
+}
+
+func (x *EthPendingTransactionInfo) GetBlobVersionedHashes() []string {
+	if x != nil {
+		return x.BlobVersionedHashes
+	}
+	return nil
 }
 
 type EthTxpoolContentAddressMapValue struct {
@@ -9890,10 +10214,11 @@ const file_hoot_v1_eth_proto_rawDesc = "" +
 	"\vwithdrawals\x18\x18 \x03(\v2\x16.hoot.v1.EthWithdrawalR\vwithdrawals\x12\x16\n" +
 	"\x06uncles\x18\x19 \x03(\tR\x06uncles\x12#\n" +
 	"\rrequests_hash\x18\x1a \x01(\tR\frequestsHash\x123\n" +
-	"\x16block_access_list_hash\x18\x1b \x01(\tR\x13blockAccessListHash\"c\n" +
-	"\x18EthBlockTransactionsItem\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x123\n" +
-	"\x06object\x18\x02 \x01(\v2\x1b.hoot.v1.EthTransactionInfoR\x06object\"\xd4\x01\n" +
+	"\x16block_access_list_hash\x18\x1b \x01(\tR\x13blockAccessListHash\"q\n" +
+	"\x18EthBlockTransactionsItem\x12\x17\n" +
+	"\x04text\x18\x01 \x01(\tH\x00R\x04text\x88\x01\x01\x123\n" +
+	"\x06object\x18\x02 \x01(\v2\x1b.hoot.v1.EthTransactionInfoR\x06objectB\a\n" +
+	"\x05_text\"\x9c\x06\n" +
 	"\x12EthTransactionInfo\x12\x1d\n" +
 	"\n" +
 	"block_hash\x18\x01 \x01(\tR\tblockHash\x12!\n" +
@@ -9901,7 +10226,37 @@ const file_hoot_v1_eth_proto_rawDesc = "" +
 	"\x0fblock_timestamp\x18\x03 \x01(\tR\x0eblockTimestamp\x12\x12\n" +
 	"\x04from\x18\x04 \x01(\tR\x04from\x12\x12\n" +
 	"\x04hash\x18\x05 \x01(\tR\x04hash\x12+\n" +
-	"\x11transaction_index\x18\x06 \x01(\tR\x10transactionIndex\"\x80\x01\n" +
+	"\x11transaction_index\x18\x06 \x01(\tR\x10transactionIndex\x12\x12\n" +
+	"\x04type\x18\a \x01(\tR\x04type\x12\x14\n" +
+	"\x05nonce\x18\b \x01(\tR\x05nonce\x12\x0e\n" +
+	"\x02to\x18\t \x01(\tR\x02to\x12\x10\n" +
+	"\x03gas\x18\n" +
+	" \x01(\tR\x03gas\x12\x14\n" +
+	"\x05value\x18\v \x01(\tR\x05value\x12\x14\n" +
+	"\x05input\x18\f \x01(\tR\x05input\x126\n" +
+	"\x18max_priority_fee_per_gas\x18\r \x01(\tR\x14maxPriorityFeePerGas\x12%\n" +
+	"\x0fmax_fee_per_gas\x18\x0e \x01(\tR\fmaxFeePerGas\x12\x1b\n" +
+	"\tgas_price\x18\x0f \x01(\tR\bgasPrice\x12<\n" +
+	"\vaccess_list\x18\x10 \x03(\v2\x1b.hoot.v1.EthAccessListEntryR\n" +
+	"accessList\x12\x19\n" +
+	"\bchain_id\x18\x11 \x01(\tR\achainId\x12P\n" +
+	"\x12authorization_list\x18\x12 \x03(\v2!.hoot.v1.EthAuthorizationListItemR\x11authorizationList\x12\x19\n" +
+	"\by_parity\x18\x13 \x01(\tR\ayParity\x12\f\n" +
+	"\x01v\x18\x14 \x01(\tR\x01v\x12\f\n" +
+	"\x01r\x18\x15 \x01(\tR\x01r\x12\f\n" +
+	"\x01s\x18\x16 \x01(\tR\x01s\x12.\n" +
+	"\x14max_fee_per_blob_gas\x18\x17 \x01(\tR\x10maxFeePerBlobGas\x122\n" +
+	"\x15blob_versioned_hashes\x18\x18 \x03(\tR\x13blobVersionedHashes\"Q\n" +
+	"\x12EthAccessListEntry\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\x12!\n" +
+	"\fstorage_keys\x18\x02 \x03(\tR\vstorageKeys\"\x9c\x01\n" +
+	"\x18EthAuthorizationListItem\x12\x19\n" +
+	"\bchain_id\x18\x01 \x01(\tR\achainId\x12\x14\n" +
+	"\x05nonce\x18\x02 \x01(\tR\x05nonce\x12\x18\n" +
+	"\aaddress\x18\x03 \x01(\tR\aaddress\x12\x19\n" +
+	"\by_parity\x18\x04 \x01(\tR\ayParity\x12\f\n" +
+	"\x01r\x18\x05 \x01(\tR\x01r\x12\f\n" +
+	"\x01s\x18\x06 \x01(\tR\x01s\"\x80\x01\n" +
 	"\rEthWithdrawal\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\tR\x05index\x12'\n" +
 	"\x0fvalidator_index\x18\x02 \x01(\tR\x0evalidatorIndex\x12\x18\n" +
@@ -9989,17 +10344,7 @@ const file_hoot_v1_eth_proto_rawDesc = "" +
 	"\vcommitments\x18\x0f \x03(\tR\vcommitments\x12\x16\n" +
 	"\x06proofs\x18\x10 \x03(\tR\x06proofs\x12\x19\n" +
 	"\bchain_id\x18\x11 \x01(\tR\achainId\x12P\n" +
-	"\x12authorization_list\x18\x12 \x03(\v2!.hoot.v1.EthAuthorizationListItemR\x11authorizationList\"Q\n" +
-	"\x12EthAccessListEntry\x12\x18\n" +
-	"\aaddress\x18\x01 \x01(\tR\aaddress\x12!\n" +
-	"\fstorage_keys\x18\x02 \x03(\tR\vstorageKeys\"\x9c\x01\n" +
-	"\x18EthAuthorizationListItem\x12\x19\n" +
-	"\bchain_id\x18\x01 \x01(\tR\achainId\x12\x14\n" +
-	"\x05nonce\x18\x02 \x01(\tR\x05nonce\x12\x18\n" +
-	"\aaddress\x18\x03 \x01(\tR\aaddress\x12\x19\n" +
-	"\by_parity\x18\x04 \x01(\tR\ayParity\x12\f\n" +
-	"\x01r\x18\x05 \x01(\tR\x01r\x12\f\n" +
-	"\x01s\x18\x06 \x01(\tR\x01s\"b\n" +
+	"\x12authorization_list\x18\x12 \x03(\v2!.hoot.v1.EthAuthorizationListItemR\x11authorizationList\"b\n" +
 	"\rEthCallResult\x12)\n" +
 	"\x04call\x18\x01 \x01(\v2\x15.hoot.v1.UpstreamCallR\x04call\x12\x1b\n" +
 	"\x06result\x18\x02 \x01(\tH\x00R\x06result\x88\x01\x01B\t\n" +
@@ -10267,10 +10612,11 @@ const file_hoot_v1_eth_proto_rawDesc = "" +
 	"\x16eth_get_filter_changes\x12\x14eth_getFilterChanges\x1a\xf8\x01Polling method for the filter with the given ID (created using `eth_newFilter`). Returns an array of logs, block hashes, or transaction hashes since last poll, depending on the installed filter (upstream eth_getFilterChanges, tier local-sensitive). \x02(\x012\x02 \x01:\x03eth\"}\n" +
 	"\x19EthGetFilterChangesResult\x12)\n" +
 	"\x04call\x18\x01 \x01(\v2\x15.hoot.v1.UpstreamCallR\x04call\x125\n" +
-	"\x06result\x18\x02 \x03(\v2\x1d.hoot.v1.EthFilterResultsItemR\x06result\"S\n" +
-	"\x14EthFilterResultsItem\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x12'\n" +
-	"\x06object\x18\x02 \x01(\v2\x0f.hoot.v1.EthLogR\x06object\"\xc8\x02\n" +
+	"\x06result\x18\x02 \x03(\v2\x1d.hoot.v1.EthFilterResultsItemR\x06result\"a\n" +
+	"\x14EthFilterResultsItem\x12\x17\n" +
+	"\x04text\x18\x01 \x01(\tH\x00R\x04text\x88\x01\x01\x12'\n" +
+	"\x06object\x18\x02 \x01(\v2\x0f.hoot.v1.EthLogR\x06objectB\a\n" +
+	"\x05_text\"\xc8\x02\n" +
 	"\x17EthGetFilterLogsRequest\x12W\n" +
 	"\x11filter_identifier\x18\x01 \x01(\tB*\xca\xf3\x18&\b\x01\x10\x82\x80\x10B\x19^0x(0|[1-9a-f][0-9a-f]*)$J\x030x1R\x10filterIdentifier:\xd3\x01\xc2\xf3\x18\xce\x01\n" +
 	"\x13eth_get_filter_logs\x12\x11eth_getFilterLogs\x1a\x96\x01Returns an array of all logs matching the filter with the given ID (created using `eth_newFilter`) (upstream eth_getFilterLogs, tier local-sensitive). \x02(\x012\x02 \x01:\x03eth\"z\n" +
@@ -10287,15 +10633,17 @@ const file_hoot_v1_eth_proto_rawDesc = "" +
 	"\aaddress\x18\x03 \x01(\v2\x19.hoot.v1.EthFilterAddressR\aaddress\x124\n" +
 	"\x06topics\x18\x04 \x03(\v2\x1c.hoot.v1.EthFilterTopicsItemR\x06topics\x12\x1d\n" +
 	"\n" +
-	"block_hash\x18\x05 \x01(\tR\tblockHash\"Z\n" +
-	"\x10EthFilterAddress\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x122\n" +
-	"\x04list\x18\x02 \x01(\v2\x1e.hoot.v1.EthFilterAddressArrayR\x04list\"-\n" +
+	"block_hash\x18\x05 \x01(\tR\tblockHash\"h\n" +
+	"\x10EthFilterAddress\x12\x17\n" +
+	"\x04text\x18\x01 \x01(\tH\x00R\x04text\x88\x01\x01\x122\n" +
+	"\x04list\x18\x02 \x01(\v2\x1e.hoot.v1.EthFilterAddressArrayR\x04listB\a\n" +
+	"\x05_text\"-\n" +
 	"\x15EthFilterAddressArray\x12\x14\n" +
-	"\x05items\x18\x01 \x03(\tR\x05items\"`\n" +
-	"\x13EthFilterTopicsItem\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x125\n" +
-	"\x04list\x18\x02 \x01(\v2!.hoot.v1.EthFilterTopicsItemArrayR\x04list\"0\n" +
+	"\x05items\x18\x01 \x03(\tR\x05items\"n\n" +
+	"\x13EthFilterTopicsItem\x12\x17\n" +
+	"\x04text\x18\x01 \x01(\tH\x00R\x04text\x88\x01\x01\x125\n" +
+	"\x04list\x18\x02 \x01(\v2!.hoot.v1.EthFilterTopicsItemArrayR\x04listB\a\n" +
+	"\x05_text\"0\n" +
 	"\x18EthFilterTopicsItemArray\x12\x14\n" +
 	"\x05items\x18\x01 \x03(\tR\x05items\"t\n" +
 	"\x10EthGetLogsResult\x12)\n" +
@@ -10526,10 +10874,11 @@ const file_hoot_v1_eth_proto_rawDesc = "" +
 	"\x06uncles\x18\x19 \x03(\tR\x06uncles\x12#\n" +
 	"\rrequests_hash\x18\x1a \x01(\tR\frequestsHash\x123\n" +
 	"\x16block_access_list_hash\x18\x1b \x01(\tR\x13blockAccessListHash\x121\n" +
-	"\x05calls\x18\x1c \x03(\v2\x1b.hoot.v1.EthCallResultsItemR\x05calls\"\x81\x01\n" +
-	"6EthEthSimulateBlockResultSingleSuccessTransactionsItem\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x123\n" +
-	"\x06object\x18\x02 \x01(\v2\x1b.hoot.v1.EthTransactionInfoR\x06object\"\xe7\x01\n" +
+	"\x05calls\x18\x1c \x03(\v2\x1b.hoot.v1.EthCallResultsItemR\x05calls\"\x8f\x01\n" +
+	"6EthEthSimulateBlockResultSingleSuccessTransactionsItem\x12\x17\n" +
+	"\x04text\x18\x01 \x01(\tH\x00R\x04text\x88\x01\x01\x123\n" +
+	"\x06object\x18\x02 \x01(\v2\x1b.hoot.v1.EthTransactionInfoR\x06objectB\a\n" +
+	"\x05_text\"\xe7\x01\n" +
 	"\x12EthCallResultsItem\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x1f\n" +
 	"\vreturn_data\x18\x02 \x01(\tR\n" +
@@ -10546,10 +10895,11 @@ const file_hoot_v1_eth_proto_rawDesc = "" +
 	"\veth_syncing\x12\veth_syncing\x1a]Returns an object with data about the sync status or false (upstream eth_syncing, tier read). \x01(\x012\x06\b\x01\x18\x01 \x01:\x03eth\"p\n" +
 	"\x10EthSyncingResult\x12)\n" +
 	"\x04call\x18\x01 \x01(\v2\x15.hoot.v1.UpstreamCallR\x04call\x121\n" +
-	"\x06result\x18\x02 \x01(\v2\x19.hoot.v1.EthSyncingStatusR\x06result\"_\n" +
-	"\x10EthSyncingStatus\x12\x12\n" +
-	"\x04flag\x18\x01 \x01(\bR\x04flag\x127\n" +
-	"\x06object\x18\x02 \x01(\v2\x1f.hoot.v1.EthSyncingStatusObjectR\x06object\"\x89\x01\n" +
+	"\x06result\x18\x02 \x01(\v2\x19.hoot.v1.EthSyncingStatusR\x06result\"m\n" +
+	"\x10EthSyncingStatus\x12\x17\n" +
+	"\x04flag\x18\x01 \x01(\bH\x00R\x04flag\x88\x01\x01\x127\n" +
+	"\x06object\x18\x02 \x01(\v2\x1f.hoot.v1.EthSyncingStatusObjectR\x06objectB\a\n" +
+	"\x05_flag\"\x89\x01\n" +
 	"\x16EthSyncingStatusObject\x12%\n" +
 	"\x0estarting_block\x18\x01 \x01(\tR\rstartingBlock\x12#\n" +
 	"\rcurrent_block\x18\x02 \x01(\tR\fcurrentBlock\x12#\n" +
@@ -10580,10 +10930,30 @@ const file_hoot_v1_eth_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\v2(.hoot.v1.EthTxpoolContentAddressMapValueR\x05value:\x028\x01\x1ac\n" +
 	"\vQueuedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12>\n" +
-	"\x05value\x18\x02 \x01(\v2(.hoot.v1.EthTxpoolContentAddressMapValueR\x05value:\x028\x01\"C\n" +
+	"\x05value\x18\x02 \x01(\v2(.hoot.v1.EthTxpoolContentAddressMapValueR\x05value:\x028\x01\"\x8b\x05\n" +
 	"\x19EthPendingTransactionInfo\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x12\n" +
-	"\x04hash\x18\x02 \x01(\tR\x04hash\"\xd2\x01\n" +
+	"\x04hash\x18\x02 \x01(\tR\x04hash\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12\x14\n" +
+	"\x05nonce\x18\x04 \x01(\tR\x05nonce\x12\x0e\n" +
+	"\x02to\x18\x05 \x01(\tR\x02to\x12\x10\n" +
+	"\x03gas\x18\x06 \x01(\tR\x03gas\x12\x14\n" +
+	"\x05value\x18\a \x01(\tR\x05value\x12\x14\n" +
+	"\x05input\x18\b \x01(\tR\x05input\x126\n" +
+	"\x18max_priority_fee_per_gas\x18\t \x01(\tR\x14maxPriorityFeePerGas\x12%\n" +
+	"\x0fmax_fee_per_gas\x18\n" +
+	" \x01(\tR\fmaxFeePerGas\x12\x1b\n" +
+	"\tgas_price\x18\v \x01(\tR\bgasPrice\x12<\n" +
+	"\vaccess_list\x18\f \x03(\v2\x1b.hoot.v1.EthAccessListEntryR\n" +
+	"accessList\x12\x19\n" +
+	"\bchain_id\x18\r \x01(\tR\achainId\x12P\n" +
+	"\x12authorization_list\x18\x0e \x03(\v2!.hoot.v1.EthAuthorizationListItemR\x11authorizationList\x12\x19\n" +
+	"\by_parity\x18\x0f \x01(\tR\ayParity\x12\f\n" +
+	"\x01v\x18\x10 \x01(\tR\x01v\x12\f\n" +
+	"\x01r\x18\x11 \x01(\tR\x01r\x12\f\n" +
+	"\x01s\x18\x12 \x01(\tR\x01s\x12.\n" +
+	"\x14max_fee_per_blob_gas\x18\x13 \x01(\tR\x10maxFeePerBlobGas\x122\n" +
+	"\x15blob_versioned_hashes\x18\x14 \x03(\tR\x13blobVersionedHashes\"\xd2\x01\n" +
 	"\x1fEthTxpoolContentAddressMapValue\x12O\n" +
 	"\aentries\x18\x01 \x03(\v25.hoot.v1.EthTxpoolContentAddressMapValue.EntriesEntryR\aentries\x1a^\n" +
 	"\fEntriesEntry\x12\x10\n" +
@@ -10633,29 +11003,29 @@ var file_hoot_v1_eth_proto_goTypes = []any{
 	(*EthBlock)(nil),                                               // 3: hoot.v1.EthBlock
 	(*EthBlockTransactionsItem)(nil),                               // 4: hoot.v1.EthBlockTransactionsItem
 	(*EthTransactionInfo)(nil),                                     // 5: hoot.v1.EthTransactionInfo
-	(*EthWithdrawal)(nil),                                          // 6: hoot.v1.EthWithdrawal
-	(*EthDebugGetRawBlockRequest)(nil),                             // 7: hoot.v1.EthDebugGetRawBlockRequest
-	(*EthDebugGetRawBlockResult)(nil),                              // 8: hoot.v1.EthDebugGetRawBlockResult
-	(*EthDebugGetRawBlockAccessListRequest)(nil),                   // 9: hoot.v1.EthDebugGetRawBlockAccessListRequest
-	(*EthDebugGetRawBlockAccessListResult)(nil),                    // 10: hoot.v1.EthDebugGetRawBlockAccessListResult
-	(*EthDebugGetRawHeaderRequest)(nil),                            // 11: hoot.v1.EthDebugGetRawHeaderRequest
-	(*EthDebugGetRawHeaderResult)(nil),                             // 12: hoot.v1.EthDebugGetRawHeaderResult
-	(*EthDebugGetRawReceiptsRequest)(nil),                          // 13: hoot.v1.EthDebugGetRawReceiptsRequest
-	(*EthDebugGetRawReceiptsResult)(nil),                           // 14: hoot.v1.EthDebugGetRawReceiptsResult
-	(*EthDebugGetRawTransactionRequest)(nil),                       // 15: hoot.v1.EthDebugGetRawTransactionRequest
-	(*EthDebugGetRawTransactionResult)(nil),                        // 16: hoot.v1.EthDebugGetRawTransactionResult
-	(*EthAccountsRequest)(nil),                                     // 17: hoot.v1.EthAccountsRequest
-	(*EthAccountsResult)(nil),                                      // 18: hoot.v1.EthAccountsResult
-	(*EthBaseFeeRequest)(nil),                                      // 19: hoot.v1.EthBaseFeeRequest
-	(*EthBaseFeeResult)(nil),                                       // 20: hoot.v1.EthBaseFeeResult
-	(*EthBlobBaseFeeRequest)(nil),                                  // 21: hoot.v1.EthBlobBaseFeeRequest
-	(*EthBlobBaseFeeResult)(nil),                                   // 22: hoot.v1.EthBlobBaseFeeResult
-	(*EthBlockNumberRequest)(nil),                                  // 23: hoot.v1.EthBlockNumberRequest
-	(*EthBlockNumberResult)(nil),                                   // 24: hoot.v1.EthBlockNumberResult
-	(*EthCallRequest)(nil),                                         // 25: hoot.v1.EthCallRequest
-	(*EthGenericTransaction)(nil),                                  // 26: hoot.v1.EthGenericTransaction
-	(*EthAccessListEntry)(nil),                                     // 27: hoot.v1.EthAccessListEntry
-	(*EthAuthorizationListItem)(nil),                               // 28: hoot.v1.EthAuthorizationListItem
+	(*EthAccessListEntry)(nil),                                     // 6: hoot.v1.EthAccessListEntry
+	(*EthAuthorizationListItem)(nil),                               // 7: hoot.v1.EthAuthorizationListItem
+	(*EthWithdrawal)(nil),                                          // 8: hoot.v1.EthWithdrawal
+	(*EthDebugGetRawBlockRequest)(nil),                             // 9: hoot.v1.EthDebugGetRawBlockRequest
+	(*EthDebugGetRawBlockResult)(nil),                              // 10: hoot.v1.EthDebugGetRawBlockResult
+	(*EthDebugGetRawBlockAccessListRequest)(nil),                   // 11: hoot.v1.EthDebugGetRawBlockAccessListRequest
+	(*EthDebugGetRawBlockAccessListResult)(nil),                    // 12: hoot.v1.EthDebugGetRawBlockAccessListResult
+	(*EthDebugGetRawHeaderRequest)(nil),                            // 13: hoot.v1.EthDebugGetRawHeaderRequest
+	(*EthDebugGetRawHeaderResult)(nil),                             // 14: hoot.v1.EthDebugGetRawHeaderResult
+	(*EthDebugGetRawReceiptsRequest)(nil),                          // 15: hoot.v1.EthDebugGetRawReceiptsRequest
+	(*EthDebugGetRawReceiptsResult)(nil),                           // 16: hoot.v1.EthDebugGetRawReceiptsResult
+	(*EthDebugGetRawTransactionRequest)(nil),                       // 17: hoot.v1.EthDebugGetRawTransactionRequest
+	(*EthDebugGetRawTransactionResult)(nil),                        // 18: hoot.v1.EthDebugGetRawTransactionResult
+	(*EthAccountsRequest)(nil),                                     // 19: hoot.v1.EthAccountsRequest
+	(*EthAccountsResult)(nil),                                      // 20: hoot.v1.EthAccountsResult
+	(*EthBaseFeeRequest)(nil),                                      // 21: hoot.v1.EthBaseFeeRequest
+	(*EthBaseFeeResult)(nil),                                       // 22: hoot.v1.EthBaseFeeResult
+	(*EthBlobBaseFeeRequest)(nil),                                  // 23: hoot.v1.EthBlobBaseFeeRequest
+	(*EthBlobBaseFeeResult)(nil),                                   // 24: hoot.v1.EthBlobBaseFeeResult
+	(*EthBlockNumberRequest)(nil),                                  // 25: hoot.v1.EthBlockNumberRequest
+	(*EthBlockNumberResult)(nil),                                   // 26: hoot.v1.EthBlockNumberResult
+	(*EthCallRequest)(nil),                                         // 27: hoot.v1.EthCallRequest
+	(*EthGenericTransaction)(nil),                                  // 28: hoot.v1.EthGenericTransaction
 	(*EthCallResult)(nil),                                          // 29: hoot.v1.EthCallResult
 	(*EthCapabilitiesRequest)(nil),                                 // 30: hoot.v1.EthCapabilitiesRequest
 	(*EthCapabilitiesResult)(nil),                                  // 31: hoot.v1.EthCapabilitiesResult
@@ -10804,157 +11174,161 @@ var file_hoot_v1_eth_proto_depIdxs = []int32{
 	2,   // 1: hoot.v1.EthDebugGetBadBlocksResult.result:type_name -> hoot.v1.EthBadBlock
 	3,   // 2: hoot.v1.EthBadBlock.block:type_name -> hoot.v1.EthBlock
 	4,   // 3: hoot.v1.EthBlock.transactions:type_name -> hoot.v1.EthBlockTransactionsItem
-	6,   // 4: hoot.v1.EthBlock.withdrawals:type_name -> hoot.v1.EthWithdrawal
+	8,   // 4: hoot.v1.EthBlock.withdrawals:type_name -> hoot.v1.EthWithdrawal
 	5,   // 5: hoot.v1.EthBlockTransactionsItem.object:type_name -> hoot.v1.EthTransactionInfo
-	170, // 6: hoot.v1.EthDebugGetRawBlockResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 7: hoot.v1.EthDebugGetRawBlockAccessListResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 8: hoot.v1.EthDebugGetRawHeaderResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 9: hoot.v1.EthDebugGetRawReceiptsResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 10: hoot.v1.EthDebugGetRawTransactionResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 11: hoot.v1.EthAccountsResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 12: hoot.v1.EthBaseFeeResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 13: hoot.v1.EthBlobBaseFeeResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 14: hoot.v1.EthBlockNumberResult.call:type_name -> hoot.v1.UpstreamCall
-	26,  // 15: hoot.v1.EthCallRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
-	27,  // 16: hoot.v1.EthGenericTransaction.access_list:type_name -> hoot.v1.EthAccessListEntry
-	28,  // 17: hoot.v1.EthGenericTransaction.authorization_list:type_name -> hoot.v1.EthAuthorizationListItem
-	170, // 18: hoot.v1.EthCallResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 19: hoot.v1.EthCapabilitiesResult.call:type_name -> hoot.v1.UpstreamCall
-	32,  // 20: hoot.v1.EthCapabilitiesResult.result:type_name -> hoot.v1.EthEthCapabilities
-	33,  // 21: hoot.v1.EthEthCapabilities.head:type_name -> hoot.v1.EthEthCapabilitiesHead
-	34,  // 22: hoot.v1.EthEthCapabilities.state:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
-	34,  // 23: hoot.v1.EthEthCapabilities.tx:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
-	34,  // 24: hoot.v1.EthEthCapabilities.logs:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
-	34,  // 25: hoot.v1.EthEthCapabilities.receipts:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
-	34,  // 26: hoot.v1.EthEthCapabilities.blocks:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
-	34,  // 27: hoot.v1.EthEthCapabilities.stateproofs:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
-	35,  // 28: hoot.v1.EthEthCapabilitiesEffectiveResource.delete_strategy:type_name -> hoot.v1.EthEthCapabilitiesDeleteStrategy
-	170, // 29: hoot.v1.EthChainIdResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 30: hoot.v1.EthCoinbaseResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 31: hoot.v1.EthConfigResult.call:type_name -> hoot.v1.UpstreamCall
-	42,  // 32: hoot.v1.EthConfigResult.result:type_name -> hoot.v1.EthConfigurationResponse
-	43,  // 33: hoot.v1.EthConfigurationResponse.current:type_name -> hoot.v1.EthConfigObject
-	43,  // 34: hoot.v1.EthConfigurationResponse.next:type_name -> hoot.v1.EthConfigObject
-	43,  // 35: hoot.v1.EthConfigurationResponse.last:type_name -> hoot.v1.EthConfigObject
-	44,  // 36: hoot.v1.EthConfigObject.blob_schedule:type_name -> hoot.v1.EthBlobSchedule
-	158, // 37: hoot.v1.EthConfigObject.precompiles:type_name -> hoot.v1.EthConfigObject.PrecompilesEntry
-	159, // 38: hoot.v1.EthConfigObject.system_contracts:type_name -> hoot.v1.EthConfigObject.SystemContractsEntry
-	26,  // 39: hoot.v1.EthCreateAccessListRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
-	170, // 40: hoot.v1.EthCreateAccessListResult.call:type_name -> hoot.v1.UpstreamCall
-	47,  // 41: hoot.v1.EthCreateAccessListResult.result:type_name -> hoot.v1.EthCreateAccessListValue
-	27,  // 42: hoot.v1.EthCreateAccessListValue.access_list:type_name -> hoot.v1.EthAccessListEntry
-	26,  // 43: hoot.v1.EthEstimateGasRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
-	170, // 44: hoot.v1.EthEstimateGasResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 45: hoot.v1.EthFeeHistoryResult.call:type_name -> hoot.v1.UpstreamCall
-	52,  // 46: hoot.v1.EthFeeHistoryResult.result:type_name -> hoot.v1.EthFeeHistoryValue
-	53,  // 47: hoot.v1.EthFeeHistoryValue.reward:type_name -> hoot.v1.EthFeeHistoryValueRewardItem
-	26,  // 48: hoot.v1.EthFillTransactionRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
-	170, // 49: hoot.v1.EthFillTransactionResult.call:type_name -> hoot.v1.UpstreamCall
-	56,  // 50: hoot.v1.EthFillTransactionResult.result:type_name -> hoot.v1.EthFillTransactionResult2
-	57,  // 51: hoot.v1.EthFillTransactionResult2.tx:type_name -> hoot.v1.EthFilledTransaction
-	27,  // 52: hoot.v1.EthFilledTransaction.access_list:type_name -> hoot.v1.EthAccessListEntry
-	28,  // 53: hoot.v1.EthFilledTransaction.authorization_list:type_name -> hoot.v1.EthAuthorizationListItem
-	170, // 54: hoot.v1.EthGasPriceResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 55: hoot.v1.EthGetBalanceResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 56: hoot.v1.EthGetBlockAccessListResult.call:type_name -> hoot.v1.UpstreamCall
-	64,  // 57: hoot.v1.EthGetBlockAccessListResult.result:type_name -> hoot.v1.EthAccountAccess
-	65,  // 58: hoot.v1.EthAccountAccess.storage_changes:type_name -> hoot.v1.EthSlotChanges
-	67,  // 59: hoot.v1.EthAccountAccess.balance_changes:type_name -> hoot.v1.EthBalanceChange
-	68,  // 60: hoot.v1.EthAccountAccess.nonce_changes:type_name -> hoot.v1.EthNonceChange
-	69,  // 61: hoot.v1.EthAccountAccess.code_changes:type_name -> hoot.v1.EthCodeChange
-	66,  // 62: hoot.v1.EthSlotChanges.changes:type_name -> hoot.v1.EthStorageChange
-	170, // 63: hoot.v1.EthGetBlockByHashResult.call:type_name -> hoot.v1.UpstreamCall
-	3,   // 64: hoot.v1.EthGetBlockByHashResult.result:type_name -> hoot.v1.EthBlock
-	170, // 65: hoot.v1.EthGetBlockByNumberResult.call:type_name -> hoot.v1.UpstreamCall
-	3,   // 66: hoot.v1.EthGetBlockByNumberResult.result:type_name -> hoot.v1.EthBlock
-	170, // 67: hoot.v1.EthGetBlockReceiptsResult.call:type_name -> hoot.v1.UpstreamCall
-	76,  // 68: hoot.v1.EthGetBlockReceiptsResult.result:type_name -> hoot.v1.EthReceiptInfo
-	77,  // 69: hoot.v1.EthReceiptInfo.logs:type_name -> hoot.v1.EthLog
-	170, // 70: hoot.v1.EthGetBlockTransactionCountByHashResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 71: hoot.v1.EthGetBlockTransactionCountByNumberResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 72: hoot.v1.EthGetCodeResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 73: hoot.v1.EthGetFilterChangesResult.call:type_name -> hoot.v1.UpstreamCall
-	86,  // 74: hoot.v1.EthGetFilterChangesResult.result:type_name -> hoot.v1.EthFilterResultsItem
-	77,  // 75: hoot.v1.EthFilterResultsItem.object:type_name -> hoot.v1.EthLog
-	170, // 76: hoot.v1.EthGetFilterLogsResult.call:type_name -> hoot.v1.UpstreamCall
-	86,  // 77: hoot.v1.EthGetFilterLogsResult.result:type_name -> hoot.v1.EthFilterResultsItem
-	90,  // 78: hoot.v1.EthGetLogsRequest.filter:type_name -> hoot.v1.EthFilter
-	91,  // 79: hoot.v1.EthFilter.address:type_name -> hoot.v1.EthFilterAddress
-	93,  // 80: hoot.v1.EthFilter.topics:type_name -> hoot.v1.EthFilterTopicsItem
-	92,  // 81: hoot.v1.EthFilterAddress.list:type_name -> hoot.v1.EthFilterAddressArray
-	94,  // 82: hoot.v1.EthFilterTopicsItem.list:type_name -> hoot.v1.EthFilterTopicsItemArray
-	170, // 83: hoot.v1.EthGetLogsResult.call:type_name -> hoot.v1.UpstreamCall
-	86,  // 84: hoot.v1.EthGetLogsResult.result:type_name -> hoot.v1.EthFilterResultsItem
-	170, // 85: hoot.v1.EthGetProofResult.call:type_name -> hoot.v1.UpstreamCall
-	98,  // 86: hoot.v1.EthGetProofResult.result:type_name -> hoot.v1.EthAccountProof
-	99,  // 87: hoot.v1.EthAccountProof.storage_proof:type_name -> hoot.v1.EthStorageProof
-	170, // 88: hoot.v1.EthGetStorageAtResult.call:type_name -> hoot.v1.UpstreamCall
-	160, // 89: hoot.v1.EthGetStorageValuesRequest.requests:type_name -> hoot.v1.EthGetStorageValuesRequest.RequestsEntry
-	170, // 90: hoot.v1.EthGetStorageValuesResult.call:type_name -> hoot.v1.UpstreamCall
-	161, // 91: hoot.v1.EthGetStorageValuesResult.result:type_name -> hoot.v1.EthGetStorageValuesResult.ResultEntry
-	170, // 92: hoot.v1.EthGetTransactionByBlockHashAndIndexResult.call:type_name -> hoot.v1.UpstreamCall
-	5,   // 93: hoot.v1.EthGetTransactionByBlockHashAndIndexResult.result:type_name -> hoot.v1.EthTransactionInfo
-	170, // 94: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult.call:type_name -> hoot.v1.UpstreamCall
-	5,   // 95: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult.result:type_name -> hoot.v1.EthTransactionInfo
-	170, // 96: hoot.v1.EthGetTransactionByHashResult.call:type_name -> hoot.v1.UpstreamCall
-	5,   // 97: hoot.v1.EthGetTransactionByHashResult.result:type_name -> hoot.v1.EthTransactionInfo
-	170, // 98: hoot.v1.EthGetTransactionCountResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 99: hoot.v1.EthGetTransactionReceiptResult.call:type_name -> hoot.v1.UpstreamCall
-	76,  // 100: hoot.v1.EthGetTransactionReceiptResult.result:type_name -> hoot.v1.EthReceiptInfo
-	170, // 101: hoot.v1.EthMaxPriorityFeePerGasResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 102: hoot.v1.EthNewBlockFilterResult.call:type_name -> hoot.v1.UpstreamCall
-	90,  // 103: hoot.v1.EthNewFilterRequest.filter:type_name -> hoot.v1.EthFilter
-	170, // 104: hoot.v1.EthNewFilterResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 105: hoot.v1.EthNewPendingTransactionFilterResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 106: hoot.v1.EthSendRawTransactionResult.call:type_name -> hoot.v1.UpstreamCall
-	26,  // 107: hoot.v1.EthSendTransactionRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
-	170, // 108: hoot.v1.EthSendTransactionResult.call:type_name -> hoot.v1.UpstreamCall
-	129, // 109: hoot.v1.EthSimulateV1Request.payload:type_name -> hoot.v1.EthEthSimulatePayload
-	130, // 110: hoot.v1.EthEthSimulatePayload.block_state_calls:type_name -> hoot.v1.EthBlockStateCallsItem
-	131, // 111: hoot.v1.EthBlockStateCallsItem.block_overrides:type_name -> hoot.v1.EthBlockOverrides
-	162, // 112: hoot.v1.EthBlockStateCallsItem.state_overrides:type_name -> hoot.v1.EthBlockStateCallsItem.StateOverridesEntry
-	133, // 113: hoot.v1.EthBlockStateCallsItem.calls:type_name -> hoot.v1.EthGenericCallTransaction
-	6,   // 114: hoot.v1.EthBlockOverrides.withdrawals:type_name -> hoot.v1.EthWithdrawal
-	163, // 115: hoot.v1.EthAccountOverride.state:type_name -> hoot.v1.EthAccountOverride.StateEntry
-	164, // 116: hoot.v1.EthAccountOverride.state_diff:type_name -> hoot.v1.EthAccountOverride.StateDiffEntry
-	27,  // 117: hoot.v1.EthGenericCallTransaction.access_list:type_name -> hoot.v1.EthAccessListEntry
-	170, // 118: hoot.v1.EthSimulateV1Result.call:type_name -> hoot.v1.UpstreamCall
-	135, // 119: hoot.v1.EthSimulateV1Result.result:type_name -> hoot.v1.EthEthSimulateBlockResultSingleSuccess
-	136, // 120: hoot.v1.EthEthSimulateBlockResultSingleSuccess.transactions:type_name -> hoot.v1.EthEthSimulateBlockResultSingleSuccessTransactionsItem
-	6,   // 121: hoot.v1.EthEthSimulateBlockResultSingleSuccess.withdrawals:type_name -> hoot.v1.EthWithdrawal
-	137, // 122: hoot.v1.EthEthSimulateBlockResultSingleSuccess.calls:type_name -> hoot.v1.EthCallResultsItem
-	5,   // 123: hoot.v1.EthEthSimulateBlockResultSingleSuccessTransactionsItem.object:type_name -> hoot.v1.EthTransactionInfo
-	138, // 124: hoot.v1.EthCallResultsItem.error:type_name -> hoot.v1.EthCallResultsItemError
-	77,  // 125: hoot.v1.EthCallResultsItem.logs:type_name -> hoot.v1.EthLog
-	170, // 126: hoot.v1.EthSyncingResult.call:type_name -> hoot.v1.UpstreamCall
-	141, // 127: hoot.v1.EthSyncingResult.result:type_name -> hoot.v1.EthSyncingStatus
-	142, // 128: hoot.v1.EthSyncingStatus.object:type_name -> hoot.v1.EthSyncingStatusObject
-	170, // 129: hoot.v1.EthUninstallFilterResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 130: hoot.v1.EthNetVersionResult.call:type_name -> hoot.v1.UpstreamCall
-	170, // 131: hoot.v1.EthTxpoolContentResult.call:type_name -> hoot.v1.UpstreamCall
-	149, // 132: hoot.v1.EthTxpoolContentResult.result:type_name -> hoot.v1.EthTxpoolContent
-	165, // 133: hoot.v1.EthTxpoolContent.pending:type_name -> hoot.v1.EthTxpoolContent.PendingEntry
-	166, // 134: hoot.v1.EthTxpoolContent.queued:type_name -> hoot.v1.EthTxpoolContent.QueuedEntry
-	167, // 135: hoot.v1.EthTxpoolContentAddressMapValue.entries:type_name -> hoot.v1.EthTxpoolContentAddressMapValue.EntriesEntry
-	170, // 136: hoot.v1.EthTxpoolContentFromResult.call:type_name -> hoot.v1.UpstreamCall
-	154, // 137: hoot.v1.EthTxpoolContentFromResult.result:type_name -> hoot.v1.EthTxpoolContentFromResult2
-	168, // 138: hoot.v1.EthTxpoolContentFromResult2.pending:type_name -> hoot.v1.EthTxpoolContentFromResult2.PendingEntry
-	169, // 139: hoot.v1.EthTxpoolContentFromResult2.queued:type_name -> hoot.v1.EthTxpoolContentFromResult2.QueuedEntry
-	170, // 140: hoot.v1.EthTxpoolStatusResult.call:type_name -> hoot.v1.UpstreamCall
-	157, // 141: hoot.v1.EthTxpoolStatusResult.result:type_name -> hoot.v1.EthTxpoolStatus
-	103, // 142: hoot.v1.EthGetStorageValuesRequest.RequestsEntry.value:type_name -> hoot.v1.EthGetStorageValuesRequestsValue
-	105, // 143: hoot.v1.EthGetStorageValuesResult.ResultEntry.value:type_name -> hoot.v1.EthGetStorageValuesValueValue
-	132, // 144: hoot.v1.EthBlockStateCallsItem.StateOverridesEntry.value:type_name -> hoot.v1.EthAccountOverride
-	151, // 145: hoot.v1.EthTxpoolContent.PendingEntry.value:type_name -> hoot.v1.EthTxpoolContentAddressMapValue
-	151, // 146: hoot.v1.EthTxpoolContent.QueuedEntry.value:type_name -> hoot.v1.EthTxpoolContentAddressMapValue
-	150, // 147: hoot.v1.EthTxpoolContentAddressMapValue.EntriesEntry.value:type_name -> hoot.v1.EthPendingTransactionInfo
-	150, // 148: hoot.v1.EthTxpoolContentFromResult2.PendingEntry.value:type_name -> hoot.v1.EthPendingTransactionInfo
-	150, // 149: hoot.v1.EthTxpoolContentFromResult2.QueuedEntry.value:type_name -> hoot.v1.EthPendingTransactionInfo
-	150, // [150:150] is the sub-list for method output_type
-	150, // [150:150] is the sub-list for method input_type
-	150, // [150:150] is the sub-list for extension type_name
-	150, // [150:150] is the sub-list for extension extendee
-	0,   // [0:150] is the sub-list for field type_name
+	6,   // 6: hoot.v1.EthTransactionInfo.access_list:type_name -> hoot.v1.EthAccessListEntry
+	7,   // 7: hoot.v1.EthTransactionInfo.authorization_list:type_name -> hoot.v1.EthAuthorizationListItem
+	170, // 8: hoot.v1.EthDebugGetRawBlockResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 9: hoot.v1.EthDebugGetRawBlockAccessListResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 10: hoot.v1.EthDebugGetRawHeaderResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 11: hoot.v1.EthDebugGetRawReceiptsResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 12: hoot.v1.EthDebugGetRawTransactionResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 13: hoot.v1.EthAccountsResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 14: hoot.v1.EthBaseFeeResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 15: hoot.v1.EthBlobBaseFeeResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 16: hoot.v1.EthBlockNumberResult.call:type_name -> hoot.v1.UpstreamCall
+	28,  // 17: hoot.v1.EthCallRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
+	6,   // 18: hoot.v1.EthGenericTransaction.access_list:type_name -> hoot.v1.EthAccessListEntry
+	7,   // 19: hoot.v1.EthGenericTransaction.authorization_list:type_name -> hoot.v1.EthAuthorizationListItem
+	170, // 20: hoot.v1.EthCallResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 21: hoot.v1.EthCapabilitiesResult.call:type_name -> hoot.v1.UpstreamCall
+	32,  // 22: hoot.v1.EthCapabilitiesResult.result:type_name -> hoot.v1.EthEthCapabilities
+	33,  // 23: hoot.v1.EthEthCapabilities.head:type_name -> hoot.v1.EthEthCapabilitiesHead
+	34,  // 24: hoot.v1.EthEthCapabilities.state:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
+	34,  // 25: hoot.v1.EthEthCapabilities.tx:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
+	34,  // 26: hoot.v1.EthEthCapabilities.logs:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
+	34,  // 27: hoot.v1.EthEthCapabilities.receipts:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
+	34,  // 28: hoot.v1.EthEthCapabilities.blocks:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
+	34,  // 29: hoot.v1.EthEthCapabilities.stateproofs:type_name -> hoot.v1.EthEthCapabilitiesEffectiveResource
+	35,  // 30: hoot.v1.EthEthCapabilitiesEffectiveResource.delete_strategy:type_name -> hoot.v1.EthEthCapabilitiesDeleteStrategy
+	170, // 31: hoot.v1.EthChainIdResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 32: hoot.v1.EthCoinbaseResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 33: hoot.v1.EthConfigResult.call:type_name -> hoot.v1.UpstreamCall
+	42,  // 34: hoot.v1.EthConfigResult.result:type_name -> hoot.v1.EthConfigurationResponse
+	43,  // 35: hoot.v1.EthConfigurationResponse.current:type_name -> hoot.v1.EthConfigObject
+	43,  // 36: hoot.v1.EthConfigurationResponse.next:type_name -> hoot.v1.EthConfigObject
+	43,  // 37: hoot.v1.EthConfigurationResponse.last:type_name -> hoot.v1.EthConfigObject
+	44,  // 38: hoot.v1.EthConfigObject.blob_schedule:type_name -> hoot.v1.EthBlobSchedule
+	158, // 39: hoot.v1.EthConfigObject.precompiles:type_name -> hoot.v1.EthConfigObject.PrecompilesEntry
+	159, // 40: hoot.v1.EthConfigObject.system_contracts:type_name -> hoot.v1.EthConfigObject.SystemContractsEntry
+	28,  // 41: hoot.v1.EthCreateAccessListRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
+	170, // 42: hoot.v1.EthCreateAccessListResult.call:type_name -> hoot.v1.UpstreamCall
+	47,  // 43: hoot.v1.EthCreateAccessListResult.result:type_name -> hoot.v1.EthCreateAccessListValue
+	6,   // 44: hoot.v1.EthCreateAccessListValue.access_list:type_name -> hoot.v1.EthAccessListEntry
+	28,  // 45: hoot.v1.EthEstimateGasRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
+	170, // 46: hoot.v1.EthEstimateGasResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 47: hoot.v1.EthFeeHistoryResult.call:type_name -> hoot.v1.UpstreamCall
+	52,  // 48: hoot.v1.EthFeeHistoryResult.result:type_name -> hoot.v1.EthFeeHistoryValue
+	53,  // 49: hoot.v1.EthFeeHistoryValue.reward:type_name -> hoot.v1.EthFeeHistoryValueRewardItem
+	28,  // 50: hoot.v1.EthFillTransactionRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
+	170, // 51: hoot.v1.EthFillTransactionResult.call:type_name -> hoot.v1.UpstreamCall
+	56,  // 52: hoot.v1.EthFillTransactionResult.result:type_name -> hoot.v1.EthFillTransactionResult2
+	57,  // 53: hoot.v1.EthFillTransactionResult2.tx:type_name -> hoot.v1.EthFilledTransaction
+	6,   // 54: hoot.v1.EthFilledTransaction.access_list:type_name -> hoot.v1.EthAccessListEntry
+	7,   // 55: hoot.v1.EthFilledTransaction.authorization_list:type_name -> hoot.v1.EthAuthorizationListItem
+	170, // 56: hoot.v1.EthGasPriceResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 57: hoot.v1.EthGetBalanceResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 58: hoot.v1.EthGetBlockAccessListResult.call:type_name -> hoot.v1.UpstreamCall
+	64,  // 59: hoot.v1.EthGetBlockAccessListResult.result:type_name -> hoot.v1.EthAccountAccess
+	65,  // 60: hoot.v1.EthAccountAccess.storage_changes:type_name -> hoot.v1.EthSlotChanges
+	67,  // 61: hoot.v1.EthAccountAccess.balance_changes:type_name -> hoot.v1.EthBalanceChange
+	68,  // 62: hoot.v1.EthAccountAccess.nonce_changes:type_name -> hoot.v1.EthNonceChange
+	69,  // 63: hoot.v1.EthAccountAccess.code_changes:type_name -> hoot.v1.EthCodeChange
+	66,  // 64: hoot.v1.EthSlotChanges.changes:type_name -> hoot.v1.EthStorageChange
+	170, // 65: hoot.v1.EthGetBlockByHashResult.call:type_name -> hoot.v1.UpstreamCall
+	3,   // 66: hoot.v1.EthGetBlockByHashResult.result:type_name -> hoot.v1.EthBlock
+	170, // 67: hoot.v1.EthGetBlockByNumberResult.call:type_name -> hoot.v1.UpstreamCall
+	3,   // 68: hoot.v1.EthGetBlockByNumberResult.result:type_name -> hoot.v1.EthBlock
+	170, // 69: hoot.v1.EthGetBlockReceiptsResult.call:type_name -> hoot.v1.UpstreamCall
+	76,  // 70: hoot.v1.EthGetBlockReceiptsResult.result:type_name -> hoot.v1.EthReceiptInfo
+	77,  // 71: hoot.v1.EthReceiptInfo.logs:type_name -> hoot.v1.EthLog
+	170, // 72: hoot.v1.EthGetBlockTransactionCountByHashResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 73: hoot.v1.EthGetBlockTransactionCountByNumberResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 74: hoot.v1.EthGetCodeResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 75: hoot.v1.EthGetFilterChangesResult.call:type_name -> hoot.v1.UpstreamCall
+	86,  // 76: hoot.v1.EthGetFilterChangesResult.result:type_name -> hoot.v1.EthFilterResultsItem
+	77,  // 77: hoot.v1.EthFilterResultsItem.object:type_name -> hoot.v1.EthLog
+	170, // 78: hoot.v1.EthGetFilterLogsResult.call:type_name -> hoot.v1.UpstreamCall
+	86,  // 79: hoot.v1.EthGetFilterLogsResult.result:type_name -> hoot.v1.EthFilterResultsItem
+	90,  // 80: hoot.v1.EthGetLogsRequest.filter:type_name -> hoot.v1.EthFilter
+	91,  // 81: hoot.v1.EthFilter.address:type_name -> hoot.v1.EthFilterAddress
+	93,  // 82: hoot.v1.EthFilter.topics:type_name -> hoot.v1.EthFilterTopicsItem
+	92,  // 83: hoot.v1.EthFilterAddress.list:type_name -> hoot.v1.EthFilterAddressArray
+	94,  // 84: hoot.v1.EthFilterTopicsItem.list:type_name -> hoot.v1.EthFilterTopicsItemArray
+	170, // 85: hoot.v1.EthGetLogsResult.call:type_name -> hoot.v1.UpstreamCall
+	86,  // 86: hoot.v1.EthGetLogsResult.result:type_name -> hoot.v1.EthFilterResultsItem
+	170, // 87: hoot.v1.EthGetProofResult.call:type_name -> hoot.v1.UpstreamCall
+	98,  // 88: hoot.v1.EthGetProofResult.result:type_name -> hoot.v1.EthAccountProof
+	99,  // 89: hoot.v1.EthAccountProof.storage_proof:type_name -> hoot.v1.EthStorageProof
+	170, // 90: hoot.v1.EthGetStorageAtResult.call:type_name -> hoot.v1.UpstreamCall
+	160, // 91: hoot.v1.EthGetStorageValuesRequest.requests:type_name -> hoot.v1.EthGetStorageValuesRequest.RequestsEntry
+	170, // 92: hoot.v1.EthGetStorageValuesResult.call:type_name -> hoot.v1.UpstreamCall
+	161, // 93: hoot.v1.EthGetStorageValuesResult.result:type_name -> hoot.v1.EthGetStorageValuesResult.ResultEntry
+	170, // 94: hoot.v1.EthGetTransactionByBlockHashAndIndexResult.call:type_name -> hoot.v1.UpstreamCall
+	5,   // 95: hoot.v1.EthGetTransactionByBlockHashAndIndexResult.result:type_name -> hoot.v1.EthTransactionInfo
+	170, // 96: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult.call:type_name -> hoot.v1.UpstreamCall
+	5,   // 97: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult.result:type_name -> hoot.v1.EthTransactionInfo
+	170, // 98: hoot.v1.EthGetTransactionByHashResult.call:type_name -> hoot.v1.UpstreamCall
+	5,   // 99: hoot.v1.EthGetTransactionByHashResult.result:type_name -> hoot.v1.EthTransactionInfo
+	170, // 100: hoot.v1.EthGetTransactionCountResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 101: hoot.v1.EthGetTransactionReceiptResult.call:type_name -> hoot.v1.UpstreamCall
+	76,  // 102: hoot.v1.EthGetTransactionReceiptResult.result:type_name -> hoot.v1.EthReceiptInfo
+	170, // 103: hoot.v1.EthMaxPriorityFeePerGasResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 104: hoot.v1.EthNewBlockFilterResult.call:type_name -> hoot.v1.UpstreamCall
+	90,  // 105: hoot.v1.EthNewFilterRequest.filter:type_name -> hoot.v1.EthFilter
+	170, // 106: hoot.v1.EthNewFilterResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 107: hoot.v1.EthNewPendingTransactionFilterResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 108: hoot.v1.EthSendRawTransactionResult.call:type_name -> hoot.v1.UpstreamCall
+	28,  // 109: hoot.v1.EthSendTransactionRequest.transaction:type_name -> hoot.v1.EthGenericTransaction
+	170, // 110: hoot.v1.EthSendTransactionResult.call:type_name -> hoot.v1.UpstreamCall
+	129, // 111: hoot.v1.EthSimulateV1Request.payload:type_name -> hoot.v1.EthEthSimulatePayload
+	130, // 112: hoot.v1.EthEthSimulatePayload.block_state_calls:type_name -> hoot.v1.EthBlockStateCallsItem
+	131, // 113: hoot.v1.EthBlockStateCallsItem.block_overrides:type_name -> hoot.v1.EthBlockOverrides
+	162, // 114: hoot.v1.EthBlockStateCallsItem.state_overrides:type_name -> hoot.v1.EthBlockStateCallsItem.StateOverridesEntry
+	133, // 115: hoot.v1.EthBlockStateCallsItem.calls:type_name -> hoot.v1.EthGenericCallTransaction
+	8,   // 116: hoot.v1.EthBlockOverrides.withdrawals:type_name -> hoot.v1.EthWithdrawal
+	163, // 117: hoot.v1.EthAccountOverride.state:type_name -> hoot.v1.EthAccountOverride.StateEntry
+	164, // 118: hoot.v1.EthAccountOverride.state_diff:type_name -> hoot.v1.EthAccountOverride.StateDiffEntry
+	6,   // 119: hoot.v1.EthGenericCallTransaction.access_list:type_name -> hoot.v1.EthAccessListEntry
+	170, // 120: hoot.v1.EthSimulateV1Result.call:type_name -> hoot.v1.UpstreamCall
+	135, // 121: hoot.v1.EthSimulateV1Result.result:type_name -> hoot.v1.EthEthSimulateBlockResultSingleSuccess
+	136, // 122: hoot.v1.EthEthSimulateBlockResultSingleSuccess.transactions:type_name -> hoot.v1.EthEthSimulateBlockResultSingleSuccessTransactionsItem
+	8,   // 123: hoot.v1.EthEthSimulateBlockResultSingleSuccess.withdrawals:type_name -> hoot.v1.EthWithdrawal
+	137, // 124: hoot.v1.EthEthSimulateBlockResultSingleSuccess.calls:type_name -> hoot.v1.EthCallResultsItem
+	5,   // 125: hoot.v1.EthEthSimulateBlockResultSingleSuccessTransactionsItem.object:type_name -> hoot.v1.EthTransactionInfo
+	138, // 126: hoot.v1.EthCallResultsItem.error:type_name -> hoot.v1.EthCallResultsItemError
+	77,  // 127: hoot.v1.EthCallResultsItem.logs:type_name -> hoot.v1.EthLog
+	170, // 128: hoot.v1.EthSyncingResult.call:type_name -> hoot.v1.UpstreamCall
+	141, // 129: hoot.v1.EthSyncingResult.result:type_name -> hoot.v1.EthSyncingStatus
+	142, // 130: hoot.v1.EthSyncingStatus.object:type_name -> hoot.v1.EthSyncingStatusObject
+	170, // 131: hoot.v1.EthUninstallFilterResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 132: hoot.v1.EthNetVersionResult.call:type_name -> hoot.v1.UpstreamCall
+	170, // 133: hoot.v1.EthTxpoolContentResult.call:type_name -> hoot.v1.UpstreamCall
+	149, // 134: hoot.v1.EthTxpoolContentResult.result:type_name -> hoot.v1.EthTxpoolContent
+	165, // 135: hoot.v1.EthTxpoolContent.pending:type_name -> hoot.v1.EthTxpoolContent.PendingEntry
+	166, // 136: hoot.v1.EthTxpoolContent.queued:type_name -> hoot.v1.EthTxpoolContent.QueuedEntry
+	6,   // 137: hoot.v1.EthPendingTransactionInfo.access_list:type_name -> hoot.v1.EthAccessListEntry
+	7,   // 138: hoot.v1.EthPendingTransactionInfo.authorization_list:type_name -> hoot.v1.EthAuthorizationListItem
+	167, // 139: hoot.v1.EthTxpoolContentAddressMapValue.entries:type_name -> hoot.v1.EthTxpoolContentAddressMapValue.EntriesEntry
+	170, // 140: hoot.v1.EthTxpoolContentFromResult.call:type_name -> hoot.v1.UpstreamCall
+	154, // 141: hoot.v1.EthTxpoolContentFromResult.result:type_name -> hoot.v1.EthTxpoolContentFromResult2
+	168, // 142: hoot.v1.EthTxpoolContentFromResult2.pending:type_name -> hoot.v1.EthTxpoolContentFromResult2.PendingEntry
+	169, // 143: hoot.v1.EthTxpoolContentFromResult2.queued:type_name -> hoot.v1.EthTxpoolContentFromResult2.QueuedEntry
+	170, // 144: hoot.v1.EthTxpoolStatusResult.call:type_name -> hoot.v1.UpstreamCall
+	157, // 145: hoot.v1.EthTxpoolStatusResult.result:type_name -> hoot.v1.EthTxpoolStatus
+	103, // 146: hoot.v1.EthGetStorageValuesRequest.RequestsEntry.value:type_name -> hoot.v1.EthGetStorageValuesRequestsValue
+	105, // 147: hoot.v1.EthGetStorageValuesResult.ResultEntry.value:type_name -> hoot.v1.EthGetStorageValuesValueValue
+	132, // 148: hoot.v1.EthBlockStateCallsItem.StateOverridesEntry.value:type_name -> hoot.v1.EthAccountOverride
+	151, // 149: hoot.v1.EthTxpoolContent.PendingEntry.value:type_name -> hoot.v1.EthTxpoolContentAddressMapValue
+	151, // 150: hoot.v1.EthTxpoolContent.QueuedEntry.value:type_name -> hoot.v1.EthTxpoolContentAddressMapValue
+	150, // 151: hoot.v1.EthTxpoolContentAddressMapValue.EntriesEntry.value:type_name -> hoot.v1.EthPendingTransactionInfo
+	150, // 152: hoot.v1.EthTxpoolContentFromResult2.PendingEntry.value:type_name -> hoot.v1.EthPendingTransactionInfo
+	150, // 153: hoot.v1.EthTxpoolContentFromResult2.QueuedEntry.value:type_name -> hoot.v1.EthPendingTransactionInfo
+	154, // [154:154] is the sub-list for method output_type
+	154, // [154:154] is the sub-list for method input_type
+	154, // [154:154] is the sub-list for extension type_name
+	154, // [154:154] is the sub-list for extension extendee
+	0,   // [0:154] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_eth_proto_init() }
@@ -10964,14 +11338,15 @@ func file_hoot_v1_eth_proto_init() {
 	}
 	file_hoot_v1_options_proto_init()
 	file_hoot_v1_upstream_proto_init()
-	file_hoot_v1_eth_proto_msgTypes[8].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[4].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[10].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[12].OneofWrappers = []any{}
-	file_hoot_v1_eth_proto_msgTypes[16].OneofWrappers = []any{}
-	file_hoot_v1_eth_proto_msgTypes[20].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[14].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[18].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[22].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[24].OneofWrappers = []any{}
-	file_hoot_v1_eth_proto_msgTypes[25].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[26].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[27].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[29].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[37].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[39].OneofWrappers = []any{}
@@ -10987,6 +11362,9 @@ func file_hoot_v1_eth_proto_init() {
 	file_hoot_v1_eth_proto_msgTypes[81].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[82].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[83].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[86].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[91].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[93].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[96].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[100].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[101].OneofWrappers = []any{}
@@ -11000,6 +11378,8 @@ func file_hoot_v1_eth_proto_init() {
 	file_hoot_v1_eth_proto_msgTypes[125].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[127].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[128].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[136].OneofWrappers = []any{}
+	file_hoot_v1_eth_proto_msgTypes[141].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[144].OneofWrappers = []any{}
 	file_hoot_v1_eth_proto_msgTypes[146].OneofWrappers = []any{}
 	type x struct{}

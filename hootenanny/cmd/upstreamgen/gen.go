@@ -241,6 +241,15 @@ func (g *generator) fillObject(m *message, objs []*openrpc.Schema) error {
 				return err
 			}
 		}
+		// An object made of a union of objects (a transaction of any type) has the
+		// properties of every alternative.
+		for _, alt := range append(append([]*openrpc.Schema(nil), r.OneOf...), r.AnyOf...) {
+			if g.kind(alt) == "object" || g.kind(alt) == "union" {
+				if err := add(alt); err != nil {
+					return err
+				}
+			}
+		}
 		for _, p := range r.Properties {
 			if seen[p.Name] || g.kind(p.Schema) == "null" {
 				// A property that is always null says nothing a field could hold.
@@ -341,7 +350,8 @@ func (g *generator) union(s *openrpc.Schema, hint string, remember func(fieldTyp
 		if len(titles) > 0 {
 			comment += ": " + strings.Join(titles, ", or ")
 		}
-		m.fields = append(m.fields, field{name: kindFields[k], jsonName: kindFields[k], typ: ft, comment: comment + "."})
+		// Scalars are optional so that an empty string or false is told from no value.
+		m.fields = append(m.fields, field{name: kindFields[k], jsonName: kindFields[k], typ: ft, optional: ft.isScalar(), comment: comment + "."})
 	}
 	return t, nil
 }

@@ -199,7 +199,8 @@ func (c Codec) encodeMessage(m protoreflect.Message) (any, error) {
 				return c.encodeField(m, fd)
 			}
 		}
-		return nil, errors.New("set one of its fields")
+		// A union with nothing set is null: a topic filter's wildcard, for one.
+		return nil, nil
 	case ShapeList, ShapeMap:
 		return c.encodeField(m, fields.Get(0))
 	}

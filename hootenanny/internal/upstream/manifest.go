@@ -78,7 +78,7 @@ var manifestHeader = []string{"method", "tier", "enabled", "implementation", "re
 func ParseManifest(r io.Reader) (*Manifest, error) {
 	cr := csv.NewReader(r)
 	cr.Comment = '#'
-	cr.FieldsPerRecord = len(manifestHeader)
+	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
@@ -96,6 +96,9 @@ func ParseManifest(r io.Reader) (*Manifest, error) {
 			return nil, fmt.Errorf("manifest: %w", err)
 		}
 		line, _ := cr.FieldPos(0)
+		if len(rec) != len(manifestHeader) {
+			return nil, fmt.Errorf("manifest line %d: wrong number of fields: %d, want %d (%s)", line, len(rec), len(manifestHeader), strings.Join(manifestHeader, ","))
+		}
 		row, err := parseRow(rec)
 		if err != nil {
 			return nil, fmt.Errorf("manifest line %d: %w", line, err)
