@@ -50,7 +50,7 @@ func TestEncodeParams(t *testing.T) {
 			`[{"from":"0x1","to":"0x2","value":"0x3"}]`},
 		{"unions and a wildcard", &hootv1.EthGetLogsRequest{Filter: &hootv1.EthFilter{
 			Address: &hootv1.EthFilterAddress{List: &hootv1.EthFilterAddressArray{Items: []string{"0xa", "0xb"}}},
-			Topics: []*hootv1.EthFilterTopicsItem{{}, {Text: proto.String("0xt")}},
+			Topics:  []*hootv1.EthFilterTopicsItem{{}, {Text: proto.String("0xt")}},
 		}}, `[{"address":["0xa","0xb"],"topics":[null,"0xt"]}]`},
 	}
 	for _, tc := range tests {
