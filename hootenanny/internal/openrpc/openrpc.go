@@ -123,6 +123,9 @@ func Load(root string, methodDirs, schemaDirs []string) (*Spec, error) {
 				return nil, err
 			}
 			m := &node
+			if m.Kind == 0 {
+				continue // an empty file
+			}
 			if m.Kind == yaml.DocumentNode && len(m.Content) == 1 {
 				m = m.Content[0]
 			}
