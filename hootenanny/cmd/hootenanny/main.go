@@ -84,6 +84,9 @@ func run() error {
 	upstreamList := envflag.NewList()
 	fs.Var(upstreamList, "upstream", "an upstream JSON-RPC API's `NAME=URL`, such as eth=http://127.0.0.1:8545 for an Ethereum node; once per upstream\n"+
 		"(HOOTENANNY_UPSTREAM: separated by commas). Without it the upstream's tools answer with how to give it; no public endpoint is ever picked")
+	upstreamManifest := envflag.NewList()
+	fs.Var(upstreamManifest, "upstream-manifest", "`NAME=FILE`: an operator's copy of an upstream's manifest (CSV, one row per method) whose policy the worker follows;\n"+
+		"it may only turn methods off (HOOTENANNY_UPSTREAM_MANIFEST: separated by commas)")
 	upstreamTimeout := fs.Duration("upstream-timeout", 20*time.Second, "how long a call to an upstream may take, its retries included")
 	conformanceFixtures := fs.Bool("conformance", false, "also serve the fixtures of the official MCP conformance suite (for tests)")
 	curveSecret := fs.String("curve-secret", "", "this worker's secret key `file` (NAME.key_secret from hootenanny keygen); turns on CURVE")
@@ -121,6 +124,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	manifests, err := worker.ParseUpstreamManifests(upstreamManifest.Values())
+	if err != nil {
+		return err
+	}
 	if *upstreamTimeout <= 0 {
 		return fmt.Errorf("--upstream-timeout %s: give a positive duration, such as 20s", *upstreamTimeout)
 	}
@@ -153,10 +160,11 @@ func run() error {
 		Logger:         logger,
 		Conformance:    *conformanceFixtures,
 
-		Upstreams:       upstreams,
-		UpstreamTimeout: *upstreamTimeout,
-		MetricsAddr:     *metricsAddr,
-		SoundFont:       *soundFont,
+		Upstreams:         upstreams,
+		UpstreamTimeout:   *upstreamTimeout,
+		UpstreamManifests: manifests,
+		MetricsAddr:       *metricsAddr,
+		SoundFont:         *soundFont,
 
 		CurveSecretFile:  *curveSecret,
 		CurveServerFiles: curveServer.Values(),

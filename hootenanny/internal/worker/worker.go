@@ -31,6 +31,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/queryservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/scoreservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/systemservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/upstream"
 	"github.com/hootenanny/hoot/hootenanny/internal/workermetrics"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/hoottrace"
@@ -86,6 +87,8 @@ type Config struct {
 	Upstreams map[string]string
 	// UpstreamTimeout bounds a call to an upstream, retries included (default 20 s).
 	UpstreamTimeout time.Duration
+	// UpstreamManifests replace upstreams' built-in manifests (see ParseUpstreamManifests).
+	UpstreamManifests map[string]*upstream.Manifest
 	// Conformance adds the "conformance" service: the fixtures of the official MCP
 	// conformance suite. Off by default.
 	Conformance bool
