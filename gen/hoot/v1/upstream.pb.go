@@ -9,7 +9,6 @@ package hootv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
-	structpb "google.golang.org/protobuf/types/known/structpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -381,9 +380,9 @@ type UpstreamRequest struct {
 	Endpoint string `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
 	// The JSON-RPC id of the request.
 	Id int64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
-	// The positional parameters sent, as the upstream's JSON. They are the tool's typed
-	// arguments encoded for the upstream.
-	Params []*structpb.Value `protobuf:"bytes,3,rep,name=params,proto3" json:"params,omitempty"`
+	// The positional parameters sent, as the upstream's JSON: the tool's typed arguments
+	// encoded for the upstream.
+	Params []*UpstreamValue `protobuf:"bytes,3,rep,name=params,proto3" json:"params,omitempty"`
 	// The size of the request's body in bytes.
 	Bytes int64 `protobuf:"varint,4,opt,name=bytes,proto3" json:"bytes,omitempty"`
 	// How many times it was sent: more than 1 when a transient fault was retried.
@@ -436,7 +435,7 @@ func (x *UpstreamRequest) GetId() int64 {
 	return 0
 }
 
-func (x *UpstreamRequest) GetParams() []*structpb.Value {
+func (x *UpstreamRequest) GetParams() []*UpstreamValue {
 	if x != nil {
 		return x.Params
 	}
@@ -537,7 +536,7 @@ type UpstreamRemoteError struct {
 	Code    int64                  `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
 	Message string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
 	// The error's data, when it has any (for a reverted call, the revert data).
-	Data          *structpb.Value `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	Data          *UpstreamValue `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -586,7 +585,7 @@ func (x *UpstreamRemoteError) GetMessage() string {
 	return ""
 }
 
-func (x *UpstreamRemoteError) GetData() *structpb.Value {
+func (x *UpstreamRemoteError) GetData() *UpstreamValue {
 	if x != nil {
 		return x.Data
 	}
@@ -665,11 +664,252 @@ func (x *UpstreamError) GetRetryable() bool {
 	return false
 }
 
+// UpstreamValue is one JSON value of the upstream's, exactly one of its fields set: the
+// parameters of a request as they went, or the data of an upstream's error, which no schema
+// describes. Numbers keep their text, so no digit is lost.
+type UpstreamValue struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*UpstreamValue_NullValue
+	//	*UpstreamValue_StringValue
+	//	*UpstreamValue_NumberValue
+	//	*UpstreamValue_BoolValue
+	//	*UpstreamValue_ListValue
+	//	*UpstreamValue_ObjectValue
+	Kind          isUpstreamValue_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpstreamValue) Reset() {
+	*x = UpstreamValue{}
+	mi := &file_hoot_v1_upstream_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpstreamValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpstreamValue) ProtoMessage() {}
+
+func (x *UpstreamValue) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_upstream_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpstreamValue.ProtoReflect.Descriptor instead.
+func (*UpstreamValue) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_upstream_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *UpstreamValue) GetKind() isUpstreamValue_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *UpstreamValue) GetNullValue() bool {
+	if x != nil {
+		if x, ok := x.Kind.(*UpstreamValue_NullValue); ok {
+			return x.NullValue
+		}
+	}
+	return false
+}
+
+func (x *UpstreamValue) GetStringValue() string {
+	if x != nil {
+		if x, ok := x.Kind.(*UpstreamValue_StringValue); ok {
+			return x.StringValue
+		}
+	}
+	return ""
+}
+
+func (x *UpstreamValue) GetNumberValue() string {
+	if x != nil {
+		if x, ok := x.Kind.(*UpstreamValue_NumberValue); ok {
+			return x.NumberValue
+		}
+	}
+	return ""
+}
+
+func (x *UpstreamValue) GetBoolValue() bool {
+	if x != nil {
+		if x, ok := x.Kind.(*UpstreamValue_BoolValue); ok {
+			return x.BoolValue
+		}
+	}
+	return false
+}
+
+func (x *UpstreamValue) GetListValue() *UpstreamList {
+	if x != nil {
+		if x, ok := x.Kind.(*UpstreamValue_ListValue); ok {
+			return x.ListValue
+		}
+	}
+	return nil
+}
+
+func (x *UpstreamValue) GetObjectValue() *UpstreamObject {
+	if x != nil {
+		if x, ok := x.Kind.(*UpstreamValue_ObjectValue); ok {
+			return x.ObjectValue
+		}
+	}
+	return nil
+}
+
+type isUpstreamValue_Kind interface {
+	isUpstreamValue_Kind()
+}
+
+type UpstreamValue_NullValue struct {
+	// Set (true) for JSON null.
+	NullValue bool `protobuf:"varint,1,opt,name=null_value,json=nullValue,proto3,oneof"`
+}
+
+type UpstreamValue_StringValue struct {
+	StringValue string `protobuf:"bytes,2,opt,name=string_value,json=stringValue,proto3,oneof"`
+}
+
+type UpstreamValue_NumberValue struct {
+	// A JSON number, as written.
+	NumberValue string `protobuf:"bytes,3,opt,name=number_value,json=numberValue,proto3,oneof"`
+}
+
+type UpstreamValue_BoolValue struct {
+	BoolValue bool `protobuf:"varint,4,opt,name=bool_value,json=boolValue,proto3,oneof"`
+}
+
+type UpstreamValue_ListValue struct {
+	ListValue *UpstreamList `protobuf:"bytes,5,opt,name=list_value,json=listValue,proto3,oneof"`
+}
+
+type UpstreamValue_ObjectValue struct {
+	ObjectValue *UpstreamObject `protobuf:"bytes,6,opt,name=object_value,json=objectValue,proto3,oneof"`
+}
+
+func (*UpstreamValue_NullValue) isUpstreamValue_Kind() {}
+
+func (*UpstreamValue_StringValue) isUpstreamValue_Kind() {}
+
+func (*UpstreamValue_NumberValue) isUpstreamValue_Kind() {}
+
+func (*UpstreamValue_BoolValue) isUpstreamValue_Kind() {}
+
+func (*UpstreamValue_ListValue) isUpstreamValue_Kind() {}
+
+func (*UpstreamValue_ObjectValue) isUpstreamValue_Kind() {}
+
+// UpstreamList is a JSON array.
+type UpstreamList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        []*UpstreamValue       `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpstreamList) Reset() {
+	*x = UpstreamList{}
+	mi := &file_hoot_v1_upstream_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpstreamList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpstreamList) ProtoMessage() {}
+
+func (x *UpstreamList) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_upstream_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpstreamList.ProtoReflect.Descriptor instead.
+func (*UpstreamList) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_upstream_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *UpstreamList) GetValues() []*UpstreamValue {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+// UpstreamObject is a JSON object.
+type UpstreamObject struct {
+	state         protoimpl.MessageState    `protogen:"open.v1"`
+	Fields        map[string]*UpstreamValue `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpstreamObject) Reset() {
+	*x = UpstreamObject{}
+	mi := &file_hoot_v1_upstream_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpstreamObject) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpstreamObject) ProtoMessage() {}
+
+func (x *UpstreamObject) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_upstream_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpstreamObject.ProtoReflect.Descriptor instead.
+func (*UpstreamObject) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_upstream_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *UpstreamObject) GetFields() map[string]*UpstreamValue {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
 var File_hoot_v1_upstream_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_upstream_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/upstream.proto\x12\ahoot.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xde\x02\n" +
+	"\x16hoot/v1/upstream.proto\x12\ahoot.v1\"\xde\x02\n" +
 	"\fUpstreamCall\x12\x1a\n" +
 	"\bupstream\x18\x01 \x01(\tR\bupstream\x12\x16\n" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x12/\n" +
@@ -691,7 +931,7 @@ const file_hoot_v1_upstream_proto_rawDesc = "" +
 	"\x0fUpstreamRequest\x12\x1a\n" +
 	"\bendpoint\x18\x01 \x01(\tR\bendpoint\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\x03R\x02id\x12.\n" +
-	"\x06params\x18\x03 \x03(\v2\x16.google.protobuf.ValueR\x06params\x12\x14\n" +
+	"\x06params\x18\x03 \x03(\v2\x16.hoot.v1.UpstreamValueR\x06params\x12\x14\n" +
 	"\x05bytes\x18\x04 \x01(\x03R\x05bytes\x12\x1a\n" +
 	"\battempts\x18\x05 \x01(\x05R\battempts\"\xa4\x01\n" +
 	"\x10UpstreamResponse\x12\x1f\n" +
@@ -703,12 +943,30 @@ const file_hoot_v1_upstream_proto_rawDesc = "" +
 	"\x13UpstreamRemoteError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x03R\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12*\n" +
-	"\x04data\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\x04data\"\x8b\x01\n" +
+	"\x04data\x18\x03 \x01(\v2\x16.hoot.v1.UpstreamValueR\x04data\"\x8b\x01\n" +
 	"\rUpstreamError\x12.\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x1a.hoot.v1.UpstreamErrorCodeR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
 	"\x04hint\x18\x03 \x01(\tR\x04hint\x12\x1c\n" +
-	"\tretryable\x18\x04 \x01(\bR\tretryable*\x9d\x01\n" +
+	"\tretryable\x18\x04 \x01(\bR\tretryable\"\x99\x02\n" +
+	"\rUpstreamValue\x12\x1f\n" +
+	"\n" +
+	"null_value\x18\x01 \x01(\bH\x00R\tnullValue\x12#\n" +
+	"\fstring_value\x18\x02 \x01(\tH\x00R\vstringValue\x12#\n" +
+	"\fnumber_value\x18\x03 \x01(\tH\x00R\vnumberValue\x12\x1f\n" +
+	"\n" +
+	"bool_value\x18\x04 \x01(\bH\x00R\tboolValue\x126\n" +
+	"\n" +
+	"list_value\x18\x05 \x01(\v2\x15.hoot.v1.UpstreamListH\x00R\tlistValue\x12<\n" +
+	"\fobject_value\x18\x06 \x01(\v2\x17.hoot.v1.UpstreamObjectH\x00R\vobjectValueB\x06\n" +
+	"\x04kind\">\n" +
+	"\fUpstreamList\x12.\n" +
+	"\x06values\x18\x01 \x03(\v2\x16.hoot.v1.UpstreamValueR\x06values\"\xa0\x01\n" +
+	"\x0eUpstreamObject\x12;\n" +
+	"\x06fields\x18\x01 \x03(\v2#.hoot.v1.UpstreamObject.FieldsEntryR\x06fields\x1aQ\n" +
+	"\vFieldsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.hoot.v1.UpstreamValueR\x05value:\x028\x01*\x9d\x01\n" +
 	"\x0eUpstreamStatus\x12\x1f\n" +
 	"\x1bUPSTREAM_STATUS_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12UPSTREAM_STATUS_OK\x10\x01\x12\x1a\n" +
@@ -740,7 +998,7 @@ func file_hoot_v1_upstream_proto_rawDescGZIP() []byte {
 }
 
 var file_hoot_v1_upstream_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hoot_v1_upstream_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hoot_v1_upstream_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_hoot_v1_upstream_proto_goTypes = []any{
 	(UpstreamStatus)(0),         // 0: hoot.v1.UpstreamStatus
 	(UpstreamErrorCode)(0),      // 1: hoot.v1.UpstreamErrorCode
@@ -750,23 +1008,31 @@ var file_hoot_v1_upstream_proto_goTypes = []any{
 	(*UpstreamResponse)(nil),    // 5: hoot.v1.UpstreamResponse
 	(*UpstreamRemoteError)(nil), // 6: hoot.v1.UpstreamRemoteError
 	(*UpstreamError)(nil),       // 7: hoot.v1.UpstreamError
-	(*structpb.Value)(nil),      // 8: google.protobuf.Value
+	(*UpstreamValue)(nil),       // 8: hoot.v1.UpstreamValue
+	(*UpstreamList)(nil),        // 9: hoot.v1.UpstreamList
+	(*UpstreamObject)(nil),      // 10: hoot.v1.UpstreamObject
+	nil,                         // 11: hoot.v1.UpstreamObject.FieldsEntry
 }
 var file_hoot_v1_upstream_proto_depIdxs = []int32{
-	0, // 0: hoot.v1.UpstreamCall.status:type_name -> hoot.v1.UpstreamStatus
-	3, // 1: hoot.v1.UpstreamCall.policy:type_name -> hoot.v1.UpstreamPolicy
-	4, // 2: hoot.v1.UpstreamCall.request:type_name -> hoot.v1.UpstreamRequest
-	5, // 3: hoot.v1.UpstreamCall.response:type_name -> hoot.v1.UpstreamResponse
-	7, // 4: hoot.v1.UpstreamCall.error:type_name -> hoot.v1.UpstreamError
-	8, // 5: hoot.v1.UpstreamRequest.params:type_name -> google.protobuf.Value
-	6, // 6: hoot.v1.UpstreamResponse.error:type_name -> hoot.v1.UpstreamRemoteError
-	8, // 7: hoot.v1.UpstreamRemoteError.data:type_name -> google.protobuf.Value
-	1, // 8: hoot.v1.UpstreamError.code:type_name -> hoot.v1.UpstreamErrorCode
-	9, // [9:9] is the sub-list for method output_type
-	9, // [9:9] is the sub-list for method input_type
-	9, // [9:9] is the sub-list for extension type_name
-	9, // [9:9] is the sub-list for extension extendee
-	0, // [0:9] is the sub-list for field type_name
+	0,  // 0: hoot.v1.UpstreamCall.status:type_name -> hoot.v1.UpstreamStatus
+	3,  // 1: hoot.v1.UpstreamCall.policy:type_name -> hoot.v1.UpstreamPolicy
+	4,  // 2: hoot.v1.UpstreamCall.request:type_name -> hoot.v1.UpstreamRequest
+	5,  // 3: hoot.v1.UpstreamCall.response:type_name -> hoot.v1.UpstreamResponse
+	7,  // 4: hoot.v1.UpstreamCall.error:type_name -> hoot.v1.UpstreamError
+	8,  // 5: hoot.v1.UpstreamRequest.params:type_name -> hoot.v1.UpstreamValue
+	6,  // 6: hoot.v1.UpstreamResponse.error:type_name -> hoot.v1.UpstreamRemoteError
+	8,  // 7: hoot.v1.UpstreamRemoteError.data:type_name -> hoot.v1.UpstreamValue
+	1,  // 8: hoot.v1.UpstreamError.code:type_name -> hoot.v1.UpstreamErrorCode
+	9,  // 9: hoot.v1.UpstreamValue.list_value:type_name -> hoot.v1.UpstreamList
+	10, // 10: hoot.v1.UpstreamValue.object_value:type_name -> hoot.v1.UpstreamObject
+	8,  // 11: hoot.v1.UpstreamList.values:type_name -> hoot.v1.UpstreamValue
+	11, // 12: hoot.v1.UpstreamObject.fields:type_name -> hoot.v1.UpstreamObject.FieldsEntry
+	8,  // 13: hoot.v1.UpstreamObject.FieldsEntry.value:type_name -> hoot.v1.UpstreamValue
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_upstream_proto_init() }
@@ -774,13 +1040,21 @@ func file_hoot_v1_upstream_proto_init() {
 	if File_hoot_v1_upstream_proto != nil {
 		return
 	}
+	file_hoot_v1_upstream_proto_msgTypes[6].OneofWrappers = []any{
+		(*UpstreamValue_NullValue)(nil),
+		(*UpstreamValue_StringValue)(nil),
+		(*UpstreamValue_NumberValue)(nil),
+		(*UpstreamValue_BoolValue)(nil),
+		(*UpstreamValue_ListValue)(nil),
+		(*UpstreamValue_ObjectValue)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_upstream_proto_rawDesc), len(file_hoot_v1_upstream_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   6,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -19,7 +19,6 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // Defaults of a [Config].
@@ -229,9 +228,12 @@ func (c *Client) exchange(ctx context.Context, call *hootv1.UpstreamCall, row Ro
 	}
 	call.Request = &hootv1.UpstreamRequest{Endpoint: c.endpoint, Id: id, Bytes: int64(len(body))}
 	for _, p := range params {
-		v, err := structpb.NewValue(p)
+		v, err := ValueOf(p)
 		if err != nil {
-			v = structpb.NewNullValue()
+			c.fail(call, hootv1.UpstreamStatus_UPSTREAM_STATUS_ERROR, hootv1.UpstreamErrorCode_UPSTREAM_ERROR_CODE_INVALID_REQUEST,
+				"the arguments cannot be encoded as JSON: "+err.Error(), "fix the arguments and call again", false)
+			call.Request = nil
+			return
 		}
 		call.Request.Params = append(call.Request.Params, v)
 	}
@@ -405,7 +407,7 @@ func (c *Client) decode(call *hootv1.UpstreamCall, id int64, body []byte, res pr
 	if a.hasErr {
 		re := &hootv1.UpstreamRemoteError{Code: a.errCode, Message: truncate(a.errMsg, 4096)}
 		if a.errData != nil {
-			if v, err := structpb.NewValue(plain(a.errData)); err == nil {
+			if v, err := ValueOf(a.errData); err == nil {
 				re.Data = v
 			}
 		}

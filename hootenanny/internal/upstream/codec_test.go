@@ -2,6 +2,7 @@ package upstream_test
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -162,4 +163,24 @@ func FuzzDecodeAnswer(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestValueOf(t *testing.T) {
+	t.Parallel()
+	v, err := upstream.ParseJSON([]byte(`{"a":[1e400,"x",true,null,{"b":123456789012345678901234567890}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uv, err := upstream.ValueOf(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := uv.GetObjectValue().GetFields()["a"].GetListValue().GetValues()
+	if len(l) != 5 || l[0].GetNumberValue() != "1e400" || l[1].GetStringValue() != "x" || !l[2].GetBoolValue() || !l[3].GetNullValue() ||
+		l[4].GetObjectValue().GetFields()["b"].GetNumberValue() != "123456789012345678901234567890" {
+		t.Errorf("%v", uv)
+	}
+	if _, err := upstream.ValueOf(math.Inf(1)); err == nil {
+		t.Error("infinity became a JSON number")
+	}
 }
