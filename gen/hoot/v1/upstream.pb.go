@@ -376,7 +376,8 @@ func (x *UpstreamPolicy) GetReason() string {
 // UpstreamRequest is the JSON-RPC request as it went upstream.
 type UpstreamRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The upstream, named without credentials (scheme, host, port and path).
+	// The upstream, named without credentials: scheme, host and port, and "/…" for a path or a
+	// query, where providers put keys.
 	Endpoint string `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
 	// The JSON-RPC id of the request.
 	Id int64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
