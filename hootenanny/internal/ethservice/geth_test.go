@@ -91,6 +91,11 @@ func TestGethReadBalanceAndBlock(t *testing.T) {
 	}
 	ok(t, blk.Call)
 	b := blk.GetResult()
+	// geth v1.17.10's block fits the API's schema: nothing was dropped (what a node sends
+	// beyond the schema would be listed here, not lost silently).
+	if u := blk.Call.Response.UnknownFields; len(u) != 0 {
+		t.Errorf("properties of geth's block that the schema does not name: %v", u)
+	}
 	if len(b.GetHash()) != 66 || b.GetNumber() == "" || b.GetGasLimit() == "" || b.GetParentHash() == "" {
 		t.Errorf("latest block %v", b)
 	}
