@@ -284,6 +284,12 @@ func (c *Client) exchange(ctx context.Context, call *hootv1.UpstreamCall, row Ro
 	}
 	call.Response = &hootv1.UpstreamResponse{HttpStatus: int32(status), Bytes: int64(len(answer))}
 	if status != http.StatusOK {
+		// Some servers answer a JSON-RPC error with an HTTP error status (400, 500): the
+		// upstream's error is kept as such.
+		if a, err := parseAnswer(answer); err == nil && a.hasErr {
+			c.decode(call, id, answer, res)
+			return
+		}
 		c.fail(call, hootv1.UpstreamStatus_UPSTREAM_STATUS_ERROR, hootv1.UpstreamErrorCode_UPSTREAM_ERROR_CODE_UPSTREAM_TRANSPORT_ERROR,
 			fmt.Sprintf("upstream %s answered HTTP %d", c.cfg.Name, status),
 			"the node refused or failed the request; call again later, or ask the operator", transient(status, nil))

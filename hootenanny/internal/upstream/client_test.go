@@ -317,7 +317,8 @@ func TestBadAnswers(t *testing.T) {
 	}
 }
 
-func TestAnswerTooLarge(t *testing.T) {
+// TestAttackHugeAnswer: an answer larger than the bound is refused, not read into memory.
+func TestAttackHugeAnswer(t *testing.T) {
 	t.Parallel()
 	nd := newNode(t, func(_ int64, w http.ResponseWriter, _ *http.Request, req map[string]any) {
 		result(w, req, `"0x`+strings.Repeat("0", 4096)+`"`)
@@ -391,5 +392,38 @@ func TestManifestRefusesBadRows(t *testing.T) {
 		if _, err := upstream.ParseManifest(strings.NewReader(tc.rows)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+func TestRemoteErrorWithAnHTTPErrorStatus(t *testing.T) {
+	t.Parallel()
+	nd := newNode(t, func(_ int64, w http.ResponseWriter, _ *http.Request, req map[string]any) {
+		id, _ := json.Marshal(req["id"])
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"error":{"code":-32602,"message":"invalid argument 0"}}`)
+	})
+	c := newClient(t, nd.srv.URL, nil)
+	call := c.Call(context.Background(), "eth_blockNumber", &hootv1.EthBlockNumberRequest{}, &hootv1.EthBlockNumberResult{})
+	if call.GetError().GetCode() != hootv1.UpstreamErrorCode_UPSTREAM_ERROR_CODE_UPSTREAM_REMOTE_ERROR || call.GetResponse().GetError().GetCode() != -32602 ||
+		call.GetResponse().GetHttpStatus() != 400 {
+		t.Errorf("a JSON-RPC error with HTTP 400: %v", call)
+	}
+}
+
+// TestAttackRedirectNotFollowed: an upstream (or something in its place) that redirects the
+// call elsewhere does not get it sent there, with the credentials of the URL.
+func TestAttackRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
+	elsewhere := newNode(t, func(_ int64, w http.ResponseWriter, _ *http.Request, req map[string]any) { result(w, req, `"0x1"`) })
+	nd := newNode(t, func(_ int64, w http.ResponseWriter, r *http.Request, _ map[string]any) {
+		http.Redirect(w, r, elsewhere.srv.URL, http.StatusTemporaryRedirect)
+	})
+	c := newClient(t, strings.Replace(nd.srv.URL, "http://", "http://user:pw@", 1), nil)
+	call := c.Call(context.Background(), "eth_blockNumber", &hootv1.EthBlockNumberRequest{}, &hootv1.EthBlockNumberResult{})
+	if call.GetError().GetCode() != hootv1.UpstreamErrorCode_UPSTREAM_ERROR_CODE_UPSTREAM_TRANSPORT_ERROR || call.GetResponse().GetHttpStatus() != 307 {
+		t.Errorf("a redirect: %v", call)
+	}
+	if n := elsewhere.requests.Load(); n != 0 {
+		t.Errorf("the redirect was followed: %d requests elsewhere", n)
 	}
 }
