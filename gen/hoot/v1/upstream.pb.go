@@ -284,7 +284,8 @@ type UpstreamPolicy struct {
 	// proxy, adapter or deny.
 	Implementation string `protobuf:"bytes,3,opt,name=implementation,proto3" json:"implementation,omitempty"`
 	Enabled        bool   `protobuf:"varint,4,opt,name=enabled,proto3" json:"enabled,omitempty"`
-	// A person confirmed the call at the gateway before it reached the worker.
+	// The method needs a person's confirmation of each call, which the gateway asks for before
+	// the call reaches a worker (unless its operator turned confirmation off).
 	RequiresConfirmation bool `protobuf:"varint,5,opt,name=requires_confirmation,json=requiresConfirmation,proto3" json:"requires_confirmation,omitempty"`
 	// Whether a transient fault is retried.
 	Retry bool `protobuf:"varint,6,opt,name=retry,proto3" json:"retry,omitempty"`

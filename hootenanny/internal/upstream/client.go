@@ -178,7 +178,7 @@ func (c *Client) Call(ctx context.Context, method string, req, res proto.Message
 	call.Policy.Allowed = true
 	call.Policy.Reason = fmt.Sprintf("%s is enabled at tier %s (%s)", method, row.Tier, row.Implementation)
 	if row.RequiresConfirmation {
-		call.Policy.Reason += "; a person confirmed the call at the gateway"
+		call.Policy.Reason += "; the gateway asks a person to confirm each call"
 	}
 	if c.endpoint == "" {
 		c.fail(call, hootv1.UpstreamStatus_UPSTREAM_STATUS_ERROR, hootv1.UpstreamErrorCode_UPSTREAM_ERROR_CODE_UPSTREAM_URL_REQUIRED,
