@@ -270,7 +270,8 @@ func (c *Client) exchange(ctx context.Context, call *hootv1.UpstreamCall, row Ro
 			break
 		}
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(lastErr, context.DeadlineExceeded) {
+	// An answer that came is read even when the time ran out just after it.
+	if lastErr != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(lastErr, context.DeadlineExceeded)) {
 		c.fail(call, hootv1.UpstreamStatus_UPSTREAM_STATUS_TIMEOUT, hootv1.UpstreamErrorCode_UPSTREAM_ERROR_CODE_UPSTREAM_TIMEOUT,
 			fmt.Sprintf("upstream %s did not answer %s within %s", c.cfg.Name, call.Method, c.cfg.Timeout),
 			"the node may be busy or stalled; call again later", true)
