@@ -92,7 +92,10 @@ type errString string
 
 func (e errString) Error() string { return string(e) }
 
-func TestDeniedCallsNeverReachTheUpstream(t *testing.T) {
+// TestAttackDeniedCallsNeverReachTheUpstream: whatever the policy refuses (a method not in the
+// manifest, a disabled one, a deny row, an adapter's check) opens no connection: the fake node
+// counts its requests.
+func TestAttackDeniedCallsNeverReachTheUpstream(t *testing.T) {
 	t.Parallel()
 	nd := newNode(t, func(_ int64, w http.ResponseWriter, _ *http.Request, req map[string]any) { result(w, req, `"0x1"`) })
 	c := newClient(t, nd.srv.URL, nil)
