@@ -23,6 +23,7 @@ import (
 const testManifest = `method,tier,enabled,implementation,requires_confirmation,retry,notes
 eth_getBalance,read,true,proxy,false,true,
 eth_blockNumber,read,true,proxy,false,true,
+eth_getBlockByNumber,read,true,proxy,false,true,
 eth_sendTransaction,broadcast,true,proxy,true,false,never retried
 eth_sendRawTransaction,broadcast,true,proxy,true,true,retried on purpose
 eth_coinbase,local-sensitive,false,proxy,false,true,off here
@@ -38,7 +39,7 @@ type node struct {
 	bodies   chan []byte
 }
 
-func newNode(t *testing.T, answer func(n int64, w http.ResponseWriter, r *http.Request, req map[string]any)) *node {
+func newNode(t testing.TB, answer func(n int64, w http.ResponseWriter, r *http.Request, req map[string]any)) *node {
 	t.Helper()
 	nd := &node{bodies: make(chan []byte, 16)}
 	nd.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -62,7 +63,7 @@ func result(w http.ResponseWriter, req map[string]any, result string) {
 	io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+result+`}`)
 }
 
-func newClient(t *testing.T, url string, edit func(*upstream.Config)) *upstream.Client {
+func newClient(t testing.TB, url string, edit func(*upstream.Config)) *upstream.Client {
 	t.Helper()
 	m, err := upstream.ParseManifest(strings.NewReader(testManifest))
 	if err != nil {
