@@ -85,7 +85,7 @@ func run() error {
 	fs.Var(upstreamList, "upstream", "an upstream JSON-RPC API's `NAME=URL`, such as eth=http://127.0.0.1:8545 for an Ethereum node; once per upstream\n"+
 		"(HOOTENANNY_UPSTREAM: separated by commas). Without it the upstream's tools answer with how to give it; no public endpoint is ever picked")
 	upstreamManifest := envflag.NewList()
-	fs.Var(upstreamManifest, "upstream-manifest", "`NAME=FILE`: an operator's copy of an upstream's manifest (CSV, one row per method) whose policy the worker follows;\n"+
+	fs.Var(upstreamManifest, "upstream-manifest", "an operator's copy of an upstream's manifest, as `NAME=FILE` (CSV, one row per method), whose policy the worker follows;\n"+
 		"it may only turn methods off (HOOTENANNY_UPSTREAM_MANIFEST: separated by commas)")
 	upstreamTimeout := fs.Duration("upstream-timeout", 20*time.Second, "how long a call to an upstream may take, its retries included")
 	conformanceFixtures := fs.Bool("conformance", false, "also serve the fixtures of the official MCP conformance suite (for tests)")
