@@ -59,6 +59,8 @@ type generator struct {
 	order    []string
 	byRef    map[string]fieldType
 	usesAny  bool
+	// numbers are the Payload and Result member numbers by method (see assignNumbers).
+	numbers map[string]int
 }
 
 func newGenerator(s *openrpc.Spec, m *upstream.Manifest, cfg upstreamConfig) *generator {
@@ -370,7 +372,7 @@ func (g *generator) generate() ([]byte, []byte, [2][]string, error) {
 		resultType fieldType
 	}
 	var tools []tool
-	for i, m := range g.spec.Methods {
+	for _, m := range g.spec.Methods {
 		row, _ := g.manifest.Row(m.Name)
 		if !row.Served() {
 			continue
@@ -411,7 +413,7 @@ func (g *generator) generate() ([]byte, []byte, [2][]string, error) {
 			{name: "result", jsonName: "result", typ: rt, optional: rt.isScalar(), comment: comment + " Left out unless the status is ok (and when the upstream answered null)."},
 		}
 		tools = append(tools, tool{method: m, row: row, req: req.name, res: res.name, resultType: rt})
-		n := g.cfg.payloadBase + i
+		n := g.numbers[m.Name]
 		field := toolName(m.Name)
 		members[0] = append(members[0], fmt.Sprintf("    %s %s = %d;\n", req.name, field, n))
 		members[1] = append(members[1], fmt.Sprintf("    %s %s = %d;\n", res.name, field, n))
@@ -720,4 +722,25 @@ func exampleCandidates() []string {
 		c = append(c, "0x"+strings.Repeat("0", n-1)+"1")
 	}
 	return c
+}
+
+// assignNumbers gives every method of the spec its Payload and Result member number: the one
+// the lock (numbers.csv, method,number) records, or for a method new to it the next number
+// after the highest in use (from base). A number once given is never given to another method,
+// so that a refreshed description never renumbers a member, which would break the wire.
+func assignNumbers(spec *openrpc.Spec, lock map[string]int, base int) map[string]int {
+	out := map[string]int{}
+	next := base
+	for _, n := range lock {
+		next = max(next, n+1)
+	}
+	for _, m := range spec.Methods {
+		if n, ok := lock[m.Name]; ok {
+			out[m.Name] = n
+			continue
+		}
+		out[m.Name] = next
+		next++
+	}
+	return out
 }

@@ -42,6 +42,8 @@ func TestGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := newGenerator(spec, m, upstreamConfig{prefix: "Demo", service: "demo", payloadBase: 100, source: "test"})
+	// demo_getThing sorts first, yet keeps the number its lock gives it.
+	g.numbers = assignNumbers(spec, map[string]int{"demo_send": 100, "demo_getThing": 101}, 100)
 	protoText, goText, members, err := g.generate()
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +80,7 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("the Go lacks %q:\n%s", want, g2)
 		}
 	}
-	if len(members[0]) != 1 || members[0][0] != "    DemoGetThingRequest demo_get_thing = 100;\n" || members[1][0] != "    DemoGetThingResult demo_get_thing = 100;\n" {
+	if len(members[0]) != 1 || members[0][0] != "    DemoGetThingRequest demo_get_thing = 101;\n" || members[1][0] != "    DemoGetThingResult demo_get_thing = 101;\n" {
 		t.Errorf("members %q", members)
 	}
 }
@@ -96,5 +98,17 @@ func TestReplaceMembers(t *testing.T) {
 	}
 	if _, err := replaceMembers([]byte("no markers"), "x", [2][]string{}); err == nil || !strings.Contains(err.Error(), "BEGIN upstream x request") {
 		t.Errorf("without markers: %v", err)
+	}
+}
+
+func TestAssignNumbers(t *testing.T) {
+	t.Parallel()
+	spec := &openrpc.Spec{Methods: []*openrpc.Method{{Name: "a_new"}, {Name: "b_old"}, {Name: "c_new"}}}
+	got := assignNumbers(spec, map[string]int{"b_old": 2005, "gone": 2009}, 2000)
+	if got["b_old"] != 2005 || got["a_new"] != 2010 || got["c_new"] != 2011 {
+		t.Errorf("%v: the lock's numbers are kept, new methods come after the highest, a gone method's is not reused", got)
+	}
+	if n := assignNumbers(spec, map[string]int{}, 2000); n["a_new"] != 2000 || n["c_new"] != 2002 {
+		t.Errorf("without a lock: %v", n)
 	}
 }

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/openrpc"
@@ -102,7 +104,19 @@ func run(args []string) error {
 		}
 		return fmt.Errorf("the manifest does not cover the inventory: methods without a row %v; rows naming no method %v", missing, unknown)
 	}
+	lockPath := filepath.Join(*root, cfg.pkgDir, "numbers.csv")
+	lock, err := readNumbers(lockPath)
+	if err != nil {
+		return err
+	}
 	g := newGenerator(s, m, cfg)
+	g.numbers = assignNumbers(s, lock, cfg.payloadBase)
+	for name, n := range lock {
+		// A method gone from the description keeps its number in the lock, unused.
+		if _, ok := g.numbers[name]; !ok {
+			g.numbers[name] = n
+		}
+	}
 	protoText, goText, members, err := g.generate()
 	if err != nil {
 		return err
@@ -124,6 +138,7 @@ func run(args []string) error {
 		{filepath.Join(*root, cfg.protoFile), protoText},
 		{filepath.Join(*root, cfg.pkgDir, "handler_gen.go"), goText},
 		{envPath, env},
+		{lockPath, writeNumbers(g.numbers)},
 	}
 	for _, o := range outputs {
 		if err := os.WriteFile(o.path, o.data, 0o644); err != nil {
@@ -163,6 +178,51 @@ func replaceMembers(env []byte, name string, members [2][]string) ([]byte, error
 		text = text[:b+len(begin)] + strings.Join(members[i], "") + text[e:]
 	}
 	return []byte(text), nil
+}
+
+// readNumbers reads the lock of member numbers: CSV lines method,number after a header line.
+// A missing file is an empty lock.
+func readNumbers(path string) (map[string]int, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]int{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	used := map[int]string{}
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if i == 0 || line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, num, ok := strings.Cut(line, ",")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || n <= 0 {
+			return nil, fmt.Errorf("%s line %d: want method,number", path, i+1)
+		}
+		if other, dup := used[n]; dup {
+			return nil, fmt.Errorf("%s line %d: %d is already %s's", path, i+1, n, other)
+		}
+		out[name], used[n] = n, name
+	}
+	return out, nil
+}
+
+func writeNumbers(numbers map[string]int) []byte {
+	names := make([]string, 0, len(numbers))
+	for n := range numbers {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return numbers[names[i]] < numbers[names[j]] })
+	var b strings.Builder
+	b.WriteString("# The Payload and Result member number of each method, written by hootenanny/cmd/upstreamgen.\n")
+	b.WriteString("# A number is never reused or changed: a refreshed description only adds lines.\n")
+	b.WriteString("method,number\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s,%d\n", n, numbers[n])
+	}
+	return []byte(b.String())
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
