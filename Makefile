@@ -37,6 +37,14 @@ generate: $(BUF) ## regenerate gen/ from proto/
 		rm -rf gen/hoot; cp -R "$$out/gen/hoot" gen/hoot; rm -rf "$$out"; \
 	done
 
+# The Ethereum execution API's OpenRPC description (see README, Upstream wrappers).
+ETH_SPEC ?= ../shared/upstreams/ethereum-execution-apis/src
+
+.PHONY: upstream-eth
+upstream-eth: $(BUF) ## refresh the eth wrapper from the execution API's description and its manifest, then regenerate
+	go run ./hootenanny/cmd/upstreamgen -upstream eth -spec $(ETH_SPEC)
+	$(MAKE) generate
+
 .PHONY: checkgenerate
 checkgenerate: generate ## fail if gen/ differs from what proto/ generates
 	@if [ -n "$$(git status --porcelain -- gen)" ]; then \

@@ -13,11 +13,14 @@
 #   AWS_REGION          us-east-1
 #   HOOT_FLEET_TESTS    required: tests that need these servers fail instead of skipping
 #   HOOT_VERSITYGW      the versitygw binary, for tests that run an object store of their own
+#   HOOT_TEST_GETH      http://127.0.0.1:PORT: a geth --dev node's JSON-RPC, with its funded
+#                       development account (eth_accounts) unlocked; a chain of its own per run
 #
 # Without CMD it prints the exports and waits until Ctrl-C (this is `make testservers`).
 #
 # Needs PostgreSQL 14 or later (initdb, pg_ctl, pg_isready; apt-get install postgresql), curl
-# and Go: versitygw is installed into bin/ with `go install` when bin/ lacks that version.
+# and Go: versitygw and geth are installed into bin/ with `go install` when bin/ lacks that
+# version (geth takes minutes to build the first time).
 # bin/ also keeps a copy of what initdb makes, to start faster. Run as root, PostgreSQL runs as
 # the postgres user. HOOT_PG_BINDIR overrides the directory in which initdb is looked for.
 
@@ -29,6 +32,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 VERSITYGW_MODULE=github.com/versity/versitygw
 VERSITYGW_VERSION=v1.8.0
 VERSITYGW=$ROOT/bin/versitygw
+GETH_MODULE=github.com/ethereum/go-ethereum
+GETH_VERSION=v1.17.10
+GETH=$ROOT/bin/geth
 BUCKET=hoot-test
 REGION=us-east-1
 # Each server gets this many random ports to try before the script gives up.
@@ -327,6 +333,75 @@ stop_s3() {
 	[[ -z $s3_pid ]] || stop_pid "$s3_pid" TERM
 }
 
+# --- geth ---------------------------------------------------------------------------------------
+
+geth_version() {
+	go version -m "$GETH" 2>/dev/null | awk -v m="$GETH_MODULE" '$1 == "mod" && $2 == m { print $3 }'
+}
+
+install_geth() {
+	[[ -x $GETH && $(geth_version) == "$GETH_VERSION" ]] && return
+	command -v go >/dev/null || die "Go is needed to install geth into bin/"
+	mkdir -p "$ROOT/bin"
+	exec 8>"$ROOT/bin/.geth.lock"
+	command -v flock >/dev/null && flock 8
+	if ! [[ -x $GETH && $(geth_version) == "$GETH_VERSION" ]]; then
+		say "installing geth $GETH_VERSION into bin/ (once; several minutes)"
+		rm -f "$GETH"
+		GOBIN="$ROOT/bin" GOWORK=off go install "$GETH_MODULE/cmd/geth@$GETH_VERSION" ||
+			die "go install $GETH_MODULE/cmd/geth@$GETH_VERSION failed"
+	fi
+	exec 8>&-
+}
+
+geth_dir=
+geth_pid=
+geth_port=
+
+# rpc METHOD: the result of a JSON-RPC call without parameters to the geth on geth_port.
+geth_rpc() {
+	curl -s --max-time 1 -H 'Content-Type: application/json' \
+		--data '{"jsonrpc":"2.0","id":1,"method":"'"$1"'","params":[]}' "http://127.0.0.1:$geth_port/"
+}
+
+start_geth() {
+	local attempt i log answer
+	install_geth
+	geth_dir=$work/geth
+	mkdir -p "$geth_dir"
+	log=$geth_dir/geth.log
+	for ((attempt = 1; attempt <= PORT_ATTEMPTS; attempt++)); do
+		geth_port=$(random_port)
+		# --dev: a chain of one's own that seals a block as soon as a transaction arrives, with
+		# one funded account, unlocked. Networking is off (no peers, no discovery, no listener);
+		# only the HTTP JSON-RPC listens, on loopback.
+		setsid "$GETH" --dev --datadir "$geth_dir/data" --ipcdisable --nodiscover --maxpeers 0 --port 0 \
+			--http --http.addr 127.0.0.1 --http.port "$geth_port" --http.api eth,net,web3,debug,txpool \
+			--authrpc.addr 127.0.0.1 --authrpc.port "$(random_port)" --verbosity 2 </dev/null >"$log" 2>&1 &
+		geth_pid=$!
+		answer=
+		for ((i = 0; i < START_TIMEOUT * 50; i++)); do
+			running "$geth_pid" || break
+			answer=$(geth_rpc eth_accounts) || true
+			[[ $answer != *'"result":["0x'* ]] || break
+			sleep 0.02
+		done
+		if running "$geth_pid"; then
+			[[ $answer == *'"result":["0x'* ]] || die "geth did not answer on 127.0.0.1:$geth_port within $START_TIMEOUT s"
+			return
+		fi
+		geth_pid=
+		grep -qi 'address already in use' "$log" && continue
+		tail_log "$log"
+		die "geth did not start"
+	done
+	die "geth found no free port in $PORT_ATTEMPTS attempts"
+}
+
+stop_geth() {
+	[[ -z $geth_pid ]] || stop_pid "$geth_pid" TERM
+}
+
 # --- the run ------------------------------------------------------------------------------------
 
 work=
@@ -339,6 +414,7 @@ cleanup() {
 	local status=$?
 	set +e
 	trap - INT TERM HUP
+	stop_geth
 	stop_s3
 	stop_postgres
 	[[ -z $work ]] || rm -rf "$work"
@@ -371,6 +447,7 @@ chmod 711 "$work"
 
 start_postgres
 start_s3
+start_geth
 
 # Variables a developer's environment may hold that would send the tests elsewhere or add to
 # the run's credentials.
@@ -383,14 +460,15 @@ export AWS_REGION=$REGION
 export HOOT_FLEET_TESTS=required
 # Tests that stop and start an object store of their own run this binary.
 export HOOT_VERSITYGW=$VERSITYGW
+export HOOT_TEST_GETH="http://127.0.0.1:$geth_port"
 
 elapsed=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
-say "PostgreSQL $pg_version on 127.0.0.1:$pg_port, versitygw $VERSITYGW_VERSION on 127.0.0.1:$s3_port (started in ${elapsed}s)"
+say "PostgreSQL $pg_version on 127.0.0.1:$pg_port, versitygw $VERSITYGW_VERSION on 127.0.0.1:$s3_port, geth $GETH_VERSION on 127.0.0.1:$geth_port (started in ${elapsed}s)"
 
 idle=
 if (($# == 0)); then
 	idle=1
-	for name in HOOT_TEST_POSTGRES HOOT_TEST_S3 AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION HOOT_FLEET_TESTS HOOT_VERSITYGW; do
+	for name in HOOT_TEST_POSTGRES HOOT_TEST_S3 AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION HOOT_FLEET_TESTS HOOT_VERSITYGW HOOT_TEST_GETH; do
 		printf 'export %s=%q\n' "$name" "${!name}"
 	done
 	say "running until Ctrl-C; in another terminal paste the exports above, then e.g. go test ./hootenanny/..."

@@ -67,6 +67,58 @@ type Payload struct {
 	//	*Payload_ArtifactContent
 	//	*Payload_ComposeAbc
 	//	*Payload_Carried
+	//	*Payload_DebugGetBadBlocks
+	//	*Payload_DebugGetRawBlock
+	//	*Payload_DebugGetRawBlockAccessList
+	//	*Payload_DebugGetRawHeader
+	//	*Payload_DebugGetRawReceipts
+	//	*Payload_DebugGetRawTransaction
+	//	*Payload_EthAccounts
+	//	*Payload_EthBaseFee
+	//	*Payload_EthBlobBaseFee
+	//	*Payload_EthBlockNumber
+	//	*Payload_EthCall
+	//	*Payload_EthCapabilities
+	//	*Payload_EthChainId
+	//	*Payload_EthCoinbase
+	//	*Payload_EthConfig
+	//	*Payload_EthCreateAccessList
+	//	*Payload_EthEstimateGas
+	//	*Payload_EthFeeHistory
+	//	*Payload_EthFillTransaction
+	//	*Payload_EthGasPrice
+	//	*Payload_EthGetBalance
+	//	*Payload_EthGetBlockAccessList
+	//	*Payload_EthGetBlockByHash
+	//	*Payload_EthGetBlockByNumber
+	//	*Payload_EthGetBlockReceipts
+	//	*Payload_EthGetBlockTransactionCountByHash
+	//	*Payload_EthGetBlockTransactionCountByNumber
+	//	*Payload_EthGetCode
+	//	*Payload_EthGetFilterChanges
+	//	*Payload_EthGetFilterLogs
+	//	*Payload_EthGetLogs
+	//	*Payload_EthGetProof
+	//	*Payload_EthGetStorageAt
+	//	*Payload_EthGetStorageValues
+	//	*Payload_EthGetTransactionByBlockHashAndIndex
+	//	*Payload_EthGetTransactionByBlockNumberAndIndex
+	//	*Payload_EthGetTransactionByHash
+	//	*Payload_EthGetTransactionCount
+	//	*Payload_EthGetTransactionReceipt
+	//	*Payload_EthMaxPriorityFeePerGas
+	//	*Payload_EthNewBlockFilter
+	//	*Payload_EthNewFilter
+	//	*Payload_EthNewPendingTransactionFilter
+	//	*Payload_EthSendRawTransaction
+	//	*Payload_EthSendTransaction
+	//	*Payload_EthSimulateV1
+	//	*Payload_EthSyncing
+	//	*Payload_EthUninstallFilter
+	//	*Payload_NetVersion
+	//	*Payload_TxpoolContent
+	//	*Payload_TxpoolContentFrom
+	//	*Payload_TxpoolStatus
 	Request       isPayload_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -442,6 +494,474 @@ func (x *Payload) GetCarried() *anypb.Any {
 	return nil
 }
 
+func (x *Payload) GetDebugGetBadBlocks() *EthDebugGetBadBlocksRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_DebugGetBadBlocks); ok {
+			return x.DebugGetBadBlocks
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetDebugGetRawBlock() *EthDebugGetRawBlockRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_DebugGetRawBlock); ok {
+			return x.DebugGetRawBlock
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetDebugGetRawBlockAccessList() *EthDebugGetRawBlockAccessListRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_DebugGetRawBlockAccessList); ok {
+			return x.DebugGetRawBlockAccessList
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetDebugGetRawHeader() *EthDebugGetRawHeaderRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_DebugGetRawHeader); ok {
+			return x.DebugGetRawHeader
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetDebugGetRawReceipts() *EthDebugGetRawReceiptsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_DebugGetRawReceipts); ok {
+			return x.DebugGetRawReceipts
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetDebugGetRawTransaction() *EthDebugGetRawTransactionRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_DebugGetRawTransaction); ok {
+			return x.DebugGetRawTransaction
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthAccounts() *EthAccountsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthAccounts); ok {
+			return x.EthAccounts
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthBaseFee() *EthBaseFeeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthBaseFee); ok {
+			return x.EthBaseFee
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthBlobBaseFee() *EthBlobBaseFeeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthBlobBaseFee); ok {
+			return x.EthBlobBaseFee
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthBlockNumber() *EthBlockNumberRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthBlockNumber); ok {
+			return x.EthBlockNumber
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthCall() *EthCallRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthCall); ok {
+			return x.EthCall
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthCapabilities() *EthCapabilitiesRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthCapabilities); ok {
+			return x.EthCapabilities
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthChainId() *EthChainIdRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthChainId); ok {
+			return x.EthChainId
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthCoinbase() *EthCoinbaseRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthCoinbase); ok {
+			return x.EthCoinbase
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthConfig() *EthConfigRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthConfig); ok {
+			return x.EthConfig
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthCreateAccessList() *EthCreateAccessListRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthCreateAccessList); ok {
+			return x.EthCreateAccessList
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthEstimateGas() *EthEstimateGasRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthEstimateGas); ok {
+			return x.EthEstimateGas
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthFeeHistory() *EthFeeHistoryRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthFeeHistory); ok {
+			return x.EthFeeHistory
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthFillTransaction() *EthFillTransactionRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthFillTransaction); ok {
+			return x.EthFillTransaction
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGasPrice() *EthGasPriceRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGasPrice); ok {
+			return x.EthGasPrice
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetBalance() *EthGetBalanceRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetBalance); ok {
+			return x.EthGetBalance
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetBlockAccessList() *EthGetBlockAccessListRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetBlockAccessList); ok {
+			return x.EthGetBlockAccessList
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetBlockByHash() *EthGetBlockByHashRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetBlockByHash); ok {
+			return x.EthGetBlockByHash
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetBlockByNumber() *EthGetBlockByNumberRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetBlockByNumber); ok {
+			return x.EthGetBlockByNumber
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetBlockReceipts() *EthGetBlockReceiptsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetBlockReceipts); ok {
+			return x.EthGetBlockReceipts
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetBlockTransactionCountByHash() *EthGetBlockTransactionCountByHashRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetBlockTransactionCountByHash); ok {
+			return x.EthGetBlockTransactionCountByHash
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetBlockTransactionCountByNumber() *EthGetBlockTransactionCountByNumberRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetBlockTransactionCountByNumber); ok {
+			return x.EthGetBlockTransactionCountByNumber
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetCode() *EthGetCodeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetCode); ok {
+			return x.EthGetCode
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetFilterChanges() *EthGetFilterChangesRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetFilterChanges); ok {
+			return x.EthGetFilterChanges
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetFilterLogs() *EthGetFilterLogsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetFilterLogs); ok {
+			return x.EthGetFilterLogs
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetLogs() *EthGetLogsRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetLogs); ok {
+			return x.EthGetLogs
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetProof() *EthGetProofRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetProof); ok {
+			return x.EthGetProof
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetStorageAt() *EthGetStorageAtRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetStorageAt); ok {
+			return x.EthGetStorageAt
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetStorageValues() *EthGetStorageValuesRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetStorageValues); ok {
+			return x.EthGetStorageValues
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetTransactionByBlockHashAndIndex() *EthGetTransactionByBlockHashAndIndexRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetTransactionByBlockHashAndIndex); ok {
+			return x.EthGetTransactionByBlockHashAndIndex
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetTransactionByBlockNumberAndIndex() *EthGetTransactionByBlockNumberAndIndexRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetTransactionByBlockNumberAndIndex); ok {
+			return x.EthGetTransactionByBlockNumberAndIndex
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetTransactionByHash() *EthGetTransactionByHashRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetTransactionByHash); ok {
+			return x.EthGetTransactionByHash
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetTransactionCount() *EthGetTransactionCountRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetTransactionCount); ok {
+			return x.EthGetTransactionCount
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthGetTransactionReceipt() *EthGetTransactionReceiptRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthGetTransactionReceipt); ok {
+			return x.EthGetTransactionReceipt
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthMaxPriorityFeePerGas() *EthMaxPriorityFeePerGasRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthMaxPriorityFeePerGas); ok {
+			return x.EthMaxPriorityFeePerGas
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthNewBlockFilter() *EthNewBlockFilterRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthNewBlockFilter); ok {
+			return x.EthNewBlockFilter
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthNewFilter() *EthNewFilterRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthNewFilter); ok {
+			return x.EthNewFilter
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthNewPendingTransactionFilter() *EthNewPendingTransactionFilterRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthNewPendingTransactionFilter); ok {
+			return x.EthNewPendingTransactionFilter
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthSendRawTransaction() *EthSendRawTransactionRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthSendRawTransaction); ok {
+			return x.EthSendRawTransaction
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthSendTransaction() *EthSendTransactionRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthSendTransaction); ok {
+			return x.EthSendTransaction
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthSimulateV1() *EthSimulateV1Request {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthSimulateV1); ok {
+			return x.EthSimulateV1
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthSyncing() *EthSyncingRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthSyncing); ok {
+			return x.EthSyncing
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetEthUninstallFilter() *EthUninstallFilterRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_EthUninstallFilter); ok {
+			return x.EthUninstallFilter
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetNetVersion() *EthNetVersionRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_NetVersion); ok {
+			return x.NetVersion
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTxpoolContent() *EthTxpoolContentRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TxpoolContent); ok {
+			return x.TxpoolContent
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTxpoolContentFrom() *EthTxpoolContentFromRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TxpoolContentFrom); ok {
+			return x.TxpoolContentFrom
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTxpoolStatus() *EthTxpoolStatusRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TxpoolStatus); ok {
+			return x.TxpoolStatus
+		}
+	}
+	return nil
+}
+
 type isPayload_Request interface {
 	isPayload_Request()
 }
@@ -605,6 +1125,217 @@ type Payload_Carried struct {
 	Carried *anypb.Any `protobuf:"bytes,900,opt,name=carried,proto3,oneof"`
 }
 
+type Payload_DebugGetBadBlocks struct {
+	// The tools of the Ethereum execution API's wrapper, numbered from 2000 in the order of its
+	// inventory.
+	// BEGIN upstream eth request (written by hootenanny/cmd/upstreamgen)
+	DebugGetBadBlocks *EthDebugGetBadBlocksRequest `protobuf:"bytes,2000,opt,name=debug_get_bad_blocks,json=debugGetBadBlocks,proto3,oneof"`
+}
+
+type Payload_DebugGetRawBlock struct {
+	DebugGetRawBlock *EthDebugGetRawBlockRequest `protobuf:"bytes,2001,opt,name=debug_get_raw_block,json=debugGetRawBlock,proto3,oneof"`
+}
+
+type Payload_DebugGetRawBlockAccessList struct {
+	DebugGetRawBlockAccessList *EthDebugGetRawBlockAccessListRequest `protobuf:"bytes,2002,opt,name=debug_get_raw_block_access_list,json=debugGetRawBlockAccessList,proto3,oneof"`
+}
+
+type Payload_DebugGetRawHeader struct {
+	DebugGetRawHeader *EthDebugGetRawHeaderRequest `protobuf:"bytes,2003,opt,name=debug_get_raw_header,json=debugGetRawHeader,proto3,oneof"`
+}
+
+type Payload_DebugGetRawReceipts struct {
+	DebugGetRawReceipts *EthDebugGetRawReceiptsRequest `protobuf:"bytes,2004,opt,name=debug_get_raw_receipts,json=debugGetRawReceipts,proto3,oneof"`
+}
+
+type Payload_DebugGetRawTransaction struct {
+	DebugGetRawTransaction *EthDebugGetRawTransactionRequest `protobuf:"bytes,2005,opt,name=debug_get_raw_transaction,json=debugGetRawTransaction,proto3,oneof"`
+}
+
+type Payload_EthAccounts struct {
+	EthAccounts *EthAccountsRequest `protobuf:"bytes,2037,opt,name=eth_accounts,json=ethAccounts,proto3,oneof"`
+}
+
+type Payload_EthBaseFee struct {
+	EthBaseFee *EthBaseFeeRequest `protobuf:"bytes,2038,opt,name=eth_base_fee,json=ethBaseFee,proto3,oneof"`
+}
+
+type Payload_EthBlobBaseFee struct {
+	EthBlobBaseFee *EthBlobBaseFeeRequest `protobuf:"bytes,2039,opt,name=eth_blob_base_fee,json=ethBlobBaseFee,proto3,oneof"`
+}
+
+type Payload_EthBlockNumber struct {
+	EthBlockNumber *EthBlockNumberRequest `protobuf:"bytes,2040,opt,name=eth_block_number,json=ethBlockNumber,proto3,oneof"`
+}
+
+type Payload_EthCall struct {
+	EthCall *EthCallRequest `protobuf:"bytes,2041,opt,name=eth_call,json=ethCall,proto3,oneof"`
+}
+
+type Payload_EthCapabilities struct {
+	EthCapabilities *EthCapabilitiesRequest `protobuf:"bytes,2042,opt,name=eth_capabilities,json=ethCapabilities,proto3,oneof"`
+}
+
+type Payload_EthChainId struct {
+	EthChainId *EthChainIdRequest `protobuf:"bytes,2043,opt,name=eth_chain_id,json=ethChainId,proto3,oneof"`
+}
+
+type Payload_EthCoinbase struct {
+	EthCoinbase *EthCoinbaseRequest `protobuf:"bytes,2044,opt,name=eth_coinbase,json=ethCoinbase,proto3,oneof"`
+}
+
+type Payload_EthConfig struct {
+	EthConfig *EthConfigRequest `protobuf:"bytes,2045,opt,name=eth_config,json=ethConfig,proto3,oneof"`
+}
+
+type Payload_EthCreateAccessList struct {
+	EthCreateAccessList *EthCreateAccessListRequest `protobuf:"bytes,2046,opt,name=eth_create_access_list,json=ethCreateAccessList,proto3,oneof"`
+}
+
+type Payload_EthEstimateGas struct {
+	EthEstimateGas *EthEstimateGasRequest `protobuf:"bytes,2047,opt,name=eth_estimate_gas,json=ethEstimateGas,proto3,oneof"`
+}
+
+type Payload_EthFeeHistory struct {
+	EthFeeHistory *EthFeeHistoryRequest `protobuf:"bytes,2048,opt,name=eth_fee_history,json=ethFeeHistory,proto3,oneof"`
+}
+
+type Payload_EthFillTransaction struct {
+	EthFillTransaction *EthFillTransactionRequest `protobuf:"bytes,2049,opt,name=eth_fill_transaction,json=ethFillTransaction,proto3,oneof"`
+}
+
+type Payload_EthGasPrice struct {
+	EthGasPrice *EthGasPriceRequest `protobuf:"bytes,2050,opt,name=eth_gas_price,json=ethGasPrice,proto3,oneof"`
+}
+
+type Payload_EthGetBalance struct {
+	EthGetBalance *EthGetBalanceRequest `protobuf:"bytes,2051,opt,name=eth_get_balance,json=ethGetBalance,proto3,oneof"`
+}
+
+type Payload_EthGetBlockAccessList struct {
+	EthGetBlockAccessList *EthGetBlockAccessListRequest `protobuf:"bytes,2052,opt,name=eth_get_block_access_list,json=ethGetBlockAccessList,proto3,oneof"`
+}
+
+type Payload_EthGetBlockByHash struct {
+	EthGetBlockByHash *EthGetBlockByHashRequest `protobuf:"bytes,2053,opt,name=eth_get_block_by_hash,json=ethGetBlockByHash,proto3,oneof"`
+}
+
+type Payload_EthGetBlockByNumber struct {
+	EthGetBlockByNumber *EthGetBlockByNumberRequest `protobuf:"bytes,2054,opt,name=eth_get_block_by_number,json=ethGetBlockByNumber,proto3,oneof"`
+}
+
+type Payload_EthGetBlockReceipts struct {
+	EthGetBlockReceipts *EthGetBlockReceiptsRequest `protobuf:"bytes,2055,opt,name=eth_get_block_receipts,json=ethGetBlockReceipts,proto3,oneof"`
+}
+
+type Payload_EthGetBlockTransactionCountByHash struct {
+	EthGetBlockTransactionCountByHash *EthGetBlockTransactionCountByHashRequest `protobuf:"bytes,2056,opt,name=eth_get_block_transaction_count_by_hash,json=ethGetBlockTransactionCountByHash,proto3,oneof"`
+}
+
+type Payload_EthGetBlockTransactionCountByNumber struct {
+	EthGetBlockTransactionCountByNumber *EthGetBlockTransactionCountByNumberRequest `protobuf:"bytes,2057,opt,name=eth_get_block_transaction_count_by_number,json=ethGetBlockTransactionCountByNumber,proto3,oneof"`
+}
+
+type Payload_EthGetCode struct {
+	EthGetCode *EthGetCodeRequest `protobuf:"bytes,2058,opt,name=eth_get_code,json=ethGetCode,proto3,oneof"`
+}
+
+type Payload_EthGetFilterChanges struct {
+	EthGetFilterChanges *EthGetFilterChangesRequest `protobuf:"bytes,2059,opt,name=eth_get_filter_changes,json=ethGetFilterChanges,proto3,oneof"`
+}
+
+type Payload_EthGetFilterLogs struct {
+	EthGetFilterLogs *EthGetFilterLogsRequest `protobuf:"bytes,2060,opt,name=eth_get_filter_logs,json=ethGetFilterLogs,proto3,oneof"`
+}
+
+type Payload_EthGetLogs struct {
+	EthGetLogs *EthGetLogsRequest `protobuf:"bytes,2061,opt,name=eth_get_logs,json=ethGetLogs,proto3,oneof"`
+}
+
+type Payload_EthGetProof struct {
+	EthGetProof *EthGetProofRequest `protobuf:"bytes,2062,opt,name=eth_get_proof,json=ethGetProof,proto3,oneof"`
+}
+
+type Payload_EthGetStorageAt struct {
+	EthGetStorageAt *EthGetStorageAtRequest `protobuf:"bytes,2063,opt,name=eth_get_storage_at,json=ethGetStorageAt,proto3,oneof"`
+}
+
+type Payload_EthGetStorageValues struct {
+	EthGetStorageValues *EthGetStorageValuesRequest `protobuf:"bytes,2064,opt,name=eth_get_storage_values,json=ethGetStorageValues,proto3,oneof"`
+}
+
+type Payload_EthGetTransactionByBlockHashAndIndex struct {
+	EthGetTransactionByBlockHashAndIndex *EthGetTransactionByBlockHashAndIndexRequest `protobuf:"bytes,2065,opt,name=eth_get_transaction_by_block_hash_and_index,json=ethGetTransactionByBlockHashAndIndex,proto3,oneof"`
+}
+
+type Payload_EthGetTransactionByBlockNumberAndIndex struct {
+	EthGetTransactionByBlockNumberAndIndex *EthGetTransactionByBlockNumberAndIndexRequest `protobuf:"bytes,2066,opt,name=eth_get_transaction_by_block_number_and_index,json=ethGetTransactionByBlockNumberAndIndex,proto3,oneof"`
+}
+
+type Payload_EthGetTransactionByHash struct {
+	EthGetTransactionByHash *EthGetTransactionByHashRequest `protobuf:"bytes,2067,opt,name=eth_get_transaction_by_hash,json=ethGetTransactionByHash,proto3,oneof"`
+}
+
+type Payload_EthGetTransactionCount struct {
+	EthGetTransactionCount *EthGetTransactionCountRequest `protobuf:"bytes,2068,opt,name=eth_get_transaction_count,json=ethGetTransactionCount,proto3,oneof"`
+}
+
+type Payload_EthGetTransactionReceipt struct {
+	EthGetTransactionReceipt *EthGetTransactionReceiptRequest `protobuf:"bytes,2069,opt,name=eth_get_transaction_receipt,json=ethGetTransactionReceipt,proto3,oneof"`
+}
+
+type Payload_EthMaxPriorityFeePerGas struct {
+	EthMaxPriorityFeePerGas *EthMaxPriorityFeePerGasRequest `protobuf:"bytes,2070,opt,name=eth_max_priority_fee_per_gas,json=ethMaxPriorityFeePerGas,proto3,oneof"`
+}
+
+type Payload_EthNewBlockFilter struct {
+	EthNewBlockFilter *EthNewBlockFilterRequest `protobuf:"bytes,2071,opt,name=eth_new_block_filter,json=ethNewBlockFilter,proto3,oneof"`
+}
+
+type Payload_EthNewFilter struct {
+	EthNewFilter *EthNewFilterRequest `protobuf:"bytes,2072,opt,name=eth_new_filter,json=ethNewFilter,proto3,oneof"`
+}
+
+type Payload_EthNewPendingTransactionFilter struct {
+	EthNewPendingTransactionFilter *EthNewPendingTransactionFilterRequest `protobuf:"bytes,2073,opt,name=eth_new_pending_transaction_filter,json=ethNewPendingTransactionFilter,proto3,oneof"`
+}
+
+type Payload_EthSendRawTransaction struct {
+	EthSendRawTransaction *EthSendRawTransactionRequest `protobuf:"bytes,2074,opt,name=eth_send_raw_transaction,json=ethSendRawTransaction,proto3,oneof"`
+}
+
+type Payload_EthSendTransaction struct {
+	EthSendTransaction *EthSendTransactionRequest `protobuf:"bytes,2075,opt,name=eth_send_transaction,json=ethSendTransaction,proto3,oneof"`
+}
+
+type Payload_EthSimulateV1 struct {
+	EthSimulateV1 *EthSimulateV1Request `protobuf:"bytes,2078,opt,name=eth_simulate_v1,json=ethSimulateV1,proto3,oneof"`
+}
+
+type Payload_EthSyncing struct {
+	EthSyncing *EthSyncingRequest `protobuf:"bytes,2079,opt,name=eth_syncing,json=ethSyncing,proto3,oneof"`
+}
+
+type Payload_EthUninstallFilter struct {
+	EthUninstallFilter *EthUninstallFilterRequest `protobuf:"bytes,2080,opt,name=eth_uninstall_filter,json=ethUninstallFilter,proto3,oneof"`
+}
+
+type Payload_NetVersion struct {
+	NetVersion *EthNetVersionRequest `protobuf:"bytes,2081,opt,name=net_version,json=netVersion,proto3,oneof"`
+}
+
+type Payload_TxpoolContent struct {
+	TxpoolContent *EthTxpoolContentRequest `protobuf:"bytes,2083,opt,name=txpool_content,json=txpoolContent,proto3,oneof"`
+}
+
+type Payload_TxpoolContentFrom struct {
+	TxpoolContentFrom *EthTxpoolContentFromRequest `protobuf:"bytes,2084,opt,name=txpool_content_from,json=txpoolContentFrom,proto3,oneof"`
+}
+
+type Payload_TxpoolStatus struct {
+	TxpoolStatus *EthTxpoolStatusRequest `protobuf:"bytes,2085,opt,name=txpool_status,json=txpoolStatus,proto3,oneof"` // END upstream eth request
+}
+
 func (*Payload_Echo) isPayload_Request() {}
 
 func (*Payload_CasStore) isPayload_Request() {}
@@ -679,6 +1410,110 @@ func (*Payload_ComposeAbc) isPayload_Request() {}
 
 func (*Payload_Carried) isPayload_Request() {}
 
+func (*Payload_DebugGetBadBlocks) isPayload_Request() {}
+
+func (*Payload_DebugGetRawBlock) isPayload_Request() {}
+
+func (*Payload_DebugGetRawBlockAccessList) isPayload_Request() {}
+
+func (*Payload_DebugGetRawHeader) isPayload_Request() {}
+
+func (*Payload_DebugGetRawReceipts) isPayload_Request() {}
+
+func (*Payload_DebugGetRawTransaction) isPayload_Request() {}
+
+func (*Payload_EthAccounts) isPayload_Request() {}
+
+func (*Payload_EthBaseFee) isPayload_Request() {}
+
+func (*Payload_EthBlobBaseFee) isPayload_Request() {}
+
+func (*Payload_EthBlockNumber) isPayload_Request() {}
+
+func (*Payload_EthCall) isPayload_Request() {}
+
+func (*Payload_EthCapabilities) isPayload_Request() {}
+
+func (*Payload_EthChainId) isPayload_Request() {}
+
+func (*Payload_EthCoinbase) isPayload_Request() {}
+
+func (*Payload_EthConfig) isPayload_Request() {}
+
+func (*Payload_EthCreateAccessList) isPayload_Request() {}
+
+func (*Payload_EthEstimateGas) isPayload_Request() {}
+
+func (*Payload_EthFeeHistory) isPayload_Request() {}
+
+func (*Payload_EthFillTransaction) isPayload_Request() {}
+
+func (*Payload_EthGasPrice) isPayload_Request() {}
+
+func (*Payload_EthGetBalance) isPayload_Request() {}
+
+func (*Payload_EthGetBlockAccessList) isPayload_Request() {}
+
+func (*Payload_EthGetBlockByHash) isPayload_Request() {}
+
+func (*Payload_EthGetBlockByNumber) isPayload_Request() {}
+
+func (*Payload_EthGetBlockReceipts) isPayload_Request() {}
+
+func (*Payload_EthGetBlockTransactionCountByHash) isPayload_Request() {}
+
+func (*Payload_EthGetBlockTransactionCountByNumber) isPayload_Request() {}
+
+func (*Payload_EthGetCode) isPayload_Request() {}
+
+func (*Payload_EthGetFilterChanges) isPayload_Request() {}
+
+func (*Payload_EthGetFilterLogs) isPayload_Request() {}
+
+func (*Payload_EthGetLogs) isPayload_Request() {}
+
+func (*Payload_EthGetProof) isPayload_Request() {}
+
+func (*Payload_EthGetStorageAt) isPayload_Request() {}
+
+func (*Payload_EthGetStorageValues) isPayload_Request() {}
+
+func (*Payload_EthGetTransactionByBlockHashAndIndex) isPayload_Request() {}
+
+func (*Payload_EthGetTransactionByBlockNumberAndIndex) isPayload_Request() {}
+
+func (*Payload_EthGetTransactionByHash) isPayload_Request() {}
+
+func (*Payload_EthGetTransactionCount) isPayload_Request() {}
+
+func (*Payload_EthGetTransactionReceipt) isPayload_Request() {}
+
+func (*Payload_EthMaxPriorityFeePerGas) isPayload_Request() {}
+
+func (*Payload_EthNewBlockFilter) isPayload_Request() {}
+
+func (*Payload_EthNewFilter) isPayload_Request() {}
+
+func (*Payload_EthNewPendingTransactionFilter) isPayload_Request() {}
+
+func (*Payload_EthSendRawTransaction) isPayload_Request() {}
+
+func (*Payload_EthSendTransaction) isPayload_Request() {}
+
+func (*Payload_EthSimulateV1) isPayload_Request() {}
+
+func (*Payload_EthSyncing) isPayload_Request() {}
+
+func (*Payload_EthUninstallFilter) isPayload_Request() {}
+
+func (*Payload_NetVersion) isPayload_Request() {}
+
+func (*Payload_TxpoolContent) isPayload_Request() {}
+
+func (*Payload_TxpoolContentFrom) isPayload_Request() {}
+
+func (*Payload_TxpoolStatus) isPayload_Request() {}
+
 // Result is what travels back: the typed result of the tool that was called, or an error. A tool
 // of kind JOB answers with job_started at once; its own result comes later from the job tools.
 type Result struct {
@@ -723,6 +1558,58 @@ type Result struct {
 	//	*Result_ArtifactContent
 	//	*Result_MusicPrompt
 	//	*Result_Carried
+	//	*Result_DebugGetBadBlocks
+	//	*Result_DebugGetRawBlock
+	//	*Result_DebugGetRawBlockAccessList
+	//	*Result_DebugGetRawHeader
+	//	*Result_DebugGetRawReceipts
+	//	*Result_DebugGetRawTransaction
+	//	*Result_EthAccounts
+	//	*Result_EthBaseFee
+	//	*Result_EthBlobBaseFee
+	//	*Result_EthBlockNumber
+	//	*Result_EthCall
+	//	*Result_EthCapabilities
+	//	*Result_EthChainId
+	//	*Result_EthCoinbase
+	//	*Result_EthConfig
+	//	*Result_EthCreateAccessList
+	//	*Result_EthEstimateGas
+	//	*Result_EthFeeHistory
+	//	*Result_EthFillTransaction
+	//	*Result_EthGasPrice
+	//	*Result_EthGetBalance
+	//	*Result_EthGetBlockAccessList
+	//	*Result_EthGetBlockByHash
+	//	*Result_EthGetBlockByNumber
+	//	*Result_EthGetBlockReceipts
+	//	*Result_EthGetBlockTransactionCountByHash
+	//	*Result_EthGetBlockTransactionCountByNumber
+	//	*Result_EthGetCode
+	//	*Result_EthGetFilterChanges
+	//	*Result_EthGetFilterLogs
+	//	*Result_EthGetLogs
+	//	*Result_EthGetProof
+	//	*Result_EthGetStorageAt
+	//	*Result_EthGetStorageValues
+	//	*Result_EthGetTransactionByBlockHashAndIndex
+	//	*Result_EthGetTransactionByBlockNumberAndIndex
+	//	*Result_EthGetTransactionByHash
+	//	*Result_EthGetTransactionCount
+	//	*Result_EthGetTransactionReceipt
+	//	*Result_EthMaxPriorityFeePerGas
+	//	*Result_EthNewBlockFilter
+	//	*Result_EthNewFilter
+	//	*Result_EthNewPendingTransactionFilter
+	//	*Result_EthSendRawTransaction
+	//	*Result_EthSendTransaction
+	//	*Result_EthSimulateV1
+	//	*Result_EthSyncing
+	//	*Result_EthUninstallFilter
+	//	*Result_NetVersion
+	//	*Result_TxpoolContent
+	//	*Result_TxpoolContentFrom
+	//	*Result_TxpoolStatus
 	Result        isResult_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1107,6 +1994,474 @@ func (x *Result) GetCarried() *anypb.Any {
 	return nil
 }
 
+func (x *Result) GetDebugGetBadBlocks() *EthDebugGetBadBlocksResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_DebugGetBadBlocks); ok {
+			return x.DebugGetBadBlocks
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetDebugGetRawBlock() *EthDebugGetRawBlockResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_DebugGetRawBlock); ok {
+			return x.DebugGetRawBlock
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetDebugGetRawBlockAccessList() *EthDebugGetRawBlockAccessListResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_DebugGetRawBlockAccessList); ok {
+			return x.DebugGetRawBlockAccessList
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetDebugGetRawHeader() *EthDebugGetRawHeaderResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_DebugGetRawHeader); ok {
+			return x.DebugGetRawHeader
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetDebugGetRawReceipts() *EthDebugGetRawReceiptsResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_DebugGetRawReceipts); ok {
+			return x.DebugGetRawReceipts
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetDebugGetRawTransaction() *EthDebugGetRawTransactionResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_DebugGetRawTransaction); ok {
+			return x.DebugGetRawTransaction
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthAccounts() *EthAccountsResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthAccounts); ok {
+			return x.EthAccounts
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthBaseFee() *EthBaseFeeResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthBaseFee); ok {
+			return x.EthBaseFee
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthBlobBaseFee() *EthBlobBaseFeeResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthBlobBaseFee); ok {
+			return x.EthBlobBaseFee
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthBlockNumber() *EthBlockNumberResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthBlockNumber); ok {
+			return x.EthBlockNumber
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthCall() *EthCallResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthCall); ok {
+			return x.EthCall
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthCapabilities() *EthCapabilitiesResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthCapabilities); ok {
+			return x.EthCapabilities
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthChainId() *EthChainIdResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthChainId); ok {
+			return x.EthChainId
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthCoinbase() *EthCoinbaseResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthCoinbase); ok {
+			return x.EthCoinbase
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthConfig() *EthConfigResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthConfig); ok {
+			return x.EthConfig
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthCreateAccessList() *EthCreateAccessListResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthCreateAccessList); ok {
+			return x.EthCreateAccessList
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthEstimateGas() *EthEstimateGasResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthEstimateGas); ok {
+			return x.EthEstimateGas
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthFeeHistory() *EthFeeHistoryResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthFeeHistory); ok {
+			return x.EthFeeHistory
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthFillTransaction() *EthFillTransactionResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthFillTransaction); ok {
+			return x.EthFillTransaction
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGasPrice() *EthGasPriceResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGasPrice); ok {
+			return x.EthGasPrice
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetBalance() *EthGetBalanceResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetBalance); ok {
+			return x.EthGetBalance
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetBlockAccessList() *EthGetBlockAccessListResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetBlockAccessList); ok {
+			return x.EthGetBlockAccessList
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetBlockByHash() *EthGetBlockByHashResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetBlockByHash); ok {
+			return x.EthGetBlockByHash
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetBlockByNumber() *EthGetBlockByNumberResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetBlockByNumber); ok {
+			return x.EthGetBlockByNumber
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetBlockReceipts() *EthGetBlockReceiptsResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetBlockReceipts); ok {
+			return x.EthGetBlockReceipts
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetBlockTransactionCountByHash() *EthGetBlockTransactionCountByHashResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetBlockTransactionCountByHash); ok {
+			return x.EthGetBlockTransactionCountByHash
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetBlockTransactionCountByNumber() *EthGetBlockTransactionCountByNumberResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetBlockTransactionCountByNumber); ok {
+			return x.EthGetBlockTransactionCountByNumber
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetCode() *EthGetCodeResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetCode); ok {
+			return x.EthGetCode
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetFilterChanges() *EthGetFilterChangesResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetFilterChanges); ok {
+			return x.EthGetFilterChanges
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetFilterLogs() *EthGetFilterLogsResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetFilterLogs); ok {
+			return x.EthGetFilterLogs
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetLogs() *EthGetLogsResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetLogs); ok {
+			return x.EthGetLogs
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetProof() *EthGetProofResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetProof); ok {
+			return x.EthGetProof
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetStorageAt() *EthGetStorageAtResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetStorageAt); ok {
+			return x.EthGetStorageAt
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetStorageValues() *EthGetStorageValuesResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetStorageValues); ok {
+			return x.EthGetStorageValues
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetTransactionByBlockHashAndIndex() *EthGetTransactionByBlockHashAndIndexResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetTransactionByBlockHashAndIndex); ok {
+			return x.EthGetTransactionByBlockHashAndIndex
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetTransactionByBlockNumberAndIndex() *EthGetTransactionByBlockNumberAndIndexResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetTransactionByBlockNumberAndIndex); ok {
+			return x.EthGetTransactionByBlockNumberAndIndex
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetTransactionByHash() *EthGetTransactionByHashResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetTransactionByHash); ok {
+			return x.EthGetTransactionByHash
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetTransactionCount() *EthGetTransactionCountResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetTransactionCount); ok {
+			return x.EthGetTransactionCount
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthGetTransactionReceipt() *EthGetTransactionReceiptResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthGetTransactionReceipt); ok {
+			return x.EthGetTransactionReceipt
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthMaxPriorityFeePerGas() *EthMaxPriorityFeePerGasResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthMaxPriorityFeePerGas); ok {
+			return x.EthMaxPriorityFeePerGas
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthNewBlockFilter() *EthNewBlockFilterResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthNewBlockFilter); ok {
+			return x.EthNewBlockFilter
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthNewFilter() *EthNewFilterResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthNewFilter); ok {
+			return x.EthNewFilter
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthNewPendingTransactionFilter() *EthNewPendingTransactionFilterResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthNewPendingTransactionFilter); ok {
+			return x.EthNewPendingTransactionFilter
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthSendRawTransaction() *EthSendRawTransactionResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthSendRawTransaction); ok {
+			return x.EthSendRawTransaction
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthSendTransaction() *EthSendTransactionResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthSendTransaction); ok {
+			return x.EthSendTransaction
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthSimulateV1() *EthSimulateV1Result {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthSimulateV1); ok {
+			return x.EthSimulateV1
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthSyncing() *EthSyncingResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthSyncing); ok {
+			return x.EthSyncing
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetEthUninstallFilter() *EthUninstallFilterResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_EthUninstallFilter); ok {
+			return x.EthUninstallFilter
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetNetVersion() *EthNetVersionResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_NetVersion); ok {
+			return x.NetVersion
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTxpoolContent() *EthTxpoolContentResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TxpoolContent); ok {
+			return x.TxpoolContent
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTxpoolContentFrom() *EthTxpoolContentFromResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TxpoolContentFrom); ok {
+			return x.TxpoolContentFrom
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTxpoolStatus() *EthTxpoolStatusResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TxpoolStatus); ok {
+			return x.TxpoolStatus
+		}
+	}
+	return nil
+}
+
 type isResult_Result interface {
 	isResult_Result()
 }
@@ -1273,6 +2628,216 @@ type Result_Carried struct {
 	Carried *anypb.Any `protobuf:"bytes,900,opt,name=carried,proto3,oneof"`
 }
 
+type Result_DebugGetBadBlocks struct {
+	// The answers of the Ethereum execution API's wrapper, numbered as their requests.
+	// BEGIN upstream eth result (written by hootenanny/cmd/upstreamgen)
+	DebugGetBadBlocks *EthDebugGetBadBlocksResult `protobuf:"bytes,2000,opt,name=debug_get_bad_blocks,json=debugGetBadBlocks,proto3,oneof"`
+}
+
+type Result_DebugGetRawBlock struct {
+	DebugGetRawBlock *EthDebugGetRawBlockResult `protobuf:"bytes,2001,opt,name=debug_get_raw_block,json=debugGetRawBlock,proto3,oneof"`
+}
+
+type Result_DebugGetRawBlockAccessList struct {
+	DebugGetRawBlockAccessList *EthDebugGetRawBlockAccessListResult `protobuf:"bytes,2002,opt,name=debug_get_raw_block_access_list,json=debugGetRawBlockAccessList,proto3,oneof"`
+}
+
+type Result_DebugGetRawHeader struct {
+	DebugGetRawHeader *EthDebugGetRawHeaderResult `protobuf:"bytes,2003,opt,name=debug_get_raw_header,json=debugGetRawHeader,proto3,oneof"`
+}
+
+type Result_DebugGetRawReceipts struct {
+	DebugGetRawReceipts *EthDebugGetRawReceiptsResult `protobuf:"bytes,2004,opt,name=debug_get_raw_receipts,json=debugGetRawReceipts,proto3,oneof"`
+}
+
+type Result_DebugGetRawTransaction struct {
+	DebugGetRawTransaction *EthDebugGetRawTransactionResult `protobuf:"bytes,2005,opt,name=debug_get_raw_transaction,json=debugGetRawTransaction,proto3,oneof"`
+}
+
+type Result_EthAccounts struct {
+	EthAccounts *EthAccountsResult `protobuf:"bytes,2037,opt,name=eth_accounts,json=ethAccounts,proto3,oneof"`
+}
+
+type Result_EthBaseFee struct {
+	EthBaseFee *EthBaseFeeResult `protobuf:"bytes,2038,opt,name=eth_base_fee,json=ethBaseFee,proto3,oneof"`
+}
+
+type Result_EthBlobBaseFee struct {
+	EthBlobBaseFee *EthBlobBaseFeeResult `protobuf:"bytes,2039,opt,name=eth_blob_base_fee,json=ethBlobBaseFee,proto3,oneof"`
+}
+
+type Result_EthBlockNumber struct {
+	EthBlockNumber *EthBlockNumberResult `protobuf:"bytes,2040,opt,name=eth_block_number,json=ethBlockNumber,proto3,oneof"`
+}
+
+type Result_EthCall struct {
+	EthCall *EthCallResult `protobuf:"bytes,2041,opt,name=eth_call,json=ethCall,proto3,oneof"`
+}
+
+type Result_EthCapabilities struct {
+	EthCapabilities *EthCapabilitiesResult `protobuf:"bytes,2042,opt,name=eth_capabilities,json=ethCapabilities,proto3,oneof"`
+}
+
+type Result_EthChainId struct {
+	EthChainId *EthChainIdResult `protobuf:"bytes,2043,opt,name=eth_chain_id,json=ethChainId,proto3,oneof"`
+}
+
+type Result_EthCoinbase struct {
+	EthCoinbase *EthCoinbaseResult `protobuf:"bytes,2044,opt,name=eth_coinbase,json=ethCoinbase,proto3,oneof"`
+}
+
+type Result_EthConfig struct {
+	EthConfig *EthConfigResult `protobuf:"bytes,2045,opt,name=eth_config,json=ethConfig,proto3,oneof"`
+}
+
+type Result_EthCreateAccessList struct {
+	EthCreateAccessList *EthCreateAccessListResult `protobuf:"bytes,2046,opt,name=eth_create_access_list,json=ethCreateAccessList,proto3,oneof"`
+}
+
+type Result_EthEstimateGas struct {
+	EthEstimateGas *EthEstimateGasResult `protobuf:"bytes,2047,opt,name=eth_estimate_gas,json=ethEstimateGas,proto3,oneof"`
+}
+
+type Result_EthFeeHistory struct {
+	EthFeeHistory *EthFeeHistoryResult `protobuf:"bytes,2048,opt,name=eth_fee_history,json=ethFeeHistory,proto3,oneof"`
+}
+
+type Result_EthFillTransaction struct {
+	EthFillTransaction *EthFillTransactionResult `protobuf:"bytes,2049,opt,name=eth_fill_transaction,json=ethFillTransaction,proto3,oneof"`
+}
+
+type Result_EthGasPrice struct {
+	EthGasPrice *EthGasPriceResult `protobuf:"bytes,2050,opt,name=eth_gas_price,json=ethGasPrice,proto3,oneof"`
+}
+
+type Result_EthGetBalance struct {
+	EthGetBalance *EthGetBalanceResult `protobuf:"bytes,2051,opt,name=eth_get_balance,json=ethGetBalance,proto3,oneof"`
+}
+
+type Result_EthGetBlockAccessList struct {
+	EthGetBlockAccessList *EthGetBlockAccessListResult `protobuf:"bytes,2052,opt,name=eth_get_block_access_list,json=ethGetBlockAccessList,proto3,oneof"`
+}
+
+type Result_EthGetBlockByHash struct {
+	EthGetBlockByHash *EthGetBlockByHashResult `protobuf:"bytes,2053,opt,name=eth_get_block_by_hash,json=ethGetBlockByHash,proto3,oneof"`
+}
+
+type Result_EthGetBlockByNumber struct {
+	EthGetBlockByNumber *EthGetBlockByNumberResult `protobuf:"bytes,2054,opt,name=eth_get_block_by_number,json=ethGetBlockByNumber,proto3,oneof"`
+}
+
+type Result_EthGetBlockReceipts struct {
+	EthGetBlockReceipts *EthGetBlockReceiptsResult `protobuf:"bytes,2055,opt,name=eth_get_block_receipts,json=ethGetBlockReceipts,proto3,oneof"`
+}
+
+type Result_EthGetBlockTransactionCountByHash struct {
+	EthGetBlockTransactionCountByHash *EthGetBlockTransactionCountByHashResult `protobuf:"bytes,2056,opt,name=eth_get_block_transaction_count_by_hash,json=ethGetBlockTransactionCountByHash,proto3,oneof"`
+}
+
+type Result_EthGetBlockTransactionCountByNumber struct {
+	EthGetBlockTransactionCountByNumber *EthGetBlockTransactionCountByNumberResult `protobuf:"bytes,2057,opt,name=eth_get_block_transaction_count_by_number,json=ethGetBlockTransactionCountByNumber,proto3,oneof"`
+}
+
+type Result_EthGetCode struct {
+	EthGetCode *EthGetCodeResult `protobuf:"bytes,2058,opt,name=eth_get_code,json=ethGetCode,proto3,oneof"`
+}
+
+type Result_EthGetFilterChanges struct {
+	EthGetFilterChanges *EthGetFilterChangesResult `protobuf:"bytes,2059,opt,name=eth_get_filter_changes,json=ethGetFilterChanges,proto3,oneof"`
+}
+
+type Result_EthGetFilterLogs struct {
+	EthGetFilterLogs *EthGetFilterLogsResult `protobuf:"bytes,2060,opt,name=eth_get_filter_logs,json=ethGetFilterLogs,proto3,oneof"`
+}
+
+type Result_EthGetLogs struct {
+	EthGetLogs *EthGetLogsResult `protobuf:"bytes,2061,opt,name=eth_get_logs,json=ethGetLogs,proto3,oneof"`
+}
+
+type Result_EthGetProof struct {
+	EthGetProof *EthGetProofResult `protobuf:"bytes,2062,opt,name=eth_get_proof,json=ethGetProof,proto3,oneof"`
+}
+
+type Result_EthGetStorageAt struct {
+	EthGetStorageAt *EthGetStorageAtResult `protobuf:"bytes,2063,opt,name=eth_get_storage_at,json=ethGetStorageAt,proto3,oneof"`
+}
+
+type Result_EthGetStorageValues struct {
+	EthGetStorageValues *EthGetStorageValuesResult `protobuf:"bytes,2064,opt,name=eth_get_storage_values,json=ethGetStorageValues,proto3,oneof"`
+}
+
+type Result_EthGetTransactionByBlockHashAndIndex struct {
+	EthGetTransactionByBlockHashAndIndex *EthGetTransactionByBlockHashAndIndexResult `protobuf:"bytes,2065,opt,name=eth_get_transaction_by_block_hash_and_index,json=ethGetTransactionByBlockHashAndIndex,proto3,oneof"`
+}
+
+type Result_EthGetTransactionByBlockNumberAndIndex struct {
+	EthGetTransactionByBlockNumberAndIndex *EthGetTransactionByBlockNumberAndIndexResult `protobuf:"bytes,2066,opt,name=eth_get_transaction_by_block_number_and_index,json=ethGetTransactionByBlockNumberAndIndex,proto3,oneof"`
+}
+
+type Result_EthGetTransactionByHash struct {
+	EthGetTransactionByHash *EthGetTransactionByHashResult `protobuf:"bytes,2067,opt,name=eth_get_transaction_by_hash,json=ethGetTransactionByHash,proto3,oneof"`
+}
+
+type Result_EthGetTransactionCount struct {
+	EthGetTransactionCount *EthGetTransactionCountResult `protobuf:"bytes,2068,opt,name=eth_get_transaction_count,json=ethGetTransactionCount,proto3,oneof"`
+}
+
+type Result_EthGetTransactionReceipt struct {
+	EthGetTransactionReceipt *EthGetTransactionReceiptResult `protobuf:"bytes,2069,opt,name=eth_get_transaction_receipt,json=ethGetTransactionReceipt,proto3,oneof"`
+}
+
+type Result_EthMaxPriorityFeePerGas struct {
+	EthMaxPriorityFeePerGas *EthMaxPriorityFeePerGasResult `protobuf:"bytes,2070,opt,name=eth_max_priority_fee_per_gas,json=ethMaxPriorityFeePerGas,proto3,oneof"`
+}
+
+type Result_EthNewBlockFilter struct {
+	EthNewBlockFilter *EthNewBlockFilterResult `protobuf:"bytes,2071,opt,name=eth_new_block_filter,json=ethNewBlockFilter,proto3,oneof"`
+}
+
+type Result_EthNewFilter struct {
+	EthNewFilter *EthNewFilterResult `protobuf:"bytes,2072,opt,name=eth_new_filter,json=ethNewFilter,proto3,oneof"`
+}
+
+type Result_EthNewPendingTransactionFilter struct {
+	EthNewPendingTransactionFilter *EthNewPendingTransactionFilterResult `protobuf:"bytes,2073,opt,name=eth_new_pending_transaction_filter,json=ethNewPendingTransactionFilter,proto3,oneof"`
+}
+
+type Result_EthSendRawTransaction struct {
+	EthSendRawTransaction *EthSendRawTransactionResult `protobuf:"bytes,2074,opt,name=eth_send_raw_transaction,json=ethSendRawTransaction,proto3,oneof"`
+}
+
+type Result_EthSendTransaction struct {
+	EthSendTransaction *EthSendTransactionResult `protobuf:"bytes,2075,opt,name=eth_send_transaction,json=ethSendTransaction,proto3,oneof"`
+}
+
+type Result_EthSimulateV1 struct {
+	EthSimulateV1 *EthSimulateV1Result `protobuf:"bytes,2078,opt,name=eth_simulate_v1,json=ethSimulateV1,proto3,oneof"`
+}
+
+type Result_EthSyncing struct {
+	EthSyncing *EthSyncingResult `protobuf:"bytes,2079,opt,name=eth_syncing,json=ethSyncing,proto3,oneof"`
+}
+
+type Result_EthUninstallFilter struct {
+	EthUninstallFilter *EthUninstallFilterResult `protobuf:"bytes,2080,opt,name=eth_uninstall_filter,json=ethUninstallFilter,proto3,oneof"`
+}
+
+type Result_NetVersion struct {
+	NetVersion *EthNetVersionResult `protobuf:"bytes,2081,opt,name=net_version,json=netVersion,proto3,oneof"`
+}
+
+type Result_TxpoolContent struct {
+	TxpoolContent *EthTxpoolContentResult `protobuf:"bytes,2083,opt,name=txpool_content,json=txpoolContent,proto3,oneof"`
+}
+
+type Result_TxpoolContentFrom struct {
+	TxpoolContentFrom *EthTxpoolContentFromResult `protobuf:"bytes,2084,opt,name=txpool_content_from,json=txpoolContentFrom,proto3,oneof"`
+}
+
+type Result_TxpoolStatus struct {
+	TxpoolStatus *EthTxpoolStatusResult `protobuf:"bytes,2085,opt,name=txpool_status,json=txpoolStatus,proto3,oneof"` // END upstream eth result
+}
+
 func (*Result_Error) isResult_Result() {}
 
 func (*Result_Echo) isResult_Result() {}
@@ -1348,6 +2913,110 @@ func (*Result_ArtifactContent) isResult_Result() {}
 func (*Result_MusicPrompt) isResult_Result() {}
 
 func (*Result_Carried) isResult_Result() {}
+
+func (*Result_DebugGetBadBlocks) isResult_Result() {}
+
+func (*Result_DebugGetRawBlock) isResult_Result() {}
+
+func (*Result_DebugGetRawBlockAccessList) isResult_Result() {}
+
+func (*Result_DebugGetRawHeader) isResult_Result() {}
+
+func (*Result_DebugGetRawReceipts) isResult_Result() {}
+
+func (*Result_DebugGetRawTransaction) isResult_Result() {}
+
+func (*Result_EthAccounts) isResult_Result() {}
+
+func (*Result_EthBaseFee) isResult_Result() {}
+
+func (*Result_EthBlobBaseFee) isResult_Result() {}
+
+func (*Result_EthBlockNumber) isResult_Result() {}
+
+func (*Result_EthCall) isResult_Result() {}
+
+func (*Result_EthCapabilities) isResult_Result() {}
+
+func (*Result_EthChainId) isResult_Result() {}
+
+func (*Result_EthCoinbase) isResult_Result() {}
+
+func (*Result_EthConfig) isResult_Result() {}
+
+func (*Result_EthCreateAccessList) isResult_Result() {}
+
+func (*Result_EthEstimateGas) isResult_Result() {}
+
+func (*Result_EthFeeHistory) isResult_Result() {}
+
+func (*Result_EthFillTransaction) isResult_Result() {}
+
+func (*Result_EthGasPrice) isResult_Result() {}
+
+func (*Result_EthGetBalance) isResult_Result() {}
+
+func (*Result_EthGetBlockAccessList) isResult_Result() {}
+
+func (*Result_EthGetBlockByHash) isResult_Result() {}
+
+func (*Result_EthGetBlockByNumber) isResult_Result() {}
+
+func (*Result_EthGetBlockReceipts) isResult_Result() {}
+
+func (*Result_EthGetBlockTransactionCountByHash) isResult_Result() {}
+
+func (*Result_EthGetBlockTransactionCountByNumber) isResult_Result() {}
+
+func (*Result_EthGetCode) isResult_Result() {}
+
+func (*Result_EthGetFilterChanges) isResult_Result() {}
+
+func (*Result_EthGetFilterLogs) isResult_Result() {}
+
+func (*Result_EthGetLogs) isResult_Result() {}
+
+func (*Result_EthGetProof) isResult_Result() {}
+
+func (*Result_EthGetStorageAt) isResult_Result() {}
+
+func (*Result_EthGetStorageValues) isResult_Result() {}
+
+func (*Result_EthGetTransactionByBlockHashAndIndex) isResult_Result() {}
+
+func (*Result_EthGetTransactionByBlockNumberAndIndex) isResult_Result() {}
+
+func (*Result_EthGetTransactionByHash) isResult_Result() {}
+
+func (*Result_EthGetTransactionCount) isResult_Result() {}
+
+func (*Result_EthGetTransactionReceipt) isResult_Result() {}
+
+func (*Result_EthMaxPriorityFeePerGas) isResult_Result() {}
+
+func (*Result_EthNewBlockFilter) isResult_Result() {}
+
+func (*Result_EthNewFilter) isResult_Result() {}
+
+func (*Result_EthNewPendingTransactionFilter) isResult_Result() {}
+
+func (*Result_EthSendRawTransaction) isResult_Result() {}
+
+func (*Result_EthSendTransaction) isResult_Result() {}
+
+func (*Result_EthSimulateV1) isResult_Result() {}
+
+func (*Result_EthSyncing) isResult_Result() {}
+
+func (*Result_EthUninstallFilter) isResult_Result() {}
+
+func (*Result_NetVersion) isResult_Result() {}
+
+func (*Result_TxpoolContent) isResult_Result() {}
+
+func (*Result_TxpoolContentFrom) isResult_Result() {}
+
+func (*Result_TxpoolStatus) isResult_Result() {}
 
 // Job is a background run of a tool of kind JOB. It lives here, not in job.proto, because it
 // holds a Result.
@@ -1751,7 +3420,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xea\x1b\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/eth.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xf2?\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -1802,8 +3471,67 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
 	"\vcompose_abc\x18\xd8\x04 \x01(\v2 .hoot.v1.ComposeAbcPromptRequestH\x00R\n" +
 	"composeAbc\x121\n" +
-	"\acarried\x18\x84\a \x01(\v2\x14.google.protobuf.AnyH\x00R\acarriedB\t\n" +
-	"\arequestJ\x06\b\xe8\a\x10\x88\bJ\x06\b\x9a\b\x10\xa0\bJ\x06\b\xcc\b\x10\xd3\bR\x10test_simple_textR\x12test_image_contentR\x12test_audio_contentR\x16test_embedded_resourceR\x1btest_multiple_content_typesR\x13test_error_handlingR\x17test_tool_with_progressR\x12test_simple_promptR\x1atest_prompt_with_argumentsR\"test_prompt_with_embedded_resourceR\x16test_prompt_with_imageR\vstatic_textR\rstatic_binaryR\x10watched_resourceR\rtemplate_dataR\x16test_tool_with_loggingR\rtest_samplingR\x10test_elicitationR!test_elicitation_sep1034_defaultsR\x1etest_elicitation_sep1330_enumsR\x18json_schema_2020_12_toolR\x11test_logging_toolR\x18test_trigger_tool_changeR\x1atest_trigger_prompt_changeR\x11test_dynamic_toolR\x13test_dynamic_promptR\x12test_custom_headerR&test_input_required_result_elicitationR#test_input_required_result_samplingR%test_input_required_result_list_rootsR(test_input_required_result_request_stateR*test_input_required_result_multiple_inputsR&test_input_required_result_multi_roundR)test_input_required_result_tampered_stateR'test_input_required_result_capabilitiesR!test_input_required_result_promptR\x17test_missing_capabilityR\x1atest_streaming_elicitationR\x05greetR\fslow_computeR\vfailing_jobR\x12protocol_error_jobR\x0econfirm_deleteR\vmulti_inputR\x13test_tool_with_task\"\xa8\x13\n" +
+	"\acarried\x18\x84\a \x01(\v2\x14.google.protobuf.AnyH\x00R\acarried\x12X\n" +
+	"\x14debug_get_bad_blocks\x18\xd0\x0f \x01(\v2$.hoot.v1.EthDebugGetBadBlocksRequestH\x00R\x11debugGetBadBlocks\x12U\n" +
+	"\x13debug_get_raw_block\x18\xd1\x0f \x01(\v2#.hoot.v1.EthDebugGetRawBlockRequestH\x00R\x10debugGetRawBlock\x12u\n" +
+	"\x1fdebug_get_raw_block_access_list\x18\xd2\x0f \x01(\v2-.hoot.v1.EthDebugGetRawBlockAccessListRequestH\x00R\x1adebugGetRawBlockAccessList\x12X\n" +
+	"\x14debug_get_raw_header\x18\xd3\x0f \x01(\v2$.hoot.v1.EthDebugGetRawHeaderRequestH\x00R\x11debugGetRawHeader\x12^\n" +
+	"\x16debug_get_raw_receipts\x18\xd4\x0f \x01(\v2&.hoot.v1.EthDebugGetRawReceiptsRequestH\x00R\x13debugGetRawReceipts\x12g\n" +
+	"\x19debug_get_raw_transaction\x18\xd5\x0f \x01(\v2).hoot.v1.EthDebugGetRawTransactionRequestH\x00R\x16debugGetRawTransaction\x12A\n" +
+	"\feth_accounts\x18\xf5\x0f \x01(\v2\x1b.hoot.v1.EthAccountsRequestH\x00R\vethAccounts\x12?\n" +
+	"\feth_base_fee\x18\xf6\x0f \x01(\v2\x1a.hoot.v1.EthBaseFeeRequestH\x00R\n" +
+	"ethBaseFee\x12L\n" +
+	"\x11eth_blob_base_fee\x18\xf7\x0f \x01(\v2\x1e.hoot.v1.EthBlobBaseFeeRequestH\x00R\x0eethBlobBaseFee\x12K\n" +
+	"\x10eth_block_number\x18\xf8\x0f \x01(\v2\x1e.hoot.v1.EthBlockNumberRequestH\x00R\x0eethBlockNumber\x125\n" +
+	"\beth_call\x18\xf9\x0f \x01(\v2\x17.hoot.v1.EthCallRequestH\x00R\aethCall\x12M\n" +
+	"\x10eth_capabilities\x18\xfa\x0f \x01(\v2\x1f.hoot.v1.EthCapabilitiesRequestH\x00R\x0fethCapabilities\x12?\n" +
+	"\feth_chain_id\x18\xfb\x0f \x01(\v2\x1a.hoot.v1.EthChainIdRequestH\x00R\n" +
+	"ethChainId\x12A\n" +
+	"\feth_coinbase\x18\xfc\x0f \x01(\v2\x1b.hoot.v1.EthCoinbaseRequestH\x00R\vethCoinbase\x12;\n" +
+	"\n" +
+	"eth_config\x18\xfd\x0f \x01(\v2\x19.hoot.v1.EthConfigRequestH\x00R\tethConfig\x12[\n" +
+	"\x16eth_create_access_list\x18\xfe\x0f \x01(\v2#.hoot.v1.EthCreateAccessListRequestH\x00R\x13ethCreateAccessList\x12K\n" +
+	"\x10eth_estimate_gas\x18\xff\x0f \x01(\v2\x1e.hoot.v1.EthEstimateGasRequestH\x00R\x0eethEstimateGas\x12H\n" +
+	"\x0feth_fee_history\x18\x80\x10 \x01(\v2\x1d.hoot.v1.EthFeeHistoryRequestH\x00R\rethFeeHistory\x12W\n" +
+	"\x14eth_fill_transaction\x18\x81\x10 \x01(\v2\".hoot.v1.EthFillTransactionRequestH\x00R\x12ethFillTransaction\x12B\n" +
+	"\reth_gas_price\x18\x82\x10 \x01(\v2\x1b.hoot.v1.EthGasPriceRequestH\x00R\vethGasPrice\x12H\n" +
+	"\x0feth_get_balance\x18\x83\x10 \x01(\v2\x1d.hoot.v1.EthGetBalanceRequestH\x00R\rethGetBalance\x12b\n" +
+	"\x19eth_get_block_access_list\x18\x84\x10 \x01(\v2%.hoot.v1.EthGetBlockAccessListRequestH\x00R\x15ethGetBlockAccessList\x12V\n" +
+	"\x15eth_get_block_by_hash\x18\x85\x10 \x01(\v2!.hoot.v1.EthGetBlockByHashRequestH\x00R\x11ethGetBlockByHash\x12\\\n" +
+	"\x17eth_get_block_by_number\x18\x86\x10 \x01(\v2#.hoot.v1.EthGetBlockByNumberRequestH\x00R\x13ethGetBlockByNumber\x12[\n" +
+	"\x16eth_get_block_receipts\x18\x87\x10 \x01(\v2#.hoot.v1.EthGetBlockReceiptsRequestH\x00R\x13ethGetBlockReceipts\x12\x88\x01\n" +
+	"'eth_get_block_transaction_count_by_hash\x18\x88\x10 \x01(\v21.hoot.v1.EthGetBlockTransactionCountByHashRequestH\x00R!ethGetBlockTransactionCountByHash\x12\x8e\x01\n" +
+	")eth_get_block_transaction_count_by_number\x18\x89\x10 \x01(\v23.hoot.v1.EthGetBlockTransactionCountByNumberRequestH\x00R#ethGetBlockTransactionCountByNumber\x12?\n" +
+	"\feth_get_code\x18\x8a\x10 \x01(\v2\x1a.hoot.v1.EthGetCodeRequestH\x00R\n" +
+	"ethGetCode\x12[\n" +
+	"\x16eth_get_filter_changes\x18\x8b\x10 \x01(\v2#.hoot.v1.EthGetFilterChangesRequestH\x00R\x13ethGetFilterChanges\x12R\n" +
+	"\x13eth_get_filter_logs\x18\x8c\x10 \x01(\v2 .hoot.v1.EthGetFilterLogsRequestH\x00R\x10ethGetFilterLogs\x12?\n" +
+	"\feth_get_logs\x18\x8d\x10 \x01(\v2\x1a.hoot.v1.EthGetLogsRequestH\x00R\n" +
+	"ethGetLogs\x12B\n" +
+	"\reth_get_proof\x18\x8e\x10 \x01(\v2\x1b.hoot.v1.EthGetProofRequestH\x00R\vethGetProof\x12O\n" +
+	"\x12eth_get_storage_at\x18\x8f\x10 \x01(\v2\x1f.hoot.v1.EthGetStorageAtRequestH\x00R\x0fethGetStorageAt\x12[\n" +
+	"\x16eth_get_storage_values\x18\x90\x10 \x01(\v2#.hoot.v1.EthGetStorageValuesRequestH\x00R\x13ethGetStorageValues\x12\x92\x01\n" +
+	"+eth_get_transaction_by_block_hash_and_index\x18\x91\x10 \x01(\v24.hoot.v1.EthGetTransactionByBlockHashAndIndexRequestH\x00R$ethGetTransactionByBlockHashAndIndex\x12\x98\x01\n" +
+	"-eth_get_transaction_by_block_number_and_index\x18\x92\x10 \x01(\v26.hoot.v1.EthGetTransactionByBlockNumberAndIndexRequestH\x00R&ethGetTransactionByBlockNumberAndIndex\x12h\n" +
+	"\x1beth_get_transaction_by_hash\x18\x93\x10 \x01(\v2'.hoot.v1.EthGetTransactionByHashRequestH\x00R\x17ethGetTransactionByHash\x12d\n" +
+	"\x19eth_get_transaction_count\x18\x94\x10 \x01(\v2&.hoot.v1.EthGetTransactionCountRequestH\x00R\x16ethGetTransactionCount\x12j\n" +
+	"\x1beth_get_transaction_receipt\x18\x95\x10 \x01(\v2(.hoot.v1.EthGetTransactionReceiptRequestH\x00R\x18ethGetTransactionReceipt\x12i\n" +
+	"\x1ceth_max_priority_fee_per_gas\x18\x96\x10 \x01(\v2'.hoot.v1.EthMaxPriorityFeePerGasRequestH\x00R\x17ethMaxPriorityFeePerGas\x12U\n" +
+	"\x14eth_new_block_filter\x18\x97\x10 \x01(\v2!.hoot.v1.EthNewBlockFilterRequestH\x00R\x11ethNewBlockFilter\x12E\n" +
+	"\x0eeth_new_filter\x18\x98\x10 \x01(\v2\x1c.hoot.v1.EthNewFilterRequestH\x00R\fethNewFilter\x12}\n" +
+	"\"eth_new_pending_transaction_filter\x18\x99\x10 \x01(\v2..hoot.v1.EthNewPendingTransactionFilterRequestH\x00R\x1eethNewPendingTransactionFilter\x12a\n" +
+	"\x18eth_send_raw_transaction\x18\x9a\x10 \x01(\v2%.hoot.v1.EthSendRawTransactionRequestH\x00R\x15ethSendRawTransaction\x12W\n" +
+	"\x14eth_send_transaction\x18\x9b\x10 \x01(\v2\".hoot.v1.EthSendTransactionRequestH\x00R\x12ethSendTransaction\x12H\n" +
+	"\x0feth_simulate_v1\x18\x9e\x10 \x01(\v2\x1d.hoot.v1.EthSimulateV1RequestH\x00R\rethSimulateV1\x12>\n" +
+	"\veth_syncing\x18\x9f\x10 \x01(\v2\x1a.hoot.v1.EthSyncingRequestH\x00R\n" +
+	"ethSyncing\x12W\n" +
+	"\x14eth_uninstall_filter\x18\xa0\x10 \x01(\v2\".hoot.v1.EthUninstallFilterRequestH\x00R\x12ethUninstallFilter\x12A\n" +
+	"\vnet_version\x18\xa1\x10 \x01(\v2\x1d.hoot.v1.EthNetVersionRequestH\x00R\n" +
+	"netVersion\x12J\n" +
+	"\x0etxpool_content\x18\xa3\x10 \x01(\v2 .hoot.v1.EthTxpoolContentRequestH\x00R\rtxpoolContent\x12W\n" +
+	"\x13txpool_content_from\x18\xa4\x10 \x01(\v2$.hoot.v1.EthTxpoolContentFromRequestH\x00R\x11txpoolContentFrom\x12G\n" +
+	"\rtxpool_status\x18\xa5\x10 \x01(\v2\x1f.hoot.v1.EthTxpoolStatusRequestH\x00R\ftxpoolStatusB\t\n" +
+	"\arequestJ\x06\b\xe8\a\x10\x88\bJ\x06\b\x9a\b\x10\xa0\bJ\x06\b\xcc\b\x10\xd3\bR\x10test_simple_textR\x12test_image_contentR\x12test_audio_contentR\x16test_embedded_resourceR\x1btest_multiple_content_typesR\x13test_error_handlingR\x17test_tool_with_progressR\x12test_simple_promptR\x1atest_prompt_with_argumentsR\"test_prompt_with_embedded_resourceR\x16test_prompt_with_imageR\vstatic_textR\rstatic_binaryR\x10watched_resourceR\rtemplate_dataR\x16test_tool_with_loggingR\rtest_samplingR\x10test_elicitationR!test_elicitation_sep1034_defaultsR\x1etest_elicitation_sep1330_enumsR\x18json_schema_2020_12_toolR\x11test_logging_toolR\x18test_trigger_tool_changeR\x1atest_trigger_prompt_changeR\x11test_dynamic_toolR\x13test_dynamic_promptR\x12test_custom_headerR&test_input_required_result_elicitationR#test_input_required_result_samplingR%test_input_required_result_list_rootsR(test_input_required_result_request_stateR*test_input_required_result_multiple_inputsR&test_input_required_result_multi_roundR)test_input_required_result_tampered_stateR'test_input_required_result_capabilitiesR!test_input_required_result_promptR\x17test_missing_capabilityR\x1atest_streaming_elicitationR\x05greetR\fslow_computeR\vfailing_jobR\x12protocol_error_jobR\x0econfirm_deleteR\vmulti_inputR\x13test_tool_with_task\"\xfc6\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -1855,7 +3583,66 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
 	"\fmusic_prompt\x18\xd8\x04 \x01(\v2\x1a.hoot.v1.MusicPromptResultH\x00R\vmusicPrompt\x121\n" +
-	"\acarried\x18\x84\a \x01(\v2\x14.google.protobuf.AnyH\x00R\acarriedB\b\n" +
+	"\acarried\x18\x84\a \x01(\v2\x14.google.protobuf.AnyH\x00R\acarried\x12W\n" +
+	"\x14debug_get_bad_blocks\x18\xd0\x0f \x01(\v2#.hoot.v1.EthDebugGetBadBlocksResultH\x00R\x11debugGetBadBlocks\x12T\n" +
+	"\x13debug_get_raw_block\x18\xd1\x0f \x01(\v2\".hoot.v1.EthDebugGetRawBlockResultH\x00R\x10debugGetRawBlock\x12t\n" +
+	"\x1fdebug_get_raw_block_access_list\x18\xd2\x0f \x01(\v2,.hoot.v1.EthDebugGetRawBlockAccessListResultH\x00R\x1adebugGetRawBlockAccessList\x12W\n" +
+	"\x14debug_get_raw_header\x18\xd3\x0f \x01(\v2#.hoot.v1.EthDebugGetRawHeaderResultH\x00R\x11debugGetRawHeader\x12]\n" +
+	"\x16debug_get_raw_receipts\x18\xd4\x0f \x01(\v2%.hoot.v1.EthDebugGetRawReceiptsResultH\x00R\x13debugGetRawReceipts\x12f\n" +
+	"\x19debug_get_raw_transaction\x18\xd5\x0f \x01(\v2(.hoot.v1.EthDebugGetRawTransactionResultH\x00R\x16debugGetRawTransaction\x12@\n" +
+	"\feth_accounts\x18\xf5\x0f \x01(\v2\x1a.hoot.v1.EthAccountsResultH\x00R\vethAccounts\x12>\n" +
+	"\feth_base_fee\x18\xf6\x0f \x01(\v2\x19.hoot.v1.EthBaseFeeResultH\x00R\n" +
+	"ethBaseFee\x12K\n" +
+	"\x11eth_blob_base_fee\x18\xf7\x0f \x01(\v2\x1d.hoot.v1.EthBlobBaseFeeResultH\x00R\x0eethBlobBaseFee\x12J\n" +
+	"\x10eth_block_number\x18\xf8\x0f \x01(\v2\x1d.hoot.v1.EthBlockNumberResultH\x00R\x0eethBlockNumber\x124\n" +
+	"\beth_call\x18\xf9\x0f \x01(\v2\x16.hoot.v1.EthCallResultH\x00R\aethCall\x12L\n" +
+	"\x10eth_capabilities\x18\xfa\x0f \x01(\v2\x1e.hoot.v1.EthCapabilitiesResultH\x00R\x0fethCapabilities\x12>\n" +
+	"\feth_chain_id\x18\xfb\x0f \x01(\v2\x19.hoot.v1.EthChainIdResultH\x00R\n" +
+	"ethChainId\x12@\n" +
+	"\feth_coinbase\x18\xfc\x0f \x01(\v2\x1a.hoot.v1.EthCoinbaseResultH\x00R\vethCoinbase\x12:\n" +
+	"\n" +
+	"eth_config\x18\xfd\x0f \x01(\v2\x18.hoot.v1.EthConfigResultH\x00R\tethConfig\x12Z\n" +
+	"\x16eth_create_access_list\x18\xfe\x0f \x01(\v2\".hoot.v1.EthCreateAccessListResultH\x00R\x13ethCreateAccessList\x12J\n" +
+	"\x10eth_estimate_gas\x18\xff\x0f \x01(\v2\x1d.hoot.v1.EthEstimateGasResultH\x00R\x0eethEstimateGas\x12G\n" +
+	"\x0feth_fee_history\x18\x80\x10 \x01(\v2\x1c.hoot.v1.EthFeeHistoryResultH\x00R\rethFeeHistory\x12V\n" +
+	"\x14eth_fill_transaction\x18\x81\x10 \x01(\v2!.hoot.v1.EthFillTransactionResultH\x00R\x12ethFillTransaction\x12A\n" +
+	"\reth_gas_price\x18\x82\x10 \x01(\v2\x1a.hoot.v1.EthGasPriceResultH\x00R\vethGasPrice\x12G\n" +
+	"\x0feth_get_balance\x18\x83\x10 \x01(\v2\x1c.hoot.v1.EthGetBalanceResultH\x00R\rethGetBalance\x12a\n" +
+	"\x19eth_get_block_access_list\x18\x84\x10 \x01(\v2$.hoot.v1.EthGetBlockAccessListResultH\x00R\x15ethGetBlockAccessList\x12U\n" +
+	"\x15eth_get_block_by_hash\x18\x85\x10 \x01(\v2 .hoot.v1.EthGetBlockByHashResultH\x00R\x11ethGetBlockByHash\x12[\n" +
+	"\x17eth_get_block_by_number\x18\x86\x10 \x01(\v2\".hoot.v1.EthGetBlockByNumberResultH\x00R\x13ethGetBlockByNumber\x12Z\n" +
+	"\x16eth_get_block_receipts\x18\x87\x10 \x01(\v2\".hoot.v1.EthGetBlockReceiptsResultH\x00R\x13ethGetBlockReceipts\x12\x87\x01\n" +
+	"'eth_get_block_transaction_count_by_hash\x18\x88\x10 \x01(\v20.hoot.v1.EthGetBlockTransactionCountByHashResultH\x00R!ethGetBlockTransactionCountByHash\x12\x8d\x01\n" +
+	")eth_get_block_transaction_count_by_number\x18\x89\x10 \x01(\v22.hoot.v1.EthGetBlockTransactionCountByNumberResultH\x00R#ethGetBlockTransactionCountByNumber\x12>\n" +
+	"\feth_get_code\x18\x8a\x10 \x01(\v2\x19.hoot.v1.EthGetCodeResultH\x00R\n" +
+	"ethGetCode\x12Z\n" +
+	"\x16eth_get_filter_changes\x18\x8b\x10 \x01(\v2\".hoot.v1.EthGetFilterChangesResultH\x00R\x13ethGetFilterChanges\x12Q\n" +
+	"\x13eth_get_filter_logs\x18\x8c\x10 \x01(\v2\x1f.hoot.v1.EthGetFilterLogsResultH\x00R\x10ethGetFilterLogs\x12>\n" +
+	"\feth_get_logs\x18\x8d\x10 \x01(\v2\x19.hoot.v1.EthGetLogsResultH\x00R\n" +
+	"ethGetLogs\x12A\n" +
+	"\reth_get_proof\x18\x8e\x10 \x01(\v2\x1a.hoot.v1.EthGetProofResultH\x00R\vethGetProof\x12N\n" +
+	"\x12eth_get_storage_at\x18\x8f\x10 \x01(\v2\x1e.hoot.v1.EthGetStorageAtResultH\x00R\x0fethGetStorageAt\x12Z\n" +
+	"\x16eth_get_storage_values\x18\x90\x10 \x01(\v2\".hoot.v1.EthGetStorageValuesResultH\x00R\x13ethGetStorageValues\x12\x91\x01\n" +
+	"+eth_get_transaction_by_block_hash_and_index\x18\x91\x10 \x01(\v23.hoot.v1.EthGetTransactionByBlockHashAndIndexResultH\x00R$ethGetTransactionByBlockHashAndIndex\x12\x97\x01\n" +
+	"-eth_get_transaction_by_block_number_and_index\x18\x92\x10 \x01(\v25.hoot.v1.EthGetTransactionByBlockNumberAndIndexResultH\x00R&ethGetTransactionByBlockNumberAndIndex\x12g\n" +
+	"\x1beth_get_transaction_by_hash\x18\x93\x10 \x01(\v2&.hoot.v1.EthGetTransactionByHashResultH\x00R\x17ethGetTransactionByHash\x12c\n" +
+	"\x19eth_get_transaction_count\x18\x94\x10 \x01(\v2%.hoot.v1.EthGetTransactionCountResultH\x00R\x16ethGetTransactionCount\x12i\n" +
+	"\x1beth_get_transaction_receipt\x18\x95\x10 \x01(\v2'.hoot.v1.EthGetTransactionReceiptResultH\x00R\x18ethGetTransactionReceipt\x12h\n" +
+	"\x1ceth_max_priority_fee_per_gas\x18\x96\x10 \x01(\v2&.hoot.v1.EthMaxPriorityFeePerGasResultH\x00R\x17ethMaxPriorityFeePerGas\x12T\n" +
+	"\x14eth_new_block_filter\x18\x97\x10 \x01(\v2 .hoot.v1.EthNewBlockFilterResultH\x00R\x11ethNewBlockFilter\x12D\n" +
+	"\x0eeth_new_filter\x18\x98\x10 \x01(\v2\x1b.hoot.v1.EthNewFilterResultH\x00R\fethNewFilter\x12|\n" +
+	"\"eth_new_pending_transaction_filter\x18\x99\x10 \x01(\v2-.hoot.v1.EthNewPendingTransactionFilterResultH\x00R\x1eethNewPendingTransactionFilter\x12`\n" +
+	"\x18eth_send_raw_transaction\x18\x9a\x10 \x01(\v2$.hoot.v1.EthSendRawTransactionResultH\x00R\x15ethSendRawTransaction\x12V\n" +
+	"\x14eth_send_transaction\x18\x9b\x10 \x01(\v2!.hoot.v1.EthSendTransactionResultH\x00R\x12ethSendTransaction\x12G\n" +
+	"\x0feth_simulate_v1\x18\x9e\x10 \x01(\v2\x1c.hoot.v1.EthSimulateV1ResultH\x00R\rethSimulateV1\x12=\n" +
+	"\veth_syncing\x18\x9f\x10 \x01(\v2\x19.hoot.v1.EthSyncingResultH\x00R\n" +
+	"ethSyncing\x12V\n" +
+	"\x14eth_uninstall_filter\x18\xa0\x10 \x01(\v2!.hoot.v1.EthUninstallFilterResultH\x00R\x12ethUninstallFilter\x12@\n" +
+	"\vnet_version\x18\xa1\x10 \x01(\v2\x1c.hoot.v1.EthNetVersionResultH\x00R\n" +
+	"netVersion\x12I\n" +
+	"\x0etxpool_content\x18\xa3\x10 \x01(\v2\x1f.hoot.v1.EthTxpoolContentResultH\x00R\rtxpoolContent\x12V\n" +
+	"\x13txpool_content_from\x18\xa4\x10 \x01(\v2#.hoot.v1.EthTxpoolContentFromResultH\x00R\x11txpoolContentFrom\x12F\n" +
+	"\rtxpool_status\x18\xa5\x10 \x01(\v2\x1e.hoot.v1.EthTxpoolStatusResultH\x00R\ftxpoolStatusB\b\n" +
 	"\x06resultJ\x06\b\xe8\a\x10\xeb\aR\x13conformance_contentR\x12conformance_promptR\x14conformance_resource\"\xee\x04\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
@@ -1907,182 +3694,390 @@ func file_hoot_v1_envelope_proto_rawDescGZIP() []byte {
 
 var file_hoot_v1_envelope_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_hoot_v1_envelope_proto_goTypes = []any{
-	(*Payload)(nil),                        // 0: hoot.v1.Payload
-	(*Result)(nil),                         // 1: hoot.v1.Result
-	(*Job)(nil),                            // 2: hoot.v1.Job
-	(*JobStatusResult)(nil),                // 3: hoot.v1.JobStatusResult
-	(*JobAwaitResult)(nil),                 // 4: hoot.v1.JobAwaitResult
-	(*JobListResult)(nil),                  // 5: hoot.v1.JobListResult
-	(*JobCancelResult)(nil),                // 6: hoot.v1.JobCancelResult
-	(*JobAnswerResult)(nil),                // 7: hoot.v1.JobAnswerResult
-	nil,                                    // 8: hoot.v1.Job.QuestionsEntry
-	(*EchoRequest)(nil),                    // 9: hoot.v1.EchoRequest
-	(*CasStoreRequest)(nil),                // 10: hoot.v1.CasStoreRequest
-	(*CasGetRequest)(nil),                  // 11: hoot.v1.CasGetRequest
-	(*CasInspectRequest)(nil),              // 12: hoot.v1.CasInspectRequest
-	(*ArtifactCreateRequest)(nil),          // 13: hoot.v1.ArtifactCreateRequest
-	(*ArtifactGetRequest)(nil),             // 14: hoot.v1.ArtifactGetRequest
-	(*ArtifactListRequest)(nil),            // 15: hoot.v1.ArtifactListRequest
-	(*ArtifactAnnotateRequest)(nil),        // 16: hoot.v1.ArtifactAnnotateRequest
-	(*ArtifactTagRequest)(nil),             // 17: hoot.v1.ArtifactTagRequest
-	(*StorageStatsRequest)(nil),            // 18: hoot.v1.StorageStatsRequest
-	(*CasVerifyRequest)(nil),               // 19: hoot.v1.CasVerifyRequest
-	(*JobStatusRequest)(nil),               // 20: hoot.v1.JobStatusRequest
-	(*JobAwaitRequest)(nil),                // 21: hoot.v1.JobAwaitRequest
-	(*JobListRequest)(nil),                 // 22: hoot.v1.JobListRequest
-	(*JobCancelRequest)(nil),               // 23: hoot.v1.JobCancelRequest
-	(*ArtifactQueryRequest)(nil),           // 24: hoot.v1.ArtifactQueryRequest
-	(*AbcParseRequest)(nil),                // 25: hoot.v1.AbcParseRequest
-	(*AbcValidateRequest)(nil),             // 26: hoot.v1.AbcValidateRequest
-	(*AbcTransposeRequest)(nil),            // 27: hoot.v1.AbcTransposeRequest
-	(*AbcToMidiRequest)(nil),               // 28: hoot.v1.AbcToMidiRequest
-	(*AbcBookToMidiRequest)(nil),           // 29: hoot.v1.AbcBookToMidiRequest
-	(*MidiInfoRequest)(nil),                // 30: hoot.v1.MidiInfoRequest
-	(*StorageGcRequest)(nil),               // 31: hoot.v1.StorageGcRequest
-	(*MidiRenderRequest)(nil),              // 32: hoot.v1.MidiRenderRequest
-	(*SoundfontInspectRequest)(nil),        // 33: hoot.v1.SoundfontInspectRequest
-	(*AudioInfoRequest)(nil),               // 34: hoot.v1.AudioInfoRequest
-	(*MidiPianoRollRequest)(nil),           // 35: hoot.v1.MidiPianoRollRequest
-	(*AbcRenderRequest)(nil),               // 36: hoot.v1.AbcRenderRequest
-	(*MidiAnalyzeRequest)(nil),             // 37: hoot.v1.MidiAnalyzeRequest
-	(*ShellExecRequest)(nil),               // 38: hoot.v1.ShellExecRequest
-	(*ShellExecJobRequest)(nil),            // 39: hoot.v1.ShellExecJobRequest
-	(*AbcToMusicxmlRequest)(nil),           // 40: hoot.v1.AbcToMusicxmlRequest
-	(*JobAnswerRequest)(nil),               // 41: hoot.v1.JobAnswerRequest
-	(*CasObjectResourceRequest)(nil),       // 42: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil), // 43: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),        // 44: hoot.v1.ComposeAbcPromptRequest
-	(*anypb.Any)(nil),                      // 45: google.protobuf.Any
-	(*ToolError)(nil),                      // 46: hoot.v1.ToolError
-	(*EchoResult)(nil),                     // 47: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                 // 48: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                   // 49: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),               // 50: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),           // 51: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),              // 52: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),             // 53: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),         // 54: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),              // 55: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),             // 56: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                     // 57: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                // 58: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),            // 59: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                 // 60: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),              // 61: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),             // 62: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                // 63: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),            // 64: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                 // 65: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                // 66: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),               // 67: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),         // 68: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                // 69: hoot.v1.AudioInfoResult
-	(*MidiPianoRollResult)(nil),            // 70: hoot.v1.MidiPianoRollResult
-	(*AbcRenderResult)(nil),                // 71: hoot.v1.AbcRenderResult
-	(*MidiAnalyzeResult)(nil),              // 72: hoot.v1.MidiAnalyzeResult
-	(*ShellExecResult)(nil),                // 73: hoot.v1.ShellExecResult
-	(*AbcToMusicxmlResult)(nil),            // 74: hoot.v1.AbcToMusicxmlResult
-	(*CasObjectResourceResult)(nil),        // 75: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),  // 76: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),              // 77: hoot.v1.MusicPromptResult
-	(JobStatus)(0),                         // 78: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),          // 79: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                  // 80: hoot.v1.ClientRequest
+	(*Payload)(nil),                                       // 0: hoot.v1.Payload
+	(*Result)(nil),                                        // 1: hoot.v1.Result
+	(*Job)(nil),                                           // 2: hoot.v1.Job
+	(*JobStatusResult)(nil),                               // 3: hoot.v1.JobStatusResult
+	(*JobAwaitResult)(nil),                                // 4: hoot.v1.JobAwaitResult
+	(*JobListResult)(nil),                                 // 5: hoot.v1.JobListResult
+	(*JobCancelResult)(nil),                               // 6: hoot.v1.JobCancelResult
+	(*JobAnswerResult)(nil),                               // 7: hoot.v1.JobAnswerResult
+	nil,                                                   // 8: hoot.v1.Job.QuestionsEntry
+	(*EchoRequest)(nil),                                   // 9: hoot.v1.EchoRequest
+	(*CasStoreRequest)(nil),                               // 10: hoot.v1.CasStoreRequest
+	(*CasGetRequest)(nil),                                 // 11: hoot.v1.CasGetRequest
+	(*CasInspectRequest)(nil),                             // 12: hoot.v1.CasInspectRequest
+	(*ArtifactCreateRequest)(nil),                         // 13: hoot.v1.ArtifactCreateRequest
+	(*ArtifactGetRequest)(nil),                            // 14: hoot.v1.ArtifactGetRequest
+	(*ArtifactListRequest)(nil),                           // 15: hoot.v1.ArtifactListRequest
+	(*ArtifactAnnotateRequest)(nil),                       // 16: hoot.v1.ArtifactAnnotateRequest
+	(*ArtifactTagRequest)(nil),                            // 17: hoot.v1.ArtifactTagRequest
+	(*StorageStatsRequest)(nil),                           // 18: hoot.v1.StorageStatsRequest
+	(*CasVerifyRequest)(nil),                              // 19: hoot.v1.CasVerifyRequest
+	(*JobStatusRequest)(nil),                              // 20: hoot.v1.JobStatusRequest
+	(*JobAwaitRequest)(nil),                               // 21: hoot.v1.JobAwaitRequest
+	(*JobListRequest)(nil),                                // 22: hoot.v1.JobListRequest
+	(*JobCancelRequest)(nil),                              // 23: hoot.v1.JobCancelRequest
+	(*ArtifactQueryRequest)(nil),                          // 24: hoot.v1.ArtifactQueryRequest
+	(*AbcParseRequest)(nil),                               // 25: hoot.v1.AbcParseRequest
+	(*AbcValidateRequest)(nil),                            // 26: hoot.v1.AbcValidateRequest
+	(*AbcTransposeRequest)(nil),                           // 27: hoot.v1.AbcTransposeRequest
+	(*AbcToMidiRequest)(nil),                              // 28: hoot.v1.AbcToMidiRequest
+	(*AbcBookToMidiRequest)(nil),                          // 29: hoot.v1.AbcBookToMidiRequest
+	(*MidiInfoRequest)(nil),                               // 30: hoot.v1.MidiInfoRequest
+	(*StorageGcRequest)(nil),                              // 31: hoot.v1.StorageGcRequest
+	(*MidiRenderRequest)(nil),                             // 32: hoot.v1.MidiRenderRequest
+	(*SoundfontInspectRequest)(nil),                       // 33: hoot.v1.SoundfontInspectRequest
+	(*AudioInfoRequest)(nil),                              // 34: hoot.v1.AudioInfoRequest
+	(*MidiPianoRollRequest)(nil),                          // 35: hoot.v1.MidiPianoRollRequest
+	(*AbcRenderRequest)(nil),                              // 36: hoot.v1.AbcRenderRequest
+	(*MidiAnalyzeRequest)(nil),                            // 37: hoot.v1.MidiAnalyzeRequest
+	(*ShellExecRequest)(nil),                              // 38: hoot.v1.ShellExecRequest
+	(*ShellExecJobRequest)(nil),                           // 39: hoot.v1.ShellExecJobRequest
+	(*AbcToMusicxmlRequest)(nil),                          // 40: hoot.v1.AbcToMusicxmlRequest
+	(*JobAnswerRequest)(nil),                              // 41: hoot.v1.JobAnswerRequest
+	(*CasObjectResourceRequest)(nil),                      // 42: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 43: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 44: hoot.v1.ComposeAbcPromptRequest
+	(*anypb.Any)(nil),                                     // 45: google.protobuf.Any
+	(*EthDebugGetBadBlocksRequest)(nil),                   // 46: hoot.v1.EthDebugGetBadBlocksRequest
+	(*EthDebugGetRawBlockRequest)(nil),                    // 47: hoot.v1.EthDebugGetRawBlockRequest
+	(*EthDebugGetRawBlockAccessListRequest)(nil),          // 48: hoot.v1.EthDebugGetRawBlockAccessListRequest
+	(*EthDebugGetRawHeaderRequest)(nil),                   // 49: hoot.v1.EthDebugGetRawHeaderRequest
+	(*EthDebugGetRawReceiptsRequest)(nil),                 // 50: hoot.v1.EthDebugGetRawReceiptsRequest
+	(*EthDebugGetRawTransactionRequest)(nil),              // 51: hoot.v1.EthDebugGetRawTransactionRequest
+	(*EthAccountsRequest)(nil),                            // 52: hoot.v1.EthAccountsRequest
+	(*EthBaseFeeRequest)(nil),                             // 53: hoot.v1.EthBaseFeeRequest
+	(*EthBlobBaseFeeRequest)(nil),                         // 54: hoot.v1.EthBlobBaseFeeRequest
+	(*EthBlockNumberRequest)(nil),                         // 55: hoot.v1.EthBlockNumberRequest
+	(*EthCallRequest)(nil),                                // 56: hoot.v1.EthCallRequest
+	(*EthCapabilitiesRequest)(nil),                        // 57: hoot.v1.EthCapabilitiesRequest
+	(*EthChainIdRequest)(nil),                             // 58: hoot.v1.EthChainIdRequest
+	(*EthCoinbaseRequest)(nil),                            // 59: hoot.v1.EthCoinbaseRequest
+	(*EthConfigRequest)(nil),                              // 60: hoot.v1.EthConfigRequest
+	(*EthCreateAccessListRequest)(nil),                    // 61: hoot.v1.EthCreateAccessListRequest
+	(*EthEstimateGasRequest)(nil),                         // 62: hoot.v1.EthEstimateGasRequest
+	(*EthFeeHistoryRequest)(nil),                          // 63: hoot.v1.EthFeeHistoryRequest
+	(*EthFillTransactionRequest)(nil),                     // 64: hoot.v1.EthFillTransactionRequest
+	(*EthGasPriceRequest)(nil),                            // 65: hoot.v1.EthGasPriceRequest
+	(*EthGetBalanceRequest)(nil),                          // 66: hoot.v1.EthGetBalanceRequest
+	(*EthGetBlockAccessListRequest)(nil),                  // 67: hoot.v1.EthGetBlockAccessListRequest
+	(*EthGetBlockByHashRequest)(nil),                      // 68: hoot.v1.EthGetBlockByHashRequest
+	(*EthGetBlockByNumberRequest)(nil),                    // 69: hoot.v1.EthGetBlockByNumberRequest
+	(*EthGetBlockReceiptsRequest)(nil),                    // 70: hoot.v1.EthGetBlockReceiptsRequest
+	(*EthGetBlockTransactionCountByHashRequest)(nil),      // 71: hoot.v1.EthGetBlockTransactionCountByHashRequest
+	(*EthGetBlockTransactionCountByNumberRequest)(nil),    // 72: hoot.v1.EthGetBlockTransactionCountByNumberRequest
+	(*EthGetCodeRequest)(nil),                             // 73: hoot.v1.EthGetCodeRequest
+	(*EthGetFilterChangesRequest)(nil),                    // 74: hoot.v1.EthGetFilterChangesRequest
+	(*EthGetFilterLogsRequest)(nil),                       // 75: hoot.v1.EthGetFilterLogsRequest
+	(*EthGetLogsRequest)(nil),                             // 76: hoot.v1.EthGetLogsRequest
+	(*EthGetProofRequest)(nil),                            // 77: hoot.v1.EthGetProofRequest
+	(*EthGetStorageAtRequest)(nil),                        // 78: hoot.v1.EthGetStorageAtRequest
+	(*EthGetStorageValuesRequest)(nil),                    // 79: hoot.v1.EthGetStorageValuesRequest
+	(*EthGetTransactionByBlockHashAndIndexRequest)(nil),   // 80: hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
+	(*EthGetTransactionByBlockNumberAndIndexRequest)(nil), // 81: hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
+	(*EthGetTransactionByHashRequest)(nil),                // 82: hoot.v1.EthGetTransactionByHashRequest
+	(*EthGetTransactionCountRequest)(nil),                 // 83: hoot.v1.EthGetTransactionCountRequest
+	(*EthGetTransactionReceiptRequest)(nil),               // 84: hoot.v1.EthGetTransactionReceiptRequest
+	(*EthMaxPriorityFeePerGasRequest)(nil),                // 85: hoot.v1.EthMaxPriorityFeePerGasRequest
+	(*EthNewBlockFilterRequest)(nil),                      // 86: hoot.v1.EthNewBlockFilterRequest
+	(*EthNewFilterRequest)(nil),                           // 87: hoot.v1.EthNewFilterRequest
+	(*EthNewPendingTransactionFilterRequest)(nil),         // 88: hoot.v1.EthNewPendingTransactionFilterRequest
+	(*EthSendRawTransactionRequest)(nil),                  // 89: hoot.v1.EthSendRawTransactionRequest
+	(*EthSendTransactionRequest)(nil),                     // 90: hoot.v1.EthSendTransactionRequest
+	(*EthSimulateV1Request)(nil),                          // 91: hoot.v1.EthSimulateV1Request
+	(*EthSyncingRequest)(nil),                             // 92: hoot.v1.EthSyncingRequest
+	(*EthUninstallFilterRequest)(nil),                     // 93: hoot.v1.EthUninstallFilterRequest
+	(*EthNetVersionRequest)(nil),                          // 94: hoot.v1.EthNetVersionRequest
+	(*EthTxpoolContentRequest)(nil),                       // 95: hoot.v1.EthTxpoolContentRequest
+	(*EthTxpoolContentFromRequest)(nil),                   // 96: hoot.v1.EthTxpoolContentFromRequest
+	(*EthTxpoolStatusRequest)(nil),                        // 97: hoot.v1.EthTxpoolStatusRequest
+	(*ToolError)(nil),                                     // 98: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 99: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 100: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 101: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 102: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 103: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 104: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 105: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 106: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 107: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 108: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 109: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 110: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 111: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 112: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 113: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 114: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 115: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 116: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 117: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 118: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 119: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 120: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 121: hoot.v1.AudioInfoResult
+	(*MidiPianoRollResult)(nil),                           // 122: hoot.v1.MidiPianoRollResult
+	(*AbcRenderResult)(nil),                               // 123: hoot.v1.AbcRenderResult
+	(*MidiAnalyzeResult)(nil),                             // 124: hoot.v1.MidiAnalyzeResult
+	(*ShellExecResult)(nil),                               // 125: hoot.v1.ShellExecResult
+	(*AbcToMusicxmlResult)(nil),                           // 126: hoot.v1.AbcToMusicxmlResult
+	(*CasObjectResourceResult)(nil),                       // 127: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 128: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 129: hoot.v1.MusicPromptResult
+	(*EthDebugGetBadBlocksResult)(nil),                    // 130: hoot.v1.EthDebugGetBadBlocksResult
+	(*EthDebugGetRawBlockResult)(nil),                     // 131: hoot.v1.EthDebugGetRawBlockResult
+	(*EthDebugGetRawBlockAccessListResult)(nil),           // 132: hoot.v1.EthDebugGetRawBlockAccessListResult
+	(*EthDebugGetRawHeaderResult)(nil),                    // 133: hoot.v1.EthDebugGetRawHeaderResult
+	(*EthDebugGetRawReceiptsResult)(nil),                  // 134: hoot.v1.EthDebugGetRawReceiptsResult
+	(*EthDebugGetRawTransactionResult)(nil),               // 135: hoot.v1.EthDebugGetRawTransactionResult
+	(*EthAccountsResult)(nil),                             // 136: hoot.v1.EthAccountsResult
+	(*EthBaseFeeResult)(nil),                              // 137: hoot.v1.EthBaseFeeResult
+	(*EthBlobBaseFeeResult)(nil),                          // 138: hoot.v1.EthBlobBaseFeeResult
+	(*EthBlockNumberResult)(nil),                          // 139: hoot.v1.EthBlockNumberResult
+	(*EthCallResult)(nil),                                 // 140: hoot.v1.EthCallResult
+	(*EthCapabilitiesResult)(nil),                         // 141: hoot.v1.EthCapabilitiesResult
+	(*EthChainIdResult)(nil),                              // 142: hoot.v1.EthChainIdResult
+	(*EthCoinbaseResult)(nil),                             // 143: hoot.v1.EthCoinbaseResult
+	(*EthConfigResult)(nil),                               // 144: hoot.v1.EthConfigResult
+	(*EthCreateAccessListResult)(nil),                     // 145: hoot.v1.EthCreateAccessListResult
+	(*EthEstimateGasResult)(nil),                          // 146: hoot.v1.EthEstimateGasResult
+	(*EthFeeHistoryResult)(nil),                           // 147: hoot.v1.EthFeeHistoryResult
+	(*EthFillTransactionResult)(nil),                      // 148: hoot.v1.EthFillTransactionResult
+	(*EthGasPriceResult)(nil),                             // 149: hoot.v1.EthGasPriceResult
+	(*EthGetBalanceResult)(nil),                           // 150: hoot.v1.EthGetBalanceResult
+	(*EthGetBlockAccessListResult)(nil),                   // 151: hoot.v1.EthGetBlockAccessListResult
+	(*EthGetBlockByHashResult)(nil),                       // 152: hoot.v1.EthGetBlockByHashResult
+	(*EthGetBlockByNumberResult)(nil),                     // 153: hoot.v1.EthGetBlockByNumberResult
+	(*EthGetBlockReceiptsResult)(nil),                     // 154: hoot.v1.EthGetBlockReceiptsResult
+	(*EthGetBlockTransactionCountByHashResult)(nil),       // 155: hoot.v1.EthGetBlockTransactionCountByHashResult
+	(*EthGetBlockTransactionCountByNumberResult)(nil),     // 156: hoot.v1.EthGetBlockTransactionCountByNumberResult
+	(*EthGetCodeResult)(nil),                              // 157: hoot.v1.EthGetCodeResult
+	(*EthGetFilterChangesResult)(nil),                     // 158: hoot.v1.EthGetFilterChangesResult
+	(*EthGetFilterLogsResult)(nil),                        // 159: hoot.v1.EthGetFilterLogsResult
+	(*EthGetLogsResult)(nil),                              // 160: hoot.v1.EthGetLogsResult
+	(*EthGetProofResult)(nil),                             // 161: hoot.v1.EthGetProofResult
+	(*EthGetStorageAtResult)(nil),                         // 162: hoot.v1.EthGetStorageAtResult
+	(*EthGetStorageValuesResult)(nil),                     // 163: hoot.v1.EthGetStorageValuesResult
+	(*EthGetTransactionByBlockHashAndIndexResult)(nil),    // 164: hoot.v1.EthGetTransactionByBlockHashAndIndexResult
+	(*EthGetTransactionByBlockNumberAndIndexResult)(nil),  // 165: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
+	(*EthGetTransactionByHashResult)(nil),                 // 166: hoot.v1.EthGetTransactionByHashResult
+	(*EthGetTransactionCountResult)(nil),                  // 167: hoot.v1.EthGetTransactionCountResult
+	(*EthGetTransactionReceiptResult)(nil),                // 168: hoot.v1.EthGetTransactionReceiptResult
+	(*EthMaxPriorityFeePerGasResult)(nil),                 // 169: hoot.v1.EthMaxPriorityFeePerGasResult
+	(*EthNewBlockFilterResult)(nil),                       // 170: hoot.v1.EthNewBlockFilterResult
+	(*EthNewFilterResult)(nil),                            // 171: hoot.v1.EthNewFilterResult
+	(*EthNewPendingTransactionFilterResult)(nil),          // 172: hoot.v1.EthNewPendingTransactionFilterResult
+	(*EthSendRawTransactionResult)(nil),                   // 173: hoot.v1.EthSendRawTransactionResult
+	(*EthSendTransactionResult)(nil),                      // 174: hoot.v1.EthSendTransactionResult
+	(*EthSimulateV1Result)(nil),                           // 175: hoot.v1.EthSimulateV1Result
+	(*EthSyncingResult)(nil),                              // 176: hoot.v1.EthSyncingResult
+	(*EthUninstallFilterResult)(nil),                      // 177: hoot.v1.EthUninstallFilterResult
+	(*EthNetVersionResult)(nil),                           // 178: hoot.v1.EthNetVersionResult
+	(*EthTxpoolContentResult)(nil),                        // 179: hoot.v1.EthTxpoolContentResult
+	(*EthTxpoolContentFromResult)(nil),                    // 180: hoot.v1.EthTxpoolContentFromResult
+	(*EthTxpoolStatusResult)(nil),                         // 181: hoot.v1.EthTxpoolStatusResult
+	(JobStatus)(0),                                        // 182: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 183: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 184: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
-	9,  // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
-	10, // 1: hoot.v1.Payload.cas_store:type_name -> hoot.v1.CasStoreRequest
-	11, // 2: hoot.v1.Payload.cas_get:type_name -> hoot.v1.CasGetRequest
-	12, // 3: hoot.v1.Payload.cas_inspect:type_name -> hoot.v1.CasInspectRequest
-	13, // 4: hoot.v1.Payload.artifact_create:type_name -> hoot.v1.ArtifactCreateRequest
-	14, // 5: hoot.v1.Payload.artifact_get:type_name -> hoot.v1.ArtifactGetRequest
-	15, // 6: hoot.v1.Payload.artifact_list:type_name -> hoot.v1.ArtifactListRequest
-	16, // 7: hoot.v1.Payload.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateRequest
-	17, // 8: hoot.v1.Payload.artifact_tag:type_name -> hoot.v1.ArtifactTagRequest
-	18, // 9: hoot.v1.Payload.storage_stats:type_name -> hoot.v1.StorageStatsRequest
-	19, // 10: hoot.v1.Payload.cas_verify:type_name -> hoot.v1.CasVerifyRequest
-	20, // 11: hoot.v1.Payload.job_status:type_name -> hoot.v1.JobStatusRequest
-	21, // 12: hoot.v1.Payload.job_await:type_name -> hoot.v1.JobAwaitRequest
-	22, // 13: hoot.v1.Payload.job_list:type_name -> hoot.v1.JobListRequest
-	23, // 14: hoot.v1.Payload.job_cancel:type_name -> hoot.v1.JobCancelRequest
-	24, // 15: hoot.v1.Payload.artifact_query:type_name -> hoot.v1.ArtifactQueryRequest
-	25, // 16: hoot.v1.Payload.abc_parse:type_name -> hoot.v1.AbcParseRequest
-	26, // 17: hoot.v1.Payload.abc_validate:type_name -> hoot.v1.AbcValidateRequest
-	27, // 18: hoot.v1.Payload.abc_transpose:type_name -> hoot.v1.AbcTransposeRequest
-	28, // 19: hoot.v1.Payload.abc_to_midi:type_name -> hoot.v1.AbcToMidiRequest
-	29, // 20: hoot.v1.Payload.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiRequest
-	30, // 21: hoot.v1.Payload.midi_info:type_name -> hoot.v1.MidiInfoRequest
-	31, // 22: hoot.v1.Payload.storage_gc:type_name -> hoot.v1.StorageGcRequest
-	32, // 23: hoot.v1.Payload.midi_render:type_name -> hoot.v1.MidiRenderRequest
-	33, // 24: hoot.v1.Payload.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectRequest
-	34, // 25: hoot.v1.Payload.audio_info:type_name -> hoot.v1.AudioInfoRequest
-	35, // 26: hoot.v1.Payload.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollRequest
-	36, // 27: hoot.v1.Payload.abc_render:type_name -> hoot.v1.AbcRenderRequest
-	37, // 28: hoot.v1.Payload.midi_analyze:type_name -> hoot.v1.MidiAnalyzeRequest
-	38, // 29: hoot.v1.Payload.shell_exec:type_name -> hoot.v1.ShellExecRequest
-	39, // 30: hoot.v1.Payload.shell_exec_job:type_name -> hoot.v1.ShellExecJobRequest
-	40, // 31: hoot.v1.Payload.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlRequest
-	41, // 32: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
-	42, // 33: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	43, // 34: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	44, // 35: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	45, // 36: hoot.v1.Payload.carried:type_name -> google.protobuf.Any
-	46, // 37: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	47, // 38: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	48, // 39: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	49, // 40: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	50, // 41: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	51, // 42: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	52, // 43: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	53, // 44: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	54, // 45: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	55, // 46: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	56, // 47: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	57, // 48: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	58, // 49: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,  // 50: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,  // 51: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,  // 52: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,  // 53: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	59, // 54: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	60, // 55: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	61, // 56: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	62, // 57: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	63, // 58: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	64, // 59: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	65, // 60: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	66, // 61: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	67, // 62: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	68, // 63: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	69, // 64: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	70, // 65: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
-	71, // 66: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
-	72, // 67: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
-	73, // 68: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
-	74, // 69: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
-	7,  // 70: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	75, // 71: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	76, // 72: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	77, // 73: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	45, // 74: hoot.v1.Result.carried:type_name -> google.protobuf.Any
-	78, // 75: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	79, // 76: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	79, // 77: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	79, // 78: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,  // 79: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	79, // 80: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,  // 81: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,  // 82: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,  // 83: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,  // 84: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,  // 85: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,  // 86: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	80, // 87: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	88, // [88:88] is the sub-list for method output_type
-	88, // [88:88] is the sub-list for method input_type
-	88, // [88:88] is the sub-list for extension type_name
-	88, // [88:88] is the sub-list for extension extendee
-	0,  // [0:88] is the sub-list for field type_name
+	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
+	10,  // 1: hoot.v1.Payload.cas_store:type_name -> hoot.v1.CasStoreRequest
+	11,  // 2: hoot.v1.Payload.cas_get:type_name -> hoot.v1.CasGetRequest
+	12,  // 3: hoot.v1.Payload.cas_inspect:type_name -> hoot.v1.CasInspectRequest
+	13,  // 4: hoot.v1.Payload.artifact_create:type_name -> hoot.v1.ArtifactCreateRequest
+	14,  // 5: hoot.v1.Payload.artifact_get:type_name -> hoot.v1.ArtifactGetRequest
+	15,  // 6: hoot.v1.Payload.artifact_list:type_name -> hoot.v1.ArtifactListRequest
+	16,  // 7: hoot.v1.Payload.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateRequest
+	17,  // 8: hoot.v1.Payload.artifact_tag:type_name -> hoot.v1.ArtifactTagRequest
+	18,  // 9: hoot.v1.Payload.storage_stats:type_name -> hoot.v1.StorageStatsRequest
+	19,  // 10: hoot.v1.Payload.cas_verify:type_name -> hoot.v1.CasVerifyRequest
+	20,  // 11: hoot.v1.Payload.job_status:type_name -> hoot.v1.JobStatusRequest
+	21,  // 12: hoot.v1.Payload.job_await:type_name -> hoot.v1.JobAwaitRequest
+	22,  // 13: hoot.v1.Payload.job_list:type_name -> hoot.v1.JobListRequest
+	23,  // 14: hoot.v1.Payload.job_cancel:type_name -> hoot.v1.JobCancelRequest
+	24,  // 15: hoot.v1.Payload.artifact_query:type_name -> hoot.v1.ArtifactQueryRequest
+	25,  // 16: hoot.v1.Payload.abc_parse:type_name -> hoot.v1.AbcParseRequest
+	26,  // 17: hoot.v1.Payload.abc_validate:type_name -> hoot.v1.AbcValidateRequest
+	27,  // 18: hoot.v1.Payload.abc_transpose:type_name -> hoot.v1.AbcTransposeRequest
+	28,  // 19: hoot.v1.Payload.abc_to_midi:type_name -> hoot.v1.AbcToMidiRequest
+	29,  // 20: hoot.v1.Payload.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiRequest
+	30,  // 21: hoot.v1.Payload.midi_info:type_name -> hoot.v1.MidiInfoRequest
+	31,  // 22: hoot.v1.Payload.storage_gc:type_name -> hoot.v1.StorageGcRequest
+	32,  // 23: hoot.v1.Payload.midi_render:type_name -> hoot.v1.MidiRenderRequest
+	33,  // 24: hoot.v1.Payload.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectRequest
+	34,  // 25: hoot.v1.Payload.audio_info:type_name -> hoot.v1.AudioInfoRequest
+	35,  // 26: hoot.v1.Payload.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollRequest
+	36,  // 27: hoot.v1.Payload.abc_render:type_name -> hoot.v1.AbcRenderRequest
+	37,  // 28: hoot.v1.Payload.midi_analyze:type_name -> hoot.v1.MidiAnalyzeRequest
+	38,  // 29: hoot.v1.Payload.shell_exec:type_name -> hoot.v1.ShellExecRequest
+	39,  // 30: hoot.v1.Payload.shell_exec_job:type_name -> hoot.v1.ShellExecJobRequest
+	40,  // 31: hoot.v1.Payload.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlRequest
+	41,  // 32: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
+	42,  // 33: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	43,  // 34: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	44,  // 35: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	45,  // 36: hoot.v1.Payload.carried:type_name -> google.protobuf.Any
+	46,  // 37: hoot.v1.Payload.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksRequest
+	47,  // 38: hoot.v1.Payload.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockRequest
+	48,  // 39: hoot.v1.Payload.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListRequest
+	49,  // 40: hoot.v1.Payload.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderRequest
+	50,  // 41: hoot.v1.Payload.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsRequest
+	51,  // 42: hoot.v1.Payload.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionRequest
+	52,  // 43: hoot.v1.Payload.eth_accounts:type_name -> hoot.v1.EthAccountsRequest
+	53,  // 44: hoot.v1.Payload.eth_base_fee:type_name -> hoot.v1.EthBaseFeeRequest
+	54,  // 45: hoot.v1.Payload.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeRequest
+	55,  // 46: hoot.v1.Payload.eth_block_number:type_name -> hoot.v1.EthBlockNumberRequest
+	56,  // 47: hoot.v1.Payload.eth_call:type_name -> hoot.v1.EthCallRequest
+	57,  // 48: hoot.v1.Payload.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesRequest
+	58,  // 49: hoot.v1.Payload.eth_chain_id:type_name -> hoot.v1.EthChainIdRequest
+	59,  // 50: hoot.v1.Payload.eth_coinbase:type_name -> hoot.v1.EthCoinbaseRequest
+	60,  // 51: hoot.v1.Payload.eth_config:type_name -> hoot.v1.EthConfigRequest
+	61,  // 52: hoot.v1.Payload.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListRequest
+	62,  // 53: hoot.v1.Payload.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasRequest
+	63,  // 54: hoot.v1.Payload.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryRequest
+	64,  // 55: hoot.v1.Payload.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionRequest
+	65,  // 56: hoot.v1.Payload.eth_gas_price:type_name -> hoot.v1.EthGasPriceRequest
+	66,  // 57: hoot.v1.Payload.eth_get_balance:type_name -> hoot.v1.EthGetBalanceRequest
+	67,  // 58: hoot.v1.Payload.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListRequest
+	68,  // 59: hoot.v1.Payload.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashRequest
+	69,  // 60: hoot.v1.Payload.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberRequest
+	70,  // 61: hoot.v1.Payload.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsRequest
+	71,  // 62: hoot.v1.Payload.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashRequest
+	72,  // 63: hoot.v1.Payload.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberRequest
+	73,  // 64: hoot.v1.Payload.eth_get_code:type_name -> hoot.v1.EthGetCodeRequest
+	74,  // 65: hoot.v1.Payload.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesRequest
+	75,  // 66: hoot.v1.Payload.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsRequest
+	76,  // 67: hoot.v1.Payload.eth_get_logs:type_name -> hoot.v1.EthGetLogsRequest
+	77,  // 68: hoot.v1.Payload.eth_get_proof:type_name -> hoot.v1.EthGetProofRequest
+	78,  // 69: hoot.v1.Payload.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtRequest
+	79,  // 70: hoot.v1.Payload.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesRequest
+	80,  // 71: hoot.v1.Payload.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
+	81,  // 72: hoot.v1.Payload.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
+	82,  // 73: hoot.v1.Payload.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashRequest
+	83,  // 74: hoot.v1.Payload.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountRequest
+	84,  // 75: hoot.v1.Payload.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptRequest
+	85,  // 76: hoot.v1.Payload.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasRequest
+	86,  // 77: hoot.v1.Payload.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterRequest
+	87,  // 78: hoot.v1.Payload.eth_new_filter:type_name -> hoot.v1.EthNewFilterRequest
+	88,  // 79: hoot.v1.Payload.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterRequest
+	89,  // 80: hoot.v1.Payload.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionRequest
+	90,  // 81: hoot.v1.Payload.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionRequest
+	91,  // 82: hoot.v1.Payload.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Request
+	92,  // 83: hoot.v1.Payload.eth_syncing:type_name -> hoot.v1.EthSyncingRequest
+	93,  // 84: hoot.v1.Payload.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterRequest
+	94,  // 85: hoot.v1.Payload.net_version:type_name -> hoot.v1.EthNetVersionRequest
+	95,  // 86: hoot.v1.Payload.txpool_content:type_name -> hoot.v1.EthTxpoolContentRequest
+	96,  // 87: hoot.v1.Payload.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromRequest
+	97,  // 88: hoot.v1.Payload.txpool_status:type_name -> hoot.v1.EthTxpoolStatusRequest
+	98,  // 89: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	99,  // 90: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	100, // 91: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	101, // 92: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	102, // 93: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	103, // 94: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	104, // 95: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	105, // 96: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	106, // 97: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	107, // 98: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	108, // 99: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	109, // 100: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	110, // 101: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 102: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 103: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 104: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 105: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	111, // 106: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	112, // 107: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	113, // 108: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	114, // 109: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	115, // 110: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	116, // 111: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	117, // 112: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	118, // 113: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	119, // 114: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	120, // 115: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	121, // 116: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	122, // 117: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
+	123, // 118: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
+	124, // 119: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
+	125, // 120: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
+	126, // 121: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
+	7,   // 122: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	127, // 123: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	128, // 124: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	129, // 125: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	45,  // 126: hoot.v1.Result.carried:type_name -> google.protobuf.Any
+	130, // 127: hoot.v1.Result.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksResult
+	131, // 128: hoot.v1.Result.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockResult
+	132, // 129: hoot.v1.Result.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListResult
+	133, // 130: hoot.v1.Result.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderResult
+	134, // 131: hoot.v1.Result.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsResult
+	135, // 132: hoot.v1.Result.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionResult
+	136, // 133: hoot.v1.Result.eth_accounts:type_name -> hoot.v1.EthAccountsResult
+	137, // 134: hoot.v1.Result.eth_base_fee:type_name -> hoot.v1.EthBaseFeeResult
+	138, // 135: hoot.v1.Result.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeResult
+	139, // 136: hoot.v1.Result.eth_block_number:type_name -> hoot.v1.EthBlockNumberResult
+	140, // 137: hoot.v1.Result.eth_call:type_name -> hoot.v1.EthCallResult
+	141, // 138: hoot.v1.Result.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesResult
+	142, // 139: hoot.v1.Result.eth_chain_id:type_name -> hoot.v1.EthChainIdResult
+	143, // 140: hoot.v1.Result.eth_coinbase:type_name -> hoot.v1.EthCoinbaseResult
+	144, // 141: hoot.v1.Result.eth_config:type_name -> hoot.v1.EthConfigResult
+	145, // 142: hoot.v1.Result.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListResult
+	146, // 143: hoot.v1.Result.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasResult
+	147, // 144: hoot.v1.Result.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryResult
+	148, // 145: hoot.v1.Result.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionResult
+	149, // 146: hoot.v1.Result.eth_gas_price:type_name -> hoot.v1.EthGasPriceResult
+	150, // 147: hoot.v1.Result.eth_get_balance:type_name -> hoot.v1.EthGetBalanceResult
+	151, // 148: hoot.v1.Result.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListResult
+	152, // 149: hoot.v1.Result.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashResult
+	153, // 150: hoot.v1.Result.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberResult
+	154, // 151: hoot.v1.Result.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsResult
+	155, // 152: hoot.v1.Result.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashResult
+	156, // 153: hoot.v1.Result.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberResult
+	157, // 154: hoot.v1.Result.eth_get_code:type_name -> hoot.v1.EthGetCodeResult
+	158, // 155: hoot.v1.Result.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesResult
+	159, // 156: hoot.v1.Result.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsResult
+	160, // 157: hoot.v1.Result.eth_get_logs:type_name -> hoot.v1.EthGetLogsResult
+	161, // 158: hoot.v1.Result.eth_get_proof:type_name -> hoot.v1.EthGetProofResult
+	162, // 159: hoot.v1.Result.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtResult
+	163, // 160: hoot.v1.Result.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesResult
+	164, // 161: hoot.v1.Result.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexResult
+	165, // 162: hoot.v1.Result.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
+	166, // 163: hoot.v1.Result.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashResult
+	167, // 164: hoot.v1.Result.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountResult
+	168, // 165: hoot.v1.Result.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptResult
+	169, // 166: hoot.v1.Result.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasResult
+	170, // 167: hoot.v1.Result.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterResult
+	171, // 168: hoot.v1.Result.eth_new_filter:type_name -> hoot.v1.EthNewFilterResult
+	172, // 169: hoot.v1.Result.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterResult
+	173, // 170: hoot.v1.Result.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionResult
+	174, // 171: hoot.v1.Result.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionResult
+	175, // 172: hoot.v1.Result.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Result
+	176, // 173: hoot.v1.Result.eth_syncing:type_name -> hoot.v1.EthSyncingResult
+	177, // 174: hoot.v1.Result.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterResult
+	178, // 175: hoot.v1.Result.net_version:type_name -> hoot.v1.EthNetVersionResult
+	179, // 176: hoot.v1.Result.txpool_content:type_name -> hoot.v1.EthTxpoolContentResult
+	180, // 177: hoot.v1.Result.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromResult
+	181, // 178: hoot.v1.Result.txpool_status:type_name -> hoot.v1.EthTxpoolStatusResult
+	182, // 179: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	183, // 180: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	183, // 181: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	183, // 182: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 183: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	183, // 184: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 185: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 186: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 187: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 188: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 189: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 190: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	184, // 191: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	192, // [192:192] is the sub-list for method output_type
+	192, // [192:192] is the sub-list for method input_type
+	192, // [192:192] is the sub-list for extension type_name
+	192, // [192:192] is the sub-list for extension extendee
+	0,   // [0:192] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2096,6 +4091,7 @@ func file_hoot_v1_envelope_proto_init() {
 	file_hoot_v1_cas_proto_init()
 	file_hoot_v1_client_proto_init()
 	file_hoot_v1_error_proto_init()
+	file_hoot_v1_eth_proto_init()
 	file_hoot_v1_job_proto_init()
 	file_hoot_v1_music_proto_init()
 	file_hoot_v1_query_proto_init()
@@ -2141,6 +4137,58 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_ArtifactContent)(nil),
 		(*Payload_ComposeAbc)(nil),
 		(*Payload_Carried)(nil),
+		(*Payload_DebugGetBadBlocks)(nil),
+		(*Payload_DebugGetRawBlock)(nil),
+		(*Payload_DebugGetRawBlockAccessList)(nil),
+		(*Payload_DebugGetRawHeader)(nil),
+		(*Payload_DebugGetRawReceipts)(nil),
+		(*Payload_DebugGetRawTransaction)(nil),
+		(*Payload_EthAccounts)(nil),
+		(*Payload_EthBaseFee)(nil),
+		(*Payload_EthBlobBaseFee)(nil),
+		(*Payload_EthBlockNumber)(nil),
+		(*Payload_EthCall)(nil),
+		(*Payload_EthCapabilities)(nil),
+		(*Payload_EthChainId)(nil),
+		(*Payload_EthCoinbase)(nil),
+		(*Payload_EthConfig)(nil),
+		(*Payload_EthCreateAccessList)(nil),
+		(*Payload_EthEstimateGas)(nil),
+		(*Payload_EthFeeHistory)(nil),
+		(*Payload_EthFillTransaction)(nil),
+		(*Payload_EthGasPrice)(nil),
+		(*Payload_EthGetBalance)(nil),
+		(*Payload_EthGetBlockAccessList)(nil),
+		(*Payload_EthGetBlockByHash)(nil),
+		(*Payload_EthGetBlockByNumber)(nil),
+		(*Payload_EthGetBlockReceipts)(nil),
+		(*Payload_EthGetBlockTransactionCountByHash)(nil),
+		(*Payload_EthGetBlockTransactionCountByNumber)(nil),
+		(*Payload_EthGetCode)(nil),
+		(*Payload_EthGetFilterChanges)(nil),
+		(*Payload_EthGetFilterLogs)(nil),
+		(*Payload_EthGetLogs)(nil),
+		(*Payload_EthGetProof)(nil),
+		(*Payload_EthGetStorageAt)(nil),
+		(*Payload_EthGetStorageValues)(nil),
+		(*Payload_EthGetTransactionByBlockHashAndIndex)(nil),
+		(*Payload_EthGetTransactionByBlockNumberAndIndex)(nil),
+		(*Payload_EthGetTransactionByHash)(nil),
+		(*Payload_EthGetTransactionCount)(nil),
+		(*Payload_EthGetTransactionReceipt)(nil),
+		(*Payload_EthMaxPriorityFeePerGas)(nil),
+		(*Payload_EthNewBlockFilter)(nil),
+		(*Payload_EthNewFilter)(nil),
+		(*Payload_EthNewPendingTransactionFilter)(nil),
+		(*Payload_EthSendRawTransaction)(nil),
+		(*Payload_EthSendTransaction)(nil),
+		(*Payload_EthSimulateV1)(nil),
+		(*Payload_EthSyncing)(nil),
+		(*Payload_EthUninstallFilter)(nil),
+		(*Payload_NetVersion)(nil),
+		(*Payload_TxpoolContent)(nil),
+		(*Payload_TxpoolContentFrom)(nil),
+		(*Payload_TxpoolStatus)(nil),
 	}
 	file_hoot_v1_envelope_proto_msgTypes[1].OneofWrappers = []any{
 		(*Result_Error)(nil),
@@ -2181,6 +4229,58 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_ArtifactContent)(nil),
 		(*Result_MusicPrompt)(nil),
 		(*Result_Carried)(nil),
+		(*Result_DebugGetBadBlocks)(nil),
+		(*Result_DebugGetRawBlock)(nil),
+		(*Result_DebugGetRawBlockAccessList)(nil),
+		(*Result_DebugGetRawHeader)(nil),
+		(*Result_DebugGetRawReceipts)(nil),
+		(*Result_DebugGetRawTransaction)(nil),
+		(*Result_EthAccounts)(nil),
+		(*Result_EthBaseFee)(nil),
+		(*Result_EthBlobBaseFee)(nil),
+		(*Result_EthBlockNumber)(nil),
+		(*Result_EthCall)(nil),
+		(*Result_EthCapabilities)(nil),
+		(*Result_EthChainId)(nil),
+		(*Result_EthCoinbase)(nil),
+		(*Result_EthConfig)(nil),
+		(*Result_EthCreateAccessList)(nil),
+		(*Result_EthEstimateGas)(nil),
+		(*Result_EthFeeHistory)(nil),
+		(*Result_EthFillTransaction)(nil),
+		(*Result_EthGasPrice)(nil),
+		(*Result_EthGetBalance)(nil),
+		(*Result_EthGetBlockAccessList)(nil),
+		(*Result_EthGetBlockByHash)(nil),
+		(*Result_EthGetBlockByNumber)(nil),
+		(*Result_EthGetBlockReceipts)(nil),
+		(*Result_EthGetBlockTransactionCountByHash)(nil),
+		(*Result_EthGetBlockTransactionCountByNumber)(nil),
+		(*Result_EthGetCode)(nil),
+		(*Result_EthGetFilterChanges)(nil),
+		(*Result_EthGetFilterLogs)(nil),
+		(*Result_EthGetLogs)(nil),
+		(*Result_EthGetProof)(nil),
+		(*Result_EthGetStorageAt)(nil),
+		(*Result_EthGetStorageValues)(nil),
+		(*Result_EthGetTransactionByBlockHashAndIndex)(nil),
+		(*Result_EthGetTransactionByBlockNumberAndIndex)(nil),
+		(*Result_EthGetTransactionByHash)(nil),
+		(*Result_EthGetTransactionCount)(nil),
+		(*Result_EthGetTransactionReceipt)(nil),
+		(*Result_EthMaxPriorityFeePerGas)(nil),
+		(*Result_EthNewBlockFilter)(nil),
+		(*Result_EthNewFilter)(nil),
+		(*Result_EthNewPendingTransactionFilter)(nil),
+		(*Result_EthSendRawTransaction)(nil),
+		(*Result_EthSendTransaction)(nil),
+		(*Result_EthSimulateV1)(nil),
+		(*Result_EthSyncing)(nil),
+		(*Result_EthUninstallFilter)(nil),
+		(*Result_NetVersion)(nil),
+		(*Result_TxpoolContent)(nil),
+		(*Result_TxpoolContentFrom)(nil),
+		(*Result_TxpoolStatus)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

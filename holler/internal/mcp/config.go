@@ -21,8 +21,9 @@ const (
 	DefaultCallTimeout = 60 * time.Second
 	// DefaultSessionIdleTimeout is how long an HTTP session lives without requests.
 	DefaultSessionIdleTimeout = 30 * time.Minute
-	// DefaultPageSize is how many tools one tools/list page holds: all of today's table.
-	DefaultPageSize = 100
+	// DefaultPageSize is how many tools one tools/list page holds: all of today's table, the
+	// Ethereum wrapper's tools included, with room to grow.
+	DefaultPageSize = 250
 	// DefaultKeepAlive is how long an event stream stays quiet before a keep-alive comment.
 	DefaultKeepAlive = 15 * time.Second
 	// DefaultEventBuffer is how many recent events an HTTP session keeps for clients that

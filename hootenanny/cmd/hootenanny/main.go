@@ -83,6 +83,13 @@ func run() error {
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`ADDR`/metrics, such as 127.0.0.1:9464 (default: none)")
 	soundFont := fs.String("soundfont", "", "the SF2 `file` midi_render plays with when a call names no SoundFont\n"+
 		"(default: /usr/share/sounds/sf2/TimGM6mb.sf2 from Debian's timgm6mb-soundfont, or another General MIDI SoundFont there)")
+	upstreamList := envflag.NewList()
+	fs.Var(upstreamList, "upstream", "an upstream JSON-RPC API's `NAME=URL`, such as eth=http://127.0.0.1:8545 for an Ethereum node; once per upstream\n"+
+		"(HOOTENANNY_UPSTREAM: separated by commas). Without it the upstream's tools answer with how to give it; no public endpoint is ever picked")
+	upstreamManifest := envflag.NewList()
+	fs.Var(upstreamManifest, "upstream-manifest", "an operator's copy of an upstream's manifest, as `NAME=FILE` (CSV, one row per method), whose policy the worker follows;\n"+
+		"it may only turn methods off (HOOTENANNY_UPSTREAM_MANIFEST: separated by commas)")
+	upstreamTimeout := fs.Duration("upstream-timeout", 20*time.Second, "how long a call to an upstream may take, its retries included")
 	conformanceFixtures := fs.Bool("conformance", false, "also serve the fixtures of the official MCP conformance suite (for tests)")
 	curveSecret := fs.String("curve-secret", "", "this worker's secret key `file` (NAME.key_secret from hootenanny keygen); turns on CURVE")
 	curveServer := envflag.NewList()
@@ -146,6 +153,17 @@ func run() error {
 	case maxima.Processes < 1:
 		return fmt.Errorf("--shell-max-processes %d: give at least 1", maxima.Processes)
 	}
+	upstreams, err := worker.ParseUpstreams(upstreamList.Values())
+	if err != nil {
+		return err
+	}
+	manifests, err := worker.ParseUpstreamManifests(upstreamManifest.Values())
+	if err != nil {
+		return err
+	}
+	if *upstreamTimeout <= 0 {
+		return fmt.Errorf("--upstream-timeout %s: give a positive duration, such as 20s", *upstreamTimeout)
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -174,8 +192,12 @@ func run() error {
 		JobLease:       *jobLease,
 		Logger:         logger,
 		Conformance:    *conformanceFixtures,
-		MetricsAddr:    *metricsAddr,
-		SoundFont:      *soundFont,
+
+		Upstreams:         upstreams,
+		UpstreamTimeout:   *upstreamTimeout,
+		UpstreamManifests: manifests,
+		MetricsAddr:       *metricsAddr,
+		SoundFont:         *soundFont,
 
 		Shell: worker.Shell{
 			Enabled: *shell,

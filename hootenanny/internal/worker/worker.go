@@ -34,6 +34,7 @@ import (
 	"github.com/hootenanny/hoot/hootenanny/internal/scoreservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/shellservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/systemservice"
+	"github.com/hootenanny/hoot/hootenanny/internal/upstream"
 	"github.com/hootenanny/hoot/hootenanny/internal/workermetrics"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/hoottrace"
@@ -84,6 +85,13 @@ type Config struct {
 	// SoundFont is the path of the SF2 SoundFont that midi_render plays with when a call names
 	// none (default: the first of audioservice.SoundFontPaths that exists).
 	SoundFont string
+	// Upstreams are the URLs of the upstream wrappers' JSON-RPC APIs, by name (see
+	// ParseUpstreams); a wrapper without one answers each call with how to give it.
+	Upstreams map[string]string
+	// UpstreamTimeout bounds a call to an upstream, retries included (default 20 s).
+	UpstreamTimeout time.Duration
+	// UpstreamManifests replace upstreams' built-in manifests (see ParseUpstreamManifests).
+	UpstreamManifests map[string]*upstream.Manifest
 	// Conformance adds the "conformance" service: the fixtures of the official MCP
 	// conformance suite. Off by default.
 	Conformance bool
@@ -250,6 +258,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Shell.Enabled {
 		services = append(services, hootv1hoot.NewShellService(shellHandler(ctx, cfg, store, artifactStore, budget), jobHandler))
 	}
+	upstreams, err := upstreamServices(cfg)
+	if err != nil {
+		return err
+	}
+	services = append(services, upstreams...)
 	// The Offer lets the conformance fixtures withdraw and offer services, as a fleet's
 	// services come and go; without the fixtures nothing changes it.
 	offer := hooteproto.NewOffer()

@@ -55,6 +55,8 @@ const (
 	ScoreServiceName = "score"
 	// ShellServiceName is the name of the "shell" service.
 	ShellServiceName = "shell"
+	// EthServiceName is the name of the "eth" service.
+	EthServiceName = "eth"
 )
 
 // A JobStarter runs the work of tools of kind JOB in the background. StartJob starts run as a
@@ -558,6 +560,529 @@ func NewShellService(h ShellHandler, jobs JobStarter) Service {
 					}
 					return &v1.Result{Result: &v1.Result_ShellExec{ShellExec: res}}, nil
 				})
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// EthHandler serves the tools of the "eth" service.
+type EthHandler interface {
+	// DebugGetBadBlocks serves the tool "debug_get_bad_blocks". Returns an array of recent bad
+	// blocks that the client has seen on the network (upstream debug_getBadBlocks, tier read).
+	DebugGetBadBlocks(context.Context, *v1.EthDebugGetBadBlocksRequest) (*v1.EthDebugGetBadBlocksResult, error)
+	// DebugGetRawBlock serves the tool "debug_get_raw_block". Returns an RLP-encoded block
+	// (upstream debug_getRawBlock, tier read).
+	DebugGetRawBlock(context.Context, *v1.EthDebugGetRawBlockRequest) (*v1.EthDebugGetRawBlockResult, error)
+	// DebugGetRawBlockAccessList serves the tool "debug_get_raw_block_access_list". Returns the
+	// RLP-encoded EIP-7928 block access list for a given block (upstream
+	// debug_getRawBlockAccessList, tier read).
+	DebugGetRawBlockAccessList(context.Context, *v1.EthDebugGetRawBlockAccessListRequest) (*v1.EthDebugGetRawBlockAccessListResult, error)
+	// DebugGetRawHeader serves the tool "debug_get_raw_header". Returns an RLP-encoded header
+	// (upstream debug_getRawHeader, tier read).
+	DebugGetRawHeader(context.Context, *v1.EthDebugGetRawHeaderRequest) (*v1.EthDebugGetRawHeaderResult, error)
+	// DebugGetRawReceipts serves the tool "debug_get_raw_receipts". Returns an array of EIP-2718
+	// binary-encoded receipts (upstream debug_getRawReceipts, tier read).
+	DebugGetRawReceipts(context.Context, *v1.EthDebugGetRawReceiptsRequest) (*v1.EthDebugGetRawReceiptsResult, error)
+	// DebugGetRawTransaction serves the tool "debug_get_raw_transaction". Returns an array of
+	// EIP-2718 binary-encoded transactions (upstream debug_getRawTransaction, tier read).
+	DebugGetRawTransaction(context.Context, *v1.EthDebugGetRawTransactionRequest) (*v1.EthDebugGetRawTransactionResult, error)
+	// EthAccounts serves the tool "eth_accounts". Returns a list of addresses owned by client
+	// (upstream eth_accounts, tier local-sensitive).
+	EthAccounts(context.Context, *v1.EthAccountsRequest) (*v1.EthAccountsResult, error)
+	// EthBaseFee serves the tool "eth_base_fee". Returns the base fee per gas of the next block in
+	// wei (upstream eth_baseFee, tier read).
+	EthBaseFee(context.Context, *v1.EthBaseFeeRequest) (*v1.EthBaseFeeResult, error)
+	// EthBlobBaseFee serves the tool "eth_blob_base_fee". Returns the base fee per blob gas in wei
+	// (upstream eth_blobBaseFee, tier read).
+	EthBlobBaseFee(context.Context, *v1.EthBlobBaseFeeRequest) (*v1.EthBlobBaseFeeResult, error)
+	// EthBlockNumber serves the tool "eth_block_number". Returns the number of most recent block
+	// (upstream eth_blockNumber, tier read).
+	EthBlockNumber(context.Context, *v1.EthBlockNumberRequest) (*v1.EthBlockNumberResult, error)
+	// EthCall serves the tool "eth_call". Executes a new message call immediately without creating
+	// a transaction on the block chain (upstream eth_call, tier read).
+	EthCall(context.Context, *v1.EthCallRequest) (*v1.EthCallResult, error)
+	// EthCapabilities serves the tool "eth_capabilities". Returns effective capabilities for
+	// routing decisions (upstream eth_capabilities, tier read).
+	EthCapabilities(context.Context, *v1.EthCapabilitiesRequest) (*v1.EthCapabilitiesResult, error)
+	// EthChainId serves the tool "eth_chain_id". Returns the chain ID of the current network
+	// (upstream eth_chainId, tier read).
+	EthChainId(context.Context, *v1.EthChainIdRequest) (*v1.EthChainIdResult, error)
+	// EthCoinbase serves the tool "eth_coinbase". Returns the client coinbase address (upstream
+	// eth_coinbase, tier local-sensitive).
+	EthCoinbase(context.Context, *v1.EthCoinbaseRequest) (*v1.EthCoinbaseResult, error)
+	// EthConfig serves the tool "eth_config". Returns the client's current configuration including
+	// fork information (upstream eth_config, tier read).
+	EthConfig(context.Context, *v1.EthConfigRequest) (*v1.EthConfigResult, error)
+	// EthCreateAccessList serves the tool "eth_create_access_list". Generates an access list for a
+	// transaction (upstream eth_createAccessList, tier read).
+	EthCreateAccessList(context.Context, *v1.EthCreateAccessListRequest) (*v1.EthCreateAccessListResult, error)
+	// EthEstimateGas serves the tool "eth_estimate_gas". Generates and returns an estimate of how
+	// much gas is necessary to allow the transaction to complete (upstream eth_estimateGas, tier
+	// read).
+	EthEstimateGas(context.Context, *v1.EthEstimateGasRequest) (*v1.EthEstimateGasResult, error)
+	// EthFeeHistory serves the tool "eth_fee_history". Transaction fee history (upstream
+	// eth_feeHistory, tier read).
+	EthFeeHistory(context.Context, *v1.EthFeeHistoryRequest) (*v1.EthFeeHistoryResult, error)
+	// EthFillTransaction serves the tool "eth_fill_transaction". Fills in missing transaction
+	// fields to be signed and submitted (upstream eth_fillTransaction, tier local-sensitive).
+	EthFillTransaction(context.Context, *v1.EthFillTransactionRequest) (*v1.EthFillTransactionResult, error)
+	// EthGasPrice serves the tool "eth_gas_price". Returns the current price per gas in wei
+	// (upstream eth_gasPrice, tier read).
+	EthGasPrice(context.Context, *v1.EthGasPriceRequest) (*v1.EthGasPriceResult, error)
+	// EthGetBalance serves the tool "eth_get_balance". Returns the balance of the account of given
+	// address (upstream eth_getBalance, tier read).
+	EthGetBalance(context.Context, *v1.EthGetBalanceRequest) (*v1.EthGetBalanceResult, error)
+	// EthGetBlockAccessList serves the tool "eth_get_block_access_list". Returns the block access
+	// list for a given block (upstream eth_getBlockAccessList, tier read).
+	EthGetBlockAccessList(context.Context, *v1.EthGetBlockAccessListRequest) (*v1.EthGetBlockAccessListResult, error)
+	// EthGetBlockByHash serves the tool "eth_get_block_by_hash". Returns information about a block
+	// by hash (upstream eth_getBlockByHash, tier read).
+	EthGetBlockByHash(context.Context, *v1.EthGetBlockByHashRequest) (*v1.EthGetBlockByHashResult, error)
+	// EthGetBlockByNumber serves the tool "eth_get_block_by_number". Returns information about a
+	// block by number (upstream eth_getBlockByNumber, tier read).
+	EthGetBlockByNumber(context.Context, *v1.EthGetBlockByNumberRequest) (*v1.EthGetBlockByNumberResult, error)
+	// EthGetBlockReceipts serves the tool "eth_get_block_receipts". Returns the receipts of a block
+	// by number or hash (upstream eth_getBlockReceipts, tier read).
+	EthGetBlockReceipts(context.Context, *v1.EthGetBlockReceiptsRequest) (*v1.EthGetBlockReceiptsResult, error)
+	// EthGetBlockTransactionCountByHash serves the tool "eth_get_block_transaction_count_by_hash".
+	// Returns the number of transactions in a block from a block matching the given block hash
+	// (upstream eth_getBlockTransactionCountByHash, tier read).
+	EthGetBlockTransactionCountByHash(context.Context, *v1.EthGetBlockTransactionCountByHashRequest) (*v1.EthGetBlockTransactionCountByHashResult, error)
+	// EthGetBlockTransactionCountByNumber serves the tool
+	// "eth_get_block_transaction_count_by_number". Returns the number of transactions in a block
+	// matching the given block number (upstream eth_getBlockTransactionCountByNumber, tier read).
+	EthGetBlockTransactionCountByNumber(context.Context, *v1.EthGetBlockTransactionCountByNumberRequest) (*v1.EthGetBlockTransactionCountByNumberResult, error)
+	// EthGetCode serves the tool "eth_get_code". Returns code at a given address (upstream
+	// eth_getCode, tier read).
+	EthGetCode(context.Context, *v1.EthGetCodeRequest) (*v1.EthGetCodeResult, error)
+	// EthGetFilterChanges serves the tool "eth_get_filter_changes". Polling method for the filter
+	// with the given ID (created using `eth_newFilter`). Returns an array of logs, block hashes, or
+	// transaction hashes since last poll, depending on the installed filter (upstream
+	// eth_getFilterChanges, tier local-sensitive).
+	EthGetFilterChanges(context.Context, *v1.EthGetFilterChangesRequest) (*v1.EthGetFilterChangesResult, error)
+	// EthGetFilterLogs serves the tool "eth_get_filter_logs". Returns an array of all logs matching
+	// the filter with the given ID (created using `eth_newFilter`) (upstream eth_getFilterLogs,
+	// tier local-sensitive).
+	EthGetFilterLogs(context.Context, *v1.EthGetFilterLogsRequest) (*v1.EthGetFilterLogsResult, error)
+	// EthGetLogs serves the tool "eth_get_logs". Returns an array of all logs matching the
+	// specified filter (upstream eth_getLogs, tier read).
+	EthGetLogs(context.Context, *v1.EthGetLogsRequest) (*v1.EthGetLogsResult, error)
+	// EthGetProof serves the tool "eth_get_proof". Returns the merkle proof for a given account and
+	// optionally some storage keys (upstream eth_getProof, tier read).
+	EthGetProof(context.Context, *v1.EthGetProofRequest) (*v1.EthGetProofResult, error)
+	// EthGetStorageAt serves the tool "eth_get_storage_at". Returns the value from a storage
+	// position at a given address (upstream eth_getStorageAt, tier read).
+	EthGetStorageAt(context.Context, *v1.EthGetStorageAtRequest) (*v1.EthGetStorageAtResult, error)
+	// EthGetStorageValues serves the tool "eth_get_storage_values". Returns the values of multiple
+	// storage slots for multiple accounts in a single request (upstream eth_getStorageValues, tier
+	// read).
+	EthGetStorageValues(context.Context, *v1.EthGetStorageValuesRequest) (*v1.EthGetStorageValuesResult, error)
+	// EthGetTransactionByBlockHashAndIndex serves the tool
+	// "eth_get_transaction_by_block_hash_and_index". Returns information about a transaction by
+	// block hash and transaction index position (upstream eth_getTransactionByBlockHashAndIndex,
+	// tier read).
+	EthGetTransactionByBlockHashAndIndex(context.Context, *v1.EthGetTransactionByBlockHashAndIndexRequest) (*v1.EthGetTransactionByBlockHashAndIndexResult, error)
+	// EthGetTransactionByBlockNumberAndIndex serves the tool
+	// "eth_get_transaction_by_block_number_and_index". Returns information about a transaction by
+	// block number and transaction index position (upstream
+	// eth_getTransactionByBlockNumberAndIndex, tier read).
+	EthGetTransactionByBlockNumberAndIndex(context.Context, *v1.EthGetTransactionByBlockNumberAndIndexRequest) (*v1.EthGetTransactionByBlockNumberAndIndexResult, error)
+	// EthGetTransactionByHash serves the tool "eth_get_transaction_by_hash". Returns the
+	// information about a transaction requested by transaction hash (upstream
+	// eth_getTransactionByHash, tier read).
+	EthGetTransactionByHash(context.Context, *v1.EthGetTransactionByHashRequest) (*v1.EthGetTransactionByHashResult, error)
+	// EthGetTransactionCount serves the tool "eth_get_transaction_count". Returns the nonce of an
+	// account in the state. NOTE: The name eth_getTransactionCount reflects the historical fact
+	// that an account's nonce and sent transaction count were the same. After the Pectra fork, with
+	// the inclusion of EIP-7702, this is no longer true (upstream eth_getTransactionCount, tier
+	// read).
+	EthGetTransactionCount(context.Context, *v1.EthGetTransactionCountRequest) (*v1.EthGetTransactionCountResult, error)
+	// EthGetTransactionReceipt serves the tool "eth_get_transaction_receipt". Returns the receipt
+	// of a transaction by transaction hash (upstream eth_getTransactionReceipt, tier read).
+	EthGetTransactionReceipt(context.Context, *v1.EthGetTransactionReceiptRequest) (*v1.EthGetTransactionReceiptResult, error)
+	// EthMaxPriorityFeePerGas serves the tool "eth_max_priority_fee_per_gas". Returns the current
+	// maxPriorityFeePerGas per gas in wei (upstream eth_maxPriorityFeePerGas, tier read).
+	EthMaxPriorityFeePerGas(context.Context, *v1.EthMaxPriorityFeePerGasRequest) (*v1.EthMaxPriorityFeePerGasResult, error)
+	// EthNewBlockFilter serves the tool "eth_new_block_filter". Creates a filter in the node,
+	// allowing for later polling. Registers client interest in new blocks, and returns an
+	// identifier (upstream eth_newBlockFilter, tier local-sensitive).
+	EthNewBlockFilter(context.Context, *v1.EthNewBlockFilterRequest) (*v1.EthNewBlockFilterResult, error)
+	// EthNewFilter serves the tool "eth_new_filter". Install a log filter in the server, allowing
+	// for later polling. Registers client interest in logs matching the filter, and returns an
+	// identifier (upstream eth_newFilter, tier local-sensitive).
+	EthNewFilter(context.Context, *v1.EthNewFilterRequest) (*v1.EthNewFilterResult, error)
+	// EthNewPendingTransactionFilter serves the tool "eth_new_pending_transaction_filter". Creates
+	// a filter in the node, allowing for later polling. Registers client interest in new
+	// transactions, and returns an identifier (upstream eth_newPendingTransactionFilter, tier
+	// local-sensitive).
+	EthNewPendingTransactionFilter(context.Context, *v1.EthNewPendingTransactionFilterRequest) (*v1.EthNewPendingTransactionFilterResult, error)
+	// EthSendRawTransaction serves the tool "eth_send_raw_transaction". Submits a raw transaction.
+	// You can create and sign a transaction externally using a library such as
+	// [web3.js](https://web3js.readthedocs.io/) or [ethers.js](https://docs.ethers.org/). For
+	// [EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) transactions, the raw form must be the
+	// network form. This means it includes the blobs, KZG commitments, and KZG proofs. For
+	// [EIP-7594](https://eips.ethereum.org/EIPS/eip-7594) transactions, the raw format must be the
+	// network form. This means it includes the blobs, KZG commitments, and cell proofs. The logic
+	// for handling the new transaction during fork boundaries are 1. When receiving an encoded
+	// transaction with cell proofs before the PeerDAS fork activates, we reject it. Only blob
+	// proofs are accepted into the pool. 2. At the time of fork activation, the implementer could
+	// (not mandatory) - Drop all old-format transactions - Convert old proofs to new format
+	// (computationally expensive) - Convert only when including in a locally produced block 3.
+	// After the fork has activated, only txs with cell proofs are accepted via p2p relay. 4. On RPC
+	// (eth_sendRawTransaction), txs with blob proofs may still be accepted and will be
+	// auto-converted by the node. At implementer discretion, this facility can be deprecated later
+	// when users have switched to new client libraries that can create cell proofs (upstream
+	// eth_sendRawTransaction, tier broadcast).
+	EthSendRawTransaction(context.Context, *v1.EthSendRawTransactionRequest) (*v1.EthSendRawTransactionResult, error)
+	// EthSendTransaction serves the tool "eth_send_transaction". Signs and submits a transaction
+	// (upstream eth_sendTransaction, tier broadcast).
+	EthSendTransaction(context.Context, *v1.EthSendTransactionRequest) (*v1.EthSendTransactionResult, error)
+	// EthSimulateV1 serves the tool "eth_simulate_v1". Executes a sequence of message calls
+	// building on each other's state without creating transactions on the block chain, optionally
+	// overriding block and state data (upstream eth_simulateV1, tier read).
+	EthSimulateV1(context.Context, *v1.EthSimulateV1Request) (*v1.EthSimulateV1Result, error)
+	// EthSyncing serves the tool "eth_syncing". Returns an object with data about the sync status
+	// or false (upstream eth_syncing, tier read).
+	EthSyncing(context.Context, *v1.EthSyncingRequest) (*v1.EthSyncingResult, error)
+	// EthUninstallFilter serves the tool "eth_uninstall_filter". Uninstalls a filter with given id
+	// (upstream eth_uninstallFilter, tier local-sensitive).
+	EthUninstallFilter(context.Context, *v1.EthUninstallFilterRequest) (*v1.EthUninstallFilterResult, error)
+	// NetVersion serves the tool "net_version". Returns the current network ID. This is usually
+	// equivalent to the chainID, but may differ from it for some legacy networks or special
+	// testnets (upstream net_version, tier read).
+	NetVersion(context.Context, *v1.EthNetVersionRequest) (*v1.EthNetVersionResult, error)
+	// TxpoolContent serves the tool "txpool_content". Returns the contents of the transaction pool
+	// (upstream txpool_content, tier local-sensitive).
+	TxpoolContent(context.Context, *v1.EthTxpoolContentRequest) (*v1.EthTxpoolContentResult, error)
+	// TxpoolContentFrom serves the tool "txpool_content_from". Returns the transactions in the pool
+	// from a specific address (upstream txpool_contentFrom, tier local-sensitive).
+	TxpoolContentFrom(context.Context, *v1.EthTxpoolContentFromRequest) (*v1.EthTxpoolContentFromResult, error)
+	// TxpoolStatus serves the tool "txpool_status". Returns the number of pending and queued
+	// transactions in the pool (upstream txpool_status, tier local-sensitive).
+	TxpoolStatus(context.Context, *v1.EthTxpoolStatusRequest) (*v1.EthTxpoolStatusResult, error)
+}
+
+// NewEthService returns the Service that dispatches the "eth" tools to h.
+func NewEthService(h EthHandler) Service {
+	return Service{
+		Name:  EthServiceName,
+		Tools: []string{"debug_get_bad_blocks", "debug_get_raw_block", "debug_get_raw_block_access_list", "debug_get_raw_header", "debug_get_raw_receipts", "debug_get_raw_transaction", "eth_accounts", "eth_base_fee", "eth_blob_base_fee", "eth_block_number", "eth_call", "eth_capabilities", "eth_chain_id", "eth_coinbase", "eth_config", "eth_create_access_list", "eth_estimate_gas", "eth_fee_history", "eth_fill_transaction", "eth_gas_price", "eth_get_balance", "eth_get_block_access_list", "eth_get_block_by_hash", "eth_get_block_by_number", "eth_get_block_receipts", "eth_get_block_transaction_count_by_hash", "eth_get_block_transaction_count_by_number", "eth_get_code", "eth_get_filter_changes", "eth_get_filter_logs", "eth_get_logs", "eth_get_proof", "eth_get_storage_at", "eth_get_storage_values", "eth_get_transaction_by_block_hash_and_index", "eth_get_transaction_by_block_number_and_index", "eth_get_transaction_by_hash", "eth_get_transaction_count", "eth_get_transaction_receipt", "eth_max_priority_fee_per_gas", "eth_new_block_filter", "eth_new_filter", "eth_new_pending_transaction_filter", "eth_send_raw_transaction", "eth_send_transaction", "eth_simulate_v1", "eth_syncing", "eth_uninstall_filter", "net_version", "txpool_content", "txpool_content_from", "txpool_status"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_DebugGetBadBlocks:
+				res, err := h.DebugGetBadBlocks(ctx, x.DebugGetBadBlocks)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_DebugGetBadBlocks{DebugGetBadBlocks: res}}, nil
+			case *v1.Payload_DebugGetRawBlock:
+				res, err := h.DebugGetRawBlock(ctx, x.DebugGetRawBlock)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_DebugGetRawBlock{DebugGetRawBlock: res}}, nil
+			case *v1.Payload_DebugGetRawBlockAccessList:
+				res, err := h.DebugGetRawBlockAccessList(ctx, x.DebugGetRawBlockAccessList)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_DebugGetRawBlockAccessList{DebugGetRawBlockAccessList: res}}, nil
+			case *v1.Payload_DebugGetRawHeader:
+				res, err := h.DebugGetRawHeader(ctx, x.DebugGetRawHeader)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_DebugGetRawHeader{DebugGetRawHeader: res}}, nil
+			case *v1.Payload_DebugGetRawReceipts:
+				res, err := h.DebugGetRawReceipts(ctx, x.DebugGetRawReceipts)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_DebugGetRawReceipts{DebugGetRawReceipts: res}}, nil
+			case *v1.Payload_DebugGetRawTransaction:
+				res, err := h.DebugGetRawTransaction(ctx, x.DebugGetRawTransaction)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_DebugGetRawTransaction{DebugGetRawTransaction: res}}, nil
+			case *v1.Payload_EthAccounts:
+				res, err := h.EthAccounts(ctx, x.EthAccounts)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthAccounts{EthAccounts: res}}, nil
+			case *v1.Payload_EthBaseFee:
+				res, err := h.EthBaseFee(ctx, x.EthBaseFee)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthBaseFee{EthBaseFee: res}}, nil
+			case *v1.Payload_EthBlobBaseFee:
+				res, err := h.EthBlobBaseFee(ctx, x.EthBlobBaseFee)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthBlobBaseFee{EthBlobBaseFee: res}}, nil
+			case *v1.Payload_EthBlockNumber:
+				res, err := h.EthBlockNumber(ctx, x.EthBlockNumber)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthBlockNumber{EthBlockNumber: res}}, nil
+			case *v1.Payload_EthCall:
+				res, err := h.EthCall(ctx, x.EthCall)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthCall{EthCall: res}}, nil
+			case *v1.Payload_EthCapabilities:
+				res, err := h.EthCapabilities(ctx, x.EthCapabilities)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthCapabilities{EthCapabilities: res}}, nil
+			case *v1.Payload_EthChainId:
+				res, err := h.EthChainId(ctx, x.EthChainId)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthChainId{EthChainId: res}}, nil
+			case *v1.Payload_EthCoinbase:
+				res, err := h.EthCoinbase(ctx, x.EthCoinbase)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthCoinbase{EthCoinbase: res}}, nil
+			case *v1.Payload_EthConfig:
+				res, err := h.EthConfig(ctx, x.EthConfig)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthConfig{EthConfig: res}}, nil
+			case *v1.Payload_EthCreateAccessList:
+				res, err := h.EthCreateAccessList(ctx, x.EthCreateAccessList)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthCreateAccessList{EthCreateAccessList: res}}, nil
+			case *v1.Payload_EthEstimateGas:
+				res, err := h.EthEstimateGas(ctx, x.EthEstimateGas)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthEstimateGas{EthEstimateGas: res}}, nil
+			case *v1.Payload_EthFeeHistory:
+				res, err := h.EthFeeHistory(ctx, x.EthFeeHistory)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthFeeHistory{EthFeeHistory: res}}, nil
+			case *v1.Payload_EthFillTransaction:
+				res, err := h.EthFillTransaction(ctx, x.EthFillTransaction)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthFillTransaction{EthFillTransaction: res}}, nil
+			case *v1.Payload_EthGasPrice:
+				res, err := h.EthGasPrice(ctx, x.EthGasPrice)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGasPrice{EthGasPrice: res}}, nil
+			case *v1.Payload_EthGetBalance:
+				res, err := h.EthGetBalance(ctx, x.EthGetBalance)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetBalance{EthGetBalance: res}}, nil
+			case *v1.Payload_EthGetBlockAccessList:
+				res, err := h.EthGetBlockAccessList(ctx, x.EthGetBlockAccessList)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetBlockAccessList{EthGetBlockAccessList: res}}, nil
+			case *v1.Payload_EthGetBlockByHash:
+				res, err := h.EthGetBlockByHash(ctx, x.EthGetBlockByHash)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetBlockByHash{EthGetBlockByHash: res}}, nil
+			case *v1.Payload_EthGetBlockByNumber:
+				res, err := h.EthGetBlockByNumber(ctx, x.EthGetBlockByNumber)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetBlockByNumber{EthGetBlockByNumber: res}}, nil
+			case *v1.Payload_EthGetBlockReceipts:
+				res, err := h.EthGetBlockReceipts(ctx, x.EthGetBlockReceipts)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetBlockReceipts{EthGetBlockReceipts: res}}, nil
+			case *v1.Payload_EthGetBlockTransactionCountByHash:
+				res, err := h.EthGetBlockTransactionCountByHash(ctx, x.EthGetBlockTransactionCountByHash)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetBlockTransactionCountByHash{EthGetBlockTransactionCountByHash: res}}, nil
+			case *v1.Payload_EthGetBlockTransactionCountByNumber:
+				res, err := h.EthGetBlockTransactionCountByNumber(ctx, x.EthGetBlockTransactionCountByNumber)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetBlockTransactionCountByNumber{EthGetBlockTransactionCountByNumber: res}}, nil
+			case *v1.Payload_EthGetCode:
+				res, err := h.EthGetCode(ctx, x.EthGetCode)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetCode{EthGetCode: res}}, nil
+			case *v1.Payload_EthGetFilterChanges:
+				res, err := h.EthGetFilterChanges(ctx, x.EthGetFilterChanges)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetFilterChanges{EthGetFilterChanges: res}}, nil
+			case *v1.Payload_EthGetFilterLogs:
+				res, err := h.EthGetFilterLogs(ctx, x.EthGetFilterLogs)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetFilterLogs{EthGetFilterLogs: res}}, nil
+			case *v1.Payload_EthGetLogs:
+				res, err := h.EthGetLogs(ctx, x.EthGetLogs)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetLogs{EthGetLogs: res}}, nil
+			case *v1.Payload_EthGetProof:
+				res, err := h.EthGetProof(ctx, x.EthGetProof)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetProof{EthGetProof: res}}, nil
+			case *v1.Payload_EthGetStorageAt:
+				res, err := h.EthGetStorageAt(ctx, x.EthGetStorageAt)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetStorageAt{EthGetStorageAt: res}}, nil
+			case *v1.Payload_EthGetStorageValues:
+				res, err := h.EthGetStorageValues(ctx, x.EthGetStorageValues)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetStorageValues{EthGetStorageValues: res}}, nil
+			case *v1.Payload_EthGetTransactionByBlockHashAndIndex:
+				res, err := h.EthGetTransactionByBlockHashAndIndex(ctx, x.EthGetTransactionByBlockHashAndIndex)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetTransactionByBlockHashAndIndex{EthGetTransactionByBlockHashAndIndex: res}}, nil
+			case *v1.Payload_EthGetTransactionByBlockNumberAndIndex:
+				res, err := h.EthGetTransactionByBlockNumberAndIndex(ctx, x.EthGetTransactionByBlockNumberAndIndex)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetTransactionByBlockNumberAndIndex{EthGetTransactionByBlockNumberAndIndex: res}}, nil
+			case *v1.Payload_EthGetTransactionByHash:
+				res, err := h.EthGetTransactionByHash(ctx, x.EthGetTransactionByHash)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetTransactionByHash{EthGetTransactionByHash: res}}, nil
+			case *v1.Payload_EthGetTransactionCount:
+				res, err := h.EthGetTransactionCount(ctx, x.EthGetTransactionCount)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetTransactionCount{EthGetTransactionCount: res}}, nil
+			case *v1.Payload_EthGetTransactionReceipt:
+				res, err := h.EthGetTransactionReceipt(ctx, x.EthGetTransactionReceipt)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthGetTransactionReceipt{EthGetTransactionReceipt: res}}, nil
+			case *v1.Payload_EthMaxPriorityFeePerGas:
+				res, err := h.EthMaxPriorityFeePerGas(ctx, x.EthMaxPriorityFeePerGas)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthMaxPriorityFeePerGas{EthMaxPriorityFeePerGas: res}}, nil
+			case *v1.Payload_EthNewBlockFilter:
+				res, err := h.EthNewBlockFilter(ctx, x.EthNewBlockFilter)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthNewBlockFilter{EthNewBlockFilter: res}}, nil
+			case *v1.Payload_EthNewFilter:
+				res, err := h.EthNewFilter(ctx, x.EthNewFilter)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthNewFilter{EthNewFilter: res}}, nil
+			case *v1.Payload_EthNewPendingTransactionFilter:
+				res, err := h.EthNewPendingTransactionFilter(ctx, x.EthNewPendingTransactionFilter)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthNewPendingTransactionFilter{EthNewPendingTransactionFilter: res}}, nil
+			case *v1.Payload_EthSendRawTransaction:
+				res, err := h.EthSendRawTransaction(ctx, x.EthSendRawTransaction)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthSendRawTransaction{EthSendRawTransaction: res}}, nil
+			case *v1.Payload_EthSendTransaction:
+				res, err := h.EthSendTransaction(ctx, x.EthSendTransaction)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthSendTransaction{EthSendTransaction: res}}, nil
+			case *v1.Payload_EthSimulateV1:
+				res, err := h.EthSimulateV1(ctx, x.EthSimulateV1)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthSimulateV1{EthSimulateV1: res}}, nil
+			case *v1.Payload_EthSyncing:
+				res, err := h.EthSyncing(ctx, x.EthSyncing)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthSyncing{EthSyncing: res}}, nil
+			case *v1.Payload_EthUninstallFilter:
+				res, err := h.EthUninstallFilter(ctx, x.EthUninstallFilter)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_EthUninstallFilter{EthUninstallFilter: res}}, nil
+			case *v1.Payload_NetVersion:
+				res, err := h.NetVersion(ctx, x.NetVersion)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_NetVersion{NetVersion: res}}, nil
+			case *v1.Payload_TxpoolContent:
+				res, err := h.TxpoolContent(ctx, x.TxpoolContent)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TxpoolContent{TxpoolContent: res}}, nil
+			case *v1.Payload_TxpoolContentFrom:
+				res, err := h.TxpoolContentFrom(ctx, x.TxpoolContentFrom)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TxpoolContentFrom{TxpoolContentFrom: res}}, nil
+			case *v1.Payload_TxpoolStatus:
+				res, err := h.TxpoolStatus(ctx, x.TxpoolStatus)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TxpoolStatus{TxpoolStatus: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}
