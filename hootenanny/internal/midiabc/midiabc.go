@@ -157,6 +157,30 @@ type lane struct {
 type srcVoice struct {
 	track, channel int
 	notes          []midi.Note
+	// raw holds each note's onset as the file has it, before unstagger.
+	raw []int64
+}
+
+// unstagger moves the onset of a note that starts within tpq/40 of an earlier note of the
+// voice (a chord played as a quick spread, as abc2midi plays written chords) to that note's
+// onset, keeping its end, so the chord is found and the grid is chosen from where it starts.
+// raw keeps the onsets as they were, for the chord attack.
+func (v *srcVoice) unstagger(tpq int64) {
+	win := max(1, tpq/40)
+	v.raw = make([]int64, len(v.notes))
+	start := int64(-1 << 62)
+	for i := range v.notes {
+		n := &v.notes[i]
+		v.raw[i] = n.OnTick
+		if n.OnTick-start <= win && n.OnTick > start {
+			n.DurTicks += n.OnTick - start
+			n.OnTick = start
+			continue
+		}
+		if n.OnTick > start {
+			start = n.OnTick
+		}
+	}
 }
 
 // Convert writes f as ABC.
@@ -215,6 +239,7 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 	// The grid.
 	var all []midi.Note
 	for _, v := range order {
+		v.unstagger(tpq)
 		all = append(all, v.notes...)
 	}
 	g, fit := chooseGrid(all, tpq)
@@ -289,7 +314,7 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 	var outs []outVoice
 	for _, v := range order {
 		var ns []gnote
-		for _, n := range v.notes {
+		for i, n := range v.notes {
 			on := quant(n.OnTick, gg, tpq)
 			end := quant(n.OnTick+n.DurTicks, gg, tpq)
 			if abs(on*tpq-n.OnTick*gg) > tol*gg {
@@ -299,7 +324,7 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 				end = on + 1
 				lengthened++
 			}
-			ns = append(ns, gnote{on: on, end: end, pitch: n.Pitch, raw: n.OnTick})
+			ns = append(ns, gnote{on: on, end: end, pitch: n.Pitch, raw: v.raw[i]})
 		}
 		ns, d := dedupe(ns)
 		dups += d
@@ -409,8 +434,8 @@ func abs(v int64) int64 {
 	return v
 }
 
-// chooseGrid returns the coarsest grid on which at least gridFit of the onsets fall within
-// 1/120 of a quarter (and a tick), refined so the note ends fall on it too when they keep to
+// chooseGrid returns the coarsest grid on which all the onsets, or failing that gridFit of
+// them, fall within 1/120 of a quarter (and a tick), refined so the note ends fall on it too when they keep to
 // a grid of their own (a played file's ends rarely do; its onsets decide alone), or
 // fallbackGrid when the onsets keep to none, with the share of onsets on it.
 func chooseGrid(ns []midi.Note, tpq int64) (int, float64) {
@@ -428,13 +453,17 @@ func chooseGrid(ns []midi.Note, tpq int64) (int, float64) {
 		}
 		return float64(on) / float64(len(ns))
 	}
+	// A sequenced file keeps every onset on some grid: the coarsest that holds them all wins.
+	// Failing that (grace notes, a few notes nudged), the coarsest that holds gridFit of them.
 	coarsest := func(at func(midi.Note) int64) int {
-		for _, g := range grids {
-			if int64(g) > tpq {
-				break
-			}
-			if fitOf(int64(g), at) >= gridFit {
-				return g
+		for _, need := range []float64{1, gridFit} {
+			for _, g := range grids {
+				if int64(g) > tpq {
+					break
+				}
+				if fitOf(int64(g), at) >= need {
+					return g
+				}
 			}
 		}
 		return 0
@@ -472,8 +501,9 @@ func tupletPrime(g int64) int64 {
 // gaps from note to note. ok is false for a lane without chords.
 func chordAttack(groups []group, tpq int64) (attack int, ok bool) {
 	var gaps []int64
+	win := max(1, tpq/40)
 	for _, gr := range groups {
-		if n := int64(len(gr.pitches)); n > 1 {
+		if n := int64(len(gr.pitches)); n > 1 && gr.last-gr.first <= win*(n-1) {
 			gaps = append(gaps, (gr.last-gr.first)*480/(tpq*(n-1)))
 		}
 	}
@@ -481,7 +511,7 @@ func chordAttack(groups []group, tpq int64) (attack int, ok bool) {
 		return 0, false
 	}
 	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
-	return int(min(gaps[len(gaps)/2], 120)), true
+	return int(gaps[len(gaps)/2]), true
 }
 
 func gridName(g int) string {
