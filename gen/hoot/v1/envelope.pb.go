@@ -58,6 +58,7 @@ type Payload struct {
 	//	*Payload_MidiPianoRoll
 	//	*Payload_AbcRender
 	//	*Payload_MidiAnalyze
+	//	*Payload_MidiToAbc
 	//	*Payload_JobAnswer
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
@@ -405,6 +406,15 @@ func (x *Payload) GetMidiAnalyze() *MidiAnalyzeRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_MidiAnalyze); ok {
 			return x.MidiAnalyze
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetMidiToAbc() *MidiToAbcRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_MidiToAbc); ok {
+			return x.MidiToAbc
 		}
 	}
 	return nil
@@ -974,6 +984,10 @@ type Payload_MidiAnalyze struct {
 	MidiAnalyze *MidiAnalyzeRequest `protobuf:"bytes,45,opt,name=midi_analyze,json=midiAnalyze,proto3,oneof"`
 }
 
+type Payload_MidiToAbc struct {
+	MidiToAbc *MidiToAbcRequest `protobuf:"bytes,46,opt,name=midi_to_abc,json=midiToAbc,proto3,oneof"`
+}
+
 type Payload_JobAnswer struct {
 	// Later job tools, numbered apart.
 	JobAnswer *JobAnswerRequest `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -1234,6 +1248,8 @@ func (*Payload_AbcRender) isPayload_Request() {}
 
 func (*Payload_MidiAnalyze) isPayload_Request() {}
 
+func (*Payload_MidiToAbc) isPayload_Request() {}
+
 func (*Payload_JobAnswer) isPayload_Request() {}
 
 func (*Payload_CasObject) isPayload_Request() {}
@@ -1369,6 +1385,7 @@ type Result struct {
 	//	*Result_MidiPianoRoll
 	//	*Result_AbcRender
 	//	*Result_MidiAnalyze
+	//	*Result_MidiToAbc
 	//	*Result_JobAnswer
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
@@ -1697,6 +1714,15 @@ func (x *Result) GetMidiAnalyze() *MidiAnalyzeResult {
 	return nil
 }
 
+func (x *Result) GetMidiToAbc() *MidiToAbcResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_MidiToAbc); ok {
+			return x.MidiToAbc
+		}
+	}
+	return nil
+}
+
 func (x *Result) GetJobAnswer() *JobAnswerResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_JobAnswer); ok {
@@ -1891,6 +1917,10 @@ type Result_MidiAnalyze struct {
 	MidiAnalyze *MidiAnalyzeResult `protobuf:"bytes,45,opt,name=midi_analyze,json=midiAnalyze,proto3,oneof"`
 }
 
+type Result_MidiToAbc struct {
+	MidiToAbc *MidiToAbcResult `protobuf:"bytes,46,opt,name=midi_to_abc,json=midiToAbc,proto3,oneof"`
+}
+
 type Result_JobAnswer struct {
 	// Later job tools' answers, numbered apart.
 	JobAnswer *JobAnswerResult `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -1984,6 +2014,8 @@ func (*Result_MidiPianoRoll) isResult_Result() {}
 func (*Result_AbcRender) isResult_Result() {}
 
 func (*Result_MidiAnalyze) isResult_Result() {}
+
+func (*Result_MidiToAbc) isResult_Result() {}
 
 func (*Result_JobAnswer) isResult_Result() {}
 
@@ -2401,7 +2433,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x14hoot/v1/system.proto\"\xa75\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x19hoot/v1/conformance.proto\x1a\x1fhoot/v1/conformance_tasks.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x14hoot/v1/system.proto\"\xe45\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -2440,7 +2472,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0fmidi_piano_roll\x18+ \x01(\v2\x1d.hoot.v1.MidiPianoRollRequestH\x00R\rmidiPianoRoll\x12:\n" +
 	"\n" +
 	"abc_render\x18, \x01(\v2\x19.hoot.v1.AbcRenderRequestH\x00R\tabcRender\x12@\n" +
-	"\fmidi_analyze\x18- \x01(\v2\x1b.hoot.v1.MidiAnalyzeRequestH\x00R\vmidiAnalyze\x12:\n" +
+	"\fmidi_analyze\x18- \x01(\v2\x1b.hoot.v1.MidiAnalyzeRequestH\x00R\vmidiAnalyze\x12;\n" +
+	"\vmidi_to_abc\x18. \x01(\v2\x19.hoot.v1.MidiToAbcRequestH\x00R\tmidiToAbc\x12:\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x19.hoot.v1.JobAnswerRequestH\x00R\tjobAnswer\x12C\n" +
 	"\n" +
@@ -2496,7 +2529,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\vmulti_input\x18\xd1\b \x01(\v2%.hoot.v1.ConformanceMultiInputRequestH\x00R\n" +
 	"multiInput\x12]\n" +
 	"\x13test_tool_with_task\x18\xd2\b \x01(\v2+.hoot.v1.ConformanceTestToolWithTaskRequestH\x00R\x10testToolWithTaskB\t\n" +
-	"\arequest\"\xb0\x13\n" +
+	"\arequest\"\xec\x13\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -2538,7 +2571,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0fmidi_piano_roll\x18+ \x01(\v2\x1c.hoot.v1.MidiPianoRollResultH\x00R\rmidiPianoRoll\x129\n" +
 	"\n" +
 	"abc_render\x18, \x01(\v2\x18.hoot.v1.AbcRenderResultH\x00R\tabcRender\x12?\n" +
-	"\fmidi_analyze\x18- \x01(\v2\x1a.hoot.v1.MidiAnalyzeResultH\x00R\vmidiAnalyze\x129\n" +
+	"\fmidi_analyze\x18- \x01(\v2\x1a.hoot.v1.MidiAnalyzeResultH\x00R\vmidiAnalyze\x12:\n" +
+	"\vmidi_to_abc\x18. \x01(\v2\x18.hoot.v1.MidiToAbcResultH\x00R\tmidiToAbc\x129\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x18.hoot.v1.JobAnswerResultH\x00R\tjobAnswer\x12B\n" +
 	"\n" +
@@ -2637,91 +2671,93 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*MidiPianoRollRequest)(nil),                          // 35: hoot.v1.MidiPianoRollRequest
 	(*AbcRenderRequest)(nil),                              // 36: hoot.v1.AbcRenderRequest
 	(*MidiAnalyzeRequest)(nil),                            // 37: hoot.v1.MidiAnalyzeRequest
-	(*JobAnswerRequest)(nil),                              // 38: hoot.v1.JobAnswerRequest
-	(*CasObjectResourceRequest)(nil),                      // 39: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 40: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 41: hoot.v1.ComposeAbcPromptRequest
-	(*ConformanceSimpleTextRequest)(nil),                  // 42: hoot.v1.ConformanceSimpleTextRequest
-	(*ConformanceImageContentRequest)(nil),                // 43: hoot.v1.ConformanceImageContentRequest
-	(*ConformanceAudioContentRequest)(nil),                // 44: hoot.v1.ConformanceAudioContentRequest
-	(*ConformanceEmbeddedResourceRequest)(nil),            // 45: hoot.v1.ConformanceEmbeddedResourceRequest
-	(*ConformanceMultipleContentTypesRequest)(nil),        // 46: hoot.v1.ConformanceMultipleContentTypesRequest
-	(*ConformanceErrorHandlingRequest)(nil),               // 47: hoot.v1.ConformanceErrorHandlingRequest
-	(*ConformanceToolWithProgressRequest)(nil),            // 48: hoot.v1.ConformanceToolWithProgressRequest
-	(*ConformanceSimplePromptRequest)(nil),                // 49: hoot.v1.ConformanceSimplePromptRequest
-	(*ConformancePromptWithArgumentsRequest)(nil),         // 50: hoot.v1.ConformancePromptWithArgumentsRequest
-	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 51: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	(*ConformancePromptWithImageRequest)(nil),             // 52: hoot.v1.ConformancePromptWithImageRequest
-	(*ConformanceStaticTextRequest)(nil),                  // 53: hoot.v1.ConformanceStaticTextRequest
-	(*ConformanceStaticBinaryRequest)(nil),                // 54: hoot.v1.ConformanceStaticBinaryRequest
-	(*ConformanceWatchedResourceRequest)(nil),             // 55: hoot.v1.ConformanceWatchedResourceRequest
-	(*ConformanceTemplateDataRequest)(nil),                // 56: hoot.v1.ConformanceTemplateDataRequest
-	(*ConformanceToolWithLoggingRequest)(nil),             // 57: hoot.v1.ConformanceToolWithLoggingRequest
-	(*ConformanceSamplingRequest)(nil),                    // 58: hoot.v1.ConformanceSamplingRequest
-	(*ConformanceElicitationRequest)(nil),                 // 59: hoot.v1.ConformanceElicitationRequest
-	(*ConformanceElicitationDefaultsRequest)(nil),         // 60: hoot.v1.ConformanceElicitationDefaultsRequest
-	(*ConformanceElicitationEnumsRequest)(nil),            // 61: hoot.v1.ConformanceElicitationEnumsRequest
-	(*ConformanceJsonSchema202012Request)(nil),            // 62: hoot.v1.ConformanceJsonSchema202012Request
-	(*ConformanceLoggingToolRequest)(nil),                 // 63: hoot.v1.ConformanceLoggingToolRequest
-	(*ConformanceTriggerToolChangeRequest)(nil),           // 64: hoot.v1.ConformanceTriggerToolChangeRequest
-	(*ConformanceTriggerPromptChangeRequest)(nil),         // 65: hoot.v1.ConformanceTriggerPromptChangeRequest
-	(*ConformanceDynamicToolRequest)(nil),                 // 66: hoot.v1.ConformanceDynamicToolRequest
-	(*ConformanceDynamicPromptRequest)(nil),               // 67: hoot.v1.ConformanceDynamicPromptRequest
-	(*ConformanceCustomHeaderRequest)(nil),                // 68: hoot.v1.ConformanceCustomHeaderRequest
-	(*ConformanceInputRequiredElicitationRequest)(nil),    // 69: hoot.v1.ConformanceInputRequiredElicitationRequest
-	(*ConformanceInputRequiredSamplingRequest)(nil),       // 70: hoot.v1.ConformanceInputRequiredSamplingRequest
-	(*ConformanceInputRequiredListRootsRequest)(nil),      // 71: hoot.v1.ConformanceInputRequiredListRootsRequest
-	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 72: hoot.v1.ConformanceInputRequiredRequestStateRequest
-	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 73: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 74: hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 75: hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 76: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	(*ConformanceInputRequiredPromptRequest)(nil),         // 77: hoot.v1.ConformanceInputRequiredPromptRequest
-	(*ConformanceMissingCapabilityRequest)(nil),           // 78: hoot.v1.ConformanceMissingCapabilityRequest
-	(*ConformanceStreamingElicitationRequest)(nil),        // 79: hoot.v1.ConformanceStreamingElicitationRequest
-	(*ConformanceGreetRequest)(nil),                       // 80: hoot.v1.ConformanceGreetRequest
-	(*ConformanceSlowComputeRequest)(nil),                 // 81: hoot.v1.ConformanceSlowComputeRequest
-	(*ConformanceFailingJobRequest)(nil),                  // 82: hoot.v1.ConformanceFailingJobRequest
-	(*ConformanceProtocolErrorJobRequest)(nil),            // 83: hoot.v1.ConformanceProtocolErrorJobRequest
-	(*ConformanceConfirmDeleteRequest)(nil),               // 84: hoot.v1.ConformanceConfirmDeleteRequest
-	(*ConformanceMultiInputRequest)(nil),                  // 85: hoot.v1.ConformanceMultiInputRequest
-	(*ConformanceTestToolWithTaskRequest)(nil),            // 86: hoot.v1.ConformanceTestToolWithTaskRequest
-	(*ToolError)(nil),                                     // 87: hoot.v1.ToolError
-	(*EchoResult)(nil),                                    // 88: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 89: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 90: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 91: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 92: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 93: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 94: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 95: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 96: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 97: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 98: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 99: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 100: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 101: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 102: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 103: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 104: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 105: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 106: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 107: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 108: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 109: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 110: hoot.v1.AudioInfoResult
-	(*MidiPianoRollResult)(nil),                           // 111: hoot.v1.MidiPianoRollResult
-	(*AbcRenderResult)(nil),                               // 112: hoot.v1.AbcRenderResult
-	(*MidiAnalyzeResult)(nil),                             // 113: hoot.v1.MidiAnalyzeResult
-	(*CasObjectResourceResult)(nil),                       // 114: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 115: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 116: hoot.v1.MusicPromptResult
-	(*ConformanceContentResult)(nil),                      // 117: hoot.v1.ConformanceContentResult
-	(*ConformancePromptResult)(nil),                       // 118: hoot.v1.ConformancePromptResult
-	(*ConformanceResourceResult)(nil),                     // 119: hoot.v1.ConformanceResourceResult
-	(JobStatus)(0),                                        // 120: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 121: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                                 // 122: hoot.v1.ClientRequest
+	(*MidiToAbcRequest)(nil),                              // 38: hoot.v1.MidiToAbcRequest
+	(*JobAnswerRequest)(nil),                              // 39: hoot.v1.JobAnswerRequest
+	(*CasObjectResourceRequest)(nil),                      // 40: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 41: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 42: hoot.v1.ComposeAbcPromptRequest
+	(*ConformanceSimpleTextRequest)(nil),                  // 43: hoot.v1.ConformanceSimpleTextRequest
+	(*ConformanceImageContentRequest)(nil),                // 44: hoot.v1.ConformanceImageContentRequest
+	(*ConformanceAudioContentRequest)(nil),                // 45: hoot.v1.ConformanceAudioContentRequest
+	(*ConformanceEmbeddedResourceRequest)(nil),            // 46: hoot.v1.ConformanceEmbeddedResourceRequest
+	(*ConformanceMultipleContentTypesRequest)(nil),        // 47: hoot.v1.ConformanceMultipleContentTypesRequest
+	(*ConformanceErrorHandlingRequest)(nil),               // 48: hoot.v1.ConformanceErrorHandlingRequest
+	(*ConformanceToolWithProgressRequest)(nil),            // 49: hoot.v1.ConformanceToolWithProgressRequest
+	(*ConformanceSimplePromptRequest)(nil),                // 50: hoot.v1.ConformanceSimplePromptRequest
+	(*ConformancePromptWithArgumentsRequest)(nil),         // 51: hoot.v1.ConformancePromptWithArgumentsRequest
+	(*ConformancePromptWithEmbeddedResourceRequest)(nil),  // 52: hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	(*ConformancePromptWithImageRequest)(nil),             // 53: hoot.v1.ConformancePromptWithImageRequest
+	(*ConformanceStaticTextRequest)(nil),                  // 54: hoot.v1.ConformanceStaticTextRequest
+	(*ConformanceStaticBinaryRequest)(nil),                // 55: hoot.v1.ConformanceStaticBinaryRequest
+	(*ConformanceWatchedResourceRequest)(nil),             // 56: hoot.v1.ConformanceWatchedResourceRequest
+	(*ConformanceTemplateDataRequest)(nil),                // 57: hoot.v1.ConformanceTemplateDataRequest
+	(*ConformanceToolWithLoggingRequest)(nil),             // 58: hoot.v1.ConformanceToolWithLoggingRequest
+	(*ConformanceSamplingRequest)(nil),                    // 59: hoot.v1.ConformanceSamplingRequest
+	(*ConformanceElicitationRequest)(nil),                 // 60: hoot.v1.ConformanceElicitationRequest
+	(*ConformanceElicitationDefaultsRequest)(nil),         // 61: hoot.v1.ConformanceElicitationDefaultsRequest
+	(*ConformanceElicitationEnumsRequest)(nil),            // 62: hoot.v1.ConformanceElicitationEnumsRequest
+	(*ConformanceJsonSchema202012Request)(nil),            // 63: hoot.v1.ConformanceJsonSchema202012Request
+	(*ConformanceLoggingToolRequest)(nil),                 // 64: hoot.v1.ConformanceLoggingToolRequest
+	(*ConformanceTriggerToolChangeRequest)(nil),           // 65: hoot.v1.ConformanceTriggerToolChangeRequest
+	(*ConformanceTriggerPromptChangeRequest)(nil),         // 66: hoot.v1.ConformanceTriggerPromptChangeRequest
+	(*ConformanceDynamicToolRequest)(nil),                 // 67: hoot.v1.ConformanceDynamicToolRequest
+	(*ConformanceDynamicPromptRequest)(nil),               // 68: hoot.v1.ConformanceDynamicPromptRequest
+	(*ConformanceCustomHeaderRequest)(nil),                // 69: hoot.v1.ConformanceCustomHeaderRequest
+	(*ConformanceInputRequiredElicitationRequest)(nil),    // 70: hoot.v1.ConformanceInputRequiredElicitationRequest
+	(*ConformanceInputRequiredSamplingRequest)(nil),       // 71: hoot.v1.ConformanceInputRequiredSamplingRequest
+	(*ConformanceInputRequiredListRootsRequest)(nil),      // 72: hoot.v1.ConformanceInputRequiredListRootsRequest
+	(*ConformanceInputRequiredRequestStateRequest)(nil),   // 73: hoot.v1.ConformanceInputRequiredRequestStateRequest
+	(*ConformanceInputRequiredMultipleInputsRequest)(nil), // 74: hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	(*ConformanceInputRequiredMultiRoundRequest)(nil),     // 75: hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	(*ConformanceInputRequiredTamperedStateRequest)(nil),  // 76: hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	(*ConformanceInputRequiredCapabilitiesRequest)(nil),   // 77: hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	(*ConformanceInputRequiredPromptRequest)(nil),         // 78: hoot.v1.ConformanceInputRequiredPromptRequest
+	(*ConformanceMissingCapabilityRequest)(nil),           // 79: hoot.v1.ConformanceMissingCapabilityRequest
+	(*ConformanceStreamingElicitationRequest)(nil),        // 80: hoot.v1.ConformanceStreamingElicitationRequest
+	(*ConformanceGreetRequest)(nil),                       // 81: hoot.v1.ConformanceGreetRequest
+	(*ConformanceSlowComputeRequest)(nil),                 // 82: hoot.v1.ConformanceSlowComputeRequest
+	(*ConformanceFailingJobRequest)(nil),                  // 83: hoot.v1.ConformanceFailingJobRequest
+	(*ConformanceProtocolErrorJobRequest)(nil),            // 84: hoot.v1.ConformanceProtocolErrorJobRequest
+	(*ConformanceConfirmDeleteRequest)(nil),               // 85: hoot.v1.ConformanceConfirmDeleteRequest
+	(*ConformanceMultiInputRequest)(nil),                  // 86: hoot.v1.ConformanceMultiInputRequest
+	(*ConformanceTestToolWithTaskRequest)(nil),            // 87: hoot.v1.ConformanceTestToolWithTaskRequest
+	(*ToolError)(nil),                                     // 88: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 89: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 90: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 91: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 92: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 93: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 94: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 95: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 96: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 97: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 98: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 99: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 100: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 101: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 102: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 103: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 104: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 105: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 106: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 107: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 108: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 109: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 110: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 111: hoot.v1.AudioInfoResult
+	(*MidiPianoRollResult)(nil),                           // 112: hoot.v1.MidiPianoRollResult
+	(*AbcRenderResult)(nil),                               // 113: hoot.v1.AbcRenderResult
+	(*MidiAnalyzeResult)(nil),                             // 114: hoot.v1.MidiAnalyzeResult
+	(*MidiToAbcResult)(nil),                               // 115: hoot.v1.MidiToAbcResult
+	(*CasObjectResourceResult)(nil),                       // 116: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 117: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 118: hoot.v1.MusicPromptResult
+	(*ConformanceContentResult)(nil),                      // 119: hoot.v1.ConformanceContentResult
+	(*ConformancePromptResult)(nil),                       // 120: hoot.v1.ConformancePromptResult
+	(*ConformanceResourceResult)(nil),                     // 121: hoot.v1.ConformanceResourceResult
+	(JobStatus)(0),                                        // 122: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 123: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 124: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -2753,111 +2789,113 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	35,  // 26: hoot.v1.Payload.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollRequest
 	36,  // 27: hoot.v1.Payload.abc_render:type_name -> hoot.v1.AbcRenderRequest
 	37,  // 28: hoot.v1.Payload.midi_analyze:type_name -> hoot.v1.MidiAnalyzeRequest
-	38,  // 29: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
-	39,  // 30: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	40,  // 31: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	41,  // 32: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	42,  // 33: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
-	43,  // 34: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
-	44,  // 35: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
-	45,  // 36: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
-	46,  // 37: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
-	47,  // 38: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
-	48,  // 39: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
-	49,  // 40: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
-	50,  // 41: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
-	51,  // 42: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
-	52,  // 43: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
-	53,  // 44: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
-	54,  // 45: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
-	55,  // 46: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
-	56,  // 47: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
-	57,  // 48: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
-	58,  // 49: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
-	59,  // 50: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
-	60,  // 51: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
-	61,  // 52: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
-	62,  // 53: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
-	63,  // 54: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
-	64,  // 55: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
-	65,  // 56: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
-	66,  // 57: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
-	67,  // 58: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
-	68,  // 59: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
-	69,  // 60: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
-	70,  // 61: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
-	71,  // 62: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
-	72,  // 63: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
-	73,  // 64: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
-	74,  // 65: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
-	75,  // 66: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
-	76,  // 67: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
-	77,  // 68: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
-	78,  // 69: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
-	79,  // 70: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
-	80,  // 71: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
-	81,  // 72: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
-	82,  // 73: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
-	83,  // 74: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
-	84,  // 75: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
-	85,  // 76: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
-	86,  // 77: hoot.v1.Payload.test_tool_with_task:type_name -> hoot.v1.ConformanceTestToolWithTaskRequest
-	87,  // 78: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	88,  // 79: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	89,  // 80: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	90,  // 81: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	91,  // 82: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	92,  // 83: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	93,  // 84: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	94,  // 85: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	95,  // 86: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	96,  // 87: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	97,  // 88: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	98,  // 89: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	99,  // 90: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,   // 91: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,   // 92: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,   // 93: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,   // 94: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	100, // 95: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	101, // 96: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	102, // 97: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	103, // 98: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	104, // 99: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	105, // 100: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	106, // 101: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	107, // 102: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	108, // 103: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	109, // 104: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	110, // 105: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	111, // 106: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
-	112, // 107: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
-	113, // 108: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
-	7,   // 109: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	114, // 110: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	115, // 111: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	116, // 112: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	117, // 113: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
-	118, // 114: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
-	119, // 115: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
-	120, // 116: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	121, // 117: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	121, // 118: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	121, // 119: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,   // 120: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	121, // 121: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,   // 122: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,   // 123: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,   // 124: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,   // 125: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,   // 126: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,   // 127: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	122, // 128: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	129, // [129:129] is the sub-list for method output_type
-	129, // [129:129] is the sub-list for method input_type
-	129, // [129:129] is the sub-list for extension type_name
-	129, // [129:129] is the sub-list for extension extendee
-	0,   // [0:129] is the sub-list for field type_name
+	38,  // 29: hoot.v1.Payload.midi_to_abc:type_name -> hoot.v1.MidiToAbcRequest
+	39,  // 30: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
+	40,  // 31: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	41,  // 32: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	42,  // 33: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	43,  // 34: hoot.v1.Payload.test_simple_text:type_name -> hoot.v1.ConformanceSimpleTextRequest
+	44,  // 35: hoot.v1.Payload.test_image_content:type_name -> hoot.v1.ConformanceImageContentRequest
+	45,  // 36: hoot.v1.Payload.test_audio_content:type_name -> hoot.v1.ConformanceAudioContentRequest
+	46,  // 37: hoot.v1.Payload.test_embedded_resource:type_name -> hoot.v1.ConformanceEmbeddedResourceRequest
+	47,  // 38: hoot.v1.Payload.test_multiple_content_types:type_name -> hoot.v1.ConformanceMultipleContentTypesRequest
+	48,  // 39: hoot.v1.Payload.test_error_handling:type_name -> hoot.v1.ConformanceErrorHandlingRequest
+	49,  // 40: hoot.v1.Payload.test_tool_with_progress:type_name -> hoot.v1.ConformanceToolWithProgressRequest
+	50,  // 41: hoot.v1.Payload.test_simple_prompt:type_name -> hoot.v1.ConformanceSimplePromptRequest
+	51,  // 42: hoot.v1.Payload.test_prompt_with_arguments:type_name -> hoot.v1.ConformancePromptWithArgumentsRequest
+	52,  // 43: hoot.v1.Payload.test_prompt_with_embedded_resource:type_name -> hoot.v1.ConformancePromptWithEmbeddedResourceRequest
+	53,  // 44: hoot.v1.Payload.test_prompt_with_image:type_name -> hoot.v1.ConformancePromptWithImageRequest
+	54,  // 45: hoot.v1.Payload.static_text:type_name -> hoot.v1.ConformanceStaticTextRequest
+	55,  // 46: hoot.v1.Payload.static_binary:type_name -> hoot.v1.ConformanceStaticBinaryRequest
+	56,  // 47: hoot.v1.Payload.watched_resource:type_name -> hoot.v1.ConformanceWatchedResourceRequest
+	57,  // 48: hoot.v1.Payload.template_data:type_name -> hoot.v1.ConformanceTemplateDataRequest
+	58,  // 49: hoot.v1.Payload.test_tool_with_logging:type_name -> hoot.v1.ConformanceToolWithLoggingRequest
+	59,  // 50: hoot.v1.Payload.test_sampling:type_name -> hoot.v1.ConformanceSamplingRequest
+	60,  // 51: hoot.v1.Payload.test_elicitation:type_name -> hoot.v1.ConformanceElicitationRequest
+	61,  // 52: hoot.v1.Payload.test_elicitation_sep1034_defaults:type_name -> hoot.v1.ConformanceElicitationDefaultsRequest
+	62,  // 53: hoot.v1.Payload.test_elicitation_sep1330_enums:type_name -> hoot.v1.ConformanceElicitationEnumsRequest
+	63,  // 54: hoot.v1.Payload.json_schema_2020_12_tool:type_name -> hoot.v1.ConformanceJsonSchema202012Request
+	64,  // 55: hoot.v1.Payload.test_logging_tool:type_name -> hoot.v1.ConformanceLoggingToolRequest
+	65,  // 56: hoot.v1.Payload.test_trigger_tool_change:type_name -> hoot.v1.ConformanceTriggerToolChangeRequest
+	66,  // 57: hoot.v1.Payload.test_trigger_prompt_change:type_name -> hoot.v1.ConformanceTriggerPromptChangeRequest
+	67,  // 58: hoot.v1.Payload.test_dynamic_tool:type_name -> hoot.v1.ConformanceDynamicToolRequest
+	68,  // 59: hoot.v1.Payload.test_dynamic_prompt:type_name -> hoot.v1.ConformanceDynamicPromptRequest
+	69,  // 60: hoot.v1.Payload.test_custom_header:type_name -> hoot.v1.ConformanceCustomHeaderRequest
+	70,  // 61: hoot.v1.Payload.test_input_required_result_elicitation:type_name -> hoot.v1.ConformanceInputRequiredElicitationRequest
+	71,  // 62: hoot.v1.Payload.test_input_required_result_sampling:type_name -> hoot.v1.ConformanceInputRequiredSamplingRequest
+	72,  // 63: hoot.v1.Payload.test_input_required_result_list_roots:type_name -> hoot.v1.ConformanceInputRequiredListRootsRequest
+	73,  // 64: hoot.v1.Payload.test_input_required_result_request_state:type_name -> hoot.v1.ConformanceInputRequiredRequestStateRequest
+	74,  // 65: hoot.v1.Payload.test_input_required_result_multiple_inputs:type_name -> hoot.v1.ConformanceInputRequiredMultipleInputsRequest
+	75,  // 66: hoot.v1.Payload.test_input_required_result_multi_round:type_name -> hoot.v1.ConformanceInputRequiredMultiRoundRequest
+	76,  // 67: hoot.v1.Payload.test_input_required_result_tampered_state:type_name -> hoot.v1.ConformanceInputRequiredTamperedStateRequest
+	77,  // 68: hoot.v1.Payload.test_input_required_result_capabilities:type_name -> hoot.v1.ConformanceInputRequiredCapabilitiesRequest
+	78,  // 69: hoot.v1.Payload.test_input_required_result_prompt:type_name -> hoot.v1.ConformanceInputRequiredPromptRequest
+	79,  // 70: hoot.v1.Payload.test_missing_capability:type_name -> hoot.v1.ConformanceMissingCapabilityRequest
+	80,  // 71: hoot.v1.Payload.test_streaming_elicitation:type_name -> hoot.v1.ConformanceStreamingElicitationRequest
+	81,  // 72: hoot.v1.Payload.greet:type_name -> hoot.v1.ConformanceGreetRequest
+	82,  // 73: hoot.v1.Payload.slow_compute:type_name -> hoot.v1.ConformanceSlowComputeRequest
+	83,  // 74: hoot.v1.Payload.failing_job:type_name -> hoot.v1.ConformanceFailingJobRequest
+	84,  // 75: hoot.v1.Payload.protocol_error_job:type_name -> hoot.v1.ConformanceProtocolErrorJobRequest
+	85,  // 76: hoot.v1.Payload.confirm_delete:type_name -> hoot.v1.ConformanceConfirmDeleteRequest
+	86,  // 77: hoot.v1.Payload.multi_input:type_name -> hoot.v1.ConformanceMultiInputRequest
+	87,  // 78: hoot.v1.Payload.test_tool_with_task:type_name -> hoot.v1.ConformanceTestToolWithTaskRequest
+	88,  // 79: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	89,  // 80: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	90,  // 81: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	91,  // 82: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	92,  // 83: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	93,  // 84: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	94,  // 85: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	95,  // 86: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	96,  // 87: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	97,  // 88: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	98,  // 89: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	99,  // 90: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	100, // 91: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 92: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 93: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 94: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 95: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	101, // 96: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	102, // 97: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	103, // 98: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	104, // 99: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	105, // 100: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	106, // 101: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	107, // 102: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	108, // 103: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	109, // 104: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	110, // 105: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	111, // 106: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	112, // 107: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
+	113, // 108: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
+	114, // 109: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
+	115, // 110: hoot.v1.Result.midi_to_abc:type_name -> hoot.v1.MidiToAbcResult
+	7,   // 111: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	116, // 112: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	117, // 113: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	118, // 114: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	119, // 115: hoot.v1.Result.conformance_content:type_name -> hoot.v1.ConformanceContentResult
+	120, // 116: hoot.v1.Result.conformance_prompt:type_name -> hoot.v1.ConformancePromptResult
+	121, // 117: hoot.v1.Result.conformance_resource:type_name -> hoot.v1.ConformanceResourceResult
+	122, // 118: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	123, // 119: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	123, // 120: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	123, // 121: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 122: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	123, // 123: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 124: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 125: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 126: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 127: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 128: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 129: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	124, // 130: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	131, // [131:131] is the sub-list for method output_type
+	131, // [131:131] is the sub-list for method input_type
+	131, // [131:131] is the sub-list for extension type_name
+	131, // [131:131] is the sub-list for extension extendee
+	0,   // [0:131] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -2909,6 +2947,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_MidiPianoRoll)(nil),
 		(*Payload_AbcRender)(nil),
 		(*Payload_MidiAnalyze)(nil),
+		(*Payload_MidiToAbc)(nil),
 		(*Payload_JobAnswer)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
@@ -2991,6 +3030,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_MidiPianoRoll)(nil),
 		(*Result_AbcRender)(nil),
 		(*Result_MidiAnalyze)(nil),
+		(*Result_MidiToAbc)(nil),
 		(*Result_JobAnswer)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),

@@ -69,7 +69,7 @@ type Options struct {
 	// Drums writes channel 10 as a voice of its own (%%MIDI channel 10, pitches as the General
 	// MIDI drum map has them) instead of leaving it out.
 	Drums bool
-	// Title is the T: field; empty takes the first track's name, or "Transcribed from MIDI".
+	// Title is the T: field; empty takes the first track name, or "Transcribed from MIDI".
 	Title string
 	// MaxBytes bounds the ABC (0 gives DefaultMaxBytes).
 	MaxBytes int
@@ -118,6 +118,9 @@ type Result struct {
 
 // ErrNoNotes is returned for a file without a note to write.
 var ErrNoNotes = errors.New("midiabc: the file plays no notes")
+
+// ErrOnlyDrums is returned for a file whose only notes are drums, when Options.Drums is false.
+var ErrOnlyDrums = errors.New("midiabc: the file plays only drums (channel 10), which are left out")
 
 // TooManyNotesError is returned when a file has more than MaxNotes notes.
 type TooManyNotesError struct{ Notes int }
@@ -225,6 +228,9 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 	}
 	if res.DrumNotesLeftOut > 0 {
 		warn.add(fmt.Sprintf("%d drum notes (channel 10) left out; ask for drums to write them on a voice of their own", res.DrumNotesLeftOut))
+	}
+	if len(order) == 0 && res.DrumNotesLeftOut > 0 {
+		return nil, ErrOnlyDrums
 	}
 	if len(order) == 0 {
 		return nil, ErrNoNotes
@@ -693,11 +699,15 @@ func keyName(sharps int, minor bool) string {
 	return majorKeys[sharps+7]
 }
 
+// firstTrackName is the first track name of the file: track 0's, or the first track that has
+// one (abc2midi names the first track after the tune only in a file of one voice).
 func firstTrackName(f *midi.File) string {
-	if len(f.Tracks) == 0 {
-		return ""
+	for i := range f.Tracks {
+		if n := trackName(f, i); n != "" {
+			return n
+		}
 	}
-	return trackName(f, 0)
+	return ""
 }
 
 // trackName is the first track name event of track i at its start.

@@ -360,6 +360,9 @@ type MusicHandler interface {
 	// MidiAnalyze serves the tool "midi_analyze". Find a MIDI file's key, meter, tempo, chords per
 	// bar or beat, and each voice's range.
 	MidiAnalyze(context.Context, *v1.MidiAnalyzeRequest) (*v1.MidiAnalyzeResult, error)
+	// MidiToAbc serves the tool "midi_to_abc". Write a MIDI file out as ABC notation, stored as an
+	// artifact: key, meter, bars, tuplets, one voice per channel.
+	MidiToAbc(context.Context, *v1.MidiToAbcRequest) (*v1.MidiToAbcResult, error)
 	// ComposeAbc serves the tool "compose_abc". Write a tune in ABC notation, check it, convert it
 	// to MIDI and inspect the result.
 	ComposeAbc(context.Context, *v1.ComposeAbcPromptRequest) (*v1.MusicPromptResult, error)
@@ -370,7 +373,7 @@ type MusicHandler interface {
 func NewMusicService(h MusicHandler, jobs JobStarter) Service {
 	return Service{
 		Name:  MusicServiceName,
-		Tools: []string{"abc_parse", "abc_validate", "abc_transpose", "abc_to_midi", "abc_book_to_midi", "midi_info", "midi_analyze", "compose_abc"},
+		Tools: []string{"abc_parse", "abc_validate", "abc_transpose", "abc_to_midi", "abc_book_to_midi", "midi_info", "midi_analyze", "midi_to_abc", "compose_abc"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_AbcParse:
@@ -418,6 +421,12 @@ func NewMusicService(h MusicHandler, jobs JobStarter) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_MidiAnalyze{MidiAnalyze: res}}, nil
+			case *v1.Payload_MidiToAbc:
+				res, err := h.MidiToAbc(ctx, x.MidiToAbc)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_MidiToAbc{MidiToAbc: res}}, nil
 			case *v1.Payload_ComposeAbc:
 				res, err := h.ComposeAbc(ctx, x.ComposeAbc)
 				if err != nil {
