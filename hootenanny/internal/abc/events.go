@@ -685,7 +685,8 @@ func contains(xs []int, x int) bool {
 // goes back to the section's start once more; that pass skips every ending not numbered for
 // it, and after it no :| repeats and no || starts a section until the next |: or ::. Endings
 // met before that jump are chosen by the pass still counted (2: C|[1D:|[2E||F|[1G:|[2A||
-// plays F A). A :: after a repeated pass starts the next section without going back.
+// plays F A). A :: after a repeated pass starts the next section without going back. A |: while
+// an earlier |: is still open (no :| between) goes back to it once first, as :: would.
 func ExpandRepeats(bars []Bar) []int {
 	limit := 16*len(bars) + 16
 	order := make([]int, 0, 2*len(bars))
@@ -694,10 +695,19 @@ func ExpandRepeats(bars []Bar) []int {
 	opened, repeated := false, false // an explicit |: is open; a section has been repeated
 	section := func(at int) {
 		start, pass, jumpedFrom, maxPass = at, 1, -1, 2
+		opened = false // a |: read before the section began no longer waits for its :|
 	}
 	for i, steps := 0, 0; i < len(bars) && len(order) < limit && steps < 2*limit; steps++ {
 		b := bars[i]
 		if i > jumpedFrom {
+			if b.RepeatStart && opened && pass == 1 && i > start {
+				// A |: while one is open ends its section as :: would: abc2midi says
+				// "found another |: after a |:" and repeats the section once.
+				pass++
+				jumpedFrom = i - 1
+				i = start
+				continue
+			}
 			if b.RepeatStart {
 				section(i)
 				opened = true
