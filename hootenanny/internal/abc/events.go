@@ -263,6 +263,13 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				if n.Accidental != NoAccidental {
 					alter(n) // an explicit accidental on the continuation still counts for the bar
 				}
+				if opts.ABC2MIDI && staccatoDot(decos, decoShort) {
+					// abc2midi halves a staccato continuation and ends the tie there: D2-.D2
+					// sounds three quarters of its length.
+					e.Duration = e.Duration.Add(dur.Mul(R(1, 2)))
+					e.Tied = true
+					return false
+				}
 				e.Duration = e.Duration.Add(dur)
 				e.Tied = true
 				if n.Tie {
@@ -303,7 +310,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0,
 			Upper: MIDIPitch(ul, uo, inKey(ul, uo)), Lower: MIDIPitch(ll, lo, inKey(ll, lo)),
 			Roll: roll, Written: dur, Plain: n.Length.Mul(unit), Unit: u})
-		if n.Tie {
+		if n.Tie && !(opts.ABC2MIDI && staccatoDot(decos, decoShort)) {
 			stillOpen[k] = len(events) - 1
 		}
 		return true
@@ -667,6 +674,18 @@ func partSequence(s string) []string {
 func contains(xs []int, x int) bool {
 	for _, y := range xs {
 		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// staccatoDot reports a staccato written as a dot (.A), which abc2midi lets cut a tie: .A2-A2
+// plays a short A and strikes the next A anew, and A2-.A2 sounds the continuation for half its
+// length and ties no further.
+func staccatoDot(decos []string, short []bool) bool {
+	for i, d := range decos {
+		if d == "staccato" && i < len(short) && short[i] {
 			return true
 		}
 	}
