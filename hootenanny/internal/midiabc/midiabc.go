@@ -401,7 +401,10 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 		if attack, ok := chordAttack(o.l.groups, tpq); ok {
 			w.printf("%%%%MIDI chordattack %d\n", attack)
 		}
-		lw := laneWriter{w: w, sp: sp, g: gg, unitDen: unitDen, barG: barG, pickupG: pickupG}
+		lw := laneWriter{w: w, sp: sp, g: gg, unitDen: unitDen, barG: barG, pickupG: pickupG, beatNum: 1, beatDen: 1}
+		if den == 8 && num%3 == 0 && num > 3 {
+			lw.beatNum, lw.beatDen = 3, 2
+		}
 		bars := lw.write(o.l.groups)
 		res.Bars = max(res.Bars, bars)
 		for _, gr := range o.l.groups {

@@ -96,7 +96,7 @@ func TestConvertWrites(t *testing.T) {
 			// starts from the key again. A note over the bar line is tied.
 			name: "accidentals and ties",
 			f:    notes(0, header(2, 4, -1, false), [3]float64{0, 71, 0.5}, [3]float64{0.5, 71, 0.5}, [3]float64{1, 70, 1.5}, [3]float64{2.5, 70, 0.5}, [3]float64{3, 73, 1}),
-			want: "=B B _B2-| B B _d2|]",
+			want: "=BB _B2-| BB _d2|]",
 		},
 		{
 			name: "triplet",
@@ -112,7 +112,7 @@ func TestConvertWrites(t *testing.T) {
 			// A 2:1 swung pair and a dotted rhythm.
 			name: "swing and dots",
 			f:    notes(0, header(2, 4, 0, false), [3]float64{0, 67, 2.0 / 3}, [3]float64{2.0 / 3, 65, 1.0 / 3}, [3]float64{1, 64, 0.75}, [3]float64{1.75, 62, 0.25}),
-			want: "(3:2:2G2F E3/2 D/|]",
+			want: "(3:2:2G2F E3/2D/|]",
 			check: func(t *testing.T, r *midiabc.Result) {
 				if r.Unit != "1/8" {
 					t.Errorf("unit %q", r.Unit)
@@ -196,7 +196,7 @@ func TestConvertChoosesKeyMeterAndPickup(t *testing.T) {
 	// with the bar's last eighth.
 	g := notes(0, header(6, 8, 1, true), ns...)
 	r = convert(t, g, midiabc.Options{})
-	if r.Key != "Em" || r.KeySource != "key signature event" || r.Meter != "6/8" || r.Pickup != "1" || !strings.HasPrefix(body(r.ABC), "B| E3 F G B| G3 F E D|") {
+	if r.Key != "Em" || r.KeySource != "key signature event" || r.Meter != "6/8" || r.Pickup != "1" || !strings.HasPrefix(body(r.ABC), "B| E3 FGB| G3 FED|") {
 		t.Errorf("key %q (%s), meter %q, pickup %q:\n%s", r.Key, r.KeySource, r.Meter, r.Pickup, r.ABC)
 	}
 }

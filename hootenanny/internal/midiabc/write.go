@@ -172,7 +172,9 @@ type laneWriter struct {
 	unitDen int64 // L: 1/unitDen
 	barG    int64 // grid steps a bar
 	pickupG int64 // grid steps before the first bar line
-	pos     int64
+	// The beat is beatNum/beatDen of a quarter: 1/1, or 3/2 in 6/8, 9/8 and 12/8.
+	beatNum, beatDen int64
+	pos              int64
 	bars    int
 	onLine  int
 	st      barState
@@ -182,7 +184,9 @@ type laneWriter struct {
 // token is a note, chord or rest of the current bar.
 type token struct {
 	render func(length string) string
-	steps  int64
+	// at is where it starts and steps how long it lasts, in grid steps.
+	at, steps int64
+	rest      bool
 }
 
 // barsPerLine is how many bars go on one line of music.
@@ -207,21 +211,27 @@ func (lw *laneWriter) ternary(k int64) bool {
 	return (d/gcd(n, d))%p == 0
 }
 
-// flush writes the bar's tokens.
+// flush writes the bar's tokens. Notes shorter than a quarter are beamed (written without a
+// space) within a beat of the meter; a tuplet closes as soon as its notes add up to a plain
+// length, so a swung pair is (3:2:2B4A2 and a triplet (3abc.
 func (lw *laneWriter) flush() {
 	for i := 0; i < len(lw.toks); {
+		if i > 0 && !lw.beamed(lw.toks[i-1], lw.toks[i]) {
+			lw.w.str(" ")
+		}
 		t := lw.toks[i]
 		if !lw.ternary(t.steps) {
 			lw.w.str(t.render(lengthString(t.steps, lw.g, lw.unitDen)))
 			i++
-			if i < len(lw.toks) {
-				lw.w.str(" ")
-			}
 			continue
 		}
-		j := i
+		j, sum := i, int64(0)
 		for j < len(lw.toks) && lw.ternary(lw.toks[j].steps) {
+			sum += lw.toks[j].steps
 			j++
+			if !lw.ternary(sum) {
+				break
+			}
 		}
 		p := tupletPrime(lw.g)
 		q := int64(2)
@@ -236,11 +246,18 @@ func (lw *laneWriter) flush() {
 		for ; i < j; i++ {
 			lw.w.str(lw.toks[i].render(lengthFrac(p*lw.toks[i].steps, q, lw.g, lw.unitDen)))
 		}
-		if i < len(lw.toks) {
-			lw.w.str(" ")
-		}
 	}
 	lw.toks = lw.toks[:0]
+}
+
+// beamed reports whether b is written straight after a, without a space: two notes shorter
+// than a quarter, b not on a beat of the meter.
+func (lw *laneWriter) beamed(a, b token) bool {
+	if a.rest || b.rest || a.steps >= lw.g || b.steps >= lw.g {
+		return false
+	}
+	rel := ((b.at-lw.pickupG)%lw.barG + lw.barG) % lw.barG
+	return (rel*lw.beatDen)%(lw.g*lw.beatNum) != 0
 }
 
 // advance moves to end, writing the bar when it lands on a bar line.
@@ -287,7 +304,7 @@ func (lw *laneWriter) write(groups []group) int {
 func (lw *laneWriter) rest(end int64) {
 	for lw.pos < end && lw.w.err == nil {
 		stop := min(end, lw.boundary(lw.pos))
-		lw.toks = append(lw.toks, token{steps: stop - lw.pos, render: func(l string) string { return "z" + l }})
+		lw.toks = append(lw.toks, token{at: lw.pos, steps: stop - lw.pos, rest: true, render: func(l string) string { return "z" + l }})
 		lw.advance(stop)
 	}
 }
@@ -301,7 +318,7 @@ func (lw *laneWriter) chord(gr group) {
 			tie = "-"
 		}
 		pitches := gr.pitches
-		lw.toks = append(lw.toks, token{steps: stop - lw.pos, render: func(l string) string { return lw.chordText(pitches, l) + tie }})
+		lw.toks = append(lw.toks, token{at: lw.pos, steps: stop - lw.pos, render: func(l string) string { return lw.chordText(pitches, l) + tie }})
 		lw.advance(stop)
 	}
 }
