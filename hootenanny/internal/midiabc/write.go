@@ -175,10 +175,10 @@ type laneWriter struct {
 	// The beat is beatNum/beatDen of a quarter: 1/1, or 3/2 in 6/8, 9/8 and 12/8.
 	beatNum, beatDen int64
 	pos              int64
-	bars    int
-	onLine  int
-	st      barState
-	toks    []token
+	bars             int
+	onLine           int
+	st               barState
+	toks             []token
 }
 
 // token is a note, chord or rest of the current bar.
