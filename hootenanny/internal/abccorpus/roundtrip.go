@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
-	"github.com/hootenanny/hoot/hootenanny/internal/midiabc"
 )
 
-// MIDI2ABC is abcmidi's converter from MIDI back to ABC, the yardstick of midiabc.Convert;
-// tests may point it elsewhere.
+// MIDI2ABC is abcmidi's converter from MIDI back to ABC, the yardstick of midiabc.Convert
+// (which the tests pass to RoundtripTune: this file does not import it, so that the packages
+// midiabc imports may test against this one); tests may point it elsewhere.
 var MIDI2ABC = "midi2abc"
 
 // MIDI2ABCArgs are the options given to midi2abc after -f file: none, so it chooses the unit
@@ -27,11 +27,11 @@ var MIDI2ABC = "midi2abc"
 // and broken rhythms as it does by default.
 var MIDI2ABCArgs = []string{}
 
-// Bounds on one midi2abc run: its time, and the ABC it may write (the ABC parser's limit) and
-// the messages kept.
+// Bounds on one midi2abc run: its time, and the ABC it may write (the ABC parser's limit, as
+// midiabc's) and the messages kept.
 const (
 	MIDI2ABCTimeout  = 30 * time.Second
-	MaxMIDI2ABCBytes = midiabc.DefaultMaxBytes
+	MaxMIDI2ABCBytes = 1 << 20
 	maxMIDI2ABCLog   = 4 << 10
 )
 
@@ -96,7 +96,7 @@ func (c *cappedLog) Write(p []byte) (int, error) {
 }
 
 // Roundtrip is one tune taken from ABC to MIDI with abc2midi, back to ABC by midi2abc and by
-// midiabc.Convert, and to MIDI again with abc2midi.
+// a converter of ours (midiabc.Convert), and to MIDI again with abc2midi.
 type Roundtrip struct {
 	Name string
 	// Notes counts the notes of the original MIDI.
@@ -110,9 +110,13 @@ type Roundtrip struct {
 	OurABC string
 }
 
+// Converter writes a MIDI file out as ABC.
+type Converter func(*midi.File) (string, error)
+
 // RoundtripTune takes tune ref of the ABC file abcPath (in its own directory dir) round the
-// loop with abc2midi's options args. err is set only when abc2midi cannot make the original.
-func RoundtripTune(ctx context.Context, dir, name, abcPath string, ref int, args []string) (Roundtrip, error) {
+// loop with abc2midi's options args, ours written by convert. err is set only when abc2midi
+// cannot make the original.
+func RoundtripTune(ctx context.Context, dir, name, abcPath string, ref int, args []string, convert Converter) (Roundtrip, error) {
 	rt := Roundtrip{Name: name}
 	origPath := filepath.Join(dir, "orig.mid")
 	if err := RunABC2MIDI(ctx, abcPath, ref, origPath, args); err != nil {
@@ -147,13 +151,13 @@ func RoundtripTune(ctx context.Context, dir, name, abcPath string, ref int, args
 		rt.Theirs = Compare(name, side, SideOf(f), RoundtripOptions)
 	}
 
-	if res, err := midiabc.Convert(orig, midiabc.Options{Drums: true}); err != nil {
+	if text, err := convert(orig); err != nil {
 		rt.OurErr = err.Error()
-	} else if f, err := again([]byte(res.ABC), "ours"); err != nil {
-		rt.OurABC = res.ABC
-		rt.OurErr = "abc2midi on midiabc's ABC: " + err.Error()
+	} else if f, err := again([]byte(text), "ours"); err != nil {
+		rt.OurABC = text
+		rt.OurErr = "abc2midi on our ABC: " + err.Error()
 	} else {
-		rt.OurABC = res.ABC
+		rt.OurABC = text
 		rt.Ours = Compare(name, side, SideOf(f), RoundtripOptions)
 	}
 	return rt, nil
