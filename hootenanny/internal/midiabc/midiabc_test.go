@@ -311,3 +311,21 @@ func TestConvertCorpus(t *testing.T) {
 // MinCorpusRoundTrip is the share of corpus notes that must survive MIDI -> ABC -> MIDI through
 // the project's own converter.
 const MinCorpusRoundTrip = 0.99
+
+// TestConvertBoundsFarNotes: a note far from the others (days of rests between) would make
+// more ABC than MaxBytes; the writing stops there and says so, without writing it all first.
+func TestConvertBoundsFarNotes(t *testing.T) {
+	t.Parallel()
+	f := notes(0, header(4, 4, 0, false), [3]float64{0, 60, 1})
+	far := int64(midi.MaxVLQ) * 64 // 64 of the longest deltas a file can hold, in ticks
+	f.Tracks[0].Events = append(f.Tracks[0].Events, midi.NoteOn(far, 0, 62, 90), midi.NoteOff(far+480, 0, 62, 0))
+	var tooLong *midiabc.TooLongError
+	if _, err := midiabc.Convert(f, midiabc.Options{}); !errors.As(err, &tooLong) || tooLong.Max != midiabc.DefaultMaxBytes {
+		t.Fatalf("err = %v, want the ABC refused as longer than %d bytes", err, midiabc.DefaultMaxBytes)
+	}
+	// One long note over many bars is tied bar to bar and bounded the same way.
+	g := notes(0, header(4, 4, 0, false), [3]float64{0, 60, float64(far) / 480})
+	if _, err := midiabc.Convert(g, midiabc.Options{MaxBytes: 4096}); !errors.As(err, &tooLong) || tooLong.Max != 4096 {
+		t.Fatalf("err = %v, want the ABC refused as longer than 4096 bytes", err)
+	}
+}
