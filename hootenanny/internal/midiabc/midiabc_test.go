@@ -2,6 +2,7 @@ package midiabc_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -327,5 +328,62 @@ func TestConvertBoundsFarNotes(t *testing.T) {
 	g := notes(0, header(4, 4, 0, false), [3]float64{0, 60, float64(far) / 480})
 	if _, err := midiabc.Convert(g, midiabc.Options{MaxBytes: 4096}); !errors.As(err, &tooLong) || tooLong.Max != 4096 {
 		t.Fatalf("err = %v, want the ABC refused as longer than 4096 bytes", err)
+	}
+}
+
+// TestConvertFindsPickups: a file made from a tune with a pickup starts its first full bar
+// after it, though the MIDI has no bar lines; over the corpus (melody only) the pickup written
+// must be the tune's for at least 90% of the tunes that have one, and appear in at most 2% of
+// those that have none.
+func TestConvertFindsPickups(t *testing.T) {
+	t.Parallel()
+	tunes, err := abccorpus.Tunes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var with, right, without, wrong int
+	for _, tu := range tunes {
+		book, _ := abc.Parse(tu.Text, abc.Options{})
+		bars, err := book.Tunes[0].Bars("")
+		if err != nil || len(bars) < 2 {
+			continue
+		}
+		first, full := bars[0].End.Sub(bars[0].Start), bars[1].End.Sub(bars[1].Start)
+		r, err := midiabc.Convert(play(t, tu.Text, true, false), midiabc.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tu.ID(), err)
+		}
+		got := abc.Rat{}
+		if r.Pickup != "" {
+			var n, d, unit int64 = 0, 1, 8
+			if _, err := fmt.Sscanf(r.Pickup, "%d/%d", &n, &d); err != nil {
+				d = 1
+				if _, err := fmt.Sscanf(r.Pickup, "%d", &n); err != nil {
+					t.Fatalf("%s: pickup %q", tu.ID(), r.Pickup)
+				}
+			}
+			if _, err := fmt.Sscanf(r.Unit, "1/%d", &unit); err != nil {
+				t.Fatalf("%s: unit %q", tu.ID(), r.Unit)
+			}
+			got = abc.R(n, d*unit)
+		}
+		if first.Cmp(full) < 0 && !first.IsZero() {
+			with++
+			if got == first {
+				right++
+			} else {
+				t.Logf("%s: pickup %s, the tune's %s", tu.ID(), got, first)
+			}
+		} else {
+			without++
+			if !got.IsZero() {
+				wrong++
+				t.Logf("%s: pickup %s, the tune has none", tu.ID(), got)
+			}
+		}
+	}
+	t.Logf("pickups: %d of %d found; %d written in %d tunes without one", right, with, wrong, without)
+	if with == 0 || float64(right) < 0.9*float64(with) || float64(wrong) > 0.02*float64(without) {
+		t.Errorf("pickups: %d of %d found, %d of %d written where there is none", right, with, wrong, without)
 	}
 }
