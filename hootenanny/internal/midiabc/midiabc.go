@@ -291,7 +291,7 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 	pickupG := quant(frame.Downbeat, gg, tpq) % barG
 	if len(info.TempoMap) > 0 && info.TempoMap[0].Tick == 0 && hasTempo(f) {
 		res.BPM = info.TempoMap[0].BPM
-		if n := len(info.TempoMap) - 1; n > 0 {
+		if n := tempoChanges(info.TempoMap); n > 0 {
 			warn.add(fmt.Sprintf("%d tempo changes after the first not written: the tune keeps %s quarter notes a minute", n, bpmString(res.BPM)))
 		}
 	}
@@ -666,6 +666,17 @@ func distinctKeys(ks []midi.KeySignatureChange) int {
 	n := 0
 	for i := 1; i < len(ks); i++ {
 		if ks[i].Sharps != ks[i-1].Sharps || ks[i].Minor != ks[i-1].Minor {
+			n++
+		}
+	}
+	return n
+}
+
+// tempoChanges counts the tempo changes after the first that change the tempo.
+func tempoChanges(m []midi.TempoChange) int {
+	n := 0
+	for i := 1; i < len(m); i++ {
+		if m[i].MicrosPerQuarter != m[i-1].MicrosPerQuarter {
 			n++
 		}
 	}
