@@ -3464,10 +3464,10 @@ func (x *MidiChannelInfo) GetPrograms() []uint32 {
 // key and meter come from the file's signatures, or are estimated as midi_analyze does (and so is
 // a pickup before the first bar line); note lengths are quantised to the coarsest grid that holds
 // the onsets (triplets and other tuplets, and dotted rhythms, are kept); notes that cross a bar
-// line are tied; each track and channel becomes a voice, its overlapping notes spread over
-// further voices; drums (channel 10) are left out unless asked for. The result says what was
-// chosen and warns of what could not be kept. At most 16 MiB of MIDI and 200000 notes; the ABC
-// is at most 1 MiB.
+// line are tied; key and tempo changes are written inline; each track and channel becomes a
+// voice, its overlapping notes spread over further voices; drums (channel 10) are left out
+// unless asked for. The result says what was chosen and warns of what could not be kept. At most
+// 16 MiB of MIDI and 200000 notes; the ABC is at most 1 MiB.
 type MidiToAbcRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Where the MIDI comes from: exactly one of artifact_id or hash.
@@ -3625,9 +3625,13 @@ type MidiToAbcResult struct {
 	// Notes written, and drum notes left out.
 	Notes            uint32 `protobuf:"varint,15,opt,name=notes,proto3" json:"notes,omitempty"`
 	DrumNotesLeftOut uint32 `protobuf:"varint,16,opt,name=drum_notes_left_out,json=drumNotesLeftOut,proto3" json:"drum_notes_left_out,omitempty"`
-	// What could not be kept: notes moved onto the grid, overlaps cut, tempo, key and meter
-	// changes not written, drums left out.
-	Warnings      []string `protobuf:"bytes,17,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// What could not be kept: notes moved onto the grid, overlaps cut, meter changes (the bars
+	// keep the first meter), tempo changes after the last note, drums left out.
+	Warnings []string `protobuf:"bytes,17,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// Key changes written inline at a bar line ([K:D]) and tempo changes before the note they
+	// fall on, in the first voice ([Q:1/4=150]), after the first of each.
+	KeyChanges    uint32 `protobuf:"varint,18,opt,name=key_changes,json=keyChanges,proto3" json:"key_changes,omitempty"`
+	TempoChanges  uint32 `protobuf:"varint,19,opt,name=tempo_changes,json=tempoChanges,proto3" json:"tempo_changes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3779,6 +3783,20 @@ func (x *MidiToAbcResult) GetWarnings() []string {
 		return x.Warnings
 	}
 	return nil
+}
+
+func (x *MidiToAbcResult) GetKeyChanges() uint32 {
+	if x != nil {
+		return x.KeyChanges
+	}
+	return 0
+}
+
+func (x *MidiToAbcResult) GetTempoChanges() uint32 {
+	if x != nil {
+		return x.TempoChanges
+	}
+	return 0
 }
 
 // MidiAbcVoice is one ABC voice and where its notes came from.
@@ -4291,7 +4309,7 @@ const file_hoot_v1_music_proto_rawDesc = "" +
 	"\tmax_chars\x18\x05 \x01(\rB\x0f\xca\xf3\x18\v1\x00\x00\x00\x00\x00\x00\x10A8\x01R\bmaxChars\x128\n" +
 	"\x04tags\x18\x06 \x03(\tB$\xca\xf3\x18 \x10 B\x1c^[a-z0-9][a-z0-9_.:-]{0,63}$R\x04tags:\xa3\x01\xc2\xf3\x18\x9e\x01\n" +
 	"\vmidi_to_abc\x12\x13Convert MIDI to ABC\x1aoWrite a MIDI file out as ABC notation, stored as an artifact: key, meter, bars, tuplets, one voice per channel. \x02(\x01:\x05musicB\b\n" +
-	"\x06source\"\x8c\x04\n" +
+	"\x06source\"\xd2\x04\n" +
 	"\x0fMidiToAbcResult\x12-\n" +
 	"\bartifact\x18\x01 \x01(\v2\x11.hoot.v1.ArtifactR\bartifact\x12\x10\n" +
 	"\x03abc\x18\x02 \x01(\tR\x03abc\x12#\n" +
@@ -4311,7 +4329,10 @@ const file_hoot_v1_music_proto_rawDesc = "" +
 	"\x06voices\x18\x0e \x03(\v2\x15.hoot.v1.MidiAbcVoiceR\x06voices\x12\x14\n" +
 	"\x05notes\x18\x0f \x01(\rR\x05notes\x12-\n" +
 	"\x13drum_notes_left_out\x18\x10 \x01(\rR\x10drumNotesLeftOut\x12\x1a\n" +
-	"\bwarnings\x18\x11 \x03(\tR\bwarnings\"\xbc\x01\n" +
+	"\bwarnings\x18\x11 \x03(\tR\bwarnings\x12\x1f\n" +
+	"\vkey_changes\x18\x12 \x01(\rR\n" +
+	"keyChanges\x12#\n" +
+	"\rtempo_changes\x18\x13 \x01(\rR\ftempoChanges\"\xbc\x01\n" +
 	"\fMidiAbcVoice\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05track\x18\x02 \x01(\rR\x05track\x12\x18\n" +

@@ -22,8 +22,9 @@
 //     sounding note is cut short, with a warning.
 //   - Drums (channel 10) are left out, or written on a voice of their own with Options.Drums.
 //
-// Whatever cannot be kept is counted in Result.Warnings: onsets off the grid, notes shorter than
-// the grid, overlaps cut, tempo, key and meter changes after the first. Decoding is package
+// Key changes are written at the bar line they fall on (or the next), tempo changes at the note
+// they fall on, in the first voice. Whatever cannot be kept is counted in Result.Warnings: onsets
+// off the grid, notes shorter than the grid, overlaps cut, meter changes after the first. Decoding is package
 // midi's (bounded and fuzzed); this package reads only the decoded file and bounds its output.
 package midiabc
 
@@ -107,8 +108,11 @@ type Result struct {
 	Pickup string
 	// BPM is the Q: tempo in quarter notes a minute (0 when the file sets none).
 	BPM float64
+	// KeyChanges and TempoChanges count the changes after the first written inline ([K:] at a
+	// bar line, [Q:] in the first voice).
+	KeyChanges, TempoChanges int
 	// Bars counts the bars of the longest voice.
-	Bars   int
+	Bars int
 	Voices []Voice
 	// Notes counts the notes written; DrumNotesLeftOut those of channel 10 not written.
 	Notes            int
@@ -263,9 +267,6 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 		ks := info.KeySignatures[0]
 		sharps, minor = ks.Sharps, ks.Minor
 		res.KeySource = "key signature event"
-		if changes := distinctKeys(info.KeySignatures); changes > 0 {
-			warn.add(fmt.Sprintf("%d key changes after the first key signature not written; the notes keep their pitches", changes))
-		}
 	case frame.Sounding:
 		sharps, minor = frame.Key.Sharps(), frame.Key.Mode == "minor"
 		res.KeySource = "estimated from the notes (" + frame.Key.Name() + ")"
@@ -289,12 +290,26 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 	gg := int64(g)
 	barG := gg * 4 * int64(num) / int64(den)
 	pickupG := quant(frame.Downbeat, gg, tpq) % barG
-	if len(info.TempoMap) > 0 && info.TempoMap[0].Tick == 0 && hasTempo(f) {
-		res.BPM = info.TempoMap[0].BPM
-		if n := tempoChanges(info.TempoMap); n > 0 {
-			warn.add(fmt.Sprintf("%d tempo changes after the first not written: the tune keeps %s quarter notes a minute", n, bpmString(res.BPM)))
+	// Key changes go in at the bar line they fall on or next after; tempo changes at the note or
+	// rest they fall on or next after, in the first voice.
+	var keys, tempos []fieldChange
+	if res.KeySource == "key signature event" {
+		for i := 1; i < len(info.KeySignatures); i++ {
+			k, prev := info.KeySignatures[i], info.KeySignatures[i-1]
+			if (k.Sharps != prev.Sharps || k.Minor != prev.Minor) && k.Sharps >= -7 && k.Sharps <= 7 && k.Tick > 0 {
+				keys = append(keys, fieldChange{at: quant(k.Tick, gg, tpq), text: "K:" + keyName(k.Sharps, k.Minor), sharps: k.Sharps})
+			}
 		}
 	}
+	if len(info.TempoMap) > 0 && info.TempoMap[0].Tick == 0 && hasTempo(f) {
+		res.BPM = info.TempoMap[0].BPM
+		for i := 1; i < len(info.TempoMap); i++ {
+			if c := info.TempoMap[i]; c.MicrosPerQuarter != info.TempoMap[i-1].MicrosPerQuarter && c.Tick > 0 {
+				tempos = append(tempos, fieldChange{at: quant(c.Tick, gg, tpq), text: "Q:1/4=" + bpmString(c.BPM)})
+			}
+		}
+	}
+	res.KeyChanges, res.TempoChanges = len(keys), len(tempos)
 
 	// The unit note length: an eighth, or a sixteenth when most notes are shorter.
 	unitDen := int64(8)
@@ -382,7 +397,6 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 		w.printf("Q:1/4=%s\n", bpmString(res.BPM))
 	}
 	w.printf("K:%s\n", res.Key)
-	sp := newSpeller(sharps)
 	multi := len(outs) > 1
 	for i, o := range outs {
 		v := Voice{ID: fmt.Sprint(i + 1), Track: o.src.track, Channel: o.src.channel, Program: program(f, o.src.track, o.src.channel),
@@ -401,11 +415,17 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 		if attack, ok := chordAttack(o.l.groups, tpq); ok {
 			w.printf("%%%%MIDI chordattack %d\n", attack)
 		}
-		lw := laneWriter{w: w, sp: sp, g: gg, unitDen: unitDen, barG: barG, pickupG: pickupG, beatNum: 1, beatDen: 1}
+		lw := laneWriter{w: w, sp: newSpeller(sharps), g: gg, unitDen: unitDen, barG: barG, pickupG: pickupG, beatNum: 1, beatDen: 1, keys: keys}
+		if i == 0 {
+			lw.tempos = tempos
+		}
 		if den == 8 && num%3 == 0 && num > 3 {
 			lw.beatNum, lw.beatDen = 3, 2
 		}
 		bars := lw.write(o.l.groups)
+		if i == 0 && len(lw.tempos) > 0 {
+			warn.add(fmt.Sprintf("%d tempo changes after the last note not written", len(lw.tempos)))
+		}
 		res.Bars = max(res.Bars, bars)
 		for _, gr := range o.l.groups {
 			v.Notes += len(gr.pitches)
@@ -661,26 +681,11 @@ func uniqueInts(s []int) []int {
 	return out
 }
 
-// distinctKeys counts the key signatures after the first that change the key.
-func distinctKeys(ks []midi.KeySignatureChange) int {
-	n := 0
-	for i := 1; i < len(ks); i++ {
-		if ks[i].Sharps != ks[i-1].Sharps || ks[i].Minor != ks[i-1].Minor {
-			n++
-		}
-	}
-	return n
-}
-
-// tempoChanges counts the tempo changes after the first that change the tempo.
-func tempoChanges(m []midi.TempoChange) int {
-	n := 0
-	for i := 1; i < len(m); i++ {
-		if m[i].MicrosPerQuarter != m[i-1].MicrosPerQuarter {
-			n++
-		}
-	}
-	return n
+// fieldChange is a key or tempo change, written inline.
+type fieldChange struct {
+	at     int64 // grid steps
+	text   string
+	sharps int // a key change's signature
 }
 
 func hasTempo(f *midi.File) bool {

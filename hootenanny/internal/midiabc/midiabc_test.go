@@ -238,11 +238,21 @@ func TestConvertWarnsAndRefuses(t *testing.T) {
 		t.Errorf("grid %d, warnings %q", r.GridPerQuarter, r.Warnings)
 	}
 
-	// Tempo changes after the first are not written, and said so.
-	tf := notes(0, append(meta, midi.Tempo(960, 400000)), [3]float64{0, 60, 4})
+	// A tempo change is written before the note it falls on, a key change at its bar line; a
+	// tempo change after the last note is said to be lost.
+	tf := notes(0, append(header(2, 4, 0, false), midi.Tempo(960, 400000), midi.KeySignature(960, 2, false), midi.Tempo(4800, 300000)),
+		[3]float64{0, 66, 2}, [3]float64{2, 66, 1}, [3]float64{3, 72, 1})
 	r = convert(t, tf, midiabc.Options{})
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "1 tempo changes after the first not written") || !strings.Contains(r.ABC, "Q:1/4=120\n") {
-		t.Errorf("warnings %q\n%s", r.Warnings, r.ABC)
+	if got := body(r.ABC); got != "^F4| [K:D] [Q:1/4=150]F2 =c2|]" || r.KeyChanges != 1 || r.TempoChanges != 2 ||
+		!strings.Contains(strings.Join(r.Warnings, "\n"), "1 tempo changes after the last note not written") {
+		t.Errorf("key changes %d, tempo changes %d, warnings %q:\n%s", r.KeyChanges, r.TempoChanges, r.Warnings, r.ABC)
+	}
+	back := play(t, r.ABC, true, true)
+	if res := abccorpus.Compare("changes", abccorpus.SideOf(tf), abccorpus.SideOf(back), abccorpus.Options{IgnoreChannel: true}); res.Agreement() != 1 {
+		t.Errorf("played back: %d of %d notes agree: %v", res.Agreeing, res.RefNotes, res.Diffs)
+	}
+	if tm := midi.TempoMap(back); len(tm) != 2 || tm[1].Tick != 2*int64(back.TicksPerQuarter) || tm[1].BPM < 149.9 || tm[1].BPM > 150.1 {
+		t.Errorf("played back, the tempo map is %+v", tm)
 	}
 
 	// Refusals.

@@ -179,6 +179,8 @@ type laneWriter struct {
 	onLine           int
 	st               barState
 	toks             []token
+	// keys and tempos are the changes still to write, in order.
+	keys, tempos []fieldChange
 }
 
 // token is a note, chord or rest of the current bar.
@@ -220,6 +222,10 @@ func (lw *laneWriter) flush() {
 			lw.w.str(" ")
 		}
 		t := lw.toks[i]
+		for len(lw.tempos) > 0 && lw.tempos[0].at <= t.at {
+			lw.w.str("[" + lw.tempos[0].text + "]")
+			lw.tempos = lw.tempos[1:]
+		}
 		if !lw.ternary(t.steps) {
 			lw.w.str(t.render(lengthString(t.steps, lw.g, lw.unitDen)))
 			i++
@@ -273,6 +279,11 @@ func (lw *laneWriter) advance(end int64) {
 			lw.onLine = 0
 		} else {
 			lw.w.str("| ")
+		}
+		for len(lw.keys) > 0 && lw.keys[0].at <= end {
+			lw.w.str("[" + lw.keys[0].text + "] ")
+			lw.sp = newSpeller(lw.keys[0].sharps)
+			lw.keys = lw.keys[1:]
 		}
 	}
 }

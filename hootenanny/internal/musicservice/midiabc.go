@@ -80,6 +80,8 @@ func (h *Handler) MidiToAbc(ctx context.Context, req *hootv1.MidiToAbcRequest) (
 		Notes:            uint32(r.Notes),
 		DrumNotesLeftOut: uint32(r.DrumNotesLeftOut),
 		Warnings:         r.Warnings,
+		KeyChanges:       uint32(r.KeyChanges),
+		TempoChanges:     uint32(r.TempoChanges),
 	}
 	if cut {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the ABC is %d bytes; the first %d characters are returned here, and the artifact %s holds it all", len(r.ABC), limit, a.GetId()))
