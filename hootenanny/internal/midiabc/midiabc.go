@@ -112,7 +112,7 @@ type Result struct {
 	// bar line, [Q:] in the first voice).
 	KeyChanges, TempoChanges int
 	// Bars counts the bars of the longest voice.
-	Bars int
+	Bars   int
 	Voices []Voice
 	// Notes counts the notes written; DrumNotesLeftOut those of channel 10 not written.
 	Notes            int
