@@ -17,6 +17,8 @@ func FuzzConvert(f *testing.F) {
 	for _, file := range []*midi.File{
 		notes(0, meta, [3]float64{0, 60, 1.0 / 3}, [3]float64{1.0 / 3, 61, 1.0 / 3}, [3]float64{2.0 / 3, 63, 1.0 / 3}, [3]float64{1, 66, 2.5}),
 		notes(9, nil, [3]float64{0, 36, 0.25}, [3]float64{0.5, 38, 0.25}),
+		notes(1, append(header(2, 4, 0, false), midi.Tempo(960, 400000), midi.KeySignature(960, -3, true)),
+			[3]float64{0, 66, 2}, [3]float64{2, 66, 1}, [3]float64{3, 72, 1}),
 		notes(3, header(7, 8, 7, false), [3]float64{0, 127, 0.2}, [3]float64{0, 0, 3}, [3]float64{0.1, 64, 0.01}),
 		play(f, "X:1\nT:Seed\nM:6/8\nL:1/8\nK:D\n\"D\"FAA dAA|\"G\"B>AB (3dAG F2|]\n", false, true),
 	} {
