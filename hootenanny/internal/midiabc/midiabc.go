@@ -301,13 +301,27 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 			}
 		}
 	}
+	odd := 0 // tempos ABC cannot write
 	if len(info.TempoMap) > 0 && info.TempoMap[0].Tick == 0 && hasTempo(f) {
-		res.BPM = info.TempoMap[0].BPM
-		for i := 1; i < len(info.TempoMap); i++ {
-			if c := info.TempoMap[i]; c.MicrosPerQuarter != info.TempoMap[i-1].MicrosPerQuarter && c.Tick > 0 {
-				tempos = append(tempos, fieldChange{at: quant(c.Tick, gg, tpq), text: "Q:1/4=" + bpmString(c.BPM)})
-			}
+		if bpm := info.TempoMap[0].BPM; writableBPM(bpm) {
+			res.BPM = bpm
+		} else {
+			odd++
 		}
+		for i := 1; i < len(info.TempoMap); i++ {
+			c := info.TempoMap[i]
+			if c.MicrosPerQuarter == info.TempoMap[i-1].MicrosPerQuarter || c.Tick <= 0 {
+				continue
+			}
+			if !writableBPM(c.BPM) {
+				odd++
+				continue
+			}
+			tempos = append(tempos, fieldChange{at: quant(c.Tick, gg, tpq), text: "Q:1/4=" + bpmString(c.BPM)})
+		}
+	}
+	if odd > 0 {
+		warn.add(fmt.Sprintf("%d tempos outside 1 to %d quarter notes a minute not written", odd, MaxBPM))
 	}
 	res.KeyChanges, res.TempoChanges = len(keys), len(tempos)
 
@@ -686,6 +700,14 @@ type fieldChange struct {
 	at     int64 // grid steps
 	text   string
 	sharps int // a key change's signature
+}
+
+// MaxBPM is the fastest tempo written: what the project's ABC parser reads in Q:.
+const MaxBPM = 10000
+
+// writableBPM reports a tempo Q: can hold: 1 to MaxBPM quarter notes a minute, once rounded.
+func writableBPM(bpm float64) bool {
+	return math.Round(bpm) >= 1 && math.Round(bpm) <= MaxBPM
 }
 
 func hasTempo(f *midi.File) bool {

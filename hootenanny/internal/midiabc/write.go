@@ -181,6 +181,8 @@ type laneWriter struct {
 	toks             []token
 	// keys and tempos are the changes still to write, in order.
 	keys, tempos []fieldChange
+	// key is the key change to write before the next bar's notes.
+	key string
 }
 
 // token is a note, chord or rest of the current bar.
@@ -217,6 +219,10 @@ func (lw *laneWriter) ternary(k int64) bool {
 // space) within a beat of the meter; a tuplet closes as soon as its notes add up to a plain
 // length, so a swung pair is (3:2:2B4A2 and a triplet (3abc.
 func (lw *laneWriter) flush() {
+	if lw.key != "" && len(lw.toks) > 0 {
+		lw.w.str(lw.key)
+		lw.key = ""
+	}
 	for i := 0; i < len(lw.toks); {
 		if i > 0 && !lw.beamed(lw.toks[i-1], lw.toks[i]) {
 			lw.w.str(" ")
@@ -281,7 +287,9 @@ func (lw *laneWriter) advance(end int64) {
 			lw.w.str("| ")
 		}
 		for len(lw.keys) > 0 && lw.keys[0].at <= end {
-			lw.w.str("[" + lw.keys[0].text + "] ")
+			// The bar's notes are spelled in the new key; the field goes before them (and is
+			// not written when no note follows).
+			lw.key = "[" + lw.keys[0].text + "] "
 			lw.sp = newSpeller(lw.keys[0].sharps)
 			lw.keys = lw.keys[1:]
 		}
