@@ -6,11 +6,13 @@
 //   - The key and the meter come from the file's first key and time signature events; a file
 //     without them gets the estimates of package analysis (Krumhansl-Kessler key profiles, and
 //     the onset-based meter), and so does the first bar line when the file starts with a pickup.
-//   - The grid: the coarsest of whole, half, third, quarter, fifth, sixth, ... forty-eighth of a
-//     quarter note on which nearly every onset falls (within 1/120 of a quarter). Lengths are written
-//     exactly on that grid, as multiples of the unit note length L: (dotted rhythms as A3/2);
-//     lengths in thirds (fifths, sevenths), which ABC cannot write plainly, are written inside
-//     tuplets: (3abc for a triplet, (3:2:2B4A2 for a 2:1 swung pair, (5:4:5 for a quintuplet.
+//   - The grid: the coarsest of whole, half, third, quarter, fifth, sixth, ... forty-eighth of
+//     a quarter note that holds every onset (within 1/120 of a quarter), or failing that 98% of
+//     them, refined so the note ends fall on it too when they keep to a grid. Lengths are written
+//     exactly on it, as multiples of the unit note length L: (dotted rhythms as A3/2); lengths
+//     in thirds (fifths, sevenths), which ABC cannot write plainly, go inside tuplets: (3abc for
+//     a triplet, (3:2:2B4A2 for a 2:1 swung pair, (5:4:5 for a quintuplet. Notes shorter than a
+//     quarter are beamed within a beat.
 //   - Chords: notes of one channel that start and end together. Where the file staggers them
 //     (abc2midi plays a written chord's notes 10 ticks apart), the voice asks abc2midi for the
 //     same stagger with %%MIDI chordattack, and for none where they start together.
@@ -23,9 +25,10 @@
 //   - Drums (channel 10) are left out, or written on a voice of their own with Options.Drums.
 //
 // Key changes are written at the bar line they fall on (or the next), tempo changes at the note
-// they fall on, in the first voice. Whatever cannot be kept is counted in Result.Warnings: onsets
-// off the grid, notes shorter than the grid, overlaps cut, meter changes after the first. Decoding is package
-// midi's (bounded and fuzzed); this package reads only the decoded file and bounds its output.
+// they fall on (or the next), in the first voice. Whatever cannot be kept is counted in
+// Result.Warnings: onsets off the grid, notes shorter than the grid, overlaps cut, meter changes
+// after the first, tempos ABC cannot hold. Decoding is package midi's (bounded and fuzzed); this
+// package reads only the decoded file and bounds its output (Options.MaxBytes).
 package midiabc
 
 import (
