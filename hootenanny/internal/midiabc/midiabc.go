@@ -328,7 +328,8 @@ func Convert(f *midi.File, opts Options) (*Result, error) {
 	}
 	res.KeyChanges, res.TempoChanges = len(keys), len(tempos)
 
-	// The unit note length: an eighth, or a sixteenth when most notes are shorter.
+	// The unit note length: an eighth, or a sixteenth when most notes follow one another
+	// sooner (staccato notes that sound shorter do not count).
 	unitDen := int64(8)
 	if medianTicks(all) < tpq/2 {
 		unitDen = 16
@@ -580,14 +581,27 @@ func gridName(g int) string {
 	return fmt.Sprintf("1/%d of a quarter note", g)
 }
 
-// medianTicks is the median note length.
+// medianTicks is the median time from one onset to the next (over distinct onsets), or the
+// median note length when there are fewer than two onsets.
 func medianTicks(ns []midi.Note) int64 {
-	if len(ns) == 0 {
-		return 0
+	ons := make([]int64, 0, len(ns))
+	for _, n := range ns {
+		ons = append(ons, n.OnTick)
 	}
-	d := make([]int64, len(ns))
-	for i, n := range ns {
-		d[i] = n.DurTicks
+	sort.Slice(ons, func(i, j int) bool { return ons[i] < ons[j] })
+	var d []int64
+	for i := 1; i < len(ons); i++ {
+		if ons[i] > ons[i-1] {
+			d = append(d, ons[i]-ons[i-1])
+		}
+	}
+	if len(d) == 0 {
+		for _, n := range ns {
+			d = append(d, n.DurTicks)
+		}
+	}
+	if len(d) == 0 {
+		return 0
 	}
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	return d[len(d)/2]
