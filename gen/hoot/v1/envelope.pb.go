@@ -62,6 +62,7 @@ type Payload struct {
 	//	*Payload_ShellExec
 	//	*Payload_ShellExecJob
 	//	*Payload_AbcToMusicxml
+	//	*Payload_MidiToAbc
 	//	*Payload_JobAnswer
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
@@ -444,6 +445,15 @@ func (x *Payload) GetAbcToMusicxml() *AbcToMusicxmlRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_AbcToMusicxml); ok {
 			return x.AbcToMusicxml
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetMidiToAbc() *MidiToAbcRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_MidiToAbc); ok {
+			return x.MidiToAbc
 		}
 	}
 	return nil
@@ -1099,6 +1109,11 @@ type Payload_AbcToMusicxml struct {
 	AbcToMusicxml *AbcToMusicxmlRequest `protobuf:"bytes,46,opt,name=abc_to_musicxml,json=abcToMusicxml,proto3,oneof"`
 }
 
+type Payload_MidiToAbc struct {
+	// MIDI back to ABC.
+	MidiToAbc *MidiToAbcRequest `protobuf:"bytes,47,opt,name=midi_to_abc,json=midiToAbc,proto3,oneof"`
+}
+
 type Payload_JobAnswer struct {
 	// Later job tools, numbered apart.
 	JobAnswer *JobAnswerRequest `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -1400,6 +1415,8 @@ func (*Payload_ShellExecJob) isPayload_Request() {}
 
 func (*Payload_AbcToMusicxml) isPayload_Request() {}
 
+func (*Payload_MidiToAbc) isPayload_Request() {}
+
 func (*Payload_JobAnswer) isPayload_Request() {}
 
 func (*Payload_CasObject) isPayload_Request() {}
@@ -1553,6 +1570,7 @@ type Result struct {
 	//	*Result_MidiAnalyze
 	//	*Result_ShellExec
 	//	*Result_AbcToMusicxml
+	//	*Result_MidiToAbc
 	//	*Result_JobAnswer
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
@@ -1944,6 +1962,15 @@ func (x *Result) GetAbcToMusicxml() *AbcToMusicxmlResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_AbcToMusicxml); ok {
 			return x.AbcToMusicxml
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetMidiToAbc() *MidiToAbcResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_MidiToAbc); ok {
+			return x.MidiToAbc
 		}
 	}
 	return nil
@@ -2603,6 +2630,11 @@ type Result_AbcToMusicxml struct {
 	AbcToMusicxml *AbcToMusicxmlResult `protobuf:"bytes,46,opt,name=abc_to_musicxml,json=abcToMusicxml,proto3,oneof"`
 }
 
+type Result_MidiToAbc struct {
+	// MIDI back to ABC.
+	MidiToAbc *MidiToAbcResult `protobuf:"bytes,47,opt,name=midi_to_abc,json=midiToAbc,proto3,oneof"`
+}
+
 type Result_JobAnswer struct {
 	// Later job tools' answers, numbered apart.
 	JobAnswer *JobAnswerResult `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
@@ -2903,6 +2935,8 @@ func (*Result_MidiAnalyze) isResult_Result() {}
 func (*Result_ShellExec) isResult_Result() {}
 
 func (*Result_AbcToMusicxml) isResult_Result() {}
+
+func (*Result_MidiToAbc) isResult_Result() {}
 
 func (*Result_JobAnswer) isResult_Result() {}
 
@@ -3420,7 +3454,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/eth.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xf2?\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/eth.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xaf@\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -3463,7 +3497,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
 	"shell_exec\x18F \x01(\v2\x19.hoot.v1.ShellExecRequestH\x00R\tshellExec\x12D\n" +
 	"\x0eshell_exec_job\x18G \x01(\v2\x1c.hoot.v1.ShellExecJobRequestH\x00R\fshellExecJob\x12G\n" +
-	"\x0fabc_to_musicxml\x18. \x01(\v2\x1d.hoot.v1.AbcToMusicxmlRequestH\x00R\rabcToMusicxml\x12:\n" +
+	"\x0fabc_to_musicxml\x18. \x01(\v2\x1d.hoot.v1.AbcToMusicxmlRequestH\x00R\rabcToMusicxml\x12;\n" +
+	"\vmidi_to_abc\x18/ \x01(\v2\x19.hoot.v1.MidiToAbcRequestH\x00R\tmidiToAbc\x12:\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x19.hoot.v1.JobAnswerRequestH\x00R\tjobAnswer\x12C\n" +
 	"\n" +
@@ -3531,7 +3566,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0etxpool_content\x18\xa3\x10 \x01(\v2 .hoot.v1.EthTxpoolContentRequestH\x00R\rtxpoolContent\x12W\n" +
 	"\x13txpool_content_from\x18\xa4\x10 \x01(\v2$.hoot.v1.EthTxpoolContentFromRequestH\x00R\x11txpoolContentFrom\x12G\n" +
 	"\rtxpool_status\x18\xa5\x10 \x01(\v2\x1f.hoot.v1.EthTxpoolStatusRequestH\x00R\ftxpoolStatusB\t\n" +
-	"\arequestJ\x06\b\xe8\a\x10\x88\bJ\x06\b\x9a\b\x10\xa0\bJ\x06\b\xcc\b\x10\xd3\bR\x10test_simple_textR\x12test_image_contentR\x12test_audio_contentR\x16test_embedded_resourceR\x1btest_multiple_content_typesR\x13test_error_handlingR\x17test_tool_with_progressR\x12test_simple_promptR\x1atest_prompt_with_argumentsR\"test_prompt_with_embedded_resourceR\x16test_prompt_with_imageR\vstatic_textR\rstatic_binaryR\x10watched_resourceR\rtemplate_dataR\x16test_tool_with_loggingR\rtest_samplingR\x10test_elicitationR!test_elicitation_sep1034_defaultsR\x1etest_elicitation_sep1330_enumsR\x18json_schema_2020_12_toolR\x11test_logging_toolR\x18test_trigger_tool_changeR\x1atest_trigger_prompt_changeR\x11test_dynamic_toolR\x13test_dynamic_promptR\x12test_custom_headerR&test_input_required_result_elicitationR#test_input_required_result_samplingR%test_input_required_result_list_rootsR(test_input_required_result_request_stateR*test_input_required_result_multiple_inputsR&test_input_required_result_multi_roundR)test_input_required_result_tampered_stateR'test_input_required_result_capabilitiesR!test_input_required_result_promptR\x17test_missing_capabilityR\x1atest_streaming_elicitationR\x05greetR\fslow_computeR\vfailing_jobR\x12protocol_error_jobR\x0econfirm_deleteR\vmulti_inputR\x13test_tool_with_task\"\xfc6\n" +
+	"\arequestJ\x06\b\xe8\a\x10\x88\bJ\x06\b\x9a\b\x10\xa0\bJ\x06\b\xcc\b\x10\xd3\bR\x10test_simple_textR\x12test_image_contentR\x12test_audio_contentR\x16test_embedded_resourceR\x1btest_multiple_content_typesR\x13test_error_handlingR\x17test_tool_with_progressR\x12test_simple_promptR\x1atest_prompt_with_argumentsR\"test_prompt_with_embedded_resourceR\x16test_prompt_with_imageR\vstatic_textR\rstatic_binaryR\x10watched_resourceR\rtemplate_dataR\x16test_tool_with_loggingR\rtest_samplingR\x10test_elicitationR!test_elicitation_sep1034_defaultsR\x1etest_elicitation_sep1330_enumsR\x18json_schema_2020_12_toolR\x11test_logging_toolR\x18test_trigger_tool_changeR\x1atest_trigger_prompt_changeR\x11test_dynamic_toolR\x13test_dynamic_promptR\x12test_custom_headerR&test_input_required_result_elicitationR#test_input_required_result_samplingR%test_input_required_result_list_rootsR(test_input_required_result_request_stateR*test_input_required_result_multiple_inputsR&test_input_required_result_multi_roundR)test_input_required_result_tampered_stateR'test_input_required_result_capabilitiesR!test_input_required_result_promptR\x17test_missing_capabilityR\x1atest_streaming_elicitationR\x05greetR\fslow_computeR\vfailing_jobR\x12protocol_error_jobR\x0econfirm_deleteR\vmulti_inputR\x13test_tool_with_task\"\xb87\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -3576,7 +3611,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\fmidi_analyze\x18- \x01(\v2\x1a.hoot.v1.MidiAnalyzeResultH\x00R\vmidiAnalyze\x129\n" +
 	"\n" +
 	"shell_exec\x18F \x01(\v2\x18.hoot.v1.ShellExecResultH\x00R\tshellExec\x12F\n" +
-	"\x0fabc_to_musicxml\x18. \x01(\v2\x1c.hoot.v1.AbcToMusicxmlResultH\x00R\rabcToMusicxml\x129\n" +
+	"\x0fabc_to_musicxml\x18. \x01(\v2\x1c.hoot.v1.AbcToMusicxmlResultH\x00R\rabcToMusicxml\x12:\n" +
+	"\vmidi_to_abc\x18/ \x01(\v2\x18.hoot.v1.MidiToAbcResultH\x00R\tmidiToAbc\x129\n" +
 	"\n" +
 	"job_answer\x18< \x01(\v2\x18.hoot.v1.JobAnswerResultH\x00R\tjobAnswer\x12B\n" +
 	"\n" +
@@ -3735,150 +3771,152 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*ShellExecRequest)(nil),                              // 38: hoot.v1.ShellExecRequest
 	(*ShellExecJobRequest)(nil),                           // 39: hoot.v1.ShellExecJobRequest
 	(*AbcToMusicxmlRequest)(nil),                          // 40: hoot.v1.AbcToMusicxmlRequest
-	(*JobAnswerRequest)(nil),                              // 41: hoot.v1.JobAnswerRequest
-	(*CasObjectResourceRequest)(nil),                      // 42: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 43: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 44: hoot.v1.ComposeAbcPromptRequest
-	(*anypb.Any)(nil),                                     // 45: google.protobuf.Any
-	(*EthDebugGetBadBlocksRequest)(nil),                   // 46: hoot.v1.EthDebugGetBadBlocksRequest
-	(*EthDebugGetRawBlockRequest)(nil),                    // 47: hoot.v1.EthDebugGetRawBlockRequest
-	(*EthDebugGetRawBlockAccessListRequest)(nil),          // 48: hoot.v1.EthDebugGetRawBlockAccessListRequest
-	(*EthDebugGetRawHeaderRequest)(nil),                   // 49: hoot.v1.EthDebugGetRawHeaderRequest
-	(*EthDebugGetRawReceiptsRequest)(nil),                 // 50: hoot.v1.EthDebugGetRawReceiptsRequest
-	(*EthDebugGetRawTransactionRequest)(nil),              // 51: hoot.v1.EthDebugGetRawTransactionRequest
-	(*EthAccountsRequest)(nil),                            // 52: hoot.v1.EthAccountsRequest
-	(*EthBaseFeeRequest)(nil),                             // 53: hoot.v1.EthBaseFeeRequest
-	(*EthBlobBaseFeeRequest)(nil),                         // 54: hoot.v1.EthBlobBaseFeeRequest
-	(*EthBlockNumberRequest)(nil),                         // 55: hoot.v1.EthBlockNumberRequest
-	(*EthCallRequest)(nil),                                // 56: hoot.v1.EthCallRequest
-	(*EthCapabilitiesRequest)(nil),                        // 57: hoot.v1.EthCapabilitiesRequest
-	(*EthChainIdRequest)(nil),                             // 58: hoot.v1.EthChainIdRequest
-	(*EthCoinbaseRequest)(nil),                            // 59: hoot.v1.EthCoinbaseRequest
-	(*EthConfigRequest)(nil),                              // 60: hoot.v1.EthConfigRequest
-	(*EthCreateAccessListRequest)(nil),                    // 61: hoot.v1.EthCreateAccessListRequest
-	(*EthEstimateGasRequest)(nil),                         // 62: hoot.v1.EthEstimateGasRequest
-	(*EthFeeHistoryRequest)(nil),                          // 63: hoot.v1.EthFeeHistoryRequest
-	(*EthFillTransactionRequest)(nil),                     // 64: hoot.v1.EthFillTransactionRequest
-	(*EthGasPriceRequest)(nil),                            // 65: hoot.v1.EthGasPriceRequest
-	(*EthGetBalanceRequest)(nil),                          // 66: hoot.v1.EthGetBalanceRequest
-	(*EthGetBlockAccessListRequest)(nil),                  // 67: hoot.v1.EthGetBlockAccessListRequest
-	(*EthGetBlockByHashRequest)(nil),                      // 68: hoot.v1.EthGetBlockByHashRequest
-	(*EthGetBlockByNumberRequest)(nil),                    // 69: hoot.v1.EthGetBlockByNumberRequest
-	(*EthGetBlockReceiptsRequest)(nil),                    // 70: hoot.v1.EthGetBlockReceiptsRequest
-	(*EthGetBlockTransactionCountByHashRequest)(nil),      // 71: hoot.v1.EthGetBlockTransactionCountByHashRequest
-	(*EthGetBlockTransactionCountByNumberRequest)(nil),    // 72: hoot.v1.EthGetBlockTransactionCountByNumberRequest
-	(*EthGetCodeRequest)(nil),                             // 73: hoot.v1.EthGetCodeRequest
-	(*EthGetFilterChangesRequest)(nil),                    // 74: hoot.v1.EthGetFilterChangesRequest
-	(*EthGetFilterLogsRequest)(nil),                       // 75: hoot.v1.EthGetFilterLogsRequest
-	(*EthGetLogsRequest)(nil),                             // 76: hoot.v1.EthGetLogsRequest
-	(*EthGetProofRequest)(nil),                            // 77: hoot.v1.EthGetProofRequest
-	(*EthGetStorageAtRequest)(nil),                        // 78: hoot.v1.EthGetStorageAtRequest
-	(*EthGetStorageValuesRequest)(nil),                    // 79: hoot.v1.EthGetStorageValuesRequest
-	(*EthGetTransactionByBlockHashAndIndexRequest)(nil),   // 80: hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
-	(*EthGetTransactionByBlockNumberAndIndexRequest)(nil), // 81: hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
-	(*EthGetTransactionByHashRequest)(nil),                // 82: hoot.v1.EthGetTransactionByHashRequest
-	(*EthGetTransactionCountRequest)(nil),                 // 83: hoot.v1.EthGetTransactionCountRequest
-	(*EthGetTransactionReceiptRequest)(nil),               // 84: hoot.v1.EthGetTransactionReceiptRequest
-	(*EthMaxPriorityFeePerGasRequest)(nil),                // 85: hoot.v1.EthMaxPriorityFeePerGasRequest
-	(*EthNewBlockFilterRequest)(nil),                      // 86: hoot.v1.EthNewBlockFilterRequest
-	(*EthNewFilterRequest)(nil),                           // 87: hoot.v1.EthNewFilterRequest
-	(*EthNewPendingTransactionFilterRequest)(nil),         // 88: hoot.v1.EthNewPendingTransactionFilterRequest
-	(*EthSendRawTransactionRequest)(nil),                  // 89: hoot.v1.EthSendRawTransactionRequest
-	(*EthSendTransactionRequest)(nil),                     // 90: hoot.v1.EthSendTransactionRequest
-	(*EthSimulateV1Request)(nil),                          // 91: hoot.v1.EthSimulateV1Request
-	(*EthSyncingRequest)(nil),                             // 92: hoot.v1.EthSyncingRequest
-	(*EthUninstallFilterRequest)(nil),                     // 93: hoot.v1.EthUninstallFilterRequest
-	(*EthNetVersionRequest)(nil),                          // 94: hoot.v1.EthNetVersionRequest
-	(*EthTxpoolContentRequest)(nil),                       // 95: hoot.v1.EthTxpoolContentRequest
-	(*EthTxpoolContentFromRequest)(nil),                   // 96: hoot.v1.EthTxpoolContentFromRequest
-	(*EthTxpoolStatusRequest)(nil),                        // 97: hoot.v1.EthTxpoolStatusRequest
-	(*ToolError)(nil),                                     // 98: hoot.v1.ToolError
-	(*EchoResult)(nil),                                    // 99: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 100: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 101: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 102: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 103: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 104: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 105: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 106: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 107: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 108: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 109: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 110: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 111: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 112: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 113: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 114: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 115: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 116: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 117: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 118: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 119: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 120: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 121: hoot.v1.AudioInfoResult
-	(*MidiPianoRollResult)(nil),                           // 122: hoot.v1.MidiPianoRollResult
-	(*AbcRenderResult)(nil),                               // 123: hoot.v1.AbcRenderResult
-	(*MidiAnalyzeResult)(nil),                             // 124: hoot.v1.MidiAnalyzeResult
-	(*ShellExecResult)(nil),                               // 125: hoot.v1.ShellExecResult
-	(*AbcToMusicxmlResult)(nil),                           // 126: hoot.v1.AbcToMusicxmlResult
-	(*CasObjectResourceResult)(nil),                       // 127: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 128: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 129: hoot.v1.MusicPromptResult
-	(*EthDebugGetBadBlocksResult)(nil),                    // 130: hoot.v1.EthDebugGetBadBlocksResult
-	(*EthDebugGetRawBlockResult)(nil),                     // 131: hoot.v1.EthDebugGetRawBlockResult
-	(*EthDebugGetRawBlockAccessListResult)(nil),           // 132: hoot.v1.EthDebugGetRawBlockAccessListResult
-	(*EthDebugGetRawHeaderResult)(nil),                    // 133: hoot.v1.EthDebugGetRawHeaderResult
-	(*EthDebugGetRawReceiptsResult)(nil),                  // 134: hoot.v1.EthDebugGetRawReceiptsResult
-	(*EthDebugGetRawTransactionResult)(nil),               // 135: hoot.v1.EthDebugGetRawTransactionResult
-	(*EthAccountsResult)(nil),                             // 136: hoot.v1.EthAccountsResult
-	(*EthBaseFeeResult)(nil),                              // 137: hoot.v1.EthBaseFeeResult
-	(*EthBlobBaseFeeResult)(nil),                          // 138: hoot.v1.EthBlobBaseFeeResult
-	(*EthBlockNumberResult)(nil),                          // 139: hoot.v1.EthBlockNumberResult
-	(*EthCallResult)(nil),                                 // 140: hoot.v1.EthCallResult
-	(*EthCapabilitiesResult)(nil),                         // 141: hoot.v1.EthCapabilitiesResult
-	(*EthChainIdResult)(nil),                              // 142: hoot.v1.EthChainIdResult
-	(*EthCoinbaseResult)(nil),                             // 143: hoot.v1.EthCoinbaseResult
-	(*EthConfigResult)(nil),                               // 144: hoot.v1.EthConfigResult
-	(*EthCreateAccessListResult)(nil),                     // 145: hoot.v1.EthCreateAccessListResult
-	(*EthEstimateGasResult)(nil),                          // 146: hoot.v1.EthEstimateGasResult
-	(*EthFeeHistoryResult)(nil),                           // 147: hoot.v1.EthFeeHistoryResult
-	(*EthFillTransactionResult)(nil),                      // 148: hoot.v1.EthFillTransactionResult
-	(*EthGasPriceResult)(nil),                             // 149: hoot.v1.EthGasPriceResult
-	(*EthGetBalanceResult)(nil),                           // 150: hoot.v1.EthGetBalanceResult
-	(*EthGetBlockAccessListResult)(nil),                   // 151: hoot.v1.EthGetBlockAccessListResult
-	(*EthGetBlockByHashResult)(nil),                       // 152: hoot.v1.EthGetBlockByHashResult
-	(*EthGetBlockByNumberResult)(nil),                     // 153: hoot.v1.EthGetBlockByNumberResult
-	(*EthGetBlockReceiptsResult)(nil),                     // 154: hoot.v1.EthGetBlockReceiptsResult
-	(*EthGetBlockTransactionCountByHashResult)(nil),       // 155: hoot.v1.EthGetBlockTransactionCountByHashResult
-	(*EthGetBlockTransactionCountByNumberResult)(nil),     // 156: hoot.v1.EthGetBlockTransactionCountByNumberResult
-	(*EthGetCodeResult)(nil),                              // 157: hoot.v1.EthGetCodeResult
-	(*EthGetFilterChangesResult)(nil),                     // 158: hoot.v1.EthGetFilterChangesResult
-	(*EthGetFilterLogsResult)(nil),                        // 159: hoot.v1.EthGetFilterLogsResult
-	(*EthGetLogsResult)(nil),                              // 160: hoot.v1.EthGetLogsResult
-	(*EthGetProofResult)(nil),                             // 161: hoot.v1.EthGetProofResult
-	(*EthGetStorageAtResult)(nil),                         // 162: hoot.v1.EthGetStorageAtResult
-	(*EthGetStorageValuesResult)(nil),                     // 163: hoot.v1.EthGetStorageValuesResult
-	(*EthGetTransactionByBlockHashAndIndexResult)(nil),    // 164: hoot.v1.EthGetTransactionByBlockHashAndIndexResult
-	(*EthGetTransactionByBlockNumberAndIndexResult)(nil),  // 165: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
-	(*EthGetTransactionByHashResult)(nil),                 // 166: hoot.v1.EthGetTransactionByHashResult
-	(*EthGetTransactionCountResult)(nil),                  // 167: hoot.v1.EthGetTransactionCountResult
-	(*EthGetTransactionReceiptResult)(nil),                // 168: hoot.v1.EthGetTransactionReceiptResult
-	(*EthMaxPriorityFeePerGasResult)(nil),                 // 169: hoot.v1.EthMaxPriorityFeePerGasResult
-	(*EthNewBlockFilterResult)(nil),                       // 170: hoot.v1.EthNewBlockFilterResult
-	(*EthNewFilterResult)(nil),                            // 171: hoot.v1.EthNewFilterResult
-	(*EthNewPendingTransactionFilterResult)(nil),          // 172: hoot.v1.EthNewPendingTransactionFilterResult
-	(*EthSendRawTransactionResult)(nil),                   // 173: hoot.v1.EthSendRawTransactionResult
-	(*EthSendTransactionResult)(nil),                      // 174: hoot.v1.EthSendTransactionResult
-	(*EthSimulateV1Result)(nil),                           // 175: hoot.v1.EthSimulateV1Result
-	(*EthSyncingResult)(nil),                              // 176: hoot.v1.EthSyncingResult
-	(*EthUninstallFilterResult)(nil),                      // 177: hoot.v1.EthUninstallFilterResult
-	(*EthNetVersionResult)(nil),                           // 178: hoot.v1.EthNetVersionResult
-	(*EthTxpoolContentResult)(nil),                        // 179: hoot.v1.EthTxpoolContentResult
-	(*EthTxpoolContentFromResult)(nil),                    // 180: hoot.v1.EthTxpoolContentFromResult
-	(*EthTxpoolStatusResult)(nil),                         // 181: hoot.v1.EthTxpoolStatusResult
-	(JobStatus)(0),                                        // 182: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 183: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                                 // 184: hoot.v1.ClientRequest
+	(*MidiToAbcRequest)(nil),                              // 41: hoot.v1.MidiToAbcRequest
+	(*JobAnswerRequest)(nil),                              // 42: hoot.v1.JobAnswerRequest
+	(*CasObjectResourceRequest)(nil),                      // 43: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 44: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 45: hoot.v1.ComposeAbcPromptRequest
+	(*anypb.Any)(nil),                                     // 46: google.protobuf.Any
+	(*EthDebugGetBadBlocksRequest)(nil),                   // 47: hoot.v1.EthDebugGetBadBlocksRequest
+	(*EthDebugGetRawBlockRequest)(nil),                    // 48: hoot.v1.EthDebugGetRawBlockRequest
+	(*EthDebugGetRawBlockAccessListRequest)(nil),          // 49: hoot.v1.EthDebugGetRawBlockAccessListRequest
+	(*EthDebugGetRawHeaderRequest)(nil),                   // 50: hoot.v1.EthDebugGetRawHeaderRequest
+	(*EthDebugGetRawReceiptsRequest)(nil),                 // 51: hoot.v1.EthDebugGetRawReceiptsRequest
+	(*EthDebugGetRawTransactionRequest)(nil),              // 52: hoot.v1.EthDebugGetRawTransactionRequest
+	(*EthAccountsRequest)(nil),                            // 53: hoot.v1.EthAccountsRequest
+	(*EthBaseFeeRequest)(nil),                             // 54: hoot.v1.EthBaseFeeRequest
+	(*EthBlobBaseFeeRequest)(nil),                         // 55: hoot.v1.EthBlobBaseFeeRequest
+	(*EthBlockNumberRequest)(nil),                         // 56: hoot.v1.EthBlockNumberRequest
+	(*EthCallRequest)(nil),                                // 57: hoot.v1.EthCallRequest
+	(*EthCapabilitiesRequest)(nil),                        // 58: hoot.v1.EthCapabilitiesRequest
+	(*EthChainIdRequest)(nil),                             // 59: hoot.v1.EthChainIdRequest
+	(*EthCoinbaseRequest)(nil),                            // 60: hoot.v1.EthCoinbaseRequest
+	(*EthConfigRequest)(nil),                              // 61: hoot.v1.EthConfigRequest
+	(*EthCreateAccessListRequest)(nil),                    // 62: hoot.v1.EthCreateAccessListRequest
+	(*EthEstimateGasRequest)(nil),                         // 63: hoot.v1.EthEstimateGasRequest
+	(*EthFeeHistoryRequest)(nil),                          // 64: hoot.v1.EthFeeHistoryRequest
+	(*EthFillTransactionRequest)(nil),                     // 65: hoot.v1.EthFillTransactionRequest
+	(*EthGasPriceRequest)(nil),                            // 66: hoot.v1.EthGasPriceRequest
+	(*EthGetBalanceRequest)(nil),                          // 67: hoot.v1.EthGetBalanceRequest
+	(*EthGetBlockAccessListRequest)(nil),                  // 68: hoot.v1.EthGetBlockAccessListRequest
+	(*EthGetBlockByHashRequest)(nil),                      // 69: hoot.v1.EthGetBlockByHashRequest
+	(*EthGetBlockByNumberRequest)(nil),                    // 70: hoot.v1.EthGetBlockByNumberRequest
+	(*EthGetBlockReceiptsRequest)(nil),                    // 71: hoot.v1.EthGetBlockReceiptsRequest
+	(*EthGetBlockTransactionCountByHashRequest)(nil),      // 72: hoot.v1.EthGetBlockTransactionCountByHashRequest
+	(*EthGetBlockTransactionCountByNumberRequest)(nil),    // 73: hoot.v1.EthGetBlockTransactionCountByNumberRequest
+	(*EthGetCodeRequest)(nil),                             // 74: hoot.v1.EthGetCodeRequest
+	(*EthGetFilterChangesRequest)(nil),                    // 75: hoot.v1.EthGetFilterChangesRequest
+	(*EthGetFilterLogsRequest)(nil),                       // 76: hoot.v1.EthGetFilterLogsRequest
+	(*EthGetLogsRequest)(nil),                             // 77: hoot.v1.EthGetLogsRequest
+	(*EthGetProofRequest)(nil),                            // 78: hoot.v1.EthGetProofRequest
+	(*EthGetStorageAtRequest)(nil),                        // 79: hoot.v1.EthGetStorageAtRequest
+	(*EthGetStorageValuesRequest)(nil),                    // 80: hoot.v1.EthGetStorageValuesRequest
+	(*EthGetTransactionByBlockHashAndIndexRequest)(nil),   // 81: hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
+	(*EthGetTransactionByBlockNumberAndIndexRequest)(nil), // 82: hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
+	(*EthGetTransactionByHashRequest)(nil),                // 83: hoot.v1.EthGetTransactionByHashRequest
+	(*EthGetTransactionCountRequest)(nil),                 // 84: hoot.v1.EthGetTransactionCountRequest
+	(*EthGetTransactionReceiptRequest)(nil),               // 85: hoot.v1.EthGetTransactionReceiptRequest
+	(*EthMaxPriorityFeePerGasRequest)(nil),                // 86: hoot.v1.EthMaxPriorityFeePerGasRequest
+	(*EthNewBlockFilterRequest)(nil),                      // 87: hoot.v1.EthNewBlockFilterRequest
+	(*EthNewFilterRequest)(nil),                           // 88: hoot.v1.EthNewFilterRequest
+	(*EthNewPendingTransactionFilterRequest)(nil),         // 89: hoot.v1.EthNewPendingTransactionFilterRequest
+	(*EthSendRawTransactionRequest)(nil),                  // 90: hoot.v1.EthSendRawTransactionRequest
+	(*EthSendTransactionRequest)(nil),                     // 91: hoot.v1.EthSendTransactionRequest
+	(*EthSimulateV1Request)(nil),                          // 92: hoot.v1.EthSimulateV1Request
+	(*EthSyncingRequest)(nil),                             // 93: hoot.v1.EthSyncingRequest
+	(*EthUninstallFilterRequest)(nil),                     // 94: hoot.v1.EthUninstallFilterRequest
+	(*EthNetVersionRequest)(nil),                          // 95: hoot.v1.EthNetVersionRequest
+	(*EthTxpoolContentRequest)(nil),                       // 96: hoot.v1.EthTxpoolContentRequest
+	(*EthTxpoolContentFromRequest)(nil),                   // 97: hoot.v1.EthTxpoolContentFromRequest
+	(*EthTxpoolStatusRequest)(nil),                        // 98: hoot.v1.EthTxpoolStatusRequest
+	(*ToolError)(nil),                                     // 99: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 100: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 101: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 102: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 103: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 104: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 105: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 106: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 107: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 108: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 109: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 110: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 111: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 112: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 113: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 114: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 115: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 116: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 117: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 118: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 119: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 120: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 121: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 122: hoot.v1.AudioInfoResult
+	(*MidiPianoRollResult)(nil),                           // 123: hoot.v1.MidiPianoRollResult
+	(*AbcRenderResult)(nil),                               // 124: hoot.v1.AbcRenderResult
+	(*MidiAnalyzeResult)(nil),                             // 125: hoot.v1.MidiAnalyzeResult
+	(*ShellExecResult)(nil),                               // 126: hoot.v1.ShellExecResult
+	(*AbcToMusicxmlResult)(nil),                           // 127: hoot.v1.AbcToMusicxmlResult
+	(*MidiToAbcResult)(nil),                               // 128: hoot.v1.MidiToAbcResult
+	(*CasObjectResourceResult)(nil),                       // 129: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 130: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 131: hoot.v1.MusicPromptResult
+	(*EthDebugGetBadBlocksResult)(nil),                    // 132: hoot.v1.EthDebugGetBadBlocksResult
+	(*EthDebugGetRawBlockResult)(nil),                     // 133: hoot.v1.EthDebugGetRawBlockResult
+	(*EthDebugGetRawBlockAccessListResult)(nil),           // 134: hoot.v1.EthDebugGetRawBlockAccessListResult
+	(*EthDebugGetRawHeaderResult)(nil),                    // 135: hoot.v1.EthDebugGetRawHeaderResult
+	(*EthDebugGetRawReceiptsResult)(nil),                  // 136: hoot.v1.EthDebugGetRawReceiptsResult
+	(*EthDebugGetRawTransactionResult)(nil),               // 137: hoot.v1.EthDebugGetRawTransactionResult
+	(*EthAccountsResult)(nil),                             // 138: hoot.v1.EthAccountsResult
+	(*EthBaseFeeResult)(nil),                              // 139: hoot.v1.EthBaseFeeResult
+	(*EthBlobBaseFeeResult)(nil),                          // 140: hoot.v1.EthBlobBaseFeeResult
+	(*EthBlockNumberResult)(nil),                          // 141: hoot.v1.EthBlockNumberResult
+	(*EthCallResult)(nil),                                 // 142: hoot.v1.EthCallResult
+	(*EthCapabilitiesResult)(nil),                         // 143: hoot.v1.EthCapabilitiesResult
+	(*EthChainIdResult)(nil),                              // 144: hoot.v1.EthChainIdResult
+	(*EthCoinbaseResult)(nil),                             // 145: hoot.v1.EthCoinbaseResult
+	(*EthConfigResult)(nil),                               // 146: hoot.v1.EthConfigResult
+	(*EthCreateAccessListResult)(nil),                     // 147: hoot.v1.EthCreateAccessListResult
+	(*EthEstimateGasResult)(nil),                          // 148: hoot.v1.EthEstimateGasResult
+	(*EthFeeHistoryResult)(nil),                           // 149: hoot.v1.EthFeeHistoryResult
+	(*EthFillTransactionResult)(nil),                      // 150: hoot.v1.EthFillTransactionResult
+	(*EthGasPriceResult)(nil),                             // 151: hoot.v1.EthGasPriceResult
+	(*EthGetBalanceResult)(nil),                           // 152: hoot.v1.EthGetBalanceResult
+	(*EthGetBlockAccessListResult)(nil),                   // 153: hoot.v1.EthGetBlockAccessListResult
+	(*EthGetBlockByHashResult)(nil),                       // 154: hoot.v1.EthGetBlockByHashResult
+	(*EthGetBlockByNumberResult)(nil),                     // 155: hoot.v1.EthGetBlockByNumberResult
+	(*EthGetBlockReceiptsResult)(nil),                     // 156: hoot.v1.EthGetBlockReceiptsResult
+	(*EthGetBlockTransactionCountByHashResult)(nil),       // 157: hoot.v1.EthGetBlockTransactionCountByHashResult
+	(*EthGetBlockTransactionCountByNumberResult)(nil),     // 158: hoot.v1.EthGetBlockTransactionCountByNumberResult
+	(*EthGetCodeResult)(nil),                              // 159: hoot.v1.EthGetCodeResult
+	(*EthGetFilterChangesResult)(nil),                     // 160: hoot.v1.EthGetFilterChangesResult
+	(*EthGetFilterLogsResult)(nil),                        // 161: hoot.v1.EthGetFilterLogsResult
+	(*EthGetLogsResult)(nil),                              // 162: hoot.v1.EthGetLogsResult
+	(*EthGetProofResult)(nil),                             // 163: hoot.v1.EthGetProofResult
+	(*EthGetStorageAtResult)(nil),                         // 164: hoot.v1.EthGetStorageAtResult
+	(*EthGetStorageValuesResult)(nil),                     // 165: hoot.v1.EthGetStorageValuesResult
+	(*EthGetTransactionByBlockHashAndIndexResult)(nil),    // 166: hoot.v1.EthGetTransactionByBlockHashAndIndexResult
+	(*EthGetTransactionByBlockNumberAndIndexResult)(nil),  // 167: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
+	(*EthGetTransactionByHashResult)(nil),                 // 168: hoot.v1.EthGetTransactionByHashResult
+	(*EthGetTransactionCountResult)(nil),                  // 169: hoot.v1.EthGetTransactionCountResult
+	(*EthGetTransactionReceiptResult)(nil),                // 170: hoot.v1.EthGetTransactionReceiptResult
+	(*EthMaxPriorityFeePerGasResult)(nil),                 // 171: hoot.v1.EthMaxPriorityFeePerGasResult
+	(*EthNewBlockFilterResult)(nil),                       // 172: hoot.v1.EthNewBlockFilterResult
+	(*EthNewFilterResult)(nil),                            // 173: hoot.v1.EthNewFilterResult
+	(*EthNewPendingTransactionFilterResult)(nil),          // 174: hoot.v1.EthNewPendingTransactionFilterResult
+	(*EthSendRawTransactionResult)(nil),                   // 175: hoot.v1.EthSendRawTransactionResult
+	(*EthSendTransactionResult)(nil),                      // 176: hoot.v1.EthSendTransactionResult
+	(*EthSimulateV1Result)(nil),                           // 177: hoot.v1.EthSimulateV1Result
+	(*EthSyncingResult)(nil),                              // 178: hoot.v1.EthSyncingResult
+	(*EthUninstallFilterResult)(nil),                      // 179: hoot.v1.EthUninstallFilterResult
+	(*EthNetVersionResult)(nil),                           // 180: hoot.v1.EthNetVersionResult
+	(*EthTxpoolContentResult)(nil),                        // 181: hoot.v1.EthTxpoolContentResult
+	(*EthTxpoolContentFromResult)(nil),                    // 182: hoot.v1.EthTxpoolContentFromResult
+	(*EthTxpoolStatusResult)(nil),                         // 183: hoot.v1.EthTxpoolStatusResult
+	(JobStatus)(0),                                        // 184: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 185: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 186: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -3913,171 +3951,173 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	38,  // 29: hoot.v1.Payload.shell_exec:type_name -> hoot.v1.ShellExecRequest
 	39,  // 30: hoot.v1.Payload.shell_exec_job:type_name -> hoot.v1.ShellExecJobRequest
 	40,  // 31: hoot.v1.Payload.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlRequest
-	41,  // 32: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
-	42,  // 33: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	43,  // 34: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	44,  // 35: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	45,  // 36: hoot.v1.Payload.carried:type_name -> google.protobuf.Any
-	46,  // 37: hoot.v1.Payload.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksRequest
-	47,  // 38: hoot.v1.Payload.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockRequest
-	48,  // 39: hoot.v1.Payload.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListRequest
-	49,  // 40: hoot.v1.Payload.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderRequest
-	50,  // 41: hoot.v1.Payload.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsRequest
-	51,  // 42: hoot.v1.Payload.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionRequest
-	52,  // 43: hoot.v1.Payload.eth_accounts:type_name -> hoot.v1.EthAccountsRequest
-	53,  // 44: hoot.v1.Payload.eth_base_fee:type_name -> hoot.v1.EthBaseFeeRequest
-	54,  // 45: hoot.v1.Payload.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeRequest
-	55,  // 46: hoot.v1.Payload.eth_block_number:type_name -> hoot.v1.EthBlockNumberRequest
-	56,  // 47: hoot.v1.Payload.eth_call:type_name -> hoot.v1.EthCallRequest
-	57,  // 48: hoot.v1.Payload.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesRequest
-	58,  // 49: hoot.v1.Payload.eth_chain_id:type_name -> hoot.v1.EthChainIdRequest
-	59,  // 50: hoot.v1.Payload.eth_coinbase:type_name -> hoot.v1.EthCoinbaseRequest
-	60,  // 51: hoot.v1.Payload.eth_config:type_name -> hoot.v1.EthConfigRequest
-	61,  // 52: hoot.v1.Payload.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListRequest
-	62,  // 53: hoot.v1.Payload.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasRequest
-	63,  // 54: hoot.v1.Payload.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryRequest
-	64,  // 55: hoot.v1.Payload.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionRequest
-	65,  // 56: hoot.v1.Payload.eth_gas_price:type_name -> hoot.v1.EthGasPriceRequest
-	66,  // 57: hoot.v1.Payload.eth_get_balance:type_name -> hoot.v1.EthGetBalanceRequest
-	67,  // 58: hoot.v1.Payload.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListRequest
-	68,  // 59: hoot.v1.Payload.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashRequest
-	69,  // 60: hoot.v1.Payload.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberRequest
-	70,  // 61: hoot.v1.Payload.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsRequest
-	71,  // 62: hoot.v1.Payload.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashRequest
-	72,  // 63: hoot.v1.Payload.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberRequest
-	73,  // 64: hoot.v1.Payload.eth_get_code:type_name -> hoot.v1.EthGetCodeRequest
-	74,  // 65: hoot.v1.Payload.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesRequest
-	75,  // 66: hoot.v1.Payload.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsRequest
-	76,  // 67: hoot.v1.Payload.eth_get_logs:type_name -> hoot.v1.EthGetLogsRequest
-	77,  // 68: hoot.v1.Payload.eth_get_proof:type_name -> hoot.v1.EthGetProofRequest
-	78,  // 69: hoot.v1.Payload.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtRequest
-	79,  // 70: hoot.v1.Payload.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesRequest
-	80,  // 71: hoot.v1.Payload.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
-	81,  // 72: hoot.v1.Payload.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
-	82,  // 73: hoot.v1.Payload.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashRequest
-	83,  // 74: hoot.v1.Payload.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountRequest
-	84,  // 75: hoot.v1.Payload.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptRequest
-	85,  // 76: hoot.v1.Payload.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasRequest
-	86,  // 77: hoot.v1.Payload.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterRequest
-	87,  // 78: hoot.v1.Payload.eth_new_filter:type_name -> hoot.v1.EthNewFilterRequest
-	88,  // 79: hoot.v1.Payload.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterRequest
-	89,  // 80: hoot.v1.Payload.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionRequest
-	90,  // 81: hoot.v1.Payload.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionRequest
-	91,  // 82: hoot.v1.Payload.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Request
-	92,  // 83: hoot.v1.Payload.eth_syncing:type_name -> hoot.v1.EthSyncingRequest
-	93,  // 84: hoot.v1.Payload.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterRequest
-	94,  // 85: hoot.v1.Payload.net_version:type_name -> hoot.v1.EthNetVersionRequest
-	95,  // 86: hoot.v1.Payload.txpool_content:type_name -> hoot.v1.EthTxpoolContentRequest
-	96,  // 87: hoot.v1.Payload.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromRequest
-	97,  // 88: hoot.v1.Payload.txpool_status:type_name -> hoot.v1.EthTxpoolStatusRequest
-	98,  // 89: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	99,  // 90: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	100, // 91: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	101, // 92: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	102, // 93: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	103, // 94: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	104, // 95: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	105, // 96: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	106, // 97: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	107, // 98: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	108, // 99: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	109, // 100: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	110, // 101: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,   // 102: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,   // 103: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,   // 104: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,   // 105: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	111, // 106: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	112, // 107: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	113, // 108: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	114, // 109: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	115, // 110: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	116, // 111: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	117, // 112: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	118, // 113: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	119, // 114: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	120, // 115: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	121, // 116: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	122, // 117: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
-	123, // 118: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
-	124, // 119: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
-	125, // 120: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
-	126, // 121: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
-	7,   // 122: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	127, // 123: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	128, // 124: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	129, // 125: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	45,  // 126: hoot.v1.Result.carried:type_name -> google.protobuf.Any
-	130, // 127: hoot.v1.Result.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksResult
-	131, // 128: hoot.v1.Result.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockResult
-	132, // 129: hoot.v1.Result.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListResult
-	133, // 130: hoot.v1.Result.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderResult
-	134, // 131: hoot.v1.Result.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsResult
-	135, // 132: hoot.v1.Result.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionResult
-	136, // 133: hoot.v1.Result.eth_accounts:type_name -> hoot.v1.EthAccountsResult
-	137, // 134: hoot.v1.Result.eth_base_fee:type_name -> hoot.v1.EthBaseFeeResult
-	138, // 135: hoot.v1.Result.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeResult
-	139, // 136: hoot.v1.Result.eth_block_number:type_name -> hoot.v1.EthBlockNumberResult
-	140, // 137: hoot.v1.Result.eth_call:type_name -> hoot.v1.EthCallResult
-	141, // 138: hoot.v1.Result.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesResult
-	142, // 139: hoot.v1.Result.eth_chain_id:type_name -> hoot.v1.EthChainIdResult
-	143, // 140: hoot.v1.Result.eth_coinbase:type_name -> hoot.v1.EthCoinbaseResult
-	144, // 141: hoot.v1.Result.eth_config:type_name -> hoot.v1.EthConfigResult
-	145, // 142: hoot.v1.Result.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListResult
-	146, // 143: hoot.v1.Result.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasResult
-	147, // 144: hoot.v1.Result.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryResult
-	148, // 145: hoot.v1.Result.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionResult
-	149, // 146: hoot.v1.Result.eth_gas_price:type_name -> hoot.v1.EthGasPriceResult
-	150, // 147: hoot.v1.Result.eth_get_balance:type_name -> hoot.v1.EthGetBalanceResult
-	151, // 148: hoot.v1.Result.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListResult
-	152, // 149: hoot.v1.Result.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashResult
-	153, // 150: hoot.v1.Result.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberResult
-	154, // 151: hoot.v1.Result.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsResult
-	155, // 152: hoot.v1.Result.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashResult
-	156, // 153: hoot.v1.Result.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberResult
-	157, // 154: hoot.v1.Result.eth_get_code:type_name -> hoot.v1.EthGetCodeResult
-	158, // 155: hoot.v1.Result.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesResult
-	159, // 156: hoot.v1.Result.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsResult
-	160, // 157: hoot.v1.Result.eth_get_logs:type_name -> hoot.v1.EthGetLogsResult
-	161, // 158: hoot.v1.Result.eth_get_proof:type_name -> hoot.v1.EthGetProofResult
-	162, // 159: hoot.v1.Result.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtResult
-	163, // 160: hoot.v1.Result.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesResult
-	164, // 161: hoot.v1.Result.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexResult
-	165, // 162: hoot.v1.Result.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
-	166, // 163: hoot.v1.Result.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashResult
-	167, // 164: hoot.v1.Result.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountResult
-	168, // 165: hoot.v1.Result.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptResult
-	169, // 166: hoot.v1.Result.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasResult
-	170, // 167: hoot.v1.Result.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterResult
-	171, // 168: hoot.v1.Result.eth_new_filter:type_name -> hoot.v1.EthNewFilterResult
-	172, // 169: hoot.v1.Result.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterResult
-	173, // 170: hoot.v1.Result.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionResult
-	174, // 171: hoot.v1.Result.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionResult
-	175, // 172: hoot.v1.Result.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Result
-	176, // 173: hoot.v1.Result.eth_syncing:type_name -> hoot.v1.EthSyncingResult
-	177, // 174: hoot.v1.Result.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterResult
-	178, // 175: hoot.v1.Result.net_version:type_name -> hoot.v1.EthNetVersionResult
-	179, // 176: hoot.v1.Result.txpool_content:type_name -> hoot.v1.EthTxpoolContentResult
-	180, // 177: hoot.v1.Result.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromResult
-	181, // 178: hoot.v1.Result.txpool_status:type_name -> hoot.v1.EthTxpoolStatusResult
-	182, // 179: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	183, // 180: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	183, // 181: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	183, // 182: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,   // 183: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	183, // 184: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,   // 185: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,   // 186: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,   // 187: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,   // 188: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,   // 189: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,   // 190: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	184, // 191: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	192, // [192:192] is the sub-list for method output_type
-	192, // [192:192] is the sub-list for method input_type
-	192, // [192:192] is the sub-list for extension type_name
-	192, // [192:192] is the sub-list for extension extendee
-	0,   // [0:192] is the sub-list for field type_name
+	41,  // 32: hoot.v1.Payload.midi_to_abc:type_name -> hoot.v1.MidiToAbcRequest
+	42,  // 33: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
+	43,  // 34: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	44,  // 35: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	45,  // 36: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	46,  // 37: hoot.v1.Payload.carried:type_name -> google.protobuf.Any
+	47,  // 38: hoot.v1.Payload.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksRequest
+	48,  // 39: hoot.v1.Payload.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockRequest
+	49,  // 40: hoot.v1.Payload.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListRequest
+	50,  // 41: hoot.v1.Payload.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderRequest
+	51,  // 42: hoot.v1.Payload.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsRequest
+	52,  // 43: hoot.v1.Payload.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionRequest
+	53,  // 44: hoot.v1.Payload.eth_accounts:type_name -> hoot.v1.EthAccountsRequest
+	54,  // 45: hoot.v1.Payload.eth_base_fee:type_name -> hoot.v1.EthBaseFeeRequest
+	55,  // 46: hoot.v1.Payload.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeRequest
+	56,  // 47: hoot.v1.Payload.eth_block_number:type_name -> hoot.v1.EthBlockNumberRequest
+	57,  // 48: hoot.v1.Payload.eth_call:type_name -> hoot.v1.EthCallRequest
+	58,  // 49: hoot.v1.Payload.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesRequest
+	59,  // 50: hoot.v1.Payload.eth_chain_id:type_name -> hoot.v1.EthChainIdRequest
+	60,  // 51: hoot.v1.Payload.eth_coinbase:type_name -> hoot.v1.EthCoinbaseRequest
+	61,  // 52: hoot.v1.Payload.eth_config:type_name -> hoot.v1.EthConfigRequest
+	62,  // 53: hoot.v1.Payload.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListRequest
+	63,  // 54: hoot.v1.Payload.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasRequest
+	64,  // 55: hoot.v1.Payload.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryRequest
+	65,  // 56: hoot.v1.Payload.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionRequest
+	66,  // 57: hoot.v1.Payload.eth_gas_price:type_name -> hoot.v1.EthGasPriceRequest
+	67,  // 58: hoot.v1.Payload.eth_get_balance:type_name -> hoot.v1.EthGetBalanceRequest
+	68,  // 59: hoot.v1.Payload.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListRequest
+	69,  // 60: hoot.v1.Payload.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashRequest
+	70,  // 61: hoot.v1.Payload.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberRequest
+	71,  // 62: hoot.v1.Payload.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsRequest
+	72,  // 63: hoot.v1.Payload.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashRequest
+	73,  // 64: hoot.v1.Payload.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberRequest
+	74,  // 65: hoot.v1.Payload.eth_get_code:type_name -> hoot.v1.EthGetCodeRequest
+	75,  // 66: hoot.v1.Payload.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesRequest
+	76,  // 67: hoot.v1.Payload.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsRequest
+	77,  // 68: hoot.v1.Payload.eth_get_logs:type_name -> hoot.v1.EthGetLogsRequest
+	78,  // 69: hoot.v1.Payload.eth_get_proof:type_name -> hoot.v1.EthGetProofRequest
+	79,  // 70: hoot.v1.Payload.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtRequest
+	80,  // 71: hoot.v1.Payload.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesRequest
+	81,  // 72: hoot.v1.Payload.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
+	82,  // 73: hoot.v1.Payload.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
+	83,  // 74: hoot.v1.Payload.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashRequest
+	84,  // 75: hoot.v1.Payload.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountRequest
+	85,  // 76: hoot.v1.Payload.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptRequest
+	86,  // 77: hoot.v1.Payload.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasRequest
+	87,  // 78: hoot.v1.Payload.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterRequest
+	88,  // 79: hoot.v1.Payload.eth_new_filter:type_name -> hoot.v1.EthNewFilterRequest
+	89,  // 80: hoot.v1.Payload.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterRequest
+	90,  // 81: hoot.v1.Payload.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionRequest
+	91,  // 82: hoot.v1.Payload.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionRequest
+	92,  // 83: hoot.v1.Payload.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Request
+	93,  // 84: hoot.v1.Payload.eth_syncing:type_name -> hoot.v1.EthSyncingRequest
+	94,  // 85: hoot.v1.Payload.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterRequest
+	95,  // 86: hoot.v1.Payload.net_version:type_name -> hoot.v1.EthNetVersionRequest
+	96,  // 87: hoot.v1.Payload.txpool_content:type_name -> hoot.v1.EthTxpoolContentRequest
+	97,  // 88: hoot.v1.Payload.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromRequest
+	98,  // 89: hoot.v1.Payload.txpool_status:type_name -> hoot.v1.EthTxpoolStatusRequest
+	99,  // 90: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	100, // 91: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	101, // 92: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	102, // 93: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	103, // 94: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	104, // 95: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	105, // 96: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	106, // 97: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	107, // 98: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	108, // 99: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	109, // 100: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	110, // 101: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	111, // 102: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 103: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 104: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 105: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 106: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	112, // 107: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	113, // 108: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	114, // 109: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	115, // 110: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	116, // 111: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	117, // 112: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	118, // 113: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	119, // 114: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	120, // 115: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	121, // 116: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	122, // 117: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	123, // 118: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
+	124, // 119: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
+	125, // 120: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
+	126, // 121: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
+	127, // 122: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
+	128, // 123: hoot.v1.Result.midi_to_abc:type_name -> hoot.v1.MidiToAbcResult
+	7,   // 124: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	129, // 125: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	130, // 126: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	131, // 127: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	46,  // 128: hoot.v1.Result.carried:type_name -> google.protobuf.Any
+	132, // 129: hoot.v1.Result.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksResult
+	133, // 130: hoot.v1.Result.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockResult
+	134, // 131: hoot.v1.Result.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListResult
+	135, // 132: hoot.v1.Result.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderResult
+	136, // 133: hoot.v1.Result.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsResult
+	137, // 134: hoot.v1.Result.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionResult
+	138, // 135: hoot.v1.Result.eth_accounts:type_name -> hoot.v1.EthAccountsResult
+	139, // 136: hoot.v1.Result.eth_base_fee:type_name -> hoot.v1.EthBaseFeeResult
+	140, // 137: hoot.v1.Result.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeResult
+	141, // 138: hoot.v1.Result.eth_block_number:type_name -> hoot.v1.EthBlockNumberResult
+	142, // 139: hoot.v1.Result.eth_call:type_name -> hoot.v1.EthCallResult
+	143, // 140: hoot.v1.Result.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesResult
+	144, // 141: hoot.v1.Result.eth_chain_id:type_name -> hoot.v1.EthChainIdResult
+	145, // 142: hoot.v1.Result.eth_coinbase:type_name -> hoot.v1.EthCoinbaseResult
+	146, // 143: hoot.v1.Result.eth_config:type_name -> hoot.v1.EthConfigResult
+	147, // 144: hoot.v1.Result.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListResult
+	148, // 145: hoot.v1.Result.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasResult
+	149, // 146: hoot.v1.Result.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryResult
+	150, // 147: hoot.v1.Result.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionResult
+	151, // 148: hoot.v1.Result.eth_gas_price:type_name -> hoot.v1.EthGasPriceResult
+	152, // 149: hoot.v1.Result.eth_get_balance:type_name -> hoot.v1.EthGetBalanceResult
+	153, // 150: hoot.v1.Result.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListResult
+	154, // 151: hoot.v1.Result.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashResult
+	155, // 152: hoot.v1.Result.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberResult
+	156, // 153: hoot.v1.Result.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsResult
+	157, // 154: hoot.v1.Result.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashResult
+	158, // 155: hoot.v1.Result.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberResult
+	159, // 156: hoot.v1.Result.eth_get_code:type_name -> hoot.v1.EthGetCodeResult
+	160, // 157: hoot.v1.Result.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesResult
+	161, // 158: hoot.v1.Result.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsResult
+	162, // 159: hoot.v1.Result.eth_get_logs:type_name -> hoot.v1.EthGetLogsResult
+	163, // 160: hoot.v1.Result.eth_get_proof:type_name -> hoot.v1.EthGetProofResult
+	164, // 161: hoot.v1.Result.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtResult
+	165, // 162: hoot.v1.Result.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesResult
+	166, // 163: hoot.v1.Result.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexResult
+	167, // 164: hoot.v1.Result.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
+	168, // 165: hoot.v1.Result.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashResult
+	169, // 166: hoot.v1.Result.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountResult
+	170, // 167: hoot.v1.Result.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptResult
+	171, // 168: hoot.v1.Result.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasResult
+	172, // 169: hoot.v1.Result.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterResult
+	173, // 170: hoot.v1.Result.eth_new_filter:type_name -> hoot.v1.EthNewFilterResult
+	174, // 171: hoot.v1.Result.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterResult
+	175, // 172: hoot.v1.Result.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionResult
+	176, // 173: hoot.v1.Result.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionResult
+	177, // 174: hoot.v1.Result.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Result
+	178, // 175: hoot.v1.Result.eth_syncing:type_name -> hoot.v1.EthSyncingResult
+	179, // 176: hoot.v1.Result.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterResult
+	180, // 177: hoot.v1.Result.net_version:type_name -> hoot.v1.EthNetVersionResult
+	181, // 178: hoot.v1.Result.txpool_content:type_name -> hoot.v1.EthTxpoolContentResult
+	182, // 179: hoot.v1.Result.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromResult
+	183, // 180: hoot.v1.Result.txpool_status:type_name -> hoot.v1.EthTxpoolStatusResult
+	184, // 181: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	185, // 182: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	185, // 183: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	185, // 184: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 185: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	185, // 186: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 187: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 188: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 189: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 190: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 191: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 192: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	186, // 193: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	194, // [194:194] is the sub-list for method output_type
+	194, // [194:194] is the sub-list for method input_type
+	194, // [194:194] is the sub-list for extension type_name
+	194, // [194:194] is the sub-list for extension extendee
+	0,   // [0:194] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -4132,6 +4172,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_ShellExec)(nil),
 		(*Payload_ShellExecJob)(nil),
 		(*Payload_AbcToMusicxml)(nil),
+		(*Payload_MidiToAbc)(nil),
 		(*Payload_JobAnswer)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
@@ -4224,6 +4265,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_MidiAnalyze)(nil),
 		(*Result_ShellExec)(nil),
 		(*Result_AbcToMusicxml)(nil),
+		(*Result_MidiToAbc)(nil),
 		(*Result_JobAnswer)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),

@@ -3686,6 +3686,452 @@ func (x *MidiChannelInfo) GetPrograms() []uint32 {
 	return nil
 }
 
+// Writes a Standard MIDI File (any, not only one abc_to_midi made) out as ABC notation, stored as
+// an artifact (the child of the MIDI's artifact when it came from one) and returned as text. The
+// key and meter come from the file's signatures, or are estimated as midi_analyze does (and so is
+// a pickup before the first bar line); note lengths are quantised to the coarsest grid that holds
+// the onsets (triplets and other tuplets, and dotted rhythms, are kept); notes that cross a bar
+// line are tied; key and tempo changes are written inline; each track and channel becomes a
+// voice, its overlapping notes spread over further voices; drums (channel 10) are left out
+// unless asked for. The result says what was chosen and warns of what could not be kept. At most
+// 16 MiB of MIDI and 200000 notes; the ABC is at most 1 MiB.
+type MidiToAbcRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where the MIDI comes from: exactly one of artifact_id or hash.
+	//
+	// Types that are valid to be assigned to Source:
+	//
+	//	*MidiToAbcRequest_ArtifactId
+	//	*MidiToAbcRequest_Hash
+	Source isMidiToAbcRequest_Source `protobuf_oneof:"source"`
+	// Write the drums (channel 10) on a voice of their own (%%MIDI channel 10) instead of leaving
+	// them out.
+	Drums bool `protobuf:"varint,3,opt,name=drums,proto3" json:"drums,omitempty"`
+	// The tune's title (T:); empty takes the first track's name.
+	Title string `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
+	// The most characters of ABC to return in abc, 0 to 262144 (0 gives 16384); the artifact holds
+	// it all.
+	MaxChars uint32 `protobuf:"varint,5,opt,name=max_chars,json=maxChars,proto3" json:"max_chars,omitempty"`
+	// Tags for the ABC artifact.
+	Tags          []string `protobuf:"bytes,6,rep,name=tags,proto3" json:"tags,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MidiToAbcRequest) Reset() {
+	*x = MidiToAbcRequest{}
+	mi := &file_hoot_v1_music_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MidiToAbcRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MidiToAbcRequest) ProtoMessage() {}
+
+func (x *MidiToAbcRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_music_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MidiToAbcRequest.ProtoReflect.Descriptor instead.
+func (*MidiToAbcRequest) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *MidiToAbcRequest) GetSource() isMidiToAbcRequest_Source {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *MidiToAbcRequest) GetArtifactId() string {
+	if x != nil {
+		if x, ok := x.Source.(*MidiToAbcRequest_ArtifactId); ok {
+			return x.ArtifactId
+		}
+	}
+	return ""
+}
+
+func (x *MidiToAbcRequest) GetHash() string {
+	if x != nil {
+		if x, ok := x.Source.(*MidiToAbcRequest_Hash); ok {
+			return x.Hash
+		}
+	}
+	return ""
+}
+
+func (x *MidiToAbcRequest) GetDrums() bool {
+	if x != nil {
+		return x.Drums
+	}
+	return false
+}
+
+func (x *MidiToAbcRequest) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *MidiToAbcRequest) GetMaxChars() uint32 {
+	if x != nil {
+		return x.MaxChars
+	}
+	return 0
+}
+
+func (x *MidiToAbcRequest) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+type isMidiToAbcRequest_Source interface {
+	isMidiToAbcRequest_Source()
+}
+
+type MidiToAbcRequest_ArtifactId struct {
+	// An artifact whose content is a MIDI file; it becomes the ABC artifact's parent.
+	ArtifactId string `protobuf:"bytes,1,opt,name=artifact_id,json=artifactId,proto3,oneof"`
+}
+
+type MidiToAbcRequest_Hash struct {
+	// A stored object whose content is a MIDI file.
+	Hash string `protobuf:"bytes,2,opt,name=hash,proto3,oneof"`
+}
+
+func (*MidiToAbcRequest_ArtifactId) isMidiToAbcRequest_Source() {}
+
+func (*MidiToAbcRequest_Hash) isMidiToAbcRequest_Source() {}
+
+// MidiToAbcResult is the ABC written and what it chose.
+type MidiToAbcResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ABC artifact (text/vnd.abc).
+	Artifact *Artifact `protobuf:"bytes,1,opt,name=artifact,proto3" json:"artifact,omitempty"`
+	// The ABC, whole or its first max_chars characters (abc_truncated then says so; read the rest
+	// from the artifact).
+	Abc          string `protobuf:"bytes,2,opt,name=abc,proto3" json:"abc,omitempty"`
+	AbcTruncated bool   `protobuf:"varint,3,opt,name=abc_truncated,json=abcTruncated,proto3" json:"abc_truncated,omitempty"`
+	// The K: value (such as "G", "Em", "Bb") and where it came from ("key signature event", or
+	// "estimated from the notes (E minor)").
+	Key       string `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"`
+	KeySource string `protobuf:"bytes,5,opt,name=key_source,json=keySource,proto3" json:"key_source,omitempty"`
+	// The M: value (such as "6/8") and where it came from ("time signature event", "estimated from
+	// onsets", "default 4/4").
+	Meter       string `protobuf:"bytes,6,opt,name=meter,proto3" json:"meter,omitempty"`
+	MeterSource string `protobuf:"bytes,7,opt,name=meter_source,json=meterSource,proto3" json:"meter_source,omitempty"`
+	// The L: value, such as "1/8".
+	Unit string `protobuf:"bytes,8,opt,name=unit,proto3" json:"unit,omitempty"`
+	// The grid the notes were put on, such as "sixteenth notes" or "eighth-note triplets", and
+	// its divisions of a quarter note (4, 3, ...).
+	Grid           string `protobuf:"bytes,9,opt,name=grid,proto3" json:"grid,omitempty"`
+	GridPerQuarter uint32 `protobuf:"varint,10,opt,name=grid_per_quarter,json=gridPerQuarter,proto3" json:"grid_per_quarter,omitempty"`
+	// The length of the bar before the first bar line in units of L (such as "2"), or "" when
+	// the file starts on a bar line.
+	Pickup string `protobuf:"bytes,11,opt,name=pickup,proto3" json:"pickup,omitempty"`
+	// The Q: tempo in quarter notes a minute; 0 when the file sets none.
+	TempoBpm float64         `protobuf:"fixed64,12,opt,name=tempo_bpm,json=tempoBpm,proto3" json:"tempo_bpm,omitempty"`
+	Bars     uint32          `protobuf:"varint,13,opt,name=bars,proto3" json:"bars,omitempty"`
+	Voices   []*MidiAbcVoice `protobuf:"bytes,14,rep,name=voices,proto3" json:"voices,omitempty"`
+	// Notes written, and drum notes left out.
+	Notes            uint32 `protobuf:"varint,15,opt,name=notes,proto3" json:"notes,omitempty"`
+	DrumNotesLeftOut uint32 `protobuf:"varint,16,opt,name=drum_notes_left_out,json=drumNotesLeftOut,proto3" json:"drum_notes_left_out,omitempty"`
+	// What could not be kept: notes moved onto the grid, overlaps cut, meter changes (the bars
+	// keep the first meter), tempo changes after the last note, drums left out.
+	Warnings []string `protobuf:"bytes,17,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// Key changes written inline at a bar line ([K:D]) and tempo changes before the note they
+	// fall on, in the first voice ([Q:1/4=150]), after the first of each.
+	KeyChanges    uint32 `protobuf:"varint,18,opt,name=key_changes,json=keyChanges,proto3" json:"key_changes,omitempty"`
+	TempoChanges  uint32 `protobuf:"varint,19,opt,name=tempo_changes,json=tempoChanges,proto3" json:"tempo_changes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MidiToAbcResult) Reset() {
+	*x = MidiToAbcResult{}
+	mi := &file_hoot_v1_music_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MidiToAbcResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MidiToAbcResult) ProtoMessage() {}
+
+func (x *MidiToAbcResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_music_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MidiToAbcResult.ProtoReflect.Descriptor instead.
+func (*MidiToAbcResult) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *MidiToAbcResult) GetArtifact() *Artifact {
+	if x != nil {
+		return x.Artifact
+	}
+	return nil
+}
+
+func (x *MidiToAbcResult) GetAbc() string {
+	if x != nil {
+		return x.Abc
+	}
+	return ""
+}
+
+func (x *MidiToAbcResult) GetAbcTruncated() bool {
+	if x != nil {
+		return x.AbcTruncated
+	}
+	return false
+}
+
+func (x *MidiToAbcResult) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *MidiToAbcResult) GetKeySource() string {
+	if x != nil {
+		return x.KeySource
+	}
+	return ""
+}
+
+func (x *MidiToAbcResult) GetMeter() string {
+	if x != nil {
+		return x.Meter
+	}
+	return ""
+}
+
+func (x *MidiToAbcResult) GetMeterSource() string {
+	if x != nil {
+		return x.MeterSource
+	}
+	return ""
+}
+
+func (x *MidiToAbcResult) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *MidiToAbcResult) GetGrid() string {
+	if x != nil {
+		return x.Grid
+	}
+	return ""
+}
+
+func (x *MidiToAbcResult) GetGridPerQuarter() uint32 {
+	if x != nil {
+		return x.GridPerQuarter
+	}
+	return 0
+}
+
+func (x *MidiToAbcResult) GetPickup() string {
+	if x != nil {
+		return x.Pickup
+	}
+	return ""
+}
+
+func (x *MidiToAbcResult) GetTempoBpm() float64 {
+	if x != nil {
+		return x.TempoBpm
+	}
+	return 0
+}
+
+func (x *MidiToAbcResult) GetBars() uint32 {
+	if x != nil {
+		return x.Bars
+	}
+	return 0
+}
+
+func (x *MidiToAbcResult) GetVoices() []*MidiAbcVoice {
+	if x != nil {
+		return x.Voices
+	}
+	return nil
+}
+
+func (x *MidiToAbcResult) GetNotes() uint32 {
+	if x != nil {
+		return x.Notes
+	}
+	return 0
+}
+
+func (x *MidiToAbcResult) GetDrumNotesLeftOut() uint32 {
+	if x != nil {
+		return x.DrumNotesLeftOut
+	}
+	return 0
+}
+
+func (x *MidiToAbcResult) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
+func (x *MidiToAbcResult) GetKeyChanges() uint32 {
+	if x != nil {
+		return x.KeyChanges
+	}
+	return 0
+}
+
+func (x *MidiToAbcResult) GetTempoChanges() uint32 {
+	if x != nil {
+		return x.TempoChanges
+	}
+	return 0
+}
+
+// MidiAbcVoice is one ABC voice and where its notes came from.
+type MidiAbcVoice struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The V: name: "1", "2", ...
+	Id    string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Track uint32 `protobuf:"varint,2,opt,name=track,proto3" json:"track,omitempty"`
+	// The MIDI channel, 0 to 15 (9 is the drums).
+	Channel uint32 `protobuf:"varint,3,opt,name=channel,proto3" json:"channel,omitempty"`
+	// The track's name, when it has one.
+	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// The channel's first program (instrument, 0-based), or -1 when none is set.
+	Program int32 `protobuf:"varint,5,opt,name=program,proto3" json:"program,omitempty"`
+	// Counts from 0: the voices one channel's overlapping notes were spread over.
+	Lane          uint32 `protobuf:"varint,6,opt,name=lane,proto3" json:"lane,omitempty"`
+	Notes         uint32 `protobuf:"varint,7,opt,name=notes,proto3" json:"notes,omitempty"`
+	Drums         bool   `protobuf:"varint,8,opt,name=drums,proto3" json:"drums,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MidiAbcVoice) Reset() {
+	*x = MidiAbcVoice{}
+	mi := &file_hoot_v1_music_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MidiAbcVoice) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MidiAbcVoice) ProtoMessage() {}
+
+func (x *MidiAbcVoice) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_music_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MidiAbcVoice.ProtoReflect.Descriptor instead.
+func (*MidiAbcVoice) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *MidiAbcVoice) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *MidiAbcVoice) GetTrack() uint32 {
+	if x != nil {
+		return x.Track
+	}
+	return 0
+}
+
+func (x *MidiAbcVoice) GetChannel() uint32 {
+	if x != nil {
+		return x.Channel
+	}
+	return 0
+}
+
+func (x *MidiAbcVoice) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MidiAbcVoice) GetProgram() int32 {
+	if x != nil {
+		return x.Program
+	}
+	return 0
+}
+
+func (x *MidiAbcVoice) GetLane() uint32 {
+	if x != nil {
+		return x.Lane
+	}
+	return 0
+}
+
+func (x *MidiAbcVoice) GetNotes() uint32 {
+	if x != nil {
+		return x.Notes
+	}
+	return 0
+}
+
+func (x *MidiAbcVoice) GetDrums() bool {
+	if x != nil {
+		return x.Drums
+	}
+	return false
+}
+
 // Walks through writing a tune in ABC notation and making it playable: write the ABC, check it
 // with abc_validate and fix what it reports, convert it with abc_to_midi, and confirm the result
 // with midi_info.
@@ -3703,7 +4149,7 @@ type ComposeAbcPromptRequest struct {
 
 func (x *ComposeAbcPromptRequest) Reset() {
 	*x = ComposeAbcPromptRequest{}
-	mi := &file_hoot_v1_music_proto_msgTypes[39]
+	mi := &file_hoot_v1_music_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3715,7 +4161,7 @@ func (x *ComposeAbcPromptRequest) String() string {
 func (*ComposeAbcPromptRequest) ProtoMessage() {}
 
 func (x *ComposeAbcPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[39]
+	mi := &file_hoot_v1_music_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3728,7 +4174,7 @@ func (x *ComposeAbcPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComposeAbcPromptRequest.ProtoReflect.Descriptor instead.
 func (*ComposeAbcPromptRequest) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{39}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ComposeAbcPromptRequest) GetIdea() string {
@@ -3762,7 +4208,7 @@ type MusicPromptResult struct {
 
 func (x *MusicPromptResult) Reset() {
 	*x = MusicPromptResult{}
-	mi := &file_hoot_v1_music_proto_msgTypes[40]
+	mi := &file_hoot_v1_music_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3774,7 +4220,7 @@ func (x *MusicPromptResult) String() string {
 func (*MusicPromptResult) ProtoMessage() {}
 
 func (x *MusicPromptResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hoot_v1_music_proto_msgTypes[40]
+	mi := &file_hoot_v1_music_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3787,7 +4233,7 @@ func (x *MusicPromptResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MusicPromptResult.ProtoReflect.Descriptor instead.
 func (*MusicPromptResult) Descriptor() ([]byte, []int) {
-	return file_hoot_v1_music_proto_rawDescGZIP(), []int{40}
+	return file_hoot_v1_music_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *MusicPromptResult) GetMessages() []*PromptMessage {
@@ -4097,7 +4543,49 @@ const file_hoot_v1_music_proto_rawDesc = "" +
 	"\x0fMidiChannelInfo\x12\x18\n" +
 	"\achannel\x18\x01 \x01(\rR\achannel\x12(\n" +
 	"\x05notes\x18\x02 \x01(\v2\x12.hoot.v1.MidiNotesR\x05notes\x12\x1a\n" +
-	"\bprograms\x18\x03 \x03(\rR\bprograms\"\xa4\x03\n" +
+	"\bprograms\x18\x03 \x03(\rR\bprograms\"\xfc\x03\n" +
+	"\x10MidiToAbcRequest\x12e\n" +
+	"\vartifact_id\x18\x01 \x01(\tBB\xca\xf3\x18>B\x1c^art_[0-9a-hjkmnp-tv-z]{26}$J\x1eart_01jd8x4k2m3n4p5q6r7s8t9v0wH\x00R\n" +
+	"artifactId\x12*\n" +
+	"\x04hash\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10B\x0e^[0-9a-f]{64}$H\x00R\x04hash\x12\x14\n" +
+	"\x05drums\x18\x03 \x01(\bR\x05drums\x12'\n" +
+	"\x05title\x18\x04 \x01(\tB\x11\xca\xf3\x18\r\x10\xc8\x01J\bThe KeshR\x05title\x12,\n" +
+	"\tmax_chars\x18\x05 \x01(\rB\x0f\xca\xf3\x18\v1\x00\x00\x00\x00\x00\x00\x10A8\x01R\bmaxChars\x128\n" +
+	"\x04tags\x18\x06 \x03(\tB$\xca\xf3\x18 \x10 B\x1c^[a-z0-9][a-z0-9_.:-]{0,63}$R\x04tags:\xa3\x01\xc2\xf3\x18\x9e\x01\n" +
+	"\vmidi_to_abc\x12\x13Convert MIDI to ABC\x1aoWrite a MIDI file out as ABC notation, stored as an artifact: key, meter, bars, tuplets, one voice per channel. \x02(\x01:\x05musicB\b\n" +
+	"\x06source\"\xd2\x04\n" +
+	"\x0fMidiToAbcResult\x12-\n" +
+	"\bartifact\x18\x01 \x01(\v2\x11.hoot.v1.ArtifactR\bartifact\x12\x10\n" +
+	"\x03abc\x18\x02 \x01(\tR\x03abc\x12#\n" +
+	"\rabc_truncated\x18\x03 \x01(\bR\fabcTruncated\x12\x10\n" +
+	"\x03key\x18\x04 \x01(\tR\x03key\x12\x1d\n" +
+	"\n" +
+	"key_source\x18\x05 \x01(\tR\tkeySource\x12\x14\n" +
+	"\x05meter\x18\x06 \x01(\tR\x05meter\x12!\n" +
+	"\fmeter_source\x18\a \x01(\tR\vmeterSource\x12\x12\n" +
+	"\x04unit\x18\b \x01(\tR\x04unit\x12\x12\n" +
+	"\x04grid\x18\t \x01(\tR\x04grid\x12(\n" +
+	"\x10grid_per_quarter\x18\n" +
+	" \x01(\rR\x0egridPerQuarter\x12\x16\n" +
+	"\x06pickup\x18\v \x01(\tR\x06pickup\x12\x1b\n" +
+	"\ttempo_bpm\x18\f \x01(\x01R\btempoBpm\x12\x12\n" +
+	"\x04bars\x18\r \x01(\rR\x04bars\x12-\n" +
+	"\x06voices\x18\x0e \x03(\v2\x15.hoot.v1.MidiAbcVoiceR\x06voices\x12\x14\n" +
+	"\x05notes\x18\x0f \x01(\rR\x05notes\x12-\n" +
+	"\x13drum_notes_left_out\x18\x10 \x01(\rR\x10drumNotesLeftOut\x12\x1a\n" +
+	"\bwarnings\x18\x11 \x03(\tR\bwarnings\x12\x1f\n" +
+	"\vkey_changes\x18\x12 \x01(\rR\n" +
+	"keyChanges\x12#\n" +
+	"\rtempo_changes\x18\x13 \x01(\rR\ftempoChanges\"\xbc\x01\n" +
+	"\fMidiAbcVoice\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05track\x18\x02 \x01(\rR\x05track\x12\x18\n" +
+	"\achannel\x18\x03 \x01(\rR\achannel\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x18\n" +
+	"\aprogram\x18\x05 \x01(\x05R\aprogram\x12\x12\n" +
+	"\x04lane\x18\x06 \x01(\rR\x04lane\x12\x14\n" +
+	"\x05notes\x18\a \x01(\rR\x05notes\x12\x14\n" +
+	"\x05drums\x18\b \x01(\bR\x05drums\"\xa4\x03\n" +
 	"\x17ComposeAbcPromptRequest\x129\n" +
 	"\x04idea\x18\x01 \x01(\tB%\xca\xf3\x18!\b\x01\x10\xd0\x0fJ\x1aa cheerful reel for fiddleR\x04idea\x12_\n" +
 	"\x03key\x18\x02 \x01(\tBM\xca\xf3\x18I\x10 J\x01DR\x01CR\x01GR\x01DR\x01AR\x01ER\x01FR\x02BbR\x02AmR\x02EmR\x02DmR\fD mixolydianR\bA dorianR\bE dorianR\x03key\x12G\n" +
@@ -4118,7 +4606,7 @@ func file_hoot_v1_music_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_music_proto_rawDescData
 }
 
-var file_hoot_v1_music_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_hoot_v1_music_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_hoot_v1_music_proto_goTypes = []any{
 	(*AbcParseRequest)(nil),         // 0: hoot.v1.AbcParseRequest
 	(*AbcParseResult)(nil),          // 1: hoot.v1.AbcParseResult
@@ -4159,11 +4647,14 @@ var file_hoot_v1_music_proto_goTypes = []any{
 	(*MidiNotes)(nil),               // 36: hoot.v1.MidiNotes
 	(*MidiTrackInfo)(nil),           // 37: hoot.v1.MidiTrackInfo
 	(*MidiChannelInfo)(nil),         // 38: hoot.v1.MidiChannelInfo
-	(*ComposeAbcPromptRequest)(nil), // 39: hoot.v1.ComposeAbcPromptRequest
-	(*MusicPromptResult)(nil),       // 40: hoot.v1.MusicPromptResult
-	nil,                             // 41: hoot.v1.AbcVoiceDef.PropertiesEntry
-	(*Artifact)(nil),                // 42: hoot.v1.Artifact
-	(*PromptMessage)(nil),           // 43: hoot.v1.PromptMessage
+	(*MidiToAbcRequest)(nil),        // 39: hoot.v1.MidiToAbcRequest
+	(*MidiToAbcResult)(nil),         // 40: hoot.v1.MidiToAbcResult
+	(*MidiAbcVoice)(nil),            // 41: hoot.v1.MidiAbcVoice
+	(*ComposeAbcPromptRequest)(nil), // 42: hoot.v1.ComposeAbcPromptRequest
+	(*MusicPromptResult)(nil),       // 43: hoot.v1.MusicPromptResult
+	nil,                             // 44: hoot.v1.AbcVoiceDef.PropertiesEntry
+	(*Artifact)(nil),                // 45: hoot.v1.Artifact
+	(*PromptMessage)(nil),           // 46: hoot.v1.PromptMessage
 }
 var file_hoot_v1_music_proto_depIdxs = []int32{
 	4,  // 0: hoot.v1.AbcParseResult.tunes:type_name -> hoot.v1.AbcTune
@@ -4177,7 +4668,7 @@ var file_hoot_v1_music_proto_depIdxs = []int32{
 	10, // 8: hoot.v1.AbcTune.voices:type_name -> hoot.v1.AbcVoice
 	8,  // 9: hoot.v1.AbcKey.clef:type_name -> hoot.v1.AbcClef
 	8,  // 10: hoot.v1.AbcVoiceDef.clef:type_name -> hoot.v1.AbcClef
-	41, // 11: hoot.v1.AbcVoiceDef.properties:type_name -> hoot.v1.AbcVoiceDef.PropertiesEntry
+	44, // 11: hoot.v1.AbcVoiceDef.properties:type_name -> hoot.v1.AbcVoiceDef.PropertiesEntry
 	11, // 12: hoot.v1.AbcVoice.bars:type_name -> hoot.v1.AbcBar
 	12, // 13: hoot.v1.AbcBar.elements:type_name -> hoot.v1.AbcElement
 	13, // 14: hoot.v1.AbcElement.note:type_name -> hoot.v1.AbcNote
@@ -4190,12 +4681,12 @@ var file_hoot_v1_music_proto_depIdxs = []int32{
 	13, // 21: hoot.v1.AbcGrace.notes:type_name -> hoot.v1.AbcNote
 	2,  // 22: hoot.v1.AbcValidateResult.diagnostics:type_name -> hoot.v1.AbcDiagnostic
 	20, // 23: hoot.v1.AbcValidateResult.tunes:type_name -> hoot.v1.AbcTuneRef
-	42, // 24: hoot.v1.AbcTransposeResult.artifact:type_name -> hoot.v1.Artifact
+	45, // 24: hoot.v1.AbcTransposeResult.artifact:type_name -> hoot.v1.Artifact
 	24, // 25: hoot.v1.AbcToMidiRequest.rendering:type_name -> hoot.v1.MidiRendering
-	42, // 26: hoot.v1.AbcToMidiResult.artifact:type_name -> hoot.v1.Artifact
+	45, // 26: hoot.v1.AbcToMidiResult.artifact:type_name -> hoot.v1.Artifact
 	32, // 27: hoot.v1.AbcToMidiResult.midi:type_name -> hoot.v1.MidiInfoResult
 	2,  // 28: hoot.v1.AbcToMidiResult.diagnostics:type_name -> hoot.v1.AbcDiagnostic
-	42, // 29: hoot.v1.AbcToMusicxmlResult.artifact:type_name -> hoot.v1.Artifact
+	45, // 29: hoot.v1.AbcToMusicxmlResult.artifact:type_name -> hoot.v1.Artifact
 	2,  // 30: hoot.v1.AbcToMusicxmlResult.diagnostics:type_name -> hoot.v1.AbcDiagnostic
 	24, // 31: hoot.v1.AbcBookToMidiRequest.rendering:type_name -> hoot.v1.MidiRendering
 	30, // 32: hoot.v1.AbcBookToMidiResult.tunes:type_name -> hoot.v1.AbcBookTune
@@ -4206,12 +4697,14 @@ var file_hoot_v1_music_proto_depIdxs = []int32{
 	38, // 37: hoot.v1.MidiInfoResult.per_channel:type_name -> hoot.v1.MidiChannelInfo
 	36, // 38: hoot.v1.MidiTrackInfo.notes:type_name -> hoot.v1.MidiNotes
 	36, // 39: hoot.v1.MidiChannelInfo.notes:type_name -> hoot.v1.MidiNotes
-	43, // 40: hoot.v1.MusicPromptResult.messages:type_name -> hoot.v1.PromptMessage
-	41, // [41:41] is the sub-list for method output_type
-	41, // [41:41] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	45, // 40: hoot.v1.MidiToAbcResult.artifact:type_name -> hoot.v1.Artifact
+	41, // 41: hoot.v1.MidiToAbcResult.voices:type_name -> hoot.v1.MidiAbcVoice
+	46, // 42: hoot.v1.MusicPromptResult.messages:type_name -> hoot.v1.PromptMessage
+	43, // [43:43] is the sub-list for method output_type
+	43, // [43:43] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_music_proto_init() }
@@ -4273,13 +4766,17 @@ func file_hoot_v1_music_proto_init() {
 		(*MidiInfoRequest_ArtifactId)(nil),
 		(*MidiInfoRequest_Hash)(nil),
 	}
+	file_hoot_v1_music_proto_msgTypes[39].OneofWrappers = []any{
+		(*MidiToAbcRequest_ArtifactId)(nil),
+		(*MidiToAbcRequest_Hash)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_music_proto_rawDesc), len(file_hoot_v1_music_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   42,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -33,7 +33,7 @@ given more than once), announces the services it serves
 artifact_create, artifact_get, artifact_list, artifact_annotate, artifact_tag,
 storage_stats; job: job_status, job_await, job_list, job_cancel; query:
 artifact_query; music: abc_parse, abc_validate, abc_transpose, abc_to_midi,
-abc_book_to_midi, midi_info, midi_analyze, abc_to_musicxml and the compose_abc prompt; audio: midi_render,
+abc_book_to_midi, midi_info, midi_analyze, midi_to_abc, abc_to_musicxml and the compose_abc prompt; audio: midi_render,
 soundfont_inspect, audio_info; with --shell only, shell: shell_exec, shell_exec_job) and runs the tool calls the gateway sends it. Start as many as you
 like, on any machine that reaches the gateway; each needs its own --data
 directory or a shared one on one machine. Workers on several machines share
@@ -70,7 +70,7 @@ func run() error {
 		"(also postgresql://) for workers on several machines sharing one PostgreSQL database (default: hoot.db in --data)")
 	name := fs.String("name", "", "the worker's `name` in the gateway's logs (default host/pid)")
 	capacity := fs.Int("capacity", 64, "how many tool calls to run at once")
-	memoryBudget := fs.String("memory-budget", "", "the `size` of memory the heavy calls (midi_render, midi_info, midi_analyze, midi_piano_roll,\n"+
+	memoryBudget := fs.String("memory-budget", "", "the `size` of memory the heavy calls (midi_render, midi_info, midi_analyze, midi_to_abc, midi_piano_roll,\n"+
 		"abc_render, soundfont_inspect, audio_info) may hold at once, such as 4G or 512M; each reserves its estimate before it starts,\n"+
 		"and one that does not fit now is refused as busy, to retry (default: half the machine's or the cgroup's memory)")
 	heartbeat := fs.Duration("heartbeat", 2500*time.Millisecond, "how often to tell the gateway the worker is alive")

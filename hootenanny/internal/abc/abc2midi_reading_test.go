@@ -80,3 +80,41 @@ func TestChordAcrossLines(t *testing.T) {
 		}
 	}
 }
+
+// TestStaccatoCutsTies: with EventOptions.ABC2MIDI a staccato dot on a tied note ends the tie
+// there, as abc2midi plays it (Ryan's "Mardi Gras", .[D2F2]-.[D2F2]): .D2-D2 strikes D twice,
+// D2-.D2 sounds three quarters of its length, and !staccato! or the standard reading ties on.
+func TestStaccatoCutsTies(t *testing.T) {
+	cases := []struct {
+		body string
+		opts EventOptions
+		want []Rat // the events' durations, in whole notes
+	}{
+		{".D2-D2 z4|", EventOptions{ABC2MIDI: true}, []Rat{R(1, 8), R(1, 8)}},
+		{"D2-.D2 z4|", EventOptions{ABC2MIDI: true}, []Rat{R(3, 16)}},
+		{".[D2F2]-.[D2F2] z4|", EventOptions{ABC2MIDI: true}, []Rat{R(1, 8), R(1, 8), R(1, 8), R(1, 8)}},
+		{"!staccato!D2-D2 z4|", EventOptions{ABC2MIDI: true}, []Rat{R(1, 4)}},
+		{".D2-D2 z4|", EventOptions{}, []Rat{R(1, 4)}},
+	}
+	for _, c := range cases {
+		book, _ := Parse("X:1\nM:2/4\nL:1/16\nK:C\n"+c.body+"\n", Options{})
+		evs, err := book.Tunes[0].EventsWith("", c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Rat
+		for _, e := range evs {
+			got = append(got, e.Duration)
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%s (abc2midi %v): durations %v, want %v", c.body, c.opts.ABC2MIDI, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%s (abc2midi %v): durations %v, want %v", c.body, c.opts.ABC2MIDI, got, c.want)
+				break
+			}
+		}
+	}
+}

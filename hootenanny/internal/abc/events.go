@@ -263,6 +263,13 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 				if n.Accidental != NoAccidental {
 					alter(n) // an explicit accidental on the continuation still counts for the bar
 				}
+				if opts.ABC2MIDI && staccatoDot(decos, decoShort) {
+					// abc2midi halves a staccato continuation and ends the tie there: D2-.D2
+					// sounds three quarters of its length.
+					e.Duration = e.Duration.Add(dur.Mul(R(1, 2)))
+					e.Tied = true
+					return false
+				}
 				e.Duration = e.Duration.Add(dur)
 				e.Tied = true
 				if n.Tie {
@@ -303,7 +310,7 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			Decorations: decos, RestDecorations: restDecos, Slurred: slurs > 0,
 			Upper: MIDIPitch(ul, uo, inKey(ul, uo)), Lower: MIDIPitch(ll, lo, inKey(ll, lo)),
 			Roll: roll, Written: dur, Plain: n.Length.Mul(unit), Unit: u})
-		if n.Tie {
+		if n.Tie && !(opts.ABC2MIDI && staccatoDot(decos, decoShort)) {
 			stillOpen[k] = len(events) - 1
 		}
 		return true
@@ -673,6 +680,18 @@ func contains(xs []int, x int) bool {
 	return false
 }
 
+// staccatoDot reports a staccato written as a dot (.A), which abc2midi lets cut a tie: .A2-A2
+// plays a short A and strikes the next A anew, and A2-.A2 sounds the continuation for half its
+// length and ties no further.
+func staccatoDot(decos []string, short []bool) bool {
+	for i, d := range decos {
+		if d == "staccato" && i < len(short) && short[i] {
+			return true
+		}
+	}
+	return false
+}
+
 // ExpandRepeats returns the playing order of bars (indexes into bars): repeated sections are
 // played twice, or as many times as their endings are numbered, and each pass takes only its
 // ending. A :| without |: repeats from the start of the tune or from the end of the previous
@@ -685,7 +704,8 @@ func contains(xs []int, x int) bool {
 // goes back to the section's start once more; that pass skips every ending not numbered for
 // it, and after it no :| repeats and no || starts a section until the next |: or ::. Endings
 // met before that jump are chosen by the pass still counted (2: C|[1D:|[2E||F|[1G:|[2A||
-// plays F A). A :: after a repeated pass starts the next section without going back.
+// plays F A). A :: after a repeated pass starts the next section without going back. A |: while
+// an earlier |: is still open (no :| between) goes back to it once first, as :: would.
 func ExpandRepeats(bars []Bar) []int {
 	limit := 16*len(bars) + 16
 	order := make([]int, 0, 2*len(bars))
@@ -694,10 +714,19 @@ func ExpandRepeats(bars []Bar) []int {
 	opened, repeated := false, false // an explicit |: is open; a section has been repeated
 	section := func(at int) {
 		start, pass, jumpedFrom, maxPass = at, 1, -1, 2
+		opened = false // a |: read before the section began no longer waits for its :|
 	}
 	for i, steps := 0, 0; i < len(bars) && len(order) < limit && steps < 2*limit; steps++ {
 		b := bars[i]
 		if i > jumpedFrom {
+			if b.RepeatStart && opened && pass == 1 && i > start {
+				// A |: while one is open ends its section as :: would: abc2midi says
+				// "found another |: after a |:" and repeats the section once.
+				pass++
+				jumpedFrom = i - 1
+				i = start
+				continue
+			}
 			if b.RepeatStart {
 				section(i)
 				opened = true

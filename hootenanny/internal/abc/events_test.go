@@ -108,6 +108,11 @@ func TestExpandRepeats(t *testing.T) {
 		{"double repeat", "|:A:|:B:|", "[0 0 1 1]"},
 		{"two sections without starts", "A:|B:|", "[0 0 1 1]"},
 		{"ending list", "|:A|[1,2B:|[3C|]", "[0 1 0 1 0 2]"},
+		// A second |: before the first is closed repeats the first once, as abc2midi does
+		// (Ryan's "Molly Bawn's": |: ... |] |: ... :|).
+		{"unclosed start", "|:A|B|]|:C|D:|", "[0 1 0 1 2 3 2 3]"},
+		// Not when a section began after the |: (an ending abc2midi does not read as one).
+		{"start after a new section", "|:A|[1B:|C|:D:|", "[0 1 0 2 3 3]"},
 	}
 	for _, c := range cases {
 		b, d := Parse("X:1\nL:1/4\nK:C\n"+c.body+"\n", Options{})

@@ -242,32 +242,38 @@ func notMIDI(field, value, mimeType string, err error) error {
 // factor for what tool makes of it, before it decodes; the caller calls release when done
 // with the file.
 func (h *Handler) readMIDI(ctx context.Context, tool string, req proto.Message, factor int64) (*midi.File, func(), error) {
+	f, _, release, err := h.readMIDIFrom(ctx, tool, req, factor)
+	return f, release, err
+}
+
+// readMIDIFrom is readMIDI that also returns the artifact the file came from, or "".
+func (h *Handler) readMIDIFrom(ctx context.Context, tool string, req proto.Message, factor int64) (*midi.File, string, func(), error) {
 	fd, value := sourceField(req)
 	if fd == nil {
-		return nil, nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, tool+" needs a MIDI file: give an artifact_id or a hash").
+		return nil, "", nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, tool+" needs a MIDI file: give an artifact_id or a hash").
 			WithField("artifact_id").
 			WithHint("pass the artifact id that abc_to_midi returned, or the hash of a MIDI file stored with cas_store")
 	}
 	field := string(fd.Name())
-	b, _, mimeType, releaseBytes, err := h.read(ctx, field, value, MaxStoredMIDI, tool)
+	b, parent, mimeType, releaseBytes, err := h.read(ctx, field, value, MaxStoredMIDI, tool)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	defer releaseBytes()
 	size, err := midi.DecodedSize(b)
 	if err != nil {
-		return nil, nil, notMIDI(field, value, mimeType, err)
+		return nil, "", nil, notMIDI(field, value, mimeType, err)
 	}
 	release, err := h.cfg.Budget.Acquire(tool, factor*size, "name a MIDI file with fewer events: split the piece into sections")
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	f, err := midi.Decode(b)
 	if err != nil {
 		release()
-		return nil, nil, notMIDI(field, value, mimeType, err)
+		return nil, "", nil, notMIDI(field, value, mimeType, err)
 	}
-	return f, release, nil
+	return f, parent, release, nil
 }
 
 func midiInfo(in midi.Info) *hootv1.MidiInfoResult {

@@ -49,8 +49,8 @@ type Config struct {
 	Artifacts *artifacts.Store
 	// Logger receives internal failures (default: discard).
 	Logger *slog.Logger
-	// Budget is the worker's memory budget, which midi_info and midi_analyze reserve their
-	// memory from before they start (nil: no budget).
+	// Budget is the worker's memory budget, which midi_info, midi_analyze and midi_to_abc
+	// reserve their memory from before they start (nil: no budget).
 	Budget *membudget.Budget
 }
 

@@ -64,10 +64,10 @@ type Config struct {
 	// Capacity is how many requests the worker runs at once (default hooteproto.DefaultCapacity).
 	Capacity int
 	// MemoryBudget is the memory, in bytes, that the worker's heavy calls (midi_render,
-	// midi_info, midi_analyze, midi_piano_roll, abc_render, soundfont_inspect, audio_info) may
-	// hold at once; each reserves its estimate before it starts, and one that does not fit is
-	// refused as busy (default: membudget.DefaultTotal(), half the machine's or the cgroup's
-	// memory).
+	// midi_info, midi_analyze, midi_to_abc, midi_piano_roll, abc_render, soundfont_inspect,
+	// audio_info) may hold at once; each reserves its estimate before it starts, and one that
+	// does not fit is refused as busy (default: membudget.DefaultTotal(), half the machine's or
+	// the cgroup's memory).
 	MemoryBudget int64
 	// Heartbeat and Liveness set how soon a silent gateway counts as gone.
 	Heartbeat time.Duration

@@ -365,6 +365,9 @@ type MusicHandler interface {
 	// AbcToMusicxml serves the tool "abc_to_musicxml". Convert an ABC tune to a MusicXML score for
 	// notation programs, stored as an artifact.
 	AbcToMusicxml(context.Context, *v1.AbcToMusicxmlRequest) (*v1.AbcToMusicxmlResult, error)
+	// MidiToAbc serves the tool "midi_to_abc". Write a MIDI file out as ABC notation, stored as an
+	// artifact: key, meter, bars, tuplets, one voice per channel.
+	MidiToAbc(context.Context, *v1.MidiToAbcRequest) (*v1.MidiToAbcResult, error)
 	// ComposeAbc serves the tool "compose_abc". Write a tune in ABC notation, check it, convert it
 	// to MIDI and inspect the result.
 	ComposeAbc(context.Context, *v1.ComposeAbcPromptRequest) (*v1.MusicPromptResult, error)
@@ -375,7 +378,7 @@ type MusicHandler interface {
 func NewMusicService(h MusicHandler, jobs JobStarter) Service {
 	return Service{
 		Name:  MusicServiceName,
-		Tools: []string{"abc_parse", "abc_validate", "abc_transpose", "abc_to_midi", "abc_book_to_midi", "midi_info", "midi_analyze", "abc_to_musicxml", "compose_abc"},
+		Tools: []string{"abc_parse", "abc_validate", "abc_transpose", "abc_to_midi", "abc_book_to_midi", "midi_info", "midi_analyze", "abc_to_musicxml", "midi_to_abc", "compose_abc"},
 		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
 			switch x := p.GetRequest().(type) {
 			case *v1.Payload_AbcParse:
@@ -429,6 +432,12 @@ func NewMusicService(h MusicHandler, jobs JobStarter) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_AbcToMusicxml{AbcToMusicxml: res}}, nil
+			case *v1.Payload_MidiToAbc:
+				res, err := h.MidiToAbc(ctx, x.MidiToAbc)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_MidiToAbc{MidiToAbc: res}}, nil
 			case *v1.Payload_ComposeAbc:
 				res, err := h.ComposeAbc(ctx, x.ComposeAbc)
 				if err != nil {
