@@ -196,7 +196,6 @@ type walker struct {
 	// the tuplet in force: notes left, and its ratio
 	tupLeft, tupP, tupQ int
 	tupFirst            bool
-	lastTimed           []*note // the notes of the last note, chord or rest, for a tuplet's stop
 	slurs               []int   // open slur numbers
 	pendingSlurs        []int   // slur numbers that start on the next note
 	lastNotes           []*note // the last note or chord, for a slur's stop

@@ -173,7 +173,7 @@ func TestRunStreamsLinesWhileTheCommandRuns(t *testing.T) {
 // runUntilUp runs a command whose two grandchildren (one in a session of its own) announce
 // themselves and then wait forever, and calls stop, if any, once both are up and seen on the
 // host. It returns the outcome and the marker in the command lines of the grandchildren.
-func runUntilUp(t *testing.T, ctx context.Context, timeout time.Duration, stop func()) (Outcome, error, string) {
+func runUntilUp(t *testing.T, ctx context.Context, timeout time.Duration, stop func()) (Outcome, string, error) {
 	t.Helper()
 	dir, fifo := gate(t)
 	s := newSandbox(t, Config{ReadOnly: append([]string{dir}, DefaultReadOnly...)})
@@ -196,14 +196,14 @@ func runUntilUp(t *testing.T, ctx context.Context, timeout time.Duration, stop f
 	if up != 2 || len(seen) < 2 {
 		t.Fatalf("the grandchildren came up %d times and %d of their processes were seen, want 2 and at least 2; outcome %+v, %v", up, len(seen), o, err)
 	}
-	return o, err, m
+	return o, m, err
 }
 
 func TestAttackGrandchildrenOutliveCancel(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	o, err, m := runUntilUp(t, ctx, time.Minute, cancel)
+	o, m, err := runUntilUp(t, ctx, time.Minute, cancel)
 	if !errors.Is(err, context.Canceled) || o.Stop != StopCancelled {
 		t.Fatalf("outcome %+v, %v; want cancelled", o, err)
 	}
@@ -214,7 +214,7 @@ func TestAttackGrandchildrenOutliveCancel(t *testing.T) {
 
 func TestAttackGrandchildrenOutliveTimeLimit(t *testing.T) {
 	t.Parallel()
-	o, err, m := runUntilUp(t, context.Background(), 5*time.Second, nil)
+	o, m, err := runUntilUp(t, context.Background(), 5*time.Second, nil)
 	if err != nil || o.Stop != StopTimeLimit {
 		t.Fatalf("outcome %+v, %v; want stopped at the time limit", o, err)
 	}

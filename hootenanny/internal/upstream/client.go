@@ -99,7 +99,7 @@ func New(cfg Config) (*Client, error) {
 		u, err := url.Parse(cfg.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			// The URL may hold a key: the error does not repeat it.
-			return nil, fmt.Errorf("upstream %s: the URL must be http://HOST[:PORT][/PATH] or https://...", cfg.Name)
+			return nil, fmt.Errorf("upstream %s: the URL must be http:// or https:// with a host, such as http://127.0.0.1:8545", cfg.Name)
 		}
 		c.endpoint = Redact(u)
 	}

@@ -37,7 +37,7 @@ func ParseUpstreams(values []string) (map[string]string, error) {
 		}
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("--upstream %s: the URL must be http://HOST[:PORT][/PATH] or https://...", name)
+			return nil, fmt.Errorf("--upstream %s: the URL must be http:// or https:// with a host, such as http://127.0.0.1:8545", name)
 		}
 		out[name] = raw
 	}
