@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"sort"
 	"strings"
 
@@ -91,7 +93,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 	if errors.Is(context.Cause(ctx), errCancelledByClient) {
 		e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+wording.Quote(t.Name)+" was cancelled while a person was asked about it").
 			WithHint("The call was cancelled at the client's request.")
-		return nil, d, jsonrpc.NewResult(c.msg.ID, toolErrorResult(t.Name, e))
+		return nil, d, jsonrpc.NewResult(c.msg.ID, toolresult.Failure(t.Name, e))
 	}
 	if d.Refused() {
 		return nil, d, s.refuse(c.msg.ID, c.sess, t, d, "", waited)
@@ -189,18 +191,18 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response
 	}
 	e := hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person's answer for "+field+" of "+wording.Quote(t.Name)+" is not valid: "+bad.Message+"; it did not run").
 		WithHint("Either " + again + ", or pass " + field + " in the arguments yourself; example shows a valid call.")
-	g := &guidance{
+	g := &guidance.Data{
 		Hint:     e.Hint(),
 		Tool:     t.Name,
 		Field:    bad.Field,
 		Expected: bad.Expected,
 		Got:      bad.Got,
 		Usage:    t.Usage,
-		Example:  exampleCall(t),
+		Example:  guidance.ExampleCall(t),
 	}
 	if s.cfg.MinimalErrors {
-		g = &guidance{Hint: e.Hint()}
+		g = &guidance.Data{Hint: e.Hint()}
 	}
 	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.Field, "why", bad.Message)
-	return jsonrpc.NewResult(c.msg.ID, guidedToolErrorResult(t.Name, e, g))
+	return jsonrpc.NewResult(c.msg.ID, toolresult.Guided(t.Name, e, g))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"net/http"
 	"strings"
 	"sync"
@@ -237,7 +238,7 @@ func TestAskArgumentsModernRefusals(t *testing.T) {
 				bad := resultOf[struct {
 					toolResult
 					Meta struct {
-						Guidance guidance `json:"hootenanny/guidance"`
+						Guidance guidance.Data `json:"hootenanny/guidance"`
 					} `json:"_meta"`
 				}](t, r)
 				text = bad.text()

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"strings"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
@@ -41,7 +42,7 @@ type completion struct {
 func (s *Server) complete(_ context.Context, msg *message) *jsonrpc.Response {
 	var p completeParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.Argument.Name == "" {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: completion/complete needs params.ref and params.argument with a name and a value", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: completion/complete needs params.ref and params.argument with a name and a value", &guidance.Data{
 			Hint: `Send {"ref":{"type":"ref/prompt","name":"..."},"argument":{"name":"...","value":"..."}}.`,
 		})
 	}
@@ -57,7 +58,7 @@ func (s *Server) complete(_ context.Context, msg *message) *jsonrpc.Response {
 		}
 	}
 	if t == nil {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: no prompt or resource template matches the ref", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: no prompt or resource template matches the ref", &guidance.Data{
 			Hint: "Name a prompt from prompts/list (ref/prompt) or a template from resources/templates/list (ref/resource).",
 		})
 	}

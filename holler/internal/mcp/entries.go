@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"regexp"
 	"strings"
 
@@ -161,7 +162,7 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 		if e.Code() == hooteproto.CodeInvalidArgument || e.Code() == hooteproto.CodeNotFound {
 			code = jsonrpc.CodeInvalidParams
 		}
-		return nil, s.fail(id, code, e.Message(), &guidance{Hint: e.Hint()})
+		return nil, s.fail(id, code, e.Message(), &guidance.Data{Hint: e.Hint()})
 	}
 	m, ok := t.Unwrap(res)
 	if !ok || m == nil {

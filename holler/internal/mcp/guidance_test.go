@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"testing"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
@@ -11,14 +12,14 @@ import (
 // answers, and that every generated tool's example call decodes and validates.
 func TestTryRequests(t *testing.T) {
 	t.Parallel()
-	tries := []json.RawMessage{tryInitialize(), tryToolsList()}
+	tries := []json.RawMessage{guidance.TryInitialize(latestProtocolVersion), guidance.TryToolsList()}
 	for i := range testTools {
 		tool := &testTools[i]
-		tries = append(tries, tryToolsCall(tool))
+		tries = append(tries, guidance.TryToolsCall(tool))
 		var call struct {
 			Arguments json.RawMessage `json:"arguments"`
 		}
-		if err := json.Unmarshal(exampleCall(tool), &call); err != nil {
+		if err := json.Unmarshal(guidance.ExampleCall(tool), &call); err != nil {
 			t.Fatal(err)
 		}
 		if _, bad := arguments.Decode(tool, call.Arguments); bad != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"net/http"
 	"slices"
 	"strconv"
@@ -117,17 +118,17 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		sess = s.newHTTPSession(newSessionID())
 		sess.owner, sess.caller = principalOf(r.Context()), callerOf(r.Context())
 	case sid == "":
-		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance{
+		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance.Data{
 			Hint: "POST the initialize request in try, then send the " + headerSessionID + " header from its response with every later message.",
-			Try:  tryInitialize(),
+			Try:  guidance.TryInitialize(latestProtocolVersion),
 		}))
 		return
 	default:
 		var ok bool
 		if sess, ok = s.sessionFor(r, sid); !ok {
-			s.writeJSON(w, http.StatusNotFound, s.fail(id, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance{
+			s.writeJSON(w, http.StatusNotFound, s.fail(id, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance.Data{
 				Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
-				Try:  tryInitialize(),
+				Try:  guidance.TryInitialize(latestProtocolVersion),
 			}))
 			return
 		}
@@ -205,9 +206,9 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	sess, ok := s.sessionFor(r, sid)
 	if !ok {
-		s.writeJSON(w, http.StatusNotFound, s.fail(nil, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance{
+		s.writeJSON(w, http.StatusNotFound, s.fail(nil, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance.Data{
 			Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
-			Try:  tryInitialize(),
+			Try:  guidance.TryInitialize(latestProtocolVersion),
 		}))
 		return
 	}
@@ -284,7 +285,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 
 // badVersion answers an MCP-Protocol-Version header that names no version this server speaks.
 func (s *Server) badVersion(id json.RawMessage, pv string) *jsonrpc.Response {
-	return s.fail(id, jsonrpc.CodeInvalidRequest, "unsupported "+headerProtocolVersion+" "+wording.Quote(pv), &guidance{
+	return s.fail(id, jsonrpc.CodeInvalidRequest, "unsupported "+headerProtocolVersion+" "+wording.Quote(pv), &guidance.Data{
 		Hint: "Send the protocol version that initialize negotiated, one of supported; or speak " + modernProtocolVersions[0] +
 			", which needs no initialize: every request carries its version in params._meta[\"" + metaProtocolVersion + "\"].",
 		Supported: append(slices.Clone(supportedProtocolVersions), modernProtocolVersions...),
@@ -295,7 +296,7 @@ func (s *Server) badVersion(id json.RawMessage, pv string) *jsonrpc.Response {
 // guidance is on, a hint.
 func (s *Server) httpFail(w http.ResponseWriter, status int, resp *jsonrpc.Response, hint string) {
 	if !s.cfg.MinimalErrors && resp.Error != nil {
-		resp.Error.Data = &guidance{Hint: hint}
+		resp.Error.Data = &guidance.Data{Hint: hint}
 	}
 	s.writeJSON(w, status, resp)
 }

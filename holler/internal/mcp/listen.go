@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"maps"
 	"net/http"
 	"strconv"
@@ -194,7 +195,7 @@ func (s *Server) readListen(msg *message) (listenFilter, *jsonrpc.Response) {
 		Notifications json.RawMessage `json:"notifications"`
 	}
 	bad := func(text, field, expected string) (listenFilter, *jsonrpc.Response) {
-		return f, s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+text, &guidance{
+		return f, s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+text, &guidance.Data{
 			Hint:     "Send params.notifications with the kinds to hear: toolsListChanged, promptsListChanged and resourcesListChanged (true or false) and resourceSubscriptions (a list of resource URIs), as in try.",
 			Field:    field,
 			Expected: expected,
@@ -297,7 +298,7 @@ func (s *Server) openListen(ctx context.Context, msg *message, f listenFilter) (
 		h, stop, problem := e.open(ctx, raw, ls.notify)
 		if problem != "" {
 			stopAll()
-			return nil, nil, nil, s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: params.notifications."+e.member+": "+problem, &guidance{
+			return nil, nil, nil, s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: params.notifications."+e.member+": "+problem, &guidance.Data{
 				Hint:  "Fix params.notifications." + e.member + " as the message says, or leave it out.",
 				Field: "params.notifications." + e.member,
 				Try:   tryListen(),
@@ -385,14 +386,14 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 		return
 	}
 	if _, sseOK := httpcheck.Accepts(r.Header.Values("Accept")); !sseOK {
-		s.writeJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance{
+		s.writeJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance.Data{
 			Hint: "Send the request with the header Accept: application/json, text/event-stream.",
 		}))
 		return
 	}
 	if !s.listens.acquire() {
 		w.Header().Set("Retry-After", "5")
-		s.writeJSON(w, http.StatusServiceUnavailable, s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance{
+		s.writeJSON(w, http.StatusServiceUnavailable, s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance.Data{
 			Hint: "Close a listen stream you no longer read (one stream can ask for every kind of notification), or try again later or at another gateway.",
 		}))
 		return
@@ -427,7 +428,7 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 		return fail
 	}
 	if !s.listens.acquire() {
-		return s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance.Data{
 			Hint: "Cancel a listen stream you no longer read (one stream can ask for every kind of notification).",
 		})
 	}

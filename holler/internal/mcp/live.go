@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"slices"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -93,9 +94,9 @@ func (s *Server) listTools(ctx context.Context, msg *message) *jsonrpc.Response 
 		Cursor *string `json:"cursor"`
 	}
 	if msg.Params != nil && (rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil) {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tools/list takes an object with an optional cursor (a string)", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tools/list takes an object with an optional cursor (a string)", &guidance.Data{
 			Hint: "Send tools/list with empty params for the first page, and with the nextCursor of a page for the next.",
-			Try:  tryToolsList(),
+			Try:  guidance.TryToolsList(),
 		})
 	}
 	// The answer comes from the backend's live services as they are now, not from the copy the
@@ -107,9 +108,9 @@ func (s *Server) listTools(ctx context.Context, msg *message) *jsonrpc.Response 
 	if p.Cursor != nil {
 		o, ok := readCursor(key, *p.Cursor)
 		if !ok {
-			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: unknown cursor "+wording.Quote(*p.Cursor), &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: unknown cursor "+wording.Quote(*p.Cursor), &guidance.Data{
 				Hint: "Pass the nextCursor of the previous tools/list answer unchanged, or send tools/list without a cursor to start from the first page.",
-				Try:  tryToolsList(),
+				Try:  guidance.TryToolsList(),
 			})
 		}
 		offset = o

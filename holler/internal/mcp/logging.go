@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
@@ -69,7 +70,7 @@ func (s *Server) setLogLevel(sess *session, msg *message) *jsonrpc.Response {
 		if p.Level != nil {
 			got = string(p.Level)
 		}
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+joinNames(logLevelNames)+"; got "+got, &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+joinNames(logLevelNames)+"; got "+got, &guidance.Data{
 			Hint:     "Send one of the levels in expected, such as \"info\".",
 			Expected: joinNames(logLevelNames),
 			Got:      got,

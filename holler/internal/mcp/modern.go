@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"net/http"
 	"strconv"
 	"strings"
@@ -138,14 +140,14 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 		}
 		return m, s.checkTaskCapability(msg, m.caps)
 	}
-	bad := func(status int, code int64, text string, g *guidance) *modernFailure {
+	bad := func(status int, code int64, text string, g *guidance.Data) *modernFailure {
 		return &modernFailure{status: status, resp: s.modernError(msg.ID, code, text, g)}
 	}
 
 	pv := r.Header.Get(headerProtocolVersion)
 	if pv != m.version {
 		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerProtocolVersion, pv, "params._meta."+metaProtocolVersion, m.version),
-			&guidance{Hint: "Send the header " + headerProtocolVersion + " with the same value as params._meta." + metaProtocolVersion + ".",
+			&guidance.Data{Hint: "Send the header " + headerProtocolVersion + " with the same value as params._meta." + metaProtocolVersion + ".",
 				Field: headerProtocolVersion, Expected: wording.Short(m.version), Got: wording.Short(pv)})
 	}
 	if fail := s.checkModernVersion(msg, m); fail != nil {
@@ -153,7 +155,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 	}
 	if got := r.Header.Get(headerMethod); got != msg.Method {
 		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerMethod, got, "method", msg.Method),
-			&guidance{Hint: "Send the header " + headerMethod + " with the request's method, spelled exactly as in the body.",
+			&guidance.Data{Hint: "Send the header " + headerMethod + " with the request's method, spelled exactly as in the body.",
 				Field: headerMethod, Expected: wording.Short(msg.Method), Got: wording.Short(got)})
 	}
 	if !s.modernMethod(msg.Method) {
@@ -168,7 +170,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 		decoded, valid := mcpheader.DecodeValue(value)
 		if !present || !valid || decoded != body {
 			return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerName, value, field, body),
-				&guidance{Hint: "Send the header " + headerName + " with " + field + " of the body; a value that is not plain ASCII goes as =?base64?...?=.",
+				&guidance.Data{Hint: "Send the header " + headerName + " with " + field + " of the body; a value that is not plain ASCII goes as =?base64?...?=.",
 					Field: headerName, Expected: wording.Short(body), Got: wording.Short(value)})
 		}
 	}
@@ -186,7 +188,7 @@ func (s *Server) checkModernVersion(msg *message, m modernMeta) *modernFailure {
 	if isModernVersion(m.version) {
 		return nil
 	}
-	return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(msg.ID, codeUnsupportedVersion, "unsupported protocol version "+wording.Quote(m.version), &guidance{
+	return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(msg.ID, codeUnsupportedVersion, "unsupported protocol version "+wording.Quote(m.version), &guidance.Data{
 		Hint:      "Send one of the versions in supported: " + protocolVersion20260728 + " per request with _meta, as in try; the older ones through initialize, which starts a session.",
 		Supported: allProtocolVersions,
 		Requested: wording.Short(m.version),
@@ -201,7 +203,7 @@ func (s *Server) readModernMeta(msg *message) (modernMeta, modernParams, *modern
 	var m modernMeta
 	id := msg.ID
 	var p modernParams
-	bad := func(status int, code int64, text string, g *guidance) (modernMeta, modernParams, *modernFailure) {
+	bad := func(status int, code int64, text string, g *guidance.Data) (modernMeta, modernParams, *modernFailure) {
 		return m, p, &modernFailure{status: status, resp: s.modernError(id, code, text, g)}
 	}
 	var meta map[string]json.RawMessage
@@ -301,7 +303,7 @@ func (s *Server) modernMethodNotFound(msg *message) *jsonrpc.Response {
 	case methodPing, methodSetLevel, methodSubscribe, methodUnsubscribe:
 		hint = "Protocol " + protocolVersion20260728 + " has no " + msg.Method + "; server/discover describes what this server answers."
 	}
-	return s.modernError(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+" is not a method of protocol "+protocolVersion20260728+wording.DidYouMean(wording.Close(msg.Method, methods)), &guidance{
+	return s.modernError(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+" is not a method of protocol "+protocolVersion20260728+wording.DidYouMean(wording.Close(msg.Method, methods)), &guidance.Data{
 		Hint:       hint,
 		DidYouMean: wording.Close(msg.Method, methods),
 		Methods:    methods,
@@ -312,16 +314,16 @@ func (s *Server) modernMethodNotFound(msg *message) *jsonrpc.Response {
 // modernError returns an error of the modern envelope. Its data is the guidance, and always
 // carries what the protocol requires there (an unsupported version's supported and requested)
 // even when guidance is off.
-func (s *Server) modernError(id json.RawMessage, code int64, text string, g *guidance) *jsonrpc.Response {
+func (s *Server) modernError(id json.RawMessage, code int64, text string, g *guidance.Data) *jsonrpc.Response {
 	if s.cfg.MinimalErrors && code == codeUnsupportedVersion {
-		return jsonrpc.NewError(id, code, text, &guidance{Supported: g.Supported, Requested: g.Requested})
+		return jsonrpc.NewError(id, code, text, &guidance.Data{Supported: g.Supported, Requested: g.Requested})
 	}
 	return s.fail(id, code, text, g)
 }
 
 // metaGuidance is the guidance of a request whose _meta lacks field.
-func metaGuidance(field string) *guidance {
-	return &guidance{
+func metaGuidance(field string) *guidance.Data {
+	return &guidance.Data{
 		Hint:  "Put " + metaProtocolVersion + " and " + metaClientCapabilities + " in params._meta of every request, as in try.",
 		Field: field,
 		Try:   tryDiscover(),
@@ -426,7 +428,7 @@ func (s *Server) modernResponse(method string, resp *jsonrpc.Response) *jsonrpc.
 			}); ok {
 				uri = d.URI
 			}
-			return s.modernError(resp.ID, jsonrpc.CodeInvalidParams, resp.Error.Message, &guidance{
+			return s.modernError(resp.ID, jsonrpc.CodeInvalidParams, resp.Error.Message, &guidance.Data{
 				Hint: "Read a resource that resources/list shows, or a URI that a template of resources/templates/list matches.",
 				URI:  uri,
 			})
@@ -435,8 +437,8 @@ func (s *Server) modernResponse(method string, resp *jsonrpc.Response) *jsonrpc.
 	}
 	// The common answer, a tool's text result, is written whole by the fast encoder with the
 	// era's fields; every other result is encoded once, with the era's members around it.
-	if res, ok := resp.Result.(callToolResult); ok && cacheScopes[method] == "" && fastToolResult(resp, res) {
-		res.modernMeta = s.serverInfoMeta()
+	if res, ok := resp.Result.(toolresult.Result); ok && cacheScopes[method] == "" && toolresult.Fast(resp, res) {
+		res.ModernMeta = s.serverInfoMeta()
 		out := *resp
 		out.Result = res
 		return &out

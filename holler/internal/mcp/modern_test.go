@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"net/http"
 	"reflect"
 	"slices"
@@ -401,9 +402,9 @@ func TestModernToolResultEncoding(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	text := "la \"di\" da"
-	resp := jsonrpc.NewResult(json.RawMessage(`7`), callToolResult{Content: []content.Block{content.Text(text)}, StructuredContent: json.RawMessage(`{"message":"la"}`)})
+	resp := jsonrpc.NewResult(json.RawMessage(`7`), toolresult.Result{Content: []content.Block{content.Text(text)}, StructuredContent: json.RawMessage(`{"message":"la"}`)})
 	modern := s.modernResponse(methodToolsCall, resp)
-	fast, ok := encodeToolResult(modern)
+	fast, ok := toolresult.Encode(modern)
 	if !ok {
 		t.Fatal("a modern tool text result did not take the fast encoder")
 	}
@@ -435,7 +436,7 @@ func BenchmarkToolResultEncoding(b *testing.B) {
 	}
 	defer s.Close()
 	big := strings.Repeat("abcdefgh", 1<<17)
-	res := jsonrpc.NewResult(json.RawMessage("1"), callToolResult{Content: []content.Block{content.Text(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
+	res := jsonrpc.NewResult(json.RawMessage("1"), toolresult.Result{Content: []content.Block{content.Text(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
 	b.Run("legacy", func(b *testing.B) {
 		for b.Loop() {
 			_ = encode(res)

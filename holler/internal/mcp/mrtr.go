@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"net/http"
 	"sort"
 	"strconv"
@@ -230,7 +231,7 @@ func (s *Server) endRound(id json.RawMessage, r *inputRound, failed bool) *jsonr
 	case len(r.pending) > 0:
 		res, err := r.result("", "", questions.Request{})
 		if err != nil {
-			return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+err.Error(), &guidance{
+			return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+err.Error(), &guidance.Data{
 				Hint:  "Answer with less: the answers are carried back to the client in requestState, which is bounded to " + strconv.Itoa(reqstate.MaxBytes) + " bytes.",
 				Field: "params." + questions.ParamInputResponses,
 			})
@@ -258,7 +259,7 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 	sort.Strings(names)
 	text := "missing required client capability: " + wording.Quote(name) + " needs the client to declare " + strings.Join(names, ", ") +
 		" in params._meta." + metaClientCapabilities
-	g := &guidance{
+	g := &guidance.Data{
 		Hint: "Declare " + strings.Join(names, " and ") + " in params._meta." + metaClientCapabilities + " of the " + method +
 			" (only if the client can answer such questions), and call again; requiredCapabilities shows what to add.",
 		Field:                "params._meta." + metaClientCapabilities,
@@ -268,7 +269,7 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 		g.Tool = name
 	}
 	if s.cfg.MinimalErrors {
-		return jsonrpc.NewError(id, codeMissingCapability, text, &guidance{RequiredCapabilities: missing})
+		return jsonrpc.NewError(id, codeMissingCapability, text, &guidance.Data{RequiredCapabilities: missing})
 	}
 	return jsonrpc.NewError(id, codeMissingCapability, text, g)
 }
@@ -292,13 +293,13 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 			hint = again + " without requestState and inputResponses: the questions are asked again, " +
 				"and the retry carries the new requestState unchanged, to this server or to one that shares its --state-key."
 		}
-		g := &guidance{Hint: hint, Field: "params." + questions.ParamRequestState}
+		g := &guidance.Data{Hint: hint, Field: "params." + questions.ParamRequestState}
 		if method == methodToolsCall {
 			g.Tool = name
 		}
 		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+se.Why+"; "+what+" did not run", g)
 	case errors.As(err, &ma):
-		g := &guidance{
+		g := &guidance.Data{
 			Hint: "Answer each question of inputRequests under its key with the result of its method: elicitation/create " +
 				`{"action":"accept","content":{...}}, sampling/createMessage {"role":"assistant","content":{"type":"text","text":"..."},"model":"..."}, ` +
 				`roots/list {"roots":[{"uri":"file:///..."}]}; or ` + strings.ToLower(again[:1]) + again[1:] + " without requestState and inputResponses to be asked afresh.",

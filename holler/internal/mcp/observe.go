@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"time"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
@@ -48,7 +49,7 @@ func outcomeOf(resp *jsonrpc.Response) string {
 		return "rejected"
 	}
 	switch r := resp.Result.(type) {
-	case callToolResult:
+	case toolresult.Result:
 		if r.IsError {
 			return "tool_error"
 		}

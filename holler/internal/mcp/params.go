@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"strconv"
 	"strings"
 
@@ -326,7 +327,7 @@ func (s *Server) badParams(msg *message, modern bool) *jsonrpc.Response {
 	if got == "" {
 		got = "nothing"
 	}
-	g := &guidance{
+	g := &guidance.Data{
 		Hint:     "Send " + f.field + " as " + f.expected + ", as in try; the other members of the request were not read.",
 		Field:    f.field,
 		Expected: f.expected,
@@ -342,7 +343,7 @@ func (s *Server) badParams(msg *message, modern bool) *jsonrpc.Response {
 		g.Tools = s.allowedNames
 		if _, name, ok := readCallToolParams(msg.Params); ok {
 			if t, known := s.tools[name]; known {
-				g.Tool, g.Usage, g.Example = name, t.Usage, exampleCall(t)
+				g.Tool, g.Usage, g.Example = name, t.Usage, guidance.ExampleCall(t)
 			}
 		}
 	}
@@ -361,7 +362,7 @@ func (s *Server) tryMethod(method string, modern bool) json.RawMessage {
 	switch method {
 	case methodToolsCall:
 		if len(s.allowed) > 0 {
-			_ = json.Unmarshal(exampleCall(s.allowed[0]), &params)
+			_ = json.Unmarshal(guidance.ExampleCall(s.allowed[0]), &params)
 		}
 	case methodPromptsGet:
 		if len(s.entries.prompts) > 0 {

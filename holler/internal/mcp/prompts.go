@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -96,19 +97,19 @@ func (s *Server) getPrompt(ctx context.Context, rq methodRequest) *jsonrpc.Respo
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.Name == "" {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: prompts/get needs params.name, the name of a prompt, and params.arguments, an object of strings", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: prompts/get needs params.name, the name of a prompt, and params.arguments, an object of strings", &guidance.Data{
 			Hint: "List the prompts with prompts/list.",
 		})
 	}
 	t := s.prompt(p.Name)
 	if t == nil {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "unknown prompt "+wording.Quote(p.Name), &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "unknown prompt "+wording.Quote(p.Name), &guidance.Data{
 			Hint: "List the prompts with prompts/list.",
 		})
 	}
 	req, bad := arguments.Decode(t, p.Arguments)
 	if bad != nil {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid arguments for prompt "+t.Name+": "+bad.Message, &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid arguments for prompt "+t.Name+": "+bad.Message, &guidance.Data{
 			Hint: bad.Hint, Field: bad.Field, Expected: bad.Expected, Got: bad.Got, Usage: t.Usage,
 		})
 	}

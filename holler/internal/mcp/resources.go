@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -95,13 +96,13 @@ func (s *Server) readResource(ctx context.Context, rq methodRequest) *jsonrpc.Re
 	msg := rq.msg
 	var p uriParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: resources/read needs params.uri", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: resources/read needs params.uri", &guidance.Data{
 			Hint: "List the resources with resources/list and resources/templates/list.",
 		})
 	}
 	t, req, bad := s.findResource(p.URI)
 	if bad != nil {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid resource URI "+wording.Quote(p.URI)+": "+bad.Message, &guidance{Hint: bad.Hint, Field: bad.Field})
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid resource URI "+wording.Quote(p.URI)+": "+bad.Message, &guidance.Data{Hint: bad.Hint, Field: bad.Field})
 	}
 	if t == nil {
 		return jsonrpc.NewError(msg.ID, codeResourceNotFound, "resource not found: "+wording.Quote(p.URI), struct {
@@ -138,7 +139,7 @@ func (s *Server) readResource(ctx context.Context, rq methodRequest) *jsonrpc.Re
 func (s *Server) subscribe(_ context.Context, msg *message) *jsonrpc.Response {
 	var p uriParams
 	if msg.Params == nil || json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.uri", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.uri", &guidance.Data{
 			Hint: "Name a resource that resources/list shows.",
 		})
 	}

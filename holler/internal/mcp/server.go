@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"log/slog"
 	"sync"
 
@@ -192,12 +193,12 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 	ctx, done, err := sess.begin(ctx, jsonrpc.IDKey(msg.ID), own)
 	if err != nil {
 		if errors.Is(err, errSessionEnded) {
-			return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session has ended", &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session has ended", &guidance.Data{
 				Hint: "Start a new session with initialize.",
-				Try:  tryInitialize(),
+				Try:  guidance.TryInitialize(latestProtocolVersion),
 			})
 		}
-		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance.Data{
 			Hint: "Give every request of a session its own id.",
 		})
 	}
@@ -273,10 +274,10 @@ type implementation struct {
 func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 	var p initializeParams
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || rawjson.Kind(p.ProtocolVersion) != "string" {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance.Data{
 			Hint:      "Copy the request in try and put your client's name and version in clientInfo.",
 			Supported: supportedProtocolVersions,
-			Try:       tryInitialize(),
+			Try:       guidance.TryInitialize(latestProtocolVersion),
 		})
 	}
 	var asked string
@@ -288,9 +289,9 @@ func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 	sess.mu.Lock()
 	if sess.initialized {
 		sess.mu.Unlock()
-		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized", &guidance.Data{
 			Hint: "Send initialize once per session; go on with tools/list or tools/call.",
-			Try:  tryToolsList(),
+			Try:  guidance.TryToolsList(),
 		})
 	}
 	sess.initialized, sess.version, sess.client = true, version, p.ClientInfo
@@ -310,9 +311,9 @@ func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 
 // notInitialized answers a request that came before initialize.
 func (s *Server) notInitialized(id json.RawMessage) *jsonrpc.Response {
-	return s.fail(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance{
+	return s.fail(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance.Data{
 		Hint: "Start with the initialize request in try, then send notifications/initialized, then your request.",
-		Try:  tryInitialize(),
+		Try:  guidance.TryInitialize(latestProtocolVersion),
 	})
 }
 
@@ -320,17 +321,17 @@ func (s *Server) notInitialized(id json.RawMessage) *jsonrpc.Response {
 // name used as a method is pointed to tools/call.
 func (s *Server) methodNotFound(msg *message) *jsonrpc.Response {
 	if t, ok := s.allowedTool(msg.Method); ok {
-		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+msg.Method+" is a tool; call it with tools/call", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+msg.Method+" is a tool; call it with tools/call", &guidance.Data{
 			Hint:    "Tools are called with the method tools/call, the tool's name in params.name and its arguments in params.arguments, as in try.",
 			Methods: methodList,
-			Try:     tryToolsCall(t),
+			Try:     guidance.TryToolsCall(t),
 		})
 	}
-	return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+wording.DidYouMean(wording.Close(msg.Method, methodList)), &guidance{
+	return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+wording.DidYouMean(wording.Close(msg.Method, methodList)), &guidance.Data{
 		Hint:       "This server answers the methods listed in methods; its tools are listed by tools/list and called with tools/call.",
 		DidYouMean: wording.Close(msg.Method, methodList),
 		Methods:    methodList,
-		Try:        tryToolsList(),
+		Try:        guidance.TryToolsList(),
 	})
 }
 
@@ -344,7 +345,7 @@ func (s *Server) allowedTool(name string) (*hootv1hoot.Tool, bool) {
 }
 
 // fail returns an error response with guidance g, or without data when guidance is off.
-func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *jsonrpc.Response {
+func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance.Data) *jsonrpc.Response {
 	if s.cfg.MinimalErrors || g == nil {
 		return jsonrpc.NewError(id, code, msg, nil)
 	}
@@ -355,12 +356,12 @@ func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *
 // a client of 2026-07-28 (its _meta names a protocol version, or its header does), whose
 // example to copy is server/discover rather than initialize.
 func (s *Server) envelopeFailure(e *jsonrpc.DecodeError, modern bool) *jsonrpc.Response {
-	g := &guidance{Hint: e.Hint}
+	g := &guidance.Data{Hint: e.Hint}
 	if g.Hint == "" {
 		g.Hint = "Send one JSON-RPC 2.0 request per message, such as the request in try."
 	}
 	if e.NotRPC {
-		g.Try = tryInitialize()
+		g.Try = guidance.TryInitialize(latestProtocolVersion)
 		if modern {
 			g.Try = tryDiscover()
 		}

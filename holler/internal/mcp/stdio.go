@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"io"
 	"strconv"
 	"sync"
@@ -69,7 +70,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // serveLine handles one line read from stdin.
 func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg *sync.WaitGroup, l lines.Line) {
 	if l.TooLong {
-		w.send(s.fail(jsonrpc.NullID, jsonrpc.CodeInvalidRequest, "the message is larger than this server's limit of "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes", &guidance{
+		w.send(s.fail(jsonrpc.NullID, jsonrpc.CodeInvalidRequest, "the message is larger than this server's limit of "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes", &guidance.Data{
 			Hint: "Send less at once: store large content in parts, or reference content that is already stored.",
 		}))
 		return

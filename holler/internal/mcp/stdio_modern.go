@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"sync"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
@@ -40,7 +41,7 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 		rctx, done, err := conn.begin(ctx, jsonrpc.IDKey(msg.ID), nil)
 		if err != nil {
 			if !errors.Is(err, errSessionEnded) {
-				w.send(s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
+				w.send(s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance.Data{
 					Hint: "Give every request its own id.",
 				}))
 			}

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"net/http"
 	"strings"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
-	"github.com/hootenanny/hoot/holler/internal/mcp/content"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
@@ -156,7 +157,7 @@ type taskResult struct {
 // result, so it says its resultType like every other.
 type inlinedResult struct {
 	ResultType string `json:"resultType"`
-	callToolResult
+	toolresult.Result
 }
 
 // taskTime writes a time as the tasks extension's ISO 8601 strings.
@@ -242,13 +243,13 @@ func (s *Server) serveTask(ctx context.Context, msg *message) *jsonrpc.Response 
 	var taskID string
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
 		rawjson.Kind(p.TaskID) != "string" || json.Unmarshal(p.TaskID, &taskID) != nil || taskID == "" {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.taskId, the taskId of a CreateTaskResult", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.taskId, the taskId of a CreateTaskResult", &guidance.Data{
 			Hint:  "Pass the taskId that a tools/call answered with resultType \"task\", unchanged.",
 			Field: "params.taskId",
 		})
 	}
 	if msg.Method == methodTasksUpdate && rawjson.Kind(p.InputResponses) != "object" {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tasks/update needs params.inputResponses, an object of answers by the keys of the task's inputRequests", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tasks/update needs params.inputResponses, an object of answers by the keys of the task's inputRequests", &guidance.Data{
 			Hint:  "Answer the inputRequests that tasks/get shows, each under its key, as in {\"key\":{\"action\":\"accept\",\"content\":{...}}}.",
 			Field: "params.inputResponses",
 		})
@@ -281,7 +282,7 @@ func (s *Server) serveTask(ctx context.Context, msg *message) *jsonrpc.Response 
 func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1.Job, taskID string, raw json.RawMessage) *jsonrpc.Response {
 	var given map[string]json.RawMessage
 	if json.Unmarshal(raw, &given) != nil {
-		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: params.inputResponses must be an object", &guidance{Hint: "Answer each input request under its key.", Field: "params.inputResponses"})
+		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: params.inputResponses must be an object", &guidance.Data{Hint: "Answer each input request under its key.", Field: "params.inputResponses"})
 	}
 	answers := make(map[string]*hootv1.ClientResponse)
 	for key, q := range job.GetQuestions() {
@@ -290,7 +291,7 @@ func (s *Server) updateTask(ctx context.Context, id json.RawMessage, job *hootv1
 			continue
 		}
 		if rawjson.Kind(a) != "object" {
-			return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: params.inputResponses."+key+" must be the result of the input request "+key+", an object", &guidance{
+			return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: params.inputResponses."+key+" must be the result of the input request "+key+", an object", &guidance.Data{
 				Hint:  "Answer an elicitation/create with {\"action\":\"accept\",\"content\":{...}}, a sampling/createMessage with the sampled message.",
 				Field: "params.inputResponses." + key,
 			})
@@ -343,7 +344,7 @@ func (s *Server) callTaskTool(ctx context.Context, caller *hootv1.Caller, id jso
 			return nil, s.unknownTask(id, taskID, "its job is not kept any longer, never existed, or was started by another caller")
 		}
 		s.log.Info("mcp: task tool failed", "tool", t.Name, "job", jobID, "code", e.Code(), "err", err)
-		g := &guidance{Hint: "Send the request again; the workers that keep tasks could not be reached or failed."}
+		g := &guidance.Data{Hint: "Send the request again; the workers that keep tasks could not be reached or failed."}
 		if e.Hint() != "" {
 			g.Hint = e.Hint()
 		}
@@ -378,7 +379,7 @@ func jobField(m proto.Message) *hootv1.Job {
 
 // unknownTask answers a task id that names no task this server can read.
 func (s *Server) unknownTask(id json.RawMessage, taskID, why string) *jsonrpc.Response {
-	return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: unknown task "+wording.Quote(wording.Short(taskID))+": "+why, &guidance{
+	return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: unknown task "+wording.Quote(wording.Short(taskID))+": "+why, &guidance.Data{
 		Hint:  "Pass the taskId of a CreateTaskResult unchanged; tasks are kept for the ttlMs they were created with, and a gateway reads only the task ids of gateways that share its --state-key.",
 		Field: "params.taskId",
 		Got:   wording.Short(taskID),
@@ -424,7 +425,7 @@ func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
 			out.Error = &jsonrpc.ErrorObject{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			break
 		}
-		out.Status, out.Result = taskCompleted, &inlinedResult{ResultType: "complete", callToolResult: res}
+		out.Status, out.Result = taskCompleted, &inlinedResult{ResultType: "complete", Result: res}
 	case hootv1.JobStatus_JOB_STATUS_CANCELLED:
 		out.Status = taskCancelled
 	case hootv1.JobStatus_JOB_STATUS_INPUT_REQUIRED:
@@ -444,18 +445,18 @@ func (s *Server) detailedTask(taskID string, job *hootv1.Job) taskResult {
 
 // jobToolResult renders the result of a finished job as the CallToolResult its tool's call
 // would have answered had it run inline: its typed result, or its error with isError.
-func (s *Server) jobToolResult(job *hootv1.Job) (callToolResult, error) {
+func (s *Server) jobToolResult(job *hootv1.Job) (toolresult.Result, error) {
 	res := job.GetResult()
 	if res == nil {
-		return callToolResult{}, errors.New("the job ended without a result")
+		return toolresult.Result{}, errors.New("the job ended without a result")
 	}
 	if te := res.GetError(); te != nil {
-		return toolErrorResult(job.GetTool(), hooteproto.ErrorFromTool(te)), nil
+		return toolresult.Failure(job.GetTool(), hooteproto.ErrorFromTool(te)), nil
 	}
 	r := res.ProtoReflect()
 	f := r.WhichOneof(r.Descriptor().Oneofs().ByName("result"))
 	if f == nil || f.Message() == nil {
-		return callToolResult{}, errors.New("the job's result is empty")
+		return toolresult.Result{}, errors.New("the job's result is empty")
 	}
 	m := r.Get(f).Message().Interface()
 	if t, ok := s.tools[job.GetTool()]; ok {
@@ -464,17 +465,9 @@ func (s *Server) jobToolResult(job *hootv1.Job) (callToolResult, error) {
 			m = own
 		}
 	}
-	b, err := resultJSON.Marshal(m)
+	out, err := toolresult.Typed(m, s.contentBase(), false)
 	if err != nil {
-		return callToolResult{}, errors.New("the job's result could not be encoded")
+		return toolresult.Result{}, errors.New("the job's result could not be encoded")
 	}
-	b = rawjson.CompactValid(b)
-	blocks := content.Of(m)
-	if len(blocks) == 0 {
-		blocks = []content.Block{content.Text(string(b))}
-	}
-	if s.cfg.ContentBaseURL != nil {
-		blocks = append(blocks, refLinks(m, s.cfg.ContentBaseURL())...)
-	}
-	return callToolResult{Content: blocks, StructuredContent: b}, nil
+	return out, nil
 }

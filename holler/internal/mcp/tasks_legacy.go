@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"strconv"
 	"sync"
 	"time"
@@ -161,7 +163,7 @@ func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *jsonrpc.Respo
 		return nil // callTool answers these
 	}
 	if !hasTaskParam(msg.Params) && taskSupport(t) == "required" {
-		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(name)+" runs only as a task (its execution.taskSupport is required)", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(name)+" runs only as a task (its execution.taskSupport is required)", &guidance.Data{
 			Hint: "Call " + name + " with params.task, such as \"task\": {}, and follow the task with tasks/get and tasks/result.",
 			Tool: name,
 		})
@@ -259,7 +261,7 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 	var taskID string
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
 		rawjson.Kind(p.TaskID) != "string" || json.Unmarshal(p.TaskID, &taskID) != nil || taskID == "" {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.taskId, the taskId of a CreateTaskResult", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+msg.Method+" needs params.taskId, the taskId of a CreateTaskResult", &guidance.Data{
 			Hint:  "Pass the task.taskId that a tools/call with params.task answered, unchanged.",
 			Field: "params.taskId",
 		})
@@ -277,7 +279,7 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 	case methodTasksCancel:
 		switch t.Status {
 		case taskCompleted, taskFailed, taskCancelled:
-			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task has ended ("+legacyOf(t).Status+"); only a task that has not ended can be cancelled", &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task has ended ("+legacyOf(t).Status+"); only a task that has not ended can be cancelled", &guidance.Data{
 				Hint: "Read its outcome with tasks/result.", Field: "params.taskId"})
 		}
 		job, r = s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_CANCEL, jobID, taskID, nil)
@@ -288,7 +290,7 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 		if t.Status != taskCancelled {
 			// It ended some other way while it was being stopped; 2025-11-25 wants a
 			// cancelled task only, so say so rather than claim it.
-			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task ended ("+legacyOf(t).Status+") before it could be cancelled", &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task ended ("+legacyOf(t).Status+") before it could be cancelled", &guidance.Data{
 				Hint: "Read its outcome with tasks/result.", Field: "params.taskId"})
 		}
 		return jsonrpc.NewResult(msg.ID, legacyOf(t))
@@ -309,13 +311,13 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 		switch t.Status {
 		case taskCompleted:
 			return jsonrpc.NewResult(msg.ID, struct {
-				callToolResult
+				toolresult.Result
 				Meta map[string]any `json:"_meta"`
-			}{t.Result.callToolResult, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}}})
+			}{t.Result.Result, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}}})
 		case taskFailed:
 			return jsonrpc.NewError(msg.ID, t.Error.Code, t.Error.Message, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}})
 		case taskCancelled:
-			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task was cancelled before it finished; it has no result", &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task was cancelled before it finished; it has no result", &guidance.Data{
 				Hint: "Call the tool again to run it anew.", Field: "params.taskId"})
 		case taskInputRequired:
 			if r := s.askForTask(ctx, sess, msg, out, taskID, jobID, t); r != nil {
@@ -324,7 +326,7 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 		}
 		select {
 		case <-ctx.Done():
-			return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: tasks/result stopped waiting: "+context.Cause(ctx).Error(), &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: tasks/result stopped waiting: "+context.Cause(ctx).Error(), &guidance.Data{
 				Hint: "Send tasks/result again to go on waiting; the task goes on meanwhile."})
 		case <-tick.C:
 		}
@@ -341,7 +343,7 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 // when the client cannot be asked.
 func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t taskResult) *jsonrpc.Response {
 	if out == nil {
-		return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input, which this transport cannot ask for", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input, which this transport cannot ask for", &guidance.Data{
 			Hint: "Call tasks/result over a transport that carries requests to the client (an HTTP event stream or stdio)."})
 	}
 	job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
@@ -356,7 +358,7 @@ func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, ou
 		cancel()
 		if err != nil {
 			e := hooteproto.AsError(err)
-			return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input that the client could not give: "+e.Message(), &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input that the client could not give: "+e.Message(), &guidance.Data{
 				Hint: "Send tasks/result again from a client that answers " + questions.MethodElicit + " and sampling/createMessage."})
 		}
 		answers[key] = a
@@ -376,7 +378,7 @@ func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *messag
 		Cursor *string `json:"cursor"`
 	}
 	if msg.Params != nil && (rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil) {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tasks/list takes an object with an optional cursor (a string)", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tasks/list takes an object with an optional cursor (a string)", &guidance.Data{
 			Hint: "Send tasks/list with empty params for the first page, and with the nextCursor of a page for the next."})
 	}
 	ids := sess.taskList().newestFirst()
@@ -384,7 +386,7 @@ func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *messag
 	if p.Cursor != nil {
 		n, err := strconv.Atoi(*p.Cursor)
 		if err != nil || n < 0 || n > len(ids) {
-			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: unknown cursor "+wording.Quote(wording.Short(*p.Cursor)), &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: unknown cursor "+wording.Quote(wording.Short(*p.Cursor)), &guidance.Data{
 				Hint: "Pass the nextCursor of the previous tasks/list answer unchanged, or leave it out to start from the newest task."})
 		}
 		start = n
