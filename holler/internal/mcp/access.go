@@ -3,13 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"net/http"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )

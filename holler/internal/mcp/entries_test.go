@@ -3,10 +3,10 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"strings"
 	"testing"
 
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/hooteproto"

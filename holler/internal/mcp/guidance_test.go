@@ -2,10 +2,10 @@ package mcp
 
 import (
 	"encoding/json"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"testing"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 )
 
 // TestTryRequests checks that every request offered to copy is valid JSON-RPC that this server

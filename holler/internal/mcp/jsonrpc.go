@@ -2,9 +2,9 @@ package mcp
 
 import (
 	"encoding/json"
-	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
 // A message is one decoded JSON-RPC 2.0 message (a jsonrpc.Message) with the server's own

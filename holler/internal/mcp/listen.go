@@ -3,13 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"maps"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )

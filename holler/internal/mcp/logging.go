@@ -2,9 +2,9 @@ package mcp
 
 import (
 	"encoding/json"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"

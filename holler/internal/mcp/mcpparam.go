@@ -2,11 +2,11 @@ package mcp
 
 import (
 	"encoding/json"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"

@@ -5,17 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
-	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -288,7 +289,7 @@ func (s *Server) modernCapabilities() serverCapabilities {
 	if c.Resources != nil {
 		c.Resources = &resourcesCapability{Subscribe: true, ListChanged: live}
 	}
-	c.Extensions = s.taskExtensions()
+	c.Extensions = s.tasks.Extensions()
 	return c
 }
 
@@ -375,7 +376,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 		return
 	}
 	sess := s.modernSession(meta)
-	sess.tasks = declaresTasks(meta.caps)
+	sess.tasks = tasks.Declares(meta.caps)
 	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
 	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
 	resp := s.modernResponse(msg.Method, s.handle(ctx, sess, msg, reply, cancel))

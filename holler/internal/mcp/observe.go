@@ -1,11 +1,11 @@
 package mcp
 
 import (
-	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"time"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
 // An Observer is told of tool calls, for an operator's metrics. Its methods run on the

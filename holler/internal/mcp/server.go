@@ -5,18 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"log/slog"
 	"sync"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
@@ -76,7 +77,9 @@ type Server struct {
 	paramHeaders map[string][]mcpheader.Param
 	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
 	states *reqstate.Signer
-	wg     sync.WaitGroup
+	// tasks serves the 2026-07-28 era's tasks (tasks.go).
+	tasks *tasks.Tasks
+	wg    sync.WaitGroup
 
 	sessions *sessionStore
 	// eventBudget bounds the bytes of events that all HTTP sessions keep together.
@@ -124,6 +127,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	if c.Ledger != nil {
 		s.states.SetLedger(c.Ledger)
 	}
+	s.tasks = tasks.New(taskHost{s}, s.states, c.CallTimeout, c.Logger)
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = newSessionStore(c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
@@ -132,7 +136,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.changes.subscribe(listTools, s.tellSessions)
 	s.listens.init(c.MaxListens)
 	// The tasks extension's status notifications ride on subscriptions/listen (tasks_listen.go).
-	s.listenExtensions = append(s.listenExtensions, listenExtension{member: listenTaskIDs, open: s.openTaskListen})
+	s.listenExtensions = append(s.listenExtensions, listenExtension{member: tasks.ListenMember, open: s.openTaskListen})
 	if lb, ok := c.Backend.(LiveBackend); ok {
 		s.live = lb
 		changed := lb.Changed()

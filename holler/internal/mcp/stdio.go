@@ -2,11 +2,11 @@ package mcp
 
 import (
 	"context"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"io"
 	"strconv"
 	"sync"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/lines"
 )

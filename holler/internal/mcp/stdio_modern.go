@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"sync"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
 // The 2026-07-28 era over stdio.
@@ -55,7 +56,7 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 			resp = s.serveListenLines(rctx, w, msg)
 		} else {
 			sess := s.modernSession(m)
-			sess.tasks = declaresTasks(m.caps)
+			sess.tasks = tasks.Declares(m.caps)
 			resp = s.handle(rctx, sess, msg, modernLines{w}, nil)
 		}
 		// MCP asks that a cancelled request gets no response.

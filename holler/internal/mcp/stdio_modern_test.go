@@ -3,10 +3,10 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"strings"
 	"testing"
 
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )

@@ -3,17 +3,18 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
-	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"strconv"
 	"sync"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -100,8 +101,8 @@ func (s *Server) legacyTasksFor(v string, caps json.RawMessage) *sessionTasks {
 }
 
 // legacyCapabilities returns initialize's tasks capability for a session with tasks.
-func legacyCapabilities(tasks *sessionTasks) *legacyTasksCapability {
-	if tasks == nil {
+func legacyCapabilities(list *sessionTasks) *legacyTasksCapability {
+	if list == nil {
 		return nil
 	}
 	return &legacyTasksCapability{}
@@ -184,10 +185,10 @@ type legacyTask struct {
 
 // legacyOf returns t, a task as the 2026-07-28 extension writes it, as 2025-11-25 does. In
 // 2025-11-25 a tool's error fails the task.
-func legacyOf(t taskResult) legacyTask {
+func legacyOf(t tasks.Task) legacyTask {
 	status := t.Status
-	if status == taskCompleted && t.Result != nil && t.Result.IsError {
-		status = taskFailed
+	if status == tasks.Completed && t.Result != nil && t.Result.IsError {
+		status = tasks.Failed
 	}
 	return legacyTask{TaskID: t.TaskID, Status: status, StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt,
 		LastUpdatedAt: t.LastUpdatedAt, TTL: t.TTLMillis, PollInterval: t.PollIntervalMs}
@@ -196,7 +197,7 @@ func legacyOf(t taskResult) legacyTask {
 // legacyTaskCreated returns the nested CreateTaskResult of a job started by a call that asked
 // for a task in a session with tasks, and starts reporting its status changes.
 func (s *Server) legacyTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *jsonrpc.Response {
-	created := s.createdTask(js)
+	created := s.tasks.Created(js)
 	sess.taskList().add(created.TaskID)
 	s.wg.Go(func() { s.watchLegacyTask(sess, created.TaskID, js.GetJobId(), created.Status) })
 	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId(), "session", sess.id)
@@ -223,7 +224,7 @@ func (s *Server) watchLegacyTask(sess *session, taskID, jobID, last string) {
 			return
 		}
 		ctx, cancel := context.WithTimeout(s.base, s.cfg.CallTimeout)
-		job, r := s.callTaskTool(ctx, sess.caller, nil, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+		job, r := s.tasks.Job(ctx, sess.caller, nil, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 		cancel()
 		if r != nil {
 			if r.Error != nil && r.Error.Code == jsonrpc.CodeInvalidParams {
@@ -231,13 +232,13 @@ func (s *Server) watchLegacyTask(sess *session, taskID, jobID, last string) {
 			}
 			continue
 		}
-		t := legacyOf(s.detailedTask(taskID, job))
+		t := legacyOf(s.tasks.Detailed(taskID, job))
 		if t.Status != last {
 			last = t.Status
 			sess.push(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyTaskStatus, Params: t})
 		}
 		switch t.Status {
-		case taskCompleted, taskFailed, taskCancelled:
+		case tasks.Completed, tasks.Failed, tasks.Cancelled:
 			return
 		}
 	}
@@ -257,7 +258,7 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 	if msg.Method == methodTasksList {
 		return s.listLegacyTasks(ctx, sess, msg)
 	}
-	var p taskParams
+	var p tasks.Params
 	var taskID string
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
 		rawjson.Kind(p.TaskID) != "string" || json.Unmarshal(p.TaskID, &taskID) != nil || taskID == "" {
@@ -268,26 +269,26 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 	}
 	jobID, ok := s.states.JobOfTask(taskID)
 	if !ok {
-		return s.unknownTask(msg.ID, taskID, "it is not a task id this server made")
+		return s.tasks.Unknown(msg.ID, taskID, "it is not a task id this server made")
 	}
-	job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+	job, r := s.tasks.Job(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 	if r != nil {
 		return r
 	}
-	t := s.detailedTask(taskID, job)
+	t := s.tasks.Detailed(taskID, job)
 	switch msg.Method {
 	case methodTasksCancel:
 		switch t.Status {
-		case taskCompleted, taskFailed, taskCancelled:
+		case tasks.Completed, tasks.Failed, tasks.Cancelled:
 			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task has ended ("+legacyOf(t).Status+"); only a task that has not ended can be cancelled", &guidance.Data{
 				Hint: "Read its outcome with tasks/result.", Field: "params.taskId"})
 		}
-		job, r = s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_CANCEL, jobID, taskID, nil)
+		job, r = s.tasks.Job(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_CANCEL, jobID, taskID, nil)
 		if r != nil {
 			return r
 		}
-		t = s.detailedTask(taskID, job)
-		if t.Status != taskCancelled {
+		t = s.tasks.Detailed(taskID, job)
+		if t.Status != tasks.Cancelled {
 			// It ended some other way while it was being stopped; 2025-11-25 wants a
 			// cancelled task only, so say so rather than claim it.
 			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task ended ("+legacyOf(t).Status+") before it could be cancelled", &guidance.Data{
@@ -304,22 +305,22 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 // tool's result (isError for its error) with the related-task _meta, or the JSON-RPC error of a
 // task that failed without a result. A task that waits for input has its questions put to the
 // client on this request's stream meanwhile.
-func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t taskResult) *jsonrpc.Response {
+func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t tasks.Task) *jsonrpc.Response {
 	tick := time.NewTicker(legacyTaskPoll)
 	defer tick.Stop()
 	for {
 		switch t.Status {
-		case taskCompleted:
+		case tasks.Completed:
 			return jsonrpc.NewResult(msg.ID, struct {
 				toolresult.Result
 				Meta map[string]any `json:"_meta"`
 			}{t.Result.Result, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}}})
-		case taskFailed:
+		case tasks.Failed:
 			return jsonrpc.NewError(msg.ID, t.Error.Code, t.Error.Message, map[string]any{metaRelatedTask: map[string]string{"taskId": taskID}})
-		case taskCancelled:
+		case tasks.Cancelled:
 			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: the task was cancelled before it finished; it has no result", &guidance.Data{
 				Hint: "Call the tool again to run it anew.", Field: "params.taskId"})
-		case taskInputRequired:
+		case tasks.InputRequired:
 			if r := s.askForTask(ctx, sess, msg, out, taskID, jobID, t); r != nil {
 				return r
 			}
@@ -330,23 +331,23 @@ func (s *Server) legacyTaskResult(ctx context.Context, sess *session, msg *messa
 				Hint: "Send tasks/result again to go on waiting; the task goes on meanwhile."})
 		case <-tick.C:
 		}
-		job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+		job, r := s.tasks.Job(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 		if r != nil {
 			return r
 		}
-		t = s.detailedTask(taskID, job)
+		t = s.tasks.Detailed(taskID, job)
 	}
 }
 
 // askForTask puts the questions of a task that waits for input to the client, on the stream of
 // the request msg, and gives the job the answers. It returns the response that ends the request
 // when the client cannot be asked.
-func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t taskResult) *jsonrpc.Response {
+func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, out notifier, taskID, jobID string, t tasks.Task) *jsonrpc.Response {
 	if out == nil {
 		return s.fail(msg.ID, jsonrpc.CodeInternalError, "internal error: the task waits for input, which this transport cannot ask for", &guidance.Data{
 			Hint: "Call tasks/result over a transport that carries requests to the client (an HTTP event stream or stdio)."})
 	}
-	job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+	job, r := s.tasks.Job(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 	if r != nil {
 		return r
 	}
@@ -364,7 +365,7 @@ func (s *Server) askForTask(ctx context.Context, sess *session, msg *message, ou
 		answers[key] = a
 	}
 	if len(answers) > 0 && s.taskTool(hootv1.TaskRole_TASK_ROLE_UPDATE) != nil {
-		if _, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_UPDATE, jobID, taskID, answers); r != nil {
+		if _, r := s.tasks.Job(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_UPDATE, jobID, taskID, answers); r != nil {
 			return r
 		}
 	}
@@ -398,14 +399,14 @@ func (s *Server) listLegacyTasks(ctx context.Context, sess *session, msg *messag
 	end := min(start+legacyTasksPageSize, len(ids))
 	for _, taskID := range ids[start:end] {
 		jobID, _ := s.states.JobOfTask(taskID)
-		job, r := s.callTaskTool(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
+		job, r := s.tasks.Job(ctx, callerOf(ctx), msg.ID, hootv1.TaskRole_TASK_ROLE_GET, jobID, taskID, nil)
 		if r != nil {
 			if r.Error != nil && r.Error.Code == jsonrpc.CodeInvalidParams {
 				continue // no longer kept
 			}
 			return r
 		}
-		res.Tasks = append(res.Tasks, legacyOf(s.detailedTask(taskID, job)))
+		res.Tasks = append(res.Tasks, legacyOf(s.tasks.Detailed(taskID, job)))
 	}
 	if end < len(ids) {
 		res.NextCursor = strconv.Itoa(end)

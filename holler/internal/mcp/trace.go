@@ -2,13 +2,13 @@ package mcp
 
 import (
 	"context"
-	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"net/http"
 	"strconv"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
