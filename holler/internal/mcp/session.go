@@ -16,6 +16,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
 // errCancelledByClient is the cause of a request context that a notifications/cancelled ended.
@@ -47,7 +48,7 @@ type session struct {
 	tasks bool
 	// legacyTasks, for a 2025-11-25 session whose client declared tasks, holds the tasks it
 	// created (tasks_legacy.go); nil in any other session.
-	legacyTasks *sessionTasks
+	legacyTasks *tasks.List
 
 	mu          sync.Mutex
 	initialized bool // initialize was answered
