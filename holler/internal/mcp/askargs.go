@@ -47,7 +47,7 @@ type personCall struct {
 // call with (req, or a new message with the person's answers filled in) and the decision, or a
 // response when the call ends here: a question (input_required), a refusal, or an answer that
 // does not validate.
-func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision, ask confirmer, req proto.Message) (proto.Message, consent.Decision, *jsonrpc.Response) {
+func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision, ask consent.Confirmer, req proto.Message) (proto.Message, consent.Decision, *jsonrpc.Response) {
 	t, r := c.tool, c.round
 	if r != nil && len(r.state.Filled) > 0 {
 		// A later round of a call whose arguments a person supplied in an earlier one: the
@@ -83,7 +83,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 	q.Confirm, q.Fill = confirm, missing
 	// The wait is bounded like a call.
 	actx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
-	a, content, aerr := ask.confirm(actx, q)
+	a, content, aerr := ask.Confirm(actx, q)
 	d = consent.Answered(d, q.Confirm, a, aerr)
 	waited := context.Cause(actx)
 	cancel()

@@ -36,9 +36,9 @@ type modernConfirmer struct {
 	round *inputRound
 }
 
-var _ confirmer = (*modernConfirmer)(nil)
+var _ consent.Confirmer = (*modernConfirmer)(nil)
 
-func (c *modernConfirmer) confirm(ctx context.Context, q consent.Question) (consent.Answer, map[string]json.RawMessage, error) {
+func (c *modernConfirmer) Confirm(ctx context.Context, q consent.Question) (consent.Answer, map[string]json.RawMessage, error) {
 	r := c.round
 	if r == nil {
 		return consent.Declined, nil, errors.New("the call has no input round to ask in")

@@ -152,7 +152,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	msg.tool = name
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
-	var ask confirmer
+	var ask consent.Confirmer
 	d, cannot := s.policyFor(ctx).Decide(t, func() (bool, string) {
 		var why string
 		ask, why = s.confirmerFor(sess, out)
