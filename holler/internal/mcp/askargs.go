@@ -14,6 +14,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -38,7 +39,7 @@ type personCall struct {
 	out   notifier
 	tool  *hootv1hoot.Tool
 	args  json.RawMessage // the arguments as the caller sent them
-	round *inputRound     // the 2026-07-28 round of the call, or nil
+	round *round.Round    // the 2026-07-28 round of the call, or nil
 }
 
 // askPerson puts to a person what the call c, whose decoded arguments are req, needs of them
@@ -49,16 +50,17 @@ type personCall struct {
 // does not validate.
 func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision, ask consent.Confirmer, req proto.Message) (proto.Message, consent.Decision, *jsonrpc.Response) {
 	t, r := c.tool, c.round
-	if r != nil && len(r.state.Filled) > 0 {
+	if r != nil && len(r.Filled()) > 0 {
 		// A later round of a call whose arguments a person supplied in an earlier one: the
 		// signed state carries them, so they are not asked again.
 		var answers map[string]json.RawMessage
-		if json.Unmarshal(r.state.Filled, &answers) == nil {
+		if json.Unmarshal(r.Filled(), &answers) == nil {
 			filled, bad := fillArguments(t, c.args, answers)
 			if bad != nil {
 				return nil, d, s.badAnswer(c, bad)
 			}
-			req, r.filled = filled, r.state.Filled
+			req = filled
+			r.SetFilled(r.Filled())
 		}
 	}
 	missing := missingArguments(t, req)
@@ -76,8 +78,8 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 			}
 		}
 	}
-	if mc, ok := ask.(*modernConfirmer); ok {
-		mc.round = r
+	if mc, ok := ask.(*round.Confirmer); ok {
+		mc.Round = r
 	}
 	q := consent.NewQuestion(t, req)
 	q.Confirm, q.Fill = confirm, missing
@@ -122,7 +124,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 		// The later rounds of the call (its handler's questions) run with the same answers.
 		b, err := json.Marshal(answers)
 		if err == nil {
-			r.filled = b
+			r.SetFilled(b)
 		}
 	}
 	return filled, d, nil

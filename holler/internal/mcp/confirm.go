@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 )
 
 // This file picks how a call is put to a person before it runs, for the policy (package
@@ -40,7 +41,7 @@ func (s *Server) confirmerFor(sess *session, out notifier) (consent.Confirmer, s
 		return nil, "this request's clientCapabilities (params._meta." + metaClientCapabilities + ") declare no elicitation in form mode, so nobody can be asked"
 	case sess.modern:
 		// callTool gives it the request's round once the arguments are decoded.
-		return &modernConfirmer{}, ""
+		return &round.Confirmer{}, ""
 	case v < protocolVersion20250618:
 		return nil, "this session speaks protocol " + v + ", which has no elicitation to ask a person with"
 	case !sess.canElicitForm():

@@ -9,6 +9,7 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
@@ -128,15 +129,15 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 	}
 	// In the 2026-07-28 era the handler may ask the client, and the request may be a retry
 	// that carries answers (mrtr.go).
-	var round *inputRound
+	var rd *round.Round
 	var ask hooteproto.ClientAsker
 	switch {
 	case rq.sess.modern:
 		var err error
-		if round, err = s.openRound(ctx, msg.Method, t.Name, req, rq.sess.caps, msg.Params); err != nil {
+		if rd, err = s.openRound(ctx, msg.Method, t.Name, req, rq.sess.caps, msg.Params); err != nil {
 			return nil, s.roundFailure(id, msg.Method, t.Name, err)
 		}
-		ask = round.ask
+		ask = rd.Ask
 	case rq.out != nil:
 		// Before 2026-07-28 the questions go to the client as requests on the request's stream.
 		ask = s.clientAsker(rq.sess, rq.out)
@@ -150,8 +151,8 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
 	}
-	if round != nil {
-		if r := s.endRound(id, round, err != nil); r != nil {
+	if rd != nil {
+		if r := s.endRound(id, rd, err != nil); r != nil {
 			return nil, r
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
@@ -38,7 +39,7 @@ const (
 	headerName   = "Mcp-Name"
 
 	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientCapabilities = round.MetaClientCapabilities
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 

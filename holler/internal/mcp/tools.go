@@ -17,6 +17,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -167,16 +168,16 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		return s.badArguments(msg.ID, sess, t, bad)
 	}
 	// In the 2026-07-28 era the call may be a retry that carries answers (mrtr.go).
-	var round *inputRound
+	var rd *round.Round
 	if sess.modern {
 		var err error
-		if round, err = s.openRound(ctx, methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
+		if rd, err = s.openRound(ctx, methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
 			return s.roundFailure(msg.ID, methodToolsCall, name, err)
 		}
 	}
 	// Only a call that decoded is put to a person: whether it may run, and the arguments it
 	// left out that a person supplies (askargs.go).
-	req, d, r := s.askPerson(ctx, personCall{msg: msg, sess: sess, out: out, tool: t, args: p.Arguments, round: round}, d, ask, req)
+	req, d, r := s.askPerson(ctx, personCall{msg: msg, sess: sess, out: out, tool: t, args: p.Arguments, round: rd}, d, ask, req)
 	if r != nil {
 		return r
 	}
@@ -195,10 +196,10 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 			asker = s.clientAsker(sess, out)
 		}
 	}
-	if round != nil {
+	if rd != nil {
 		// The 2026-07-28 era forbids requests of the server to the client: questions become
 		// an input_required result.
-		asker = round.ask
+		asker = rd.Ask
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
@@ -218,8 +219,8 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	})
 	elapsed := time.Since(start)
 	endBackend(res, err)
-	if round != nil {
-		if r := s.endRound(msg.ID, round, err != nil || res.GetError() != nil); r != nil {
+	if rd != nil {
+		if r := s.endRound(msg.ID, rd, err != nil || res.GetError() != nil); r != nil {
 			return r
 		}
 	}
@@ -348,10 +349,10 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 // answer of its own: the input_required result that asks the question, or the refusal of the
 // retry's requestState or inputResponses. It returns nil for any other error.
 func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *jsonrpc.Response {
-	var ir *inputRequired
+	var ir *round.InputRequired
 	if errors.As(err, &ir) {
 		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.id)
-		return jsonrpc.NewResult(id, ir.result)
+		return jsonrpc.NewResult(id, ir.Result)
 	}
 	if err != nil {
 		return s.roundFailure(id, methodToolsCall, t.Name, err)
