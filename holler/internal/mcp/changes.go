@@ -93,14 +93,14 @@ func (s *Server) refreshLists() listKinds {
 		return strings.Join(out, "\x00")
 	}
 	var pn, ps, rn, rs []string
-	for _, t := range s.entries.prompts {
+	for _, t := range s.entries.Prompts() {
 		pn, ps = append(pn, t.Name), append(ps, t.Service)
 	}
-	for _, t := range s.entries.resources {
+	for _, t := range s.entries.Resources() {
 		rn, rs = append(rn, t.URI), append(rs, t.Service)
 	}
-	for _, rt := range s.entries.templates {
-		rn, rs = append(rn, rt.tool.URI), append(rs, rt.tool.Service)
+	for _, t := range s.entries.Templates() {
+		rn, rs = append(rn, t.URI), append(rs, t.Service)
 	}
 	prompts, resources := names(pn, ps), names(rn, rs)
 	s.listMu.Lock()

@@ -265,7 +265,7 @@ func (s *Server) openListen(ctx context.Context, msg *message, f listenFilter) (
 		// subscription to one that exists is honoured, and never fires.
 		var known []string
 		for _, uri := range f.resources {
-			if t, _, _ := s.findResource(uri); t != nil {
+			if s.entries.HasResource(uri) {
 				known = append(known, uri)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
@@ -423,7 +424,7 @@ func (s *Server) serverInfoMeta() []byte {
 // -32602 with the URI, as -32002 is retired.
 func (s *Server) modernResponse(method string, resp *jsonrpc.Response) *jsonrpc.Response {
 	if resp.Error != nil {
-		if resp.Error.Code == codeResourceNotFound {
+		if resp.Error.Code == entries.CodeResourceNotFound {
 			uri := ""
 			if d, ok := resp.Error.Data.(struct {
 				URI string `json:"uri"`

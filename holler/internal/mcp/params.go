@@ -170,16 +170,16 @@ func (s *Server) tryMethod(method string, modern bool) json.RawMessage {
 			_ = json.Unmarshal(guidance.ExampleCall(s.allowed[0]), &params)
 		}
 	case methodPromptsGet:
-		if len(s.entries.prompts) > 0 {
-			params["name"] = quoted(s.entries.prompts[0].Name)
+		if len(s.entries.Prompts()) > 0 {
+			params["name"] = quoted(s.entries.Prompts()[0].Name)
 		}
 	case methodResourcesRead, methodSubscribe, methodUnsubscribe:
-		if len(s.entries.resources) > 0 {
-			params["uri"] = quoted(s.entries.resources[0].URI)
+		if len(s.entries.Resources()) > 0 {
+			params["uri"] = quoted(s.entries.Resources()[0].URI)
 		}
 	case methodComplete:
-		if len(s.entries.prompts) > 0 {
-			params["ref"] = json.RawMessage(`{"type":"ref/prompt","name":` + string(quoted(s.entries.prompts[0].Name)) + `}`)
+		if len(s.entries.Prompts()) > 0 {
+			params["ref"] = json.RawMessage(`{"type":"ref/prompt","name":` + string(quoted(s.entries.Prompts()[0].Name)) + `}`)
 		}
 	}
 	if modern {

@@ -11,6 +11,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
@@ -55,8 +56,8 @@ type Server struct {
 	// allowed are the tools within MaxTier, in table order; allowedNames their names.
 	allowed      []*hootv1hoot.Tool
 	allowedNames []string
-	// entries are the prompts and resources of the table within MaxTier (entries.go).
-	entries entries
+	// entries are the prompts and resources of the table within MaxTier (package entries).
+	entries *entries.Entries
 	// clientCalls are the requests to clients that wait for a response (clientreq.go).
 	clientCalls clientCalls
 	// live, when the Backend reports its live services, watches them; listed holds the tools
@@ -107,11 +108,12 @@ func NewServer(cfg *Config) (*Server, error) {
 		tools:  make(map[string]*hootv1hoot.Tool, len(c.Tools)),
 		closed: make(chan struct{}),
 	}
+	s.entries = entries.New(entryHost{s})
 	for i := range c.Tools {
 		t := &c.Tools[i]
 		if t.Surface != hootv1.Surface_SURFACE_UNSPECIFIED {
 			if t.Tier <= c.MaxTier {
-				s.entries.add(t)
+				s.entries.Add(t)
 			}
 			continue
 		}
