@@ -114,7 +114,7 @@ func callerOf(ctx context.Context) *hootv1.Caller {
 // another caller is answered as unknown, so that a session id seen by someone else (in a log,
 // on the wire of a proxy) is of no use without its owner's token.
 func (s *Server) sessionFor(r *http.Request, sid string) (*session, bool) {
-	sess, ok := s.sessions.get(sid)
+	sess, ok := s.sessions.Get(sid)
 	if !ok || sess.owner != principalOf(r.Context()) {
 		return nil, false
 	}

@@ -123,7 +123,7 @@ func (s *Server) tellSessions(changed listKinds) {
 		return
 	}
 	n := &jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyToolsChange}
-	for _, sess := range s.sessions.everyone() {
+	for _, sess := range s.sessions.Everyone() {
 		if !sess.modern {
 			sess.push(n)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
@@ -115,7 +116,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case sid == "" && isInit:
 		// The session exists once initialize succeeds; until then nobody can name it.
-		sess = s.newHTTPSession(newSessionID())
+		sess = s.newHTTPSession(sessions.NewID())
 		sess.owner, sess.caller = principalOf(r.Context()), callerOf(r.Context())
 	case sid == "":
 		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance.Data{
@@ -159,7 +160,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive}
 	resp := s.handle(ctx, sess, msg, reply, cancel)
 	if isInit && resp.Error == nil {
-		s.sessions.add(sess)
+		s.sessions.Add(sess)
 		w.Header().Set(headerSessionID, sess.id)
 	}
 	reply.finish(resp)
@@ -177,7 +178,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, s.badVersion(nil, pv))
 		return
 	}
-	if _, ok := s.sessionFor(r, sid); !ok || !s.sessions.remove(sid) {
+	if _, ok := s.sessionFor(r, sid); !ok || !s.sessions.Remove(sid) {
 		s.httpFail(w, http.StatusNotFound, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), nil),
 			"The session is already gone; nothing to end.")
 		return
@@ -222,7 +223,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		}
 		stream, after, resume = st, n, true
 	}
-	ctx, done, err := sess.begin(r.Context(), "stream:"+newSessionID(), nil)
+	ctx, done, err := sess.begin(r.Context(), "stream:"+sessions.NewID(), nil)
 	if err != nil {
 		s.httpFail(w, http.StatusNotFound, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "the session has ended", nil),
 			"Start a new session: POST initialize without the "+headerSessionID+" header.")

@@ -90,7 +90,7 @@ func eraOf(inLegacySession bool, headerVersion string, params json.RawMessage) e
 func (s *Server) eraOfPost(r *http.Request, msg *message) era {
 	live := false
 	if sid := r.Header.Get(headerSessionID); sid != "" {
-		_, live = s.sessions.get(sid)
+		_, live = s.sessions.Get(sid)
 	}
 	return eraOf(live, r.Header.Get(headerProtocolVersion), msg.Params)
 }

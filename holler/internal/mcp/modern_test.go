@@ -284,7 +284,7 @@ func TestModernMethods(t *testing.T) {
 	}
 
 	// No request left a session behind.
-	if n := len(s.sessions.all()); n != 0 {
+	if n := len(s.sessions.All()); n != 0 {
 		t.Errorf("%d sessions after modern requests", n)
 	}
 }
@@ -367,7 +367,7 @@ func TestErasSideBySide(t *testing.T) {
 	if a.status != http.StatusOK || a.header.Get(headerSessionID) == "" {
 		t.Errorf("initialize: %d %s", a.status, a.body)
 	}
-	if n := len(s.sessions.all()); n != 2 {
+	if n := len(s.sessions.All()); n != 2 {
 		t.Errorf("%d sessions, want the two that initialize started", n)
 	}
 }

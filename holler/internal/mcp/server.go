@@ -17,6 +17,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
@@ -82,7 +83,7 @@ type Server struct {
 	tasks *tasks.Tasks
 	wg    sync.WaitGroup
 
-	sessions *sessionStore
+	sessions *sessions.Store[*session]
 	// eventBudget bounds the bytes of events that all HTTP sessions keep together.
 	eventBudget *sse.Budget
 
@@ -131,7 +132,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	}
 	s.tasks = tasks.New(taskHost{s}, s.states, c.CallTimeout, c.Logger)
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.sessions = newSessionStore(c.SessionIdleTimeout, c.MaxSessions, c.Logger)
+	s.sessions = sessions.New[*session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
 	s.listed = toolDescriptions(s.policy, s.allowed)
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
@@ -156,7 +157,7 @@ func (s *Server) Close() error {
 		close(s.closed)
 		s.listens.endAll()
 		s.cancelBase()
-		s.sessions.close()
+		s.sessions.Close()
 		s.wg.Wait()
 	})
 	return nil

@@ -34,7 +34,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	w := &lineWriter{Writer: lines.NewWriter(out, func(err error) { cancel(err) }), inputEnded: make(chan struct{})}
 	// Notifications that belong to no request (list changes, log messages) go out as lines too.
 	sess.out = w
-	defer s.sessions.attach(sess)()
+	defer s.sessions.Attach(sess)()
 	input := make(chan lines.Line)
 	go lines.Read(ctx, in, s.cfg.MaxBodyBytes, input)
 
