@@ -79,9 +79,11 @@ type Server struct {
 	paramHeaders map[string][]mcpheader.Param
 	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
 	states *reqstate.Signer
-	// tasks serves the 2026-07-28 era's tasks (tasks.go).
-	tasks *tasks.Tasks
-	wg    sync.WaitGroup
+	// tasks serves the tasks of both eras (tasks.go), and tasksOn says whether this server
+	// offers them.
+	tasks   *tasks.Tasks
+	tasksOn bool
+	wg      sync.WaitGroup
 
 	sessions *sessions.Store[*session]
 	// eventBudget bounds the bytes of events that all HTTP sessions keep together.
@@ -131,6 +133,7 @@ func NewServer(cfg *Config) (*Server, error) {
 		s.states.SetLedger(c.Ledger)
 	}
 	s.tasks = tasks.New(taskHost{s}, s.states, c.CallTimeout, c.Logger)
+	s.tasksOn = s.tasks.Supported() // the table and the tier are fixed from here on
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = sessions.New[*session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)

@@ -45,8 +45,9 @@ func (h taskHost) Fail(id json.RawMessage, code int64, msg string, g *guidance.D
 	return h.s.fail(id, code, msg, g)
 }
 
-// tasksSupported reports whether this server serves tasks.
-func (s *Server) tasksSupported() bool { return s.tasks.Supported() }
+// tasksSupported reports whether this server serves tasks: the tools that read and cancel jobs
+// are in its table and within its tier.
+func (s *Server) tasksSupported() bool { return s.tasksOn }
 
 // serveTask answers tasks/get, tasks/update and tasks/cancel of a request that declares the
 // extension.
