@@ -11,8 +11,8 @@ import (
 // This file picks how a call is put to a person before it runs, for the policy (package
 // consent). The policy only sees the answer; a consent.Confirmer asks: consent.Elicitor asks with
 // elicitation/create on the call's own stream, which protocol versions 2025-06-18 and 2025-11-25
-// have. The 2026-07-28 era asks through an input_required result instead, with the confirmer of
-// inputreq.go: another confirmer, not another policy.
+// have. The 2026-07-28 era asks through an input_required result instead, with package round's
+// Confirmer: another confirmer, not another policy.
 
 // elicitRequester returns the consent.Requester of a call of sess whose stream is out: a
 // request to the client on that stream.
