@@ -41,8 +41,8 @@ func (s *Server) watchServices(changed <-chan struct{}) {
 		// Take the next channel before looking, so that no change goes unseen.
 		changed = s.live.Changed()
 		if kinds := s.refreshLists(); kinds != 0 {
-			s.log.Info("mcp: the live lists changed", "lists", kinds.names(), "tools", s.listedNames())
-			s.changes.publish(kinds)
+			s.log.Info("mcp: the live lists changed", "lists", kinds.Names(), "tools", s.listedNames())
+			s.changes.Publish(kinds)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
@@ -37,7 +38,7 @@ const (
 	notifyProgress    = "notifications/progress"
 	methodSetLevel    = "logging/setLevel"
 	notifyMessage     = "notifications/message"
-	notifyToolsChange = "notifications/tools/list_changed"
+	notifyToolsChange = listen.NotifyToolsChange
 )
 
 // A Server is an MCP server over a generated tool table. It serves Streamable HTTP as an
@@ -69,11 +70,11 @@ type Server struct {
 	// livePrompts and liveResources name the prompts and resources listed at the last look
 	// (changes.go); changes hands each change of the lists to both eras' listeners.
 	livePrompts, liveResources string
-	changes                    changeHub
+	changes                    listen.Hub
 	// listens are the open subscriptions/listen streams, and listenExtensions the members of
 	// their filter that other features serve (listen.go).
-	listens          listenSet
-	listenExtensions []listenExtension
+	listens          listen.Set
+	listenExtensions []listen.Extension
 	// paramHeaders are the arguments that clients repeat in Mcp-Param headers, by tool
 	// (mcpparam.go).
 	paramHeaders map[string][]mcpheader.Param
@@ -139,10 +140,10 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
 	s.listed = toolDescriptions(s.policy, s.allowed)
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
-	s.changes.subscribe(listTools, s.tellSessions)
-	s.listens.init(c.MaxListens)
+	s.changes.Subscribe(listen.Tools, s.tellSessions)
+	s.listens.Init(c.MaxListens)
 	// The tasks extension's status notifications ride on subscriptions/listen (tasks_listen.go).
-	s.listenExtensions = append(s.listenExtensions, listenExtension{member: tasks.ListenMember, open: s.openTaskListen})
+	s.listenExtensions = append(s.listenExtensions, listen.Extension{Member: tasks.ListenMember, Open: s.openTaskListen})
 	if lb, ok := c.Backend.(LiveBackend); ok {
 		s.live = lb
 		changed := lb.Changed()
@@ -158,7 +159,7 @@ func NewServer(cfg *Config) (*Server, error) {
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
-		s.listens.endAll()
+		s.listens.EndAll()
 		s.cancelBase()
 		s.sessions.Close()
 		s.wg.Wait()
