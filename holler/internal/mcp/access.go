@@ -9,6 +9,7 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
@@ -58,7 +59,7 @@ func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *m
 	s.log.Info("mcp: tool call refused: the caller's token allows a lower tier", "tool", t.Name, "caller", g.Name, "via", g.Via,
 		"tier", d.Tier, "tokenTier", d.TokenTier)
 	s.writeJSON(w, http.StatusForbidden, s.fail(msg.ID, jsonrpc.CodeInvalidRequest,
-		"tool "+wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d}))
+		"tool "+wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance.Data{Hint: f.Hint, Tool: t.Name, Policy: &d}))
 	return true
 }
 
@@ -87,7 +88,7 @@ func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hoo
 	d, _ := s.policyFor(ctx).Decide(t, nil)
 	f := g.Refuse(t.Tier)
 	s.log.Info("mcp: refused: the caller's token allows a lower tier", "entry", t.Name, "caller", g.Name, "via", g.Via, "tier", d.Tier, "tokenTier", d.TokenTier)
-	return s.fail(id, jsonrpc.CodeInvalidRequest, wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance{Hint: f.Hint, Tool: t.Name, Policy: &d})
+	return s.fail(id, jsonrpc.CodeInvalidRequest, wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance.Data{Hint: f.Hint, Tool: t.Name, Policy: &d})
 }
 
 // principalOf names the caller of ctx for a session's owner: how it was let in and its name,
@@ -113,7 +114,7 @@ func callerOf(ctx context.Context) *hootv1.Caller {
 // another caller is answered as unknown, so that a session id seen by someone else (in a log,
 // on the wire of a proxy) is of no use without its owner's token.
 func (s *Server) sessionFor(r *http.Request, sid string) (*session, bool) {
-	sess, ok := s.sessions.get(sid)
+	sess, ok := s.sessions.Get(sid)
 	if !ok || sess.owner != principalOf(r.Context()) {
 		return nil, false
 	}

@@ -12,6 +12,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
@@ -197,7 +198,7 @@ func TestPolicyCapsByGrant(t *testing.T) {
 	if r.Error == nil || !strings.Contains(r.Error.Message, "needs tier standard") || b.calls.Load() != 0 {
 		t.Fatalf("resources/read with a basic grant: %+v (backend calls %d)", r.Error, b.calls.Load())
 	}
-	if g, _ := r.Error.Data.(*guidance); g == nil || g.Policy == nil || g.Policy.TokenTier != "basic" || !strings.Contains(g.Hint, "--tier standard") {
+	if g, _ := r.Error.Data.(*guidance.Data); g == nil || g.Policy == nil || g.Policy.TokenTier != "basic" || !strings.Contains(g.Hint, "--tier standard") {
 		t.Fatalf("resources/read refusal data: %+v", r.Error.Data)
 	}
 }

@@ -10,9 +10,12 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/round"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
@@ -36,7 +39,7 @@ type personCall struct {
 	out   notifier
 	tool  *hootv1hoot.Tool
 	args  json.RawMessage // the arguments as the caller sent them
-	round *inputRound     // the 2026-07-28 round of the call, or nil
+	round *round.Round    // the 2026-07-28 round of the call, or nil
 }
 
 // askPerson puts to a person what the call c, whose decoded arguments are req, needs of them
@@ -45,18 +48,19 @@ type personCall struct {
 // call with (req, or a new message with the person's answers filled in) and the decision, or a
 // response when the call ends here: a question (input_required), a refusal, or an answer that
 // does not validate.
-func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision, ask confirmer, req proto.Message) (proto.Message, consent.Decision, *jsonrpc.Response) {
+func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision, ask consent.Confirmer, req proto.Message) (proto.Message, consent.Decision, *jsonrpc.Response) {
 	t, r := c.tool, c.round
-	if r != nil && len(r.state.Filled) > 0 {
+	if r != nil && len(r.Filled()) > 0 {
 		// A later round of a call whose arguments a person supplied in an earlier one: the
 		// signed state carries them, so they are not asked again.
 		var answers map[string]json.RawMessage
-		if json.Unmarshal(r.state.Filled, &answers) == nil {
+		if json.Unmarshal(r.Filled(), &answers) == nil {
 			filled, bad := fillArguments(t, c.args, answers)
 			if bad != nil {
 				return nil, d, s.badAnswer(c, bad)
 			}
-			req, r.filled = filled, r.state.Filled
+			req = filled
+			r.SetFilled(r.Filled())
 		}
 	}
 	missing := missingArguments(t, req)
@@ -74,14 +78,14 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 			}
 		}
 	}
-	if mc, ok := ask.(*modernConfirmer); ok {
-		mc.round = r
+	if mc, ok := ask.(*round.Confirmer); ok {
+		mc.Round = r
 	}
 	q := consent.NewQuestion(t, req)
 	q.Confirm, q.Fill = confirm, missing
 	// The wait is bounded like a call.
 	actx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
-	a, content, aerr := ask.confirm(actx, q)
+	a, content, aerr := ask.Confirm(actx, q)
 	d = consent.Answered(d, q.Confirm, a, aerr)
 	waited := context.Cause(actx)
 	cancel()
@@ -91,7 +95,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 	if errors.Is(context.Cause(ctx), errCancelledByClient) {
 		e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+wording.Quote(t.Name)+" was cancelled while a person was asked about it").
 			WithHint("The call was cancelled at the client's request.")
-		return nil, d, jsonrpc.NewResult(c.msg.ID, toolErrorResult(t.Name, e))
+		return nil, d, jsonrpc.NewResult(c.msg.ID, toolresult.Failure(t.Name, e))
 	}
 	if d.Refused() {
 		return nil, d, s.refuse(c.msg.ID, c.sess, t, d, "", waited)
@@ -120,7 +124,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 		// The later rounds of the call (its handler's questions) run with the same answers.
 		b, err := json.Marshal(answers)
 		if err == nil {
-			r.filled = b
+			r.SetFilled(b)
 		}
 	}
 	return filled, d, nil
@@ -189,18 +193,18 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response
 	}
 	e := hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person's answer for "+field+" of "+wording.Quote(t.Name)+" is not valid: "+bad.Message+"; it did not run").
 		WithHint("Either " + again + ", or pass " + field + " in the arguments yourself; example shows a valid call.")
-	g := &guidance{
+	g := &guidance.Data{
 		Hint:     e.Hint(),
 		Tool:     t.Name,
 		Field:    bad.Field,
 		Expected: bad.Expected,
 		Got:      bad.Got,
 		Usage:    t.Usage,
-		Example:  exampleCall(t),
+		Example:  guidance.ExampleCall(t),
 	}
 	if s.cfg.MinimalErrors {
-		g = &guidance{Hint: e.Hint()}
+		g = &guidance.Data{Hint: e.Hint()}
 	}
 	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.Field, "why", bad.Message)
-	return jsonrpc.NewResult(c.msg.ID, guidedToolErrorResult(t.Name, e, g))
+	return jsonrpc.NewResult(c.msg.ID, toolresult.Guided(t.Name, e, g))
 }

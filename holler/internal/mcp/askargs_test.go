@@ -3,17 +3,19 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -109,7 +111,7 @@ func askCall(tool string, args map[string]any, caps map[string]any, extra map[st
 
 // elicitAndTasks are the capabilities of a client that puts forms to its user and runs tasks.
 func elicitAndTasks() map[string]any {
-	return map[string]any{"elicitation": map[string]any{}, "extensions": map[string]any{extensionTasks: map[string]any{}}}
+	return map[string]any{"elicitation": map[string]any{}, "extensions": map[string]any{tasks.Extension: map[string]any{}}}
 }
 
 // argumentsRefusedOf checks that r refuses the call for want of the arguments asked, with the
@@ -158,14 +160,14 @@ func TestAskArgumentsModern(t *testing.T) {
 	a := c.modernCall(2, "tools/call", askCall("test_tool_with_task", map[string]any{}, elicitAndTasks(),
 		retryWith(key, ir.RequestState, `{"action":"accept","content":{"name":"Alice"}}`)), nil)
 	got := taskAnswer(t, "round 2", a)
-	if got["resultType"] != resultTypeTask || got["taskId"] == nil || got["requestState"] != nil || got["inputRequests"] != nil {
+	if got["resultType"] != tasks.ResultTypeTask || got["taskId"] == nil || got["requestState"] != nil || got["inputRequests"] != nil {
 		t.Fatalf("round 2 = %v, want a CreateTaskResult without requestState and inputRequests", got)
 	}
 	if names := b.seen(); len(names) != 1 || names[0] != "Alice" {
 		t.Fatalf("the worker saw names %q, want [Alice]", names)
 	}
 	done := taskAnswer(t, "tasks/get", c.taskCall(3, methodTasksGet, got["taskId"].(string), nil))
-	if done["status"] != taskCompleted || !strings.Contains(string(mustJSON(t, done["result"])), "Hello, Alice!") {
+	if done["status"] != tasks.Completed || !strings.Contains(string(mustJSON(t, done["result"])), "Hello, Alice!") {
 		t.Errorf("tasks/get = %v", done)
 	}
 
@@ -193,7 +195,7 @@ func TestAskArgumentsModernRefusals(t *testing.T) {
 	}{
 		{name: "declined", answer: `{"action":"decline"}`, outcome: consent.OutcomeDeclined, wantText: []string{"declined", "did not run"}},
 		{name: "cancelled", answer: `{"action":"cancel"}`, outcome: consent.OutcomeCancelled, wantText: []string{"dismissed"}},
-		{name: "client without elicitation", caps: map[string]any{"extensions": map[string]any{extensionTasks: map[string]any{}}},
+		{name: "client without elicitation", caps: map[string]any{"extensions": map[string]any{tasks.Extension: map[string]any{}}},
 			outcome: consent.OutcomeCannotElicit, wantText: []string{"declare no elicitation", "supports elicitation"}},
 		{name: "tampered state", answer: `{"action":"accept","content":{"name":"Alice"}}`, tamper: true, wantCode: jsonrpc.CodeInvalidParams},
 		{name: "too long", answer: `{"action":"accept","content":{"name":"` + strings.Repeat("a", 201) + `"}}`,
@@ -237,7 +239,7 @@ func TestAskArgumentsModernRefusals(t *testing.T) {
 				bad := resultOf[struct {
 					toolResult
 					Meta struct {
-						Guidance guidance `json:"hootenanny/guidance"`
+						Guidance guidance.Data `json:"hootenanny/guidance"`
 					} `json:"_meta"`
 				}](t, r)
 				text = bad.text()
@@ -435,11 +437,11 @@ func TestAskArgumentsAcrossGateways(t *testing.T) {
 	ir, qkey := inputRequiredOf(t, clients[0].modernCall(1, "tools/call", askCall("test_tool_with_task", map[string]any{}, elicitAndTasks(), nil), nil))
 	got := taskAnswer(t, "round 2 at the other gateway", clients[1].modernCall(2, "tools/call", askCall("test_tool_with_task", map[string]any{}, elicitAndTasks(),
 		retryWith(qkey, ir.RequestState, `{"action":"accept","content":{"name":"Fay"}}`)), nil))
-	if got["resultType"] != resultTypeTask {
+	if got["resultType"] != tasks.ResultTypeTask {
 		t.Fatalf("round 2 = %v", got)
 	}
 	done := taskAnswer(t, "tasks/get at the first gateway", clients[0].taskCall(3, methodTasksGet, got["taskId"].(string), nil))
-	if done["status"] != taskCompleted || !strings.Contains(string(mustJSON(t, done["result"])), "Hello, Fay!") {
+	if done["status"] != tasks.Completed || !strings.Contains(string(mustJSON(t, done["result"])), "Hello, Fay!") {
 		t.Errorf("tasks/get = %v", done)
 	}
 }

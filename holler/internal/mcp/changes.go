@@ -1,14 +1,13 @@
 package mcp
 
 import (
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 )
 
-// List changes.
+// List changes (package listen has the kinds and the fan-out, Hub).
 //
 // The lists of tools, prompts and resources follow the services that live workers serve: a
 // worker that comes, goes or withdraws a service changes them. watchServices (live.go) sees
@@ -18,66 +17,12 @@ import (
 // each subscriptions/listen stream of the 2026-07-28 era (listen.go) as another. Nothing is
 // kept for later: a gateway tells its own listeners what it sees, now.
 
-// listKinds are a set of lists that changed, or that a subscriber follows.
-type listKinds uint8
-
-const (
-	listTools listKinds = 1 << iota
-	listPrompts
-	listResources
-)
-
-// A changeHub hands each change of the lists to the subscribers that follow those lists.
-type changeHub struct {
-	mu   sync.Mutex
-	subs map[*changeSub]struct{}
-}
-
-// A changeSub is one subscriber: the lists it follows and what it does with a change, which
-// must not block (it runs on the watcher's goroutine).
-type changeSub struct {
-	kinds   listKinds
-	deliver func(listKinds)
-}
-
-// subscribe calls deliver with the lists among kinds that changed, at every change, until the
-// returned function is called.
-func (h *changeHub) subscribe(kinds listKinds, deliver func(listKinds)) (cancel func()) {
-	sub := &changeSub{kinds: kinds, deliver: deliver}
-	h.mu.Lock()
-	if h.subs == nil {
-		h.subs = make(map[*changeSub]struct{})
-	}
-	h.subs[sub] = struct{}{}
-	h.mu.Unlock()
-	return func() {
-		h.mu.Lock()
-		delete(h.subs, sub)
-		h.mu.Unlock()
-	}
-}
-
-// publish tells every subscriber that follows one of the lists in changed.
-func (h *changeHub) publish(changed listKinds) {
-	h.mu.Lock()
-	subs := make([]*changeSub, 0, len(h.subs))
-	for sub := range h.subs {
-		subs = append(subs, sub)
-	}
-	h.mu.Unlock()
-	for _, sub := range subs {
-		if k := sub.kinds & changed; k != 0 {
-			sub.deliver(k)
-		}
-	}
-}
-
 // refreshLists recomputes the lists from the live services and reports which changed since
 // the last look.
-func (s *Server) refreshLists() listKinds {
-	var changed listKinds
+func (s *Server) refreshLists() listen.Kinds {
+	var changed listen.Kinds
 	if s.refreshTools() {
-		changed |= listTools
+		changed |= listen.Tools
 	}
 	live := make(map[string]bool)
 	for _, svc := range s.live.Services() {
@@ -93,22 +38,22 @@ func (s *Server) refreshLists() listKinds {
 		return strings.Join(out, "\x00")
 	}
 	var pn, ps, rn, rs []string
-	for _, t := range s.entries.prompts {
+	for _, t := range s.entries.Prompts() {
 		pn, ps = append(pn, t.Name), append(ps, t.Service)
 	}
-	for _, t := range s.entries.resources {
+	for _, t := range s.entries.Resources() {
 		rn, rs = append(rn, t.URI), append(rs, t.Service)
 	}
-	for _, rt := range s.entries.templates {
-		rn, rs = append(rn, rt.tool.URI), append(rs, rt.tool.Service)
+	for _, t := range s.entries.Templates() {
+		rn, rs = append(rn, t.URI), append(rs, t.Service)
 	}
 	prompts, resources := names(pn, ps), names(rn, rs)
 	s.listMu.Lock()
 	if prompts != s.livePrompts {
-		changed |= listPrompts
+		changed |= listen.Prompts
 	}
 	if resources != s.liveResources {
-		changed |= listResources
+		changed |= listen.Resources
 	}
 	s.livePrompts, s.liveResources = prompts, resources
 	s.listMu.Unlock()
@@ -118,28 +63,14 @@ func (s *Server) refreshLists() listKinds {
 // tellSessions is the older era's subscriber: every session hears that the tools changed on
 // its own stream (GET over HTTP, the output over stdio). Its initialize declared listChanged
 // for tools only, so only those are told.
-func (s *Server) tellSessions(changed listKinds) {
-	if changed&listTools == 0 {
+func (s *Server) tellSessions(changed listen.Kinds) {
+	if changed&listen.Tools == 0 {
 		return
 	}
 	n := &jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyToolsChange}
-	for _, sess := range s.sessions.everyone() {
+	for _, sess := range s.sessions.Everyone() {
 		if !sess.modern {
 			sess.push(n)
 		}
 	}
-}
-
-// names names the lists in k, for logs.
-func (k listKinds) names() []string {
-	var out []string
-	for _, c := range []struct {
-		k    listKinds
-		name string
-	}{{listTools, "tools"}, {listPrompts, "prompts"}, {listResources, "resources"}} {
-		if k&c.k != 0 {
-			out = append(out, c.name)
-		}
-	}
-	return slices.Clip(out)
 }

@@ -2,20 +2,21 @@ package mcp
 
 import (
 	"context"
-	"regexp"
-	"strings"
+	"encoding/json"
 
-	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 )
 
 // Prompts and resources are entries of the same generated table as tools, with another
-// Surface: they are called through the Backend like tools, and listed and fetched with their
-// own methods. This file holds what they share.
+// Surface; package entries answers their methods. This file holds the server's side: their
+// capabilities, their rows of the method table, and how an entry's request reaches a worker.
 
 // The methods of prompts, resources and completion.
 const (
@@ -28,54 +29,6 @@ const (
 	methodUnsubscribe       = "resources/unsubscribe"
 	methodComplete          = "completion/complete"
 )
-
-// codeResourceNotFound is MCP's error code for a resource URI that no resource has.
-const codeResourceNotFound = -32002
-
-// entries are the prompts and resources of the table, within the server's tier.
-type entries struct {
-	prompts   []*hootv1hoot.Tool
-	resources []*hootv1hoot.Tool // fixed URIs
-	templates []*resourceTemplate
-}
-
-// A resourceTemplate is a resource whose URI has {variables}, with the pattern that matches
-// the URIs it serves.
-type resourceTemplate struct {
-	tool  *hootv1hoot.Tool
-	vars  []string
-	match *regexp.Regexp
-}
-
-// templateVar matches one {variable} of a URI template.
-var templateVar = regexp.MustCompile(`\{([^{}]*)\}`)
-
-// add files t under its surface; it reports false for a tool.
-func (e *entries) add(t *hootv1hoot.Tool) bool {
-	switch t.Surface {
-	case hootv1.Surface_SURFACE_PROMPT:
-		e.prompts = append(e.prompts, t)
-	case hootv1.Surface_SURFACE_RESOURCE:
-		if !strings.Contains(t.URI, "{") {
-			e.resources = append(e.resources, t)
-			return true
-		}
-		rt := &resourceTemplate{tool: t}
-		pattern := "^"
-		rest := t.URI
-		for _, loc := range templateVar.FindAllStringSubmatchIndex(t.URI, -1) {
-			start := len(t.URI) - len(rest)
-			pattern += regexp.QuoteMeta(t.URI[start:loc[0]]) + "([^/]+)"
-			rt.vars = append(rt.vars, t.URI[loc[2]:loc[3]])
-			rest = t.URI[loc[1]:]
-		}
-		rt.match = regexp.MustCompile(pattern + regexp.QuoteMeta(rest) + "$")
-		e.templates = append(e.templates, rt)
-	default:
-		return false
-	}
-	return true
-}
 
 // liveService reports whether a live worker serves service; without a LiveBackend every
 // service counts as live.
@@ -94,13 +47,13 @@ func (s *Server) liveService(service string) bool {
 // entryCapabilities adds the capabilities of prompts, resources and completion to c, for
 // those the table has.
 func (s *Server) entryCapabilities(c serverCapabilities) serverCapabilities {
-	if len(s.entries.prompts) > 0 {
+	if len(s.entries.Prompts()) > 0 {
 		c.Prompts = &listChangedCapability{}
 	}
-	if len(s.entries.resources) > 0 || len(s.entries.templates) > 0 {
+	if len(s.entries.Resources()) > 0 || len(s.entries.Templates()) > 0 {
 		c.Resources = &resourcesCapability{Subscribe: true}
 	}
-	if len(s.entries.prompts) > 0 || len(s.entries.templates) > 0 {
+	if len(s.entries.Prompts()) > 0 || len(s.entries.Templates()) > 0 {
 		c.Completions = &struct{}{}
 	}
 	return c
@@ -127,15 +80,15 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 	}
 	// In the 2026-07-28 era the handler may ask the client, and the request may be a retry
 	// that carries answers (mrtr.go).
-	var round *inputRound
+	var rd *round.Round
 	var ask hooteproto.ClientAsker
 	switch {
 	case rq.sess.modern:
 		var err error
-		if round, err = s.openRound(ctx, msg.Method, t.Name, req, rq.sess.caps, msg.Params); err != nil {
+		if rd, err = s.openRound(ctx, msg.Method, t.Name, req, rq.sess.caps, msg.Params); err != nil {
 			return nil, s.roundFailure(id, msg.Method, t.Name, err)
 		}
-		ask = round.ask
+		ask = rd.Ask
 	case rq.out != nil:
 		// Before 2026-07-28 the questions go to the client as requests on the request's stream.
 		ask = s.clientAsker(rq.sess, rq.out)
@@ -149,8 +102,8 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
 	}
-	if round != nil {
-		if r := s.endRound(id, round, err != nil); r != nil {
+	if rd != nil {
+		if r := s.endRound(id, rd, err != nil); r != nil {
 			return nil, r
 		}
 	}
@@ -161,7 +114,7 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 		if e.Code() == hooteproto.CodeInvalidArgument || e.Code() == hooteproto.CodeNotFound {
 			code = jsonrpc.CodeInvalidParams
 		}
-		return nil, s.fail(id, code, e.Message(), &guidance{Hint: e.Hint()})
+		return nil, s.fail(id, code, e.Message(), &guidance.Data{Hint: e.Hint()})
 	}
 	m, ok := t.Unwrap(res)
 	if !ok || m == nil {
@@ -170,33 +123,46 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 	return m, nil
 }
 
-// fieldsOfType returns the values of the top-level fields of m whose message type is T, in
-// field order.
-func fieldsOfType[T proto.Message](m proto.Message) []T {
-	var out []T
-	var zero T
-	want := zero.ProtoReflect().Descriptor().FullName()
-	r := m.ProtoReflect()
-	fields := r.Descriptor().Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if fd.Message() == nil || fd.Message().FullName() != want || fd.IsMap() {
-			continue
-		}
-		if !fd.IsList() {
-			if r.Has(fd) {
-				if x, ok := r.Get(fd).Message().Interface().(T); ok {
-					out = append(out, x)
-				}
-			}
-			continue
-		}
-		list := r.Get(fd).List()
-		for j := range list.Len() {
-			if x, ok := list.Get(j).Message().Interface().(T); ok {
-				out = append(out, x)
-			}
-		}
+// entryHost is the server as package entries sees it.
+type entryHost struct{ s *Server }
+
+func (h entryHost) Live(service string) bool { return h.s.liveService(service) }
+
+func (h entryHost) Fail(id json.RawMessage, code int64, msg string, g *guidance.Data) *jsonrpc.Response {
+	return h.s.fail(id, code, msg, g)
+}
+
+// entryCaller returns the entries.Caller of the request rq.
+func (s *Server) entryCaller(ctx context.Context, rq methodRequest) entries.Caller {
+	return func(t *hootv1hoot.Tool, req proto.Message) (proto.Message, *jsonrpc.Response) {
+		return s.callEntry(ctx, rq, t, req)
 	}
-	return out
+}
+
+func (s *Server) listPrompts(_ context.Context, msg *message) *jsonrpc.Response {
+	return s.entries.ListPrompts(msg.ID)
+}
+
+func (s *Server) getPrompt(ctx context.Context, rq methodRequest) *jsonrpc.Response {
+	return s.entries.GetPrompt(rq.msg.ID, rq.msg.Params, s.entryCaller(ctx, rq))
+}
+
+func (s *Server) listResources(_ context.Context, msg *message) *jsonrpc.Response {
+	return s.entries.ListResources(msg.ID)
+}
+
+func (s *Server) listResourceTemplates(_ context.Context, msg *message) *jsonrpc.Response {
+	return s.entries.ListTemplates(msg.ID)
+}
+
+func (s *Server) readResource(ctx context.Context, rq methodRequest) *jsonrpc.Response {
+	return s.entries.ReadResource(rq.msg.ID, rq.msg.Params, s.entryCaller(ctx, rq))
+}
+
+func (s *Server) subscribe(_ context.Context, msg *message) *jsonrpc.Response {
+	return s.entries.Subscribe(msg.ID, msg.Method, msg.Params)
+}
+
+func (s *Server) complete(_ context.Context, msg *message) *jsonrpc.Response {
+	return s.entries.Complete(msg.ID, msg.Params)
 }

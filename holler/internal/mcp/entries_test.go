@@ -3,11 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"strings"
 	"testing"
 
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -83,7 +84,7 @@ func TestPromptsResourcesAndCompletion(t *testing.T) {
 			[]string{`"contents":[{"uri":"test://static-binary","mimeType":"image/png","blob":"AQID"}]`}, 0},
 		{"a template's variables fill the request", "resources/read", map[string]any{"uri": "test://template/42/data"},
 			[]string{`{"uri":"test://template/42/data","mimeType":"text/plain","text":"id 42"}`}, 0},
-		{"an unknown resource is not found", "resources/read", map[string]any{"uri": "test://nothing"}, nil, codeResourceNotFound},
+		{"an unknown resource is not found", "resources/read", map[string]any{"uri": "test://nothing"}, nil, entries.CodeResourceNotFound},
 		{"subscribing to a resource is accepted", "resources/subscribe", map[string]any{"uri": "test://watched-resource"}, []string{`{}`}, 0},
 		{"completion offers the declared values that match", "completion/complete",
 			map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "argument": map[string]any{"name": "arg1", "value": "par"}},

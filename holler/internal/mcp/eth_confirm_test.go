@@ -1,10 +1,10 @@
 package mcp
 
 import (
-	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 )
 
 // TestEthBroadcastNeedsAPerson drives the generated tools of the Ethereum wrapper through the

@@ -5,20 +5,21 @@ import (
 	"testing"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 )
 
 // TestTryRequests checks that every request offered to copy is valid JSON-RPC that this server
 // answers, and that every generated tool's example call decodes and validates.
 func TestTryRequests(t *testing.T) {
 	t.Parallel()
-	tries := []json.RawMessage{tryInitialize(), tryToolsList()}
+	tries := []json.RawMessage{guidance.TryInitialize(latestProtocolVersion), guidance.TryToolsList()}
 	for i := range testTools {
 		tool := &testTools[i]
-		tries = append(tries, tryToolsCall(tool))
+		tries = append(tries, guidance.TryToolsCall(tool))
 		var call struct {
 			Arguments json.RawMessage `json:"arguments"`
 		}
-		if err := json.Unmarshal(exampleCall(tool), &call); err != nil {
+		if err := json.Unmarshal(guidance.ExampleCall(tool), &call); err != nil {
 			t.Fatal(err)
 		}
 		if _, bad := arguments.Decode(tool, call.Arguments); bad != nil {

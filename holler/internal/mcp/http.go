@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
@@ -114,20 +116,20 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case sid == "" && isInit:
 		// The session exists once initialize succeeds; until then nobody can name it.
-		sess = s.newHTTPSession(newSessionID())
+		sess = s.newHTTPSession(sessions.NewID())
 		sess.owner, sess.caller = principalOf(r.Context()), callerOf(r.Context())
 	case sid == "":
-		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance{
+		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance.Data{
 			Hint: "POST the initialize request in try, then send the " + headerSessionID + " header from its response with every later message.",
-			Try:  tryInitialize(),
+			Try:  guidance.TryInitialize(latestProtocolVersion),
 		}))
 		return
 	default:
 		var ok bool
 		if sess, ok = s.sessionFor(r, sid); !ok {
-			s.writeJSON(w, http.StatusNotFound, s.fail(id, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance{
+			s.writeJSON(w, http.StatusNotFound, s.fail(id, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance.Data{
 				Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
-				Try:  tryInitialize(),
+				Try:  guidance.TryInitialize(latestProtocolVersion),
 			}))
 			return
 		}
@@ -158,7 +160,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive}
 	resp := s.handle(ctx, sess, msg, reply, cancel)
 	if isInit && resp.Error == nil {
-		s.sessions.add(sess)
+		s.sessions.Add(sess)
 		w.Header().Set(headerSessionID, sess.id)
 	}
 	reply.finish(resp)
@@ -176,7 +178,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, s.badVersion(nil, pv))
 		return
 	}
-	if _, ok := s.sessionFor(r, sid); !ok || !s.sessions.remove(sid) {
+	if _, ok := s.sessionFor(r, sid); !ok || !s.sessions.Remove(sid) {
 		s.httpFail(w, http.StatusNotFound, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), nil),
 			"The session is already gone; nothing to end.")
 		return
@@ -205,9 +207,9 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	sess, ok := s.sessionFor(r, sid)
 	if !ok {
-		s.writeJSON(w, http.StatusNotFound, s.fail(nil, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance{
+		s.writeJSON(w, http.StatusNotFound, s.fail(nil, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance.Data{
 			Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
-			Try:  tryInitialize(),
+			Try:  guidance.TryInitialize(latestProtocolVersion),
 		}))
 		return
 	}
@@ -221,7 +223,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		}
 		stream, after, resume = st, n, true
 	}
-	ctx, done, err := sess.begin(r.Context(), "stream:"+newSessionID(), nil)
+	ctx, done, err := sess.begin(r.Context(), "stream:"+sessions.NewID(), nil)
 	if err != nil {
 		s.httpFail(w, http.StatusNotFound, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "the session has ended", nil),
 			"Start a new session: POST initialize without the "+headerSessionID+" header.")
@@ -284,7 +286,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 
 // badVersion answers an MCP-Protocol-Version header that names no version this server speaks.
 func (s *Server) badVersion(id json.RawMessage, pv string) *jsonrpc.Response {
-	return s.fail(id, jsonrpc.CodeInvalidRequest, "unsupported "+headerProtocolVersion+" "+wording.Quote(pv), &guidance{
+	return s.fail(id, jsonrpc.CodeInvalidRequest, "unsupported "+headerProtocolVersion+" "+wording.Quote(pv), &guidance.Data{
 		Hint: "Send the protocol version that initialize negotiated, one of supported; or speak " + modernProtocolVersions[0] +
 			", which needs no initialize: every request carries its version in params._meta[\"" + metaProtocolVersion + "\"].",
 		Supported: append(slices.Clone(supportedProtocolVersions), modernProtocolVersions...),
@@ -295,7 +297,7 @@ func (s *Server) badVersion(id json.RawMessage, pv string) *jsonrpc.Response {
 // guidance is on, a hint.
 func (s *Server) httpFail(w http.ResponseWriter, status int, resp *jsonrpc.Response, hint string) {
 	if !s.cfg.MinimalErrors && resp.Error != nil {
-		resp.Error.Data = &guidance{Hint: hint}
+		resp.Error.Data = &guidance.Data{Hint: hint}
 	}
 	s.writeJSON(w, status, resp)
 }

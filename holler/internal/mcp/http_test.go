@@ -189,7 +189,7 @@ func TestHTTPSessionExpires(t *testing.T) {
 	c := newMCPHTTP(t, s)
 	c.initialize(latestProtocolVersion)
 	// Left idle (a request would make it busy again), the session is expired by the janitor.
-	waitFor(t, func() bool { return s.sessions.expired.Load() == 1 })
+	waitFor(t, func() bool { _, _, expired := s.sessions.Stats(); return expired == 1 })
 	if a := c.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil); a.status != http.StatusNotFound {
 		t.Fatalf("a request of the expired session: status %d: %s", a.status, a.body)
 	}

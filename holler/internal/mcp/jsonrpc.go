@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
 // A message is one decoded JSON-RPC 2.0 message (a jsonrpc.Message) with the server's own
@@ -28,7 +29,7 @@ func decodeMessage(data []byte) (*message, *jsonrpc.DecodeError) {
 // of the program, answered as an internal error so the client still hears back.
 func encode(v any) []byte {
 	if r, ok := v.(*jsonrpc.Response); ok {
-		if b, ok := encodeToolResult(r); ok {
+		if b, ok := toolresult.Encode(r); ok {
 			return b
 		}
 	}

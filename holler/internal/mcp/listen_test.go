@@ -4,15 +4,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 )
 
 // openListen POSTs a 2026-07-28 subscriptions/listen with the filter and keeps its event stream
@@ -44,7 +45,7 @@ func listenParams(t *testing.T, r rpcResponse) (subscriptionID string, params ma
 	}
 	var meta map[string]json.RawMessage
 	_ = json.Unmarshal(params["_meta"], &meta)
-	return string(meta[metaSubscriptionID]), params
+	return string(meta[listen.MetaSubscriptionID]), params
 }
 
 // newLiveModernServer returns a server over a backend whose live services the test sets,
@@ -89,14 +90,14 @@ func TestListenOverHTTP(t *testing.T) {
 	}
 	_, ack := tools.message()
 	id, params := listenParams(t, ack)
-	if ack.Method != notifyListenAck || id != "7" {
+	if ack.Method != listen.NotifyAck || id != "7" {
 		t.Fatalf("first message %s, subscription id %s; want the acknowledgement of 7", ack.Method, id)
 	}
 	if got := string(params["notifications"]); got != `{"resourceSubscriptions":["test://static-text"],"toolsListChanged":true}` {
 		t.Errorf("acknowledged filter = %s; want what was asked and is honoured only", got)
 	}
 	prompts := c.openListen(8, map[string]any{"promptsListChanged": true})
-	if _, ack := prompts.message(); ack.Method != notifyListenAck {
+	if _, ack := prompts.message(); ack.Method != listen.NotifyAck {
 		t.Fatalf("second listen began with %s", ack.Method)
 	}
 	// The streams are bounded.
@@ -116,7 +117,7 @@ func TestListenOverHTTP(t *testing.T) {
 	// A prompt list change reaches only the stream that asked for prompts: the tools stream's
 	// next message is the next tool change.
 	b.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName, hootv1hoot.CasServiceName, conformancev1hoot.ConformanceDynamicPromptServiceName)
-	if _, n := prompts.message(); n.Method != notifyPromptsChange {
+	if _, n := prompts.message(); n.Method != listen.NotifyPromptsChange {
 		t.Errorf("prompts stream got %s", n.Method)
 	} else if id, _ := listenParams(t, n); id != "8" {
 		t.Errorf("prompts notification tagged %s", id)
@@ -129,9 +130,7 @@ func TestListenOverHTTP(t *testing.T) {
 	// A client that closes its stream frees its place.
 	tools.close()
 	waitFor(t, func() bool {
-		s.listens.mu.Lock()
-		defer s.listens.mu.Unlock()
-		return s.listens.open == 1
+		return s.listens.Open() == 1
 	})
 
 	// At shutdown a stream ends with the request's result.
@@ -142,7 +141,7 @@ func TestListenOverHTTP(t *testing.T) {
 		Meta       map[string]json.RawMessage `json:"_meta"`
 	}
 	if err := json.Unmarshal(last.Result, &res); err != nil || string(last.ID) != "8" || res.ResultType != "complete" ||
-		string(res.Meta[metaSubscriptionID]) != "8" || res.Meta[metaServerInfo] == nil {
+		string(res.Meta[listen.MetaSubscriptionID]) != "8" || res.Meta[metaServerInfo] == nil {
 		t.Errorf("last message at shutdown = %+v (%v)", last, err)
 	}
 	if _, err := prompts.nextWithin(5 * time.Second); err != io.EOF {
@@ -150,7 +149,7 @@ func TestListenOverHTTP(t *testing.T) {
 	}
 	// A listen opened after shutdown began ends at once with its result.
 	late := c.openListen(10, map[string]any{"toolsListChanged": true})
-	if _, ack := late.message(); ack.Method != notifyListenAck {
+	if _, ack := late.message(); ack.Method != listen.NotifyAck {
 		t.Errorf("late listen began with %s", ack.Method)
 	}
 	if _, r := late.message(); string(r.ID) != "10" || r.Result == nil {
@@ -173,8 +172,8 @@ func TestListenRefusals(t *testing.T) {
 		{"no filter", map[string]any{}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "params.notifications"},
 		{"filter not an object", map[string]any{"notifications": []int{1}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "params.notifications"},
 		{"flag not a boolean", map[string]any{"notifications": map[string]any{"toolsListChanged": "yes"}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "toolsListChanged must be true or false"},
-		{"too many resources", map[string]any{"notifications": map[string]any{"resourceSubscriptions": make([]string, maxResourceSubscriptions+1)}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "more than this server's limit"},
-		{"URI too long", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []string{"test://" + strings.Repeat("x", maxSubscribedURI)}}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "bytes long"},
+		{"too many resources", map[string]any{"notifications": map[string]any{"resourceSubscriptions": make([]string, listen.MaxResourceSubscriptions+1)}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "more than this server's limit"},
+		{"URI too long", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []string{"test://" + strings.Repeat("x", listen.MaxSubscribedURI)}}}, "", http.StatusBadRequest, jsonrpc.CodeInvalidParams, "bytes long"},
 		{"no event streams", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, "application/json", http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "text/event-stream"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -199,9 +198,9 @@ func TestListenExtension(t *testing.T) {
 	s, _ := newLiveModernServer(t, nil)
 	notifyc := make(chan func(string, map[string]any), 1)
 	stopped := make(chan struct{})
-	s.listenExtensions = append(s.listenExtensions, listenExtension{
-		member: "exampleIds",
-		open: func(_ context.Context, value json.RawMessage, notify func(string, map[string]any)) (any, func(), string) {
+	s.listenExtensions = append(s.listenExtensions, listen.Extension{
+		Member: "exampleIds",
+		Open: func(_ context.Context, value json.RawMessage, notify func(string, map[string]any)) (any, func(), string) {
 			var ids []string
 			if json.Unmarshal(value, &ids) != nil {
 				return nil, nil, "must be a list of task ids"

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
@@ -40,8 +41,8 @@ func (s *Server) watchServices(changed <-chan struct{}) {
 		// Take the next channel before looking, so that no change goes unseen.
 		changed = s.live.Changed()
 		if kinds := s.refreshLists(); kinds != 0 {
-			s.log.Info("mcp: the live lists changed", "lists", kinds.names(), "tools", s.listedNames())
-			s.changes.publish(kinds)
+			s.log.Info("mcp: the live lists changed", "lists", kinds.Names(), "tools", s.listedNames())
+			s.changes.Publish(kinds)
 		}
 	}
 }
@@ -93,9 +94,9 @@ func (s *Server) listTools(ctx context.Context, msg *message) *jsonrpc.Response 
 		Cursor *string `json:"cursor"`
 	}
 	if msg.Params != nil && (rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil) {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tools/list takes an object with an optional cursor (a string)", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tools/list takes an object with an optional cursor (a string)", &guidance.Data{
 			Hint: "Send tools/list with empty params for the first page, and with the nextCursor of a page for the next.",
-			Try:  tryToolsList(),
+			Try:  guidance.TryToolsList(),
 		})
 	}
 	// The answer comes from the backend's live services as they are now, not from the copy the
@@ -107,9 +108,9 @@ func (s *Server) listTools(ctx context.Context, msg *message) *jsonrpc.Response 
 	if p.Cursor != nil {
 		o, ok := readCursor(key, *p.Cursor)
 		if !ok {
-			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: unknown cursor "+wording.Quote(*p.Cursor), &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: unknown cursor "+wording.Quote(*p.Cursor), &guidance.Data{
 				Hint: "Pass the nextCursor of the previous tools/list answer unchanged, or send tools/list without a cursor to start from the first page.",
-				Try:  tryToolsList(),
+				Try:  guidance.TryToolsList(),
 			})
 		}
 		offset = o

@@ -204,7 +204,7 @@ func TestSetLogLevel(t *testing.T) {
 			t.Errorf("level %v: %s %+v", bad, r.Result, r.Error)
 		}
 	}
-	sess, _ := s.sessions.get(c.session)
+	sess, _ := s.sessions.Get(c.session)
 	get := c.openGet("")
 	s.notifyLog(sess, nil, logWarning, "test", "below the level")
 	s.notifyLog(sess, nil, logCritical, "test", map[string]any{"worker": "gone"})

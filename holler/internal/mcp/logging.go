@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -69,7 +70,7 @@ func (s *Server) setLogLevel(sess *session, msg *message) *jsonrpc.Response {
 		if p.Level != nil {
 			got = string(p.Level)
 		}
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+joinNames(logLevelNames)+"; got "+got, &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+joinNames(logLevelNames)+"; got "+got, &guidance.Data{
 			Hint:     "Send one of the levels in expected, such as \"info\".",
 			Expected: joinNames(logLevelNames),
 			Got:      got,

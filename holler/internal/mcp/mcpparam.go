@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
@@ -45,7 +46,7 @@ func (s *Server) checkParamHeaders(r *http.Request, id json.RawMessage, p modern
 		}
 		field := "params.arguments." + ph.Property
 		fail := func(text, expected, got string) *modernFailure {
-			return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(id, codeHeaderMismatch, "header mismatch: "+text, &guidance{
+			return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(id, codeHeaderMismatch, "header mismatch: "+text, &guidance.Data{
 				Hint:     "Send the header " + header + " with the value of " + field + " whenever the argument has one, and only then: a string as it is (as =?base64?...?= when it is not plain printable ASCII or has spaces at its ends), an integer in decimal, a boolean as true or false.",
 				Field:    header,
 				Expected: expected,

@@ -7,6 +7,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
 // TestTasksOverStdio runs a task of the 2026-07-28 era over stdio as over HTTP: the tasks
@@ -30,7 +31,7 @@ func TestTasksOverStdio(t *testing.T) {
 
 	c.send(modernLine(2, methodTasksGet, withTasks(map[string]any{"taskId": taskID})))
 	var got map[string]any
-	if r := c.recv(); r.Error != nil || json.Unmarshal(r.Result, &got) != nil || got["taskId"] != taskID || got["status"] != taskWorking {
+	if r := c.recv(); r.Error != nil || json.Unmarshal(r.Result, &got) != nil || got["taskId"] != taskID || got["status"] != tasks.Working {
 		t.Fatalf("tasks/get over stdio = %s %+v", r.Result, r.Error)
 	}
 	c.send(modernLine(3, methodTasksGet, withTasks(map[string]any{})))
@@ -68,7 +69,7 @@ func TestMethodTable(t *testing.T) {
 	}
 	// The tasks methods are offered with the tools of jobs, as discover declares the extension.
 	for _, m := range []string{methodTasksGet, methodTasksUpdate, methodTasksCancel} {
-		if s.modernMethod(m) != s.tasksSupported() || s.modernMethod(m) != (s.taskExtensions() != nil) {
+		if s.modernMethod(m) != s.tasksSupported() || s.modernMethod(m) != (s.tasks.Extensions() != nil) {
 			t.Errorf("%s offered %v, tasks supported %v", m, s.modernMethod(m), s.tasksSupported())
 		}
 	}

@@ -9,11 +9,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -35,7 +40,7 @@ const (
 	headerName   = "Mcp-Name"
 
 	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientCapabilities = round.MetaClientCapabilities
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
@@ -85,7 +90,7 @@ func eraOf(inLegacySession bool, headerVersion string, params json.RawMessage) e
 func (s *Server) eraOfPost(r *http.Request, msg *message) era {
 	live := false
 	if sid := r.Header.Get(headerSessionID); sid != "" {
-		_, live = s.sessions.get(sid)
+		_, live = s.sessions.Get(sid)
 	}
 	return eraOf(live, r.Header.Get(headerProtocolVersion), msg.Params)
 }
@@ -138,14 +143,14 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 		}
 		return m, s.checkTaskCapability(msg, m.caps)
 	}
-	bad := func(status int, code int64, text string, g *guidance) *modernFailure {
+	bad := func(status int, code int64, text string, g *guidance.Data) *modernFailure {
 		return &modernFailure{status: status, resp: s.modernError(msg.ID, code, text, g)}
 	}
 
 	pv := r.Header.Get(headerProtocolVersion)
 	if pv != m.version {
 		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerProtocolVersion, pv, "params._meta."+metaProtocolVersion, m.version),
-			&guidance{Hint: "Send the header " + headerProtocolVersion + " with the same value as params._meta." + metaProtocolVersion + ".",
+			&guidance.Data{Hint: "Send the header " + headerProtocolVersion + " with the same value as params._meta." + metaProtocolVersion + ".",
 				Field: headerProtocolVersion, Expected: wording.Short(m.version), Got: wording.Short(pv)})
 	}
 	if fail := s.checkModernVersion(msg, m); fail != nil {
@@ -153,7 +158,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 	}
 	if got := r.Header.Get(headerMethod); got != msg.Method {
 		return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerMethod, got, "method", msg.Method),
-			&guidance{Hint: "Send the header " + headerMethod + " with the request's method, spelled exactly as in the body.",
+			&guidance.Data{Hint: "Send the header " + headerMethod + " with the request's method, spelled exactly as in the body.",
 				Field: headerMethod, Expected: wording.Short(msg.Method), Got: wording.Short(got)})
 	}
 	if !s.modernMethod(msg.Method) {
@@ -168,7 +173,7 @@ func (s *Server) checkModern(r *http.Request, msg *message) (modernMeta, *modern
 		decoded, valid := mcpheader.DecodeValue(value)
 		if !present || !valid || decoded != body {
 			return m, bad(http.StatusBadRequest, codeHeaderMismatch, mismatchText(headerName, value, field, body),
-				&guidance{Hint: "Send the header " + headerName + " with " + field + " of the body; a value that is not plain ASCII goes as =?base64?...?=.",
+				&guidance.Data{Hint: "Send the header " + headerName + " with " + field + " of the body; a value that is not plain ASCII goes as =?base64?...?=.",
 					Field: headerName, Expected: wording.Short(body), Got: wording.Short(value)})
 		}
 	}
@@ -186,7 +191,7 @@ func (s *Server) checkModernVersion(msg *message, m modernMeta) *modernFailure {
 	if isModernVersion(m.version) {
 		return nil
 	}
-	return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(msg.ID, codeUnsupportedVersion, "unsupported protocol version "+wording.Quote(m.version), &guidance{
+	return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(msg.ID, codeUnsupportedVersion, "unsupported protocol version "+wording.Quote(m.version), &guidance.Data{
 		Hint:      "Send one of the versions in supported: " + protocolVersion20260728 + " per request with _meta, as in try; the older ones through initialize, which starts a session.",
 		Supported: allProtocolVersions,
 		Requested: wording.Short(m.version),
@@ -201,7 +206,7 @@ func (s *Server) readModernMeta(msg *message) (modernMeta, modernParams, *modern
 	var m modernMeta
 	id := msg.ID
 	var p modernParams
-	bad := func(status int, code int64, text string, g *guidance) (modernMeta, modernParams, *modernFailure) {
+	bad := func(status int, code int64, text string, g *guidance.Data) (modernMeta, modernParams, *modernFailure) {
 		return m, p, &modernFailure{status: status, resp: s.modernError(id, code, text, g)}
 	}
 	var meta map[string]json.RawMessage
@@ -286,7 +291,7 @@ func (s *Server) modernCapabilities() serverCapabilities {
 	if c.Resources != nil {
 		c.Resources = &resourcesCapability{Subscribe: true, ListChanged: live}
 	}
-	c.Extensions = s.taskExtensions()
+	c.Extensions = s.tasks.Extensions()
 	return c
 }
 
@@ -301,7 +306,7 @@ func (s *Server) modernMethodNotFound(msg *message) *jsonrpc.Response {
 	case methodPing, methodSetLevel, methodSubscribe, methodUnsubscribe:
 		hint = "Protocol " + protocolVersion20260728 + " has no " + msg.Method + "; server/discover describes what this server answers."
 	}
-	return s.modernError(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+" is not a method of protocol "+protocolVersion20260728+wording.DidYouMean(wording.Close(msg.Method, methods)), &guidance{
+	return s.modernError(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+" is not a method of protocol "+protocolVersion20260728+wording.DidYouMean(wording.Close(msg.Method, methods)), &guidance.Data{
 		Hint:       hint,
 		DidYouMean: wording.Close(msg.Method, methods),
 		Methods:    methods,
@@ -312,16 +317,16 @@ func (s *Server) modernMethodNotFound(msg *message) *jsonrpc.Response {
 // modernError returns an error of the modern envelope. Its data is the guidance, and always
 // carries what the protocol requires there (an unsupported version's supported and requested)
 // even when guidance is off.
-func (s *Server) modernError(id json.RawMessage, code int64, text string, g *guidance) *jsonrpc.Response {
+func (s *Server) modernError(id json.RawMessage, code int64, text string, g *guidance.Data) *jsonrpc.Response {
 	if s.cfg.MinimalErrors && code == codeUnsupportedVersion {
-		return jsonrpc.NewError(id, code, text, &guidance{Supported: g.Supported, Requested: g.Requested})
+		return jsonrpc.NewError(id, code, text, &guidance.Data{Supported: g.Supported, Requested: g.Requested})
 	}
 	return s.fail(id, code, text, g)
 }
 
 // metaGuidance is the guidance of a request whose _meta lacks field.
-func metaGuidance(field string) *guidance {
-	return &guidance{
+func metaGuidance(field string) *guidance.Data {
+	return &guidance.Data{
 		Hint:  "Put " + metaProtocolVersion + " and " + metaClientCapabilities + " in params._meta of every request, as in try.",
 		Field: field,
 		Try:   tryDiscover(),
@@ -373,7 +378,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 		return
 	}
 	sess := s.modernSession(meta)
-	sess.tasks = declaresTasks(meta.caps)
+	sess.tasks = tasks.Declares(meta.caps)
 	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
 	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
 	resp := s.modernResponse(msg.Method, s.handle(ctx, sess, msg, reply, cancel))
@@ -419,14 +424,14 @@ func (s *Server) serverInfoMeta() []byte {
 // -32602 with the URI, as -32002 is retired.
 func (s *Server) modernResponse(method string, resp *jsonrpc.Response) *jsonrpc.Response {
 	if resp.Error != nil {
-		if resp.Error.Code == codeResourceNotFound {
+		if resp.Error.Code == entries.CodeResourceNotFound {
 			uri := ""
 			if d, ok := resp.Error.Data.(struct {
 				URI string `json:"uri"`
 			}); ok {
 				uri = d.URI
 			}
-			return s.modernError(resp.ID, jsonrpc.CodeInvalidParams, resp.Error.Message, &guidance{
+			return s.modernError(resp.ID, jsonrpc.CodeInvalidParams, resp.Error.Message, &guidance.Data{
 				Hint: "Read a resource that resources/list shows, or a URI that a template of resources/templates/list matches.",
 				URI:  uri,
 			})
@@ -435,8 +440,8 @@ func (s *Server) modernResponse(method string, resp *jsonrpc.Response) *jsonrpc.
 	}
 	// The common answer, a tool's text result, is written whole by the fast encoder with the
 	// era's fields; every other result is encoded once, with the era's members around it.
-	if res, ok := resp.Result.(callToolResult); ok && cacheScopes[method] == "" && fastToolResult(resp, res) {
-		res.modernMeta = s.serverInfoMeta()
+	if res, ok := resp.Result.(toolresult.Result); ok && cacheScopes[method] == "" && toolresult.Fast(resp, res) {
+		res.ModernMeta = s.serverInfoMeta()
 		out := *resp
 		out.Result = res
 		return &out

@@ -12,6 +12,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/content"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -283,7 +284,7 @@ func TestModernMethods(t *testing.T) {
 	}
 
 	// No request left a session behind.
-	if n := len(s.sessions.all()); n != 0 {
+	if n := len(s.sessions.All()); n != 0 {
 		t.Errorf("%d sessions after modern requests", n)
 	}
 }
@@ -366,7 +367,7 @@ func TestErasSideBySide(t *testing.T) {
 	if a.status != http.StatusOK || a.header.Get(headerSessionID) == "" {
 		t.Errorf("initialize: %d %s", a.status, a.body)
 	}
-	if n := len(s.sessions.all()); n != 2 {
+	if n := len(s.sessions.All()); n != 2 {
 		t.Errorf("%d sessions, want the two that initialize started", n)
 	}
 }
@@ -401,9 +402,9 @@ func TestModernToolResultEncoding(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	text := "la \"di\" da"
-	resp := jsonrpc.NewResult(json.RawMessage(`7`), callToolResult{Content: []content.Block{content.Text(text)}, StructuredContent: json.RawMessage(`{"message":"la"}`)})
+	resp := jsonrpc.NewResult(json.RawMessage(`7`), toolresult.Result{Content: []content.Block{content.Text(text)}, StructuredContent: json.RawMessage(`{"message":"la"}`)})
 	modern := s.modernResponse(methodToolsCall, resp)
-	fast, ok := encodeToolResult(modern)
+	fast, ok := toolresult.Encode(modern)
 	if !ok {
 		t.Fatal("a modern tool text result did not take the fast encoder")
 	}
@@ -435,7 +436,7 @@ func BenchmarkToolResultEncoding(b *testing.B) {
 	}
 	defer s.Close()
 	big := strings.Repeat("abcdefgh", 1<<17)
-	res := jsonrpc.NewResult(json.RawMessage("1"), callToolResult{Content: []content.Block{content.Text(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
+	res := jsonrpc.NewResult(json.RawMessage("1"), toolresult.Result{Content: []content.Block{content.Text(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
 	b.Run("legacy", func(b *testing.B) {
 		for b.Loop() {
 			_ = encode(res)

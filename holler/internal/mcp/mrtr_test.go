@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"net/http"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"

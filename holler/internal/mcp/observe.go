@@ -5,6 +5,7 @@ import (
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
 // An Observer is told of tool calls, for an operator's metrics. Its methods run on the
@@ -48,7 +49,7 @@ func outcomeOf(resp *jsonrpc.Response) string {
 		return "rejected"
 	}
 	switch r := resp.Result.(type) {
-	case callToolResult:
+	case toolresult.Result:
 		if r.IsError {
 			return "tool_error"
 		}

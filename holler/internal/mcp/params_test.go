@@ -186,29 +186,29 @@ func TestParamsAllowWhatTheSchemaAllows(t *testing.T) {
 			return ","
 		}() + `"x-extension":{"any":[1,"two"]},"_meta":{"progressToken":"p1","vendor/key":true}}`
 	}
-	for method, ms := range methodShapes {
-		for _, params := range []string{ms.example, extra(ms.example)} {
-			if f := checkParams(method, json.RawMessage(params)); f != nil {
-				t.Errorf("%s %s: refused at %s (want %s)", method, params, f.field, f.expected)
+	for method, ms := range methodShapes.Methods() {
+		for _, params := range []string{ms.Example, extra(ms.Example)} {
+			if f := methodShapes.Check(method, json.RawMessage(params)); f != nil {
+				t.Errorf("%s %s: refused at %s (want %s)", method, params, f.Field, f.Expected)
 			}
 		}
-		for _, m := range ms.members {
-			if m.required {
+		for _, m := range ms.Members {
+			if m.Required {
 				continue
 			}
-			p := extra(ms.example)
-			p = strings.TrimSuffix(p, "}") + `,"` + m.name + `":null}`
+			p := extra(ms.Example)
+			p = strings.TrimSuffix(p, "}") + `,"` + m.Name + `":null}`
 			var check map[string]any
 			if json.Unmarshal([]byte(p), &check) != nil {
 				continue // the example already has the member
 			}
-			if f := checkParams(method, json.RawMessage(p)); f != nil {
-				t.Errorf("%s %s: null in an optional member refused at %s", method, p, f.field)
+			if f := methodShapes.Check(method, json.RawMessage(p)); f != nil {
+				t.Errorf("%s %s: null in an optional member refused at %s", method, p, f.Field)
 			}
 		}
-		if !ms.required {
-			if f := checkParams(method, nil); f != nil {
-				t.Errorf("%s without params: refused at %s", method, f.field)
+		if !ms.Required {
+			if f := methodShapes.Check(method, nil); f != nil {
+				t.Errorf("%s without params: refused at %s", method, f.Field)
 			}
 		}
 	}
@@ -217,12 +217,12 @@ func TestParamsAllowWhatTheSchemaAllows(t *testing.T) {
 		`{"name":"x","arguments":{"nested":{"deep":[1,2,{"a":null}]}},"_meta":{"progressToken":12}}`,
 		`{"n\u0061me":"x"}`, // escaped member names are read as written
 	} {
-		if f := checkParams(methodToolsCall, json.RawMessage(p)); f != nil {
-			t.Errorf("tools/call %s: refused at %s", p, f.field)
+		if f := methodShapes.Check(methodToolsCall, json.RawMessage(p)); f != nil {
+			t.Errorf("tools/call %s: refused at %s", p, f.Field)
 		}
 	}
-	if f := checkParams(methodComplete, json.RawMessage(`{"ref":{"type":"ref/resource","uri":"test://x/{id}"},"argument":{"name":"id","value":"1"},"context":{"arguments":{"a":"b"}}}`)); f != nil {
-		t.Errorf("completion/complete of a template: refused at %s", f.field)
+	if f := methodShapes.Check(methodComplete, json.RawMessage(`{"ref":{"type":"ref/resource","uri":"test://x/{id}"},"argument":{"name":"id","value":"1"},"context":{"arguments":{"a":"b"}}}`)); f != nil {
+		t.Errorf("completion/complete of a template: refused at %s", f.Field)
 	}
 }
 
@@ -235,7 +235,7 @@ func FuzzCheckParams(f *testing.F) {
 	f.Add(methodToolsCall, `{"name":"echo","arguments":{"message":"hi"}}`)
 	f.Add(methodToolsCall, `{"n\u0061me":"echo","Name":5}`)
 	f.Fuzz(func(t *testing.T, method, params string) {
-		fault := checkParams(method, json.RawMessage(params))
+		fault := methodShapes.Check(method, json.RawMessage(params))
 		if method != methodToolsCall || !json.Valid([]byte(params)) {
 			return
 		}

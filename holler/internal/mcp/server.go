@@ -11,11 +11,16 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
@@ -33,7 +38,7 @@ const (
 	notifyProgress    = "notifications/progress"
 	methodSetLevel    = "logging/setLevel"
 	notifyMessage     = "notifications/message"
-	notifyToolsChange = "notifications/tools/list_changed"
+	notifyToolsChange = listen.NotifyToolsChange
 )
 
 // A Server is an MCP server over a generated tool table. It serves Streamable HTTP as an
@@ -53,8 +58,8 @@ type Server struct {
 	// allowed are the tools within MaxTier, in table order; allowedNames their names.
 	allowed      []*hootv1hoot.Tool
 	allowedNames []string
-	// entries are the prompts and resources of the table within MaxTier (entries.go).
-	entries entries
+	// entries are the prompts and resources of the table within MaxTier (package entries).
+	entries *entries.Entries
 	// clientCalls are the requests to clients that wait for a response (clientreq.go).
 	clientCalls clientCalls
 	// live, when the Backend reports its live services, watches them; listed holds the tools
@@ -65,19 +70,23 @@ type Server struct {
 	// livePrompts and liveResources name the prompts and resources listed at the last look
 	// (changes.go); changes hands each change of the lists to both eras' listeners.
 	livePrompts, liveResources string
-	changes                    changeHub
+	changes                    listen.Hub
 	// listens are the open subscriptions/listen streams, and listenExtensions the members of
 	// their filter that other features serve (listen.go).
-	listens          listenSet
-	listenExtensions []listenExtension
+	listens          listen.Set
+	listenExtensions []listen.Extension
 	// paramHeaders are the arguments that clients repeat in Mcp-Param headers, by tool
 	// (mcpparam.go).
 	paramHeaders map[string][]mcpheader.Param
 	// states signs and checks the requestState of the 2026-07-28 era's confirmation questions.
 	states *reqstate.Signer
-	wg     sync.WaitGroup
+	// tasks serves the tasks of both eras (tasks.go), and tasksOn says whether this server
+	// offers them.
+	tasks   *tasks.Tasks
+	tasksOn bool
+	wg      sync.WaitGroup
 
-	sessions *sessionStore
+	sessions *sessions.Store[*session]
 	// eventBudget bounds the bytes of events that all HTTP sessions keep together.
 	eventBudget *sse.Budget
 
@@ -103,11 +112,12 @@ func NewServer(cfg *Config) (*Server, error) {
 		tools:  make(map[string]*hootv1hoot.Tool, len(c.Tools)),
 		closed: make(chan struct{}),
 	}
+	s.entries = entries.New(entryHost{s})
 	for i := range c.Tools {
 		t := &c.Tools[i]
 		if t.Surface != hootv1.Surface_SURFACE_UNSPECIFIED {
 			if t.Tier <= c.MaxTier {
-				s.entries.add(t)
+				s.entries.Add(t)
 			}
 			continue
 		}
@@ -123,15 +133,17 @@ func NewServer(cfg *Config) (*Server, error) {
 	if c.Ledger != nil {
 		s.states.SetLedger(c.Ledger)
 	}
+	s.tasks = tasks.New(taskHost{s}, s.states, c.CallTimeout, c.Logger)
+	s.tasksOn = s.tasks.Supported() // the table and the tier are fixed from here on
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.sessions = newSessionStore(c.SessionIdleTimeout, c.MaxSessions, c.Logger)
+	s.sessions = sessions.New[*session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
 	s.listed = toolDescriptions(s.policy, s.allowed)
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
-	s.changes.subscribe(listTools, s.tellSessions)
-	s.listens.init(c.MaxListens)
+	s.changes.Subscribe(listen.Tools, s.tellSessions)
+	s.listens.Init(c.MaxListens)
 	// The tasks extension's status notifications ride on subscriptions/listen (tasks_listen.go).
-	s.listenExtensions = append(s.listenExtensions, listenExtension{member: listenTaskIDs, open: s.openTaskListen})
+	s.listenExtensions = append(s.listenExtensions, listen.Extension{Member: tasks.ListenMember, Open: s.openTaskListen})
 	if lb, ok := c.Backend.(LiveBackend); ok {
 		s.live = lb
 		changed := lb.Changed()
@@ -147,9 +159,9 @@ func NewServer(cfg *Config) (*Server, error) {
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
-		s.listens.endAll()
+		s.listens.EndAll()
 		s.cancelBase()
-		s.sessions.close()
+		s.sessions.Close()
 		s.wg.Wait()
 	})
 	return nil
@@ -192,12 +204,12 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 	ctx, done, err := sess.begin(ctx, jsonrpc.IDKey(msg.ID), own)
 	if err != nil {
 		if errors.Is(err, errSessionEnded) {
-			return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session has ended", &guidance{
+			return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session has ended", &guidance.Data{
 				Hint: "Start a new session with initialize.",
-				Try:  tryInitialize(),
+				Try:  guidance.TryInitialize(latestProtocolVersion),
 			})
 		}
-		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance.Data{
 			Hint: "Give every request of a session its own id.",
 		})
 	}
@@ -273,10 +285,10 @@ type implementation struct {
 func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 	var p initializeParams
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || rawjson.Kind(p.ProtocolVersion) != "string" {
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance.Data{
 			Hint:      "Copy the request in try and put your client's name and version in clientInfo.",
 			Supported: supportedProtocolVersions,
-			Try:       tryInitialize(),
+			Try:       guidance.TryInitialize(latestProtocolVersion),
 		})
 	}
 	var asked string
@@ -288,9 +300,9 @@ func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 	sess.mu.Lock()
 	if sess.initialized {
 		sess.mu.Unlock()
-		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized", &guidance.Data{
 			Hint: "Send initialize once per session; go on with tools/list or tools/call.",
-			Try:  tryToolsList(),
+			Try:  guidance.TryToolsList(),
 		})
 	}
 	sess.initialized, sess.version, sess.client = true, version, p.ClientInfo
@@ -310,9 +322,9 @@ func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 
 // notInitialized answers a request that came before initialize.
 func (s *Server) notInitialized(id json.RawMessage) *jsonrpc.Response {
-	return s.fail(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance{
+	return s.fail(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance.Data{
 		Hint: "Start with the initialize request in try, then send notifications/initialized, then your request.",
-		Try:  tryInitialize(),
+		Try:  guidance.TryInitialize(latestProtocolVersion),
 	})
 }
 
@@ -320,17 +332,17 @@ func (s *Server) notInitialized(id json.RawMessage) *jsonrpc.Response {
 // name used as a method is pointed to tools/call.
 func (s *Server) methodNotFound(msg *message) *jsonrpc.Response {
 	if t, ok := s.allowedTool(msg.Method); ok {
-		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+msg.Method+" is a tool; call it with tools/call", &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+msg.Method+" is a tool; call it with tools/call", &guidance.Data{
 			Hint:    "Tools are called with the method tools/call, the tool's name in params.name and its arguments in params.arguments, as in try.",
 			Methods: methodList,
-			Try:     tryToolsCall(t),
+			Try:     guidance.TryToolsCall(t),
 		})
 	}
-	return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+wording.DidYouMean(wording.Close(msg.Method, methodList)), &guidance{
+	return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(msg.Method)+wording.DidYouMean(wording.Close(msg.Method, methodList)), &guidance.Data{
 		Hint:       "This server answers the methods listed in methods; its tools are listed by tools/list and called with tools/call.",
 		DidYouMean: wording.Close(msg.Method, methodList),
 		Methods:    methodList,
-		Try:        tryToolsList(),
+		Try:        guidance.TryToolsList(),
 	})
 }
 
@@ -344,7 +356,7 @@ func (s *Server) allowedTool(name string) (*hootv1hoot.Tool, bool) {
 }
 
 // fail returns an error response with guidance g, or without data when guidance is off.
-func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *jsonrpc.Response {
+func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance.Data) *jsonrpc.Response {
 	if s.cfg.MinimalErrors || g == nil {
 		return jsonrpc.NewError(id, code, msg, nil)
 	}
@@ -355,12 +367,12 @@ func (s *Server) fail(id json.RawMessage, code int64, msg string, g *guidance) *
 // a client of 2026-07-28 (its _meta names a protocol version, or its header does), whose
 // example to copy is server/discover rather than initialize.
 func (s *Server) envelopeFailure(e *jsonrpc.DecodeError, modern bool) *jsonrpc.Response {
-	g := &guidance{Hint: e.Hint}
+	g := &guidance.Data{Hint: e.Hint}
 	if g.Hint == "" {
 		g.Hint = "Send one JSON-RPC 2.0 request per message, such as the request in try."
 	}
 	if e.NotRPC {
-		g.Try = tryInitialize()
+		g.Try = guidance.TryInitialize(latestProtocolVersion)
 		if modern {
 			g.Try = tryDiscover()
 		}

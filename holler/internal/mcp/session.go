@@ -2,11 +2,8 @@ package mcp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +13,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
 // errCancelledByClient is the cause of a request context that a notifications/cancelled ended.
@@ -47,7 +45,7 @@ type session struct {
 	tasks bool
 	// legacyTasks, for a 2025-11-25 session whose client declared tasks, holds the tasks it
 	// created (tasks_legacy.go); nil in any other session.
-	legacyTasks *sessionTasks
+	legacyTasks *tasks.List
 
 	mu          sync.Mutex
 	initialized bool // initialize was answered
@@ -172,7 +170,7 @@ func (s *Server) eventsDropped(id, why string, events, bytes int) {
 			"session", id, "events", events, "bytes", bytes, "session_buffer", s.cfg.EventBufferBytes)
 		return
 	}
-	sess, ok := s.sessions.peek(id)
+	sess, ok := s.sessions.Peek(id)
 	if ok && !sess.dropWarned.CompareAndSwap(false, true) {
 		return
 	}
@@ -199,7 +197,7 @@ type SessionStats struct {
 func (s *Server) SessionStats() SessionStats {
 	st := SessionStats{Max: s.cfg.MaxSessions, BufferedBytes: s.eventBudget.Bytes(), BufferMax: s.cfg.EventBufferTotal,
 		DroppedEvents: map[string]uint64{}, DroppedBytes: map[string]uint64{}}
-	st.Live, st.Evicted, st.Expired = s.sessions.stats()
+	st.Live, st.Evicted, st.Expired = s.sessions.Stats()
 	for _, why := range []string{sse.DropSession, sse.DropTotal} {
 		st.DroppedEvents[why], st.DroppedBytes[why] = s.eventBudget.Dropped(why)
 	}
@@ -301,245 +299,12 @@ func (s *session) idleSince() (time.Time, bool) {
 	return s.lastUsed, len(s.inflight) == 0
 }
 
-// A sessionStore holds the HTTP sessions by id, expires idle ones, and ends the least
-// recently used one when a new one would exceed its bound.
-type sessionStore struct {
-	idle time.Duration
-	max  int
-	// perOwner bounds the sessions of one caller behind access control, so that one token
-	// cannot end everyone else's sessions by starting new ones.
-	perOwner int
-	log      *slog.Logger
-	// owners counts the sessions of each caller behind access control.
-	owners map[string]int
+// The store's view of a session (package sessions).
 
-	evicted, expired atomic.Uint64
-
-	mu   sync.Mutex
-	m    map[string]*session
-	anon map[*session]struct{}
-
-	stop chan struct{}
-	wg   sync.WaitGroup
+func (s *session) ID() string    { return s.id }
+func (s *session) Owner() string { return s.owner }
+func (s *session) IdleSince() (time.Time, bool) {
+	return s.idleSince()
 }
-
-// newSessionStore returns a store whose janitor expires sessions idle for longer than idle.
-// close stops the janitor.
-// At most max sessions are kept (zero or less: no bound); log hears of the ones ended.
-func newSessionStore(idle time.Duration, max int, log *slog.Logger) *sessionStore {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	st := &sessionStore{idle: idle, max: max, perOwner: max / 4, log: log, owners: make(map[string]int),
-		m: make(map[string]*session), anon: make(map[*session]struct{}), stop: make(chan struct{})}
-	st.wg.Add(1)
-	go st.janitor()
-	return st
-}
-
-// newSessionID returns a new, unguessable session id of visible ASCII characters.
-func newSessionID() string {
-	return hex.EncodeToString(randomBytes(16))
-}
-
-// randomBytes returns n bytes from the system's secure random source.
-func randomBytes(n int) []byte {
-	b := make([]byte, n)
-	// crypto/rand.Read never fails; it crashes the program if the system source does.
-	_, _ = rand.Read(b)
-	return b
-}
-
-// add stores s under its id. When the store is full, the least recently used session makes
-// room: one without requests in flight if there is one (an open GET stream is a request in
-// flight), the least recently used of all otherwise. Its client is answered 404 from then on,
-// and initializes again. Behind access control a caller that holds a quarter of the sessions
-// makes room among its own, so that it cannot end the sessions of others.
-func (st *sessionStore) add(s *session) {
-	var gone *session
-	st.mu.Lock()
-	if _, there := st.m[s.id]; !there && st.max > 0 {
-		switch {
-		case s.owner != "" && st.perOwner > 0 && st.owners[s.owner] >= st.perOwner:
-			gone = st.leastRecentlyUsed(s.owner)
-		case len(st.m) >= st.max:
-			gone = st.leastRecentlyUsed("")
-		}
-		if gone != nil {
-			st.forget(gone)
-		}
-	}
-	st.m[s.id] = s
-	if s.owner != "" {
-		st.owners[s.owner]++
-	}
-	st.mu.Unlock()
-	if gone != nil {
-		st.evicted.Add(1)
-		last, _ := gone.idleSince()
-		st.log.Warn("mcp: ended the least recently used session to make room for a new one; its client will be told to initialize again",
-			"session", gone.id, "idle", time.Since(last).Round(time.Second), "max_sessions", st.max)
-		gone.end()
-	}
-}
-
-// forget takes s out of the store; st.mu is held.
-func (st *sessionStore) forget(s *session) {
-	delete(st.m, s.id)
-	if s.owner != "" {
-		if st.owners[s.owner]--; st.owners[s.owner] <= 0 {
-			delete(st.owners, s.owner)
-		}
-	}
-}
-
-// leastRecentlyUsed returns the session to end for room, among owner's when owner is not
-// empty; st.mu is held and the store holds such a session.
-func (st *sessionStore) leastRecentlyUsed(owner string) *session {
-	var idle, busy *session
-	var idleAt, busyAt time.Time
-	for _, s := range st.m {
-		if owner != "" && s.owner != owner {
-			continue
-		}
-		last, isIdle := s.idleSince()
-		switch {
-		case isIdle && (idle == nil || last.Before(idleAt)):
-			idle, idleAt = s, last
-		case !isIdle && (busy == nil || last.Before(busyAt)):
-			busy, busyAt = s, last
-		}
-	}
-	if idle != nil {
-		return idle
-	}
-	return busy
-}
-
-// peek returns the live session named id without counting it as used.
-func (st *sessionStore) peek(id string) (*session, bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	s, ok := st.m[id]
-	return s, ok
-}
-
-// stats returns the live sessions and the counts of those ended for room and for idleness.
-func (st *sessionStore) stats() (live int, evicted, expired uint64) {
-	st.mu.Lock()
-	live = len(st.m)
-	st.mu.Unlock()
-	return live, st.evicted.Load(), st.expired.Load()
-}
-
-// get returns the live session named id.
-func (st *sessionStore) get(id string) (*session, bool) {
-	st.mu.Lock()
-	s, ok := st.m[id]
-	st.mu.Unlock()
-	if ok {
-		s.touch()
-	}
-	return s, ok
-}
-
-// remove ends the session named id and forgets it; ok is false if there was none.
-func (st *sessionStore) remove(id string) bool {
-	st.mu.Lock()
-	s, ok := st.m[id]
-	if ok {
-		st.forget(s)
-	}
-	st.mu.Unlock()
-	if ok {
-		s.end()
-	}
-	return ok
-}
-
-// janitor expires idle sessions until the store is closed.
-func (st *sessionStore) janitor() {
-	defer st.wg.Done()
-	t := time.NewTicker(janitorInterval(st.idle))
-	defer t.Stop()
-	for {
-		select {
-		case <-st.stop:
-			return
-		case now := <-t.C:
-			st.expire(now)
-		}
-	}
-}
-
-// janitorInterval is how often the janitor looks: often enough that a session outlives its
-// idle timeout by at most a quarter of it, and at most once a minute.
-func janitorInterval(idle time.Duration) time.Duration {
-	return min(max(idle/4, time.Millisecond), time.Minute)
-}
-
-// expire ends the sessions idle since before now minus the idle timeout.
-func (st *sessionStore) expire(now time.Time) {
-	var gone []*session
-	st.mu.Lock()
-	for _, s := range st.m {
-		if last, idle := s.idleSince(); idle && now.Sub(last) > st.idle {
-			st.forget(s)
-			gone = append(gone, s)
-		}
-	}
-	st.mu.Unlock()
-	st.expired.Add(uint64(len(gone)))
-	for _, s := range gone {
-		s.end()
-	}
-}
-
-// all returns the live sessions.
-func (st *sessionStore) all() []*session {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	out := make([]*session, 0, len(st.m))
-	for _, s := range st.m {
-		out = append(out, s)
-	}
-	return out
-}
-
-// attach adds a session that has no id (stdio) to the sessions that hear of list changes;
-// the function it returns takes it away again.
-func (st *sessionStore) attach(s *session) (detach func()) {
-	st.mu.Lock()
-	st.anon[s] = struct{}{}
-	st.mu.Unlock()
-	return func() {
-		st.mu.Lock()
-		delete(st.anon, s)
-		st.mu.Unlock()
-	}
-}
-
-// everyone returns the HTTP and the stdio sessions.
-func (st *sessionStore) everyone() []*session {
-	out := st.all()
-	st.mu.Lock()
-	for s := range st.anon {
-		out = append(out, s)
-	}
-	st.mu.Unlock()
-	return out
-}
-
-// close stops the janitor and ends every session.
-func (st *sessionStore) close() {
-	close(st.stop)
-	st.wg.Wait()
-	st.mu.Lock()
-	all := st.m
-	st.m = make(map[string]*session)
-	clear(st.owners)
-	st.mu.Unlock()
-	for _, s := range all {
-		s.end()
-	}
-}
+func (s *session) Touch() { s.touch() }
+func (s *session) End()   { s.end() }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/lines"
 )
@@ -33,7 +34,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	w := &lineWriter{Writer: lines.NewWriter(out, func(err error) { cancel(err) }), inputEnded: make(chan struct{})}
 	// Notifications that belong to no request (list changes, log messages) go out as lines too.
 	sess.out = w
-	defer s.sessions.attach(sess)()
+	defer s.sessions.Attach(sess)()
 	input := make(chan lines.Line)
 	go lines.Read(ctx, in, s.cfg.MaxBodyBytes, input)
 
@@ -69,7 +70,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // serveLine handles one line read from stdin.
 func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg *sync.WaitGroup, l lines.Line) {
 	if l.TooLong {
-		w.send(s.fail(jsonrpc.NullID, jsonrpc.CodeInvalidRequest, "the message is larger than this server's limit of "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes", &guidance{
+		w.send(s.fail(jsonrpc.NullID, jsonrpc.CodeInvalidRequest, "the message is larger than this server's limit of "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes", &guidance.Data{
 			Hint: "Send less at once: store large content in parts, or reference content that is already stored.",
 		}))
 		return

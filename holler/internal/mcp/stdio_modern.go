@@ -7,7 +7,9 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
 // The 2026-07-28 era over stdio.
@@ -40,7 +42,7 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 		rctx, done, err := conn.begin(ctx, jsonrpc.IDKey(msg.ID), nil)
 		if err != nil {
 			if !errors.Is(err, errSessionEnded) {
-				w.send(s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance{
+				w.send(s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance.Data{
 					Hint: "Give every request its own id.",
 				}))
 			}
@@ -54,7 +56,7 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 			resp = s.serveListenLines(rctx, w, msg)
 		} else {
 			sess := s.modernSession(m)
-			sess.tasks = declaresTasks(m.caps)
+			sess.tasks = tasks.Declares(m.caps)
 			resp = s.handle(rctx, sess, msg, modernLines{w}, nil)
 		}
 		// MCP asks that a cancelled request gets no response.

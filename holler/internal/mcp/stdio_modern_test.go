@@ -3,12 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"strings"
 	"testing"
 
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 )
 
 // modernLine returns a 2026-07-28 request as a stdio line: params with _meta added.
@@ -67,7 +68,7 @@ func TestModernEraOverStdio(t *testing.T) {
 	// subscriptions/listen: acknowledged, tagged, and ended by notifications/cancelled.
 	c.send(modernLine("L", methodListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
 	ack := c.recv()
-	if id, p := listenParams(t, ack); ack.Method != notifyListenAck || id != `"L"` || string(p["notifications"]) != `{"toolsListChanged":true}` {
+	if id, p := listenParams(t, ack); ack.Method != listen.NotifyAck || id != `"L"` || string(p["notifications"]) != `{"toolsListChanged":true}` {
 		t.Fatalf("listen over stdio began with %s %s", ack.Method, ack.Params)
 	}
 	b.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName, hootv1hoot.CasServiceName)
@@ -77,9 +78,7 @@ func TestModernEraOverStdio(t *testing.T) {
 	}
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}`)
 	waitFor(t, func() bool {
-		s.listens.mu.Lock()
-		defer s.listens.mu.Unlock()
-		return s.listens.open == 0
+		return s.listens.Open() == 0
 	})
 	b.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName)
 	// After the cancellation the stream says nothing more, not even a response: the next line
@@ -91,7 +90,7 @@ func TestModernEraOverStdio(t *testing.T) {
 	// A stream still open when the input ends does not hold ServeStdio (the cleanup checks that
 	// it returns).
 	c.send(modernLine("M", methodListen, map[string]any{"notifications": map[string]any{"promptsListChanged": true}}))
-	if ack := c.recv(); ack.Method != notifyListenAck {
+	if ack := c.recv(); ack.Method != listen.NotifyAck {
 		t.Errorf("second listen began with %s", ack.Method)
 	}
 }
@@ -122,10 +121,10 @@ func TestStdioInitializeStaysLegacy(t *testing.T) {
 func TestListenOverStdioFallsBehind(t *testing.T) {
 	t.Parallel()
 	s, _ := newLiveModernServer(t, nil)
-	s.listenExtensions = append(s.listenExtensions, listenExtension{
-		member: "flood",
-		open: func(_ context.Context, _ json.RawMessage, notify func(string, map[string]any)) (any, func(), string) {
-			for i := range maxListenQueue + 1 {
+	s.listenExtensions = append(s.listenExtensions, listen.Extension{
+		Member: "flood",
+		Open: func(_ context.Context, _ json.RawMessage, notify func(string, map[string]any)) (any, func(), string) {
+			for i := range listen.MaxQueue + 1 {
 				notify("notifications/flood", map[string]any{"n": i})
 			}
 			return true, nil, ""
@@ -133,10 +132,10 @@ func TestListenOverStdioFallsBehind(t *testing.T) {
 	})
 	c := newMCPStdio(t, s)
 	c.send(modernLine("F", methodListen, map[string]any{"notifications": map[string]any{"flood": true}}))
-	if ack := c.recv(); ack.Method != notifyListenAck {
+	if ack := c.recv(); ack.Method != listen.NotifyAck {
 		t.Fatalf("began with %s", ack.Method)
 	}
-	for i := range maxListenQueue {
+	for i := range listen.MaxQueue {
 		if n := c.recv(); n.Method != "notifications/flood" {
 			t.Fatalf("notification %d is %s", i, n.Method)
 		}

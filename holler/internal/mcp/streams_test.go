@@ -184,7 +184,7 @@ func TestHTTPGetStream(t *testing.T) {
 		t.Errorf("a second GET: status %d", second.resp.StatusCode)
 	}
 
-	sess, _ := s.sessions.get(c.session)
+	sess, _ := s.sessions.Get(c.session)
 	s.notifyLog(sess, nil, logWarning, "test", "first")
 	ev, msg := get.message()
 	if ev.id != "0-1" || msg.Method != notifyMessage || !strings.Contains(string(msg.Params), `"first"`) {
@@ -279,7 +279,7 @@ func TestHTTPKeepAlive(t *testing.T) {
 	c.initialize(protocolVersion20250618)
 	get := c.openGet("")
 	// No priming event before 2025-11-25; keep-alive comments while nothing happens.
-	sess, _ := s.sessions.get(c.session)
+	sess, _ := s.sessions.Get(c.session)
 	get.comment(5 * time.Second)
 	s.notifyLog(sess, nil, logError, "test", "x")
 	ev, msg := get.message()

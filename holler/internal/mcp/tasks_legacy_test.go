@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
 // legacyCall sends a request of the session and returns its one answer.
@@ -106,7 +107,7 @@ func TestLegacyTasks(t *testing.T) {
 	// the JSON-RPC error.
 	done := legacyResult(t, "tools/call", c.legacyCall(8, "tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 0, "label": "z"}, "task": map[string]any{}}))["task"].(map[string]any)["taskId"].(string)
 	res := legacyResult(t, "tasks/result", c.legacyCall(9, "tasks/result", map[string]any{"taskId": done}))
-	if meta, _ := res["_meta"].(map[string]any); !strings.Contains(fmt.Sprint(res["content"]), "computed z") || fmt.Sprint(meta[metaRelatedTask]) != "map[taskId:"+done+"]" {
+	if meta, _ := res["_meta"].(map[string]any); !strings.Contains(fmt.Sprint(res["content"]), "computed z") || fmt.Sprint(meta[tasks.MetaRelatedTask]) != "map[taskId:"+done+"]" {
 		t.Errorf("tasks/result = %v", res)
 	}
 	failing := legacyResult(t, "failing_job", c.legacyCall(10, "tools/call", map[string]any{"name": "failing_job", "task": map[string]any{}}))["task"].(map[string]any)["taskId"].(string)

@@ -10,6 +10,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
 // TestTaskListen: a listen stream's taskIds follow the tasks this server made, each notified
@@ -29,7 +30,7 @@ func TestTaskListen(t *testing.T) {
 	var got []map[string]any
 	arrived := make(chan struct{}, 1) // wakes waitFor after each notification
 	notify := func(method string, params map[string]any) {
-		if method != notifyTasks {
+		if method != tasks.Notification {
 			t.Errorf("notified %s", method)
 		}
 		mu.Lock()
@@ -67,11 +68,11 @@ func TestTaskListen(t *testing.T) {
 	if ids, _ := honoured.([]string); len(ids) != 1 || ids[0] != taskID {
 		t.Errorf("honoured %v, want only the task this server made", honoured)
 	}
-	if p := waitFor(1); p["taskId"] != taskID || p["status"] != taskWorking || p["resultType"] != nil {
+	if p := waitFor(1); p["taskId"] != taskID || p["status"] != tasks.Working || p["resultType"] != nil {
 		t.Errorf("first notification = %v", p)
 	}
 	taskAnswer(t, "tasks/cancel", c.taskCall(2, methodTasksCancel, taskID, nil))
-	if p := waitFor(2); p["status"] != taskCancelled {
+	if p := waitFor(2); p["status"] != tasks.Cancelled {
 		t.Errorf("notification after the cancel = %v", p)
 	}
 	stop()
@@ -82,7 +83,7 @@ func TestTaskListen(t *testing.T) {
 		t.Errorf("%d notifications, want 2 (working, cancelled)", n)
 	}
 
-	for _, bad := range []string{`5`, `"x"`, `[` + strings.Repeat(`"a",`, maxListenTasks) + `"a"]`} {
+	for _, bad := range []string{`5`, `"x"`, `[` + strings.Repeat(`"a",`, tasks.MaxListen) + `"a"]`} {
 		if _, _, problem := s.openTaskListen(context.Background(), json.RawMessage(bad), notify); problem == "" {
 			t.Errorf("openTaskListen(%.20s...) accepted it", bad)
 		}

@@ -4,16 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -159,7 +160,7 @@ func newTasksClient(t *testing.T, jt *jobTable, key []byte) *mcpHTTP {
 // withTasks returns params whose _meta declares the tasks extension.
 func withTasks(params map[string]any) map[string]any {
 	m := modernMetaOf(protocolVersion20260728)
-	m[metaClientCapabilities] = map[string]any{"extensions": map[string]any{extensionTasks: map[string]any{}}}
+	m[metaClientCapabilities] = map[string]any{"extensions": map[string]any{tasks.Extension: map[string]any{}}}
 	params["_meta"] = m
 	return params
 }
@@ -204,8 +205,8 @@ func TestTasksCreateAndGet(t *testing.T) {
 
 	// server/discover declares the extension, and no 2025-11-25 tasks capability.
 	caps := taskAnswer(t, "discover", c.modernCall(1, methodDiscover, nil, nil))["capabilities"].(map[string]any)
-	if ext, _ := caps["extensions"].(map[string]any); ext == nil || ext[extensionTasks] == nil || caps["tasks"] != nil {
-		t.Errorf("discover capabilities = %v, want extensions[%s] and no tasks", caps, extensionTasks)
+	if ext, _ := caps["extensions"].(map[string]any); ext == nil || ext[tasks.Extension] == nil || caps["tasks"] != nil {
+		t.Errorf("discover capabilities = %v, want extensions[%s] and no tasks", caps, tasks.Extension)
 	}
 
 	// A job's call with the extension answers a flat CreateTaskResult.
@@ -220,7 +221,7 @@ func TestTasksCreateAndGet(t *testing.T) {
 			t.Errorf("CreateTaskResult has %s: %v", k, created)
 		}
 	}
-	if created["status"] != taskWorking || created["ttlMs"] != float64(time.Hour/time.Millisecond) || created["pollIntervalMs"] != float64(taskPollIntervalMillis) {
+	if created["status"] != tasks.Working || created["ttlMs"] != float64(time.Hour/time.Millisecond) || created["pollIntervalMs"] != float64(tasks.PollIntervalMillis) {
 		t.Errorf("CreateTaskResult = %v", created)
 	}
 	taskID := created["taskId"].(string)
@@ -230,7 +231,7 @@ func TestTasksCreateAndGet(t *testing.T) {
 
 	// tasks/get of a running job: working, without result or error.
 	got := taskAnswer(t, "tasks/get working", c.taskCall(3, methodTasksGet, taskID, nil))
-	if got["status"] != taskWorking || got["taskId"] != taskID || got["resultType"] != "complete" || got["result"] != nil || got["error"] != nil {
+	if got["status"] != tasks.Working || got["taskId"] != taskID || got["resultType"] != "complete" || got["result"] != nil || got["error"] != nil {
 		t.Errorf("tasks/get of a running job = %v", got)
 	}
 
@@ -239,7 +240,7 @@ func TestTasksCreateAndGet(t *testing.T) {
 	done := createTask(t, c, 4, "slow_compute", map[string]any{"seconds": 0, "label": "now"})["taskId"].(string)
 	got = taskAnswer(t, "tasks/get completed", c.taskCall(5, methodTasksGet, done, nil))
 	res, _ := got["result"].(map[string]any)
-	if got["status"] != taskCompleted || res == nil || !strings.Contains(fmt.Sprint(res["content"]), "computed now") || res["isError"] != nil {
+	if got["status"] != tasks.Completed || res == nil || !strings.Contains(fmt.Sprint(res["content"]), "computed now") || res["isError"] != nil {
 		t.Errorf("tasks/get of a finished job = %v", got)
 	}
 	// The inlined result is a 2026-07-28 result like any other: it says its resultType (the
@@ -252,13 +253,13 @@ func TestTasksCreateAndGet(t *testing.T) {
 	}
 	failing := createTask(t, c, 6, "failing_job", nil)["taskId"].(string)
 	got = taskAnswer(t, "tasks/get tool error", c.taskCall(7, methodTasksGet, failing, nil))
-	if res, _ := got["result"].(map[string]any); got["status"] != taskCompleted || res["isError"] != true || got["error"] != nil {
+	if res, _ := got["result"].(map[string]any); got["status"] != tasks.Completed || res["isError"] != true || got["error"] != nil {
 		t.Errorf("tasks/get of a job whose tool failed = %v", got)
 	}
 	broken := createTask(t, c, 8, "protocol_error_job", nil)["taskId"].(string)
 	got = taskAnswer(t, "tasks/get failed", c.taskCall(9, methodTasksGet, broken, nil))
 	e, _ := got["error"].(map[string]any)
-	if got["status"] != taskFailed || got["result"] != nil || e["code"] != float64(jsonrpc.CodeInternalError) || e["message"] == "" {
+	if got["status"] != tasks.Failed || got["result"] != nil || e["code"] != float64(jsonrpc.CodeInternalError) || e["message"] == "" {
 		t.Errorf("tasks/get of a job that failed without an answer = %v", got)
 	}
 
@@ -292,7 +293,7 @@ func TestTasksCancelAndUpdate(t *testing.T) {
 	if len(jt.cancelled) != 1 {
 		t.Errorf("the job was cancelled %d times, want once", len(jt.cancelled))
 	}
-	if got := taskAnswer(t, "tasks/get", c.taskCall(4, methodTasksGet, taskID, nil)); got["status"] != taskCancelled {
+	if got := taskAnswer(t, "tasks/get", c.taskCall(4, methodTasksGet, taskID, nil)); got["status"] != tasks.Cancelled {
 		t.Errorf("tasks/get after cancel = %v", got)
 	}
 
@@ -354,7 +355,7 @@ func TestTasksErrors(t *testing.T) {
 		}
 		req, _ := a.messages[0].Error.Data["requiredCapabilities"].(map[string]any)
 		ext, _ := req["extensions"].(map[string]any)
-		if _, ok := ext[extensionTasks]; !ok {
+		if _, ok := ext[tasks.Extension]; !ok {
 			t.Errorf("%s: data %v does not name the extension", name, a.messages[0].Error.Data)
 		}
 	}
@@ -372,11 +373,11 @@ func TestTasksAcrossGateways(t *testing.T) {
 	key := []byte("a key the fleet's gateways share")
 	a, b := newTasksClient(t, jt, key), newTasksClient(t, jt, key)
 	taskID := createTask(t, a, 1, "slow_compute", map[string]any{"seconds": 60})["taskId"].(string)
-	if got := taskAnswer(t, "tasks/get at b", b.taskCall(2, methodTasksGet, taskID, nil)); got["status"] != taskWorking {
+	if got := taskAnswer(t, "tasks/get at b", b.taskCall(2, methodTasksGet, taskID, nil)); got["status"] != tasks.Working {
 		t.Errorf("tasks/get through the other gateway = %v", got)
 	}
 	taskAnswer(t, "tasks/cancel at b", b.taskCall(3, methodTasksCancel, taskID, nil))
-	if got := taskAnswer(t, "tasks/get at a", a.taskCall(4, methodTasksGet, taskID, nil)); got["status"] != taskCancelled {
+	if got := taskAnswer(t, "tasks/get at a", a.taskCall(4, methodTasksGet, taskID, nil)); got["status"] != tasks.Cancelled {
 		t.Errorf("tasks/get after a cancel through the other gateway = %v", got)
 	}
 }
@@ -413,7 +414,7 @@ func TestTasksInputRequired(t *testing.T) {
 	got := taskAnswer(t, "tasks/get", c.taskCall(2, methodTasksGet, taskID, nil))
 	reqs, _ := got["inputRequests"].(map[string]any)
 	q, _ := reqs["q-1"].(map[string]any)
-	if got["status"] != taskInputRequired || q["method"] != questions.MethodElicit || !strings.Contains(fmt.Sprint(q["params"]), "Delete a.txt?") || got["result"] != nil {
+	if got["status"] != tasks.InputRequired || q["method"] != questions.MethodElicit || !strings.Contains(fmt.Sprint(q["params"]), "Delete a.txt?") || got["result"] != nil {
 		t.Fatalf("tasks/get of a job that waits = %v", got)
 	}
 	// The question has the shape of a call's input_required entry: 2026-07-28 names the form.
@@ -438,7 +439,7 @@ func TestTasksInputRequired(t *testing.T) {
 		t.Fatalf("the job's answers = %v", jt.answers)
 	}
 	got = taskAnswer(t, "tasks/get", c.taskCall(6, methodTasksGet, taskID, nil))
-	if got["status"] != taskCompleted || !strings.Contains(fmt.Sprint(got["result"]), "ELICITATION_ACTION_ACCEPT") || got["inputRequests"] != nil {
+	if got["status"] != tasks.Completed || !strings.Contains(fmt.Sprint(got["result"]), "ELICITATION_ACTION_ACCEPT") || got["inputRequests"] != nil {
 		t.Errorf("tasks/get after the answer = %v", got)
 	}
 }

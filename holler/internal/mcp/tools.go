@@ -14,12 +14,13 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
-	"github.com/hootenanny/hoot/holler/internal/mcp/content"
+	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/round"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // listToolsResult is tools/list's answer: one page of tools, and the cursor of the next page
@@ -95,27 +96,6 @@ type callToolParams struct {
 	} `json:"_meta"`
 }
 
-// callToolResult is tools/call's answer.
-type callToolResult struct {
-	Content           []content.Block `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
-	Meta              *resultMeta     `json:"_meta,omitempty"`
-	// modernMeta, set only on a result that encodeToolResult writes (see fastToolResult), is
-	// the _meta of a 2026-07-28 result, already encoded; with it the result is "complete".
-	modernMeta []byte
-	// code is the failure's code, for traces, when IsError is set.
-	code hooteproto.Code
-}
-
-// resultMeta is the _meta of a tool result.
-type resultMeta struct {
-	// Guidance is the data of a failure that the gateway itself answered, as error.data holds
-	// it for a JSON-RPC error: the hint and, for a call the policy refused, its decision. It
-	// cannot be structuredContent, which must conform to the tool's output schema.
-	Guidance *guidance `json:"hootenanny/guidance,omitempty"`
-}
-
 // progressParams are notifications/progress's params.
 type progressParams struct {
 	ProgressToken json.RawMessage `json:"progressToken"`
@@ -123,10 +103,6 @@ type progressParams struct {
 	Total         float64         `json:"total,omitempty"`
 	Message       string          `json:"message,omitempty"`
 }
-
-// resultJSON is how a typed result becomes structuredContent: field names as the schema has
-// them, and every field present, so that the output schema's properties are always there.
-var resultJSON = protojson.MarshalOptions{UseProtoNames: true, EmitDefaultValues: true}
 
 // readCallToolParams reads tools/call's params and the tool's name from them; ok is false
 // unless they are an object with a name that is a non-empty string.
@@ -153,31 +129,31 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
 	p, name, ok := readCallToolParams(msg.Params)
 	if !ok {
-		g := &guidance{
+		g := &guidance.Data{
 			Hint:  "Name the tool in params.name and put its arguments in params.arguments.",
 			Tools: s.allowedNames,
-			Try:   tryToolsList(),
+			Try:   guidance.TryToolsList(),
 		}
 		if len(s.allowed) > 0 {
-			g.Try = tryToolsCall(s.allowed[0])
+			g.Try = guidance.TryToolsCall(s.allowed[0])
 		}
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: tools/call needs params.name, the name of a tool, and params.arguments, an object", g)
 	}
 	t, known := s.tools[name]
 	if !known {
 		near := wording.Close(name, s.allowedNames)
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "unknown tool "+wording.Quote(name)+wording.DidYouMean(near), &guidance{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "unknown tool "+wording.Quote(name)+wording.DidYouMean(near), &guidance.Data{
 			Hint:       "Call one of the tools in tools; tools/list describes each with its arguments.",
 			Tool:       name,
 			DidYouMean: near,
 			Tools:      s.allowedNames,
-			Try:        tryToolsList(),
+			Try:        guidance.TryToolsList(),
 		})
 	}
 	msg.tool = name
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
-	var ask confirmer
+	var ask consent.Confirmer
 	d, cannot := s.policyFor(ctx).Decide(t, func() (bool, string) {
 		var why string
 		ask, why = s.confirmerFor(sess, out)
@@ -192,16 +168,16 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		return s.badArguments(msg.ID, sess, t, bad)
 	}
 	// In the 2026-07-28 era the call may be a retry that carries answers (mrtr.go).
-	var round *inputRound
+	var rd *round.Round
 	if sess.modern {
 		var err error
-		if round, err = s.openRound(ctx, methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
+		if rd, err = s.openRound(ctx, methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
 			return s.roundFailure(msg.ID, methodToolsCall, name, err)
 		}
 	}
 	// Only a call that decoded is put to a person: whether it may run, and the arguments it
 	// left out that a person supplies (askargs.go).
-	req, d, r := s.askPerson(ctx, personCall{msg: msg, sess: sess, out: out, tool: t, args: p.Arguments, round: round}, d, ask, req)
+	req, d, r := s.askPerson(ctx, personCall{msg: msg, sess: sess, out: out, tool: t, args: p.Arguments, round: rd}, d, ask, req)
 	if r != nil {
 		return r
 	}
@@ -220,10 +196,10 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 			asker = s.clientAsker(sess, out)
 		}
 	}
-	if round != nil {
+	if rd != nil {
 		// The 2026-07-28 era forbids requests of the server to the client: questions become
 		// an input_required result.
-		asker = round.ask
+		asker = rd.Ask
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
@@ -243,8 +219,8 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	})
 	elapsed := time.Since(start)
 	endBackend(res, err)
-	if round != nil {
-		if r := s.endRound(msg.ID, round, err != nil || res.GetError() != nil); r != nil {
+	if rd != nil {
+		if r := s.endRound(msg.ID, rd, err != nil || res.GetError() != nil); r != nil {
 			return r
 		}
 	}
@@ -259,7 +235,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		}
 		log().Info("mcp: tool call failed", "code", e.Code(), "err", err)
 		s.logCallFailure(sess, out, name, t.Service, e)
-		return jsonrpc.NewResult(msg.ID, toolErrorResult(name, e))
+		return jsonrpc.NewResult(msg.ID, toolresult.Failure(name, e))
 	}
 	if res == nil {
 		log().Error("mcp: backend returned neither a result nor an error")
@@ -268,7 +244,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if te := res.GetError(); te != nil {
 		e := hooteproto.ErrorFromTool(te)
 		log().Info("mcp: tool answered with an error", "code", e.Code(), "message", e.Message())
-		return jsonrpc.NewResult(msg.ID, toolErrorResult(name, e))
+		return jsonrpc.NewResult(msg.ID, toolresult.Failure(name, e))
 	}
 	if r := s.taskAnswer(plan, msg, sess, t, res); r != nil {
 		return r
@@ -278,31 +254,17 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		log().Error("mcp: backend returned the result of another tool", "result", fmt.Sprintf("%T", res.GetResult()))
 		return s.internalError(msg.ID, "the worker answered tool "+wording.Quote(name)+" with a result of another kind")
 	}
-	b, err := resultJSON.Marshal(m)
+	// The content of results embedded in m (a finished job's, in job_await's answer) follows
+	// its own.
+	result, err := toolresult.Typed(m, s.contentBase(), true)
 	if err != nil {
 		log().Error("mcp: result does not encode as JSON", "err", err)
 		return s.internalError(msg.ID, "the result of tool "+wording.Quote(name)+" could not be encoded")
 	}
-	// protojson varies its whitespace on purpose; compact output is stable and smaller.
-	b = rawjson.CompactValid(b)
 	if s.log.Enabled(ctx, slog.LevelDebug) {
 		log().Debug("mcp: tool call done")
 	}
-	// Content blocks that the result carries (hoot.v1.Content fields) are the call's content;
-	// a result without them is shown as its JSON text. The content of results embedded in it
-	// (a finished job's, in job_await's answer) follows.
-	blocks := content.Of(m)
-	if len(blocks) == 0 {
-		blocks = []content.Block{content.Text(string(b))}
-	}
-	blocks = append(blocks, content.Nested(m)...)
-	if s.cfg.ContentBaseURL != nil {
-		blocks = append(blocks, refLinks(m, s.cfg.ContentBaseURL())...)
-	}
-	return jsonrpc.NewResult(msg.ID, callToolResult{
-		Content:           blocks,
-		StructuredContent: b,
-	})
+	return jsonrpc.NewResult(msg.ID, result)
 }
 
 // refuse answers a call that the policy refused with decision d, before anything reached a
@@ -311,7 +273,7 @@ func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d
 	e := s.policy.Refusal(t, d, cannot, unanswered)
 	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.id, "tier", d.Tier, "maxTier", d.MaxTier,
 		"confirmation", d.Confirmation, "outcome", d.Outcome)
-	return jsonrpc.NewResult(id, guidedToolErrorResult(t.Name, e, &guidance{Hint: e.Hint(), Tool: t.Name, Policy: &d}))
+	return jsonrpc.NewResult(id, toolresult.Guided(t.Name, e, &guidance.Data{Hint: e.Hint(), Tool: t.Name, Policy: &d}))
 }
 
 // badArguments answers arguments that do not decode or validate: as a tool result with
@@ -327,7 +289,7 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 	default:
 		hint = "Fix the arguments and call " + t.Name + " again; example shows a valid call."
 	}
-	g := &guidance{
+	g := &guidance.Data{
 		Hint:       hint,
 		Tool:       t.Name,
 		Field:      bad.Field,
@@ -335,52 +297,22 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 		Got:        bad.Got,
 		DidYouMean: bad.DidYouMean,
 		Usage:      t.Usage,
-		Example:    exampleCall(t),
+		Example:    guidance.ExampleCall(t),
 	}
 	if s.cfg.MinimalErrors {
 		g = nil
 	}
 	if argumentErrorsAsResults(sess.protocolVersion()) {
-		return jsonrpc.NewResult(id, callToolResult{
-			Content: []content.Block{content.Text(argumentErrorText(msg, g))},
-			IsError: true,
-			code:    hooteproto.CodeInvalidArgument,
-		})
+		return jsonrpc.NewResult(id, toolresult.BadArguments(msg, g))
 	}
 	return s.fail(id, jsonrpc.CodeInvalidParams, msg, g)
 }
 
 // internalError answers a fault of the server or a worker.
 func (s *Server) internalError(id json.RawMessage, msg string) *jsonrpc.Response {
-	return s.fail(id, jsonrpc.CodeInternalError, "internal error: "+msg, &guidance{
+	return s.fail(id, jsonrpc.CodeInternalError, "internal error: "+msg, &guidance.Data{
 		Hint: "This is a fault of the server, not of the request; try again later, and report it if it persists.",
 	})
-}
-
-// toolErrorResult renders a tool's failure as a tool result with isError and no structured
-// content: the failure does not conform to the tool's output schema.
-func toolErrorResult(tool string, e *hooteproto.Error) callToolResult {
-	return callToolResult{
-		Content: []content.Block{content.Text(toolErrorText(tool, e))},
-		IsError: true,
-		code:    e.Code(),
-	}
-}
-
-// guidedToolErrorResult renders a failure that the gateway answered itself, with its data g:
-// for a model in the text, and for programs in _meta, since structuredContent must conform to
-// the tool's output schema.
-func guidedToolErrorResult(tool string, e *hooteproto.Error, g *guidance) callToolResult {
-	text := toolErrorText(tool, e)
-	if g != nil && g.Policy != nil {
-		text += "\npolicy: " + g.Policy.String()
-	}
-	return callToolResult{
-		Content: []content.Block{content.Text(text)},
-		IsError: true,
-		Meta:    &resultMeta{Guidance: g},
-		code:    e.Code(),
-	}
 }
 
 // progressRelay returns the function that turns a worker's progress reports into
@@ -417,13 +349,22 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 // answer of its own: the input_required result that asks the question, or the refusal of the
 // retry's requestState or inputResponses. It returns nil for any other error.
 func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *jsonrpc.Response {
-	var ir *inputRequired
+	var ir *round.InputRequired
 	if errors.As(err, &ir) {
 		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.id)
-		return jsonrpc.NewResult(id, ir.result)
+		return jsonrpc.NewResult(id, ir.Result)
 	}
 	if err != nil {
 		return s.roundFailure(id, methodToolsCall, t.Name, err)
 	}
 	return nil
+}
+
+// contentBase is the base URL of the gateway's content route that a result's links point
+// under, or "" when the gateway serves none.
+func (s *Server) contentBase() string {
+	if s.cfg.ContentBaseURL == nil {
+		return ""
+	}
+	return s.cfg.ContentBaseURL()
 }

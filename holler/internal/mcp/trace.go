@@ -8,6 +8,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -86,11 +87,11 @@ func failureCode(resp *jsonrpc.Response) string {
 	if resp.Error != nil {
 		return strconv.FormatInt(resp.Error.Code, 10)
 	}
-	if r, ok := resp.Result.(callToolResult); ok && r.IsError {
-		if r.code == 0 {
+	if r, ok := resp.Result.(toolresult.Result); ok && r.IsError {
+		if r.Code == 0 {
 			return hooteproto.CodeInternal.String()
 		}
-		return r.code.String()
+		return r.Code.String()
 	}
 	return ""
 }

@@ -1,22 +1,23 @@
-package mcp
+// Package guidance is the data of the gateway's errors: what was wrong, what was expected, and
+// the next step, in a JSON-RPC error's data and in a tool result's _meta, and the requests it
+// offers to copy.
+package guidance
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
-	"github.com/hootenanny/hoot/hooteproto"
 )
 
-// guidance is the data of an error: a hint for the next step, and, as far as the mistake
-// allows, what was wrong, what was expected, and a request to copy. The closer a request was
-// to valid, the more specific the guidance.
-type guidance struct {
+// Data is the data of an error: a hint for the next step, and, as far as the mistake allows,
+// what was wrong, what was expected, and a request to copy. The closer a request was to valid,
+// the more specific the guidance.
+type Data struct {
 	// Hint is one sentence saying what to do next. Every guidance has one.
 	Hint string `json:"hint"`
 	// Tool is the tool the error is about.
@@ -52,30 +53,30 @@ type guidance struct {
 	RequiredCapabilities map[string]any `json:"requiredCapabilities,omitempty"`
 }
 
-// tryInitialize returns an initialize request to copy.
-func tryInitialize() json.RawMessage {
+// TryInitialize returns an initialize request of protocol version to copy.
+func TryInitialize(version string) json.RawMessage {
 	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` +
-		latestProtocolVersion + `","capabilities":{},"clientInfo":{"name":"example-client","version":"1.0.0"}}}`)
+		version + `","capabilities":{},"clientInfo":{"name":"example-client","version":"1.0.0"}}}`)
 }
 
-// tryToolsList returns a tools/list request to copy.
-func tryToolsList() json.RawMessage {
+// TryToolsList returns a tools/list request to copy.
+func TryToolsList() json.RawMessage {
 	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
 }
 
-// tryToolsCall returns a tools/call request of t with its example arguments, to copy.
-func tryToolsCall(t *hootv1hoot.Tool) json.RawMessage {
+// TryToolsCall returns a tools/call request of t with its example arguments, to copy.
+func TryToolsCall(t *hootv1hoot.Tool) json.RawMessage {
 	b, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      int             `json:"id"`
 		Method  string          `json:"method"`
 		Params  json.RawMessage `json:"params"`
-	}{jsonrpc.Version, 1, methodToolsCall, exampleCall(t)})
+	}{jsonrpc.Version, 1, "tools/call", ExampleCall(t)})
 	return b
 }
 
-// exampleCall returns a tools/call params object for t with its example arguments.
-func exampleCall(t *hootv1hoot.Tool) json.RawMessage {
+// ExampleCall returns a tools/call params object for t with its example arguments.
+func ExampleCall(t *hootv1hoot.Tool) json.RawMessage {
 	args := json.RawMessage(t.Example)
 	if len(strings.TrimSpace(t.Example)) == 0 {
 		args = json.RawMessage(`{}`)
@@ -87,31 +88,9 @@ func exampleCall(t *hootv1hoot.Tool) json.RawMessage {
 	return b
 }
 
-// toolErrorText renders a tool's failure for a model: what failed and why, the argument it is
-// about, the next step, and whether and when a retry can help.
-func toolErrorText(tool string, e *hooteproto.Error) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s failed (%s): %s", tool, e.Code(), e.Message())
-	if e.Field() != "" {
-		fmt.Fprintf(&b, "\nfield: %s", e.Field())
-	}
-	if e.Hint() != "" {
-		fmt.Fprintf(&b, "\nhint: %s", e.Hint())
-	}
-	switch {
-	case e.Retryable() && e.RetryAfter() > 0:
-		fmt.Fprintf(&b, "\nretryable: yes, after %s", e.RetryAfter().Round(time.Millisecond))
-	case e.Retryable():
-		b.WriteString("\nretryable: yes")
-	default:
-		b.WriteString("\nretryable: no; the same call will fail again")
-	}
-	return b.String()
-}
-
-// argumentErrorText renders bad arguments for a model, from the same guidance that -32602
-// carries in its data.
-func argumentErrorText(msg string, g *guidance) string {
+// ArgumentText renders bad arguments for a model, from the same guidance g that -32602 carries
+// in its data.
+func ArgumentText(msg string, g *Data) string {
 	if g == nil {
 		return msg
 	}

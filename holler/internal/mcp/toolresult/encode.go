@@ -1,4 +1,4 @@
-package mcp
+package toolresult
 
 import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
@@ -7,18 +7,18 @@ import (
 
 // This file writes the JSON of the most frequent answer, a tools/call result with text
 // content, without reflection. The bytes are exactly those that json.Marshal writes for the
-// same response (fastjson_test.go compares the two); anything else goes through json.Marshal.
+// same response (encode_test.go compares the two); anything else goes through json.Marshal.
 
-// encodeToolResult returns the JSON of r when r is the result of a tools/call whose content
-// is text only, and false for every other response.
-func encodeToolResult(r *jsonrpc.Response) ([]byte, bool) {
-	res, ok := r.Result.(callToolResult)
-	if !ok || !fastToolResult(r, res) {
+// Encode returns the JSON of r when r is the result of a tools/call whose content is text
+// only, and false for every other response.
+func Encode(r *jsonrpc.Response) ([]byte, bool) {
+	res, ok := r.Result.(Result)
+	if !ok || !Fast(r, res) {
 		return nil, false
 	}
 	// Room for everything and some escapes; append grows the buffer in the rare case that
 	// more is needed.
-	size := 64 + len(r.ID) + len(res.StructuredContent) + len(res.StructuredContent)/16 + len(res.modernMeta)
+	size := 64 + len(r.ID) + len(res.StructuredContent) + len(res.StructuredContent)/16 + len(res.ModernMeta)
 	for _, c := range res.Content {
 		size += 32 + len(*c.Text) + len(*c.Text)/8
 	}
@@ -49,17 +49,17 @@ func encodeToolResult(r *jsonrpc.Response) ([]byte, bool) {
 	if res.IsError {
 		b = append(b, `,"isError":true`...)
 	}
-	if res.modernMeta != nil {
+	if res.ModernMeta != nil {
 		b = append(b, `,"_meta":`...)
-		b = append(b, res.modernMeta...)
+		b = append(b, res.ModernMeta...)
 		b = append(b, `,"resultType":"complete"`...)
 	}
 	return append(b, "}}"...), true
 }
 
-// fastToolResult reports whether encodeToolResult writes the response r, whose result is res:
-// text content only, compact JSON, and no _meta of the legacy kind.
-func fastToolResult(r *jsonrpc.Response, res callToolResult) bool {
+// Fast reports whether Encode writes the response r, whose result is res: text content only,
+// compact JSON, and no _meta of the legacy kind.
+func Fast(r *jsonrpc.Response, res Result) bool {
 	if r.Error != nil || len(r.ID) == 0 || !rawjson.IsCompact(r.ID) || !rawjson.IsCompact(res.StructuredContent) || res.Meta != nil {
 		return false
 	}
