@@ -307,7 +307,7 @@ func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error
 	}
 }
 
-// Handler returns the gateway's HTTP handler: MCP at /mcp, /healthz, /metrics (Prometheus), the
+// Handler returns the gateway's HTTP handler: MCP at /mcp and over WebSocket at /ws, /healthz, /metrics (Prometheus), the
 // studio page at /studio/ (and /), and the content routes (/cas, /artifacts/{id}/content).
 func (g *Gateway) Handler() http.Handler {
 	return httpapi.NewRouter(httpapi.Deps{
@@ -316,6 +316,7 @@ func (g *Gateway) Handler() http.Handler {
 		Access:         g.cfg.Access,
 		MCPDeny:        g.mcp.WriteAccessFailure,
 		MCP:            g.mcp,
+		WS:             http.HandlerFunc(g.mcp.ServeWebSocket),
 		Services:       g.broker.Services,
 		Content: &httpapi.Content{Backend: g.broker, Store: g.store, Count: g.metrics.ContentBytes,
 			MaxUploads: g.cfg.MaxUploads, MaxUploadsPerClient: g.cfg.MaxUploadsPerClient},
