@@ -143,7 +143,7 @@ func (s *Server) serveSocket(ctx context.Context, conn *websocket.Conn) error {
 	// to the server's requests (sampling, elicitation) reach only the socket they were sent on.
 	sess := newSession(newSessionID())
 	sess.owner, sess.caller = principalOf(ctx), callerOf(ctx)
-	w := &lineWriter{Writer: lines.NewWriter(frameWriter{ctx: ctx, conn: conn}, func(err error) { cancel(err) }), inputEnded: make(chan struct{})}
+	w := &lineWriter{Writer: lines.NewWriter(frameWriter{conn: conn}, func(err error) { cancel(err) }), inputEnded: make(chan struct{})}
 	sess.out = w
 	defer s.sessions.attach(sess)()
 
@@ -313,13 +313,13 @@ func (s *Server) welcome(ctx context.Context) welcomeParams {
 }
 
 // A frameWriter sends each line a lines.Writer writes as one text frame, without its newline.
-type frameWriter struct {
-	ctx  context.Context
-	conn *websocket.Conn
-}
+type frameWriter struct{ conn *websocket.Conn }
 
 func (fw frameWriter) Write(b []byte) (int, error) {
-	ctx, cancel := context.WithTimeout(fw.ctx, wsWriteTimeout)
+	// The frame's bound is its own, not the socket's context: the library closes a socket,
+	// without a close frame, when the context of a write ends, even after the write; the
+	// socket's end is told by ServeWebSocket's close instead.
+	ctx, cancel := context.WithTimeout(context.Background(), wsWriteTimeout)
 	defer cancel()
 	if err := fw.conn.Write(ctx, websocket.MessageText, bytes.TrimSuffix(b, []byte("\n"))); err != nil {
 		return 0, err
