@@ -1,0 +1,126 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/lines"
+)
+
+// FuzzWebSocketFrame feeds any text frame to a socket's handling: it never panics, everything
+// it writes back is JSON-RPC objects, one per frame, and a frame that is not JSON is answered
+// with one parse error that says what the socket speaks.
+func FuzzWebSocketFrame(f *testing.F) {
+	for _, seed := range []string{
+		"hello",
+		"",
+		"{",
+		"[]",
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"0"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`,
+		string(tryDiscover()),
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","id":5,"result":{}}`,
+		`{"params":{"_meta":{"` + metaProtocolVersion + `":"x"`,
+	} {
+		f.Add(seed)
+	}
+	b := newFakeBackend()
+	s, err := NewServer(&Config{Backend: b})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = s.Close() })
+	f.Fuzz(func(t *testing.T, frame string) {
+		var out lockedBuffer
+		ctx, cancel := context.WithCancel(context.Background())
+		sess := newSession(newSessionID())
+		w := &lineWriter{Writer: lines.NewWriter(&out, nil), inputEnded: make(chan struct{})}
+		sess.out = w
+		sock := &socketState{slots: make(chan struct{}, 4)}
+		var wg sync.WaitGroup
+		s.serveFrame(ctx, sess, w, &wg, sock, wsFrame{typ: websocket.MessageText, data: []byte(frame)})
+		// What runs on its own ends with the socket.
+		cancel()
+		sess.end()
+		wg.Wait()
+		got := out.lines()
+		for _, l := range got {
+			var m map[string]json.RawMessage
+			if json.Unmarshal([]byte(l), &m) != nil || string(m["jsonrpc"]) != `"2.0"` {
+				t.Fatalf("frame %q: wrote %q, not a JSON-RPC object", frame, l)
+			}
+		}
+		if !json.Valid([]byte(frame)) {
+			if len(got) != 1 || !strings.Contains(got[0], "This server speaks JSON-RPC 2.0 over WebSocket") || !strings.Contains(got[0], `"try"`) {
+				t.Fatalf("frame %q, not JSON: answered %q, want one guided parse error", frame, got)
+			}
+		}
+	})
+}
+
+// lockedBuffer collects lines written from any goroutine.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) lines() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.FieldsFunc(b.buf.String(), func(r rune) bool { return r == '\n' })
+}
+
+// deadlineConn records the deadline last set on it.
+type deadlineConn struct {
+	net.Conn
+	set      bool
+	deadline time.Time
+}
+
+func (c *deadlineConn) SetDeadline(t time.Time) error { c.set, c.deadline = true, t; return nil }
+
+// hijackable is a ResponseWriter whose connection carries a write deadline, as one that a
+// wrapper set for the 101 answer.
+type hijackable struct {
+	http.ResponseWriter
+	conn *deadlineConn
+}
+
+func (h hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) { return h.conn, nil, nil }
+
+// TestWebSocketHijackClearsDeadlines: the socket's connection keeps no deadline of the HTTP
+// exchange that opened it, which would otherwise cut a busy socket off once reached.
+func TestWebSocketHijackClearsDeadlines(t *testing.T) {
+	t.Parallel()
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	dc := &deadlineConn{Conn: a, deadline: time.Now()}
+	conn, _, err := clearDeadlines{hijackable{httptest.NewRecorder(), dc}}.Hijack()
+	if err != nil || conn != dc {
+		t.Fatalf("Hijack = %v, %v", conn, err)
+	}
+	if !dc.set || !dc.deadline.IsZero() {
+		t.Errorf("deadline after Hijack: set %v, %v; want cleared", dc.set, dc.deadline)
+	}
+}
