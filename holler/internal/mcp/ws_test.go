@@ -7,7 +7,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -486,5 +489,58 @@ func TestWebSocketServerClose(t *testing.T) {
 	_ = ts.s.Close()
 	if code, _ := c.closeStatus(); code != websocket.StatusGoingAway {
 		t.Errorf("close status %v, want 1001", code)
+	}
+}
+
+// TestTypeScriptSDKWebSocket runs the official TypeScript SDK client over its WebSocket
+// transport against /ws: it initializes, lists every tool, and calls a tool that asks the
+// client to sample, which the SDK's handler answers on the same socket.
+func TestTypeScriptSDKWebSocket(t *testing.T) {
+	root := repoRoot(t)
+	node := nodeTools(t, root)
+	ts := newWSTestServer(t, nil)
+	ts.b.override = func(ctx context.Context, _ string, _ *hootv1.Payload) (*hootv1.Result, error) {
+		sampled, err := callOf(ctx).Ask(ctx, &hootv1.ClientRequest{Request: &hootv1.ClientRequest_Sampling{Sampling: &hootv1.SamplingRequest{
+			Messages:  []*hootv1.SamplingMessage{{Content: &hootv1.Content{Block: &hootv1.Content_Text{Text: "hi"}}}},
+			MaxTokens: 7,
+		}}})
+		if err != nil {
+			return nil, err
+		}
+		return &hootv1.Result{Result: &hootv1.Result_Echo{Echo: &hootv1.EchoResult{Message: sampled.GetSampling().GetContent().GetText()}}}, nil
+	}
+	// This server has access control; the SDK's transport (the browser's WebSocket API) sends
+	// no headers, so the test serves the same Server without it, on loopback.
+	hs := httptest.NewServer(http.HandlerFunc(ts.s.ServeWebSocket))
+	t.Cleanup(hs.Close)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := []string{filepath.Join(root, "holler", "e2e", "tsclient", "ws_client.mjs"), "ws" + strings.TrimPrefix(hs.URL, "http")}
+	// Node 20 has WebSocket behind a flag; later versions have it on.
+	if exec.Command(node, "-e", "if (typeof WebSocket === 'undefined') process.exit(1)").Run() != nil {
+		args = append([]string{"--experimental-websocket"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	report, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	var got struct {
+		Names   []string   `json:"names"`
+		Echo    toolResult `json:"echo"`
+		Sampled int        `json:"sampled"`
+		Server  string     `json:"server"`
+	}
+	if err := json.Unmarshal(report, &got); err != nil {
+		t.Fatalf("report %s: %v", report, err)
+	}
+	if !slices.Equal(got.Names, ts.s.allowedNames) || got.Server != DefaultName {
+		t.Errorf("listed %v from %q, want %v", got.Names, got.Server, ts.s.allowedNames)
+	}
+	if got.Sampled != 1 || got.Echo.IsError || got.Echo.StructuredContent["message"] != "sampled:hi" {
+		t.Errorf("echo = %+v after %d sampling requests", got.Echo, got.Sampled)
 	}
 }
