@@ -121,6 +121,9 @@ type Config struct {
 	MaxSessions        int
 	SessionBuffer      int
 	SessionBufferTotal int64
+	// WSMaxInFlight bounds the requests of one WebSocket (/ws) handled at once (see mcp.Config's
+	// WebSocketMaxInFlight); zero means the mcp default.
+	WSMaxInFlight int
 	// Version is reported to MCP clients.
 	Version string
 	// Logger receives the gateway's logs (default: discard).
@@ -239,6 +242,8 @@ func Start(cfg Config) (*Gateway, error) {
 		MaxSessions:      cfg.MaxSessions,
 		EventBufferBytes: cfg.SessionBuffer,
 		EventBufferTotal: cfg.SessionBufferTotal,
+
+		WebSocketMaxInFlight: cfg.WSMaxInFlight,
 	})
 	if err != nil {
 		sock.Close()

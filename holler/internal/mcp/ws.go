@@ -1,11 +1,9 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -58,7 +56,7 @@ func (s *Server) ServeWebSocket(w http.ResponseWriter, r *http.Request) {
 			"To send MCP messages by plain HTTP, POST them to /mcp.", http.StatusUpgradeRequired)
 		return
 	}
-	conn, err := websocket.Accept(clearDeadlines{w}, r, &websocket.AcceptOptions{
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols: []string{wsSubprotocol},
 		// The router's guard has checked Origin against this server's own, the loopback
 		// origins and the allowed ones, a wider list than the library's same-host rule.
@@ -82,26 +80,6 @@ func (s *Server) ServeWebSocket(w http.ResponseWriter, r *http.Request) {
 		conn.CloseNow()
 	}
 }
-
-// clearDeadlines is a ResponseWriter whose Hijack clears the connection's deadlines: the
-// server's, or a write deadline that a wrapper set for the 101 answer, would otherwise cut the
-// socket off once reached, however busy it is. Each frame's write has its own bound instead
-// (wsWriteTimeout), and the socket's idle time its own timer.
-type clearDeadlines struct{ http.ResponseWriter }
-
-func (c clearDeadlines) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	conn, brw, err := http.NewResponseController(c.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := conn.SetDeadline(time.Time{}); err != nil {
-		conn.Close()
-		return nil, nil, err
-	}
-	return conn, brw, nil
-}
-
-func (c clearDeadlines) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // errSocketIdle ends a socket that stayed idle for the session idle timeout.
 var errSocketIdle = errors.New("the socket was idle too long")

@@ -1,17 +1,12 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -88,39 +83,4 @@ func (b *lockedBuffer) lines() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return strings.FieldsFunc(b.buf.String(), func(r rune) bool { return r == '\n' })
-}
-
-// deadlineConn records the deadline last set on it.
-type deadlineConn struct {
-	net.Conn
-	set      bool
-	deadline time.Time
-}
-
-func (c *deadlineConn) SetDeadline(t time.Time) error { c.set, c.deadline = true, t; return nil }
-
-// hijackable is a ResponseWriter whose connection carries a write deadline, as one that a
-// wrapper set for the 101 answer.
-type hijackable struct {
-	http.ResponseWriter
-	conn *deadlineConn
-}
-
-func (h hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) { return h.conn, nil, nil }
-
-// TestWebSocketHijackClearsDeadlines: the socket's connection keeps no deadline of the HTTP
-// exchange that opened it, which would otherwise cut a busy socket off once reached.
-func TestWebSocketHijackClearsDeadlines(t *testing.T) {
-	t.Parallel()
-	a, b := net.Pipe()
-	defer a.Close()
-	defer b.Close()
-	dc := &deadlineConn{Conn: a, deadline: time.Now()}
-	conn, _, err := clearDeadlines{hijackable{httptest.NewRecorder(), dc}}.Hijack()
-	if err != nil || conn != dc {
-		t.Fatalf("Hijack = %v, %v", conn, err)
-	}
-	if !dc.set || !dc.deadline.IsZero() {
-		t.Errorf("deadline after Hijack: set %v, %v; want cleared", dc.set, dc.deadline)
-	}
 }
