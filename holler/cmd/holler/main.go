@@ -36,7 +36,7 @@ var version = "devel"
 const usage = `holler: the MCP gateway of Hootenanny.
 
 Usage:
-  holler serve [flags]   serve MCP over Streamable HTTP at http://ADDR/mcp
+  holler serve [flags]   serve MCP over Streamable HTTP at http://ADDR/mcp and over WebSocket at ws://ADDR/ws
   holler mcp [flags]     serve MCP over stdin/stdout (for desktop clients); logs go to stderr
   holler call TOOL [key=value ...]
                          call a tool of a running gateway and print its result
