@@ -17,7 +17,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/httpapi"
 )
@@ -34,6 +36,12 @@ type wsTestServer struct {
 func newWSTestServer(t *testing.T, edit func(*Config)) *wsTestServer {
 	t.Helper()
 	s, b := newTestServer(t, edit)
+	return serveWS(t, s, b)
+}
+
+// serveWS serves s behind the router, as newWSTestServer does.
+func serveWS(t *testing.T, s *Server, b *fakeBackend) *wsTestServer {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "tokens")
 	standard, err := access.AddToken(p, "alice", hootv1.Tier_TIER_STANDARD)
 	if err != nil {
@@ -542,5 +550,37 @@ func TestTypeScriptSDKWebSocket(t *testing.T) {
 	}
 	if got.Sampled != 1 || got.Echo.IsError || got.Echo.StructuredContent["message"] != "sampled:hi" {
 		t.Errorf("echo = %+v after %d sampling requests", got.Echo, got.Sampled)
+	}
+}
+
+// TestWebSocketListChanges: when a worker comes, a subscriptions/listen stream on one socket and
+// the legacy session of another hear of it on their sockets, and the schema hash changes.
+func TestWebSocketListChanges(t *testing.T) {
+	t.Parallel()
+	s, live := newLiveModernServer(t, nil)
+	ts := serveWS(t, s, live.fakeBackend)
+	modern, hello := ts.open(t, ts.standard)
+	legacy, _ := ts.open(t, ts.standard)
+	legacy.send(initializeRequest(latestProtocolVersion))
+	legacy.answer(`"init"`)
+	legacy.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	modern.send(modernLine("L", methodListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
+	if ack := modern.recv(); ack.Method != notifyListenAck {
+		t.Fatalf("listen began with %s", ack.Method)
+	}
+	live.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName, hootv1hoot.CasServiceName)
+	n := modern.recv()
+	if id, _ := listenParams(t, n); n.Method != notifyToolsChange || id != `"L"` {
+		t.Fatalf("the listen stream got %s tagged %s", n.Method, id)
+	}
+	if n := legacy.recv(); n.Method != notifyToolsChange {
+		t.Fatalf("the legacy session got %+v, want %s", n, notifyToolsChange)
+	}
+	modern.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}`)
+	modern.send(modernLine(2, methodDiscover, nil))
+	var d struct{ SchemaHash string }
+	if err := json.Unmarshal(modern.answer("2").Result, &d); err != nil || d.SchemaHash == hello.SchemaHash || d.SchemaHash == "" {
+		t.Errorf("hash after a worker came: %q, before %q (%v)", d.SchemaHash, hello.SchemaHash, err)
 	}
 }
