@@ -36,27 +36,45 @@ func (s *Server) schemaHash(ctx context.Context) string {
 }
 
 // schemaHashOf returns the schema hash of listed: "sha256:" and the hex SHA-256 of each tool's
-// service and description as JSON, in order, each followed by a zero byte (which JSON never
-// holds, so no two listings run together into the same bytes).
+// digest, in order.
 func (s *Server) schemaHashOf(listed []toolDescription) string {
 	h := sha256.New()
 	h.Write([]byte("holler schema v1\x00"))
-	for _, d := range listed {
-		if t, ok := s.tools[d.Name]; ok {
-			h.Write([]byte(t.Service))
-		}
-		h.Write([]byte{0})
-		// Execution depends on the session asking, not on the tool: leave it out.
-		d.Execution = nil
-		b, err := json.Marshal(d)
-		if err != nil {
-			// A description is built by this package from the tool table and always encodes.
-			panic("mcp: a tool description does not encode: " + err.Error())
-		}
-		h.Write(b)
-		h.Write([]byte{0})
+	for i := range listed {
+		d := s.toolDigest(&listed[i])
+		h.Write(d[:])
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// toolDigest returns the SHA-256 of a tool's service and description as JSON, each followed by
+// a zero byte (which JSON never holds, so no two tools run together into the same bytes). A
+// tool's description is made once, from the table NewServer was given, so its digest is kept:
+// encoding the descriptions, whose schemas are large, on every tools/list would cost
+// milliseconds.
+func (s *Server) toolDigest(d *toolDescription) [sha256.Size]byte {
+	if v, ok := s.toolDigests.Load(d.Name); ok {
+		return v.([sha256.Size]byte)
+	}
+	h := sha256.New()
+	if t, ok := s.tools[d.Name]; ok {
+		h.Write([]byte(t.Service))
+	}
+	h.Write([]byte{0})
+	// Execution depends on the session asking, not on the tool: leave it out.
+	desc := *d
+	desc.Execution = nil
+	b, err := json.Marshal(desc)
+	if err != nil {
+		// A description is built by this package from the tool table and always encodes.
+		panic("mcp: a tool description does not encode: " + err.Error())
+	}
+	h.Write(b)
+	h.Write([]byte{0})
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	s.toolDigests.Store(d.Name, sum)
+	return sum
 }
 
 // servicesOf groups listed by service, in the order each service first appears.

@@ -46,3 +46,19 @@ func TestSchemaHash(t *testing.T) {
 		t.Error("a tool taken out by the tier cap keeps the hash")
 	}
 }
+
+// BenchmarkSchemaHash measures the hash of the whole test table, which every tools/list page,
+// server/discover and WebSocket greeting computes.
+func BenchmarkSchemaHash(b *testing.B) {
+	s, err := NewServer(&Config{Backend: newFakeBackend(), MaxTier: hootv1.Tier_TIER_STANDARD})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	b.ReportMetric(float64(len(s.listedNow())), "tools")
+	b.ReportAllocs()
+	for b.Loop() {
+		s.schemaHash(ctx)
+	}
+}
