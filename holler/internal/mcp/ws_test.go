@@ -290,6 +290,21 @@ func TestWebSocketModernDiscover(t *testing.T) {
 	if tr := toolResultOf(t, c.answer("3")); tr.IsError || tr.StructuredContent["message"] != "hi" {
 		t.Errorf("modern echo = %+v", tr)
 	}
+	// Every method of the era reaches the method table (subscriptions/listen, whose answer is
+	// a stream, is TestWebSocketListChanges').
+	if n := len(ts.s.modernMethods()); n < 5 {
+		t.Fatalf("the era has %d methods: the loop below would prove little", n)
+	}
+	for i, m := range ts.s.modernMethods() {
+		if m == methodListen {
+			continue
+		}
+		id := 100 + i
+		c.send(modernLine(id, m, nil))
+		if r := c.answer(jsonNumber(id)); r.Error != nil && r.Error.Code == -32601 {
+			t.Errorf("%s over /ws: method not found: %s", m, r.Error.Message)
+		}
+	}
 }
 
 // TestWebSocketClientRequests: a tool asks the client to sample, over the socket, and gets the
