@@ -36,7 +36,7 @@ var version = "devel"
 const usage = `holler: the MCP gateway of Hootenanny.
 
 Usage:
-  holler serve [flags]   serve MCP over Streamable HTTP at http://ADDR/mcp
+  holler serve [flags]   serve MCP over Streamable HTTP at http://ADDR/mcp and over WebSocket at ws://ADDR/ws
   holler mcp [flags]     serve MCP over stdin/stdout (for desktop clients); logs go to stderr
   holler call TOOL [key=value ...]
                          call a tool of a running gateway and print its result
@@ -205,6 +205,7 @@ type flags struct {
 	writeTimeout       time.Duration
 	minUploadRate      int64
 	maxSessions        int
+	wsMaxInFlight      int
 	sessionBuffer      int
 	sessionBufferTotal int64
 
@@ -254,6 +255,7 @@ func newFlags(out io.Writer) *flags {
 	f.fs.IntVar(&f.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "most MCP `sessions` (protocol 2025-11-25 and older, named by Mcp-Session-Id) alive at once; "+
 		"a new one beyond it ends the least recently used, whose client is answered 404 and initializes again; with --tokens or OAuth one caller may hold a quarter of them, "+
 		"past which its own least recently used session makes room")
+	f.fs.IntVar(&f.wsMaxInFlight, "ws-max-in-flight", mcp.DefaultWebSocketMaxInFlight, "most `requests` of one WebSocket (/ws) handled at once; one more is answered with an error until one ends")
 	f.fs.IntVar(&f.sessionBuffer, "session-buffer", mcp.DefaultEventBufferBytes, "`bytes` of recent events each MCP session keeps, so that a client that loses an event stream can resume it; the oldest go first")
 	f.fs.Int64Var(&f.sessionBufferTotal, "session-buffer-total", mcp.DefaultEventBufferTotal, "`bytes` of events all MCP sessions keep together; past it the oldest events of any session go first, "+
 		"and their clients can no longer resume from before them")
@@ -349,6 +351,7 @@ func (f *flags) config() (gateway.Config, error) {
 		WriteTimeout:       f.writeTimeout,
 		MinUploadRate:      minUploadRate,
 		MaxSessions:        f.maxSessions,
+		WSMaxInFlight:      f.wsMaxInFlight,
 		SessionBuffer:      f.sessionBuffer,
 		SessionBufferTotal: f.sessionBufferTotal,
 		Version:            version,
@@ -377,6 +380,8 @@ func (f *flags) checkLimits() error {
 		return fmt.Errorf("--min-upload-rate %d: want bytes a second, or 0 to turn the minimum off", f.minUploadRate)
 	case f.maxSessions < 1:
 		return fmt.Errorf("--max-sessions %d: want at least 1 session", f.maxSessions)
+	case f.wsMaxInFlight < 1:
+		return fmt.Errorf("--ws-max-in-flight %d: want at least 1 request (%d by default)", f.wsMaxInFlight, mcp.DefaultWebSocketMaxInFlight)
 	case f.sessionBuffer < 1:
 		return fmt.Errorf("--session-buffer %d: want at least 1 byte (%d by default)", f.sessionBuffer, mcp.DefaultEventBufferBytes)
 	case f.sessionBufferTotal < int64(f.sessionBuffer):

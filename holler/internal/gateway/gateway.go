@@ -121,6 +121,9 @@ type Config struct {
 	MaxSessions        int
 	SessionBuffer      int
 	SessionBufferTotal int64
+	// WSMaxInFlight bounds the requests of one WebSocket (/ws) handled at once (see mcp.Config's
+	// WebSocketMaxInFlight); zero means the mcp default.
+	WSMaxInFlight int
 	// Version is reported to MCP clients.
 	Version string
 	// Logger receives the gateway's logs (default: discard).
@@ -239,6 +242,8 @@ func Start(cfg Config) (*Gateway, error) {
 		MaxSessions:      cfg.MaxSessions,
 		EventBufferBytes: cfg.SessionBuffer,
 		EventBufferTotal: cfg.SessionBufferTotal,
+
+		WebSocketMaxInFlight: cfg.WSMaxInFlight,
 	})
 	if err != nil {
 		sock.Close()
@@ -307,7 +312,7 @@ func (g *Gateway) WaitForServices(ctx context.Context, services ...string) error
 	}
 }
 
-// Handler returns the gateway's HTTP handler: MCP at /mcp, /healthz, /metrics (Prometheus), the
+// Handler returns the gateway's HTTP handler: MCP at /mcp and over WebSocket at /ws, /healthz, /metrics (Prometheus), the
 // studio page at /studio/ (and /), and the content routes (/cas, /artifacts/{id}/content).
 func (g *Gateway) Handler() http.Handler {
 	return httpapi.NewRouter(httpapi.Deps{
@@ -316,6 +321,7 @@ func (g *Gateway) Handler() http.Handler {
 		Access:         g.cfg.Access,
 		MCPDeny:        g.mcp.WriteAccessFailure,
 		MCP:            g.mcp,
+		WS:             http.HandlerFunc(g.mcp.ServeWebSocket),
 		Services:       g.broker.Services,
 		Content: &httpapi.Content{Backend: g.broker, Store: g.store, Count: g.metrics.ContentBytes,
 			MaxUploads: g.cfg.MaxUploads, MaxUploadsPerClient: g.cfg.MaxUploadsPerClient},

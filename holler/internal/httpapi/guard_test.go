@@ -56,6 +56,7 @@ func newFullRouter(t *testing.T, withAccess bool, metricsToken string) *fullRout
 	}
 	d := Deps{
 		MCP:          stand("mcp"),
+		WS:           stand("ws"),
 		Metrics:      stand("metrics"),
 		MetricsToken: metricsToken,
 		Services:     func() []string { return []string{"cas"} },
@@ -132,7 +133,7 @@ func TestRouterGuardsEveryRoute(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The walk must see the routes that matter, or it proves nothing.
-		for _, want := range []string{"PUT /cas", "GET /cas/{hash}", "HEAD /cas/{hash}", "GET /artifacts/{id}/content", "GET /metrics", "POST /mcp", "GET /studio/*", "GET /healthz"} {
+		for _, want := range []string{"PUT /cas", "GET /cas/{hash}", "HEAD /cas/{hash}", "GET /artifacts/{id}/content", "GET /metrics", "POST /mcp", "GET /ws", "GET /studio/*", "GET /healthz"} {
 			if !strings.Contains(strings.Join(routes, "\n")+"\n", want+"\n") {
 				t.Fatalf("the walk did not find %s among %v", want, routes)
 			}

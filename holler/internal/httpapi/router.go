@@ -28,6 +28,9 @@ type Deps struct {
 	MCPDeny access.DenyFunc
 	// MCP serves the Model Context Protocol at /mcp.
 	MCP http.Handler
+	// WS serves the Model Context Protocol as JSON-RPC 2.0 over WebSocket at /ws; nil leaves
+	// the route out.
+	WS http.Handler
 	// Services returns the services that live workers serve now, for /healthz.
 	Services func() []string
 	// Content serves /cas and /artifacts/{id}/content; nil leaves them out.
@@ -67,6 +70,9 @@ func NewRouter(d Deps) chi.Router {
 		}{status, append([]string{}, services...)})
 	})
 	r.Handle("/mcp", d.MCP)
+	if d.WS != nil {
+		r.Handle("/ws", d.WS)
+	}
 	if d.Metrics != nil {
 		r.With(metricsGuard(d.MetricsToken)).Method(http.MethodGet, "/metrics", d.Metrics)
 	}

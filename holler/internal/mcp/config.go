@@ -95,6 +95,9 @@ type Config struct {
 	// MaxBodyBytes bounds one incoming JSON-RPC message (an HTTP body or a stdio line). Zero
 	// means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// WebSocketMaxInFlight bounds the requests of one WebSocket (/ws) handled at once; one
+	// more is refused with an error until one ends. Zero means DefaultWebSocketMaxInFlight.
+	WebSocketMaxInFlight int
 	// CallTimeout bounds one tool call. Zero means DefaultCallTimeout.
 	CallTimeout time.Duration
 	// SessionIdleTimeout ends HTTP sessions without requests for this long. Zero means

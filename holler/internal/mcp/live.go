@@ -115,7 +115,7 @@ func (s *Server) listTools(ctx context.Context, msg *message) *jsonrpc.Response 
 		}
 		offset = o
 	}
-	res := listToolsResult{Tools: []toolDescription{}}
+	res := listToolsResult{Tools: []toolDescription{}, Meta: &listMeta{SchemaHash: s.schemaHashOf(all)}}
 	if offset < len(all) {
 		end := min(offset+s.cfg.PageSize, len(all))
 		res.Tools = all[offset:end]

@@ -73,8 +73,8 @@ func init() {
 			}
 			return jsonrpc.NewResult(rq.msg.ID, struct{}{})
 		}},
-		{name: methodDiscover, modern: func(s *Server, _ context.Context, rq methodRequest) *jsonrpc.Response {
-			return s.discover(rq.msg.ID)
+		{name: methodDiscover, modern: func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
+			return s.discover(ctx, rq.msg.ID)
 		}},
 		{name: methodListen, byTransport: true},
 		{name: methodToolsList, legacy: serveToolsList, modern: serveToolsList},

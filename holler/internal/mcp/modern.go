@@ -344,6 +344,9 @@ type discoverResult struct {
 	SupportedVersions []string           `json:"supportedVersions"`
 	Capabilities      serverCapabilities `json:"capabilities"`
 	Instructions      string             `json:"instructions,omitempty"`
+	// Services and SchemaHash describe the tools of the caller (schema.go).
+	Services   []serviceDescription `json:"services"`
+	SchemaHash string               `json:"schemaHash"`
 }
 
 // servePostModern answers a POSTed message of the modern era.

@@ -47,8 +47,10 @@ type Server struct {
 	// modernMetaJSON is the _meta of 2026-07-28 results, made once (serverInfoMeta).
 	modernMetaOnce sync.Once
 	modernMetaJSON []byte
-	cfg            *Config
-	log            *slog.Logger
+	// toolDigests holds each tool's digest for the schema hash, by name (schema.go).
+	toolDigests sync.Map
+	cfg         *Config
+	log         *slog.Logger
 	// policy decides which calls may go to a worker (package consent).
 	policy consent.Policy
 

@@ -82,12 +82,16 @@ func hasModernMeta(params json.RawMessage) bool {
 	return json.Unmarshal(params, &p) == nil && p.Meta[metaProtocolVersion] != nil
 }
 
-// discover answers server/discover.
-func (s *Server) discover(id json.RawMessage) *jsonrpc.Response {
+// discover answers server/discover: with the services the caller of ctx may call, their
+// tools, and the hash of that schema (schema.go).
+func (s *Server) discover(ctx context.Context, id json.RawMessage) *jsonrpc.Response {
+	listed := s.capListing(ctx, s.listedNow())
 	return jsonrpc.NewResult(id, discoverResult{
 		SupportedVersions: allProtocolVersions,
 		Capabilities:      s.modernCapabilities(),
 		Instructions:      s.cfg.Instructions,
+		Services:          s.servicesOf(listed),
+		SchemaHash:        s.schemaHashOf(listed),
 	})
 }
 

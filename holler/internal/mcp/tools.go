@@ -28,6 +28,8 @@ import (
 type listToolsResult struct {
 	Tools      []toolDescription `json:"tools"`
 	NextCursor string            `json:"nextCursor,omitempty"`
+	// Meta carries the schema hash of the whole listing (schema.go).
+	Meta *listMeta `json:"_meta,omitempty"`
 }
 
 // A toolDescription is one tool as tools/list shows it.
