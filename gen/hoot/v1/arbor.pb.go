@@ -253,7 +253,9 @@ type TreeNode struct {
 	TreeId string                 `protobuf:"bytes,2,opt,name=tree_id,json=treeId,proto3" json:"tree_id,omitempty"`
 	// The parent's id; empty for the root.
 	ParentId string `protobuf:"bytes,3,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
-	// The children's ids, oldest first.
+	// The children's ids, oldest first, as far as the answer holds them: all of them in tree_get
+	// and in a render that is not cut short; in tree_path, the next node of the path; none in
+	// tree_leaves. child_count always counts them all.
 	ChildIds []string `protobuf:"bytes,4,rep,name=child_ids,json=childIds,proto3" json:"child_ids,omitempty"`
 	// Types that are valid to be assigned to Content:
 	//
@@ -261,8 +263,10 @@ type TreeNode struct {
 	//	*TreeNode_External
 	Content isTreeNode_Content `protobuf_oneof:"content"`
 	// How far the node is from the root (the root is 0).
-	Depth         uint32                 `protobuf:"varint,7,opt,name=depth,proto3" json:"depth,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	Depth     uint32                 `protobuf:"varint,7,opt,name=depth,proto3" json:"depth,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// How many children the node has.
+	ChildCount    uint32 `protobuf:"varint,9,opt,name=child_count,json=childCount,proto3" json:"child_count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -362,6 +366,13 @@ func (x *TreeNode) GetCreatedAt() *timestamppb.Timestamp {
 		return x.CreatedAt
 	}
 	return nil
+}
+
+func (x *TreeNode) GetChildCount() uint32 {
+	if x != nil {
+		return x.ChildCount
+	}
+	return 0
 }
 
 type isTreeNode_Content interface {
@@ -1741,7 +1752,7 @@ const file_hoot_v1_arbor_proto_rawDesc = "" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x1e\n" +
 	"\n" +
 	"identifier\x18\x02 \x01(\tR\n" +
-	"identifier\"\xa7\x02\n" +
+	"identifier\"\xc8\x02\n" +
 	"\bTreeNode\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\atree_id\x18\x02 \x01(\tR\x06treeId\x12\x1b\n" +
@@ -1751,7 +1762,9 @@ const file_hoot_v1_arbor_proto_rawDesc = "" +
 	"\bexternal\x18\x06 \x01(\v2\x15.hoot.v1.TreeExternalH\x00R\bexternal\x12\x14\n" +
 	"\x05depth\x18\a \x01(\rR\x05depth\x129\n" +
 	"\n" +
-	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\t\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1f\n" +
+	"\vchild_count\x18\t \x01(\rR\n" +
+	"childCountB\t\n" +
 	"\acontent\"\xce\x02\n" +
 	"\x04Tree\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
