@@ -111,7 +111,7 @@ const treeColumns = `id, owner, ref_count, root_id, node_count, archived, create
 
 func scanTree(r scanner) (Tree, error) {
 	var (
-		t                           Tree
+		t                          Tree
 		refs, count, arch, created int64
 	)
 	err := r.Scan(&t.ID, &t.Owner, &refs, &t.RootID, &count, &arch, &created)
@@ -320,13 +320,14 @@ func (s *Store) Walk(ctx context.Context, treeID, from string, maxDepth, limit i
 	if maxDepth <= 0 || maxDepth > MaxDepth {
 		maxDepth = MaxDepth
 	}
-	// The walk goes level by level, so a limit cuts the deepest nodes first.
+	// The walk goes level by level, so a limit cuts the deepest nodes first. A node's children
+	// are in its tree, so they are found by the parent's id alone, on its own index.
 	rows, err := s.db.QueryContext(ctx, `WITH RECURSIVE sub (id, lvl) AS (
 		SELECT id, 0 FROM tree_nodes WHERE id = ? AND tree_id = ?
 		UNION ALL
-		SELECT c.id, sub.lvl + 1 FROM sub JOIN tree_nodes c ON c.tree_id = ? AND c.parent_id = sub.id WHERE sub.lvl < ?
+		SELECT c.id, sub.lvl + 1 FROM sub JOIN tree_nodes c ON c.parent_id = sub.id WHERE sub.lvl < ?
 	) SELECT `+nodeColumns+` FROM sub JOIN tree_nodes n ON n.id = sub.id ORDER BY sub.lvl, n.id LIMIT ?`,
-		from, treeID, treeID, maxDepth, limit+1)
+		from, treeID, maxDepth, limit+1)
 	if err != nil {
 		return nil, false, err
 	}

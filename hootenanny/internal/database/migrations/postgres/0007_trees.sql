@@ -1,6 +1,6 @@
 -- Conversation trees (package arbor): a tree, its metadata and its nodes. A node's parent is in
 -- the same tree and exists before it, so a tree never has a cycle; depth and child_count are
--- kept as nodes are added, so that a walk to a depth, a path and the leaves need no scan of the
+-- kept as nodes are added, so that a walk to a depth (by parent_id, unique across trees), a path and the leaves need no scan of the
 -- whole tree. A node holds text spoken by a role (1 system, 2 user, 3 assistant, 4 tool), or,
 -- with role 0, a handle to something kept elsewhere (ext_source, ext_id). Ids use the "C"
 -- collation, so they sort by bytes as on SQLite.
@@ -34,6 +34,6 @@ CREATE TABLE tree_nodes (
 	ext_id      TEXT COLLATE "C" NOT NULL DEFAULT '',
 	created_at  BIGINT NOT NULL
 );
-CREATE INDEX tree_nodes_parent ON tree_nodes (tree_id, parent_id, id);
+CREATE INDEX tree_nodes_parent ON tree_nodes (parent_id, id);
 CREATE INDEX tree_nodes_leaves ON tree_nodes (tree_id, child_count, id);
 CREATE INDEX tree_nodes_external ON tree_nodes (ext_source, ext_id) WHERE ext_source <> '';
