@@ -1,7 +1,7 @@
 -- Conversation trees (package arbor): a tree, its metadata and its nodes. A node's parent is in
 -- the same tree and exists before it, so a tree never has a cycle; depth and child_count are
--- kept as nodes are added, so that a walk to a depth (by parent_id, unique across trees), a path and the leaves need no scan of the
--- whole tree. A node holds text spoken by a role (1 system, 2 user, 3 assistant, 4 tool), or,
+-- kept as nodes are added, so that a walk to a depth (children by parent_id alone: node ids are
+-- unique across trees), a path and the leaves need no scan of the whole tree. A node holds text spoken by a role (1 system, 2 user, 3 assistant, 4 tool), or,
 -- with role 0, a handle to something kept elsewhere (ext_source, ext_id).
 CREATE TABLE trees (
 	id         TEXT PRIMARY KEY,
