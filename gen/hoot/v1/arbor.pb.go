@@ -1677,7 +1677,10 @@ type TreeRenderResult struct {
 	// How many nodes were drawn.
 	NodesDrawn uint32 `protobuf:"varint,3,opt,name=nodes_drawn,json=nodesDrawn,proto3" json:"nodes_drawn,omitempty"`
 	// Some nodes of the subtree were left out, below the depth or past the 20000-node bound.
-	Truncated     bool `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	Truncated bool `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// For the text and Markdown formats, the drawing as the call's text content, so that a client
+	// (and holler call) shows it as it is rather than inside the typed result.
+	Content       []*Content `protobuf:"bytes,5,rep,name=content,proto3" json:"content,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1740,11 +1743,18 @@ func (x *TreeRenderResult) GetTruncated() bool {
 	return false
 }
 
+func (x *TreeRenderResult) GetContent() []*Content {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
 var File_hoot_v1_arbor_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_arbor_proto_rawDesc = "" +
 	"\n" +
-	"\x13hoot/v1/arbor.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hoot/v1/options.proto\"E\n" +
+	"\x13hoot/v1/arbor.proto\x12\ahoot.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hoot/v1/content.proto\x1a\x15hoot/v1/options.proto\"E\n" +
 	"\bTreeText\x12%\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.hoot.v1.TurnRoleR\x04role\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\"F\n" +
@@ -1860,13 +1870,14 @@ const file_hoot_v1_arbor_proto_rawDesc = "" +
 	"\anode_id\x18\x02 \x01(\tBD\xca\xf3\x18@B\x1d^node_[0-9a-hjkmnp-tv-z]{26}$J\x1fnode_01jd8x2k3m4n5p6q7r8s9t0vwyR\x06nodeId\x12/\n" +
 	"\tmax_depth\x18\x03 \x01(\rB\x12\xca\xf3\x18\x0e1\x00\x00\x00\x00\x00j\xf8@8\x01J\x013R\bmaxDepth\x12-\n" +
 	"\x06format\x18\x04 \x01(\x0e2\x15.hoot.v1.RenderFormatR\x06format:\xa1\x01\xc2\xf3\x18\x9c\x01\n" +
-	"\vtree_render\x12\x1aRender a conversation tree\x1a`Draw a conversation tree or a subtree, to a depth, as box-drawing text, Markdown or typed nodes. \x01(\x012\x04\b\x01\x18\x01:\x05arbor\"\x8e\x01\n" +
+	"\vtree_render\x12\x1aRender a conversation tree\x1a`Draw a conversation tree or a subtree, to a depth, as box-drawing text, Markdown or typed nodes. \x01(\x012\x04\b\x01\x18\x01:\x05arbor\"\xba\x01\n" +
 	"\x10TreeRenderResult\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12'\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x11.hoot.v1.TreeNodeR\x05nodes\x12\x1f\n" +
 	"\vnodes_drawn\x18\x03 \x01(\rR\n" +
 	"nodesDrawn\x12\x1c\n" +
-	"\ttruncated\x18\x04 \x01(\bR\ttruncated*|\n" +
+	"\ttruncated\x18\x04 \x01(\bR\ttruncated\x12*\n" +
+	"\acontent\x18\x05 \x03(\v2\x10.hoot.v1.ContentR\acontent*|\n" +
 	"\bTurnRole\x12\x19\n" +
 	"\x15TURN_ROLE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10TURN_ROLE_SYSTEM\x10\x01\x12\x12\n" +
@@ -1925,6 +1936,7 @@ var file_hoot_v1_arbor_proto_goTypes = []any{
 	nil,                           // 28: hoot.v1.Tree.MetadataEntry
 	nil,                           // 29: hoot.v1.TreeCreateRequest.MetadataEntry
 	(*timestamppb.Timestamp)(nil), // 30: google.protobuf.Timestamp
+	(*Content)(nil),               // 31: hoot.v1.Content
 }
 var file_hoot_v1_arbor_proto_depIdxs = []int32{
 	0,  // 0: hoot.v1.TreeText.role:type_name -> hoot.v1.TurnRole
@@ -1949,11 +1961,12 @@ var file_hoot_v1_arbor_proto_depIdxs = []int32{
 	5,  // 19: hoot.v1.TreeArchiveResult.tree:type_name -> hoot.v1.Tree
 	1,  // 20: hoot.v1.TreeRenderRequest.format:type_name -> hoot.v1.RenderFormat
 	4,  // 21: hoot.v1.TreeRenderResult.nodes:type_name -> hoot.v1.TreeNode
-	22, // [22:22] is the sub-list for method output_type
-	22, // [22:22] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	31, // 22: hoot.v1.TreeRenderResult.content:type_name -> hoot.v1.Content
+	23, // [23:23] is the sub-list for method output_type
+	23, // [23:23] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_arbor_proto_init() }
@@ -1961,6 +1974,7 @@ func file_hoot_v1_arbor_proto_init() {
 	if File_hoot_v1_arbor_proto != nil {
 		return
 	}
+	file_hoot_v1_content_proto_init()
 	file_hoot_v1_options_proto_init()
 	file_hoot_v1_arbor_proto_msgTypes[2].OneofWrappers = []any{
 		(*TreeNode_Text)(nil),

@@ -294,6 +294,9 @@ func (h *Handler) TreeRender(ctx context.Context, req *hootv1.TreeRenderRequest)
 		return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument,
 			fmt.Sprintf("format %d is not text, markdown or nodes", int32(req.GetFormat()))).WithField("format")
 	}
+	if out.Text != "" {
+		out.Content = []*hootv1.Content{{Block: &hootv1.Content_Text{Text: out.Text}}}
+	}
 	return out, nil
 }
 

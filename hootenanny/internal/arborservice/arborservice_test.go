@@ -70,6 +70,9 @@ func TestConversation(t *testing.T) {
     └── User: What's the weather?
         └── Assistant: I don't have access to weather data.
 `
+	if c := r.GetContent(); len(c) != 1 || c[0].GetText() != want {
+		t.Errorf("the render's text content: %v", c)
+	}
 	if r.GetText() != want || r.GetNodesDrawn() != 5 || r.GetTruncated() {
 		t.Errorf("render (%d drawn, truncated %v):\n%s", r.GetNodesDrawn(), r.GetTruncated(), r.GetText())
 	}
