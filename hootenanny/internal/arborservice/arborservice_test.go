@@ -127,8 +127,11 @@ func TestOwners(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, call := range map[string]func() error{
-		"get":     func() error { _, err := h.TreeGet(bob, &hootv1.TreeGetRequest{TreeId: id}); return err },
-		"add":     func() error { _, err := h.TreeAddNode(bob, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, Text: "x"}); return err },
+		"get": func() error { _, err := h.TreeGet(bob, &hootv1.TreeGetRequest{TreeId: id}); return err },
+		"add": func() error {
+			_, err := h.TreeAddNode(bob, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, Text: "x"})
+			return err
+		},
 		"path":    func() error { _, err := h.TreePath(bob, &hootv1.TreePathRequest{TreeId: id, NodeId: root}); return err },
 		"leaves":  func() error { _, err := h.TreeLeaves(bob, &hootv1.TreeLeavesRequest{TreeId: id}); return err },
 		"render":  func() error { _, err := h.TreeRender(bob, &hootv1.TreeRenderRequest{TreeId: id}); return err },
