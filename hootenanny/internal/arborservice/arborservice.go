@@ -87,6 +87,12 @@ func content(role hootv1.TurnRole, text, external string) (arbor.Content, error)
 		}
 		return arbor.Content{External: e}, nil
 	}
+	if text == "" {
+		return arbor.Content{}, hooteproto.NewError(hooteproto.CodeInvalidArgument,
+			"the node has neither text nor external; it holds one of them").
+			WithField("text").
+			WithHint("give text with a role (role=user text=...), or an external handle (external=artifact:art_...)")
+	}
 	r := arbor.RoleUser
 	switch role {
 	case hootv1.TurnRole_TURN_ROLE_SYSTEM:

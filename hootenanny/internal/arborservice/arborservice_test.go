@@ -206,6 +206,10 @@ func TestBadInput(t *testing.T) {
 			_, err := h.TreeRelease(ctx, &hootv1.TreeReleaseRequest{TreeId: id})
 			return err
 		}(), hooteproto.CodeInvalidArgument, "tree_id"},
+		{"no content", func() error {
+			_, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, Role: hootv1.TurnRole_TURN_ROLE_USER})
+			return err
+		}(), hooteproto.CodeInvalidArgument, "text"},
 		{"bad role", func() error {
 			_, err := h.TreeCreate(ctx, &hootv1.TreeCreateRequest{Role: 42, Text: "x"})
 			return err
