@@ -4,7 +4,8 @@
 //     module;
 //  2. runs the project's Go benchmarks of the wire (hooteproto), of bare ZeroMQ through the
 //     same binding as the wire's floor (hooteproto/zmqtransport), of the MCP handler
-//     (holler/internal/mcp), and the ABC corpus converted in process against abc2midi
+//     (holler/internal/mcp), of the conversation trees at 10^5 nodes on both engines
+//     (hootenanny/internal/arbor), and the ABC corpus converted in process against abc2midi
 //     (hootenanny/internal/abccorpus, when abc2midi is installed);
 //  3. starts four Streamable HTTP servers of the same echo tool on loopback: holler with one
 //     hootenanny worker over ZeroMQ, mcp-go, the official go-sdk, and mcp-go+zeromq (mcp-go
@@ -158,7 +159,7 @@ func run(ctx context.Context, c config) error {
 	var goBenchErr error
 	if c.goBench {
 		var out bytes.Buffer
-		for _, pkg := range []string{"./hooteproto/", "./hooteproto/zmqtransport/", "./holler/internal/mcp/"} {
+		for _, pkg := range []string{"./hooteproto/", "./hooteproto/zmqtransport/", "./holler/internal/mcp/", "./hootenanny/internal/arbor/"} {
 			fmt.Printf("\n== Go benchmarks: go test -run '^$' -bench . -benchmem -benchtime %s %s\n", c.benchtime, pkg)
 			err := goCmd(ctx, c.root, true, io.MultiWriter(os.Stdout, &out),
 				"test", "-run", "^$", "-bench", ".", "-benchmem", "-benchtime", c.benchtime, pkg)

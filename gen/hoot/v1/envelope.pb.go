@@ -64,6 +64,17 @@ type Payload struct {
 	//	*Payload_AbcToMusicxml
 	//	*Payload_MidiToAbc
 	//	*Payload_JobAnswer
+	//	*Payload_TreeCreate
+	//	*Payload_TreeGet
+	//	*Payload_TreeList
+	//	*Payload_TreeAddNode
+	//	*Payload_TreePath
+	//	*Payload_TreeLeaves
+	//	*Payload_TreeClaim
+	//	*Payload_TreeRelease
+	//	*Payload_TreeArchive
+	//	*Payload_TreeDelete
+	//	*Payload_TreeRender
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
 	//	*Payload_ComposeAbc
@@ -463,6 +474,105 @@ func (x *Payload) GetJobAnswer() *JobAnswerRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_JobAnswer); ok {
 			return x.JobAnswer
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeCreate() *TreeCreateRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeCreate); ok {
+			return x.TreeCreate
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeGet() *TreeGetRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeGet); ok {
+			return x.TreeGet
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeList() *TreeListRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeList); ok {
+			return x.TreeList
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeAddNode() *TreeAddNodeRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeAddNode); ok {
+			return x.TreeAddNode
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreePath() *TreePathRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreePath); ok {
+			return x.TreePath
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeLeaves() *TreeLeavesRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeLeaves); ok {
+			return x.TreeLeaves
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeClaim() *TreeClaimRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeClaim); ok {
+			return x.TreeClaim
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeRelease() *TreeReleaseRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeRelease); ok {
+			return x.TreeRelease
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeArchive() *TreeArchiveRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeArchive); ok {
+			return x.TreeArchive
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeDelete() *TreeDeleteRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeDelete); ok {
+			return x.TreeDelete
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetTreeRender() *TreeRenderRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_TreeRender); ok {
+			return x.TreeRender
 		}
 	}
 	return nil
@@ -1119,6 +1229,51 @@ type Payload_JobAnswer struct {
 	JobAnswer *JobAnswerRequest `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
 }
 
+type Payload_TreeCreate struct {
+	// The conversation trees.
+	TreeCreate *TreeCreateRequest `protobuf:"bytes,80,opt,name=tree_create,json=treeCreate,proto3,oneof"`
+}
+
+type Payload_TreeGet struct {
+	TreeGet *TreeGetRequest `protobuf:"bytes,81,opt,name=tree_get,json=treeGet,proto3,oneof"`
+}
+
+type Payload_TreeList struct {
+	TreeList *TreeListRequest `protobuf:"bytes,82,opt,name=tree_list,json=treeList,proto3,oneof"`
+}
+
+type Payload_TreeAddNode struct {
+	TreeAddNode *TreeAddNodeRequest `protobuf:"bytes,83,opt,name=tree_add_node,json=treeAddNode,proto3,oneof"`
+}
+
+type Payload_TreePath struct {
+	TreePath *TreePathRequest `protobuf:"bytes,84,opt,name=tree_path,json=treePath,proto3,oneof"`
+}
+
+type Payload_TreeLeaves struct {
+	TreeLeaves *TreeLeavesRequest `protobuf:"bytes,85,opt,name=tree_leaves,json=treeLeaves,proto3,oneof"`
+}
+
+type Payload_TreeClaim struct {
+	TreeClaim *TreeClaimRequest `protobuf:"bytes,86,opt,name=tree_claim,json=treeClaim,proto3,oneof"`
+}
+
+type Payload_TreeRelease struct {
+	TreeRelease *TreeReleaseRequest `protobuf:"bytes,87,opt,name=tree_release,json=treeRelease,proto3,oneof"`
+}
+
+type Payload_TreeArchive struct {
+	TreeArchive *TreeArchiveRequest `protobuf:"bytes,88,opt,name=tree_archive,json=treeArchive,proto3,oneof"`
+}
+
+type Payload_TreeDelete struct {
+	TreeDelete *TreeDeleteRequest `protobuf:"bytes,89,opt,name=tree_delete,json=treeDelete,proto3,oneof"`
+}
+
+type Payload_TreeRender struct {
+	TreeRender *TreeRenderRequest `protobuf:"bytes,90,opt,name=tree_render,json=treeRender,proto3,oneof"`
+}
+
 type Payload_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceRequest `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -1419,6 +1574,28 @@ func (*Payload_MidiToAbc) isPayload_Request() {}
 
 func (*Payload_JobAnswer) isPayload_Request() {}
 
+func (*Payload_TreeCreate) isPayload_Request() {}
+
+func (*Payload_TreeGet) isPayload_Request() {}
+
+func (*Payload_TreeList) isPayload_Request() {}
+
+func (*Payload_TreeAddNode) isPayload_Request() {}
+
+func (*Payload_TreePath) isPayload_Request() {}
+
+func (*Payload_TreeLeaves) isPayload_Request() {}
+
+func (*Payload_TreeClaim) isPayload_Request() {}
+
+func (*Payload_TreeRelease) isPayload_Request() {}
+
+func (*Payload_TreeArchive) isPayload_Request() {}
+
+func (*Payload_TreeDelete) isPayload_Request() {}
+
+func (*Payload_TreeRender) isPayload_Request() {}
+
 func (*Payload_CasObject) isPayload_Request() {}
 
 func (*Payload_ArtifactContent) isPayload_Request() {}
@@ -1572,6 +1749,17 @@ type Result struct {
 	//	*Result_AbcToMusicxml
 	//	*Result_MidiToAbc
 	//	*Result_JobAnswer
+	//	*Result_TreeCreate
+	//	*Result_TreeGet
+	//	*Result_TreeList
+	//	*Result_TreeAddNode
+	//	*Result_TreePath
+	//	*Result_TreeLeaves
+	//	*Result_TreeClaim
+	//	*Result_TreeRelease
+	//	*Result_TreeArchive
+	//	*Result_TreeDelete
+	//	*Result_TreeRender
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
 	//	*Result_MusicPrompt
@@ -1980,6 +2168,105 @@ func (x *Result) GetJobAnswer() *JobAnswerResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_JobAnswer); ok {
 			return x.JobAnswer
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeCreate() *TreeCreateResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeCreate); ok {
+			return x.TreeCreate
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeGet() *TreeGetResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeGet); ok {
+			return x.TreeGet
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeList() *TreeListResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeList); ok {
+			return x.TreeList
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeAddNode() *TreeAddNodeResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeAddNode); ok {
+			return x.TreeAddNode
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreePath() *TreePathResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreePath); ok {
+			return x.TreePath
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeLeaves() *TreeLeavesResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeLeaves); ok {
+			return x.TreeLeaves
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeClaim() *TreeClaimResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeClaim); ok {
+			return x.TreeClaim
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeRelease() *TreeReleaseResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeRelease); ok {
+			return x.TreeRelease
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeArchive() *TreeArchiveResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeArchive); ok {
+			return x.TreeArchive
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeDelete() *TreeDeleteResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeDelete); ok {
+			return x.TreeDelete
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetTreeRender() *TreeRenderResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_TreeRender); ok {
+			return x.TreeRender
 		}
 	}
 	return nil
@@ -2640,6 +2927,51 @@ type Result_JobAnswer struct {
 	JobAnswer *JobAnswerResult `protobuf:"bytes,60,opt,name=job_answer,json=jobAnswer,proto3,oneof"`
 }
 
+type Result_TreeCreate struct {
+	// The conversation trees' answers.
+	TreeCreate *TreeCreateResult `protobuf:"bytes,80,opt,name=tree_create,json=treeCreate,proto3,oneof"`
+}
+
+type Result_TreeGet struct {
+	TreeGet *TreeGetResult `protobuf:"bytes,81,opt,name=tree_get,json=treeGet,proto3,oneof"`
+}
+
+type Result_TreeList struct {
+	TreeList *TreeListResult `protobuf:"bytes,82,opt,name=tree_list,json=treeList,proto3,oneof"`
+}
+
+type Result_TreeAddNode struct {
+	TreeAddNode *TreeAddNodeResult `protobuf:"bytes,83,opt,name=tree_add_node,json=treeAddNode,proto3,oneof"`
+}
+
+type Result_TreePath struct {
+	TreePath *TreePathResult `protobuf:"bytes,84,opt,name=tree_path,json=treePath,proto3,oneof"`
+}
+
+type Result_TreeLeaves struct {
+	TreeLeaves *TreeLeavesResult `protobuf:"bytes,85,opt,name=tree_leaves,json=treeLeaves,proto3,oneof"`
+}
+
+type Result_TreeClaim struct {
+	TreeClaim *TreeClaimResult `protobuf:"bytes,86,opt,name=tree_claim,json=treeClaim,proto3,oneof"`
+}
+
+type Result_TreeRelease struct {
+	TreeRelease *TreeReleaseResult `protobuf:"bytes,87,opt,name=tree_release,json=treeRelease,proto3,oneof"`
+}
+
+type Result_TreeArchive struct {
+	TreeArchive *TreeArchiveResult `protobuf:"bytes,88,opt,name=tree_archive,json=treeArchive,proto3,oneof"`
+}
+
+type Result_TreeDelete struct {
+	TreeDelete *TreeDeleteResult `protobuf:"bytes,89,opt,name=tree_delete,json=treeDelete,proto3,oneof"`
+}
+
+type Result_TreeRender struct {
+	TreeRender *TreeRenderResult `protobuf:"bytes,90,opt,name=tree_render,json=treeRender,proto3,oneof"`
+}
+
 type Result_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceResult `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -2939,6 +3271,28 @@ func (*Result_AbcToMusicxml) isResult_Result() {}
 func (*Result_MidiToAbc) isResult_Result() {}
 
 func (*Result_JobAnswer) isResult_Result() {}
+
+func (*Result_TreeCreate) isResult_Result() {}
+
+func (*Result_TreeGet) isResult_Result() {}
+
+func (*Result_TreeList) isResult_Result() {}
+
+func (*Result_TreeAddNode) isResult_Result() {}
+
+func (*Result_TreePath) isResult_Result() {}
+
+func (*Result_TreeLeaves) isResult_Result() {}
+
+func (*Result_TreeClaim) isResult_Result() {}
+
+func (*Result_TreeRelease) isResult_Result() {}
+
+func (*Result_TreeArchive) isResult_Result() {}
+
+func (*Result_TreeDelete) isResult_Result() {}
+
+func (*Result_TreeRender) isResult_Result() {}
 
 func (*Result_CasObject) isResult_Result() {}
 
@@ -3454,7 +3808,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/eth.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xaf@\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x13hoot/v1/arbor.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/eth.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xd6E\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -3500,7 +3854,23 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0fabc_to_musicxml\x18. \x01(\v2\x1d.hoot.v1.AbcToMusicxmlRequestH\x00R\rabcToMusicxml\x12;\n" +
 	"\vmidi_to_abc\x18/ \x01(\v2\x19.hoot.v1.MidiToAbcRequestH\x00R\tmidiToAbc\x12:\n" +
 	"\n" +
-	"job_answer\x18< \x01(\v2\x19.hoot.v1.JobAnswerRequestH\x00R\tjobAnswer\x12C\n" +
+	"job_answer\x18< \x01(\v2\x19.hoot.v1.JobAnswerRequestH\x00R\tjobAnswer\x12=\n" +
+	"\vtree_create\x18P \x01(\v2\x1a.hoot.v1.TreeCreateRequestH\x00R\n" +
+	"treeCreate\x124\n" +
+	"\btree_get\x18Q \x01(\v2\x17.hoot.v1.TreeGetRequestH\x00R\atreeGet\x127\n" +
+	"\ttree_list\x18R \x01(\v2\x18.hoot.v1.TreeListRequestH\x00R\btreeList\x12A\n" +
+	"\rtree_add_node\x18S \x01(\v2\x1b.hoot.v1.TreeAddNodeRequestH\x00R\vtreeAddNode\x127\n" +
+	"\ttree_path\x18T \x01(\v2\x18.hoot.v1.TreePathRequestH\x00R\btreePath\x12=\n" +
+	"\vtree_leaves\x18U \x01(\v2\x1a.hoot.v1.TreeLeavesRequestH\x00R\n" +
+	"treeLeaves\x12:\n" +
+	"\n" +
+	"tree_claim\x18V \x01(\v2\x19.hoot.v1.TreeClaimRequestH\x00R\ttreeClaim\x12@\n" +
+	"\ftree_release\x18W \x01(\v2\x1b.hoot.v1.TreeReleaseRequestH\x00R\vtreeRelease\x12@\n" +
+	"\ftree_archive\x18X \x01(\v2\x1b.hoot.v1.TreeArchiveRequestH\x00R\vtreeArchive\x12=\n" +
+	"\vtree_delete\x18Y \x01(\v2\x1a.hoot.v1.TreeDeleteRequestH\x00R\n" +
+	"treeDelete\x12=\n" +
+	"\vtree_render\x18Z \x01(\v2\x1a.hoot.v1.TreeRenderRequestH\x00R\n" +
+	"treeRender\x12C\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
@@ -3566,7 +3936,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0etxpool_content\x18\xa3\x10 \x01(\v2 .hoot.v1.EthTxpoolContentRequestH\x00R\rtxpoolContent\x12W\n" +
 	"\x13txpool_content_from\x18\xa4\x10 \x01(\v2$.hoot.v1.EthTxpoolContentFromRequestH\x00R\x11txpoolContentFrom\x12G\n" +
 	"\rtxpool_status\x18\xa5\x10 \x01(\v2\x1f.hoot.v1.EthTxpoolStatusRequestH\x00R\ftxpoolStatusB\t\n" +
-	"\arequestJ\x06\b\xe8\a\x10\x88\bJ\x06\b\x9a\b\x10\xa0\bJ\x06\b\xcc\b\x10\xd3\bR\x10test_simple_textR\x12test_image_contentR\x12test_audio_contentR\x16test_embedded_resourceR\x1btest_multiple_content_typesR\x13test_error_handlingR\x17test_tool_with_progressR\x12test_simple_promptR\x1atest_prompt_with_argumentsR\"test_prompt_with_embedded_resourceR\x16test_prompt_with_imageR\vstatic_textR\rstatic_binaryR\x10watched_resourceR\rtemplate_dataR\x16test_tool_with_loggingR\rtest_samplingR\x10test_elicitationR!test_elicitation_sep1034_defaultsR\x1etest_elicitation_sep1330_enumsR\x18json_schema_2020_12_toolR\x11test_logging_toolR\x18test_trigger_tool_changeR\x1atest_trigger_prompt_changeR\x11test_dynamic_toolR\x13test_dynamic_promptR\x12test_custom_headerR&test_input_required_result_elicitationR#test_input_required_result_samplingR%test_input_required_result_list_rootsR(test_input_required_result_request_stateR*test_input_required_result_multiple_inputsR&test_input_required_result_multi_roundR)test_input_required_result_tampered_stateR'test_input_required_result_capabilitiesR!test_input_required_result_promptR\x17test_missing_capabilityR\x1atest_streaming_elicitationR\x05greetR\fslow_computeR\vfailing_jobR\x12protocol_error_jobR\x0econfirm_deleteR\vmulti_inputR\x13test_tool_with_task\"\xb87\n" +
+	"\arequestJ\x06\b\xe8\a\x10\x88\bJ\x06\b\x9a\b\x10\xa0\bJ\x06\b\xcc\b\x10\xd3\bR\x10test_simple_textR\x12test_image_contentR\x12test_audio_contentR\x16test_embedded_resourceR\x1btest_multiple_content_typesR\x13test_error_handlingR\x17test_tool_with_progressR\x12test_simple_promptR\x1atest_prompt_with_argumentsR\"test_prompt_with_embedded_resourceR\x16test_prompt_with_imageR\vstatic_textR\rstatic_binaryR\x10watched_resourceR\rtemplate_dataR\x16test_tool_with_loggingR\rtest_samplingR\x10test_elicitationR!test_elicitation_sep1034_defaultsR\x1etest_elicitation_sep1330_enumsR\x18json_schema_2020_12_toolR\x11test_logging_toolR\x18test_trigger_tool_changeR\x1atest_trigger_prompt_changeR\x11test_dynamic_toolR\x13test_dynamic_promptR\x12test_custom_headerR&test_input_required_result_elicitationR#test_input_required_result_samplingR%test_input_required_result_list_rootsR(test_input_required_result_request_stateR*test_input_required_result_multiple_inputsR&test_input_required_result_multi_roundR)test_input_required_result_tampered_stateR'test_input_required_result_capabilitiesR!test_input_required_result_promptR\x17test_missing_capabilityR\x1atest_streaming_elicitationR\x05greetR\fslow_computeR\vfailing_jobR\x12protocol_error_jobR\x0econfirm_deleteR\vmulti_inputR\x13test_tool_with_task\"\xd4<\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -3614,7 +3984,23 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0fabc_to_musicxml\x18. \x01(\v2\x1c.hoot.v1.AbcToMusicxmlResultH\x00R\rabcToMusicxml\x12:\n" +
 	"\vmidi_to_abc\x18/ \x01(\v2\x18.hoot.v1.MidiToAbcResultH\x00R\tmidiToAbc\x129\n" +
 	"\n" +
-	"job_answer\x18< \x01(\v2\x18.hoot.v1.JobAnswerResultH\x00R\tjobAnswer\x12B\n" +
+	"job_answer\x18< \x01(\v2\x18.hoot.v1.JobAnswerResultH\x00R\tjobAnswer\x12<\n" +
+	"\vtree_create\x18P \x01(\v2\x19.hoot.v1.TreeCreateResultH\x00R\n" +
+	"treeCreate\x123\n" +
+	"\btree_get\x18Q \x01(\v2\x16.hoot.v1.TreeGetResultH\x00R\atreeGet\x126\n" +
+	"\ttree_list\x18R \x01(\v2\x17.hoot.v1.TreeListResultH\x00R\btreeList\x12@\n" +
+	"\rtree_add_node\x18S \x01(\v2\x1a.hoot.v1.TreeAddNodeResultH\x00R\vtreeAddNode\x126\n" +
+	"\ttree_path\x18T \x01(\v2\x17.hoot.v1.TreePathResultH\x00R\btreePath\x12<\n" +
+	"\vtree_leaves\x18U \x01(\v2\x19.hoot.v1.TreeLeavesResultH\x00R\n" +
+	"treeLeaves\x129\n" +
+	"\n" +
+	"tree_claim\x18V \x01(\v2\x18.hoot.v1.TreeClaimResultH\x00R\ttreeClaim\x12?\n" +
+	"\ftree_release\x18W \x01(\v2\x1a.hoot.v1.TreeReleaseResultH\x00R\vtreeRelease\x12?\n" +
+	"\ftree_archive\x18X \x01(\v2\x1a.hoot.v1.TreeArchiveResultH\x00R\vtreeArchive\x12<\n" +
+	"\vtree_delete\x18Y \x01(\v2\x19.hoot.v1.TreeDeleteResultH\x00R\n" +
+	"treeDelete\x12<\n" +
+	"\vtree_render\x18Z \x01(\v2\x19.hoot.v1.TreeRenderResultH\x00R\n" +
+	"treeRender\x12B\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
@@ -3773,150 +4159,172 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*AbcToMusicxmlRequest)(nil),                          // 40: hoot.v1.AbcToMusicxmlRequest
 	(*MidiToAbcRequest)(nil),                              // 41: hoot.v1.MidiToAbcRequest
 	(*JobAnswerRequest)(nil),                              // 42: hoot.v1.JobAnswerRequest
-	(*CasObjectResourceRequest)(nil),                      // 43: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 44: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 45: hoot.v1.ComposeAbcPromptRequest
-	(*anypb.Any)(nil),                                     // 46: google.protobuf.Any
-	(*EthDebugGetBadBlocksRequest)(nil),                   // 47: hoot.v1.EthDebugGetBadBlocksRequest
-	(*EthDebugGetRawBlockRequest)(nil),                    // 48: hoot.v1.EthDebugGetRawBlockRequest
-	(*EthDebugGetRawBlockAccessListRequest)(nil),          // 49: hoot.v1.EthDebugGetRawBlockAccessListRequest
-	(*EthDebugGetRawHeaderRequest)(nil),                   // 50: hoot.v1.EthDebugGetRawHeaderRequest
-	(*EthDebugGetRawReceiptsRequest)(nil),                 // 51: hoot.v1.EthDebugGetRawReceiptsRequest
-	(*EthDebugGetRawTransactionRequest)(nil),              // 52: hoot.v1.EthDebugGetRawTransactionRequest
-	(*EthAccountsRequest)(nil),                            // 53: hoot.v1.EthAccountsRequest
-	(*EthBaseFeeRequest)(nil),                             // 54: hoot.v1.EthBaseFeeRequest
-	(*EthBlobBaseFeeRequest)(nil),                         // 55: hoot.v1.EthBlobBaseFeeRequest
-	(*EthBlockNumberRequest)(nil),                         // 56: hoot.v1.EthBlockNumberRequest
-	(*EthCallRequest)(nil),                                // 57: hoot.v1.EthCallRequest
-	(*EthCapabilitiesRequest)(nil),                        // 58: hoot.v1.EthCapabilitiesRequest
-	(*EthChainIdRequest)(nil),                             // 59: hoot.v1.EthChainIdRequest
-	(*EthCoinbaseRequest)(nil),                            // 60: hoot.v1.EthCoinbaseRequest
-	(*EthConfigRequest)(nil),                              // 61: hoot.v1.EthConfigRequest
-	(*EthCreateAccessListRequest)(nil),                    // 62: hoot.v1.EthCreateAccessListRequest
-	(*EthEstimateGasRequest)(nil),                         // 63: hoot.v1.EthEstimateGasRequest
-	(*EthFeeHistoryRequest)(nil),                          // 64: hoot.v1.EthFeeHistoryRequest
-	(*EthFillTransactionRequest)(nil),                     // 65: hoot.v1.EthFillTransactionRequest
-	(*EthGasPriceRequest)(nil),                            // 66: hoot.v1.EthGasPriceRequest
-	(*EthGetBalanceRequest)(nil),                          // 67: hoot.v1.EthGetBalanceRequest
-	(*EthGetBlockAccessListRequest)(nil),                  // 68: hoot.v1.EthGetBlockAccessListRequest
-	(*EthGetBlockByHashRequest)(nil),                      // 69: hoot.v1.EthGetBlockByHashRequest
-	(*EthGetBlockByNumberRequest)(nil),                    // 70: hoot.v1.EthGetBlockByNumberRequest
-	(*EthGetBlockReceiptsRequest)(nil),                    // 71: hoot.v1.EthGetBlockReceiptsRequest
-	(*EthGetBlockTransactionCountByHashRequest)(nil),      // 72: hoot.v1.EthGetBlockTransactionCountByHashRequest
-	(*EthGetBlockTransactionCountByNumberRequest)(nil),    // 73: hoot.v1.EthGetBlockTransactionCountByNumberRequest
-	(*EthGetCodeRequest)(nil),                             // 74: hoot.v1.EthGetCodeRequest
-	(*EthGetFilterChangesRequest)(nil),                    // 75: hoot.v1.EthGetFilterChangesRequest
-	(*EthGetFilterLogsRequest)(nil),                       // 76: hoot.v1.EthGetFilterLogsRequest
-	(*EthGetLogsRequest)(nil),                             // 77: hoot.v1.EthGetLogsRequest
-	(*EthGetProofRequest)(nil),                            // 78: hoot.v1.EthGetProofRequest
-	(*EthGetStorageAtRequest)(nil),                        // 79: hoot.v1.EthGetStorageAtRequest
-	(*EthGetStorageValuesRequest)(nil),                    // 80: hoot.v1.EthGetStorageValuesRequest
-	(*EthGetTransactionByBlockHashAndIndexRequest)(nil),   // 81: hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
-	(*EthGetTransactionByBlockNumberAndIndexRequest)(nil), // 82: hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
-	(*EthGetTransactionByHashRequest)(nil),                // 83: hoot.v1.EthGetTransactionByHashRequest
-	(*EthGetTransactionCountRequest)(nil),                 // 84: hoot.v1.EthGetTransactionCountRequest
-	(*EthGetTransactionReceiptRequest)(nil),               // 85: hoot.v1.EthGetTransactionReceiptRequest
-	(*EthMaxPriorityFeePerGasRequest)(nil),                // 86: hoot.v1.EthMaxPriorityFeePerGasRequest
-	(*EthNewBlockFilterRequest)(nil),                      // 87: hoot.v1.EthNewBlockFilterRequest
-	(*EthNewFilterRequest)(nil),                           // 88: hoot.v1.EthNewFilterRequest
-	(*EthNewPendingTransactionFilterRequest)(nil),         // 89: hoot.v1.EthNewPendingTransactionFilterRequest
-	(*EthSendRawTransactionRequest)(nil),                  // 90: hoot.v1.EthSendRawTransactionRequest
-	(*EthSendTransactionRequest)(nil),                     // 91: hoot.v1.EthSendTransactionRequest
-	(*EthSimulateV1Request)(nil),                          // 92: hoot.v1.EthSimulateV1Request
-	(*EthSyncingRequest)(nil),                             // 93: hoot.v1.EthSyncingRequest
-	(*EthUninstallFilterRequest)(nil),                     // 94: hoot.v1.EthUninstallFilterRequest
-	(*EthNetVersionRequest)(nil),                          // 95: hoot.v1.EthNetVersionRequest
-	(*EthTxpoolContentRequest)(nil),                       // 96: hoot.v1.EthTxpoolContentRequest
-	(*EthTxpoolContentFromRequest)(nil),                   // 97: hoot.v1.EthTxpoolContentFromRequest
-	(*EthTxpoolStatusRequest)(nil),                        // 98: hoot.v1.EthTxpoolStatusRequest
-	(*ToolError)(nil),                                     // 99: hoot.v1.ToolError
-	(*EchoResult)(nil),                                    // 100: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 101: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 102: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 103: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 104: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 105: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 106: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 107: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 108: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 109: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 110: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 111: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 112: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 113: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 114: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 115: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 116: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 117: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 118: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 119: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 120: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 121: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 122: hoot.v1.AudioInfoResult
-	(*MidiPianoRollResult)(nil),                           // 123: hoot.v1.MidiPianoRollResult
-	(*AbcRenderResult)(nil),                               // 124: hoot.v1.AbcRenderResult
-	(*MidiAnalyzeResult)(nil),                             // 125: hoot.v1.MidiAnalyzeResult
-	(*ShellExecResult)(nil),                               // 126: hoot.v1.ShellExecResult
-	(*AbcToMusicxmlResult)(nil),                           // 127: hoot.v1.AbcToMusicxmlResult
-	(*MidiToAbcResult)(nil),                               // 128: hoot.v1.MidiToAbcResult
-	(*CasObjectResourceResult)(nil),                       // 129: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 130: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 131: hoot.v1.MusicPromptResult
-	(*EthDebugGetBadBlocksResult)(nil),                    // 132: hoot.v1.EthDebugGetBadBlocksResult
-	(*EthDebugGetRawBlockResult)(nil),                     // 133: hoot.v1.EthDebugGetRawBlockResult
-	(*EthDebugGetRawBlockAccessListResult)(nil),           // 134: hoot.v1.EthDebugGetRawBlockAccessListResult
-	(*EthDebugGetRawHeaderResult)(nil),                    // 135: hoot.v1.EthDebugGetRawHeaderResult
-	(*EthDebugGetRawReceiptsResult)(nil),                  // 136: hoot.v1.EthDebugGetRawReceiptsResult
-	(*EthDebugGetRawTransactionResult)(nil),               // 137: hoot.v1.EthDebugGetRawTransactionResult
-	(*EthAccountsResult)(nil),                             // 138: hoot.v1.EthAccountsResult
-	(*EthBaseFeeResult)(nil),                              // 139: hoot.v1.EthBaseFeeResult
-	(*EthBlobBaseFeeResult)(nil),                          // 140: hoot.v1.EthBlobBaseFeeResult
-	(*EthBlockNumberResult)(nil),                          // 141: hoot.v1.EthBlockNumberResult
-	(*EthCallResult)(nil),                                 // 142: hoot.v1.EthCallResult
-	(*EthCapabilitiesResult)(nil),                         // 143: hoot.v1.EthCapabilitiesResult
-	(*EthChainIdResult)(nil),                              // 144: hoot.v1.EthChainIdResult
-	(*EthCoinbaseResult)(nil),                             // 145: hoot.v1.EthCoinbaseResult
-	(*EthConfigResult)(nil),                               // 146: hoot.v1.EthConfigResult
-	(*EthCreateAccessListResult)(nil),                     // 147: hoot.v1.EthCreateAccessListResult
-	(*EthEstimateGasResult)(nil),                          // 148: hoot.v1.EthEstimateGasResult
-	(*EthFeeHistoryResult)(nil),                           // 149: hoot.v1.EthFeeHistoryResult
-	(*EthFillTransactionResult)(nil),                      // 150: hoot.v1.EthFillTransactionResult
-	(*EthGasPriceResult)(nil),                             // 151: hoot.v1.EthGasPriceResult
-	(*EthGetBalanceResult)(nil),                           // 152: hoot.v1.EthGetBalanceResult
-	(*EthGetBlockAccessListResult)(nil),                   // 153: hoot.v1.EthGetBlockAccessListResult
-	(*EthGetBlockByHashResult)(nil),                       // 154: hoot.v1.EthGetBlockByHashResult
-	(*EthGetBlockByNumberResult)(nil),                     // 155: hoot.v1.EthGetBlockByNumberResult
-	(*EthGetBlockReceiptsResult)(nil),                     // 156: hoot.v1.EthGetBlockReceiptsResult
-	(*EthGetBlockTransactionCountByHashResult)(nil),       // 157: hoot.v1.EthGetBlockTransactionCountByHashResult
-	(*EthGetBlockTransactionCountByNumberResult)(nil),     // 158: hoot.v1.EthGetBlockTransactionCountByNumberResult
-	(*EthGetCodeResult)(nil),                              // 159: hoot.v1.EthGetCodeResult
-	(*EthGetFilterChangesResult)(nil),                     // 160: hoot.v1.EthGetFilterChangesResult
-	(*EthGetFilterLogsResult)(nil),                        // 161: hoot.v1.EthGetFilterLogsResult
-	(*EthGetLogsResult)(nil),                              // 162: hoot.v1.EthGetLogsResult
-	(*EthGetProofResult)(nil),                             // 163: hoot.v1.EthGetProofResult
-	(*EthGetStorageAtResult)(nil),                         // 164: hoot.v1.EthGetStorageAtResult
-	(*EthGetStorageValuesResult)(nil),                     // 165: hoot.v1.EthGetStorageValuesResult
-	(*EthGetTransactionByBlockHashAndIndexResult)(nil),    // 166: hoot.v1.EthGetTransactionByBlockHashAndIndexResult
-	(*EthGetTransactionByBlockNumberAndIndexResult)(nil),  // 167: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
-	(*EthGetTransactionByHashResult)(nil),                 // 168: hoot.v1.EthGetTransactionByHashResult
-	(*EthGetTransactionCountResult)(nil),                  // 169: hoot.v1.EthGetTransactionCountResult
-	(*EthGetTransactionReceiptResult)(nil),                // 170: hoot.v1.EthGetTransactionReceiptResult
-	(*EthMaxPriorityFeePerGasResult)(nil),                 // 171: hoot.v1.EthMaxPriorityFeePerGasResult
-	(*EthNewBlockFilterResult)(nil),                       // 172: hoot.v1.EthNewBlockFilterResult
-	(*EthNewFilterResult)(nil),                            // 173: hoot.v1.EthNewFilterResult
-	(*EthNewPendingTransactionFilterResult)(nil),          // 174: hoot.v1.EthNewPendingTransactionFilterResult
-	(*EthSendRawTransactionResult)(nil),                   // 175: hoot.v1.EthSendRawTransactionResult
-	(*EthSendTransactionResult)(nil),                      // 176: hoot.v1.EthSendTransactionResult
-	(*EthSimulateV1Result)(nil),                           // 177: hoot.v1.EthSimulateV1Result
-	(*EthSyncingResult)(nil),                              // 178: hoot.v1.EthSyncingResult
-	(*EthUninstallFilterResult)(nil),                      // 179: hoot.v1.EthUninstallFilterResult
-	(*EthNetVersionResult)(nil),                           // 180: hoot.v1.EthNetVersionResult
-	(*EthTxpoolContentResult)(nil),                        // 181: hoot.v1.EthTxpoolContentResult
-	(*EthTxpoolContentFromResult)(nil),                    // 182: hoot.v1.EthTxpoolContentFromResult
-	(*EthTxpoolStatusResult)(nil),                         // 183: hoot.v1.EthTxpoolStatusResult
-	(JobStatus)(0),                                        // 184: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 185: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                                 // 186: hoot.v1.ClientRequest
+	(*TreeCreateRequest)(nil),                             // 43: hoot.v1.TreeCreateRequest
+	(*TreeGetRequest)(nil),                                // 44: hoot.v1.TreeGetRequest
+	(*TreeListRequest)(nil),                               // 45: hoot.v1.TreeListRequest
+	(*TreeAddNodeRequest)(nil),                            // 46: hoot.v1.TreeAddNodeRequest
+	(*TreePathRequest)(nil),                               // 47: hoot.v1.TreePathRequest
+	(*TreeLeavesRequest)(nil),                             // 48: hoot.v1.TreeLeavesRequest
+	(*TreeClaimRequest)(nil),                              // 49: hoot.v1.TreeClaimRequest
+	(*TreeReleaseRequest)(nil),                            // 50: hoot.v1.TreeReleaseRequest
+	(*TreeArchiveRequest)(nil),                            // 51: hoot.v1.TreeArchiveRequest
+	(*TreeDeleteRequest)(nil),                             // 52: hoot.v1.TreeDeleteRequest
+	(*TreeRenderRequest)(nil),                             // 53: hoot.v1.TreeRenderRequest
+	(*CasObjectResourceRequest)(nil),                      // 54: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 55: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 56: hoot.v1.ComposeAbcPromptRequest
+	(*anypb.Any)(nil),                                     // 57: google.protobuf.Any
+	(*EthDebugGetBadBlocksRequest)(nil),                   // 58: hoot.v1.EthDebugGetBadBlocksRequest
+	(*EthDebugGetRawBlockRequest)(nil),                    // 59: hoot.v1.EthDebugGetRawBlockRequest
+	(*EthDebugGetRawBlockAccessListRequest)(nil),          // 60: hoot.v1.EthDebugGetRawBlockAccessListRequest
+	(*EthDebugGetRawHeaderRequest)(nil),                   // 61: hoot.v1.EthDebugGetRawHeaderRequest
+	(*EthDebugGetRawReceiptsRequest)(nil),                 // 62: hoot.v1.EthDebugGetRawReceiptsRequest
+	(*EthDebugGetRawTransactionRequest)(nil),              // 63: hoot.v1.EthDebugGetRawTransactionRequest
+	(*EthAccountsRequest)(nil),                            // 64: hoot.v1.EthAccountsRequest
+	(*EthBaseFeeRequest)(nil),                             // 65: hoot.v1.EthBaseFeeRequest
+	(*EthBlobBaseFeeRequest)(nil),                         // 66: hoot.v1.EthBlobBaseFeeRequest
+	(*EthBlockNumberRequest)(nil),                         // 67: hoot.v1.EthBlockNumberRequest
+	(*EthCallRequest)(nil),                                // 68: hoot.v1.EthCallRequest
+	(*EthCapabilitiesRequest)(nil),                        // 69: hoot.v1.EthCapabilitiesRequest
+	(*EthChainIdRequest)(nil),                             // 70: hoot.v1.EthChainIdRequest
+	(*EthCoinbaseRequest)(nil),                            // 71: hoot.v1.EthCoinbaseRequest
+	(*EthConfigRequest)(nil),                              // 72: hoot.v1.EthConfigRequest
+	(*EthCreateAccessListRequest)(nil),                    // 73: hoot.v1.EthCreateAccessListRequest
+	(*EthEstimateGasRequest)(nil),                         // 74: hoot.v1.EthEstimateGasRequest
+	(*EthFeeHistoryRequest)(nil),                          // 75: hoot.v1.EthFeeHistoryRequest
+	(*EthFillTransactionRequest)(nil),                     // 76: hoot.v1.EthFillTransactionRequest
+	(*EthGasPriceRequest)(nil),                            // 77: hoot.v1.EthGasPriceRequest
+	(*EthGetBalanceRequest)(nil),                          // 78: hoot.v1.EthGetBalanceRequest
+	(*EthGetBlockAccessListRequest)(nil),                  // 79: hoot.v1.EthGetBlockAccessListRequest
+	(*EthGetBlockByHashRequest)(nil),                      // 80: hoot.v1.EthGetBlockByHashRequest
+	(*EthGetBlockByNumberRequest)(nil),                    // 81: hoot.v1.EthGetBlockByNumberRequest
+	(*EthGetBlockReceiptsRequest)(nil),                    // 82: hoot.v1.EthGetBlockReceiptsRequest
+	(*EthGetBlockTransactionCountByHashRequest)(nil),      // 83: hoot.v1.EthGetBlockTransactionCountByHashRequest
+	(*EthGetBlockTransactionCountByNumberRequest)(nil),    // 84: hoot.v1.EthGetBlockTransactionCountByNumberRequest
+	(*EthGetCodeRequest)(nil),                             // 85: hoot.v1.EthGetCodeRequest
+	(*EthGetFilterChangesRequest)(nil),                    // 86: hoot.v1.EthGetFilterChangesRequest
+	(*EthGetFilterLogsRequest)(nil),                       // 87: hoot.v1.EthGetFilterLogsRequest
+	(*EthGetLogsRequest)(nil),                             // 88: hoot.v1.EthGetLogsRequest
+	(*EthGetProofRequest)(nil),                            // 89: hoot.v1.EthGetProofRequest
+	(*EthGetStorageAtRequest)(nil),                        // 90: hoot.v1.EthGetStorageAtRequest
+	(*EthGetStorageValuesRequest)(nil),                    // 91: hoot.v1.EthGetStorageValuesRequest
+	(*EthGetTransactionByBlockHashAndIndexRequest)(nil),   // 92: hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
+	(*EthGetTransactionByBlockNumberAndIndexRequest)(nil), // 93: hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
+	(*EthGetTransactionByHashRequest)(nil),                // 94: hoot.v1.EthGetTransactionByHashRequest
+	(*EthGetTransactionCountRequest)(nil),                 // 95: hoot.v1.EthGetTransactionCountRequest
+	(*EthGetTransactionReceiptRequest)(nil),               // 96: hoot.v1.EthGetTransactionReceiptRequest
+	(*EthMaxPriorityFeePerGasRequest)(nil),                // 97: hoot.v1.EthMaxPriorityFeePerGasRequest
+	(*EthNewBlockFilterRequest)(nil),                      // 98: hoot.v1.EthNewBlockFilterRequest
+	(*EthNewFilterRequest)(nil),                           // 99: hoot.v1.EthNewFilterRequest
+	(*EthNewPendingTransactionFilterRequest)(nil),         // 100: hoot.v1.EthNewPendingTransactionFilterRequest
+	(*EthSendRawTransactionRequest)(nil),                  // 101: hoot.v1.EthSendRawTransactionRequest
+	(*EthSendTransactionRequest)(nil),                     // 102: hoot.v1.EthSendTransactionRequest
+	(*EthSimulateV1Request)(nil),                          // 103: hoot.v1.EthSimulateV1Request
+	(*EthSyncingRequest)(nil),                             // 104: hoot.v1.EthSyncingRequest
+	(*EthUninstallFilterRequest)(nil),                     // 105: hoot.v1.EthUninstallFilterRequest
+	(*EthNetVersionRequest)(nil),                          // 106: hoot.v1.EthNetVersionRequest
+	(*EthTxpoolContentRequest)(nil),                       // 107: hoot.v1.EthTxpoolContentRequest
+	(*EthTxpoolContentFromRequest)(nil),                   // 108: hoot.v1.EthTxpoolContentFromRequest
+	(*EthTxpoolStatusRequest)(nil),                        // 109: hoot.v1.EthTxpoolStatusRequest
+	(*ToolError)(nil),                                     // 110: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 111: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 112: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 113: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 114: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 115: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 116: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 117: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 118: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 119: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 120: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 121: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 122: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 123: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 124: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 125: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 126: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 127: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 128: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 129: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 130: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 131: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 132: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 133: hoot.v1.AudioInfoResult
+	(*MidiPianoRollResult)(nil),                           // 134: hoot.v1.MidiPianoRollResult
+	(*AbcRenderResult)(nil),                               // 135: hoot.v1.AbcRenderResult
+	(*MidiAnalyzeResult)(nil),                             // 136: hoot.v1.MidiAnalyzeResult
+	(*ShellExecResult)(nil),                               // 137: hoot.v1.ShellExecResult
+	(*AbcToMusicxmlResult)(nil),                           // 138: hoot.v1.AbcToMusicxmlResult
+	(*MidiToAbcResult)(nil),                               // 139: hoot.v1.MidiToAbcResult
+	(*TreeCreateResult)(nil),                              // 140: hoot.v1.TreeCreateResult
+	(*TreeGetResult)(nil),                                 // 141: hoot.v1.TreeGetResult
+	(*TreeListResult)(nil),                                // 142: hoot.v1.TreeListResult
+	(*TreeAddNodeResult)(nil),                             // 143: hoot.v1.TreeAddNodeResult
+	(*TreePathResult)(nil),                                // 144: hoot.v1.TreePathResult
+	(*TreeLeavesResult)(nil),                              // 145: hoot.v1.TreeLeavesResult
+	(*TreeClaimResult)(nil),                               // 146: hoot.v1.TreeClaimResult
+	(*TreeReleaseResult)(nil),                             // 147: hoot.v1.TreeReleaseResult
+	(*TreeArchiveResult)(nil),                             // 148: hoot.v1.TreeArchiveResult
+	(*TreeDeleteResult)(nil),                              // 149: hoot.v1.TreeDeleteResult
+	(*TreeRenderResult)(nil),                              // 150: hoot.v1.TreeRenderResult
+	(*CasObjectResourceResult)(nil),                       // 151: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 152: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 153: hoot.v1.MusicPromptResult
+	(*EthDebugGetBadBlocksResult)(nil),                    // 154: hoot.v1.EthDebugGetBadBlocksResult
+	(*EthDebugGetRawBlockResult)(nil),                     // 155: hoot.v1.EthDebugGetRawBlockResult
+	(*EthDebugGetRawBlockAccessListResult)(nil),           // 156: hoot.v1.EthDebugGetRawBlockAccessListResult
+	(*EthDebugGetRawHeaderResult)(nil),                    // 157: hoot.v1.EthDebugGetRawHeaderResult
+	(*EthDebugGetRawReceiptsResult)(nil),                  // 158: hoot.v1.EthDebugGetRawReceiptsResult
+	(*EthDebugGetRawTransactionResult)(nil),               // 159: hoot.v1.EthDebugGetRawTransactionResult
+	(*EthAccountsResult)(nil),                             // 160: hoot.v1.EthAccountsResult
+	(*EthBaseFeeResult)(nil),                              // 161: hoot.v1.EthBaseFeeResult
+	(*EthBlobBaseFeeResult)(nil),                          // 162: hoot.v1.EthBlobBaseFeeResult
+	(*EthBlockNumberResult)(nil),                          // 163: hoot.v1.EthBlockNumberResult
+	(*EthCallResult)(nil),                                 // 164: hoot.v1.EthCallResult
+	(*EthCapabilitiesResult)(nil),                         // 165: hoot.v1.EthCapabilitiesResult
+	(*EthChainIdResult)(nil),                              // 166: hoot.v1.EthChainIdResult
+	(*EthCoinbaseResult)(nil),                             // 167: hoot.v1.EthCoinbaseResult
+	(*EthConfigResult)(nil),                               // 168: hoot.v1.EthConfigResult
+	(*EthCreateAccessListResult)(nil),                     // 169: hoot.v1.EthCreateAccessListResult
+	(*EthEstimateGasResult)(nil),                          // 170: hoot.v1.EthEstimateGasResult
+	(*EthFeeHistoryResult)(nil),                           // 171: hoot.v1.EthFeeHistoryResult
+	(*EthFillTransactionResult)(nil),                      // 172: hoot.v1.EthFillTransactionResult
+	(*EthGasPriceResult)(nil),                             // 173: hoot.v1.EthGasPriceResult
+	(*EthGetBalanceResult)(nil),                           // 174: hoot.v1.EthGetBalanceResult
+	(*EthGetBlockAccessListResult)(nil),                   // 175: hoot.v1.EthGetBlockAccessListResult
+	(*EthGetBlockByHashResult)(nil),                       // 176: hoot.v1.EthGetBlockByHashResult
+	(*EthGetBlockByNumberResult)(nil),                     // 177: hoot.v1.EthGetBlockByNumberResult
+	(*EthGetBlockReceiptsResult)(nil),                     // 178: hoot.v1.EthGetBlockReceiptsResult
+	(*EthGetBlockTransactionCountByHashResult)(nil),       // 179: hoot.v1.EthGetBlockTransactionCountByHashResult
+	(*EthGetBlockTransactionCountByNumberResult)(nil),     // 180: hoot.v1.EthGetBlockTransactionCountByNumberResult
+	(*EthGetCodeResult)(nil),                              // 181: hoot.v1.EthGetCodeResult
+	(*EthGetFilterChangesResult)(nil),                     // 182: hoot.v1.EthGetFilterChangesResult
+	(*EthGetFilterLogsResult)(nil),                        // 183: hoot.v1.EthGetFilterLogsResult
+	(*EthGetLogsResult)(nil),                              // 184: hoot.v1.EthGetLogsResult
+	(*EthGetProofResult)(nil),                             // 185: hoot.v1.EthGetProofResult
+	(*EthGetStorageAtResult)(nil),                         // 186: hoot.v1.EthGetStorageAtResult
+	(*EthGetStorageValuesResult)(nil),                     // 187: hoot.v1.EthGetStorageValuesResult
+	(*EthGetTransactionByBlockHashAndIndexResult)(nil),    // 188: hoot.v1.EthGetTransactionByBlockHashAndIndexResult
+	(*EthGetTransactionByBlockNumberAndIndexResult)(nil),  // 189: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
+	(*EthGetTransactionByHashResult)(nil),                 // 190: hoot.v1.EthGetTransactionByHashResult
+	(*EthGetTransactionCountResult)(nil),                  // 191: hoot.v1.EthGetTransactionCountResult
+	(*EthGetTransactionReceiptResult)(nil),                // 192: hoot.v1.EthGetTransactionReceiptResult
+	(*EthMaxPriorityFeePerGasResult)(nil),                 // 193: hoot.v1.EthMaxPriorityFeePerGasResult
+	(*EthNewBlockFilterResult)(nil),                       // 194: hoot.v1.EthNewBlockFilterResult
+	(*EthNewFilterResult)(nil),                            // 195: hoot.v1.EthNewFilterResult
+	(*EthNewPendingTransactionFilterResult)(nil),          // 196: hoot.v1.EthNewPendingTransactionFilterResult
+	(*EthSendRawTransactionResult)(nil),                   // 197: hoot.v1.EthSendRawTransactionResult
+	(*EthSendTransactionResult)(nil),                      // 198: hoot.v1.EthSendTransactionResult
+	(*EthSimulateV1Result)(nil),                           // 199: hoot.v1.EthSimulateV1Result
+	(*EthSyncingResult)(nil),                              // 200: hoot.v1.EthSyncingResult
+	(*EthUninstallFilterResult)(nil),                      // 201: hoot.v1.EthUninstallFilterResult
+	(*EthNetVersionResult)(nil),                           // 202: hoot.v1.EthNetVersionResult
+	(*EthTxpoolContentResult)(nil),                        // 203: hoot.v1.EthTxpoolContentResult
+	(*EthTxpoolContentFromResult)(nil),                    // 204: hoot.v1.EthTxpoolContentFromResult
+	(*EthTxpoolStatusResult)(nil),                         // 205: hoot.v1.EthTxpoolStatusResult
+	(JobStatus)(0),                                        // 206: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 207: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 208: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -3953,171 +4361,193 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	40,  // 31: hoot.v1.Payload.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlRequest
 	41,  // 32: hoot.v1.Payload.midi_to_abc:type_name -> hoot.v1.MidiToAbcRequest
 	42,  // 33: hoot.v1.Payload.job_answer:type_name -> hoot.v1.JobAnswerRequest
-	43,  // 34: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	44,  // 35: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	45,  // 36: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	46,  // 37: hoot.v1.Payload.carried:type_name -> google.protobuf.Any
-	47,  // 38: hoot.v1.Payload.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksRequest
-	48,  // 39: hoot.v1.Payload.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockRequest
-	49,  // 40: hoot.v1.Payload.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListRequest
-	50,  // 41: hoot.v1.Payload.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderRequest
-	51,  // 42: hoot.v1.Payload.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsRequest
-	52,  // 43: hoot.v1.Payload.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionRequest
-	53,  // 44: hoot.v1.Payload.eth_accounts:type_name -> hoot.v1.EthAccountsRequest
-	54,  // 45: hoot.v1.Payload.eth_base_fee:type_name -> hoot.v1.EthBaseFeeRequest
-	55,  // 46: hoot.v1.Payload.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeRequest
-	56,  // 47: hoot.v1.Payload.eth_block_number:type_name -> hoot.v1.EthBlockNumberRequest
-	57,  // 48: hoot.v1.Payload.eth_call:type_name -> hoot.v1.EthCallRequest
-	58,  // 49: hoot.v1.Payload.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesRequest
-	59,  // 50: hoot.v1.Payload.eth_chain_id:type_name -> hoot.v1.EthChainIdRequest
-	60,  // 51: hoot.v1.Payload.eth_coinbase:type_name -> hoot.v1.EthCoinbaseRequest
-	61,  // 52: hoot.v1.Payload.eth_config:type_name -> hoot.v1.EthConfigRequest
-	62,  // 53: hoot.v1.Payload.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListRequest
-	63,  // 54: hoot.v1.Payload.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasRequest
-	64,  // 55: hoot.v1.Payload.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryRequest
-	65,  // 56: hoot.v1.Payload.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionRequest
-	66,  // 57: hoot.v1.Payload.eth_gas_price:type_name -> hoot.v1.EthGasPriceRequest
-	67,  // 58: hoot.v1.Payload.eth_get_balance:type_name -> hoot.v1.EthGetBalanceRequest
-	68,  // 59: hoot.v1.Payload.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListRequest
-	69,  // 60: hoot.v1.Payload.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashRequest
-	70,  // 61: hoot.v1.Payload.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberRequest
-	71,  // 62: hoot.v1.Payload.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsRequest
-	72,  // 63: hoot.v1.Payload.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashRequest
-	73,  // 64: hoot.v1.Payload.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberRequest
-	74,  // 65: hoot.v1.Payload.eth_get_code:type_name -> hoot.v1.EthGetCodeRequest
-	75,  // 66: hoot.v1.Payload.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesRequest
-	76,  // 67: hoot.v1.Payload.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsRequest
-	77,  // 68: hoot.v1.Payload.eth_get_logs:type_name -> hoot.v1.EthGetLogsRequest
-	78,  // 69: hoot.v1.Payload.eth_get_proof:type_name -> hoot.v1.EthGetProofRequest
-	79,  // 70: hoot.v1.Payload.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtRequest
-	80,  // 71: hoot.v1.Payload.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesRequest
-	81,  // 72: hoot.v1.Payload.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
-	82,  // 73: hoot.v1.Payload.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
-	83,  // 74: hoot.v1.Payload.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashRequest
-	84,  // 75: hoot.v1.Payload.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountRequest
-	85,  // 76: hoot.v1.Payload.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptRequest
-	86,  // 77: hoot.v1.Payload.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasRequest
-	87,  // 78: hoot.v1.Payload.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterRequest
-	88,  // 79: hoot.v1.Payload.eth_new_filter:type_name -> hoot.v1.EthNewFilterRequest
-	89,  // 80: hoot.v1.Payload.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterRequest
-	90,  // 81: hoot.v1.Payload.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionRequest
-	91,  // 82: hoot.v1.Payload.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionRequest
-	92,  // 83: hoot.v1.Payload.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Request
-	93,  // 84: hoot.v1.Payload.eth_syncing:type_name -> hoot.v1.EthSyncingRequest
-	94,  // 85: hoot.v1.Payload.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterRequest
-	95,  // 86: hoot.v1.Payload.net_version:type_name -> hoot.v1.EthNetVersionRequest
-	96,  // 87: hoot.v1.Payload.txpool_content:type_name -> hoot.v1.EthTxpoolContentRequest
-	97,  // 88: hoot.v1.Payload.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromRequest
-	98,  // 89: hoot.v1.Payload.txpool_status:type_name -> hoot.v1.EthTxpoolStatusRequest
-	99,  // 90: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	100, // 91: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	101, // 92: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	102, // 93: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	103, // 94: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	104, // 95: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	105, // 96: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	106, // 97: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	107, // 98: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	108, // 99: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	109, // 100: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	110, // 101: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	111, // 102: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,   // 103: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,   // 104: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,   // 105: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,   // 106: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	112, // 107: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	113, // 108: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	114, // 109: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	115, // 110: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	116, // 111: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	117, // 112: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	118, // 113: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	119, // 114: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	120, // 115: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	121, // 116: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	122, // 117: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	123, // 118: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
-	124, // 119: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
-	125, // 120: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
-	126, // 121: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
-	127, // 122: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
-	128, // 123: hoot.v1.Result.midi_to_abc:type_name -> hoot.v1.MidiToAbcResult
-	7,   // 124: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	129, // 125: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	130, // 126: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	131, // 127: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	46,  // 128: hoot.v1.Result.carried:type_name -> google.protobuf.Any
-	132, // 129: hoot.v1.Result.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksResult
-	133, // 130: hoot.v1.Result.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockResult
-	134, // 131: hoot.v1.Result.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListResult
-	135, // 132: hoot.v1.Result.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderResult
-	136, // 133: hoot.v1.Result.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsResult
-	137, // 134: hoot.v1.Result.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionResult
-	138, // 135: hoot.v1.Result.eth_accounts:type_name -> hoot.v1.EthAccountsResult
-	139, // 136: hoot.v1.Result.eth_base_fee:type_name -> hoot.v1.EthBaseFeeResult
-	140, // 137: hoot.v1.Result.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeResult
-	141, // 138: hoot.v1.Result.eth_block_number:type_name -> hoot.v1.EthBlockNumberResult
-	142, // 139: hoot.v1.Result.eth_call:type_name -> hoot.v1.EthCallResult
-	143, // 140: hoot.v1.Result.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesResult
-	144, // 141: hoot.v1.Result.eth_chain_id:type_name -> hoot.v1.EthChainIdResult
-	145, // 142: hoot.v1.Result.eth_coinbase:type_name -> hoot.v1.EthCoinbaseResult
-	146, // 143: hoot.v1.Result.eth_config:type_name -> hoot.v1.EthConfigResult
-	147, // 144: hoot.v1.Result.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListResult
-	148, // 145: hoot.v1.Result.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasResult
-	149, // 146: hoot.v1.Result.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryResult
-	150, // 147: hoot.v1.Result.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionResult
-	151, // 148: hoot.v1.Result.eth_gas_price:type_name -> hoot.v1.EthGasPriceResult
-	152, // 149: hoot.v1.Result.eth_get_balance:type_name -> hoot.v1.EthGetBalanceResult
-	153, // 150: hoot.v1.Result.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListResult
-	154, // 151: hoot.v1.Result.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashResult
-	155, // 152: hoot.v1.Result.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberResult
-	156, // 153: hoot.v1.Result.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsResult
-	157, // 154: hoot.v1.Result.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashResult
-	158, // 155: hoot.v1.Result.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberResult
-	159, // 156: hoot.v1.Result.eth_get_code:type_name -> hoot.v1.EthGetCodeResult
-	160, // 157: hoot.v1.Result.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesResult
-	161, // 158: hoot.v1.Result.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsResult
-	162, // 159: hoot.v1.Result.eth_get_logs:type_name -> hoot.v1.EthGetLogsResult
-	163, // 160: hoot.v1.Result.eth_get_proof:type_name -> hoot.v1.EthGetProofResult
-	164, // 161: hoot.v1.Result.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtResult
-	165, // 162: hoot.v1.Result.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesResult
-	166, // 163: hoot.v1.Result.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexResult
-	167, // 164: hoot.v1.Result.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
-	168, // 165: hoot.v1.Result.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashResult
-	169, // 166: hoot.v1.Result.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountResult
-	170, // 167: hoot.v1.Result.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptResult
-	171, // 168: hoot.v1.Result.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasResult
-	172, // 169: hoot.v1.Result.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterResult
-	173, // 170: hoot.v1.Result.eth_new_filter:type_name -> hoot.v1.EthNewFilterResult
-	174, // 171: hoot.v1.Result.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterResult
-	175, // 172: hoot.v1.Result.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionResult
-	176, // 173: hoot.v1.Result.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionResult
-	177, // 174: hoot.v1.Result.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Result
-	178, // 175: hoot.v1.Result.eth_syncing:type_name -> hoot.v1.EthSyncingResult
-	179, // 176: hoot.v1.Result.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterResult
-	180, // 177: hoot.v1.Result.net_version:type_name -> hoot.v1.EthNetVersionResult
-	181, // 178: hoot.v1.Result.txpool_content:type_name -> hoot.v1.EthTxpoolContentResult
-	182, // 179: hoot.v1.Result.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromResult
-	183, // 180: hoot.v1.Result.txpool_status:type_name -> hoot.v1.EthTxpoolStatusResult
-	184, // 181: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	185, // 182: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	185, // 183: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	185, // 184: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,   // 185: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	185, // 186: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,   // 187: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,   // 188: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,   // 189: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,   // 190: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,   // 191: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,   // 192: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	186, // 193: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	194, // [194:194] is the sub-list for method output_type
-	194, // [194:194] is the sub-list for method input_type
-	194, // [194:194] is the sub-list for extension type_name
-	194, // [194:194] is the sub-list for extension extendee
-	0,   // [0:194] is the sub-list for field type_name
+	43,  // 34: hoot.v1.Payload.tree_create:type_name -> hoot.v1.TreeCreateRequest
+	44,  // 35: hoot.v1.Payload.tree_get:type_name -> hoot.v1.TreeGetRequest
+	45,  // 36: hoot.v1.Payload.tree_list:type_name -> hoot.v1.TreeListRequest
+	46,  // 37: hoot.v1.Payload.tree_add_node:type_name -> hoot.v1.TreeAddNodeRequest
+	47,  // 38: hoot.v1.Payload.tree_path:type_name -> hoot.v1.TreePathRequest
+	48,  // 39: hoot.v1.Payload.tree_leaves:type_name -> hoot.v1.TreeLeavesRequest
+	49,  // 40: hoot.v1.Payload.tree_claim:type_name -> hoot.v1.TreeClaimRequest
+	50,  // 41: hoot.v1.Payload.tree_release:type_name -> hoot.v1.TreeReleaseRequest
+	51,  // 42: hoot.v1.Payload.tree_archive:type_name -> hoot.v1.TreeArchiveRequest
+	52,  // 43: hoot.v1.Payload.tree_delete:type_name -> hoot.v1.TreeDeleteRequest
+	53,  // 44: hoot.v1.Payload.tree_render:type_name -> hoot.v1.TreeRenderRequest
+	54,  // 45: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	55,  // 46: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	56,  // 47: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	57,  // 48: hoot.v1.Payload.carried:type_name -> google.protobuf.Any
+	58,  // 49: hoot.v1.Payload.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksRequest
+	59,  // 50: hoot.v1.Payload.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockRequest
+	60,  // 51: hoot.v1.Payload.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListRequest
+	61,  // 52: hoot.v1.Payload.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderRequest
+	62,  // 53: hoot.v1.Payload.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsRequest
+	63,  // 54: hoot.v1.Payload.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionRequest
+	64,  // 55: hoot.v1.Payload.eth_accounts:type_name -> hoot.v1.EthAccountsRequest
+	65,  // 56: hoot.v1.Payload.eth_base_fee:type_name -> hoot.v1.EthBaseFeeRequest
+	66,  // 57: hoot.v1.Payload.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeRequest
+	67,  // 58: hoot.v1.Payload.eth_block_number:type_name -> hoot.v1.EthBlockNumberRequest
+	68,  // 59: hoot.v1.Payload.eth_call:type_name -> hoot.v1.EthCallRequest
+	69,  // 60: hoot.v1.Payload.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesRequest
+	70,  // 61: hoot.v1.Payload.eth_chain_id:type_name -> hoot.v1.EthChainIdRequest
+	71,  // 62: hoot.v1.Payload.eth_coinbase:type_name -> hoot.v1.EthCoinbaseRequest
+	72,  // 63: hoot.v1.Payload.eth_config:type_name -> hoot.v1.EthConfigRequest
+	73,  // 64: hoot.v1.Payload.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListRequest
+	74,  // 65: hoot.v1.Payload.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasRequest
+	75,  // 66: hoot.v1.Payload.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryRequest
+	76,  // 67: hoot.v1.Payload.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionRequest
+	77,  // 68: hoot.v1.Payload.eth_gas_price:type_name -> hoot.v1.EthGasPriceRequest
+	78,  // 69: hoot.v1.Payload.eth_get_balance:type_name -> hoot.v1.EthGetBalanceRequest
+	79,  // 70: hoot.v1.Payload.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListRequest
+	80,  // 71: hoot.v1.Payload.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashRequest
+	81,  // 72: hoot.v1.Payload.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberRequest
+	82,  // 73: hoot.v1.Payload.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsRequest
+	83,  // 74: hoot.v1.Payload.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashRequest
+	84,  // 75: hoot.v1.Payload.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberRequest
+	85,  // 76: hoot.v1.Payload.eth_get_code:type_name -> hoot.v1.EthGetCodeRequest
+	86,  // 77: hoot.v1.Payload.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesRequest
+	87,  // 78: hoot.v1.Payload.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsRequest
+	88,  // 79: hoot.v1.Payload.eth_get_logs:type_name -> hoot.v1.EthGetLogsRequest
+	89,  // 80: hoot.v1.Payload.eth_get_proof:type_name -> hoot.v1.EthGetProofRequest
+	90,  // 81: hoot.v1.Payload.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtRequest
+	91,  // 82: hoot.v1.Payload.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesRequest
+	92,  // 83: hoot.v1.Payload.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
+	93,  // 84: hoot.v1.Payload.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
+	94,  // 85: hoot.v1.Payload.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashRequest
+	95,  // 86: hoot.v1.Payload.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountRequest
+	96,  // 87: hoot.v1.Payload.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptRequest
+	97,  // 88: hoot.v1.Payload.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasRequest
+	98,  // 89: hoot.v1.Payload.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterRequest
+	99,  // 90: hoot.v1.Payload.eth_new_filter:type_name -> hoot.v1.EthNewFilterRequest
+	100, // 91: hoot.v1.Payload.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterRequest
+	101, // 92: hoot.v1.Payload.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionRequest
+	102, // 93: hoot.v1.Payload.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionRequest
+	103, // 94: hoot.v1.Payload.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Request
+	104, // 95: hoot.v1.Payload.eth_syncing:type_name -> hoot.v1.EthSyncingRequest
+	105, // 96: hoot.v1.Payload.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterRequest
+	106, // 97: hoot.v1.Payload.net_version:type_name -> hoot.v1.EthNetVersionRequest
+	107, // 98: hoot.v1.Payload.txpool_content:type_name -> hoot.v1.EthTxpoolContentRequest
+	108, // 99: hoot.v1.Payload.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromRequest
+	109, // 100: hoot.v1.Payload.txpool_status:type_name -> hoot.v1.EthTxpoolStatusRequest
+	110, // 101: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	111, // 102: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	112, // 103: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	113, // 104: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	114, // 105: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	115, // 106: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	116, // 107: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	117, // 108: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	118, // 109: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	119, // 110: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	120, // 111: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	121, // 112: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	122, // 113: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 114: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 115: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 116: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 117: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	123, // 118: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	124, // 119: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	125, // 120: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	126, // 121: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	127, // 122: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	128, // 123: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	129, // 124: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	130, // 125: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	131, // 126: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	132, // 127: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	133, // 128: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	134, // 129: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
+	135, // 130: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
+	136, // 131: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
+	137, // 132: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
+	138, // 133: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
+	139, // 134: hoot.v1.Result.midi_to_abc:type_name -> hoot.v1.MidiToAbcResult
+	7,   // 135: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	140, // 136: hoot.v1.Result.tree_create:type_name -> hoot.v1.TreeCreateResult
+	141, // 137: hoot.v1.Result.tree_get:type_name -> hoot.v1.TreeGetResult
+	142, // 138: hoot.v1.Result.tree_list:type_name -> hoot.v1.TreeListResult
+	143, // 139: hoot.v1.Result.tree_add_node:type_name -> hoot.v1.TreeAddNodeResult
+	144, // 140: hoot.v1.Result.tree_path:type_name -> hoot.v1.TreePathResult
+	145, // 141: hoot.v1.Result.tree_leaves:type_name -> hoot.v1.TreeLeavesResult
+	146, // 142: hoot.v1.Result.tree_claim:type_name -> hoot.v1.TreeClaimResult
+	147, // 143: hoot.v1.Result.tree_release:type_name -> hoot.v1.TreeReleaseResult
+	148, // 144: hoot.v1.Result.tree_archive:type_name -> hoot.v1.TreeArchiveResult
+	149, // 145: hoot.v1.Result.tree_delete:type_name -> hoot.v1.TreeDeleteResult
+	150, // 146: hoot.v1.Result.tree_render:type_name -> hoot.v1.TreeRenderResult
+	151, // 147: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	152, // 148: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	153, // 149: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	57,  // 150: hoot.v1.Result.carried:type_name -> google.protobuf.Any
+	154, // 151: hoot.v1.Result.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksResult
+	155, // 152: hoot.v1.Result.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockResult
+	156, // 153: hoot.v1.Result.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListResult
+	157, // 154: hoot.v1.Result.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderResult
+	158, // 155: hoot.v1.Result.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsResult
+	159, // 156: hoot.v1.Result.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionResult
+	160, // 157: hoot.v1.Result.eth_accounts:type_name -> hoot.v1.EthAccountsResult
+	161, // 158: hoot.v1.Result.eth_base_fee:type_name -> hoot.v1.EthBaseFeeResult
+	162, // 159: hoot.v1.Result.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeResult
+	163, // 160: hoot.v1.Result.eth_block_number:type_name -> hoot.v1.EthBlockNumberResult
+	164, // 161: hoot.v1.Result.eth_call:type_name -> hoot.v1.EthCallResult
+	165, // 162: hoot.v1.Result.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesResult
+	166, // 163: hoot.v1.Result.eth_chain_id:type_name -> hoot.v1.EthChainIdResult
+	167, // 164: hoot.v1.Result.eth_coinbase:type_name -> hoot.v1.EthCoinbaseResult
+	168, // 165: hoot.v1.Result.eth_config:type_name -> hoot.v1.EthConfigResult
+	169, // 166: hoot.v1.Result.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListResult
+	170, // 167: hoot.v1.Result.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasResult
+	171, // 168: hoot.v1.Result.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryResult
+	172, // 169: hoot.v1.Result.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionResult
+	173, // 170: hoot.v1.Result.eth_gas_price:type_name -> hoot.v1.EthGasPriceResult
+	174, // 171: hoot.v1.Result.eth_get_balance:type_name -> hoot.v1.EthGetBalanceResult
+	175, // 172: hoot.v1.Result.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListResult
+	176, // 173: hoot.v1.Result.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashResult
+	177, // 174: hoot.v1.Result.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberResult
+	178, // 175: hoot.v1.Result.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsResult
+	179, // 176: hoot.v1.Result.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashResult
+	180, // 177: hoot.v1.Result.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberResult
+	181, // 178: hoot.v1.Result.eth_get_code:type_name -> hoot.v1.EthGetCodeResult
+	182, // 179: hoot.v1.Result.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesResult
+	183, // 180: hoot.v1.Result.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsResult
+	184, // 181: hoot.v1.Result.eth_get_logs:type_name -> hoot.v1.EthGetLogsResult
+	185, // 182: hoot.v1.Result.eth_get_proof:type_name -> hoot.v1.EthGetProofResult
+	186, // 183: hoot.v1.Result.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtResult
+	187, // 184: hoot.v1.Result.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesResult
+	188, // 185: hoot.v1.Result.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexResult
+	189, // 186: hoot.v1.Result.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
+	190, // 187: hoot.v1.Result.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashResult
+	191, // 188: hoot.v1.Result.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountResult
+	192, // 189: hoot.v1.Result.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptResult
+	193, // 190: hoot.v1.Result.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasResult
+	194, // 191: hoot.v1.Result.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterResult
+	195, // 192: hoot.v1.Result.eth_new_filter:type_name -> hoot.v1.EthNewFilterResult
+	196, // 193: hoot.v1.Result.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterResult
+	197, // 194: hoot.v1.Result.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionResult
+	198, // 195: hoot.v1.Result.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionResult
+	199, // 196: hoot.v1.Result.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Result
+	200, // 197: hoot.v1.Result.eth_syncing:type_name -> hoot.v1.EthSyncingResult
+	201, // 198: hoot.v1.Result.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterResult
+	202, // 199: hoot.v1.Result.net_version:type_name -> hoot.v1.EthNetVersionResult
+	203, // 200: hoot.v1.Result.txpool_content:type_name -> hoot.v1.EthTxpoolContentResult
+	204, // 201: hoot.v1.Result.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromResult
+	205, // 202: hoot.v1.Result.txpool_status:type_name -> hoot.v1.EthTxpoolStatusResult
+	206, // 203: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	207, // 204: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	207, // 205: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	207, // 206: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 207: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	207, // 208: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 209: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 210: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 211: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 212: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 213: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 214: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	208, // 215: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	216, // [216:216] is the sub-list for method output_type
+	216, // [216:216] is the sub-list for method input_type
+	216, // [216:216] is the sub-list for extension type_name
+	216, // [216:216] is the sub-list for extension extendee
+	0,   // [0:216] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -4126,6 +4556,7 @@ func file_hoot_v1_envelope_proto_init() {
 		return
 	}
 	file_hoot_v1_analysis_proto_init()
+	file_hoot_v1_arbor_proto_init()
 	file_hoot_v1_artifact_proto_init()
 	file_hoot_v1_audio_proto_init()
 	file_hoot_v1_cas_proto_init()
@@ -4174,6 +4605,17 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_AbcToMusicxml)(nil),
 		(*Payload_MidiToAbc)(nil),
 		(*Payload_JobAnswer)(nil),
+		(*Payload_TreeCreate)(nil),
+		(*Payload_TreeGet)(nil),
+		(*Payload_TreeList)(nil),
+		(*Payload_TreeAddNode)(nil),
+		(*Payload_TreePath)(nil),
+		(*Payload_TreeLeaves)(nil),
+		(*Payload_TreeClaim)(nil),
+		(*Payload_TreeRelease)(nil),
+		(*Payload_TreeArchive)(nil),
+		(*Payload_TreeDelete)(nil),
+		(*Payload_TreeRender)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
 		(*Payload_ComposeAbc)(nil),
@@ -4267,6 +4709,17 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_AbcToMusicxml)(nil),
 		(*Result_MidiToAbc)(nil),
 		(*Result_JobAnswer)(nil),
+		(*Result_TreeCreate)(nil),
+		(*Result_TreeGet)(nil),
+		(*Result_TreeList)(nil),
+		(*Result_TreeAddNode)(nil),
+		(*Result_TreePath)(nil),
+		(*Result_TreeLeaves)(nil),
+		(*Result_TreeClaim)(nil),
+		(*Result_TreeRelease)(nil),
+		(*Result_TreeArchive)(nil),
+		(*Result_TreeDelete)(nil),
+		(*Result_TreeRender)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
 		(*Result_MusicPrompt)(nil),

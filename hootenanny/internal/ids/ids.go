@@ -1,7 +1,7 @@
-// Package ids makes the ids of artifacts, annotations and jobs: a prefix that says what the id
-// names, then 26 characters of lowercase Crockford base32, the first 10 of which encode the
-// creation time in milliseconds and the other 16 are random. Ids of one prefix sort by creation
-// time, as text, to the millisecond.
+// Package ids makes the ids of artifacts, annotations, jobs, and conversation trees and their
+// nodes: a prefix that says what the id names, then 26 characters of lowercase Crockford
+// base32, the first 10 of which encode the creation time in milliseconds and the other 16 are
+// random. Ids of one prefix sort by creation time, as text, to the millisecond.
 package ids
 
 import (
@@ -24,6 +24,8 @@ const (
 	Artifact   = "art_"
 	Annotation = "ann_"
 	Job        = "job_"
+	Tree       = "tree_"
+	Node       = "node_"
 )
 
 // alphabet is Crockford's base32 in lowercase: no i, l, o or u.

@@ -17,6 +17,8 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hootenanny/cas/castrace"
+	"github.com/hootenanny/hoot/hootenanny/internal/arbor"
+	"github.com/hootenanny/hoot/hootenanny/internal/arborservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
 	"github.com/hootenanny/hoot/hootenanny/internal/artifactservice"
 	"github.com/hootenanny/hoot/hootenanny/internal/audioservice"
@@ -234,6 +236,7 @@ func Run(ctx context.Context, cfg Config) error {
 			Logger:       cfg.Logger,
 		}), jobHandler),
 		hootv1hoot.NewJobService(jobHandler),
+		hootv1hoot.NewArborService(arborservice.New(arbor.NewStore(db), cfg.Logger)),
 		hootv1hoot.NewQueryService(queryservice.New(graph.New(artifactStore, jobservice.NewReader(runner)), cfg.Logger)),
 		hootv1hoot.NewMusicService(musicservice.New(musicservice.Config{
 			CAS:       store,

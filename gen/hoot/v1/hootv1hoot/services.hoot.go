@@ -55,6 +55,8 @@ const (
 	ScoreServiceName = "score"
 	// ShellServiceName is the name of the "shell" service.
 	ShellServiceName = "shell"
+	// ArborServiceName is the name of the "arbor" service.
+	ArborServiceName = "arbor"
 	// EthServiceName is the name of the "eth" service.
 	EthServiceName = "eth"
 )
@@ -569,6 +571,121 @@ func NewShellService(h ShellHandler, jobs JobStarter) Service {
 					}
 					return &v1.Result{Result: &v1.Result_ShellExec{ShellExec: res}}, nil
 				})
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// ArborHandler serves the tools of the "arbor" service.
+type ArborHandler interface {
+	// TreeCreate serves the tool "tree_create". Create a conversation tree with its root node (text
+	// with a role, or an external handle).
+	TreeCreate(context.Context, *v1.TreeCreateRequest) (*v1.TreeCreateResult, error)
+	// TreeGet serves the tool "tree_get". Get a conversation tree with all its nodes.
+	TreeGet(context.Context, *v1.TreeGetRequest) (*v1.TreeGetResult, error)
+	// TreeList serves the tool "tree_list". List conversation trees, newest first, in pages.
+	TreeList(context.Context, *v1.TreeListRequest) (*v1.TreeListResult, error)
+	// TreeAddNode serves the tool "tree_add_node". Add a text or external node under any node of a
+	// conversation tree; adding under an earlier node branches it.
+	TreeAddNode(context.Context, *v1.TreeAddNodeRequest) (*v1.TreeAddNodeResult, error)
+	// TreePath serves the tool "tree_path". Get the nodes from the root of a conversation tree to
+	// one node: the context of that turn.
+	TreePath(context.Context, *v1.TreePathRequest) (*v1.TreePathResult, error)
+	// TreeLeaves serves the tool "tree_leaves". List the nodes of a conversation tree that have no
+	// children: the ends of its branches.
+	TreeLeaves(context.Context, *v1.TreeLeavesRequest) (*v1.TreeLeavesResult, error)
+	// TreeClaim serves the tool "tree_claim". Hold a conversation tree: add one to its reference
+	// count.
+	TreeClaim(context.Context, *v1.TreeClaimRequest) (*v1.TreeClaimResult, error)
+	// TreeRelease serves the tool "tree_release". Let go of a conversation tree: take one from its
+	// reference count.
+	TreeRelease(context.Context, *v1.TreeReleaseRequest) (*v1.TreeReleaseResult, error)
+	// TreeArchive serves the tool "tree_archive". Archive a conversation tree that no one holds; it
+	// stays readable.
+	TreeArchive(context.Context, *v1.TreeArchiveRequest) (*v1.TreeArchiveResult, error)
+	// TreeDelete serves the tool "tree_delete". Delete a conversation tree and all its nodes, for
+	// good.
+	TreeDelete(context.Context, *v1.TreeDeleteRequest) (*v1.TreeDeleteResult, error)
+	// TreeRender serves the tool "tree_render". Draw a conversation tree or a subtree, to a depth,
+	// as box-drawing text, Markdown or typed nodes.
+	TreeRender(context.Context, *v1.TreeRenderRequest) (*v1.TreeRenderResult, error)
+}
+
+// NewArborService returns the Service that dispatches the "arbor" tools to h.
+func NewArborService(h ArborHandler) Service {
+	return Service{
+		Name:  ArborServiceName,
+		Tools: []string{"tree_create", "tree_get", "tree_list", "tree_add_node", "tree_path", "tree_leaves", "tree_claim", "tree_release", "tree_archive", "tree_delete", "tree_render"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_TreeCreate:
+				res, err := h.TreeCreate(ctx, x.TreeCreate)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeCreate{TreeCreate: res}}, nil
+			case *v1.Payload_TreeGet:
+				res, err := h.TreeGet(ctx, x.TreeGet)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeGet{TreeGet: res}}, nil
+			case *v1.Payload_TreeList:
+				res, err := h.TreeList(ctx, x.TreeList)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeList{TreeList: res}}, nil
+			case *v1.Payload_TreeAddNode:
+				res, err := h.TreeAddNode(ctx, x.TreeAddNode)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeAddNode{TreeAddNode: res}}, nil
+			case *v1.Payload_TreePath:
+				res, err := h.TreePath(ctx, x.TreePath)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreePath{TreePath: res}}, nil
+			case *v1.Payload_TreeLeaves:
+				res, err := h.TreeLeaves(ctx, x.TreeLeaves)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeLeaves{TreeLeaves: res}}, nil
+			case *v1.Payload_TreeClaim:
+				res, err := h.TreeClaim(ctx, x.TreeClaim)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeClaim{TreeClaim: res}}, nil
+			case *v1.Payload_TreeRelease:
+				res, err := h.TreeRelease(ctx, x.TreeRelease)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeRelease{TreeRelease: res}}, nil
+			case *v1.Payload_TreeArchive:
+				res, err := h.TreeArchive(ctx, x.TreeArchive)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeArchive{TreeArchive: res}}, nil
+			case *v1.Payload_TreeDelete:
+				res, err := h.TreeDelete(ctx, x.TreeDelete)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeDelete{TreeDelete: res}}, nil
+			case *v1.Payload_TreeRender:
+				res, err := h.TreeRender(ctx, x.TreeRender)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_TreeRender{TreeRender: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}

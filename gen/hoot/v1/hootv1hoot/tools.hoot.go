@@ -83,6 +83,28 @@ const (
 	MidiToAbcToolName = "midi_to_abc"
 	// JobAnswerToolName is the name of the tool whose request is hoot.v1.JobAnswerRequest.
 	JobAnswerToolName = "job_answer"
+	// TreeCreateToolName is the name of the tool whose request is hoot.v1.TreeCreateRequest.
+	TreeCreateToolName = "tree_create"
+	// TreeGetToolName is the name of the tool whose request is hoot.v1.TreeGetRequest.
+	TreeGetToolName = "tree_get"
+	// TreeListToolName is the name of the tool whose request is hoot.v1.TreeListRequest.
+	TreeListToolName = "tree_list"
+	// TreeAddNodeToolName is the name of the tool whose request is hoot.v1.TreeAddNodeRequest.
+	TreeAddNodeToolName = "tree_add_node"
+	// TreePathToolName is the name of the tool whose request is hoot.v1.TreePathRequest.
+	TreePathToolName = "tree_path"
+	// TreeLeavesToolName is the name of the tool whose request is hoot.v1.TreeLeavesRequest.
+	TreeLeavesToolName = "tree_leaves"
+	// TreeClaimToolName is the name of the tool whose request is hoot.v1.TreeClaimRequest.
+	TreeClaimToolName = "tree_claim"
+	// TreeReleaseToolName is the name of the tool whose request is hoot.v1.TreeReleaseRequest.
+	TreeReleaseToolName = "tree_release"
+	// TreeArchiveToolName is the name of the tool whose request is hoot.v1.TreeArchiveRequest.
+	TreeArchiveToolName = "tree_archive"
+	// TreeDeleteToolName is the name of the tool whose request is hoot.v1.TreeDeleteRequest.
+	TreeDeleteToolName = "tree_delete"
+	// TreeRenderToolName is the name of the tool whose request is hoot.v1.TreeRenderRequest.
+	TreeRenderToolName = "tree_render"
 	// CasObjectToolName is the name of the tool whose request is hoot.v1.CasObjectResourceRequest.
 	CasObjectToolName = "cas_object"
 	// ArtifactContentToolName is the name of the tool whose request is hoot.v1.ArtifactContentResourceRequest.
@@ -877,6 +899,172 @@ var Tools = []Tool{
 		Example:      `{"id":"job_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
 		PayloadField: 60, // job_answer: hoot.v1.JobAnswerRequest
 		ResultField:  60, // job_answer: hoot.v1.JobAnswerResult
+	},
+	{
+		Name:         "tree_create",
+		Title:        "Create a conversation tree",
+		Description:  "Create a conversation tree with its root node (text with a role, or an external handle).\n\nCreates a conversation tree with its root node, most often the system prompt. The tree belongs to the caller.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"metadata":{"type":"object","description":"Words about the tree, key to value (at most 32 entries; keys of at most 64 characters, values of at most 1024).","additionalProperties":{"type":"string"},"maxProperties":32},"role":{"type":"string","description":"Who speaks the text: system, user, assistant or tool. Only with text; unspecified means user.\n\n- TURN_ROLE_SYSTEM: The instructions the conversation starts from.\n- TURN_ROLE_USER: The person.\n- TURN_ROLE_ASSISTANT: The model.\n- TURN_ROLE_TOOL: A tool's answer.","enum":["TURN_ROLE_SYSTEM","TURN_ROLE_USER","TURN_ROLE_ASSISTANT","TURN_ROLE_TOOL"]},"text":{"type":"string","description":"The node's text (at most 65536 characters). Give text or external, not both.","maxLength":65536},"external":{"type":"string","description":"Instead of text, a handle to something kept elsewhere: source:identifier, where source is artifact (an artifact's id), job (a job's id) or node (a node of another tree, by its id). Square brackets around it are allowed, as a render shows it.","maxLength":200,"pattern":"^\\[?(artifact|job|node):[A-Za-z0-9_.-]{1,128}\\]?$"}},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree":{"$ref":"#/$defs/Tree"},"root":{"$ref":"#/$defs/TreeNode"}},"additionalProperties":false,"$defs":{"Tree":{"type":"object","properties":{"id":{"type":"string"},"owner":{"type":"string","description":"Who made the tree: the caller's principal, or empty when the gateway checks no tokens."},"ref_count":{"type":"integer","description":"How many holders claim the tree (tree_claim adds one, tree_release takes one away).","minimum":0},"metadata":{"type":"object","description":"What the caller said about the tree.","additionalProperties":{"type":"string"}},"root_id":{"type":"string"},"node_count":{"type":"integer","minimum":0},"archived":{"type":"boolean","description":"Set once the tree is archived: it keeps its nodes but takes none more, and tree_list leaves it out unless asked."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false},"TreeNode":{"type":"object","properties":{"id":{"type":"string"},"tree_id":{"type":"string"},"parent_id":{"type":"string","description":"The parent's id; empty for the root."},"child_ids":{"type":"array","description":"The children's ids, oldest first, as far as the answer holds them: all of them in tree_get and in a render that is not cut short; in tree_path, the next node of the path; none in tree_leaves. child_count always counts them all.","items":{"type":"string"}},"text":{"$ref":"#/$defs/TreeText"},"external":{"$ref":"#/$defs/TreeExternal"},"depth":{"type":"integer","description":"How far the node is from the root (the root is 0).","minimum":0},"created_at":{"type":"string","format":"date-time"},"child_count":{"type":"integer","description":"How many children the node has.","minimum":0}},"additionalProperties":false},"TreeText":{"type":"object","properties":{"role":{"type":"string","description":"- TURN_ROLE_SYSTEM: The instructions the conversation starts from.\n- TURN_ROLE_USER: The person.\n- TURN_ROLE_ASSISTANT: The model.\n- TURN_ROLE_TOOL: A tool's answer.","enum":["TURN_ROLE_UNSPECIFIED","TURN_ROLE_SYSTEM","TURN_ROLE_USER","TURN_ROLE_ASSISTANT","TURN_ROLE_TOOL"]},"text":{"type":"string"}},"additionalProperties":false},"TreeExternal":{"type":"object","properties":{"source":{"type":"string","description":"artifact, job or node."},"identifier":{"type":"string","description":"The artifact's, job's or node's id."}},"additionalProperties":false}}}`,
+		Usage:        "tree_create(metadata?: map<string, string>, role?: TURN_ROLE_SYSTEM|TURN_ROLE_USER|TURN_ROLE_ASSISTANT|TURN_ROLE_TOOL, text?: string, external?: string)",
+		Example:      `{"text":"Hello, how are you?","external":"artifact:art_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		PayloadField: 80, // tree_create: hoot.v1.TreeCreateRequest
+		ResultField:  80, // tree_create: hoot.v1.TreeCreateResult
+	},
+	{
+		Name:         "tree_get",
+		Title:        "Get a conversation tree",
+		Description:  "Get a conversation tree with all its nodes.\n\nReturns a tree with all its nodes, in the order of a walk from the root (each node before its children, children oldest first). A tree of more than 10000 nodes is refused: read it in parts with tree_render (a subtree, to a depth) and tree_path.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["tree_id"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree":{"$ref":"#/$defs/Tree"},"nodes":{"type":"array","description":"Every node, each before its children.","items":{"$ref":"#/$defs/TreeNode"}}},"additionalProperties":false,"$defs":{"Tree":{"type":"object","properties":{"id":{"type":"string"},"owner":{"type":"string","description":"Who made the tree: the caller's principal, or empty when the gateway checks no tokens."},"ref_count":{"type":"integer","description":"How many holders claim the tree (tree_claim adds one, tree_release takes one away).","minimum":0},"metadata":{"type":"object","description":"What the caller said about the tree.","additionalProperties":{"type":"string"}},"root_id":{"type":"string"},"node_count":{"type":"integer","minimum":0},"archived":{"type":"boolean","description":"Set once the tree is archived: it keeps its nodes but takes none more, and tree_list leaves it out unless asked."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false},"TreeNode":{"type":"object","properties":{"id":{"type":"string"},"tree_id":{"type":"string"},"parent_id":{"type":"string","description":"The parent's id; empty for the root."},"child_ids":{"type":"array","description":"The children's ids, oldest first, as far as the answer holds them: all of them in tree_get and in a render that is not cut short; in tree_path, the next node of the path; none in tree_leaves. child_count always counts them all.","items":{"type":"string"}},"text":{"$ref":"#/$defs/TreeText"},"external":{"$ref":"#/$defs/TreeExternal"},"depth":{"type":"integer","description":"How far the node is from the root (the root is 0).","minimum":0},"created_at":{"type":"string","format":"date-time"},"child_count":{"type":"integer","description":"How many children the node has.","minimum":0}},"additionalProperties":false},"TreeText":{"type":"object","properties":{"role":{"type":"string","description":"- TURN_ROLE_SYSTEM: The instructions the conversation starts from.\n- TURN_ROLE_USER: The person.\n- TURN_ROLE_ASSISTANT: The model.\n- TURN_ROLE_TOOL: A tool's answer.","enum":["TURN_ROLE_UNSPECIFIED","TURN_ROLE_SYSTEM","TURN_ROLE_USER","TURN_ROLE_ASSISTANT","TURN_ROLE_TOOL"]},"text":{"type":"string"}},"additionalProperties":false},"TreeExternal":{"type":"object","properties":{"source":{"type":"string","description":"artifact, job or node."},"identifier":{"type":"string","description":"The artifact's, job's or node's id."}},"additionalProperties":false}}}`,
+		Usage:        "tree_get(tree_id: string)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		PayloadField: 81, // tree_get: hoot.v1.TreeGetRequest
+		ResultField:  81, // tree_get: hoot.v1.TreeGetResult
+	},
+	{
+		Name:         "tree_list",
+		Title:        "List conversation trees",
+		Description:  "List conversation trees, newest first, in pages.\n\nLists trees, newest first. A caller below the admin tier sees its own trees only. Pages: pass the next_cursor of one answer as cursor to get the next page.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"owner":{"type":"string","description":"Only the trees of this owner (an admin's filter; any other caller sees only its own).","maxLength":256},"limit":{"type":"integer","description":"At most this many trees (default 50, at most 500).","minimum":0,"maximum":500},"cursor":{"type":"string","description":"The next_cursor of the previous page.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"},"include_archived":{"type":"boolean","description":"Include archived trees."}},"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"trees":{"type":"array","items":{"$ref":"#/$defs/Tree"}},"next_cursor":{"type":"string","description":"Pass as cursor for the next page; empty on the last."}},"additionalProperties":false,"$defs":{"Tree":{"type":"object","properties":{"id":{"type":"string"},"owner":{"type":"string","description":"Who made the tree: the caller's principal, or empty when the gateway checks no tokens."},"ref_count":{"type":"integer","description":"How many holders claim the tree (tree_claim adds one, tree_release takes one away).","minimum":0},"metadata":{"type":"object","description":"What the caller said about the tree.","additionalProperties":{"type":"string"}},"root_id":{"type":"string"},"node_count":{"type":"integer","minimum":0},"archived":{"type":"boolean","description":"Set once the tree is archived: it keeps its nodes but takes none more, and tree_list leaves it out unless asked."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
+		Usage:        "tree_list(owner?: string, limit?: integer, cursor?: string, include_archived?: boolean)",
+		Example:      `{"owner":"token:alice","limit":20,"cursor":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		PayloadField: 82, // tree_list: hoot.v1.TreeListRequest
+		ResultField:  82, // tree_list: hoot.v1.TreeListResult
+	},
+	{
+		Name:         "tree_add_node",
+		Title:        "Add a node to a conversation tree",
+		Description:  "Add a text or external node under any node of a conversation tree; adding under an earlier node branches it.\n\nAdds a node under any node of a tree: under the last turn to continue the conversation, or under an earlier one to branch it. The node holds text with a role, or an external handle.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"},"parent_id":{"type":"string","description":"The node to add under.","pattern":"^node_[0-9a-hjkmnp-tv-z]{26}$"},"role":{"type":"string","description":"Who speaks the text: system, user, assistant or tool. Only with text; unspecified means user.\n\n- TURN_ROLE_SYSTEM: The instructions the conversation starts from.\n- TURN_ROLE_USER: The person.\n- TURN_ROLE_ASSISTANT: The model.\n- TURN_ROLE_TOOL: A tool's answer.","enum":["TURN_ROLE_SYSTEM","TURN_ROLE_USER","TURN_ROLE_ASSISTANT","TURN_ROLE_TOOL"]},"text":{"type":"string","description":"The node's text (at most 65536 characters). Give text or external, not both.","maxLength":65536},"external":{"type":"string","description":"Instead of text, a handle to something kept elsewhere: source:identifier, where source is artifact (an artifact's id), job (a job's id) or node (a node of another tree, by its id). Square brackets around it are allowed, as a render shows it.","maxLength":200,"pattern":"^\\[?(artifact|job|node):[A-Za-z0-9_.-]{1,128}\\]?$"}},"required":["tree_id","parent_id"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"node":{"$ref":"#/$defs/TreeNode"}},"additionalProperties":false,"$defs":{"TreeNode":{"type":"object","properties":{"id":{"type":"string"},"tree_id":{"type":"string"},"parent_id":{"type":"string","description":"The parent's id; empty for the root."},"child_ids":{"type":"array","description":"The children's ids, oldest first, as far as the answer holds them: all of them in tree_get and in a render that is not cut short; in tree_path, the next node of the path; none in tree_leaves. child_count always counts them all.","items":{"type":"string"}},"text":{"$ref":"#/$defs/TreeText"},"external":{"$ref":"#/$defs/TreeExternal"},"depth":{"type":"integer","description":"How far the node is from the root (the root is 0).","minimum":0},"created_at":{"type":"string","format":"date-time"},"child_count":{"type":"integer","description":"How many children the node has.","minimum":0}},"additionalProperties":false},"TreeText":{"type":"object","properties":{"role":{"type":"string","description":"- TURN_ROLE_SYSTEM: The instructions the conversation starts from.\n- TURN_ROLE_USER: The person.\n- TURN_ROLE_ASSISTANT: The model.\n- TURN_ROLE_TOOL: A tool's answer.","enum":["TURN_ROLE_UNSPECIFIED","TURN_ROLE_SYSTEM","TURN_ROLE_USER","TURN_ROLE_ASSISTANT","TURN_ROLE_TOOL"]},"text":{"type":"string"}},"additionalProperties":false},"TreeExternal":{"type":"object","properties":{"source":{"type":"string","description":"artifact, job or node."},"identifier":{"type":"string","description":"The artifact's, job's or node's id."}},"additionalProperties":false}}}`,
+		Usage:        "tree_add_node(tree_id: string, parent_id: string, role?: TURN_ROLE_SYSTEM|TURN_ROLE_USER|TURN_ROLE_ASSISTANT|TURN_ROLE_TOOL, text?: string, external?: string)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx","parent_id":"node_01jd8x2k3m4n5p6q7r8s9t0vwy","text":"Hello, how are you?","external":"artifact:art_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		PayloadField: 83, // tree_add_node: hoot.v1.TreeAddNodeRequest
+		ResultField:  83, // tree_add_node: hoot.v1.TreeAddNodeResult
+	},
+	{
+		Name:         "tree_path",
+		Title:        "Path to a node",
+		Description:  "Get the nodes from the root of a conversation tree to one node: the context of that turn.\n\nReturns the path from the root of a tree to one of its nodes: the context of a turn, the conversation as that branch has it.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"},"node_id":{"type":"string","description":"The node's id.","pattern":"^node_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["tree_id","node_id"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"nodes":{"type":"array","items":{"$ref":"#/$defs/TreeNode"}}},"additionalProperties":false,"$defs":{"TreeNode":{"type":"object","properties":{"id":{"type":"string"},"tree_id":{"type":"string"},"parent_id":{"type":"string","description":"The parent's id; empty for the root."},"child_ids":{"type":"array","description":"The children's ids, oldest first, as far as the answer holds them: all of them in tree_get and in a render that is not cut short; in tree_path, the next node of the path; none in tree_leaves. child_count always counts them all.","items":{"type":"string"}},"text":{"$ref":"#/$defs/TreeText"},"external":{"$ref":"#/$defs/TreeExternal"},"depth":{"type":"integer","description":"How far the node is from the root (the root is 0).","minimum":0},"created_at":{"type":"string","format":"date-time"},"child_count":{"type":"integer","description":"How many children the node has.","minimum":0}},"additionalProperties":false},"TreeText":{"type":"object","properties":{"role":{"type":"string","description":"- TURN_ROLE_SYSTEM: The instructions the conversation starts from.\n- TURN_ROLE_USER: The person.\n- TURN_ROLE_ASSISTANT: The model.\n- TURN_ROLE_TOOL: A tool's answer.","enum":["TURN_ROLE_UNSPECIFIED","TURN_ROLE_SYSTEM","TURN_ROLE_USER","TURN_ROLE_ASSISTANT","TURN_ROLE_TOOL"]},"text":{"type":"string"}},"additionalProperties":false},"TreeExternal":{"type":"object","properties":{"source":{"type":"string","description":"artifact, job or node."},"identifier":{"type":"string","description":"The artifact's, job's or node's id."}},"additionalProperties":false}}}`,
+		Usage:        "tree_path(tree_id: string, node_id: string)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx","node_id":"node_01jd8x2k3m4n5p6q7r8s9t0vwy"}`,
+		PayloadField: 84, // tree_path: hoot.v1.TreePathRequest
+		ResultField:  84, // tree_path: hoot.v1.TreePathResult
+	},
+	{
+		Name:         "tree_leaves",
+		Title:        "List the leaves of a tree",
+		Description:  "List the nodes of a conversation tree that have no children: the ends of its branches.\n\nLists the leaves of a tree, the nodes without children (the ends of its branches), oldest first, in pages.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"},"limit":{"type":"integer","description":"At most this many leaves (default 100, at most 1000).","minimum":0,"maximum":1000},"cursor":{"type":"string","description":"The next_cursor of the previous page.","pattern":"^node_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["tree_id"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"leaves":{"type":"array","items":{"$ref":"#/$defs/TreeNode"}},"next_cursor":{"type":"string","description":"Pass as cursor for the next page; empty on the last."}},"additionalProperties":false,"$defs":{"TreeNode":{"type":"object","properties":{"id":{"type":"string"},"tree_id":{"type":"string"},"parent_id":{"type":"string","description":"The parent's id; empty for the root."},"child_ids":{"type":"array","description":"The children's ids, oldest first, as far as the answer holds them: all of them in tree_get and in a render that is not cut short; in tree_path, the next node of the path; none in tree_leaves. child_count always counts them all.","items":{"type":"string"}},"text":{"$ref":"#/$defs/TreeText"},"external":{"$ref":"#/$defs/TreeExternal"},"depth":{"type":"integer","description":"How far the node is from the root (the root is 0).","minimum":0},"created_at":{"type":"string","format":"date-time"},"child_count":{"type":"integer","description":"How many children the node has.","minimum":0}},"additionalProperties":false},"TreeText":{"type":"object","properties":{"role":{"type":"string","description":"- TURN_ROLE_SYSTEM: The instructions the conversation starts from.\n- TURN_ROLE_USER: The person.\n- TURN_ROLE_ASSISTANT: The model.\n- TURN_ROLE_TOOL: A tool's answer.","enum":["TURN_ROLE_UNSPECIFIED","TURN_ROLE_SYSTEM","TURN_ROLE_USER","TURN_ROLE_ASSISTANT","TURN_ROLE_TOOL"]},"text":{"type":"string"}},"additionalProperties":false},"TreeExternal":{"type":"object","properties":{"source":{"type":"string","description":"artifact, job or node."},"identifier":{"type":"string","description":"The artifact's, job's or node's id."}},"additionalProperties":false}}}`,
+		Usage:        "tree_leaves(tree_id: string, limit?: integer, cursor?: string)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx","limit":100,"cursor":"node_01jd8x2k3m4n5p6q7r8s9t0vwy"}`,
+		PayloadField: 85, // tree_leaves: hoot.v1.TreeLeavesRequest
+		ResultField:  85, // tree_leaves: hoot.v1.TreeLeavesResult
+	},
+	{
+		Name:         "tree_claim",
+		Title:        "Claim a conversation tree",
+		Description:  "Hold a conversation tree: add one to its reference count.\n\nClaims a tree: adds one to its reference count, so that it is not archived while held.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["tree_id"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree":{"$ref":"#/$defs/Tree"}},"additionalProperties":false,"$defs":{"Tree":{"type":"object","properties":{"id":{"type":"string"},"owner":{"type":"string","description":"Who made the tree: the caller's principal, or empty when the gateway checks no tokens."},"ref_count":{"type":"integer","description":"How many holders claim the tree (tree_claim adds one, tree_release takes one away).","minimum":0},"metadata":{"type":"object","description":"What the caller said about the tree.","additionalProperties":{"type":"string"}},"root_id":{"type":"string"},"node_count":{"type":"integer","minimum":0},"archived":{"type":"boolean","description":"Set once the tree is archived: it keeps its nodes but takes none more, and tree_list leaves it out unless asked."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
+		Usage:        "tree_claim(tree_id: string)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		PayloadField: 86, // tree_claim: hoot.v1.TreeClaimRequest
+		ResultField:  86, // tree_claim: hoot.v1.TreeClaimResult
+	},
+	{
+		Name:         "tree_release",
+		Title:        "Release a conversation tree",
+		Description:  "Let go of a conversation tree: take one from its reference count.\n\nReleases a claim on a tree: takes one from its reference count. A tree no one holds can be archived with tree_archive.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["tree_id"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree":{"$ref":"#/$defs/Tree"}},"additionalProperties":false,"$defs":{"Tree":{"type":"object","properties":{"id":{"type":"string"},"owner":{"type":"string","description":"Who made the tree: the caller's principal, or empty when the gateway checks no tokens."},"ref_count":{"type":"integer","description":"How many holders claim the tree (tree_claim adds one, tree_release takes one away).","minimum":0},"metadata":{"type":"object","description":"What the caller said about the tree.","additionalProperties":{"type":"string"}},"root_id":{"type":"string"},"node_count":{"type":"integer","minimum":0},"archived":{"type":"boolean","description":"Set once the tree is archived: it keeps its nodes but takes none more, and tree_list leaves it out unless asked."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
+		Usage:        "tree_release(tree_id: string)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		PayloadField: 87, // tree_release: hoot.v1.TreeReleaseRequest
+		ResultField:  87, // tree_release: hoot.v1.TreeReleaseResult
+	},
+	{
+		Name:         "tree_archive",
+		Title:        "Archive a conversation tree",
+		Description:  "Archive a conversation tree that no one holds; it stays readable.\n\nArchives a tree that no one holds (reference count 0): it keeps its nodes and can still be read and rendered, takes no more nodes, and tree_list leaves it out unless asked.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"}},"required":["tree_id"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree":{"$ref":"#/$defs/Tree"}},"additionalProperties":false,"$defs":{"Tree":{"type":"object","properties":{"id":{"type":"string"},"owner":{"type":"string","description":"Who made the tree: the caller's principal, or empty when the gateway checks no tokens."},"ref_count":{"type":"integer","description":"How many holders claim the tree (tree_claim adds one, tree_release takes one away).","minimum":0},"metadata":{"type":"object","description":"What the caller said about the tree.","additionalProperties":{"type":"string"}},"root_id":{"type":"string"},"node_count":{"type":"integer","minimum":0},"archived":{"type":"boolean","description":"Set once the tree is archived: it keeps its nodes but takes none more, and tree_list leaves it out unless asked."},"created_at":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
+		Usage:        "tree_archive(tree_id: string)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		PayloadField: 88, // tree_archive: hoot.v1.TreeArchiveRequest
+		ResultField:  88, // tree_archive: hoot.v1.TreeArchiveResult
+	},
+	{
+		Name:         "tree_delete",
+		Title:        "Delete a conversation tree",
+		Description:  "Delete a conversation tree and all its nodes, for good.\n\nDeletes a tree and all its nodes, for good. A tree someone holds is refused unless force is set.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_ADMIN,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{Destructive: true},
+		Confirm:      true,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"},"force":{"type":"boolean","description":"Delete even when the tree's reference count is above 0."}},"required":["tree_id"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string"},"nodes_deleted":{"type":"integer","minimum":0}},"additionalProperties":false}`,
+		Usage:        "tree_delete(tree_id: string, force?: boolean)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx"}`,
+		PayloadField: 89, // tree_delete: hoot.v1.TreeDeleteRequest
+		ResultField:  89, // tree_delete: hoot.v1.TreeDeleteResult
+	},
+	{
+		Name:         "tree_render",
+		Title:        "Render a conversation tree",
+		Description:  "Draw a conversation tree or a subtree, to a depth, as box-drawing text, Markdown or typed nodes.\n\nDraws a tree, or the subtree under one node, to a depth: as box-drawing text, each node on one line as Role: text (text cut at 60 characters, newlines shown as ↵, external nodes as [source:identifier]), as Markdown nested lists, or as the typed nodes for programs. At most 20000 nodes are drawn; a line at the end says how many more there are.",
+		Service:      "arbor",
+		Tier:         v1.Tier_TIER_BASIC,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{ReadOnly: true, Idempotent: true},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"},"node_id":{"type":"string","description":"The subtree's root (default: the tree's root).","pattern":"^node_[0-9a-hjkmnp-tv-z]{26}$"},"max_depth":{"type":"integer","description":"Draw this many levels below the subtree's root (0, the default, draws them all).","minimum":0,"maximum":100000},"format":{"type":"string","description":"Text (the default), Markdown or the typed nodes.\n\n- RENDER_FORMAT_TEXT: Box-drawing text, one node a line as Role: text (the default).\n- RENDER_FORMAT_MARKDOWN: Markdown, nested lists.\n- RENDER_FORMAT_NODES: The typed nodes, for programs: nodes holds them, text is empty.","enum":["RENDER_FORMAT_TEXT","RENDER_FORMAT_MARKDOWN","RENDER_FORMAT_NODES"]}},"required":["tree_id"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"text":{"type":"string","description":"The drawing, for the text and Markdown formats."},"nodes":{"type":"array","description":"The nodes drawn, each before its children, for the nodes format.","items":{"$ref":"#/$defs/TreeNode"}},"nodes_drawn":{"type":"integer","description":"How many nodes were drawn.","minimum":0},"truncated":{"type":"boolean","description":"Some nodes of the subtree were left out, below the depth or past the 20000-node bound."},"content":{"type":"array","description":"For the text and Markdown formats, the drawing as the call's text content, so that a client (and holler call) shows it as it is rather than inside the typed result.","items":{"$ref":"#/$defs/Content"}}},"additionalProperties":false,"$defs":{"TreeNode":{"type":"object","properties":{"id":{"type":"string"},"tree_id":{"type":"string"},"parent_id":{"type":"string","description":"The parent's id; empty for the root."},"child_ids":{"type":"array","description":"The children's ids, oldest first, as far as the answer holds them: all of them in tree_get and in a render that is not cut short; in tree_path, the next node of the path; none in tree_leaves. child_count always counts them all.","items":{"type":"string"}},"text":{"$ref":"#/$defs/TreeText"},"external":{"$ref":"#/$defs/TreeExternal"},"depth":{"type":"integer","description":"How far the node is from the root (the root is 0).","minimum":0},"created_at":{"type":"string","format":"date-time"},"child_count":{"type":"integer","description":"How many children the node has.","minimum":0}},"additionalProperties":false},"TreeText":{"type":"object","properties":{"role":{"type":"string","description":"- TURN_ROLE_SYSTEM: The instructions the conversation starts from.\n- TURN_ROLE_USER: The person.\n- TURN_ROLE_ASSISTANT: The model.\n- TURN_ROLE_TOOL: A tool's answer.","enum":["TURN_ROLE_UNSPECIFIED","TURN_ROLE_SYSTEM","TURN_ROLE_USER","TURN_ROLE_ASSISTANT","TURN_ROLE_TOOL"]},"text":{"type":"string"}},"additionalProperties":false},"TreeExternal":{"type":"object","properties":{"source":{"type":"string","description":"artifact, job or node."},"identifier":{"type":"string","description":"The artifact's, job's or node's id."}},"additionalProperties":false},"Content":{"type":"object","properties":{"text":{"type":"string","description":"Plain text for a person or a model."},"image":{"$ref":"#/$defs/Media","description":"An image, such as image/png."},"audio":{"$ref":"#/$defs/Media","description":"Audio, such as audio/wav."},"resource_link":{"$ref":"#/$defs/ResourceLink","description":"A link to a resource the client may read."},"resource":{"$ref":"#/$defs/EmbeddedResource","description":"A resource's contents, embedded in the answer."}},"additionalProperties":false},"Media":{"type":"object","properties":{"mime_type":{"type":"string","description":"The media type, such as \"image/png\"."},"data":{"type":"string","contentEncoding":"base64","description":"The bytes (base64 in JSON)."}},"additionalProperties":false},"ResourceLink":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"name":{"type":"string","description":"A short name for the resource."},"description":{"type":"string","description":"What the resource is, for a person."},"mime_type":{"type":"string","description":"The resource's media type, when known."}},"additionalProperties":false},"EmbeddedResource":{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI."},"mime_type":{"type":"string","description":"The contents' media type."},"text":{"type":"string","description":"Text contents."},"blob":{"type":"string","contentEncoding":"base64","description":"Binary contents (base64 in JSON)."}},"additionalProperties":false}}}`,
+		Usage:        "tree_render(tree_id: string, node_id?: string, max_depth?: integer, format?: RENDER_FORMAT_TEXT|RENDER_FORMAT_MARKDOWN|RENDER_FORMAT_NODES)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx","node_id":"node_01jd8x2k3m4n5p6q7r8s9t0vwy","max_depth":3}`,
+		PayloadField: 90, // tree_render: hoot.v1.TreeRenderRequest
+		ResultField:  90, // tree_render: hoot.v1.TreeRenderResult
 	},
 	{
 		Name:         "cas_object",
