@@ -508,7 +508,7 @@ func (g *generator) toolOption(m *openrpc.Method, row upstream.Row) string {
 		upstream.TierRead:           "TIER_BASIC",
 		upstream.TierLocalSensitive: "TIER_STANDARD",
 		upstream.TierBroadcast:      "TIER_ADMIN",
-		upstream.TierOperator:       "TIER_ADMIN",
+		upstream.TierOperator:       "TIER_OPERATOR",
 	}[row.Tier]
 	desc := oneLine(m.Summary)
 	if desc == "" {

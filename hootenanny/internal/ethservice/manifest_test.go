@@ -100,7 +100,7 @@ func TestToolsFollowTheManifest(t *testing.T) {
 	}
 	wantTier := map[upstream.Tier]hootv1.Tier{
 		upstream.TierRead: hootv1.Tier_TIER_BASIC, upstream.TierLocalSensitive: hootv1.Tier_TIER_STANDARD,
-		upstream.TierBroadcast: hootv1.Tier_TIER_ADMIN, upstream.TierOperator: hootv1.Tier_TIER_ADMIN,
+		upstream.TierBroadcast: hootv1.Tier_TIER_ADMIN, upstream.TierOperator: hootv1.Tier_TIER_OPERATOR,
 	}
 	served := 0
 	for _, method := range m.Methods() {
