@@ -1,13 +1,8 @@
 package consent
 
 import (
-	"encoding/json"
-
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
-	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 )
 
 // This file holds what the gateway does differently for the tools of tier OPERATOR, which run
@@ -17,28 +12,6 @@ import (
 
 // operatorWarning says, in a confirmation, what an operator tool is.
 const operatorWarning = "It is an operator tool: it runs a command on a worker's machine, in a sandbox, with the limits below."
-
-// operatorArgumentLines returns every field of req as "name: value" lines, in field order,
-// each value as compact JSON and never shortened, and a field left out as the worker's
-// default, so that the person sees exactly what will run.
-func operatorArgumentLines(req proto.Message) []string {
-	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(req)
-	var set map[string]json.RawMessage
-	if err != nil || json.Unmarshal(b, &set) != nil {
-		return nil
-	}
-	var lines []string
-	fields := req.ProtoReflect().Descriptor().Fields()
-	for i := range fields.Len() {
-		name := string(fields.Get(i).Name())
-		if v, ok := set[name]; ok {
-			lines = append(lines, name+": "+string(rawjson.Compact(v)))
-		} else {
-			lines = append(lines, name+": the worker's default")
-		}
-	}
-	return lines
-}
 
 // operatorWaiver is the end of the hint of a call refused because its client cannot ask its
 // user: how the operator can let such tools run without asking, which for an operator tool

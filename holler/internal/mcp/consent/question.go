@@ -33,17 +33,18 @@ type Question struct {
 // maxShownArguments bounds the arguments a question lists; the rest are counted.
 const maxShownArguments = 12
 
-// NewQuestion returns the question whether the call of t with req may run.
+// NewQuestion returns the question whether the call of t with req may run. A tool of tier
+// OPERATOR runs a command on a worker's machine: its question lists every argument in full,
+// never shortened, and those left out as the worker's defaults, so that the person sees exactly
+// what will run.
 func NewQuestion(t *hootv1hoot.Tool, req proto.Message) Question {
-	if t.Tier >= hootv1.Tier_TIER_OPERATOR {
-		return Question{Tool: t, Confirm: true, Args: operatorArgumentLines(req), Req: req}
-	}
-	return Question{Tool: t, Confirm: true, Args: argumentLines(req), Req: req}
+	return Question{Tool: t, Confirm: true, Args: argumentLines(req, t.Tier >= hootv1.Tier_TIER_OPERATOR), Req: req}
 }
 
 // argumentLines returns the fields set in req as "name: value" lines, in field order, with
-// each value as compact JSON shortened to a line.
-func argumentLines(req proto.Message) []string {
+// each value as compact JSON shortened to a line; in full, values are not shortened and the
+// fields left out are named as the worker's defaults.
+func argumentLines(req proto.Message, full bool) []string {
 	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(req)
 	var set map[string]json.RawMessage
 	if err != nil || json.Unmarshal(b, &set) != nil {
@@ -53,8 +54,14 @@ func argumentLines(req proto.Message) []string {
 	fields := req.ProtoReflect().Descriptor().Fields()
 	for i := range fields.Len() {
 		name := string(fields.Get(i).Name())
-		if v, ok := set[name]; ok {
+		v, ok := set[name]
+		switch {
+		case ok && full:
+			lines = append(lines, name+": "+string(rawjson.Compact(v)))
+		case ok:
 			lines = append(lines, name+": "+wording.Short(string(rawjson.Compact(v))))
+		case full:
+			lines = append(lines, name+": the worker's default")
 		}
 	}
 	return lines
