@@ -34,6 +34,7 @@ const (
 //	            since: String, limit: Int = 50): [Artifact!]!
 //	  job(id: ID!): Job
 //	  jobs(status: JobStatus, tool: String, limit: Int = 50): [Job!]!
+//	  tree_node(tree_id: ID!, node_id: ID!): TreeNode
 //	}
 //	type Artifact {
 //	  id: ID!  hash: String!  size: Int!  mime_type: String!  tags: [String!]!
@@ -43,7 +44,10 @@ const (
 //	  ancestors(depth: Int = 10, limit: Int = 100): [Artifact!]!
 //	  descendants(depth: Int = 10, limit: Int = 100): [Artifact!]!
 //	  annotations(limit: Int = 50): [Annotation!]!
+//	  tree_nodes(limit: Int = 20): [TreeNode!]!
 //	}
+//	type TreeNode { tree_id: ID!  node_id: ID!  role: String!  text: String!  path_length: Int!
+//	                artifacts: [Artifact!]!  children(limit: Int = 20): [TreeNode!]! }
 //	type Annotation { id: ID!  message: String!  vibe: String!  source: String!
 //	                  created_at: String!  artifact: Artifact! }
 //	type Job { id: ID!  tool: String!  status: JobStatus!  progress: Float!  total: Float!
@@ -61,6 +65,13 @@ const (
 //	query Recent($since: String, $status: JobStatus) { mine: artifacts(creator: "claude",
 //	  since: $since) { id } failed: jobs(status: $status) { id tool message } }
 //	  with variables {"since": "2026-01-01T00:00:00Z", "status": "FAILED"}
+//
+//	{ artifact(id: "art_...") { tree_nodes { tree_id node_id role text path_length } } }
+//	{ tree_node(tree_id: "tree_...", node_id: "node_...") { text
+//	  children { role text artifacts { id mime_type } } } }
+//
+// A caller below the admin tier sees only the nodes of its own trees; another caller's tree
+// nodes are absent, as if they did not exist.
 //
 // The answer has one entry in data per top-level field, named by its alias or its name, and
 // holds only the fields the query selects; lists come as {"items": [...]}, tags as
@@ -197,6 +208,7 @@ type QueryField struct {
 	//	*QueryField_Artifacts
 	//	*QueryField_Job
 	//	*QueryField_Jobs
+	//	*QueryField_TreeNode
 	Value         isQueryField_Value `protobuf_oneof:"value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -282,6 +294,15 @@ func (x *QueryField) GetJobs() *JobNodeList {
 	return nil
 }
 
+func (x *QueryField) GetTreeNode() *TreeNodeNode {
+	if x != nil {
+		if x, ok := x.Value.(*QueryField_TreeNode); ok {
+			return x.TreeNode
+		}
+	}
+	return nil
+}
+
 type isQueryField_Value interface {
 	isQueryField_Value()
 }
@@ -302,6 +323,10 @@ type QueryField_Jobs struct {
 	Jobs *JobNodeList `protobuf:"bytes,5,opt,name=jobs,proto3,oneof"`
 }
 
+type QueryField_TreeNode struct {
+	TreeNode *TreeNodeNode `protobuf:"bytes,6,opt,name=tree_node,json=treeNode,proto3,oneof"`
+}
+
 func (*QueryField_Artifact) isQueryField_Value() {}
 
 func (*QueryField_Artifacts) isQueryField_Value() {}
@@ -309,6 +334,8 @@ func (*QueryField_Artifacts) isQueryField_Value() {}
 func (*QueryField_Job) isQueryField_Value() {}
 
 func (*QueryField_Jobs) isQueryField_Value() {}
+
+func (*QueryField_TreeNode) isQueryField_Value() {}
 
 // ArtifactNode is an artifact with the fields a query selected.
 type ArtifactNode struct {
@@ -329,6 +356,7 @@ type ArtifactNode struct {
 	Ancestors      *ArtifactNodeList      `protobuf:"bytes,14,opt,name=ancestors,proto3" json:"ancestors,omitempty"`
 	Descendants    *ArtifactNodeList      `protobuf:"bytes,15,opt,name=descendants,proto3" json:"descendants,omitempty"`
 	Annotations    *AnnotationNodeList    `protobuf:"bytes,16,opt,name=annotations,proto3" json:"annotations,omitempty"`
+	TreeNodes      *TreeNodeNodeList      `protobuf:"bytes,17,opt,name=tree_nodes,json=treeNodes,proto3" json:"tree_nodes,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -471,6 +499,13 @@ func (x *ArtifactNode) GetDescendants() *ArtifactNodeList {
 func (x *ArtifactNode) GetAnnotations() *AnnotationNodeList {
 	if x != nil {
 		return x.Annotations
+	}
+	return nil
+}
+
+func (x *ArtifactNode) GetTreeNodes() *TreeNodeNodeList {
+	if x != nil {
+		return x.TreeNodes
 	}
 	return nil
 }
@@ -849,6 +884,147 @@ func (x *JobNodeList) GetItems() []*JobNode {
 	return nil
 }
 
+// TreeNodeNode is a node of a conversation tree with the fields a query selected.
+type TreeNodeNode struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TreeId *string                `protobuf:"bytes,1,opt,name=tree_id,json=treeId,proto3,oneof" json:"tree_id,omitempty"`
+	NodeId *string                `protobuf:"bytes,2,opt,name=node_id,json=nodeId,proto3,oneof" json:"node_id,omitempty"`
+	// system, user, assistant or tool; external for a node that holds a handle.
+	Role *string `protobuf:"bytes,3,opt,name=role,proto3,oneof" json:"role,omitempty"`
+	// The start of the node's text (its handle, [source:identifier], for an external node).
+	Text *string `protobuf:"bytes,4,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	// How many nodes lie above it: 0 for the root.
+	PathLength    *uint32           `protobuf:"varint,5,opt,name=path_length,json=pathLength,proto3,oneof" json:"path_length,omitempty"`
+	Artifacts     *ArtifactNodeList `protobuf:"bytes,6,opt,name=artifacts,proto3" json:"artifacts,omitempty"`
+	Children      *TreeNodeNodeList `protobuf:"bytes,7,opt,name=children,proto3" json:"children,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TreeNodeNode) Reset() {
+	*x = TreeNodeNode{}
+	mi := &file_hoot_v1_query_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TreeNodeNode) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TreeNodeNode) ProtoMessage() {}
+
+func (x *TreeNodeNode) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_query_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TreeNodeNode.ProtoReflect.Descriptor instead.
+func (*TreeNodeNode) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_query_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *TreeNodeNode) GetTreeId() string {
+	if x != nil && x.TreeId != nil {
+		return *x.TreeId
+	}
+	return ""
+}
+
+func (x *TreeNodeNode) GetNodeId() string {
+	if x != nil && x.NodeId != nil {
+		return *x.NodeId
+	}
+	return ""
+}
+
+func (x *TreeNodeNode) GetRole() string {
+	if x != nil && x.Role != nil {
+		return *x.Role
+	}
+	return ""
+}
+
+func (x *TreeNodeNode) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *TreeNodeNode) GetPathLength() uint32 {
+	if x != nil && x.PathLength != nil {
+		return *x.PathLength
+	}
+	return 0
+}
+
+func (x *TreeNodeNode) GetArtifacts() *ArtifactNodeList {
+	if x != nil {
+		return x.Artifacts
+	}
+	return nil
+}
+
+func (x *TreeNodeNode) GetChildren() *TreeNodeNodeList {
+	if x != nil {
+		return x.Children
+	}
+	return nil
+}
+
+// TreeNodeNodeList is a list of tree nodes.
+type TreeNodeNodeList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Items         []*TreeNodeNode        `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TreeNodeNodeList) Reset() {
+	*x = TreeNodeNodeList{}
+	mi := &file_hoot_v1_query_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TreeNodeNodeList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TreeNodeNodeList) ProtoMessage() {}
+
+func (x *TreeNodeNodeList) ProtoReflect() protoreflect.Message {
+	mi := &file_hoot_v1_query_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TreeNodeNodeList.ProtoReflect.Descriptor instead.
+func (*TreeNodeNodeList) Descriptor() ([]byte, []int) {
+	return file_hoot_v1_query_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *TreeNodeNodeList) GetItems() []*TreeNodeNode {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
 var File_hoot_v1_query_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_query_proto_rawDesc = "" +
@@ -861,15 +1037,16 @@ const file_hoot_v1_query_proto_rawDesc = "" +
 	"\x0eartifact_query\x12\x0fQuery artifacts\x1aPQuery artifacts, lineage, annotations, tags and jobs with GraphQL and variables. \x02(\x012\x04\b\x01\x18\x01:\x05query\"T\n" +
 	"\x13ArtifactQueryResult\x12'\n" +
 	"\x04data\x18\x01 \x03(\v2\x13.hoot.v1.QueryFieldR\x04data\x12\x14\n" +
-	"\x05nodes\x18\x02 \x01(\rR\x05nodes\"\xeb\x01\n" +
+	"\x05nodes\x18\x02 \x01(\rR\x05nodes\"\xa1\x02\n" +
 	"\n" +
 	"QueryField\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\bartifact\x18\x02 \x01(\v2\x15.hoot.v1.ArtifactNodeH\x00R\bartifact\x129\n" +
 	"\tartifacts\x18\x03 \x01(\v2\x19.hoot.v1.ArtifactNodeListH\x00R\tartifacts\x12$\n" +
 	"\x03job\x18\x04 \x01(\v2\x10.hoot.v1.JobNodeH\x00R\x03job\x12*\n" +
-	"\x04jobs\x18\x05 \x01(\v2\x14.hoot.v1.JobNodeListH\x00R\x04jobsB\a\n" +
-	"\x05value\"\xa9\x06\n" +
+	"\x04jobs\x18\x05 \x01(\v2\x14.hoot.v1.JobNodeListH\x00R\x04jobs\x124\n" +
+	"\ttree_node\x18\x06 \x01(\v2\x15.hoot.v1.TreeNodeNodeH\x00R\btreeNodeB\a\n" +
+	"\x05value\"\xe3\x06\n" +
 	"\fArtifactNode\x12\x19\n" +
 	"\x02id\x18\x01 \x01(\tB\x04\xd0\xf3\x18\x01H\x00R\x02id\x88\x01\x01\x12\x1d\n" +
 	"\x04hash\x18\x02 \x01(\tB\x04\xd0\xf3\x18\x02H\x01R\x04hash\x88\x01\x01\x12\x17\n" +
@@ -888,7 +1065,9 @@ const file_hoot_v1_query_proto_rawDesc = "" +
 	"\bchildren\x18\r \x01(\v2\x19.hoot.v1.ArtifactNodeListR\bchildren\x127\n" +
 	"\tancestors\x18\x0e \x01(\v2\x19.hoot.v1.ArtifactNodeListR\tancestors\x12;\n" +
 	"\vdescendants\x18\x0f \x01(\v2\x19.hoot.v1.ArtifactNodeListR\vdescendants\x12=\n" +
-	"\vannotations\x18\x10 \x01(\v2\x1b.hoot.v1.AnnotationNodeListR\vannotationsB\x05\n" +
+	"\vannotations\x18\x10 \x01(\v2\x1b.hoot.v1.AnnotationNodeListR\vannotations\x128\n" +
+	"\n" +
+	"tree_nodes\x18\x11 \x01(\v2\x19.hoot.v1.TreeNodeNodeListR\ttreeNodesB\x05\n" +
 	"\x03_idB\a\n" +
 	"\x05_hashB\a\n" +
 	"\x05_sizeB\f\n" +
@@ -939,7 +1118,25 @@ const file_hoot_v1_query_proto_rawDesc = "" +
 	"\n" +
 	"\b_message\"5\n" +
 	"\vJobNodeList\x12&\n" +
-	"\x05items\x18\x01 \x03(\v2\x10.hoot.v1.JobNodeR\x05itemsB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
+	"\x05items\x18\x01 \x03(\v2\x10.hoot.v1.JobNodeR\x05items\"\xcc\x02\n" +
+	"\fTreeNodeNode\x12\x1c\n" +
+	"\atree_id\x18\x01 \x01(\tH\x00R\x06treeId\x88\x01\x01\x12\x1c\n" +
+	"\anode_id\x18\x02 \x01(\tH\x01R\x06nodeId\x88\x01\x01\x12\x17\n" +
+	"\x04role\x18\x03 \x01(\tH\x02R\x04role\x88\x01\x01\x12\x17\n" +
+	"\x04text\x18\x04 \x01(\tH\x03R\x04text\x88\x01\x01\x12$\n" +
+	"\vpath_length\x18\x05 \x01(\rH\x04R\n" +
+	"pathLength\x88\x01\x01\x127\n" +
+	"\tartifacts\x18\x06 \x01(\v2\x19.hoot.v1.ArtifactNodeListR\tartifacts\x125\n" +
+	"\bchildren\x18\a \x01(\v2\x19.hoot.v1.TreeNodeNodeListR\bchildrenB\n" +
+	"\n" +
+	"\b_tree_idB\n" +
+	"\n" +
+	"\b_node_idB\a\n" +
+	"\x05_roleB\a\n" +
+	"\x05_textB\x0e\n" +
+	"\f_path_length\"?\n" +
+	"\x10TreeNodeNodeList\x12+\n" +
+	"\x05items\x18\x01 \x03(\v2\x15.hoot.v1.TreeNodeNodeR\x05itemsB/Z-github.com/hootenanny/hoot/gen/hoot/v1;hootv1b\x06proto3"
 
 var (
 	file_hoot_v1_query_proto_rawDescOnce sync.Once
@@ -953,7 +1150,7 @@ func file_hoot_v1_query_proto_rawDescGZIP() []byte {
 	return file_hoot_v1_query_proto_rawDescData
 }
 
-var file_hoot_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_hoot_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_hoot_v1_query_proto_goTypes = []any{
 	(*ArtifactQueryRequest)(nil),  // 0: hoot.v1.ArtifactQueryRequest
 	(*ArtifactQueryResult)(nil),   // 1: hoot.v1.ArtifactQueryResult
@@ -965,42 +1162,49 @@ var file_hoot_v1_query_proto_goTypes = []any{
 	(*AnnotationNodeList)(nil),    // 7: hoot.v1.AnnotationNodeList
 	(*JobNode)(nil),               // 8: hoot.v1.JobNode
 	(*JobNodeList)(nil),           // 9: hoot.v1.JobNodeList
-	(*structpb.Struct)(nil),       // 10: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
-	(*MidiInfo)(nil),              // 12: hoot.v1.MidiInfo
-	(*AudioInfo)(nil),             // 13: hoot.v1.AudioInfo
-	(JobStatus)(0),                // 14: hoot.v1.JobStatus
+	(*TreeNodeNode)(nil),          // 10: hoot.v1.TreeNodeNode
+	(*TreeNodeNodeList)(nil),      // 11: hoot.v1.TreeNodeNodeList
+	(*structpb.Struct)(nil),       // 12: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*MidiInfo)(nil),              // 14: hoot.v1.MidiInfo
+	(*AudioInfo)(nil),             // 15: hoot.v1.AudioInfo
+	(JobStatus)(0),                // 16: hoot.v1.JobStatus
 }
 var file_hoot_v1_query_proto_depIdxs = []int32{
-	10, // 0: hoot.v1.ArtifactQueryRequest.variables:type_name -> google.protobuf.Struct
+	12, // 0: hoot.v1.ArtifactQueryRequest.variables:type_name -> google.protobuf.Struct
 	2,  // 1: hoot.v1.ArtifactQueryResult.data:type_name -> hoot.v1.QueryField
 	3,  // 2: hoot.v1.QueryField.artifact:type_name -> hoot.v1.ArtifactNode
 	4,  // 3: hoot.v1.QueryField.artifacts:type_name -> hoot.v1.ArtifactNodeList
 	8,  // 4: hoot.v1.QueryField.job:type_name -> hoot.v1.JobNode
 	9,  // 5: hoot.v1.QueryField.jobs:type_name -> hoot.v1.JobNodeList
-	5,  // 6: hoot.v1.ArtifactNode.tags:type_name -> hoot.v1.StringList
-	11, // 7: hoot.v1.ArtifactNode.created_at:type_name -> google.protobuf.Timestamp
-	12, // 8: hoot.v1.ArtifactNode.midi:type_name -> hoot.v1.MidiInfo
-	13, // 9: hoot.v1.ArtifactNode.audio:type_name -> hoot.v1.AudioInfo
-	4,  // 10: hoot.v1.ArtifactNode.parents:type_name -> hoot.v1.ArtifactNodeList
-	4,  // 11: hoot.v1.ArtifactNode.children:type_name -> hoot.v1.ArtifactNodeList
-	4,  // 12: hoot.v1.ArtifactNode.ancestors:type_name -> hoot.v1.ArtifactNodeList
-	4,  // 13: hoot.v1.ArtifactNode.descendants:type_name -> hoot.v1.ArtifactNodeList
-	7,  // 14: hoot.v1.ArtifactNode.annotations:type_name -> hoot.v1.AnnotationNodeList
-	3,  // 15: hoot.v1.ArtifactNodeList.items:type_name -> hoot.v1.ArtifactNode
-	11, // 16: hoot.v1.AnnotationNode.created_at:type_name -> google.protobuf.Timestamp
-	3,  // 17: hoot.v1.AnnotationNode.artifact:type_name -> hoot.v1.ArtifactNode
-	6,  // 18: hoot.v1.AnnotationNodeList.items:type_name -> hoot.v1.AnnotationNode
-	14, // 19: hoot.v1.JobNode.status:type_name -> hoot.v1.JobStatus
-	11, // 20: hoot.v1.JobNode.created_at:type_name -> google.protobuf.Timestamp
-	11, // 21: hoot.v1.JobNode.started_at:type_name -> google.protobuf.Timestamp
-	11, // 22: hoot.v1.JobNode.finished_at:type_name -> google.protobuf.Timestamp
-	8,  // 23: hoot.v1.JobNodeList.items:type_name -> hoot.v1.JobNode
-	24, // [24:24] is the sub-list for method output_type
-	24, // [24:24] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	10, // 6: hoot.v1.QueryField.tree_node:type_name -> hoot.v1.TreeNodeNode
+	5,  // 7: hoot.v1.ArtifactNode.tags:type_name -> hoot.v1.StringList
+	13, // 8: hoot.v1.ArtifactNode.created_at:type_name -> google.protobuf.Timestamp
+	14, // 9: hoot.v1.ArtifactNode.midi:type_name -> hoot.v1.MidiInfo
+	15, // 10: hoot.v1.ArtifactNode.audio:type_name -> hoot.v1.AudioInfo
+	4,  // 11: hoot.v1.ArtifactNode.parents:type_name -> hoot.v1.ArtifactNodeList
+	4,  // 12: hoot.v1.ArtifactNode.children:type_name -> hoot.v1.ArtifactNodeList
+	4,  // 13: hoot.v1.ArtifactNode.ancestors:type_name -> hoot.v1.ArtifactNodeList
+	4,  // 14: hoot.v1.ArtifactNode.descendants:type_name -> hoot.v1.ArtifactNodeList
+	7,  // 15: hoot.v1.ArtifactNode.annotations:type_name -> hoot.v1.AnnotationNodeList
+	11, // 16: hoot.v1.ArtifactNode.tree_nodes:type_name -> hoot.v1.TreeNodeNodeList
+	3,  // 17: hoot.v1.ArtifactNodeList.items:type_name -> hoot.v1.ArtifactNode
+	13, // 18: hoot.v1.AnnotationNode.created_at:type_name -> google.protobuf.Timestamp
+	3,  // 19: hoot.v1.AnnotationNode.artifact:type_name -> hoot.v1.ArtifactNode
+	6,  // 20: hoot.v1.AnnotationNodeList.items:type_name -> hoot.v1.AnnotationNode
+	16, // 21: hoot.v1.JobNode.status:type_name -> hoot.v1.JobStatus
+	13, // 22: hoot.v1.JobNode.created_at:type_name -> google.protobuf.Timestamp
+	13, // 23: hoot.v1.JobNode.started_at:type_name -> google.protobuf.Timestamp
+	13, // 24: hoot.v1.JobNode.finished_at:type_name -> google.protobuf.Timestamp
+	8,  // 25: hoot.v1.JobNodeList.items:type_name -> hoot.v1.JobNode
+	4,  // 26: hoot.v1.TreeNodeNode.artifacts:type_name -> hoot.v1.ArtifactNodeList
+	11, // 27: hoot.v1.TreeNodeNode.children:type_name -> hoot.v1.TreeNodeNodeList
+	10, // 28: hoot.v1.TreeNodeNodeList.items:type_name -> hoot.v1.TreeNodeNode
+	29, // [29:29] is the sub-list for method output_type
+	29, // [29:29] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_query_proto_init() }
@@ -1016,17 +1220,19 @@ func file_hoot_v1_query_proto_init() {
 		(*QueryField_Artifacts)(nil),
 		(*QueryField_Job)(nil),
 		(*QueryField_Jobs)(nil),
+		(*QueryField_TreeNode)(nil),
 	}
 	file_hoot_v1_query_proto_msgTypes[3].OneofWrappers = []any{}
 	file_hoot_v1_query_proto_msgTypes[6].OneofWrappers = []any{}
 	file_hoot_v1_query_proto_msgTypes[8].OneofWrappers = []any{}
+	file_hoot_v1_query_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hoot_v1_query_proto_rawDesc), len(file_hoot_v1_query_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

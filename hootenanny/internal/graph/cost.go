@@ -153,7 +153,7 @@ func (w *costWalk) field(f *ast.Field, def *ast.Definition, mult, depth int) {
 		list = fd.Type.Elem != nil
 	}
 	weight := 1
-	if typ != nil && (typ.Name == "Artifact" || typ.Name == "Annotation" || typ.Name == "Job") {
+	if typ != nil && (typ.Name == "Artifact" || typ.Name == "Annotation" || typ.Name == "Job" || typ.Name == "TreeNode") {
 		weight = StoreReadCost
 	}
 	if w.running {
@@ -175,6 +175,9 @@ func (w *costWalk) field(f *ast.Field, def *ast.Definition, mult, depth int) {
 func (w *costWalk) fanOut(f *ast.Field, fd *ast.FieldDefinition) int {
 	if f.Name == "parents" {
 		return artifacts.MaxParents
+	}
+	if f.Name == "artifacts" && fd.Type.Name() == "Artifact" && len(fd.Arguments) == 0 {
+		return 1 // a tree node points at one artifact at most
 	}
 	ad := fd.Arguments.ForName("limit")
 	if ad == nil {

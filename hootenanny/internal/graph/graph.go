@@ -66,6 +66,7 @@ type Jobs interface {
 type Engine struct {
 	arts   *artifacts.Store
 	jobs   Jobs
+	trees  Trees
 	limits costLimits
 }
 
@@ -219,6 +220,8 @@ type execution struct {
 	e     *Engine
 	vars  map[string]any
 	nodes int
+	// owners are the owners of the trees read so far, by tree id ("" for none).
+	owners map[string]string
 }
 
 // collect returns the fields of a selection set by response key, in order, with fragments
@@ -384,6 +387,10 @@ func (x *execution) root(key string, fs []*ast.Field) (*hootv1.QueryField, error
 			list.Items = append(list.Items, x.job(j, sub(fs)))
 		}
 		qf.Value = &hootv1.QueryField_Jobs{Jobs: list}
+	case "tree_node":
+		if err := x.rootTreeNode(qf, fs, args); err != nil {
+			return nil, err
+		}
 	}
 	return qf, nil
 }
@@ -533,6 +540,11 @@ func (x *execution) artifact(a artifacts.Artifact, set ast.SelectionSet) (*hootv
 					return nil, aerr
 				}
 				n.Annotations.Items = append(n.Annotations.Items, node)
+			}
+		case "tree_nodes":
+			var limit int
+			if limit, err = x.limit(f, args, "limit", 20, MaxLimit); err == nil {
+				n.TreeNodes, err = x.artifactTreeNodes(f, sub(fs), a.ID, limit)
 			}
 		}
 		if err != nil {

@@ -237,7 +237,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}), jobHandler),
 		hootv1hoot.NewJobService(jobHandler),
 		hootv1hoot.NewArborService(arborservice.New(arbor.NewStore(db), cfg.Logger)),
-		hootv1hoot.NewQueryService(queryservice.New(graph.New(artifactStore, jobservice.NewReader(runner)), cfg.Logger)),
+		hootv1hoot.NewQueryService(queryservice.New(graph.New(artifactStore, jobservice.NewReader(runner)).WithTrees(arbor.NewStore(db)), cfg.Logger)),
 		hootv1hoot.NewMusicService(musicservice.New(musicservice.Config{
 			CAS:       store,
 			Artifacts: artifactStore,
