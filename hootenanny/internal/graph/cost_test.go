@@ -95,6 +95,10 @@ func TestCostOfUsualQueries(t *testing.T) {
 		// an artifact has at most 64 parents.
 		{`query Q($n: Int) { artifacts(limit: $n) { ...F } } fragment F on Artifact { id parents { id } }`,
 			map[string]any{"n": 2}, 5, 10 + 2 + 2*10 + 2*64},
+		// A tree node is a read of the store: tree_node 10, text 1, children 10 with 20 items x
+		// (text 1, artifacts 10 with one item x id 1); an artifact's tree_nodes 10 with 3 items x 1.
+		{`{ tree_node(tree_id: "t", node_id: "n") { text children { text artifacts { id } } } a: artifact(id: "x") { tree_nodes(limit: 3) { text } } }`,
+			nil, 9, 10 + 1 + 10 + 20*(1+10+1) + 10 + 10 + 3},
 	} {
 		doc, err := parser.ParseQuery(&ast.Source{Input: tc.query})
 		if err != nil {
@@ -116,6 +120,7 @@ func TestCostOfUsualQueries(t *testing.T) {
 func FuzzCost(f *testing.F) {
 	for _, s := range []string{
 		`{ artifacts { id tags parents { id } } }`,
+		`{ artifact(id: "x") { tree_nodes { children { artifacts { tree_nodes { text } } } } } }`,
 		`{ artifacts { ...F } } fragment F on Artifact { parents { ...F } }`,
 		`{ a: artifact(id: "x") { ...A } } fragment A on Artifact { ...B ...B } fragment B on Artifact { ...C ...C } fragment C on Artifact { id }`,
 		`query Q($n: Int) { artifacts(limit: $n) { children(limit: 99999999999999999999) { id } } }`,
