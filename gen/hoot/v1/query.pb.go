@@ -76,7 +76,8 @@ const (
 // The answer has one entry in data per top-level field, named by its alias or its name, and
 // holds only the fields the query selects; lists come as {"items": [...]}, tags as
 // {"values": [...]}. Aliases are allowed on top-level fields only. A query nests at most 8
-// levels deep and its answer holds at most 1000 nodes (artifacts, annotations and jobs).
+// levels deep and its answer holds at most 1000 nodes (artifacts, annotations, jobs and
+// tree nodes).
 type ArtifactQueryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The GraphQL query.
@@ -145,7 +146,7 @@ type ArtifactQueryResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// One entry per top-level field of the query, in order.
 	Data []*QueryField `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
-	// How many nodes (artifacts, annotations and jobs) the answer holds.
+	// How many nodes (artifacts, annotations, jobs and tree nodes) the answer holds.
 	Nodes         uint32 `protobuf:"varint,2,opt,name=nodes,proto3" json:"nodes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -41,7 +41,7 @@ import (
 const (
 	// MaxDepth is how deeply fields nest; a top-level field is at depth 1.
 	MaxDepth = 8
-	// MaxNodes is the most artifacts, annotations and jobs one answer holds.
+	// MaxNodes is the most artifacts, annotations, jobs and tree nodes one answer holds.
 	MaxNodes = 1000
 	// MaxLimit is the largest limit a list field takes.
 	MaxLimit = 500
@@ -291,7 +291,7 @@ func sub(fs []*ast.Field) ast.SelectionSet {
 func (x *execution) count(f *ast.Field, n int) error {
 	x.nodes += n
 	if x.nodes > MaxNodes {
-		return located(f.Position, "%s: the answer would hold more than %d artifacts, annotations and jobs; ask for fewer with limit, or select fewer nested lists", f.Name, MaxNodes)
+		return located(f.Position, "%s: the answer would hold more than %d artifacts, annotations, jobs and tree nodes; ask for fewer with limit, or select fewer nested lists", f.Name, MaxNodes)
 	}
 	return x.ctx.Err()
 }
