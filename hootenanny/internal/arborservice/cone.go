@@ -101,6 +101,7 @@ func (c *Cone) ConeChat(ctx context.Context, req *hootv1.ConeChatRequest) (*hoot
 	if err != nil {
 		return nil, c.trees.storeError(ctx, "adding the answer's node", err)
 	}
+	un.ChildIDs, un.ChildCount = append(un.ChildIDs, an.ID), un.ChildCount+1
 	out := &hootv1.ConeChatResult{
 		User: NodeProto(un), Assistant: NodeProto(an), Model: res.GetSampling().GetModel(),
 		NodesSent: uint32(sent), NodesDropped: uint32(dropped),

@@ -84,7 +84,7 @@ func TestConeChat(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("messages\n got %q\nwant %q", got, want)
 	}
-	if res.GetUser().GetParentId() != x.GetNode().GetId() || res.GetUser().GetText().GetText() != "A reel in D, please." {
+	if res.GetUser().GetParentId() != x.GetNode().GetId() || res.GetUser().GetChildCount() != 1 || res.GetUser().GetChildIds()[0] != res.GetAssistant().GetId() || res.GetUser().GetText().GetText() != "A reel in D, please." {
 		t.Errorf("user node %v", res.GetUser())
 	}
 	if res.GetAssistant().GetParentId() != res.GetUser().GetId() || res.GetAssistant().GetText().GetText() != tuneAnswer || res.GetModel() != "fake-model" {
