@@ -74,7 +74,7 @@ func TestConeChatSampling(t *testing.T) {
 
 	plain := connectSampling(t, url, nil)
 	res = call(plain, "cone_chat", map[string]any{"tree_id": tree, "node_id": root, "message": "Another?"})
-	if !res.IsError || !strings.Contains(text(res), "sampling") {
+	if !res.IsError || !strings.Contains(text(res), "supports MCP sampling") || strings.Contains(text(res), "retryable: yes") {
 		t.Errorf("a client that cannot sample got %v: %s", res.IsError, text(res))
 	}
 }

@@ -79,6 +79,9 @@ func (c *Cone) ConeChat(ctx context.Context, req *hootv1.ConeChatRequest) (*hoot
 	hooteproto.ReportProgress(ctx, 0, 3, "asking the client's model")
 	res, err := hooteproto.AskClient(ctx, &hootv1.ClientRequest{Request: &hootv1.ClientRequest_Sampling{Sampling: sampling}})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, hooteproto.AsError(ctx.Err())
+		}
 		return nil, askError(err)
 	}
 	if te := res.GetError(); te != nil {
@@ -126,11 +129,13 @@ func (c *Cone) ConeChat(ctx context.Context, req *hootv1.ConeChatRequest) (*hoot
 	return out, nil
 }
 
-// askError says what to do when the client's model could not be asked.
+// askError says what to do when the client's model could not be asked. A refusal without a
+// hint is the client's (most often: it does not sample); asking that client again will not
+// help, so it is not retryable.
 func askError(err error) error {
 	e := hooteproto.AsError(err)
 	if e.Hint() == "" {
-		return e.WithHint("cone_chat needs a client that supports MCP sampling (its own model answers); use a client that declares the sampling capability, or add turns yourself with tree_add_node")
+		return e.WithRetryable(false).WithHint("cone_chat needs a client that supports MCP sampling (its own model answers); use a client that declares the sampling capability, or add turns yourself with tree_add_node")
 	}
 	return e
 }

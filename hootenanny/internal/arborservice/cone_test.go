@@ -158,6 +158,16 @@ func TestConeChatRefusals(t *testing.T) {
 	ctx := answering(alice, "fine", &asked)
 	_, err = c.ConeChat(ctx, &hootv1.ConeChatRequest{TreeId: tree, NodeId: "node_missing", Message: "hello"})
 	servicetest.WantError(t, err, hooteproto.CodeNotFound, "node_id", "")
+	cctx, cancel := context.WithCancel(alice)
+	cancelled := hooteproto.WithAsk(cctx, func(ctx context.Context, _ *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
+		cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	_, err = c.ConeChat(cancelled, &hootv1.ConeChatRequest{TreeId: tree, NodeId: root, Message: "hello"})
+	if code(err) != hooteproto.CodeCanceled {
+		t.Errorf("a call cancelled while the model answers: %v", err)
+	}
 	g, err := h.TreeGet(alice, &hootv1.TreeGetRequest{TreeId: tree})
 	if err != nil || len(g.GetNodes()) != 1 {
 		t.Errorf("the refused turns left %d nodes (%v)", len(g.GetNodes()), err)
