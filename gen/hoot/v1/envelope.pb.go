@@ -75,6 +75,7 @@ type Payload struct {
 	//	*Payload_TreeArchive
 	//	*Payload_TreeDelete
 	//	*Payload_TreeRender
+	//	*Payload_ConeChat
 	//	*Payload_CasObject
 	//	*Payload_ArtifactContent
 	//	*Payload_ComposeAbc
@@ -573,6 +574,15 @@ func (x *Payload) GetTreeRender() *TreeRenderRequest {
 	if x != nil {
 		if x, ok := x.Request.(*Payload_TreeRender); ok {
 			return x.TreeRender
+		}
+	}
+	return nil
+}
+
+func (x *Payload) GetConeChat() *ConeChatRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Payload_ConeChat); ok {
+			return x.ConeChat
 		}
 	}
 	return nil
@@ -1274,6 +1284,11 @@ type Payload_TreeRender struct {
 	TreeRender *TreeRenderRequest `protobuf:"bytes,90,opt,name=tree_render,json=treeRender,proto3,oneof"`
 }
 
+type Payload_ConeChat struct {
+	// Conversation turns on the trees, answered by the client's model.
+	ConeChat *ConeChatRequest `protobuf:"bytes,95,opt,name=cone_chat,json=coneChat,proto3,oneof"`
+}
+
 type Payload_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceRequest `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -1596,6 +1611,8 @@ func (*Payload_TreeDelete) isPayload_Request() {}
 
 func (*Payload_TreeRender) isPayload_Request() {}
 
+func (*Payload_ConeChat) isPayload_Request() {}
+
 func (*Payload_CasObject) isPayload_Request() {}
 
 func (*Payload_ArtifactContent) isPayload_Request() {}
@@ -1760,6 +1777,7 @@ type Result struct {
 	//	*Result_TreeArchive
 	//	*Result_TreeDelete
 	//	*Result_TreeRender
+	//	*Result_ConeChat
 	//	*Result_CasObject
 	//	*Result_ArtifactContent
 	//	*Result_MusicPrompt
@@ -2267,6 +2285,15 @@ func (x *Result) GetTreeRender() *TreeRenderResult {
 	if x != nil {
 		if x, ok := x.Result.(*Result_TreeRender); ok {
 			return x.TreeRender
+		}
+	}
+	return nil
+}
+
+func (x *Result) GetConeChat() *ConeChatResult {
+	if x != nil {
+		if x, ok := x.Result.(*Result_ConeChat); ok {
+			return x.ConeChat
 		}
 	}
 	return nil
@@ -2972,6 +2999,10 @@ type Result_TreeRender struct {
 	TreeRender *TreeRenderResult `protobuf:"bytes,90,opt,name=tree_render,json=treeRender,proto3,oneof"`
 }
 
+type Result_ConeChat struct {
+	ConeChat *ConeChatResult `protobuf:"bytes,95,opt,name=cone_chat,json=coneChat,proto3,oneof"`
+}
+
 type Result_CasObject struct {
 	// The domain's resources, numbered apart from its tools.
 	CasObject *CasObjectResourceResult `protobuf:"bytes,500,opt,name=cas_object,json=casObject,proto3,oneof"`
@@ -3293,6 +3324,8 @@ func (*Result_TreeArchive) isResult_Result() {}
 func (*Result_TreeDelete) isResult_Result() {}
 
 func (*Result_TreeRender) isResult_Result() {}
+
+func (*Result_ConeChat) isResult_Result() {}
 
 func (*Result_CasObject) isResult_Result() {}
 
@@ -3808,7 +3841,7 @@ var File_hoot_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x13hoot/v1/arbor.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/eth.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\xd6E\n" +
+	"\x16hoot/v1/envelope.proto\x12\ahoot.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16hoot/v1/analysis.proto\x1a\x13hoot/v1/arbor.proto\x1a\x16hoot/v1/artifact.proto\x1a\x13hoot/v1/audio.proto\x1a\x11hoot/v1/cas.proto\x1a\x14hoot/v1/client.proto\x1a\x12hoot/v1/cone.proto\x1a\x13hoot/v1/error.proto\x1a\x11hoot/v1/eth.proto\x1a\x11hoot/v1/job.proto\x1a\x13hoot/v1/music.proto\x1a\x13hoot/v1/query.proto\x1a\x17hoot/v1/resources.proto\x1a\x13hoot/v1/score.proto\x1a\x13hoot/v1/shell.proto\x1a\x14hoot/v1/system.proto\"\x8fF\n" +
 	"\aPayload\x12*\n" +
 	"\x04echo\x18\x01 \x01(\v2\x14.hoot.v1.EchoRequestH\x00R\x04echo\x127\n" +
 	"\tcas_store\x18\x02 \x01(\v2\x18.hoot.v1.CasStoreRequestH\x00R\bcasStore\x121\n" +
@@ -3870,7 +3903,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\vtree_delete\x18Y \x01(\v2\x1a.hoot.v1.TreeDeleteRequestH\x00R\n" +
 	"treeDelete\x12=\n" +
 	"\vtree_render\x18Z \x01(\v2\x1a.hoot.v1.TreeRenderRequestH\x00R\n" +
-	"treeRender\x12C\n" +
+	"treeRender\x127\n" +
+	"\tcone_chat\x18_ \x01(\v2\x18.hoot.v1.ConeChatRequestH\x00R\bconeChat\x12C\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2!.hoot.v1.CasObjectResourceRequestH\x00R\tcasObject\x12U\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2'.hoot.v1.ArtifactContentResourceRequestH\x00R\x0fartifactContent\x12D\n" +
@@ -3936,7 +3970,7 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\x0etxpool_content\x18\xa3\x10 \x01(\v2 .hoot.v1.EthTxpoolContentRequestH\x00R\rtxpoolContent\x12W\n" +
 	"\x13txpool_content_from\x18\xa4\x10 \x01(\v2$.hoot.v1.EthTxpoolContentFromRequestH\x00R\x11txpoolContentFrom\x12G\n" +
 	"\rtxpool_status\x18\xa5\x10 \x01(\v2\x1f.hoot.v1.EthTxpoolStatusRequestH\x00R\ftxpoolStatusB\t\n" +
-	"\arequestJ\x06\b\xe8\a\x10\x88\bJ\x06\b\x9a\b\x10\xa0\bJ\x06\b\xcc\b\x10\xd3\bR\x10test_simple_textR\x12test_image_contentR\x12test_audio_contentR\x16test_embedded_resourceR\x1btest_multiple_content_typesR\x13test_error_handlingR\x17test_tool_with_progressR\x12test_simple_promptR\x1atest_prompt_with_argumentsR\"test_prompt_with_embedded_resourceR\x16test_prompt_with_imageR\vstatic_textR\rstatic_binaryR\x10watched_resourceR\rtemplate_dataR\x16test_tool_with_loggingR\rtest_samplingR\x10test_elicitationR!test_elicitation_sep1034_defaultsR\x1etest_elicitation_sep1330_enumsR\x18json_schema_2020_12_toolR\x11test_logging_toolR\x18test_trigger_tool_changeR\x1atest_trigger_prompt_changeR\x11test_dynamic_toolR\x13test_dynamic_promptR\x12test_custom_headerR&test_input_required_result_elicitationR#test_input_required_result_samplingR%test_input_required_result_list_rootsR(test_input_required_result_request_stateR*test_input_required_result_multiple_inputsR&test_input_required_result_multi_roundR)test_input_required_result_tampered_stateR'test_input_required_result_capabilitiesR!test_input_required_result_promptR\x17test_missing_capabilityR\x1atest_streaming_elicitationR\x05greetR\fslow_computeR\vfailing_jobR\x12protocol_error_jobR\x0econfirm_deleteR\vmulti_inputR\x13test_tool_with_task\"\xd4<\n" +
+	"\arequestJ\x06\b\xe8\a\x10\x88\bJ\x06\b\x9a\b\x10\xa0\bJ\x06\b\xcc\b\x10\xd3\bR\x10test_simple_textR\x12test_image_contentR\x12test_audio_contentR\x16test_embedded_resourceR\x1btest_multiple_content_typesR\x13test_error_handlingR\x17test_tool_with_progressR\x12test_simple_promptR\x1atest_prompt_with_argumentsR\"test_prompt_with_embedded_resourceR\x16test_prompt_with_imageR\vstatic_textR\rstatic_binaryR\x10watched_resourceR\rtemplate_dataR\x16test_tool_with_loggingR\rtest_samplingR\x10test_elicitationR!test_elicitation_sep1034_defaultsR\x1etest_elicitation_sep1330_enumsR\x18json_schema_2020_12_toolR\x11test_logging_toolR\x18test_trigger_tool_changeR\x1atest_trigger_prompt_changeR\x11test_dynamic_toolR\x13test_dynamic_promptR\x12test_custom_headerR&test_input_required_result_elicitationR#test_input_required_result_samplingR%test_input_required_result_list_rootsR(test_input_required_result_request_stateR*test_input_required_result_multiple_inputsR&test_input_required_result_multi_roundR)test_input_required_result_tampered_stateR'test_input_required_result_capabilitiesR!test_input_required_result_promptR\x17test_missing_capabilityR\x1atest_streaming_elicitationR\x05greetR\fslow_computeR\vfailing_jobR\x12protocol_error_jobR\x0econfirm_deleteR\vmulti_inputR\x13test_tool_with_task\"\x8c=\n" +
 	"\x06Result\x12*\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.hoot.v1.ToolErrorH\x00R\x05error\x12)\n" +
 	"\x04echo\x18\x02 \x01(\v2\x13.hoot.v1.EchoResultH\x00R\x04echo\x126\n" +
@@ -4000,7 +4034,8 @@ const file_hoot_v1_envelope_proto_rawDesc = "" +
 	"\vtree_delete\x18Y \x01(\v2\x19.hoot.v1.TreeDeleteResultH\x00R\n" +
 	"treeDelete\x12<\n" +
 	"\vtree_render\x18Z \x01(\v2\x19.hoot.v1.TreeRenderResultH\x00R\n" +
-	"treeRender\x12B\n" +
+	"treeRender\x126\n" +
+	"\tcone_chat\x18_ \x01(\v2\x17.hoot.v1.ConeChatResultH\x00R\bconeChat\x12B\n" +
 	"\n" +
 	"cas_object\x18\xf4\x03 \x01(\v2 .hoot.v1.CasObjectResourceResultH\x00R\tcasObject\x12T\n" +
 	"\x10artifact_content\x18\xf5\x03 \x01(\v2&.hoot.v1.ArtifactContentResourceResultH\x00R\x0fartifactContent\x12@\n" +
@@ -4170,161 +4205,163 @@ var file_hoot_v1_envelope_proto_goTypes = []any{
 	(*TreeArchiveRequest)(nil),                            // 51: hoot.v1.TreeArchiveRequest
 	(*TreeDeleteRequest)(nil),                             // 52: hoot.v1.TreeDeleteRequest
 	(*TreeRenderRequest)(nil),                             // 53: hoot.v1.TreeRenderRequest
-	(*CasObjectResourceRequest)(nil),                      // 54: hoot.v1.CasObjectResourceRequest
-	(*ArtifactContentResourceRequest)(nil),                // 55: hoot.v1.ArtifactContentResourceRequest
-	(*ComposeAbcPromptRequest)(nil),                       // 56: hoot.v1.ComposeAbcPromptRequest
-	(*anypb.Any)(nil),                                     // 57: google.protobuf.Any
-	(*EthDebugGetBadBlocksRequest)(nil),                   // 58: hoot.v1.EthDebugGetBadBlocksRequest
-	(*EthDebugGetRawBlockRequest)(nil),                    // 59: hoot.v1.EthDebugGetRawBlockRequest
-	(*EthDebugGetRawBlockAccessListRequest)(nil),          // 60: hoot.v1.EthDebugGetRawBlockAccessListRequest
-	(*EthDebugGetRawHeaderRequest)(nil),                   // 61: hoot.v1.EthDebugGetRawHeaderRequest
-	(*EthDebugGetRawReceiptsRequest)(nil),                 // 62: hoot.v1.EthDebugGetRawReceiptsRequest
-	(*EthDebugGetRawTransactionRequest)(nil),              // 63: hoot.v1.EthDebugGetRawTransactionRequest
-	(*EthAccountsRequest)(nil),                            // 64: hoot.v1.EthAccountsRequest
-	(*EthBaseFeeRequest)(nil),                             // 65: hoot.v1.EthBaseFeeRequest
-	(*EthBlobBaseFeeRequest)(nil),                         // 66: hoot.v1.EthBlobBaseFeeRequest
-	(*EthBlockNumberRequest)(nil),                         // 67: hoot.v1.EthBlockNumberRequest
-	(*EthCallRequest)(nil),                                // 68: hoot.v1.EthCallRequest
-	(*EthCapabilitiesRequest)(nil),                        // 69: hoot.v1.EthCapabilitiesRequest
-	(*EthChainIdRequest)(nil),                             // 70: hoot.v1.EthChainIdRequest
-	(*EthCoinbaseRequest)(nil),                            // 71: hoot.v1.EthCoinbaseRequest
-	(*EthConfigRequest)(nil),                              // 72: hoot.v1.EthConfigRequest
-	(*EthCreateAccessListRequest)(nil),                    // 73: hoot.v1.EthCreateAccessListRequest
-	(*EthEstimateGasRequest)(nil),                         // 74: hoot.v1.EthEstimateGasRequest
-	(*EthFeeHistoryRequest)(nil),                          // 75: hoot.v1.EthFeeHistoryRequest
-	(*EthFillTransactionRequest)(nil),                     // 76: hoot.v1.EthFillTransactionRequest
-	(*EthGasPriceRequest)(nil),                            // 77: hoot.v1.EthGasPriceRequest
-	(*EthGetBalanceRequest)(nil),                          // 78: hoot.v1.EthGetBalanceRequest
-	(*EthGetBlockAccessListRequest)(nil),                  // 79: hoot.v1.EthGetBlockAccessListRequest
-	(*EthGetBlockByHashRequest)(nil),                      // 80: hoot.v1.EthGetBlockByHashRequest
-	(*EthGetBlockByNumberRequest)(nil),                    // 81: hoot.v1.EthGetBlockByNumberRequest
-	(*EthGetBlockReceiptsRequest)(nil),                    // 82: hoot.v1.EthGetBlockReceiptsRequest
-	(*EthGetBlockTransactionCountByHashRequest)(nil),      // 83: hoot.v1.EthGetBlockTransactionCountByHashRequest
-	(*EthGetBlockTransactionCountByNumberRequest)(nil),    // 84: hoot.v1.EthGetBlockTransactionCountByNumberRequest
-	(*EthGetCodeRequest)(nil),                             // 85: hoot.v1.EthGetCodeRequest
-	(*EthGetFilterChangesRequest)(nil),                    // 86: hoot.v1.EthGetFilterChangesRequest
-	(*EthGetFilterLogsRequest)(nil),                       // 87: hoot.v1.EthGetFilterLogsRequest
-	(*EthGetLogsRequest)(nil),                             // 88: hoot.v1.EthGetLogsRequest
-	(*EthGetProofRequest)(nil),                            // 89: hoot.v1.EthGetProofRequest
-	(*EthGetStorageAtRequest)(nil),                        // 90: hoot.v1.EthGetStorageAtRequest
-	(*EthGetStorageValuesRequest)(nil),                    // 91: hoot.v1.EthGetStorageValuesRequest
-	(*EthGetTransactionByBlockHashAndIndexRequest)(nil),   // 92: hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
-	(*EthGetTransactionByBlockNumberAndIndexRequest)(nil), // 93: hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
-	(*EthGetTransactionByHashRequest)(nil),                // 94: hoot.v1.EthGetTransactionByHashRequest
-	(*EthGetTransactionCountRequest)(nil),                 // 95: hoot.v1.EthGetTransactionCountRequest
-	(*EthGetTransactionReceiptRequest)(nil),               // 96: hoot.v1.EthGetTransactionReceiptRequest
-	(*EthMaxPriorityFeePerGasRequest)(nil),                // 97: hoot.v1.EthMaxPriorityFeePerGasRequest
-	(*EthNewBlockFilterRequest)(nil),                      // 98: hoot.v1.EthNewBlockFilterRequest
-	(*EthNewFilterRequest)(nil),                           // 99: hoot.v1.EthNewFilterRequest
-	(*EthNewPendingTransactionFilterRequest)(nil),         // 100: hoot.v1.EthNewPendingTransactionFilterRequest
-	(*EthSendRawTransactionRequest)(nil),                  // 101: hoot.v1.EthSendRawTransactionRequest
-	(*EthSendTransactionRequest)(nil),                     // 102: hoot.v1.EthSendTransactionRequest
-	(*EthSimulateV1Request)(nil),                          // 103: hoot.v1.EthSimulateV1Request
-	(*EthSyncingRequest)(nil),                             // 104: hoot.v1.EthSyncingRequest
-	(*EthUninstallFilterRequest)(nil),                     // 105: hoot.v1.EthUninstallFilterRequest
-	(*EthNetVersionRequest)(nil),                          // 106: hoot.v1.EthNetVersionRequest
-	(*EthTxpoolContentRequest)(nil),                       // 107: hoot.v1.EthTxpoolContentRequest
-	(*EthTxpoolContentFromRequest)(nil),                   // 108: hoot.v1.EthTxpoolContentFromRequest
-	(*EthTxpoolStatusRequest)(nil),                        // 109: hoot.v1.EthTxpoolStatusRequest
-	(*ToolError)(nil),                                     // 110: hoot.v1.ToolError
-	(*EchoResult)(nil),                                    // 111: hoot.v1.EchoResult
-	(*CasStoreResult)(nil),                                // 112: hoot.v1.CasStoreResult
-	(*CasGetResult)(nil),                                  // 113: hoot.v1.CasGetResult
-	(*CasInspectResult)(nil),                              // 114: hoot.v1.CasInspectResult
-	(*ArtifactCreateResult)(nil),                          // 115: hoot.v1.ArtifactCreateResult
-	(*ArtifactGetResult)(nil),                             // 116: hoot.v1.ArtifactGetResult
-	(*ArtifactListResult)(nil),                            // 117: hoot.v1.ArtifactListResult
-	(*ArtifactAnnotateResult)(nil),                        // 118: hoot.v1.ArtifactAnnotateResult
-	(*ArtifactTagResult)(nil),                             // 119: hoot.v1.ArtifactTagResult
-	(*StorageStatsResult)(nil),                            // 120: hoot.v1.StorageStatsResult
-	(*JobStarted)(nil),                                    // 121: hoot.v1.JobStarted
-	(*CasVerifyResult)(nil),                               // 122: hoot.v1.CasVerifyResult
-	(*ArtifactQueryResult)(nil),                           // 123: hoot.v1.ArtifactQueryResult
-	(*AbcParseResult)(nil),                                // 124: hoot.v1.AbcParseResult
-	(*AbcValidateResult)(nil),                             // 125: hoot.v1.AbcValidateResult
-	(*AbcTransposeResult)(nil),                            // 126: hoot.v1.AbcTransposeResult
-	(*AbcToMidiResult)(nil),                               // 127: hoot.v1.AbcToMidiResult
-	(*AbcBookToMidiResult)(nil),                           // 128: hoot.v1.AbcBookToMidiResult
-	(*MidiInfoResult)(nil),                                // 129: hoot.v1.MidiInfoResult
-	(*StorageGcResult)(nil),                               // 130: hoot.v1.StorageGcResult
-	(*MidiRenderResult)(nil),                              // 131: hoot.v1.MidiRenderResult
-	(*SoundfontInspectResult)(nil),                        // 132: hoot.v1.SoundfontInspectResult
-	(*AudioInfoResult)(nil),                               // 133: hoot.v1.AudioInfoResult
-	(*MidiPianoRollResult)(nil),                           // 134: hoot.v1.MidiPianoRollResult
-	(*AbcRenderResult)(nil),                               // 135: hoot.v1.AbcRenderResult
-	(*MidiAnalyzeResult)(nil),                             // 136: hoot.v1.MidiAnalyzeResult
-	(*ShellExecResult)(nil),                               // 137: hoot.v1.ShellExecResult
-	(*AbcToMusicxmlResult)(nil),                           // 138: hoot.v1.AbcToMusicxmlResult
-	(*MidiToAbcResult)(nil),                               // 139: hoot.v1.MidiToAbcResult
-	(*TreeCreateResult)(nil),                              // 140: hoot.v1.TreeCreateResult
-	(*TreeGetResult)(nil),                                 // 141: hoot.v1.TreeGetResult
-	(*TreeListResult)(nil),                                // 142: hoot.v1.TreeListResult
-	(*TreeAddNodeResult)(nil),                             // 143: hoot.v1.TreeAddNodeResult
-	(*TreePathResult)(nil),                                // 144: hoot.v1.TreePathResult
-	(*TreeLeavesResult)(nil),                              // 145: hoot.v1.TreeLeavesResult
-	(*TreeClaimResult)(nil),                               // 146: hoot.v1.TreeClaimResult
-	(*TreeReleaseResult)(nil),                             // 147: hoot.v1.TreeReleaseResult
-	(*TreeArchiveResult)(nil),                             // 148: hoot.v1.TreeArchiveResult
-	(*TreeDeleteResult)(nil),                              // 149: hoot.v1.TreeDeleteResult
-	(*TreeRenderResult)(nil),                              // 150: hoot.v1.TreeRenderResult
-	(*CasObjectResourceResult)(nil),                       // 151: hoot.v1.CasObjectResourceResult
-	(*ArtifactContentResourceResult)(nil),                 // 152: hoot.v1.ArtifactContentResourceResult
-	(*MusicPromptResult)(nil),                             // 153: hoot.v1.MusicPromptResult
-	(*EthDebugGetBadBlocksResult)(nil),                    // 154: hoot.v1.EthDebugGetBadBlocksResult
-	(*EthDebugGetRawBlockResult)(nil),                     // 155: hoot.v1.EthDebugGetRawBlockResult
-	(*EthDebugGetRawBlockAccessListResult)(nil),           // 156: hoot.v1.EthDebugGetRawBlockAccessListResult
-	(*EthDebugGetRawHeaderResult)(nil),                    // 157: hoot.v1.EthDebugGetRawHeaderResult
-	(*EthDebugGetRawReceiptsResult)(nil),                  // 158: hoot.v1.EthDebugGetRawReceiptsResult
-	(*EthDebugGetRawTransactionResult)(nil),               // 159: hoot.v1.EthDebugGetRawTransactionResult
-	(*EthAccountsResult)(nil),                             // 160: hoot.v1.EthAccountsResult
-	(*EthBaseFeeResult)(nil),                              // 161: hoot.v1.EthBaseFeeResult
-	(*EthBlobBaseFeeResult)(nil),                          // 162: hoot.v1.EthBlobBaseFeeResult
-	(*EthBlockNumberResult)(nil),                          // 163: hoot.v1.EthBlockNumberResult
-	(*EthCallResult)(nil),                                 // 164: hoot.v1.EthCallResult
-	(*EthCapabilitiesResult)(nil),                         // 165: hoot.v1.EthCapabilitiesResult
-	(*EthChainIdResult)(nil),                              // 166: hoot.v1.EthChainIdResult
-	(*EthCoinbaseResult)(nil),                             // 167: hoot.v1.EthCoinbaseResult
-	(*EthConfigResult)(nil),                               // 168: hoot.v1.EthConfigResult
-	(*EthCreateAccessListResult)(nil),                     // 169: hoot.v1.EthCreateAccessListResult
-	(*EthEstimateGasResult)(nil),                          // 170: hoot.v1.EthEstimateGasResult
-	(*EthFeeHistoryResult)(nil),                           // 171: hoot.v1.EthFeeHistoryResult
-	(*EthFillTransactionResult)(nil),                      // 172: hoot.v1.EthFillTransactionResult
-	(*EthGasPriceResult)(nil),                             // 173: hoot.v1.EthGasPriceResult
-	(*EthGetBalanceResult)(nil),                           // 174: hoot.v1.EthGetBalanceResult
-	(*EthGetBlockAccessListResult)(nil),                   // 175: hoot.v1.EthGetBlockAccessListResult
-	(*EthGetBlockByHashResult)(nil),                       // 176: hoot.v1.EthGetBlockByHashResult
-	(*EthGetBlockByNumberResult)(nil),                     // 177: hoot.v1.EthGetBlockByNumberResult
-	(*EthGetBlockReceiptsResult)(nil),                     // 178: hoot.v1.EthGetBlockReceiptsResult
-	(*EthGetBlockTransactionCountByHashResult)(nil),       // 179: hoot.v1.EthGetBlockTransactionCountByHashResult
-	(*EthGetBlockTransactionCountByNumberResult)(nil),     // 180: hoot.v1.EthGetBlockTransactionCountByNumberResult
-	(*EthGetCodeResult)(nil),                              // 181: hoot.v1.EthGetCodeResult
-	(*EthGetFilterChangesResult)(nil),                     // 182: hoot.v1.EthGetFilterChangesResult
-	(*EthGetFilterLogsResult)(nil),                        // 183: hoot.v1.EthGetFilterLogsResult
-	(*EthGetLogsResult)(nil),                              // 184: hoot.v1.EthGetLogsResult
-	(*EthGetProofResult)(nil),                             // 185: hoot.v1.EthGetProofResult
-	(*EthGetStorageAtResult)(nil),                         // 186: hoot.v1.EthGetStorageAtResult
-	(*EthGetStorageValuesResult)(nil),                     // 187: hoot.v1.EthGetStorageValuesResult
-	(*EthGetTransactionByBlockHashAndIndexResult)(nil),    // 188: hoot.v1.EthGetTransactionByBlockHashAndIndexResult
-	(*EthGetTransactionByBlockNumberAndIndexResult)(nil),  // 189: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
-	(*EthGetTransactionByHashResult)(nil),                 // 190: hoot.v1.EthGetTransactionByHashResult
-	(*EthGetTransactionCountResult)(nil),                  // 191: hoot.v1.EthGetTransactionCountResult
-	(*EthGetTransactionReceiptResult)(nil),                // 192: hoot.v1.EthGetTransactionReceiptResult
-	(*EthMaxPriorityFeePerGasResult)(nil),                 // 193: hoot.v1.EthMaxPriorityFeePerGasResult
-	(*EthNewBlockFilterResult)(nil),                       // 194: hoot.v1.EthNewBlockFilterResult
-	(*EthNewFilterResult)(nil),                            // 195: hoot.v1.EthNewFilterResult
-	(*EthNewPendingTransactionFilterResult)(nil),          // 196: hoot.v1.EthNewPendingTransactionFilterResult
-	(*EthSendRawTransactionResult)(nil),                   // 197: hoot.v1.EthSendRawTransactionResult
-	(*EthSendTransactionResult)(nil),                      // 198: hoot.v1.EthSendTransactionResult
-	(*EthSimulateV1Result)(nil),                           // 199: hoot.v1.EthSimulateV1Result
-	(*EthSyncingResult)(nil),                              // 200: hoot.v1.EthSyncingResult
-	(*EthUninstallFilterResult)(nil),                      // 201: hoot.v1.EthUninstallFilterResult
-	(*EthNetVersionResult)(nil),                           // 202: hoot.v1.EthNetVersionResult
-	(*EthTxpoolContentResult)(nil),                        // 203: hoot.v1.EthTxpoolContentResult
-	(*EthTxpoolContentFromResult)(nil),                    // 204: hoot.v1.EthTxpoolContentFromResult
-	(*EthTxpoolStatusResult)(nil),                         // 205: hoot.v1.EthTxpoolStatusResult
-	(JobStatus)(0),                                        // 206: hoot.v1.JobStatus
-	(*timestamppb.Timestamp)(nil),                         // 207: google.protobuf.Timestamp
-	(*ClientRequest)(nil),                                 // 208: hoot.v1.ClientRequest
+	(*ConeChatRequest)(nil),                               // 54: hoot.v1.ConeChatRequest
+	(*CasObjectResourceRequest)(nil),                      // 55: hoot.v1.CasObjectResourceRequest
+	(*ArtifactContentResourceRequest)(nil),                // 56: hoot.v1.ArtifactContentResourceRequest
+	(*ComposeAbcPromptRequest)(nil),                       // 57: hoot.v1.ComposeAbcPromptRequest
+	(*anypb.Any)(nil),                                     // 58: google.protobuf.Any
+	(*EthDebugGetBadBlocksRequest)(nil),                   // 59: hoot.v1.EthDebugGetBadBlocksRequest
+	(*EthDebugGetRawBlockRequest)(nil),                    // 60: hoot.v1.EthDebugGetRawBlockRequest
+	(*EthDebugGetRawBlockAccessListRequest)(nil),          // 61: hoot.v1.EthDebugGetRawBlockAccessListRequest
+	(*EthDebugGetRawHeaderRequest)(nil),                   // 62: hoot.v1.EthDebugGetRawHeaderRequest
+	(*EthDebugGetRawReceiptsRequest)(nil),                 // 63: hoot.v1.EthDebugGetRawReceiptsRequest
+	(*EthDebugGetRawTransactionRequest)(nil),              // 64: hoot.v1.EthDebugGetRawTransactionRequest
+	(*EthAccountsRequest)(nil),                            // 65: hoot.v1.EthAccountsRequest
+	(*EthBaseFeeRequest)(nil),                             // 66: hoot.v1.EthBaseFeeRequest
+	(*EthBlobBaseFeeRequest)(nil),                         // 67: hoot.v1.EthBlobBaseFeeRequest
+	(*EthBlockNumberRequest)(nil),                         // 68: hoot.v1.EthBlockNumberRequest
+	(*EthCallRequest)(nil),                                // 69: hoot.v1.EthCallRequest
+	(*EthCapabilitiesRequest)(nil),                        // 70: hoot.v1.EthCapabilitiesRequest
+	(*EthChainIdRequest)(nil),                             // 71: hoot.v1.EthChainIdRequest
+	(*EthCoinbaseRequest)(nil),                            // 72: hoot.v1.EthCoinbaseRequest
+	(*EthConfigRequest)(nil),                              // 73: hoot.v1.EthConfigRequest
+	(*EthCreateAccessListRequest)(nil),                    // 74: hoot.v1.EthCreateAccessListRequest
+	(*EthEstimateGasRequest)(nil),                         // 75: hoot.v1.EthEstimateGasRequest
+	(*EthFeeHistoryRequest)(nil),                          // 76: hoot.v1.EthFeeHistoryRequest
+	(*EthFillTransactionRequest)(nil),                     // 77: hoot.v1.EthFillTransactionRequest
+	(*EthGasPriceRequest)(nil),                            // 78: hoot.v1.EthGasPriceRequest
+	(*EthGetBalanceRequest)(nil),                          // 79: hoot.v1.EthGetBalanceRequest
+	(*EthGetBlockAccessListRequest)(nil),                  // 80: hoot.v1.EthGetBlockAccessListRequest
+	(*EthGetBlockByHashRequest)(nil),                      // 81: hoot.v1.EthGetBlockByHashRequest
+	(*EthGetBlockByNumberRequest)(nil),                    // 82: hoot.v1.EthGetBlockByNumberRequest
+	(*EthGetBlockReceiptsRequest)(nil),                    // 83: hoot.v1.EthGetBlockReceiptsRequest
+	(*EthGetBlockTransactionCountByHashRequest)(nil),      // 84: hoot.v1.EthGetBlockTransactionCountByHashRequest
+	(*EthGetBlockTransactionCountByNumberRequest)(nil),    // 85: hoot.v1.EthGetBlockTransactionCountByNumberRequest
+	(*EthGetCodeRequest)(nil),                             // 86: hoot.v1.EthGetCodeRequest
+	(*EthGetFilterChangesRequest)(nil),                    // 87: hoot.v1.EthGetFilterChangesRequest
+	(*EthGetFilterLogsRequest)(nil),                       // 88: hoot.v1.EthGetFilterLogsRequest
+	(*EthGetLogsRequest)(nil),                             // 89: hoot.v1.EthGetLogsRequest
+	(*EthGetProofRequest)(nil),                            // 90: hoot.v1.EthGetProofRequest
+	(*EthGetStorageAtRequest)(nil),                        // 91: hoot.v1.EthGetStorageAtRequest
+	(*EthGetStorageValuesRequest)(nil),                    // 92: hoot.v1.EthGetStorageValuesRequest
+	(*EthGetTransactionByBlockHashAndIndexRequest)(nil),   // 93: hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
+	(*EthGetTransactionByBlockNumberAndIndexRequest)(nil), // 94: hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
+	(*EthGetTransactionByHashRequest)(nil),                // 95: hoot.v1.EthGetTransactionByHashRequest
+	(*EthGetTransactionCountRequest)(nil),                 // 96: hoot.v1.EthGetTransactionCountRequest
+	(*EthGetTransactionReceiptRequest)(nil),               // 97: hoot.v1.EthGetTransactionReceiptRequest
+	(*EthMaxPriorityFeePerGasRequest)(nil),                // 98: hoot.v1.EthMaxPriorityFeePerGasRequest
+	(*EthNewBlockFilterRequest)(nil),                      // 99: hoot.v1.EthNewBlockFilterRequest
+	(*EthNewFilterRequest)(nil),                           // 100: hoot.v1.EthNewFilterRequest
+	(*EthNewPendingTransactionFilterRequest)(nil),         // 101: hoot.v1.EthNewPendingTransactionFilterRequest
+	(*EthSendRawTransactionRequest)(nil),                  // 102: hoot.v1.EthSendRawTransactionRequest
+	(*EthSendTransactionRequest)(nil),                     // 103: hoot.v1.EthSendTransactionRequest
+	(*EthSimulateV1Request)(nil),                          // 104: hoot.v1.EthSimulateV1Request
+	(*EthSyncingRequest)(nil),                             // 105: hoot.v1.EthSyncingRequest
+	(*EthUninstallFilterRequest)(nil),                     // 106: hoot.v1.EthUninstallFilterRequest
+	(*EthNetVersionRequest)(nil),                          // 107: hoot.v1.EthNetVersionRequest
+	(*EthTxpoolContentRequest)(nil),                       // 108: hoot.v1.EthTxpoolContentRequest
+	(*EthTxpoolContentFromRequest)(nil),                   // 109: hoot.v1.EthTxpoolContentFromRequest
+	(*EthTxpoolStatusRequest)(nil),                        // 110: hoot.v1.EthTxpoolStatusRequest
+	(*ToolError)(nil),                                     // 111: hoot.v1.ToolError
+	(*EchoResult)(nil),                                    // 112: hoot.v1.EchoResult
+	(*CasStoreResult)(nil),                                // 113: hoot.v1.CasStoreResult
+	(*CasGetResult)(nil),                                  // 114: hoot.v1.CasGetResult
+	(*CasInspectResult)(nil),                              // 115: hoot.v1.CasInspectResult
+	(*ArtifactCreateResult)(nil),                          // 116: hoot.v1.ArtifactCreateResult
+	(*ArtifactGetResult)(nil),                             // 117: hoot.v1.ArtifactGetResult
+	(*ArtifactListResult)(nil),                            // 118: hoot.v1.ArtifactListResult
+	(*ArtifactAnnotateResult)(nil),                        // 119: hoot.v1.ArtifactAnnotateResult
+	(*ArtifactTagResult)(nil),                             // 120: hoot.v1.ArtifactTagResult
+	(*StorageStatsResult)(nil),                            // 121: hoot.v1.StorageStatsResult
+	(*JobStarted)(nil),                                    // 122: hoot.v1.JobStarted
+	(*CasVerifyResult)(nil),                               // 123: hoot.v1.CasVerifyResult
+	(*ArtifactQueryResult)(nil),                           // 124: hoot.v1.ArtifactQueryResult
+	(*AbcParseResult)(nil),                                // 125: hoot.v1.AbcParseResult
+	(*AbcValidateResult)(nil),                             // 126: hoot.v1.AbcValidateResult
+	(*AbcTransposeResult)(nil),                            // 127: hoot.v1.AbcTransposeResult
+	(*AbcToMidiResult)(nil),                               // 128: hoot.v1.AbcToMidiResult
+	(*AbcBookToMidiResult)(nil),                           // 129: hoot.v1.AbcBookToMidiResult
+	(*MidiInfoResult)(nil),                                // 130: hoot.v1.MidiInfoResult
+	(*StorageGcResult)(nil),                               // 131: hoot.v1.StorageGcResult
+	(*MidiRenderResult)(nil),                              // 132: hoot.v1.MidiRenderResult
+	(*SoundfontInspectResult)(nil),                        // 133: hoot.v1.SoundfontInspectResult
+	(*AudioInfoResult)(nil),                               // 134: hoot.v1.AudioInfoResult
+	(*MidiPianoRollResult)(nil),                           // 135: hoot.v1.MidiPianoRollResult
+	(*AbcRenderResult)(nil),                               // 136: hoot.v1.AbcRenderResult
+	(*MidiAnalyzeResult)(nil),                             // 137: hoot.v1.MidiAnalyzeResult
+	(*ShellExecResult)(nil),                               // 138: hoot.v1.ShellExecResult
+	(*AbcToMusicxmlResult)(nil),                           // 139: hoot.v1.AbcToMusicxmlResult
+	(*MidiToAbcResult)(nil),                               // 140: hoot.v1.MidiToAbcResult
+	(*TreeCreateResult)(nil),                              // 141: hoot.v1.TreeCreateResult
+	(*TreeGetResult)(nil),                                 // 142: hoot.v1.TreeGetResult
+	(*TreeListResult)(nil),                                // 143: hoot.v1.TreeListResult
+	(*TreeAddNodeResult)(nil),                             // 144: hoot.v1.TreeAddNodeResult
+	(*TreePathResult)(nil),                                // 145: hoot.v1.TreePathResult
+	(*TreeLeavesResult)(nil),                              // 146: hoot.v1.TreeLeavesResult
+	(*TreeClaimResult)(nil),                               // 147: hoot.v1.TreeClaimResult
+	(*TreeReleaseResult)(nil),                             // 148: hoot.v1.TreeReleaseResult
+	(*TreeArchiveResult)(nil),                             // 149: hoot.v1.TreeArchiveResult
+	(*TreeDeleteResult)(nil),                              // 150: hoot.v1.TreeDeleteResult
+	(*TreeRenderResult)(nil),                              // 151: hoot.v1.TreeRenderResult
+	(*ConeChatResult)(nil),                                // 152: hoot.v1.ConeChatResult
+	(*CasObjectResourceResult)(nil),                       // 153: hoot.v1.CasObjectResourceResult
+	(*ArtifactContentResourceResult)(nil),                 // 154: hoot.v1.ArtifactContentResourceResult
+	(*MusicPromptResult)(nil),                             // 155: hoot.v1.MusicPromptResult
+	(*EthDebugGetBadBlocksResult)(nil),                    // 156: hoot.v1.EthDebugGetBadBlocksResult
+	(*EthDebugGetRawBlockResult)(nil),                     // 157: hoot.v1.EthDebugGetRawBlockResult
+	(*EthDebugGetRawBlockAccessListResult)(nil),           // 158: hoot.v1.EthDebugGetRawBlockAccessListResult
+	(*EthDebugGetRawHeaderResult)(nil),                    // 159: hoot.v1.EthDebugGetRawHeaderResult
+	(*EthDebugGetRawReceiptsResult)(nil),                  // 160: hoot.v1.EthDebugGetRawReceiptsResult
+	(*EthDebugGetRawTransactionResult)(nil),               // 161: hoot.v1.EthDebugGetRawTransactionResult
+	(*EthAccountsResult)(nil),                             // 162: hoot.v1.EthAccountsResult
+	(*EthBaseFeeResult)(nil),                              // 163: hoot.v1.EthBaseFeeResult
+	(*EthBlobBaseFeeResult)(nil),                          // 164: hoot.v1.EthBlobBaseFeeResult
+	(*EthBlockNumberResult)(nil),                          // 165: hoot.v1.EthBlockNumberResult
+	(*EthCallResult)(nil),                                 // 166: hoot.v1.EthCallResult
+	(*EthCapabilitiesResult)(nil),                         // 167: hoot.v1.EthCapabilitiesResult
+	(*EthChainIdResult)(nil),                              // 168: hoot.v1.EthChainIdResult
+	(*EthCoinbaseResult)(nil),                             // 169: hoot.v1.EthCoinbaseResult
+	(*EthConfigResult)(nil),                               // 170: hoot.v1.EthConfigResult
+	(*EthCreateAccessListResult)(nil),                     // 171: hoot.v1.EthCreateAccessListResult
+	(*EthEstimateGasResult)(nil),                          // 172: hoot.v1.EthEstimateGasResult
+	(*EthFeeHistoryResult)(nil),                           // 173: hoot.v1.EthFeeHistoryResult
+	(*EthFillTransactionResult)(nil),                      // 174: hoot.v1.EthFillTransactionResult
+	(*EthGasPriceResult)(nil),                             // 175: hoot.v1.EthGasPriceResult
+	(*EthGetBalanceResult)(nil),                           // 176: hoot.v1.EthGetBalanceResult
+	(*EthGetBlockAccessListResult)(nil),                   // 177: hoot.v1.EthGetBlockAccessListResult
+	(*EthGetBlockByHashResult)(nil),                       // 178: hoot.v1.EthGetBlockByHashResult
+	(*EthGetBlockByNumberResult)(nil),                     // 179: hoot.v1.EthGetBlockByNumberResult
+	(*EthGetBlockReceiptsResult)(nil),                     // 180: hoot.v1.EthGetBlockReceiptsResult
+	(*EthGetBlockTransactionCountByHashResult)(nil),       // 181: hoot.v1.EthGetBlockTransactionCountByHashResult
+	(*EthGetBlockTransactionCountByNumberResult)(nil),     // 182: hoot.v1.EthGetBlockTransactionCountByNumberResult
+	(*EthGetCodeResult)(nil),                              // 183: hoot.v1.EthGetCodeResult
+	(*EthGetFilterChangesResult)(nil),                     // 184: hoot.v1.EthGetFilterChangesResult
+	(*EthGetFilterLogsResult)(nil),                        // 185: hoot.v1.EthGetFilterLogsResult
+	(*EthGetLogsResult)(nil),                              // 186: hoot.v1.EthGetLogsResult
+	(*EthGetProofResult)(nil),                             // 187: hoot.v1.EthGetProofResult
+	(*EthGetStorageAtResult)(nil),                         // 188: hoot.v1.EthGetStorageAtResult
+	(*EthGetStorageValuesResult)(nil),                     // 189: hoot.v1.EthGetStorageValuesResult
+	(*EthGetTransactionByBlockHashAndIndexResult)(nil),    // 190: hoot.v1.EthGetTransactionByBlockHashAndIndexResult
+	(*EthGetTransactionByBlockNumberAndIndexResult)(nil),  // 191: hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
+	(*EthGetTransactionByHashResult)(nil),                 // 192: hoot.v1.EthGetTransactionByHashResult
+	(*EthGetTransactionCountResult)(nil),                  // 193: hoot.v1.EthGetTransactionCountResult
+	(*EthGetTransactionReceiptResult)(nil),                // 194: hoot.v1.EthGetTransactionReceiptResult
+	(*EthMaxPriorityFeePerGasResult)(nil),                 // 195: hoot.v1.EthMaxPriorityFeePerGasResult
+	(*EthNewBlockFilterResult)(nil),                       // 196: hoot.v1.EthNewBlockFilterResult
+	(*EthNewFilterResult)(nil),                            // 197: hoot.v1.EthNewFilterResult
+	(*EthNewPendingTransactionFilterResult)(nil),          // 198: hoot.v1.EthNewPendingTransactionFilterResult
+	(*EthSendRawTransactionResult)(nil),                   // 199: hoot.v1.EthSendRawTransactionResult
+	(*EthSendTransactionResult)(nil),                      // 200: hoot.v1.EthSendTransactionResult
+	(*EthSimulateV1Result)(nil),                           // 201: hoot.v1.EthSimulateV1Result
+	(*EthSyncingResult)(nil),                              // 202: hoot.v1.EthSyncingResult
+	(*EthUninstallFilterResult)(nil),                      // 203: hoot.v1.EthUninstallFilterResult
+	(*EthNetVersionResult)(nil),                           // 204: hoot.v1.EthNetVersionResult
+	(*EthTxpoolContentResult)(nil),                        // 205: hoot.v1.EthTxpoolContentResult
+	(*EthTxpoolContentFromResult)(nil),                    // 206: hoot.v1.EthTxpoolContentFromResult
+	(*EthTxpoolStatusResult)(nil),                         // 207: hoot.v1.EthTxpoolStatusResult
+	(JobStatus)(0),                                        // 208: hoot.v1.JobStatus
+	(*timestamppb.Timestamp)(nil),                         // 209: google.protobuf.Timestamp
+	(*ClientRequest)(nil),                                 // 210: hoot.v1.ClientRequest
 }
 var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	9,   // 0: hoot.v1.Payload.echo:type_name -> hoot.v1.EchoRequest
@@ -4372,182 +4409,184 @@ var file_hoot_v1_envelope_proto_depIdxs = []int32{
 	51,  // 42: hoot.v1.Payload.tree_archive:type_name -> hoot.v1.TreeArchiveRequest
 	52,  // 43: hoot.v1.Payload.tree_delete:type_name -> hoot.v1.TreeDeleteRequest
 	53,  // 44: hoot.v1.Payload.tree_render:type_name -> hoot.v1.TreeRenderRequest
-	54,  // 45: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
-	55,  // 46: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
-	56,  // 47: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
-	57,  // 48: hoot.v1.Payload.carried:type_name -> google.protobuf.Any
-	58,  // 49: hoot.v1.Payload.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksRequest
-	59,  // 50: hoot.v1.Payload.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockRequest
-	60,  // 51: hoot.v1.Payload.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListRequest
-	61,  // 52: hoot.v1.Payload.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderRequest
-	62,  // 53: hoot.v1.Payload.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsRequest
-	63,  // 54: hoot.v1.Payload.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionRequest
-	64,  // 55: hoot.v1.Payload.eth_accounts:type_name -> hoot.v1.EthAccountsRequest
-	65,  // 56: hoot.v1.Payload.eth_base_fee:type_name -> hoot.v1.EthBaseFeeRequest
-	66,  // 57: hoot.v1.Payload.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeRequest
-	67,  // 58: hoot.v1.Payload.eth_block_number:type_name -> hoot.v1.EthBlockNumberRequest
-	68,  // 59: hoot.v1.Payload.eth_call:type_name -> hoot.v1.EthCallRequest
-	69,  // 60: hoot.v1.Payload.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesRequest
-	70,  // 61: hoot.v1.Payload.eth_chain_id:type_name -> hoot.v1.EthChainIdRequest
-	71,  // 62: hoot.v1.Payload.eth_coinbase:type_name -> hoot.v1.EthCoinbaseRequest
-	72,  // 63: hoot.v1.Payload.eth_config:type_name -> hoot.v1.EthConfigRequest
-	73,  // 64: hoot.v1.Payload.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListRequest
-	74,  // 65: hoot.v1.Payload.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasRequest
-	75,  // 66: hoot.v1.Payload.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryRequest
-	76,  // 67: hoot.v1.Payload.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionRequest
-	77,  // 68: hoot.v1.Payload.eth_gas_price:type_name -> hoot.v1.EthGasPriceRequest
-	78,  // 69: hoot.v1.Payload.eth_get_balance:type_name -> hoot.v1.EthGetBalanceRequest
-	79,  // 70: hoot.v1.Payload.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListRequest
-	80,  // 71: hoot.v1.Payload.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashRequest
-	81,  // 72: hoot.v1.Payload.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberRequest
-	82,  // 73: hoot.v1.Payload.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsRequest
-	83,  // 74: hoot.v1.Payload.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashRequest
-	84,  // 75: hoot.v1.Payload.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberRequest
-	85,  // 76: hoot.v1.Payload.eth_get_code:type_name -> hoot.v1.EthGetCodeRequest
-	86,  // 77: hoot.v1.Payload.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesRequest
-	87,  // 78: hoot.v1.Payload.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsRequest
-	88,  // 79: hoot.v1.Payload.eth_get_logs:type_name -> hoot.v1.EthGetLogsRequest
-	89,  // 80: hoot.v1.Payload.eth_get_proof:type_name -> hoot.v1.EthGetProofRequest
-	90,  // 81: hoot.v1.Payload.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtRequest
-	91,  // 82: hoot.v1.Payload.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesRequest
-	92,  // 83: hoot.v1.Payload.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
-	93,  // 84: hoot.v1.Payload.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
-	94,  // 85: hoot.v1.Payload.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashRequest
-	95,  // 86: hoot.v1.Payload.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountRequest
-	96,  // 87: hoot.v1.Payload.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptRequest
-	97,  // 88: hoot.v1.Payload.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasRequest
-	98,  // 89: hoot.v1.Payload.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterRequest
-	99,  // 90: hoot.v1.Payload.eth_new_filter:type_name -> hoot.v1.EthNewFilterRequest
-	100, // 91: hoot.v1.Payload.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterRequest
-	101, // 92: hoot.v1.Payload.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionRequest
-	102, // 93: hoot.v1.Payload.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionRequest
-	103, // 94: hoot.v1.Payload.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Request
-	104, // 95: hoot.v1.Payload.eth_syncing:type_name -> hoot.v1.EthSyncingRequest
-	105, // 96: hoot.v1.Payload.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterRequest
-	106, // 97: hoot.v1.Payload.net_version:type_name -> hoot.v1.EthNetVersionRequest
-	107, // 98: hoot.v1.Payload.txpool_content:type_name -> hoot.v1.EthTxpoolContentRequest
-	108, // 99: hoot.v1.Payload.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromRequest
-	109, // 100: hoot.v1.Payload.txpool_status:type_name -> hoot.v1.EthTxpoolStatusRequest
-	110, // 101: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
-	111, // 102: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
-	112, // 103: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
-	113, // 104: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
-	114, // 105: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
-	115, // 106: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
-	116, // 107: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
-	117, // 108: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
-	118, // 109: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
-	119, // 110: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
-	120, // 111: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
-	121, // 112: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
-	122, // 113: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
-	3,   // 114: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
-	4,   // 115: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
-	5,   // 116: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
-	6,   // 117: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
-	123, // 118: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
-	124, // 119: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
-	125, // 120: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
-	126, // 121: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
-	127, // 122: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
-	128, // 123: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
-	129, // 124: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
-	130, // 125: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
-	131, // 126: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
-	132, // 127: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
-	133, // 128: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
-	134, // 129: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
-	135, // 130: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
-	136, // 131: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
-	137, // 132: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
-	138, // 133: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
-	139, // 134: hoot.v1.Result.midi_to_abc:type_name -> hoot.v1.MidiToAbcResult
-	7,   // 135: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
-	140, // 136: hoot.v1.Result.tree_create:type_name -> hoot.v1.TreeCreateResult
-	141, // 137: hoot.v1.Result.tree_get:type_name -> hoot.v1.TreeGetResult
-	142, // 138: hoot.v1.Result.tree_list:type_name -> hoot.v1.TreeListResult
-	143, // 139: hoot.v1.Result.tree_add_node:type_name -> hoot.v1.TreeAddNodeResult
-	144, // 140: hoot.v1.Result.tree_path:type_name -> hoot.v1.TreePathResult
-	145, // 141: hoot.v1.Result.tree_leaves:type_name -> hoot.v1.TreeLeavesResult
-	146, // 142: hoot.v1.Result.tree_claim:type_name -> hoot.v1.TreeClaimResult
-	147, // 143: hoot.v1.Result.tree_release:type_name -> hoot.v1.TreeReleaseResult
-	148, // 144: hoot.v1.Result.tree_archive:type_name -> hoot.v1.TreeArchiveResult
-	149, // 145: hoot.v1.Result.tree_delete:type_name -> hoot.v1.TreeDeleteResult
-	150, // 146: hoot.v1.Result.tree_render:type_name -> hoot.v1.TreeRenderResult
-	151, // 147: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
-	152, // 148: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
-	153, // 149: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
-	57,  // 150: hoot.v1.Result.carried:type_name -> google.protobuf.Any
-	154, // 151: hoot.v1.Result.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksResult
-	155, // 152: hoot.v1.Result.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockResult
-	156, // 153: hoot.v1.Result.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListResult
-	157, // 154: hoot.v1.Result.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderResult
-	158, // 155: hoot.v1.Result.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsResult
-	159, // 156: hoot.v1.Result.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionResult
-	160, // 157: hoot.v1.Result.eth_accounts:type_name -> hoot.v1.EthAccountsResult
-	161, // 158: hoot.v1.Result.eth_base_fee:type_name -> hoot.v1.EthBaseFeeResult
-	162, // 159: hoot.v1.Result.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeResult
-	163, // 160: hoot.v1.Result.eth_block_number:type_name -> hoot.v1.EthBlockNumberResult
-	164, // 161: hoot.v1.Result.eth_call:type_name -> hoot.v1.EthCallResult
-	165, // 162: hoot.v1.Result.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesResult
-	166, // 163: hoot.v1.Result.eth_chain_id:type_name -> hoot.v1.EthChainIdResult
-	167, // 164: hoot.v1.Result.eth_coinbase:type_name -> hoot.v1.EthCoinbaseResult
-	168, // 165: hoot.v1.Result.eth_config:type_name -> hoot.v1.EthConfigResult
-	169, // 166: hoot.v1.Result.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListResult
-	170, // 167: hoot.v1.Result.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasResult
-	171, // 168: hoot.v1.Result.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryResult
-	172, // 169: hoot.v1.Result.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionResult
-	173, // 170: hoot.v1.Result.eth_gas_price:type_name -> hoot.v1.EthGasPriceResult
-	174, // 171: hoot.v1.Result.eth_get_balance:type_name -> hoot.v1.EthGetBalanceResult
-	175, // 172: hoot.v1.Result.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListResult
-	176, // 173: hoot.v1.Result.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashResult
-	177, // 174: hoot.v1.Result.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberResult
-	178, // 175: hoot.v1.Result.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsResult
-	179, // 176: hoot.v1.Result.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashResult
-	180, // 177: hoot.v1.Result.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberResult
-	181, // 178: hoot.v1.Result.eth_get_code:type_name -> hoot.v1.EthGetCodeResult
-	182, // 179: hoot.v1.Result.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesResult
-	183, // 180: hoot.v1.Result.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsResult
-	184, // 181: hoot.v1.Result.eth_get_logs:type_name -> hoot.v1.EthGetLogsResult
-	185, // 182: hoot.v1.Result.eth_get_proof:type_name -> hoot.v1.EthGetProofResult
-	186, // 183: hoot.v1.Result.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtResult
-	187, // 184: hoot.v1.Result.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesResult
-	188, // 185: hoot.v1.Result.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexResult
-	189, // 186: hoot.v1.Result.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
-	190, // 187: hoot.v1.Result.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashResult
-	191, // 188: hoot.v1.Result.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountResult
-	192, // 189: hoot.v1.Result.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptResult
-	193, // 190: hoot.v1.Result.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasResult
-	194, // 191: hoot.v1.Result.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterResult
-	195, // 192: hoot.v1.Result.eth_new_filter:type_name -> hoot.v1.EthNewFilterResult
-	196, // 193: hoot.v1.Result.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterResult
-	197, // 194: hoot.v1.Result.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionResult
-	198, // 195: hoot.v1.Result.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionResult
-	199, // 196: hoot.v1.Result.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Result
-	200, // 197: hoot.v1.Result.eth_syncing:type_name -> hoot.v1.EthSyncingResult
-	201, // 198: hoot.v1.Result.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterResult
-	202, // 199: hoot.v1.Result.net_version:type_name -> hoot.v1.EthNetVersionResult
-	203, // 200: hoot.v1.Result.txpool_content:type_name -> hoot.v1.EthTxpoolContentResult
-	204, // 201: hoot.v1.Result.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromResult
-	205, // 202: hoot.v1.Result.txpool_status:type_name -> hoot.v1.EthTxpoolStatusResult
-	206, // 203: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
-	207, // 204: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	207, // 205: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	207, // 206: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
-	1,   // 207: hoot.v1.Job.result:type_name -> hoot.v1.Result
-	207, // 208: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
-	8,   // 209: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
-	2,   // 210: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
-	2,   // 211: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
-	2,   // 212: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
-	2,   // 213: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
-	2,   // 214: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
-	208, // 215: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
-	216, // [216:216] is the sub-list for method output_type
-	216, // [216:216] is the sub-list for method input_type
-	216, // [216:216] is the sub-list for extension type_name
-	216, // [216:216] is the sub-list for extension extendee
-	0,   // [0:216] is the sub-list for field type_name
+	54,  // 45: hoot.v1.Payload.cone_chat:type_name -> hoot.v1.ConeChatRequest
+	55,  // 46: hoot.v1.Payload.cas_object:type_name -> hoot.v1.CasObjectResourceRequest
+	56,  // 47: hoot.v1.Payload.artifact_content:type_name -> hoot.v1.ArtifactContentResourceRequest
+	57,  // 48: hoot.v1.Payload.compose_abc:type_name -> hoot.v1.ComposeAbcPromptRequest
+	58,  // 49: hoot.v1.Payload.carried:type_name -> google.protobuf.Any
+	59,  // 50: hoot.v1.Payload.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksRequest
+	60,  // 51: hoot.v1.Payload.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockRequest
+	61,  // 52: hoot.v1.Payload.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListRequest
+	62,  // 53: hoot.v1.Payload.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderRequest
+	63,  // 54: hoot.v1.Payload.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsRequest
+	64,  // 55: hoot.v1.Payload.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionRequest
+	65,  // 56: hoot.v1.Payload.eth_accounts:type_name -> hoot.v1.EthAccountsRequest
+	66,  // 57: hoot.v1.Payload.eth_base_fee:type_name -> hoot.v1.EthBaseFeeRequest
+	67,  // 58: hoot.v1.Payload.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeRequest
+	68,  // 59: hoot.v1.Payload.eth_block_number:type_name -> hoot.v1.EthBlockNumberRequest
+	69,  // 60: hoot.v1.Payload.eth_call:type_name -> hoot.v1.EthCallRequest
+	70,  // 61: hoot.v1.Payload.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesRequest
+	71,  // 62: hoot.v1.Payload.eth_chain_id:type_name -> hoot.v1.EthChainIdRequest
+	72,  // 63: hoot.v1.Payload.eth_coinbase:type_name -> hoot.v1.EthCoinbaseRequest
+	73,  // 64: hoot.v1.Payload.eth_config:type_name -> hoot.v1.EthConfigRequest
+	74,  // 65: hoot.v1.Payload.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListRequest
+	75,  // 66: hoot.v1.Payload.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasRequest
+	76,  // 67: hoot.v1.Payload.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryRequest
+	77,  // 68: hoot.v1.Payload.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionRequest
+	78,  // 69: hoot.v1.Payload.eth_gas_price:type_name -> hoot.v1.EthGasPriceRequest
+	79,  // 70: hoot.v1.Payload.eth_get_balance:type_name -> hoot.v1.EthGetBalanceRequest
+	80,  // 71: hoot.v1.Payload.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListRequest
+	81,  // 72: hoot.v1.Payload.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashRequest
+	82,  // 73: hoot.v1.Payload.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberRequest
+	83,  // 74: hoot.v1.Payload.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsRequest
+	84,  // 75: hoot.v1.Payload.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashRequest
+	85,  // 76: hoot.v1.Payload.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberRequest
+	86,  // 77: hoot.v1.Payload.eth_get_code:type_name -> hoot.v1.EthGetCodeRequest
+	87,  // 78: hoot.v1.Payload.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesRequest
+	88,  // 79: hoot.v1.Payload.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsRequest
+	89,  // 80: hoot.v1.Payload.eth_get_logs:type_name -> hoot.v1.EthGetLogsRequest
+	90,  // 81: hoot.v1.Payload.eth_get_proof:type_name -> hoot.v1.EthGetProofRequest
+	91,  // 82: hoot.v1.Payload.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtRequest
+	92,  // 83: hoot.v1.Payload.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesRequest
+	93,  // 84: hoot.v1.Payload.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexRequest
+	94,  // 85: hoot.v1.Payload.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexRequest
+	95,  // 86: hoot.v1.Payload.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashRequest
+	96,  // 87: hoot.v1.Payload.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountRequest
+	97,  // 88: hoot.v1.Payload.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptRequest
+	98,  // 89: hoot.v1.Payload.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasRequest
+	99,  // 90: hoot.v1.Payload.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterRequest
+	100, // 91: hoot.v1.Payload.eth_new_filter:type_name -> hoot.v1.EthNewFilterRequest
+	101, // 92: hoot.v1.Payload.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterRequest
+	102, // 93: hoot.v1.Payload.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionRequest
+	103, // 94: hoot.v1.Payload.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionRequest
+	104, // 95: hoot.v1.Payload.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Request
+	105, // 96: hoot.v1.Payload.eth_syncing:type_name -> hoot.v1.EthSyncingRequest
+	106, // 97: hoot.v1.Payload.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterRequest
+	107, // 98: hoot.v1.Payload.net_version:type_name -> hoot.v1.EthNetVersionRequest
+	108, // 99: hoot.v1.Payload.txpool_content:type_name -> hoot.v1.EthTxpoolContentRequest
+	109, // 100: hoot.v1.Payload.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromRequest
+	110, // 101: hoot.v1.Payload.txpool_status:type_name -> hoot.v1.EthTxpoolStatusRequest
+	111, // 102: hoot.v1.Result.error:type_name -> hoot.v1.ToolError
+	112, // 103: hoot.v1.Result.echo:type_name -> hoot.v1.EchoResult
+	113, // 104: hoot.v1.Result.cas_store:type_name -> hoot.v1.CasStoreResult
+	114, // 105: hoot.v1.Result.cas_get:type_name -> hoot.v1.CasGetResult
+	115, // 106: hoot.v1.Result.cas_inspect:type_name -> hoot.v1.CasInspectResult
+	116, // 107: hoot.v1.Result.artifact_create:type_name -> hoot.v1.ArtifactCreateResult
+	117, // 108: hoot.v1.Result.artifact_get:type_name -> hoot.v1.ArtifactGetResult
+	118, // 109: hoot.v1.Result.artifact_list:type_name -> hoot.v1.ArtifactListResult
+	119, // 110: hoot.v1.Result.artifact_annotate:type_name -> hoot.v1.ArtifactAnnotateResult
+	120, // 111: hoot.v1.Result.artifact_tag:type_name -> hoot.v1.ArtifactTagResult
+	121, // 112: hoot.v1.Result.storage_stats:type_name -> hoot.v1.StorageStatsResult
+	122, // 113: hoot.v1.Result.job_started:type_name -> hoot.v1.JobStarted
+	123, // 114: hoot.v1.Result.cas_verify:type_name -> hoot.v1.CasVerifyResult
+	3,   // 115: hoot.v1.Result.job_status:type_name -> hoot.v1.JobStatusResult
+	4,   // 116: hoot.v1.Result.job_await:type_name -> hoot.v1.JobAwaitResult
+	5,   // 117: hoot.v1.Result.job_list:type_name -> hoot.v1.JobListResult
+	6,   // 118: hoot.v1.Result.job_cancel:type_name -> hoot.v1.JobCancelResult
+	124, // 119: hoot.v1.Result.artifact_query:type_name -> hoot.v1.ArtifactQueryResult
+	125, // 120: hoot.v1.Result.abc_parse:type_name -> hoot.v1.AbcParseResult
+	126, // 121: hoot.v1.Result.abc_validate:type_name -> hoot.v1.AbcValidateResult
+	127, // 122: hoot.v1.Result.abc_transpose:type_name -> hoot.v1.AbcTransposeResult
+	128, // 123: hoot.v1.Result.abc_to_midi:type_name -> hoot.v1.AbcToMidiResult
+	129, // 124: hoot.v1.Result.abc_book_to_midi:type_name -> hoot.v1.AbcBookToMidiResult
+	130, // 125: hoot.v1.Result.midi_info:type_name -> hoot.v1.MidiInfoResult
+	131, // 126: hoot.v1.Result.storage_gc:type_name -> hoot.v1.StorageGcResult
+	132, // 127: hoot.v1.Result.midi_render:type_name -> hoot.v1.MidiRenderResult
+	133, // 128: hoot.v1.Result.soundfont_inspect:type_name -> hoot.v1.SoundfontInspectResult
+	134, // 129: hoot.v1.Result.audio_info:type_name -> hoot.v1.AudioInfoResult
+	135, // 130: hoot.v1.Result.midi_piano_roll:type_name -> hoot.v1.MidiPianoRollResult
+	136, // 131: hoot.v1.Result.abc_render:type_name -> hoot.v1.AbcRenderResult
+	137, // 132: hoot.v1.Result.midi_analyze:type_name -> hoot.v1.MidiAnalyzeResult
+	138, // 133: hoot.v1.Result.shell_exec:type_name -> hoot.v1.ShellExecResult
+	139, // 134: hoot.v1.Result.abc_to_musicxml:type_name -> hoot.v1.AbcToMusicxmlResult
+	140, // 135: hoot.v1.Result.midi_to_abc:type_name -> hoot.v1.MidiToAbcResult
+	7,   // 136: hoot.v1.Result.job_answer:type_name -> hoot.v1.JobAnswerResult
+	141, // 137: hoot.v1.Result.tree_create:type_name -> hoot.v1.TreeCreateResult
+	142, // 138: hoot.v1.Result.tree_get:type_name -> hoot.v1.TreeGetResult
+	143, // 139: hoot.v1.Result.tree_list:type_name -> hoot.v1.TreeListResult
+	144, // 140: hoot.v1.Result.tree_add_node:type_name -> hoot.v1.TreeAddNodeResult
+	145, // 141: hoot.v1.Result.tree_path:type_name -> hoot.v1.TreePathResult
+	146, // 142: hoot.v1.Result.tree_leaves:type_name -> hoot.v1.TreeLeavesResult
+	147, // 143: hoot.v1.Result.tree_claim:type_name -> hoot.v1.TreeClaimResult
+	148, // 144: hoot.v1.Result.tree_release:type_name -> hoot.v1.TreeReleaseResult
+	149, // 145: hoot.v1.Result.tree_archive:type_name -> hoot.v1.TreeArchiveResult
+	150, // 146: hoot.v1.Result.tree_delete:type_name -> hoot.v1.TreeDeleteResult
+	151, // 147: hoot.v1.Result.tree_render:type_name -> hoot.v1.TreeRenderResult
+	152, // 148: hoot.v1.Result.cone_chat:type_name -> hoot.v1.ConeChatResult
+	153, // 149: hoot.v1.Result.cas_object:type_name -> hoot.v1.CasObjectResourceResult
+	154, // 150: hoot.v1.Result.artifact_content:type_name -> hoot.v1.ArtifactContentResourceResult
+	155, // 151: hoot.v1.Result.music_prompt:type_name -> hoot.v1.MusicPromptResult
+	58,  // 152: hoot.v1.Result.carried:type_name -> google.protobuf.Any
+	156, // 153: hoot.v1.Result.debug_get_bad_blocks:type_name -> hoot.v1.EthDebugGetBadBlocksResult
+	157, // 154: hoot.v1.Result.debug_get_raw_block:type_name -> hoot.v1.EthDebugGetRawBlockResult
+	158, // 155: hoot.v1.Result.debug_get_raw_block_access_list:type_name -> hoot.v1.EthDebugGetRawBlockAccessListResult
+	159, // 156: hoot.v1.Result.debug_get_raw_header:type_name -> hoot.v1.EthDebugGetRawHeaderResult
+	160, // 157: hoot.v1.Result.debug_get_raw_receipts:type_name -> hoot.v1.EthDebugGetRawReceiptsResult
+	161, // 158: hoot.v1.Result.debug_get_raw_transaction:type_name -> hoot.v1.EthDebugGetRawTransactionResult
+	162, // 159: hoot.v1.Result.eth_accounts:type_name -> hoot.v1.EthAccountsResult
+	163, // 160: hoot.v1.Result.eth_base_fee:type_name -> hoot.v1.EthBaseFeeResult
+	164, // 161: hoot.v1.Result.eth_blob_base_fee:type_name -> hoot.v1.EthBlobBaseFeeResult
+	165, // 162: hoot.v1.Result.eth_block_number:type_name -> hoot.v1.EthBlockNumberResult
+	166, // 163: hoot.v1.Result.eth_call:type_name -> hoot.v1.EthCallResult
+	167, // 164: hoot.v1.Result.eth_capabilities:type_name -> hoot.v1.EthCapabilitiesResult
+	168, // 165: hoot.v1.Result.eth_chain_id:type_name -> hoot.v1.EthChainIdResult
+	169, // 166: hoot.v1.Result.eth_coinbase:type_name -> hoot.v1.EthCoinbaseResult
+	170, // 167: hoot.v1.Result.eth_config:type_name -> hoot.v1.EthConfigResult
+	171, // 168: hoot.v1.Result.eth_create_access_list:type_name -> hoot.v1.EthCreateAccessListResult
+	172, // 169: hoot.v1.Result.eth_estimate_gas:type_name -> hoot.v1.EthEstimateGasResult
+	173, // 170: hoot.v1.Result.eth_fee_history:type_name -> hoot.v1.EthFeeHistoryResult
+	174, // 171: hoot.v1.Result.eth_fill_transaction:type_name -> hoot.v1.EthFillTransactionResult
+	175, // 172: hoot.v1.Result.eth_gas_price:type_name -> hoot.v1.EthGasPriceResult
+	176, // 173: hoot.v1.Result.eth_get_balance:type_name -> hoot.v1.EthGetBalanceResult
+	177, // 174: hoot.v1.Result.eth_get_block_access_list:type_name -> hoot.v1.EthGetBlockAccessListResult
+	178, // 175: hoot.v1.Result.eth_get_block_by_hash:type_name -> hoot.v1.EthGetBlockByHashResult
+	179, // 176: hoot.v1.Result.eth_get_block_by_number:type_name -> hoot.v1.EthGetBlockByNumberResult
+	180, // 177: hoot.v1.Result.eth_get_block_receipts:type_name -> hoot.v1.EthGetBlockReceiptsResult
+	181, // 178: hoot.v1.Result.eth_get_block_transaction_count_by_hash:type_name -> hoot.v1.EthGetBlockTransactionCountByHashResult
+	182, // 179: hoot.v1.Result.eth_get_block_transaction_count_by_number:type_name -> hoot.v1.EthGetBlockTransactionCountByNumberResult
+	183, // 180: hoot.v1.Result.eth_get_code:type_name -> hoot.v1.EthGetCodeResult
+	184, // 181: hoot.v1.Result.eth_get_filter_changes:type_name -> hoot.v1.EthGetFilterChangesResult
+	185, // 182: hoot.v1.Result.eth_get_filter_logs:type_name -> hoot.v1.EthGetFilterLogsResult
+	186, // 183: hoot.v1.Result.eth_get_logs:type_name -> hoot.v1.EthGetLogsResult
+	187, // 184: hoot.v1.Result.eth_get_proof:type_name -> hoot.v1.EthGetProofResult
+	188, // 185: hoot.v1.Result.eth_get_storage_at:type_name -> hoot.v1.EthGetStorageAtResult
+	189, // 186: hoot.v1.Result.eth_get_storage_values:type_name -> hoot.v1.EthGetStorageValuesResult
+	190, // 187: hoot.v1.Result.eth_get_transaction_by_block_hash_and_index:type_name -> hoot.v1.EthGetTransactionByBlockHashAndIndexResult
+	191, // 188: hoot.v1.Result.eth_get_transaction_by_block_number_and_index:type_name -> hoot.v1.EthGetTransactionByBlockNumberAndIndexResult
+	192, // 189: hoot.v1.Result.eth_get_transaction_by_hash:type_name -> hoot.v1.EthGetTransactionByHashResult
+	193, // 190: hoot.v1.Result.eth_get_transaction_count:type_name -> hoot.v1.EthGetTransactionCountResult
+	194, // 191: hoot.v1.Result.eth_get_transaction_receipt:type_name -> hoot.v1.EthGetTransactionReceiptResult
+	195, // 192: hoot.v1.Result.eth_max_priority_fee_per_gas:type_name -> hoot.v1.EthMaxPriorityFeePerGasResult
+	196, // 193: hoot.v1.Result.eth_new_block_filter:type_name -> hoot.v1.EthNewBlockFilterResult
+	197, // 194: hoot.v1.Result.eth_new_filter:type_name -> hoot.v1.EthNewFilterResult
+	198, // 195: hoot.v1.Result.eth_new_pending_transaction_filter:type_name -> hoot.v1.EthNewPendingTransactionFilterResult
+	199, // 196: hoot.v1.Result.eth_send_raw_transaction:type_name -> hoot.v1.EthSendRawTransactionResult
+	200, // 197: hoot.v1.Result.eth_send_transaction:type_name -> hoot.v1.EthSendTransactionResult
+	201, // 198: hoot.v1.Result.eth_simulate_v1:type_name -> hoot.v1.EthSimulateV1Result
+	202, // 199: hoot.v1.Result.eth_syncing:type_name -> hoot.v1.EthSyncingResult
+	203, // 200: hoot.v1.Result.eth_uninstall_filter:type_name -> hoot.v1.EthUninstallFilterResult
+	204, // 201: hoot.v1.Result.net_version:type_name -> hoot.v1.EthNetVersionResult
+	205, // 202: hoot.v1.Result.txpool_content:type_name -> hoot.v1.EthTxpoolContentResult
+	206, // 203: hoot.v1.Result.txpool_content_from:type_name -> hoot.v1.EthTxpoolContentFromResult
+	207, // 204: hoot.v1.Result.txpool_status:type_name -> hoot.v1.EthTxpoolStatusResult
+	208, // 205: hoot.v1.Job.status:type_name -> hoot.v1.JobStatus
+	209, // 206: hoot.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	209, // 207: hoot.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	209, // 208: hoot.v1.Job.finished_at:type_name -> google.protobuf.Timestamp
+	1,   // 209: hoot.v1.Job.result:type_name -> hoot.v1.Result
+	209, // 210: hoot.v1.Job.kept_until:type_name -> google.protobuf.Timestamp
+	8,   // 211: hoot.v1.Job.questions:type_name -> hoot.v1.Job.QuestionsEntry
+	2,   // 212: hoot.v1.JobStatusResult.job:type_name -> hoot.v1.Job
+	2,   // 213: hoot.v1.JobAwaitResult.jobs:type_name -> hoot.v1.Job
+	2,   // 214: hoot.v1.JobListResult.jobs:type_name -> hoot.v1.Job
+	2,   // 215: hoot.v1.JobCancelResult.job:type_name -> hoot.v1.Job
+	2,   // 216: hoot.v1.JobAnswerResult.job:type_name -> hoot.v1.Job
+	210, // 217: hoot.v1.Job.QuestionsEntry.value:type_name -> hoot.v1.ClientRequest
+	218, // [218:218] is the sub-list for method output_type
+	218, // [218:218] is the sub-list for method input_type
+	218, // [218:218] is the sub-list for extension type_name
+	218, // [218:218] is the sub-list for extension extendee
+	0,   // [0:218] is the sub-list for field type_name
 }
 
 func init() { file_hoot_v1_envelope_proto_init() }
@@ -4561,6 +4600,7 @@ func file_hoot_v1_envelope_proto_init() {
 	file_hoot_v1_audio_proto_init()
 	file_hoot_v1_cas_proto_init()
 	file_hoot_v1_client_proto_init()
+	file_hoot_v1_cone_proto_init()
 	file_hoot_v1_error_proto_init()
 	file_hoot_v1_eth_proto_init()
 	file_hoot_v1_job_proto_init()
@@ -4616,6 +4656,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Payload_TreeArchive)(nil),
 		(*Payload_TreeDelete)(nil),
 		(*Payload_TreeRender)(nil),
+		(*Payload_ConeChat)(nil),
 		(*Payload_CasObject)(nil),
 		(*Payload_ArtifactContent)(nil),
 		(*Payload_ComposeAbc)(nil),
@@ -4720,6 +4761,7 @@ func file_hoot_v1_envelope_proto_init() {
 		(*Result_TreeArchive)(nil),
 		(*Result_TreeDelete)(nil),
 		(*Result_TreeRender)(nil),
+		(*Result_ConeChat)(nil),
 		(*Result_CasObject)(nil),
 		(*Result_ArtifactContent)(nil),
 		(*Result_MusicPrompt)(nil),

@@ -225,6 +225,7 @@ func Run(ctx context.Context, cfg Config) error {
 		debug.SetMemoryLimit(2*budget.Total() + 256<<20)
 	}
 	cfg.Logger.Info("memory budget for heavy calls", "bytes", budget.Total())
+	trees := arborservice.New(arbor.NewStore(db), cfg.Logger)
 	services := []hootv1hoot.Service{
 		hootv1hoot.NewSystemService(systemservice.New(cfg.Name)),
 		hootv1hoot.NewCasService(casHandler, jobHandler),
@@ -236,7 +237,8 @@ func Run(ctx context.Context, cfg Config) error {
 			Logger:       cfg.Logger,
 		}), jobHandler),
 		hootv1hoot.NewJobService(jobHandler),
-		hootv1hoot.NewArborService(arborservice.New(arbor.NewStore(db), cfg.Logger)),
+		hootv1hoot.NewArborService(trees),
+		hootv1hoot.NewConeService(arborservice.NewCone(trees, store, artifactStore)),
 		hootv1hoot.NewQueryService(queryservice.New(graph.New(artifactStore, jobservice.NewReader(runner)).WithTrees(arbor.NewStore(db)), cfg.Logger)),
 		hootv1hoot.NewMusicService(musicservice.New(musicservice.Config{
 			CAS:       store,

@@ -57,6 +57,8 @@ const (
 	ShellServiceName = "shell"
 	// ArborServiceName is the name of the "arbor" service.
 	ArborServiceName = "arbor"
+	// ConeServiceName is the name of the "cone" service.
+	ConeServiceName = "cone"
 	// EthServiceName is the name of the "eth" service.
 	EthServiceName = "eth"
 )
@@ -686,6 +688,34 @@ func NewArborService(h ArborHandler) Service {
 					return nil, err
 				}
 				return &v1.Result{Result: &v1.Result_TreeRender{TreeRender: res}}, nil
+			default:
+				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
+			}
+		},
+	}
+}
+
+// ConeHandler serves the tools of the "cone" service.
+type ConeHandler interface {
+	// ConeChat serves the tool "cone_chat". Append a user message under a node of a conversation
+	// tree, ask the client's own model (MCP sampling) to answer the path from the root, and append
+	// the answer. An ABC tune in the answer becomes an artifact the tree points at.
+	ConeChat(context.Context, *v1.ConeChatRequest) (*v1.ConeChatResult, error)
+}
+
+// NewConeService returns the Service that dispatches the "cone" tools to h.
+func NewConeService(h ConeHandler) Service {
+	return Service{
+		Name:  ConeServiceName,
+		Tools: []string{"cone_chat"},
+		dispatch: func(ctx context.Context, p *v1.Payload) (*v1.Result, error) {
+			switch x := p.GetRequest().(type) {
+			case *v1.Payload_ConeChat:
+				res, err := h.ConeChat(ctx, x.ConeChat)
+				if err != nil {
+					return nil, err
+				}
+				return &v1.Result{Result: &v1.Result_ConeChat{ConeChat: res}}, nil
 			default:
 				return nil, fmt.Errorf("%w: %T", ErrNotServed, x)
 			}

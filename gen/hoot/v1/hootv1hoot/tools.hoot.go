@@ -105,6 +105,8 @@ const (
 	TreeDeleteToolName = "tree_delete"
 	// TreeRenderToolName is the name of the tool whose request is hoot.v1.TreeRenderRequest.
 	TreeRenderToolName = "tree_render"
+	// ConeChatToolName is the name of the tool whose request is hoot.v1.ConeChatRequest.
+	ConeChatToolName = "cone_chat"
 	// CasObjectToolName is the name of the tool whose request is hoot.v1.CasObjectResourceRequest.
 	CasObjectToolName = "cas_object"
 	// ArtifactContentToolName is the name of the tool whose request is hoot.v1.ArtifactContentResourceRequest.
@@ -1065,6 +1067,21 @@ var Tools = []Tool{
 		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx","node_id":"node_01jd8x2k3m4n5p6q7r8s9t0vwy","max_depth":3}`,
 		PayloadField: 90, // tree_render: hoot.v1.TreeRenderRequest
 		ResultField:  90, // tree_render: hoot.v1.TreeRenderResult
+	},
+	{
+		Name:         "cone_chat",
+		Title:        "Chat on a conversation tree",
+		Description:  "Append a user message under a node of a conversation tree, ask the client's own model (MCP sampling) to answer the path from the root, and append the answer. An ABC tune in the answer becomes an artifact the tree points at.\n\nAppends a user's message under a node of a conversation tree, asks the client's model to answer the conversation from the root to that message, and appends the answer. An ABC tune in the answer is kept as an artifact (text/vnd.abc), and the answer's node gets a child external node pointing at it.",
+		Service:      "cone",
+		Tier:         v1.Tier_TIER_STANDARD,
+		Kind:         v1.Kind_KIND_SYNC,
+		Annotations:  Annotations{},
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"tree_id":{"type":"string","description":"The tree's id, as tree_create returned it.","pattern":"^tree_[0-9a-hjkmnp-tv-z]{26}$"},"node_id":{"type":"string","description":"The node the user's message answers: the end of the conversation so far.","minLength":1,"maxLength":200},"message":{"type":"string","description":"The user's message (at most 65536 characters).","minLength":1,"maxLength":65536},"max_tokens":{"type":"integer","description":"The most tokens the model may answer with (default 1024, at most 16384).","minimum":0,"maximum":16384}},"required":["tree_id","node_id","message"],"additionalProperties":false}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"user":{"$ref":"#/$defs/TreeNode","description":"The user's node, under node_id."},"assistant":{"$ref":"#/$defs/TreeNode","description":"The model's answer, under the user's node."},"attachment":{"$ref":"#/$defs/TreeNode","description":"The external node under the answer that points at the tune's artifact; unset without a tune."},"artifact_id":{"type":"string","description":"The artifact holding the tune; empty without a tune."},"model":{"type":"string","description":"The model that answered, as the client named it."},"nodes_sent":{"type":"integer","description":"How many nodes of the path were sent to the model, and how many were left out (the oldest, after the system prompt) to keep the conversation within bounds.","minimum":0},"nodes_dropped":{"type":"integer","minimum":0}},"additionalProperties":false,"$defs":{"TreeNode":{"type":"object","properties":{"id":{"type":"string"},"tree_id":{"type":"string"},"parent_id":{"type":"string","description":"The parent's id; empty for the root."},"child_ids":{"type":"array","description":"The children's ids, oldest first, as far as the answer holds them: all of them in tree_get and in a render that is not cut short; in tree_path, the next node of the path; none in tree_leaves. child_count always counts them all.","items":{"type":"string"}},"text":{"$ref":"#/$defs/TreeText"},"external":{"$ref":"#/$defs/TreeExternal"},"depth":{"type":"integer","description":"How far the node is from the root (the root is 0).","minimum":0},"created_at":{"type":"string","format":"date-time"},"child_count":{"type":"integer","description":"How many children the node has.","minimum":0}},"additionalProperties":false},"TreeText":{"type":"object","properties":{"role":{"type":"string","description":"- TURN_ROLE_SYSTEM: The instructions the conversation starts from.\n- TURN_ROLE_USER: The person.\n- TURN_ROLE_ASSISTANT: The model.\n- TURN_ROLE_TOOL: A tool's answer.","enum":["TURN_ROLE_UNSPECIFIED","TURN_ROLE_SYSTEM","TURN_ROLE_USER","TURN_ROLE_ASSISTANT","TURN_ROLE_TOOL"]},"text":{"type":"string"}},"additionalProperties":false},"TreeExternal":{"type":"object","properties":{"source":{"type":"string","description":"artifact, job or node."},"identifier":{"type":"string","description":"The artifact's, job's or node's id."}},"additionalProperties":false}}}`,
+		Usage:        "cone_chat(tree_id: string, node_id: string, message: string, max_tokens?: integer)",
+		Example:      `{"tree_id":"tree_01jd8x2k3m4n5p6q7r8s9t0vwx","node_id":"node_01jd8x2k3m4n5p6q7r8s9t0vwx","message":"Write a short reel in D major."}`,
+		PayloadField: 95, // cone_chat: hoot.v1.ConeChatRequest
+		ResultField:  95, // cone_chat: hoot.v1.ConeChatResult
 	},
 	{
 		Name:         "cas_object",
