@@ -71,6 +71,15 @@ func TestStudioTrees(t *testing.T) {
 	if !strings.Contains(p, "User: Play me a tune") || !strings.Contains(p, "User: Something slower") || !strings.Contains(p, "Assistant: Here is an air.") {
 		t.Errorf("path of the new answer: %q", p)
 	}
+	// An empty box adds nothing and says what to type.
+	before := toString(c.call("tree_render", map[string]any{"tree_id": tree})["text"])
+	step("an empty box is refused",
+		chromedp.Click(chromedp.CSS(`#tree-continue button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//form[@id="tree-continue"]/p[@class="error" and contains(., "Type a user turn")]`)),
+	)
+	if after := toString(c.call("tree_render", map[string]any{"tree_id": tree})["text"]); after != before {
+		t.Errorf("an empty box changed the tree:\n%s\nto\n%s", before, after)
+	}
 	got := c.call("tree_render", map[string]any{"tree_id": tree})
 	drawn := toString(got["text"])
 	if !strings.Contains(drawn, "User: Something slower") || !strings.Contains(drawn, "Assistant: Here is an air.") {

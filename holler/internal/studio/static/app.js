@@ -718,15 +718,28 @@ $('#tree-continue').addEventListener('submit', async (e) => {
   e.preventDefault();
   const f = e.target;
   const tree = f.dataset.tree;
+  for (const p of f.querySelectorAll('.error')) p.remove();
+  if (f.user.value === '' && f.assistant.value === '') {
+    showError(f, 'Type a user turn, an assistant turn, or both.');
+    return;
+  }
   try {
-    const user = (await call('tree_add_node', { tree_id: tree, parent_id: f.dataset.parent, role: 'TURN_ROLE_USER', text: f.user.value })).structuredContent.node;
-    let last = user;
-    if (f.assistant.value !== '') {
-      last = (await call('tree_add_node', { tree_id: tree, parent_id: user.id, role: 'TURN_ROLE_ASSISTANT', text: f.assistant.value })).structuredContent.node;
+    // Each turn is added once: after the user's turn is in, the box points at it, so that a
+    // failed assistant turn keeps its text and a second try adds only the answer.
+    if (f.user.value !== '') {
+      const user = (await call('tree_add_node', { tree_id: tree, parent_id: f.dataset.parent, role: 'TURN_ROLE_USER', text: f.user.value })).structuredContent.node;
+      f.user.value = '';
+      f.dataset.parent = user.id;
+      selectedNode = user.id;
     }
-    f.reset();
-    await showTree(tree, last.id);
+    if (f.assistant.value !== '') {
+      const answer = (await call('tree_add_node', { tree_id: tree, parent_id: f.dataset.parent, role: 'TURN_ROLE_ASSISTANT', text: f.assistant.value })).structuredContent.node;
+      f.assistant.value = '';
+      selectedNode = answer.id;
+    }
+    await showTree(tree, selectedNode);
   } catch (err) {
+    await showTree(tree, selectedNode);
     failed(f, err);
   }
 });
