@@ -559,13 +559,13 @@ async function showJobs() {
 const ROLES = { TURN_ROLE_SYSTEM: 'System', TURN_ROLE_USER: 'User', TURN_ROLE_ASSISTANT: 'Assistant', TURN_ROLE_TOOL: 'Tool' };
 
 // nodeLabel writes a node as tree_render does: Role: text, cut at 60 characters with line
-// breaks shown as ↵, or [source:identifier] for a handle to something kept elsewhere.
+// breaks shown as ↵ and other control characters as spaces, or [source:identifier] for a handle to something kept elsewhere.
 function nodeLabel(n, full = false) {
   if (n.external) return `[${n.external.source}:${n.external.identifier}]`;
   const t = n.text || {};
   let text = t.text || '';
   if (!full) {
-    text = text.replace(/\r?\n/g, '↵');
+    text = text.replace(/\r\n?|\n/g, '↵').replace(/[\p{Cc}\u2028\u2029]/gu, ' ');
     const chars = Array.from(text);
     if (chars.length > 60) text = chars.slice(0, 60).join('') + '…';
   }
