@@ -65,6 +65,8 @@ func TestStudioTrees(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`#tree-continue input[name="assistant"]`), "Here is an air."),
 		chromedp.Click(chromedp.CSS(`#tree-continue button[type="submit"]`)),
 		chromedp.WaitVisible(chromedp.Search(`//ul[@id="tree-drawing"]//button[.="Assistant: Here is an air."]`)),
+		// The answer is selected once it is in: its path is shown.
+		chromedp.WaitVisible(chromedp.Search(`//ol[@id="tree-path"]/li[.="Assistant: Here is an air."]`)),
 	)
 	// The new turns hang under the chosen node, and the path of the answer runs through them.
 	p = text(`#tree-path`)
