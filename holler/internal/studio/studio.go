@@ -1,7 +1,7 @@
 // Package studio serves the studio: a web page, embedded in the binary, where a person sees
 // what the agents made (artifacts newest first, searched by tag, creator and text; an
-// artifact's metadata, annotations and lineage; its audio, score or piano roll) and the jobs as
-// they run. The page is an MCP client of the gateway's own /mcp endpoint in the 2026-07-28
+// artifact's metadata, annotations and lineage; its audio, score or piano roll), the jobs as
+// they run, and the conversation trees (drawn, a node's path, a branch continued by hand). The page is an MCP client of the gateway's own /mcp endpoint in the 2026-07-28
 // era, whose stateless requests suit a page (no session to keep), and fetches bytes from the
 // content routes. It calls the same typed tools as any client; this package serves only files,
 // which hold no data and are served without a token. When the gateway takes tokens, the page

@@ -554,6 +554,96 @@ async function showJobs() {
   jobsTimer = setTimeout(showJobs, 1000);
 }
 
+// ---- trees ----------------------------------------------------------------------------------
+
+const ROLES = { TURN_ROLE_SYSTEM: 'System', TURN_ROLE_USER: 'User', TURN_ROLE_ASSISTANT: 'Assistant', TURN_ROLE_TOOL: 'Tool' };
+
+// nodeLabel writes a node as tree_render does: Role: text, cut at 60 characters with line
+// breaks shown as ↵ and other control characters as spaces, or [source:identifier] for a handle to something kept elsewhere.
+function nodeLabel(n, full = false) {
+  if (n.external) return `[${n.external.source}:${n.external.identifier}]`;
+  const t = n.text || {};
+  let text = t.text || '';
+  if (!full) {
+    text = text.replace(/\r\n?|\n/g, '↵').replace(/[\p{Cc}\u2028\u2029]/gu, ' ');
+    const chars = Array.from(text);
+    if (chars.length > 60) text = chars.slice(0, 60).join('') + '…';
+  }
+  return `${ROLES[t.role] || 'Unknown'}: ${text}`;
+}
+
+async function showTrees() {
+  const list = $('#trees');
+  try {
+    const res = (await call('tree_list', { limit: 50 })).structuredContent;
+    list.innerHTML = '';
+    const trees = res.trees || [];
+    if (trees.length === 0) list.append(el('li', { class: 'note' }, 'No trees yet.'));
+    for (const t of trees) {
+      list.append(el('li', {}, el('a', { href: `#/tree/${t.id}` }, t.id), ` ${t.node_count || 0} nodes, ${when(t.created_at)}`));
+    }
+  } catch (err) {
+    list.innerHTML = '';
+    failed(list, err);
+  }
+}
+
+let selectedNode = '';
+
+// showTree draws a tree from its typed nodes (each before its children) as nested lists.
+async function showTree(id, select) {
+  $('#tree-title').textContent = `Tree ${id}`;
+  const drawing = $('#tree-drawing');
+  const form = $('#tree-continue');
+  form.dataset.tree = id;
+  try {
+    const res = (await call('tree_render', { tree_id: id, format: 'RENDER_FORMAT_NODES' })).structuredContent;
+    drawing.innerHTML = '';
+    const lists = new Map();
+    for (const n of res.nodes || []) {
+      const item = el('li', { role: 'treeitem' },
+        el('button', { type: 'button', 'data-node': n.id, onclick: () => selectNode(id, n.id) }, nodeLabel(n)));
+      (lists.get(n.parent_id) || drawing).append(item);
+      const sub = el('ul', { role: 'group' });
+      item.append(sub);
+      lists.set(n.id, sub);
+    }
+    $('#tree-note').textContent = res.truncated ? 'Some nodes are left out of this drawing.' : '';
+    const nodes = res.nodes || [];
+    const pick = select || (lists.has(selectedNode) ? selectedNode : (nodes[0] && nodes[0].id));
+    if (pick) await selectNode(id, pick);
+  } catch (err) {
+    drawing.innerHTML = '';
+    failed(drawing, err);
+  }
+}
+
+// selectNode shows a node's path from the root and the artifacts its path's nodes name.
+async function selectNode(treeID, nodeID) {
+  selectedNode = nodeID;
+  $('#tree-continue').dataset.parent = nodeID;
+  for (const b of document.querySelectorAll('#tree-drawing button')) {
+    if (b.dataset.node === nodeID) b.setAttribute('aria-current', 'true'); else b.removeAttribute('aria-current');
+  }
+  const path = $('#tree-path');
+  const arts = $('#tree-artifacts');
+  path.innerHTML = '';
+  arts.innerHTML = '';
+  try {
+    const res = (await call('tree_path', { tree_id: treeID, node_id: nodeID })).structuredContent;
+    for (const n of res.nodes || []) {
+      path.append(el('li', { 'data-node': n.id }, nodeLabel(n, true)));
+      if (n.external && n.external.source === 'artifact' && /^art_[0-9a-z]{26}$/.test(n.external.identifier)) {
+        arts.append(el('li', {}, el('a', { href: `#/artifact/${n.external.identifier}` }, n.external.identifier)));
+      }
+    }
+    if (!arts.childElementCount) arts.append(el('li', { class: 'note' }, 'None on this path.'));
+    document.body.dataset.path = nodeID;
+  } catch (err) {
+    failed(path, err);
+  }
+}
+
 // ---- routing ------------------------------------------------------------------------------
 
 async function route() {
@@ -567,10 +657,11 @@ async function route() {
 
 async function show() {
   const hash = location.hash || '#/';
-  for (const v of ['#view-list', '#view-artifact', '#view-jobs', '#view-signin']) $(v).hidden = true;
+  for (const v of ['#view-list', '#view-artifact', '#view-jobs', '#view-trees', '#view-tree', '#view-signin']) $(v).hidden = true;
   $('#signout').hidden = !token();
   $('#nav-artifacts').removeAttribute('aria-current');
   $('#nav-jobs').removeAttribute('aria-current');
+  $('#nav-trees').removeAttribute('aria-current');
   const live = await checkHealth();
   if (live) {
     await listTools().catch((err) => { if (err instanceof SignInNeeded) throw err; });
@@ -579,6 +670,14 @@ async function show() {
   if ((m = hash.match(/^#\/artifact\/(art_[0-9a-z]{26})$/))) {
     $('#view-artifact').hidden = false;
     await showArtifact(m[1]);
+  } else if ((m = hash.match(/^#\/tree\/(tree_[0-9a-z]{26})$/))) {
+    $('#view-tree').hidden = false;
+    $('#nav-trees').setAttribute('aria-current', 'page');
+    await showTree(m[1]);
+  } else if (hash === '#/trees') {
+    $('#view-trees').hidden = false;
+    $('#nav-trees').setAttribute('aria-current', 'page');
+    if (live) await showTrees();
   } else if (hash === '#/jobs') {
     $('#view-jobs').hidden = false;
     $('#nav-jobs').setAttribute('aria-current', 'page');
@@ -601,6 +700,46 @@ $('#annotate').addEventListener('submit', async (e) => {
     f.reset();
     showArtifact(f.dataset.id);
   } catch (err) {
+    failed(f, err);
+  }
+});
+$('#tree-new').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  try {
+    const res = (await call('tree_create', { role: 'TURN_ROLE_SYSTEM', text: f.text.value })).structuredContent;
+    f.reset();
+    location.hash = `#/tree/${res.tree.id}`;
+  } catch (err) {
+    failed(f, err);
+  }
+});
+$('#tree-continue').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  const tree = f.dataset.tree;
+  for (const p of f.querySelectorAll('.error')) p.remove();
+  if (f.user.value === '' && f.assistant.value === '') {
+    showError(f, 'Type a user turn, an assistant turn, or both.');
+    return;
+  }
+  try {
+    // Each turn is added once: after the user's turn is in, the box points at it, so that a
+    // failed assistant turn keeps its text and a second try adds only the answer.
+    if (f.user.value !== '') {
+      const user = (await call('tree_add_node', { tree_id: tree, parent_id: f.dataset.parent, role: 'TURN_ROLE_USER', text: f.user.value })).structuredContent.node;
+      f.user.value = '';
+      f.dataset.parent = user.id;
+      selectedNode = user.id;
+    }
+    if (f.assistant.value !== '') {
+      const answer = (await call('tree_add_node', { tree_id: tree, parent_id: f.dataset.parent, role: 'TURN_ROLE_ASSISTANT', text: f.assistant.value })).structuredContent.node;
+      f.assistant.value = '';
+      selectedNode = answer.id;
+    }
+    await showTree(tree, selectedNode);
+  } catch (err) {
+    await showTree(tree, selectedNode);
     failed(f, err);
   }
 });
