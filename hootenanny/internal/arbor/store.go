@@ -165,27 +165,11 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Tree, string, error) {
 	}
 	q += ` ORDER BY id DESC LIMIT ?`
 	args = append(args, f.Limit+1)
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	out, err := queryAll(ctx, s.db, scanTree, q, args...)
 	if err != nil {
 		return nil, "", err
 	}
-	defer rows.Close()
-	var out []Tree
-	for rows.Next() {
-		t, err := scanTree(rows)
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(out) > f.Limit {
-		out = out[:f.Limit]
-		next = out[len(out)-1].ID
-	}
+	out, next := cutPage(out, f.Limit, func(t Tree) string { return t.ID })
 	return out, next, nil
 }
 
@@ -245,24 +229,12 @@ func (s *Store) Node(ctx context.Context, treeID, id string) (Node, error) {
 
 // Path returns the nodes from the root of the tree treeID to its node id, root first.
 func (s *Store) Path(ctx context.Context, treeID, id string) ([]Node, error) {
-	rows, err := s.db.QueryContext(ctx, `WITH RECURSIVE up (id, parent_id) AS (
+	out, err := queryAll(ctx, s.db, scanNode, `WITH RECURSIVE up (id, parent_id) AS (
 		SELECT id, parent_id FROM tree_nodes WHERE id = ? AND tree_id = ?
 		UNION ALL
 		SELECT p.id, p.parent_id FROM tree_nodes p JOIN up ON p.id = up.parent_id
 	) SELECT `+nodeColumns+` FROM tree_nodes n JOIN up ON n.id = up.id ORDER BY n.depth`, id, treeID)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Node
-	for rows.Next() {
-		n, err := scanNode(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -284,28 +256,12 @@ func (s *Store) Leaves(ctx context.Context, treeID, cursor string, limit int) ([
 	if _, err := s.tree(ctx, s.db, treeID); err != nil {
 		return nil, "", err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+nodeColumns+` FROM tree_nodes n WHERE n.tree_id = ? AND n.child_count = 0 AND n.id > ? ORDER BY n.id LIMIT ?`,
+	out, err := queryAll(ctx, s.db, scanNode, `SELECT `+nodeColumns+` FROM tree_nodes n WHERE n.tree_id = ? AND n.child_count = 0 AND n.id > ? ORDER BY n.id LIMIT ?`,
 		treeID, cursor, limit+1)
 	if err != nil {
 		return nil, "", err
 	}
-	defer rows.Close()
-	var out []Node
-	for rows.Next() {
-		n, err := scanNode(rows)
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(out) > limit {
-		out = out[:limit]
-		next = out[len(out)-1].ID
-	}
+	out, next := cutPage(out, limit, func(n Node) string { return n.ID })
 	return out, next, nil
 }
 
@@ -322,25 +278,13 @@ func (s *Store) Walk(ctx context.Context, treeID, from string, maxDepth, limit i
 	}
 	// The walk goes level by level, so a limit cuts the deepest nodes first. A node's children
 	// are in its tree, so they are found by the parent's id alone, on its own index.
-	rows, err := s.db.QueryContext(ctx, `WITH RECURSIVE sub (id, lvl) AS (
+	flat, err := queryAll(ctx, s.db, scanNode, `WITH RECURSIVE sub (id, lvl) AS (
 		SELECT id, 0 FROM tree_nodes WHERE id = ? AND tree_id = ?
 		UNION ALL
 		SELECT c.id, sub.lvl + 1 FROM sub JOIN tree_nodes c ON c.parent_id = sub.id WHERE sub.lvl < ?
 	) SELECT `+nodeColumns+` FROM sub JOIN tree_nodes n ON n.id = sub.id ORDER BY sub.lvl, n.id LIMIT ?`,
 		from, treeID, maxDepth, limit+1)
 	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	var flat []Node
-	for rows.Next() {
-		n, err := scanNode(rows)
-		if err != nil {
-			return nil, false, err
-		}
-		flat = append(flat, n)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, false, err
 	}
 	if len(flat) == 0 {
@@ -459,19 +403,34 @@ func (s *Store) NodesPointingTo(ctx context.Context, source, identifier string, 
 	if limit <= 0 || limit > MaxPage {
 		return nil, &InvalidError{Field: "limit", Problem: fmt.Sprintf("the limit must be 1 to %d, not %d", MaxPage, limit)}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+nodeColumns+` FROM tree_nodes n WHERE n.ext_source = ? AND n.ext_id = ? ORDER BY n.id LIMIT ?`,
+	return queryAll(ctx, s.db, scanNode, `SELECT `+nodeColumns+` FROM tree_nodes n WHERE n.ext_source = ? AND n.ext_id = ? ORDER BY n.id LIMIT ?`,
 		source, identifier, limit)
+}
+
+// queryAll runs q and reads every row with scan.
+func queryAll[T any](ctx context.Context, db *database.DB, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Node
+	var out []T
 	for rows.Next() {
-		n, err := scanNode(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, n)
+		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// cutPage keeps the first limit of out, read with one more than limit, and returns the
+// cursor of the next page: the id of the last one kept, or "" when there is no more.
+func cutPage[T any](out []T, limit int, id func(T) string) ([]T, string) {
+	if len(out) <= limit {
+		return out, ""
+	}
+	out = out[:limit]
+	return out, id(out[len(out)-1])
 }
