@@ -506,12 +506,13 @@ type TreeCreateRequest struct {
 	Metadata map[string]string `protobuf:"bytes,1,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Who speaks the text: system, user, assistant or tool. Only with text; unspecified means user.
 	Role TurnRole `protobuf:"varint,2,opt,name=role,proto3,enum=hoot.v1.TurnRole" json:"role,omitempty"`
-	// The node's text (at most 65536 characters). Give text or external, not both.
-	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
-	// Instead of text, a handle to something kept elsewhere: source:identifier, where source is
-	// artifact (an artifact's id), job (a job's id) or node (a node of another tree, by its id).
-	// Square brackets around it are allowed, as a render shows it.
-	External      string `protobuf:"bytes,4,opt,name=external,proto3" json:"external,omitempty"`
+	// What the node holds: text with a role, or a handle to something kept elsewhere.
+	//
+	// Types that are valid to be assigned to Content:
+	//
+	//	*TreeCreateRequest_Text
+	//	*TreeCreateRequest_External
+	Content       isTreeCreateRequest_Content `protobuf_oneof:"content"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -560,19 +561,50 @@ func (x *TreeCreateRequest) GetRole() TurnRole {
 	return TurnRole_TURN_ROLE_UNSPECIFIED
 }
 
+func (x *TreeCreateRequest) GetContent() isTreeCreateRequest_Content {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
 func (x *TreeCreateRequest) GetText() string {
 	if x != nil {
-		return x.Text
+		if x, ok := x.Content.(*TreeCreateRequest_Text); ok {
+			return x.Text
+		}
 	}
 	return ""
 }
 
 func (x *TreeCreateRequest) GetExternal() string {
 	if x != nil {
-		return x.External
+		if x, ok := x.Content.(*TreeCreateRequest_External); ok {
+			return x.External
+		}
 	}
 	return ""
 }
+
+type isTreeCreateRequest_Content interface {
+	isTreeCreateRequest_Content()
+}
+
+type TreeCreateRequest_Text struct {
+	// The node's text (at most 65536 characters). Give text or external.
+	Text string `protobuf:"bytes,3,opt,name=text,proto3,oneof"`
+}
+
+type TreeCreateRequest_External struct {
+	// Instead of text, a handle to something kept elsewhere: source:identifier, where source is
+	// artifact (an artifact's id), job (a job's id) or node (a node of another tree, by its id).
+	// Square brackets around it are allowed, as a render shows it.
+	External string `protobuf:"bytes,4,opt,name=external,proto3,oneof"`
+}
+
+func (*TreeCreateRequest_Text) isTreeCreateRequest_Content() {}
+
+func (*TreeCreateRequest_External) isTreeCreateRequest_Content() {}
 
 // TreeCreateResult is the new tree and its root.
 type TreeCreateResult struct {
@@ -867,12 +899,13 @@ type TreeAddNodeRequest struct {
 	ParentId string `protobuf:"bytes,2,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
 	// Who speaks the text: system, user, assistant or tool. Only with text; unspecified means user.
 	Role TurnRole `protobuf:"varint,3,opt,name=role,proto3,enum=hoot.v1.TurnRole" json:"role,omitempty"`
-	// The node's text (at most 65536 characters). Give text or external, not both.
-	Text string `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
-	// Instead of text, a handle to something kept elsewhere: source:identifier, where source is
-	// artifact (an artifact's id), job (a job's id) or node (a node of another tree, by its id).
-	// Square brackets around it are allowed, as a render shows it.
-	External      string `protobuf:"bytes,5,opt,name=external,proto3" json:"external,omitempty"`
+	// What the node holds: text with a role, or a handle to something kept elsewhere.
+	//
+	// Types that are valid to be assigned to Content:
+	//
+	//	*TreeAddNodeRequest_Text
+	//	*TreeAddNodeRequest_External
+	Content       isTreeAddNodeRequest_Content `protobuf_oneof:"content"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -928,19 +961,50 @@ func (x *TreeAddNodeRequest) GetRole() TurnRole {
 	return TurnRole_TURN_ROLE_UNSPECIFIED
 }
 
+func (x *TreeAddNodeRequest) GetContent() isTreeAddNodeRequest_Content {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
 func (x *TreeAddNodeRequest) GetText() string {
 	if x != nil {
-		return x.Text
+		if x, ok := x.Content.(*TreeAddNodeRequest_Text); ok {
+			return x.Text
+		}
 	}
 	return ""
 }
 
 func (x *TreeAddNodeRequest) GetExternal() string {
 	if x != nil {
-		return x.External
+		if x, ok := x.Content.(*TreeAddNodeRequest_External); ok {
+			return x.External
+		}
 	}
 	return ""
 }
+
+type isTreeAddNodeRequest_Content interface {
+	isTreeAddNodeRequest_Content()
+}
+
+type TreeAddNodeRequest_Text struct {
+	// The node's text (at most 65536 characters). Give text or external.
+	Text string `protobuf:"bytes,4,opt,name=text,proto3,oneof"`
+}
+
+type TreeAddNodeRequest_External struct {
+	// Instead of text, a handle to something kept elsewhere: source:identifier, where source is
+	// artifact (an artifact's id), job (a job's id) or node (a node of another tree, by its id).
+	// Square brackets around it are allowed, as a render shows it.
+	External string `protobuf:"bytes,5,opt,name=external,proto3,oneof"`
+}
+
+func (*TreeAddNodeRequest_Text) isTreeAddNodeRequest_Content() {}
+
+func (*TreeAddNodeRequest_External) isTreeAddNodeRequest_Content() {}
 
 // TreeAddNodeResult is the new node.
 type TreeAddNodeResult struct {
@@ -1789,16 +1853,17 @@ const file_hoot_v1_arbor_proto_rawDesc = "" +
 	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x91\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa1\x04\n" +
 	"\x11TreeCreateRequest\x12L\n" +
 	"\bmetadata\x18\x01 \x03(\v2(.hoot.v1.TreeCreateRequest.MetadataEntryB\x06\xca\xf3\x18\x02\x10 R\bmetadata\x12%\n" +
-	"\x04role\x18\x02 \x01(\x0e2\x11.hoot.v1.TurnRoleR\x04role\x121\n" +
-	"\x04text\x18\x03 \x01(\tB\x1d\xca\xf3\x18\x19\x10\x80\x80\x04J\x13Hello, how are you?R\x04text\x12\x7f\n" +
-	"\bexternal\x18\x04 \x01(\tBc\xca\xf3\x18_\x10\xc8\x01B1^\\[?(artifact|job|node):[A-Za-z0-9_.-]{1,128}\\]?$J'artifact:art_01jd8x2k3m4n5p6q7r8s9t0vwxR\bexternal\x1a;\n" +
+	"\x04role\x18\x02 \x01(\x0e2\x11.hoot.v1.TurnRoleR\x04role\x123\n" +
+	"\x04text\x18\x03 \x01(\tB\x1d\xca\xf3\x18\x19\x10\x80\x80\x04J\x13Hello, how are you?H\x00R\x04text\x12\x81\x01\n" +
+	"\bexternal\x18\x04 \x01(\tBc\xca\xf3\x18_\x10\xc8\x01B1^\\[?(artifact|job|node):[A-Za-z0-9_.-]{1,128}\\]?$J'artifact:art_01jd8x2k3m4n5p6q7r8s9t0vwxH\x00R\bexternal\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\x95\x01\xc2\xf3\x18\x90\x01\n" +
-	"\vtree_create\x12\x1aCreate a conversation tree\x1aXCreate a conversation tree with its root node (text with a role, or an external handle). \x02(\x012\x00:\x05arbor\"\\\n" +
+	"\vtree_create\x12\x1aCreate a conversation tree\x1aXCreate a conversation tree with its root node (text with a role, or an external handle). \x02(\x012\x00:\x05arborB\t\n" +
+	"\acontent\"\\\n" +
 	"\x10TreeCreateResult\x12!\n" +
 	"\x04tree\x18\x01 \x01(\v2\r.hoot.v1.TreeR\x04tree\x12%\n" +
 	"\x04root\x18\x02 \x01(\v2\x11.hoot.v1.TreeNodeR\x04root\"\xd8\x01\n" +
@@ -1817,14 +1882,15 @@ const file_hoot_v1_arbor_proto_rawDesc = "" +
 	"\x0eTreeListResult\x12#\n" +
 	"\x05trees\x18\x01 \x03(\v2\r.hoot.v1.TreeR\x05trees\x12\x1f\n" +
 	"\vnext_cursor\x18\x02 \x01(\tR\n" +
-	"nextCursor\"\xea\x04\n" +
+	"nextCursor\"\xfa\x04\n" +
 	"\x12TreeAddNodeRequest\x12_\n" +
 	"\atree_id\x18\x01 \x01(\tBF\xca\xf3\x18B\b\x01B\x1d^tree_[0-9a-hjkmnp-tv-z]{26}$J\x1ftree_01jd8x2k3m4n5p6q7r8s9t0vwxR\x06treeId\x12c\n" +
 	"\tparent_id\x18\x02 \x01(\tBF\xca\xf3\x18B\b\x01B\x1d^node_[0-9a-hjkmnp-tv-z]{26}$J\x1fnode_01jd8x2k3m4n5p6q7r8s9t0vwyR\bparentId\x12%\n" +
-	"\x04role\x18\x03 \x01(\x0e2\x11.hoot.v1.TurnRoleR\x04role\x121\n" +
-	"\x04text\x18\x04 \x01(\tB\x1d\xca\xf3\x18\x19\x10\x80\x80\x04J\x13Hello, how are you?R\x04text\x12\x7f\n" +
-	"\bexternal\x18\x05 \x01(\tBc\xca\xf3\x18_\x10\xc8\x01B1^\\[?(artifact|job|node):[A-Za-z0-9_.-]{1,128}\\]?$J'artifact:art_01jd8x2k3m4n5p6q7r8s9t0vwxR\bexternal:\xb2\x01\xc2\xf3\x18\xad\x01\n" +
-	"\rtree_add_node\x12!Add a node to a conversation tree\x1alAdd a text or external node under any node of a conversation tree; adding under an earlier node branches it. \x02(\x012\x00:\x05arbor\":\n" +
+	"\x04role\x18\x03 \x01(\x0e2\x11.hoot.v1.TurnRoleR\x04role\x123\n" +
+	"\x04text\x18\x04 \x01(\tB\x1d\xca\xf3\x18\x19\x10\x80\x80\x04J\x13Hello, how are you?H\x00R\x04text\x12\x81\x01\n" +
+	"\bexternal\x18\x05 \x01(\tBc\xca\xf3\x18_\x10\xc8\x01B1^\\[?(artifact|job|node):[A-Za-z0-9_.-]{1,128}\\]?$J'artifact:art_01jd8x2k3m4n5p6q7r8s9t0vwxH\x00R\bexternal:\xb2\x01\xc2\xf3\x18\xad\x01\n" +
+	"\rtree_add_node\x12!Add a node to a conversation tree\x1alAdd a text or external node under any node of a conversation tree; adding under an earlier node branches it. \x02(\x012\x00:\x05arborB\t\n" +
+	"\acontent\":\n" +
 	"\x11TreeAddNodeResult\x12%\n" +
 	"\x04node\x18\x01 \x01(\v2\x11.hoot.v1.TreeNodeR\x04node\"\xe2\x02\n" +
 	"\x0fTreePathRequest\x12_\n" +
@@ -1979,6 +2045,14 @@ func file_hoot_v1_arbor_proto_init() {
 	file_hoot_v1_arbor_proto_msgTypes[2].OneofWrappers = []any{
 		(*TreeNode_Text)(nil),
 		(*TreeNode_External)(nil),
+	}
+	file_hoot_v1_arbor_proto_msgTypes[4].OneofWrappers = []any{
+		(*TreeCreateRequest_Text)(nil),
+		(*TreeCreateRequest_External)(nil),
+	}
+	file_hoot_v1_arbor_proto_msgTypes[10].OneofWrappers = []any{
+		(*TreeAddNodeRequest_Text)(nil),
+		(*TreeAddNodeRequest_External)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -37,7 +37,7 @@ func TestConversation(t *testing.T) {
 	h := newHandler(t)
 	ctx := as("token:alice", hootv1.Tier_TIER_STANDARD)
 	created, err := h.TreeCreate(ctx, &hootv1.TreeCreateRequest{
-		Role: hootv1.TurnRole_TURN_ROLE_SYSTEM, Text: "You are a helpful assistant",
+		Role: hootv1.TurnRole_TURN_ROLE_SYSTEM, Content: &hootv1.TreeCreateRequest_Text{Text: "You are a helpful assistant"},
 		Metadata: map[string]string{"topic": "greetings"},
 	})
 	if err != nil {
@@ -49,7 +49,7 @@ func TestConversation(t *testing.T) {
 	}
 	add := func(parent string, role hootv1.TurnRole, text string) *hootv1.TreeNode {
 		t.Helper()
-		r, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree.GetId(), ParentId: parent, Role: role, Text: text})
+		r, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree.GetId(), ParentId: parent, Role: role, Content: &hootv1.TreeAddNodeRequest_Text{Text: text}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestConversation(t *testing.T) {
 	if err != nil || len(got.GetNodes()) != 5 || got.GetTree().GetNodeCount() != 5 || len(got.GetNodes()[0].GetChildIds()) != 2 {
 		t.Errorf("get %v, %v", got, err)
 	}
-	ext, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree.GetId(), ParentId: a2.GetId(), External: "[artifact:art_01jd8x2k3m4n5p6q7r8s9t0vwx]"})
+	ext, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree.GetId(), ParentId: a2.GetId(), Content: &hootv1.TreeAddNodeRequest_External{External: "[artifact:art_01jd8x2k3m4n5p6q7r8s9t0vwx]"}})
 	if err != nil || ext.GetNode().GetExternal().GetSource() != "artifact" {
 		t.Errorf("external node %v, %v", ext, err)
 	}
@@ -118,18 +118,18 @@ func TestOwners(t *testing.T) {
 	h := newHandler(t)
 	alice, bob := as("token:alice", hootv1.Tier_TIER_STANDARD), as("token:bob", hootv1.Tier_TIER_STANDARD)
 	admin := as("token:root", hootv1.Tier_TIER_ADMIN)
-	c, err := h.TreeCreate(alice, &hootv1.TreeCreateRequest{Text: "alice's"})
+	c, err := h.TreeCreate(alice, &hootv1.TreeCreateRequest{Content: &hootv1.TreeCreateRequest_Text{Text: "alice's"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id, root := c.GetTree().GetId(), c.GetRoot().GetId()
-	if _, err := h.TreeCreate(bob, &hootv1.TreeCreateRequest{Text: "bob's"}); err != nil {
+	if _, err := h.TreeCreate(bob, &hootv1.TreeCreateRequest{Content: &hootv1.TreeCreateRequest_Text{Text: "bob's"}}); err != nil {
 		t.Fatal(err)
 	}
 	for name, call := range map[string]func() error{
 		"get": func() error { _, err := h.TreeGet(bob, &hootv1.TreeGetRequest{TreeId: id}); return err },
 		"add": func() error {
-			_, err := h.TreeAddNode(bob, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, Text: "x"})
+			_, err := h.TreeAddNode(bob, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, Content: &hootv1.TreeAddNodeRequest_Text{Text: "x"}})
 			return err
 		},
 		"path":    func() error { _, err := h.TreePath(bob, &hootv1.TreePathRequest{TreeId: id, NodeId: root}); return err },
@@ -171,7 +171,7 @@ func TestOwners(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	h := newHandler(t)
 	ctx := context.Background()
-	c, err := h.TreeCreate(ctx, &hootv1.TreeCreateRequest{Text: "root"})
+	c, err := h.TreeCreate(ctx, &hootv1.TreeCreateRequest{Content: &hootv1.TreeCreateRequest_Text{Text: "root"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,20 +182,16 @@ func TestBadInput(t *testing.T) {
 		code  hooteproto.Code
 		field string
 	}{
-		{"text and external", func() error {
-			_, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, Text: "x", External: "job:job_1"})
-			return err
-		}(), hooteproto.CodeInvalidArgument, "external"},
 		{"bad external", func() error {
-			_, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, External: "web:x"})
+			_, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, Content: &hootv1.TreeAddNodeRequest_External{External: "web:x"}})
 			return err
 		}(), hooteproto.CodeInvalidArgument, "external"},
 		{"bad text", func() error {
-			_, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, Text: "\xff"})
+			_, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: root, Content: &hootv1.TreeAddNodeRequest_Text{Text: "\xff"}})
 			return err
 		}(), hooteproto.CodeInvalidArgument, "text"},
 		{"missing parent", func() error {
-			_, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: "node_00000000000000000000000000", Text: "x"})
+			_, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: id, ParentId: "node_00000000000000000000000000", Content: &hootv1.TreeAddNodeRequest_Text{Text: "x"}})
 			return err
 		}(), hooteproto.CodeNotFound, "parent_id"},
 		{"missing tree", func() error {
@@ -211,7 +207,7 @@ func TestBadInput(t *testing.T) {
 			return err
 		}(), hooteproto.CodeInvalidArgument, "text"},
 		{"bad role", func() error {
-			_, err := h.TreeCreate(ctx, &hootv1.TreeCreateRequest{Role: 42, Text: "x"})
+			_, err := h.TreeCreate(ctx, &hootv1.TreeCreateRequest{Role: 42, Content: &hootv1.TreeCreateRequest_Text{Text: "x"}})
 			return err
 		}(), hooteproto.CodeInvalidArgument, "role"},
 	} {

@@ -45,20 +45,20 @@ const tuneAnswer = "Here is a reel:\n\n```abc\nX:1\nT:Drafted\nM:4/4\nK:D\n|:d2f
 func TestConeChat(t *testing.T) {
 	c, h, store, arts := newCone(t)
 	ctx := as("token:alice", hootv1.Tier_TIER_STANDARD)
-	created, err := h.TreeCreate(ctx, &hootv1.TreeCreateRequest{Role: hootv1.TurnRole_TURN_ROLE_SYSTEM, Text: "You compose folk tunes."})
+	created, err := h.TreeCreate(ctx, &hootv1.TreeCreateRequest{Role: hootv1.TurnRole_TURN_ROLE_SYSTEM, Content: &hootv1.TreeCreateRequest_Text{Text: "You compose folk tunes."}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tree := created.GetTree().GetId()
-	u, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree, ParentId: created.GetRoot().GetId(), Text: "Hello"})
+	u, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree, ParentId: created.GetRoot().GetId(), Content: &hootv1.TreeAddNodeRequest_Text{Text: "Hello"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree, ParentId: u.GetNode().GetId(), Role: hootv1.TurnRole_TURN_ROLE_ASSISTANT, Text: "Hi! What shall we write?"})
+	a, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree, ParentId: u.GetNode().GetId(), Role: hootv1.TurnRole_TURN_ROLE_ASSISTANT, Content: &hootv1.TreeAddNodeRequest_Text{Text: "Hi! What shall we write?"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree, ParentId: a.GetNode().GetId(), External: "artifact:art_sketch"})
+	x, err := h.TreeAddNode(ctx, &hootv1.TreeAddNodeRequest{TreeId: tree, ParentId: a.GetNode().GetId(), Content: &hootv1.TreeAddNodeRequest_External{External: "artifact:art_sketch"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestConeChat(t *testing.T) {
 func TestConeChatRefusals(t *testing.T) {
 	c, h, _, _ := newCone(t)
 	alice := as("token:alice", hootv1.Tier_TIER_STANDARD)
-	created, err := h.TreeCreate(alice, &hootv1.TreeCreateRequest{Text: "Hi"})
+	created, err := h.TreeCreate(alice, &hootv1.TreeCreateRequest{Content: &hootv1.TreeCreateRequest_Text{Text: "Hi"}})
 	if err != nil {
 		t.Fatal(err)
 	}
