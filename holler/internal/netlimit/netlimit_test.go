@@ -142,6 +142,9 @@ func TestAttackTotalConnections(t *testing.T) {
 	if resp := get(t, c, bufio.NewReader(c)); resp.StatusCode != 200 {
 		t.Fatalf("a new client when all connections are idle: %d", resp.StatusCode)
 	}
+	// The server marks that connection idle after it has written the answer, which the client
+	// may read first: wait for it, or the busy connections below could find one idle fewer.
+	waitFor(t, "the new client's connection idle", func() bool { st := l.Stats(); return st.Open == st.Idle })
 	// Now every connection is busy: they connect and say nothing.
 	for i := range 4 {
 		for range 5 {
