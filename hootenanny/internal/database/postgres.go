@@ -20,6 +20,14 @@ import (
 // say (connect_timeout): a server that does not answer is reported unavailable, not waited for.
 const connectTimeout = 10 * time.Second
 
+// idleInTransaction is how long PostgreSQL lets a connection of ours sit idle inside an open
+// transaction before it ends the session, unless the URL says otherwise. The store's
+// transactions run their statements back to back, so a transaction idle that long belongs to a
+// process that was frozen (SIGSTOP, a paused VM, a debugger) while it held row locks: ending it
+// frees the rows for the rest of the fleet, where waiting would wedge every worker that touches
+// them until the frozen one came back.
+const idleInTransaction = "10s"
+
 // openPostgres opens a pool of connections to the PostgreSQL database that dsn names. It
 // connects only when first used.
 func openPostgres(dsn string) (*DB, error) {
@@ -33,6 +41,9 @@ func openPostgres(dsn string) (*DB, error) {
 	}
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "hootenanny"
+	}
+	if _, ok := cfg.RuntimeParams["idle_in_transaction_session_timeout"]; !ok {
+		cfg.RuntimeParams["idle_in_transaction_session_timeout"] = idleInTransaction
 	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(16)
@@ -68,6 +79,7 @@ func postgresKind(err error) error {
 			pe.Code == "57P01", // admin_shutdown
 			pe.Code == "57P02", // crash_shutdown
 			pe.Code == "57P03", // cannot_connect_now
+			pe.Code == "25P03", // idle_in_transaction_session_timeout: the server ended the session
 			pe.Code == "53300": // too_many_connections
 			return ErrUnavailable
 		}

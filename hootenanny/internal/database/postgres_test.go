@@ -125,3 +125,63 @@ func TestPostgresRefused(t *testing.T) {
 		t.Errorf("Open of a server that is not there: %v; want ErrUnavailable", err)
 	}
 }
+
+// TestPostgresFrozenTransaction holds a transaction open, idle, with a row locked, as a worker
+// frozen by SIGSTOP would: the server ends it once idleInTransaction has passed (here shortened
+// by the URL), so another connection's write to the row goes through instead of waiting on the
+// frozen one for ever, and the frozen writer, let go on, is told its database went away.
+func TestPostgresFrozenTransaction(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.Database(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var got string
+	if err := db.QueryRowContext(ctx, `SHOW idle_in_transaction_session_timeout`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != idleInTransaction {
+		t.Errorf("idle_in_transaction_session_timeout = %q, want %q when the URL does not say", got, idleInTransaction)
+	}
+
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	frozenDB, err := Open(ctx, dsn+sep+"idle_in_transaction_session_timeout=300ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer frozenDB.Close()
+	locked, thaw := make(chan struct{}), make(chan struct{})
+	frozen := make(chan error, 1)
+	go func() {
+		frozen <- frozenDB.Write(ctx, func(tx *Tx) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE schema_migrations SET applied_at = applied_at WHERE version = ?`, 1); err != nil {
+				return err
+			}
+			close(locked)
+			<-thaw
+			_, err := tx.ExecContext(ctx, `UPDATE schema_migrations SET applied_at = applied_at WHERE version = ?`, 1)
+			return err
+		})
+	}()
+	<-locked
+	// The other writer is bounded well below the test's own deadline: it must get the row once
+	// the frozen session is ended, not when the frozen writer comes back.
+	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer wcancel()
+	start := time.Now()
+	if _, err := db.ExecContext(wctx, `UPDATE schema_migrations SET applied_at = applied_at WHERE version = ?`, 1); err != nil {
+		t.Fatalf("a write to the row the frozen transaction held: %v; want it through once the server ends that transaction", err)
+	}
+	t.Logf("the row was free %v after the frozen transaction locked it", time.Since(start).Round(time.Millisecond))
+	close(thaw)
+	if err := <-frozen; !errors.Is(err, ErrUnavailable) {
+		t.Errorf("the frozen writer, let go on: %v; want ErrUnavailable", err)
+	}
+}

@@ -269,22 +269,23 @@ func (s *Store) start(ctx context.Context, id, owner string, at time.Time) (bool
 // progress records the progress of a running job of owner's, and reports whether a cancel was
 // asked for and whether the job is still owner's (another worker may have taken it up).
 func (s *Store) progress(ctx context.Context, id, owner string, done, total float64, msg string) (cancel, ours bool, err error) {
-	err = s.db.Write(ctx, func(tx *database.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET progress = ?, total = ?, message = ? WHERE id = ? AND owner = ? AND status = ?`,
-			done, total, msg, id, owner, int(StatusRunning)); err != nil {
-			return err
-		}
-		var (
-			c  int
-			by string
-		)
-		if err := tx.QueryRowContext(ctx, `SELECT cancel_requested, owner FROM jobs WHERE id = ?`, id).Scan(&c, &by); err != nil {
-			return err
-		}
-		cancel, ours = c != 0, by == owner
-		return nil
-	})
-	return cancel, ours, err
+	// One statement, not a transaction: the row is locked only while the server runs it, so a
+	// worker frozen between two reports holds nothing that the one taking its job up needs.
+	var c int
+	err = s.db.QueryRowContext(ctx, `UPDATE jobs SET progress = ?, total = ?, message = ? WHERE id = ? AND owner = ? AND status = ?
+		RETURNING cancel_requested`, done, total, msg, id, owner, int(StatusRunning)).Scan(&c)
+	if err == nil {
+		return c != 0, true, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return false, false, err
+	}
+	// Not updated: the job has changed hands or is no longer running. Say which.
+	var by string
+	if err := s.db.QueryRowContext(ctx, `SELECT cancel_requested, owner FROM jobs WHERE id = ?`, id).Scan(&c, &by); err != nil {
+		return false, false, err
+	}
+	return c != 0, by == owner, nil
 }
 
 // finish records the end of a job of owner's; a job that has ended already keeps its first end,
