@@ -209,23 +209,30 @@ func TestDiagnostics(t *testing.T) {
 		sev       Severity
 		msg, sugg string
 	}{
-		{"K before L", "X:1\nK:G\nL:1/8\nGABc|\n", 3, 1, Warning, "K: must come last in the header; move it after L:", "L:"},
+		{"K before C", "X:1\nK:G\nC:Trad\nGABc|\n", 3, 1, Warning, "C: at line 3 comes after K:, which must end the header", "move this C: line above the K: line (line 2)"},
 		{"missing X", "T:No Number\nK:C\nCDEF|\n", 1, 1, Warning, "no X:", "X:1"},
 		{"missing K", "X:1\nT:Keyless\nCDEF|\n", 3, 1, Error, "missing K:", "K:C"},
 		{"unknown header field", "X:1\nY:what\nK:C\nC|\n", 2, 1, Warning, "unknown header field \"Y:\"", "check the letter"},
 		{"unclosed chord", "X:1\nK:C\nC [CEG D|\n", 3, 3, Error, "chord [ is not closed", "]"},
 		{"unclosed slur", "X:1\nK:C\nC (DE F|\n", 3, 3, Warning, "never closed", ")"},
 		{"unclosed grace", "X:1\nK:C\nC {ga\n", 3, 3, Error, "grace notes { are not closed", "}"},
-		{"wrong beats", "X:1\nM:4/4\nL:1/4\nK:C\nCDEF|CDE F2|CDEF|\n", 5, 6, Warning, "bar 2 is too long: it has 5/4, M:4/4 needs 4/4", "note lengths"},
-		{"short bar", "X:1\nM:3/4\nL:1/4\nK:C\nCDE|CD|CDE|\n", 5, 5, Warning, "bar 2 is too short: it has 2/4", ""},
-		{"unknown decoration", "X:1\nK:C\n!tril!C|\n", 3, 1, Warning, "unknown decoration !tril!", "did you mean !trill!?"},
+		{"wrong beats", "X:1\nM:4/4\nL:1/4\nK:C\nCDEF|CDE F2|CDEF|\n", 5, 6, Warning, "bar 2 (line 5, column 6) is too long: it has 5/4, M:4/4 needs 4/4", "note lengths"},
+		{"bar line missing at a line end", "X:1\nM:2/4\nL:1/8\nK:C\nCDEF|CDEF\nGA|\n", 5, 6, Warning, "bar 2 (line 5, column 6) is too long: it has 3/4", "full at the end of line 5: end that line with |"},
+		{"short bar", "X:1\nM:3/4\nL:1/4\nK:C\nCDE|CD|CDE|\n", 5, 5, Warning, "bar 2 (line 5, column 5) is too short: it has 2/4", "only a pickup"},
+		{"unknown decoration", "X:1\nK:C\n!tril!C|\n", 3, 1, Warning, "unknown decoration !tril! at line 3, column 1", "did you mean !trill!?"},
+		{"decoration in capitals", "X:1\nK:C\n!Segno!C|\n", 3, 1, Warning, "unknown decoration !Segno!", "lower case: !segno!"},
+		{"chord of ABC 1.6", "X:1\nK:C\n+E3A3+ cBA|\n", 3, 1, Warning, "unknown decoration +E3A3+", "write the chord as [E3A3]"},
+		{"line break of ABC 1.6", "X:1\nK:C\nABc|!dBA|cde!\n", 3, 5, Warning, "enclose music, not a decoration name", "remove it"},
+		{"unknown voice word", "X:1\nV:1 midi program 74\nK:C\nC|\n", 2, 5, Warning, "unknown word \"midi\" in V: at line 2, column 5", "%%MIDI program 74"},
+		{"German key name", "X:1\nK:H\nC|\n", 2, 3, Warning, "unknown word \"H\" in K:", "K:B"},
 		{"divide by zero", "X:1\nK:C\nC/0 D|\n", 3, 1, Error, "division by zero", "/2"},
 		{"sharp after", "X:1\nK:C\nF# G|\n", 3, 2, Error, "unexpected character '#'", "^F"},
 		{"tie alone", "X:1\nK:C\nC - D|\n", 3, 3, Error, "tie -", ""},
 		{"bad mode", "X:1\nK:Gxyz\nC|\n", 2, 4, Error, "unknown mode", "K:Gm"},
-		{"stray close", "X:1\nK:C\nC) D|\n", 3, 2, Warning, ") closes no slur", ""},
+		{"stray close", "X:1\nK:C\nC) D|\n", 3, 2, Warning, ") at line 3, column 2 closes no slur", "open the slur with ("},
+		{"tuplet taken for a slur", "X:1\nK:C\nC (3DEF) G|\n", 3, 8, Warning, "the tuplet (3 at line 3, column 3 opens none", "write ((3 at line 3, column 3"},
 		{"bad meter", "X:1\nM:x/4\nK:C\nC|\n", 2, 1, Error, "bad meter numerator", "6/8"},
-		{"X not a number", "X:abc\nK:C\nC|\n", 1, 1, Warning, "X: takes the tune's number, not \"abc\"; this tune counts as X:0", "X:1"},
+		{"X not a number", "X:abc\nK:C\nC|\n", 1, 1, Warning, "X: at line 1 takes the tune's number, not \"abc\"; this tune counts as X:0", "X:1"},
 		{"X with words after", "X:3 (reel)\nK:C\nC|\n", 1, 1, Warning, "counts as X:3", "X:1"},
 	}
 	for _, c := range cases {
@@ -238,6 +245,30 @@ func TestDiagnostics(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: want %d:%d %v %q (%q), got %+v", c.name, c.line, c.col, c.sev, c.msg, c.sugg, d)
+		}
+	}
+}
+
+// TestValidWithoutWarnings holds ABC that the standard, abcm2ps and abc2midi accept as meant,
+// each found warned about in real tune books: none may draw a diagnostic.
+func TestValidWithoutWarnings(t *testing.T) {
+	for _, c := range []struct{ name, src string }{
+		// M:, L:, Q: and R: may stand in the body (ABC 2.1, 3.1).
+		{"L: after K:", "X:1\nM:2/4\nK:D\nL:1/16\nd2e2f2g2|\n"},
+		{"Q: after K:", "X:1\nM:4/4\nL:1/8\nK:G\nQ:1/4=96 \"Slow\"\nGABc dedc|\n"},
+		{"M: and R: after K:", "X:1\nK:G\nM:3/4\nR:waltz\nL:1/4\nGAB|\n"},
+		// A short bar before two bar lines that end a section: [|] then :| are one bar line.
+		{"short bar before [|]:|", "X:1\nM:6/8\nL:1/8\nK:D\nA|eAA edc|fdc d2 H[|]:|\nf|eAA edc|fdc d3|]\n"},
+		{"short bar before |] ||", "X:1\nM:2/4\nL:1/8\nK:G\nB|GABc|d3|]||\n"},
+		// The last bar of a tune may be short, completing the pickup.
+		{"short last bar", "X:1\nM:3/4\nL:1/4\nK:C\nC|DEF|G2|\n"},
+		// A slur may start on one note of a chord.
+		{"slur from a chord's note", "X:1\nM:4/4\nL:1/8\nK:C\nefge defd|[E4(e4]c2) z2|\n"},
+		{"abcm2ps decorations", "X:1\nK:C\n!8va(!ABcd!8va)! !ped!c!ped-up!|\n"},
+		{"abcm2ps voice words", "X:1\nV:1\nV:2 merge down\nK:C\nV:1\nC|\nV:2\nE|\n"},
+	} {
+		if _, d := Parse(c.src, Options{}); len(d) != 0 {
+			t.Errorf("%s: diagnostics %+v", c.name, d)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package abc
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -195,12 +196,17 @@ func (p *parser) parseKey(v string, off int, at Pos) Key {
 		case strings.Contains(s, "="):
 			kv := strings.SplitN(s, "=", 2)
 			if !clefProp(&k.Clef, kv[0], unquote(kv[1])) {
-				p.diagAt(p.posOf(t.off), Warning, "unknown K: property \""+kv[0]+"\"", "known: clef=, transpose=, octave=, middle=")
+				p.diagAt(p.posOf(t.off), Warning, fmt.Sprintf("unknown K: property \"%s\" at line %d, column %d", kv[0], p.posOf(t.off).Line, p.posOf(t.off).Col), "known: clef=, transpose=, octave=, middle=")
 			}
 		case clefNames[s]:
 			k.Clef.Name = s
 		default:
-			p.diagAt(p.posOf(t.off), Warning, "unknown word \""+s+"\" in K:", "K: takes a tonic and mode, explicit accidentals and clef, e.g. K:Ador clef=treble")
+			kat := p.posOf(t.off)
+			sugg := "K: takes a tonic and mode, explicit accidentals and clef, e.g. K:Ador clef=treble"
+			if s == "H" || s == "h" {
+				sugg = "H is the German name of B: write K:B, or K:Bm for h-moll"
+			}
+			p.diagAt(kat, Warning, fmt.Sprintf("unknown word \"%s\" in K: at line %d, column %d", s, kat.Line, kat.Col), sugg)
 		}
 	}
 	return k
@@ -400,11 +406,24 @@ func (p *parser) parseVoice(v string, off int, at Pos) *VoiceDef {
 	for _, t := range toks[1:] {
 		key, val, ok := strings.Cut(t.s, "=")
 		if !ok {
-			if clefNames[t.s] {
+			switch {
+			case clefNames[t.s]:
 				d.Clef.Name = t.s
 				continue
+			case t.s == "up" || t.s == "down":
+				// abcm2ps's short form of stem=up and stem=down.
+				d.Stem = t.s
+				continue
+			case t.s == "merge":
+				// abcm2ps: the voice shares the staff of the voice before it.
+				continue
 			}
-			p.diagAt(p.posOf(t.off), Warning, "unknown word \""+t.s+"\" in V:", "voice properties are key=value, e.g. clef=bass name=\"Bass\"")
+			wat := p.posOf(t.off)
+			sugg := "voice properties are key=value, e.g. clef=bass name=\"Bass\""
+			if strings.EqualFold(t.s, "midi") {
+				sugg = "MIDI settings go on a line of their own after the V: line, e.g. %%MIDI program 74"
+			}
+			p.diagAt(wat, Warning, fmt.Sprintf("unknown word \"%s\" in V: at line %d, column %d", t.s, wat.Line, wat.Col), sugg)
 			continue
 		}
 		val = unquote(val)

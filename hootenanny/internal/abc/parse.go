@@ -3,7 +3,6 @@ package abc
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -122,6 +121,13 @@ type vstate struct {
 	tupPos   Pos
 	tupP     int
 	slurs    []Pos
+	tupAt    Pos // the last tuplet's (p in this bar, or Line 0
+	// fullLine is the first line at whose end this bar already held all the meter asks, or 0:
+	// where a bar line is most likely missing when the bar turns out too long.
+	fullLine int
+	// short is a bar found too short, held until the next bar line: a bar line right after it,
+	// with nothing between, may end a section (A2 [|]:|), where a short bar is usual.
+	short *Diagnostic
 	bar      Rat
 	barStart Pos
 	barSkip  bool // the bar cannot be checked (meter change, overlay, Z rest)
@@ -323,7 +329,7 @@ func (p *parser) doLine(s, e, next int) {
 			case 'X':
 				p.startTune(s)
 			case 'T', 'K':
-				p.diagAt(p.posOf(s), Warning, "tune has no X: field", "start every tune with X:<number> on its own line, e.g. X:1")
+				p.diagAt(p.posOf(s), Warning, fmt.Sprintf("the tune at line %d has no X: field", p.line), "start every tune with X:<number> on its own line, e.g. X:1")
 				p.startTune(s)
 			default:
 				if len(p.book.Tunes) == 0 && len(p.book.FileHeader) < 256 {
@@ -378,6 +384,10 @@ func (p *parser) doLine(s, e, next int) {
 // were meant to be there.
 func headerOnly(c byte) bool { return strings.IndexByte("CORMLQ", c) >= 0 }
 
+// allowedInBody reports the fields of headerOnly that the standard allows in the body as well:
+// written between K: and the music they are valid, and apply from the start.
+func allowedInBody(c byte) bool { return strings.IndexByte("RMLQ", c) >= 0 }
+
 // field reads a field line (or its inline contents) between s and e.
 func (p *parser) field(s, e int) Field {
 	raw := p.src[s+2 : e]
@@ -420,10 +430,20 @@ func (p *parser) endTune(s int) {
 			continue
 		}
 		for _, at := range vs.slurs {
-			p.diagAt(at, Warning, "slur opened here is never closed", "add ) after the last note of the phrase")
+			p.diagAt(at, Warning, fmt.Sprintf("the slur ( at line %d, column %d is never closed", at.Line, at.Col),
+				"write ) after the last note the slur covers, or remove the (")
+		}
+		if vs.short != nil {
+			// The tune's last bar: it may be short, to complete a pickup. The bar held is
+			// the one before it, so it is reported only when bars followed.
+			if vs.hasNotes || !vs.bar.IsZero() {
+				p.diagAt(Pos{Line: vs.short.Line, Col: vs.short.Col}, Warning, vs.short.Message, vs.short.Suggestion)
+			}
+			vs.short = nil
 		}
 		if vs.tupLeft > 0 {
-			p.diagAt(vs.tupPos, Warning, fmt.Sprintf("tuplet (%d is missing %d note(s)", vs.tupP, vs.tupLeft), "give the tuplet all its notes")
+			p.diagAt(vs.tupPos, Warning, fmt.Sprintf("the tuplet (%d at line %d, column %d is missing %d note(s)", vs.tupP, vs.tupPos.Line, vs.tupPos.Col, vs.tupLeft),
+				fmt.Sprintf("write its other %d note(s) after it, or (p:q:r with r the notes it has", vs.tupLeft))
 		}
 	}
 	p.tune = nil
@@ -442,10 +462,18 @@ func (p *parser) headerField(f Field) {
 	if len(h.Fields) < 1024 {
 		h.Fields = append(h.Fields, f)
 	}
-	if !p.inHeader {
-		// After K: and before the music: apply to the header, and say so.
-		p.diagAt(f.Pos, Warning, "K: must come last in the header; move it after "+string(f.Name)+":",
-			"put "+string(f.Name)+": above the K: line")
+	if !p.inHeader && !allowedInBody(f.Name) {
+		// After K: and before the music: apply to the header, and say so. M:, L:, Q: and R:
+		// may stand in the body too (ABC 2.1, 3.1), so there they are valid and mean the same.
+		k := "the K: line"
+		for _, g := range h.Fields {
+			if g.Name == 'K' {
+				k = fmt.Sprintf("the K: line (line %d)", g.Pos.Line)
+				break
+			}
+		}
+		p.diagAt(f.Pos, Warning, fmt.Sprintf("%c: at line %d comes after K:, which must end the header", f.Name, f.Pos.Line),
+			fmt.Sprintf("move this %c: line above %s", f.Name, k))
 	}
 	at := f.Pos
 	switch f.Name {
@@ -458,7 +486,7 @@ func (p *parser) headerField(f Field) {
 			}
 		}
 		if digits == 0 || digits < len(v) {
-			p.diagAt(at, Warning, "X: takes the tune's number, not \""+v+"\"; this tune counts as X:"+strconv.Itoa(n),
+			p.diagAt(at, Warning, fmt.Sprintf("X: at line %d takes the tune's number, not \"%s\"; this tune counts as X:%d", at.Line, v, n),
 				"write a number, such as X:1, and give each tune of a book its own")
 		}
 		h.X = n
@@ -516,7 +544,7 @@ func (p *parser) headerField(f Field) {
 		}
 	default:
 		if strings.IndexByte(knownFields, f.Name) < 0 {
-			p.diagAt(at, Warning, "unknown header field \""+string(f.Name)+":\"",
+			p.diagAt(at, Warning, fmt.Sprintf("unknown header field \"%c:\" at line %d", f.Name, at.Line),
 				"header fields are X: T: C: O: R: M: L: Q: K: V: P: W: and the like; check the letter")
 		}
 	}
@@ -627,7 +655,7 @@ func (p *parser) bodyField(f Field, inline bool) {
 		return
 	default:
 		if strings.IndexByte(knownFields, f.Name) < 0 {
-			p.diagAt(at, Warning, "unknown field \""+string(f.Name)+":\"", "check the field letter")
+			p.diagAt(at, Warning, fmt.Sprintf("unknown field \"%c:\" at line %d", f.Name, at.Line), "check the field letter; fields are A: to Z: and w: s: r: m: of the ABC standard")
 		}
 	}
 	p.add(el)
@@ -664,12 +692,12 @@ func (p *parser) music(s, e int) {
 		case c == '!' || c == '+':
 			j := strings.IndexByte(src[i+1:e], c)
 			if j < 0 {
-				p.diagAt(at, Error, "decoration "+string(c)+"... is not closed", "write decorations as !name!, e.g. !trill!")
+				p.diagAt(at, Error, "decoration "+string(c)+"... is not closed", "write decorations as !name!, e.g. !trill!; a lone "+string(c)+" (a line break in ABC 1.6) is not ABC 2.1: remove it")
 				i++
 				continue
 			}
 			name := src[i+1 : i+1+j]
-			p.checkDecoration(at, name)
+			p.checkDecoration(at, name, c)
 			p.add(&Decoration{Span: Span{at, i + j + 2}, Name: name})
 			i += j + 2
 		case c == '.' && i+1 < e && src[i+1] == '|':
@@ -721,11 +749,7 @@ func (p *parser) music(s, e int) {
 				i = p.slurOpen(vs, i, false)
 			}
 		case c == ')':
-			if len(vs.slurs) == 0 {
-				p.diagAt(at, Warning, ") closes no slur", "open the slur with ( before its first note, or remove the )")
-			} else {
-				vs.slurs = vs.slurs[:len(vs.slurs)-1]
-			}
+			p.slurClose(vs, at)
 			p.add(&Slur{Span: Span{at, i + 1}})
 			i++
 		case c == '-':
@@ -815,6 +839,9 @@ func (p *parser) music(s, e int) {
 			p.diagAt(at, Error, fmt.Sprintf("unexpected character %q", r), unexpectedHint(c))
 			i += size
 		}
+	}
+	if !p.stop {
+		p.lineEnd(p.current(), p.posOf(e).Line)
 	}
 	if !continued && !p.stop {
 		p.add(&LineBreak{Span{p.posOf(e), e}})
@@ -973,6 +1000,23 @@ func (p *parser) quoted(i, e int) int {
 	return end
 }
 
+// slurClose closes the innermost open slur at at, or says that there is none. A ) after a
+// tuplet whose (p opened no slur is the common slip of (3ABA) for ((3ABA); abcm2ps then draws a
+// slur from the start of the line.
+func (p *parser) slurClose(vs *vstate, at Pos) {
+	if len(vs.slurs) > 0 {
+		vs.slurs = vs.slurs[:len(vs.slurs)-1]
+		return
+	}
+	msg := fmt.Sprintf(") at line %d, column %d closes no slur", at.Line, at.Col)
+	if t := vs.tupAt; t.Line != 0 {
+		p.diagAt(at, Warning, msg+fmt.Sprintf(": the tuplet (%d at line %d, column %d opens none", vs.tupP, t.Line, t.Col),
+			fmt.Sprintf("to slur the tuplet, write ((%d at line %d, column %d; else remove the )", vs.tupP, t.Line, t.Col))
+		return
+	}
+	p.diagAt(at, Warning, msg, "open the slur with ( before the first note it covers, or remove the )")
+}
+
 func (p *parser) slurOpen(vs *vstate, i int, dotted bool) int {
 	at := p.posOf(i)
 	end := i + 1
@@ -1037,6 +1081,7 @@ func (p *parser) tuplet(vs *vstate, i, e int) int {
 		r = pp
 	}
 	vs.tupLeft, vs.tupFact, vs.tupPos, vs.tupP = r, R(int64(q), int64(pp)), at, pp
+	vs.tupAt = at
 	p.add(&Tuplet{Span: Span{at, j}, P: pp, Q: q, R: r})
 	return j
 }
@@ -1144,6 +1189,14 @@ func (p *parser) chordAt(vs *vstate, i, e int, grace bool) (*Chord, int) {
 				j += k + 2
 			}
 		case strings.IndexByte(".~HLMOPSTuv", c) >= 0:
+			j++
+		case c == '(' && !grace:
+			// A slur may start or end on one note of a chord, [E(e]c): abcm2ps draws it
+			// from that note, and abc2midi plays the chord as written.
+			j = p.slurOpen(vs, j, false)
+		case c == ')' && !grace:
+			p.slurClose(vs, p.posOf(j))
+			p.add(&Slur{Span: Span{p.posOf(j), j + 1}})
 			j++
 		default:
 			if c == '|' || c == '[' {
@@ -1299,6 +1352,14 @@ func (p *parser) bar(i, e int) int {
 
 // closeBar checks the length of the bar that b ends, and starts a new one.
 func (p *parser) closeBar(vs *vstate, b *BarLine) {
+	if vs.short != nil {
+		// The bar line before b ended a short bar; b follows it with nothing between, so the
+		// two are one bar line, and b may make it a section's end.
+		if vs.hasNotes || !vs.bar.IsZero() || !b.sectionEnd() {
+			p.diagAt(Pos{Line: vs.short.Line, Col: vs.short.Col}, Warning, vs.short.Message, vs.short.Suggestion)
+		}
+		vs.short = nil
+	}
 	want := vs.meter.Value()
 	if vs.hasNotes && !vs.barSkip && !want.IsZero() && !vs.bar.IsZero() {
 		c := vs.bar.Cmp(want)
@@ -1313,8 +1374,20 @@ func (p *parser) closeBar(vs *vstate, b *BarLine) {
 			if c < 0 {
 				word = "too short"
 			}
-			p.diagAt(vs.barStart, Warning, fmt.Sprintf("bar %d is %s: it has %s, M:%s needs %s", vs.barNum+1, word, hasText, meterText(vs.meter), needText(vs.meter)),
-				"check the note lengths in this bar against L: and M:")
+			at := vs.barStart
+			msg := fmt.Sprintf("bar %d (line %d, column %d) is %s: it has %s, M:%s needs %s", vs.barNum+1, at.Line, at.Col, word, hasText, meterText(vs.meter), needText(vs.meter))
+			sugg := "check the note lengths in this bar against L: and M:"
+			switch {
+			case c > 0 && vs.fullLine > 0:
+				sugg = fmt.Sprintf("the bar is full at the end of line %d: end that line with |, or check the note lengths against L: and M:", vs.fullLine)
+			case c < 0:
+				sugg = "check the note lengths in this bar against L: and M:; only a pickup, or the bar before ||, :| or |], may be short"
+			}
+			if c < 0 {
+				vs.short = &Diagnostic{Line: at.Line, Col: at.Col, Severity: Warning, Message: msg, Suggestion: sugg}
+			} else {
+				p.diagAt(at, Warning, msg, sugg)
+			}
 		}
 	}
 	if vs.hasNotes || !vs.bar.IsZero() {
@@ -1329,6 +1402,15 @@ func (p *parser) closeBar(vs *vstate, b *BarLine) {
 	vs.lastTie = nil
 	vs.last = nil
 	vs.broken = Rat{}
+	vs.tupAt = Pos{}
+	vs.fullLine = 0
+}
+
+// lineEnd notes, at the end of a line of music, whether the current bar is already full.
+func (p *parser) lineEnd(vs *vstate, line int) {
+	if want := vs.meter.Value(); vs.fullLine == 0 && vs.hasNotes && !vs.barSkip && !want.IsZero() && vs.bar.Cmp(want) == 0 {
+		vs.fullLine = line
+	}
 }
 
 func meterText(m Meter) string {
