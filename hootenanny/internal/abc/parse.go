@@ -112,22 +112,22 @@ type vstate struct {
 	unit  Rat
 	meter Meter
 
-	last     scaler // the last note, chord or rest, for broken rhythm
-	lastTie  tieable
-	lastEnd  int // end offset of lastTie
-	broken   Rat // pending factor for the next note; zero when none
-	tupLeft  int
-	tupFact  Rat
-	tupPos   Pos
-	tupP     int
-	slurs    []Pos
-	tupAt    Pos // the last tuplet's (p in this bar, or Line 0
+	last    scaler // the last note, chord or rest, for broken rhythm
+	lastTie tieable
+	lastEnd int // end offset of lastTie
+	broken  Rat // pending factor for the next note; zero when none
+	tupLeft int
+	tupFact Rat
+	tupPos  Pos
+	tupP    int
+	slurs   []Pos
+	tupAt   Pos // the last tuplet's (p in this bar, or Line 0
 	// fullLine is the first line at whose end this bar already held all the meter asks, or 0:
 	// where a bar line is most likely missing when the bar turns out too long.
 	fullLine int
 	// short is a bar found too short, held until the next bar line: a bar line right after it,
 	// with nothing between, may end a section (A2 [|]:|), where a short bar is usual.
-	short *Diagnostic
+	short    *Diagnostic
 	bar      Rat
 	barStart Pos
 	barSkip  bool // the bar cannot be checked (meter change, overlay, Z rest)
