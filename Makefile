@@ -107,6 +107,13 @@ abc-compare: ## convert the ABC corpus with abc2midi and with hootenanny, and pr
 	@# collection of the development corpus (shared/corpora/abc-music21 or ABC_DEV_CORPUS; skipped when absent).
 	go test -count=1 -tags abc2midi -v -skip Roundtrip ./hootenanny/internal/abccorpus | grep -v -e '^=== ' -e '^--- PASS' -e '^    --- PASS'
 
+.PHONY: abc-warnings
+abc-warnings: ## parse the development corpus (shared/corpora/abc-music21) as abc_validate does and print its warnings by kind and collection, each against its ceiling
+	@# Skipped with a message where the corpus is absent. ABC_WARNINGS_SAMPLE=n prints n warnings
+	@# of each kind with their line, ABC_WARNINGS_KIND=name only that kind's (docs/abc-warnings.md).
+	@log=$$(mktemp); go test -count=1 -v -run 'TestDevCorpusWarnings' ./hootenanny/internal/abccorpus >$$log 2>&1; status=$$?; \
+		grep -v -e '^=== ' -e '^--- PASS' $$log; rm -f $$log; exit $$status
+
 .PHONY: midi-roundtrip
 midi-roundtrip: ## take the ABC corpus to MIDI (abc2midi), back to ABC with midi2abc and with midi_to_abc, to MIDI again, and print how many notes each keeps
 	@command -v abc2midi >/dev/null && command -v midi2abc >/dev/null || { echo "midi-roundtrip needs abc2midi and midi2abc: apt-get install abcmidi"; exit 1; }
