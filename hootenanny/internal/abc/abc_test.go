@@ -260,6 +260,8 @@ func TestValidWithoutWarnings(t *testing.T) {
 		// A short bar before two bar lines that end a section: [|] then :| are one bar line.
 		{"short bar before [|]:|", "X:1\nM:6/8\nL:1/8\nK:D\nA|eAA edc|fdc d2 H[|]:|\nf|eAA edc|fdc d3|]\n"},
 		{"short bar before |] ||", "X:1\nM:2/4\nL:1/8\nK:G\nB|GABc|d3|]||\n"},
+		// A pickup after stacked bar lines that end a section: :| then | on the next line.
+		{"pickup after :| and |", "X:1\nM:6/8\nL:1/8\nK:D\nA|dfa dfa|d3 d2:|\n| (f/e/) \\\n| d>fa d>fa|d3 d2|]\n"},
 		// The last bar of a tune may be short, completing the pickup.
 		{"short last bar", "X:1\nM:3/4\nL:1/4\nK:C\nC|DEF|G2|\n"},
 		// A slur may start on one note of a chord.

@@ -132,7 +132,9 @@ type vstate struct {
 	barStart Pos
 	barSkip  bool // the bar cannot be checked (meter change, overlay, Z rest)
 	barNum   int
-	prevBar  *BarLine
+	// prevEnds is set when the last bar line, or one right before it with nothing between
+	// (:| then | on the next line), ends a section: the bar after it may be a short pickup.
+	prevEnds bool
 	barEnd   bool // the bar started with an ending
 	hasNotes bool
 }
@@ -1363,7 +1365,7 @@ func (p *parser) closeBar(vs *vstate, b *BarLine) {
 	want := vs.meter.Value()
 	if vs.hasNotes && !vs.barSkip && !want.IsZero() && !vs.bar.IsZero() {
 		c := vs.bar.Cmp(want)
-		boundary := vs.barNum == 0 || vs.barEnd || b.sectionEnd() || (vs.prevBar != nil && vs.prevBar.sectionEnd())
+		boundary := vs.barNum == 0 || vs.barEnd || b.sectionEnd() || vs.prevEnds
 		if c > 0 || c < 0 && !boundary {
 			has := vs.bar.MulInt(int64(vs.meter.Den))
 			hasText := vs.bar.String()
@@ -1390,13 +1392,14 @@ func (p *parser) closeBar(vs *vstate, b *BarLine) {
 			}
 		}
 	}
-	if vs.hasNotes || !vs.bar.IsZero() {
+	empty := !vs.hasNotes && vs.bar.IsZero()
+	if !empty {
 		vs.barNum++
 	}
+	vs.prevEnds = b.sectionEnd() || vs.prevEnds && empty
 	vs.bar = Rat{}
 	vs.barSkip = false
 	vs.barEnd = false
-	vs.prevBar = b
 	vs.hasNotes = false
 	vs.barStart = p.posOf(b.End)
 	vs.lastTie = nil
