@@ -153,7 +153,7 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	}
 	keys := Keys(r.Histogram)
 	r.Key, r.RunnerUp = keys[0], keys[1]
-	r.Modal = Modal(r.Histogram, finalPitchClass(pitched), r.Key)
+	r.Modal = Modal(r.Histogram, cuesOf(pitched, tpq), r.Key)
 	info := midi.Inspect(f)
 	end = max(end, info.DurationTicks)
 	if len(info.KeySignatures) > 0 {
@@ -262,17 +262,37 @@ func held(notes []midi.Note, spans []span) []midi.Note {
 	return out
 }
 
-// finalPitchClass is the pitch class of the lowest note that starts at the last onset, or -1.
-func finalPitchClass(ns []midi.Note) int {
+// cuesOf reads Modal's cues from the pitched notes, in onset order: the lowest note of the
+// last onset and of the first, the pitch classes of the notes that start in the first four
+// quarter notes, and the lowest note.
+func cuesOf(ns []midi.Note, tpq int64) Cues {
+	c := Cues{Final: -1, Opening: -1, Lowest: -1}
 	if len(ns) == 0 {
-		return -1
+		return c
 	}
-	last := ns[len(ns)-1].OnTick
-	low := 128
-	for i := len(ns) - 1; i >= 0 && ns[i].OnTick == last; i-- {
-		low = min(low, ns[i].Pitch)
+	last, first := ns[len(ns)-1].OnTick, ns[0].OnTick
+	final, opening, lowest := 128, 128, 128
+	var open float64
+	for _, n := range ns {
+		lowest = min(lowest, n.Pitch)
+		if n.OnTick == last {
+			final = min(final, n.Pitch)
+		}
+		if n.OnTick == first {
+			opening = min(opening, n.Pitch)
+		}
+		if n.OnTick < first+4*tpq {
+			c.OpeningShare[n.Pitch%12] += float64(n.DurTicks)
+			open += float64(n.DurTicks)
+		}
 	}
-	return low % 12
+	if open > 0 {
+		for i := range c.OpeningShare {
+			c.OpeningShare[i] /= open
+		}
+	}
+	c.Final, c.Opening, c.Lowest = final%12, opening%12, lowest%12
+	return c
 }
 
 // tempo reads the tempo map (which starts at tick 0 with the default when the file sets none).

@@ -389,10 +389,12 @@ func TestCorpusDevChordSymbols(t *testing.T) {
 }
 
 // The floors of TestCorpusDevKeys, a point or so under what the analysis reaches on the
-// development corpus (with the accompaniment and without alike): the tonic 87.4% over 11,721
-// tunes, the family 94.1% over 4,445, the do of the scale 88.4% over 1,224.
+// development corpus (with the accompaniment; melody only is a little higher): the tonic 93.5%
+// over 11,721 tunes, the family 94.4% over 4,445, the do of the scale 88.4% over 1,224. What
+// keeps them from 95% is mostly the labels, not the estimate (docs/decisions.md, "Key: the
+// cues beside the profiles").
 const (
-	floorTonic  = 0.865
-	floorFamily = 0.93
+	floorTonic  = 0.925
+	floorFamily = 0.935
 	floorDo     = 0.87
 )
