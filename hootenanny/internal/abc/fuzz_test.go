@@ -19,6 +19,8 @@ func addSeeds(f *testing.F) {
 		"X:1\nK:C exp ^f\n\"Am/G\"a>>>b<<<c", "\ufeffX:1\r\nK:D\r\nABc\\\r\nd|\r\n",
 		"X:1\nP:(AB)2C\nK:C\nE|\nP:A\n|:C:|\nP:B\n[P:C]D|]\n",
 		"X:1\nK:C\nA||:cd|ef H[|]:|ga [|] :|bc ||:|\n", "X:1\nK:C\n(A>.c)(E>HG) d2 T|~|.|[|]:", "X:1\nK:C\n[f3a\n3] [C\r\nE]2 [\"x\"\n[K:D]\n]|[1\n", "X:1\nP:AB\nK:C\nP:A\nC|[1D:|[2E::F|1G:|2A|3B:|\nP:B\nd>e/ (5cdefg|\n",
+		"X:1\nM:6/8\nK:C\nL:1/8\n[E(e]c) [(C)E] d2 H[|]:|\n| (f/e/) \\\n|d3 (3ABA) +E3A3+ !Segno!|\n",
+		"X:1\nV:1 merge down midi\nK:H\nC:x\nABcd|\nAB\nc|",
 	} {
 		f.Add(s)
 	}
