@@ -1378,12 +1378,17 @@ func (p *parser) closeBar(vs *vstate, b *BarLine) {
 			}
 			at := vs.barStart
 			msg := fmt.Sprintf("bar %d (line %d, column %d) is %s: it has %s, M:%s needs %s", vs.barNum+1, at.Line, at.Col, word, hasText, meterText(vs.meter), needText(vs.meter))
-			sugg := "check the note lengths in this bar against L: and M:"
+			diff := vs.bar.Sub(want)
+			if c < 0 {
+				diff = want.Sub(vs.bar)
+			}
+			rest := "z" + lengthText(diff.Div(vs.unit))
+			sugg := fmt.Sprintf("it has %s too much: take notes worth %s (a %s) out of it, or check their lengths against L: and M:", diff, diff, rest)
 			switch {
 			case c > 0 && vs.fullLine > 0:
 				sugg = fmt.Sprintf("the bar is full at the end of line %d: end that line with |, or check the note lengths against L: and M:", vs.fullLine)
 			case c < 0:
-				sugg = "check the note lengths in this bar against L: and M:; only a pickup, or the bar before ||, :| or |], may be short"
+				sugg = fmt.Sprintf("it lacks %s: add a note or a rest of that length (%s), or check the note lengths against L: and M:; only a pickup, or the bar before ||, :| or |], may be short", diff, rest)
 			}
 			if c < 0 {
 				vs.short = &Diagnostic{Line: at.Line, Col: at.Col, Severity: Warning, Message: msg, Suggestion: sugg}
@@ -1407,6 +1412,20 @@ func (p *parser) closeBar(vs *vstate, b *BarLine) {
 	vs.broken = Rat{}
 	vs.tupAt = Pos{}
 	vs.fullLine = 0
+}
+
+// lengthText writes a length in units of L: as ABC writes it after a note: "" for 1, "2",
+// "/2", "3/2".
+func lengthText(r Rat) string {
+	switch {
+	case r.Num == 1 && r.Den == 1:
+		return ""
+	case r.Den == 1:
+		return fmt.Sprint(r.Num)
+	case r.Num == 1:
+		return fmt.Sprintf("/%d", r.Den)
+	}
+	return fmt.Sprintf("%d/%d", r.Num, r.Den)
 }
 
 // lineEnd notes, at the end of a line of music, whether the current bar is already full.
