@@ -398,6 +398,7 @@ type playedNote struct {
 	on, off int64
 	pitch   uint8
 	vel     uint8 // from the beat-stress model
+	src     int   // source offset of the note
 }
 
 type playedChange struct {
@@ -504,6 +505,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	var accEvents []accEvent
 	var cursor abc.Rat
 	st := newStress(t.Header.Meter)
+	var oc *openChord // abc2midi's H[| (openchord.go)
+	if !opts.Straight {
+		oc = findOpenChord(t, id, events)
+	}
+	var ocVel uint8
 	prev := -1
 	var offset abc.Rat // where bar b starts in the bar the stress model counts in
 	order := abc.PlayOrder
@@ -595,7 +601,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			// abc2midi drops the fraction of a tick from a note's start and from its length
 			// ((7 notes in 2/4 start at 0, 68, 137 ... and last 68 ticks each).
 			onTick := floorTicks(on)
-			n := playedNote{on: onTick, off: onTick + floorTicks(e.Duration), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start)))}
+			n := playedNote{on: onTick, off: onTick + floorTicks(e.Duration), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start))), src: e.Pos.Offset}
 			if !opts.Straight && !tiedChord[e.Pos.Offset] {
 				n.on += int64(chordIdx) * chordStagger
 			}
@@ -610,6 +616,15 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			vt.changes = append(vt.changes, playedChange{tick: ticks(cursor.Add(c.Onset.Sub(bar.Start))), field: c.Field})
 		}
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
+		if oc != nil && !oc.started && oc.holds(bar) {
+			oc.started, oc.from = true, len(vt.notes)
+			ocVel = st.velocity(abc.Rat{Num: 0, Den: 1})
+		}
+	}
+	if oc != nil && oc.started && oc.from < len(vt.notes) {
+		end := oc.play(vt.notes, stagger, ocVel)
+		vt.end = end
+		cursor = abc.Rat{Num: end, Den: ticksPerWhole}
 	}
 	vt.end = max(vt.end, ticks(cursor))
 	vt.drone.stop(vt.end)
