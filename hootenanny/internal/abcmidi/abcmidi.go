@@ -553,6 +553,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		var lastDecos, lastRest *string // the notes of a chord share their decorations
 		chordAt, chordIdx := abc.Rat{Num: -1, Den: 1}, 0
 		chordStagger := stagger
+		var chordLen int64 // the sounding length of the chord's first note
 		lastAt := -1
 		for _, e := range byBar[b] {
 			applyChanges(e.Onset, false)
@@ -604,6 +605,13 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			n := playedNote{on: onTick, off: onTick + floorTicks(e.Duration), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start))), src: e.Pos.Offset}
 			if !opts.Straight && !tiedChord[e.Pos.Offset] {
 				n.on += int64(chordIdx) * chordStagger
+				// abc2midi sounds every note of a chord as long as its first ([F4d2]: d for
+				// four units too), warning "unequal notes in chord".
+				if chordIdx == 0 {
+					chordLen = n.off - onTick
+				} else {
+					n.off = onTick + chordLen
+				}
 			}
 			if n.off <= n.on {
 				continue // shorter than a tick
