@@ -630,7 +630,8 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		}
 	}
 	if oc != nil && oc.started && oc.from < len(vt.notes) {
-		end := oc.play(vt.notes, stagger, ocVel)
+		var end int64
+		vt.notes, end = oc.play(vt.notes, stagger, ocVel)
 		vt.end = end
 		cursor = abc.Rat{Num: end, Den: ticksPerWhole}
 	}

@@ -1,6 +1,8 @@
 package abcmidi
 
 import (
+	"slices"
+
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
 )
 
@@ -106,6 +108,9 @@ func findOpenChord(t *abc.Tune, id string, events []abc.Event) *openChord {
 	for _, e := range events {
 		if e.Pos.Offset > oc.offset && !e.Grace {
 			oc.first = e.Plain.Mul(oc.timeBy)
+			if e.Roll || slices.Contains(e.Decorations, "trill") {
+				oc.first = oc.first.Mul(abc.R(1, 2)) // a rolled or trilled note counts half in a chord
+			}
 			break
 		}
 	}
@@ -120,13 +125,14 @@ func (oc *openChord) holds(bar abc.Bar) bool {
 	return oc.idx >= bar.First && oc.idx < bar.Last
 }
 
-// play turns the notes played from oc.from on into the chord abc2midi plays, and returns the
-// tick where abc2midi's track ends. stagger is the chordattack delay, vel the first-beat
-// velocity.
-func (oc *openChord) play(notes []playedNote, stagger int64, vel uint8) (end int64) {
-	stacked := notes[oc.from:]
+// play turns the notes played from oc.from on into the chord abc2midi plays, and returns them
+// and the tick where abc2midi's track ends. stagger is the chordattack delay, vel the
+// first-beat velocity.
+func (oc *openChord) play(notes []playedNote, stagger int64, vel uint8) ([]playedNote, int64) {
+	stacked := plainInChord(notes[oc.from:])
+	notes = append(notes[:oc.from], stacked...)
 	if len(stacked) == 0 {
-		return 0
+		return notes, 0
 	}
 	s := stacked[0].on
 	length := stacked[0].off - stacked[0].on
@@ -152,7 +158,32 @@ func (oc *openChord) play(notes []playedNote, stagger int64, vel uint8) (end int
 			n.off = n.on + 1
 		}
 	}
-	return s + 1 + end
+	return notes, s + 1 + end
+}
+
+// plainInChord plays rolls and trills as their note alone, as abc2midi does in a chord ("Rolls
+// and trills not supported in chords"; grace notes stay). The notes of an ornament come one
+// after the other from the same source offset: a roll starts on its note and goes up, a trill
+// starts on the note above.
+func plainInChord(ns []playedNote) []playedNote {
+	out := ns[:0]
+	for i := 0; i < len(ns); {
+		j := i + 1
+		for j < len(ns) && ns[j].src == ns[i].src && ns[j].on > ns[j-1].on {
+			j++
+		}
+		n := ns[i]
+		if j-i > 1 && ns[i+1].pitch < n.pitch {
+			n.pitch = ns[i+1].pitch // a trill: its note is the second
+		}
+		n.off = ns[j-1].off
+		if j-i > 1 {
+			n.off = n.on + (n.off-n.on)/2 // and halves it, as T[| and ~[| do (measured)
+		}
+		out = append(out, n)
+		i = j
+	}
+	return out
 }
 
 // abc2midiChordTimes follows abc2midi's note queue through a chord of n notes started

@@ -127,3 +127,19 @@ func TestABC2MIDIChordTimes(t *testing.T) {
 		t.Error("wrapDelta does not read negative deltas as abc2midi's files do")
 	}
 }
+
+// TestOpenChordOrnaments: in the chord a roll or a trill plays its note alone, for half its
+// length, and grace notes are notes of the chord (abc2midi: G A B c e d from 481, 10 apart,
+// all ending at 960, the track at 986).
+func TestOpenChordOrnaments(t *testing.T) {
+	ns := notesOf(t, "", "C D H[| ~G2 A TB c {e}d [|]|]", Options{MelodyOnly: true})
+	want := []int{67, 69, 71, 72, 76, 74}
+	if len(ns) != 2+len(want) {
+		t.Fatalf("%d notes, want %d: %v", len(ns), 2+len(want), ns)
+	}
+	for k, n := range ns[2:] {
+		if n.Pitch != want[k] || n.OnTick != 480+10*int64(k) || n.OnTick+n.DurTicks != 960 {
+			t.Errorf("chord note %d: pitch %d %d to %d, want %d %d to 960", k, n.Pitch, n.OnTick, n.OnTick+n.DurTicks, want[k], 480+10*k)
+		}
+	}
+}
