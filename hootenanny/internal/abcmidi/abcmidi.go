@@ -461,6 +461,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		rs = append([]ratioAt{{offset: -1, a: 2, b: 1}}, rs...)
 	}
 	brokenRatio(t.Voice(id), events, rs)
+	slots := map[int]int64{} // the time each note takes, by source offset (openchord.go)
 	if !opts.Straight {
 		if hornpipe {
 			// abc2midi swings eighths in 4/4 (C, or no meter) and sixteenths in 2/4, and
@@ -470,6 +471,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 				swing(events, bars, abc.R(1, 8), rs)
 			case num == 2 && den == 4 && t.Header.Meter.Kind == abc.MeterFraction:
 				swing(events, bars, abc.R(1, 16), rs)
+			}
+		}
+		for _, e := range events { // the time each note takes, before staccato and trim
+			if !e.Grace {
+				slots[e.Pos.Offset] = floorTicks(e.Duration)
 			}
 		}
 		articulate(events, trims(t, id, opts.Directives))
@@ -506,10 +512,10 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	var cursor abc.Rat
 	st := newStress(t.Header.Meter)
 	var oc *openChord // abc2midi's H[| (openchord.go)
-	if !opts.Straight {
+	var played []playedBar
+	if !opts.Straight && acc == nil {
 		oc = findOpenChord(t, id, events)
 	}
-	var ocVel uint8
 	prev := -1
 	var offset abc.Rat // where bar b starts in the bar the stress model counts in
 	order := abc.PlayOrder
@@ -550,6 +556,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 				}
 			}
 		}
+		barFrom := len(vt.notes)
 		var lastDecos, lastRest *string // the notes of a chord share their decorations
 		chordAt, chordIdx := abc.Rat{Num: -1, Den: 1}, 0
 		chordStagger := stagger
@@ -623,17 +630,17 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		for _, c := range barChanges {
 			vt.changes = append(vt.changes, playedChange{tick: ticks(cursor.Add(c.Onset.Sub(bar.Start))), field: c.Field})
 		}
-		cursor = cursor.Add(bar.End.Sub(bar.Start))
-		if oc != nil && !oc.started && oc.holds(bar) {
-			oc.started, oc.from = true, len(vt.notes)
-			ocVel = st.velocity(abc.Rat{Num: 0, Den: 1})
+		if oc != nil {
+			played = append(played, playedBar{b: b, from: barFrom, to: len(vt.notes), start: ticks(cursor),
+				end: ticks(cursor.Add(bar.End.Sub(bar.Start))), vel: st.velocity(abc.Rat{Num: 0, Den: 1})})
 		}
+		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
-	if oc != nil && oc.started && oc.from < len(vt.notes) {
-		var end int64
-		vt.notes, end = oc.play(vt.notes, stagger, ocVel)
-		vt.end = end
-		cursor = abc.Rat{Num: end, Den: ticksPerWhole}
+	if oc != nil {
+		if notes, end, ok := oc.replay(vt.notes, played, bars, slots, stagger); ok {
+			vt.notes, vt.end = notes, end
+			cursor = abc.Rat{Num: end, Den: ticksPerWhole}
+		}
 	}
 	vt.end = max(vt.end, ticks(cursor))
 	vt.drone.stop(vt.end)

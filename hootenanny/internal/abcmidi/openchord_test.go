@@ -95,29 +95,65 @@ func TestOpenChordLetters(t *testing.T) {
 	}
 }
 
-// TestOpenChordNotCopied: where music follows the ] that closes the chord, or a space parts
-// the letter from the [, the notes play as written.
-func TestOpenChordNotCopied(t *testing.T) {
-	for _, body := range []string{"C D H[|] G A B c [|] d e|", "C D H [|] G A B c|"} {
-		ns := notesOf(t, "", body, Options{MelodyOnly: true})
-		for i, n := range ns {
-			if n.OnTick != 240*int64(i) || n.DurTicks != 240 {
-				t.Errorf("%s: note %d at %d for %d, want %d for 240", body, i, n.OnTick, n.DurTicks, 240*i)
-				break
+// TestOpenChordClosedMidTune holds abc2midi's figures (note-on less its one tick, note-off)
+// where music follows the ] that closes the chord: the time goes on from the chord's end;
+// a chord closing it ([cA]) plays its notes one after the other when met again outside the
+// chord, and its ] then waits the chord's time (480: the G after the H, doubled); notes played
+// in the chord keep its length (C: 240) when played again.
+func TestOpenChordClosedMidTune(t *testing.T) {
+	type nt struct {
+		pitch   int
+		on, off int64
+	}
+	for _, c := range []struct {
+		body string
+		want []nt
+	}{
+		{"C D H[|] E F G A [|] B c|", []nt{{60, 0, 240}, {62, 240, 480}, {64, 480, 960}, {65, 490, 960}, {67, 500, 960},
+			{69, 510, 960}, {71, 960, 1200}, {72, 1200, 1440}}},
+		{"C D E F H[|]:| G A B c e[cA] [cA] :| d e|", []nt{{60, 0, 240}, {62, 240, 480}, {64, 480, 720}, {65, 720, 960},
+			{60, 960, 1200}, {62, 970, 1200}, {64, 980, 1200}, {65, 990, 1200}, {67, 1000, 1200}, {69, 1010, 1200},
+			{71, 1020, 1200}, {72, 1030, 1200}, {76, 1040, 1200}, {72, 1050, 1200}, {69, 1060, 1200},
+			{72, 1440, 1680}, {69, 1450, 1680}, {67, 1680, 1920}, {69, 1920, 2160}, {71, 2160, 2400}, {72, 2400, 2640},
+			{76, 2640, 2880}, {72, 2880, 3120}, {69, 3120, 3360}, {72, 3840, 4080}, {69, 3850, 4080}, {74, 4080, 4320},
+			{76, 4320, 4560}}},
+	} {
+		ns := notesOf(t, "", c.body, Options{MelodyOnly: true})
+		if len(ns) != len(c.want) {
+			t.Errorf("%s: %d notes, want %d", c.body, len(ns), len(c.want))
+			continue
+		}
+		for i, w := range c.want {
+			if n := ns[i]; n.Pitch != w.pitch || n.OnTick != w.on || n.OnTick+n.DurTicks != w.off {
+				t.Errorf("%s: note %d pitch %d %d to %d, want %d %d to %d", c.body, i, n.Pitch, n.OnTick, n.OnTick+n.DurTicks, w.pitch, w.on, w.off)
 			}
 		}
 	}
 }
 
-// TestABC2MIDIChordTimes checks the queue model on its own: a chord of three quarter notes
-// closed by a quarter ends them together (479 - 20 after the last note-on) and the track 26
-// ticks later; one never closed holds its notes until the end.
-func TestABC2MIDIChordTimes(t *testing.T) {
-	offs, end := abc2midiChordTimes(3, 480, 480, 10)
-	if offs[0] != 479 || offs[1] != 479 || offs[2] != 479 || end != 505 {
-		t.Errorf("closed: offs %v end %d, want 479 x3 and 505", offs, end)
+// TestOpenChordNotCopied: a space between the letter and the [ opens no chord; the notes play
+// as written.
+func TestOpenChordNotCopied(t *testing.T) {
+	ns := notesOf(t, "", "C D H [|] G A B c|", Options{MelodyOnly: true})
+	for i, n := range ns {
+		if n.OnTick != 240*int64(i) || n.DurTicks != 240 {
+			t.Errorf("note %d at %d for %d, want %d for 240", i, n.OnTick, n.DurTicks, 240*i)
+		}
 	}
-	offs, _ = abc2midiChordTimes(abc2midiQueue+3, 480, -1, 10)
+}
+
+// TestABC2MIDIChordQueue checks the queue model on its own: a chord of three quarter notes
+// closed by a quarter ends them together, 479 - 20 ticks after the last note-on, and owes one
+// tick to what follows; one of 53 never closed holds all but 50 of its notes to the end.
+func TestABC2MIDIChordQueue(t *testing.T) {
+	offs, pos, delta, ok := abc2midiChordClosed(3, 480, 480, 10)
+	if !ok || offs[0] != 479 || offs[1] != 479 || offs[2] != 479 || pos != 479 || delta != 1 {
+		t.Errorf("closed: offs %v, last event %d, owed %d, emptied %v; want 479 x3, 479, 1, true", offs, pos, delta, ok)
+	}
+	if _, _, _, ok := abc2midiChordClosed(3, 960, 480, 10); ok {
+		t.Error("a chord longer than its time left no notes waiting")
+	}
+	offs, _ = abc2midiChordOpen(abc2midiQueue+3, 480, 10)
 	for k, o := range offs {
 		if (k < abc2midiQueue) != (o >= 0) {
 			t.Errorf("open chord of %d: note %d ends at %d", abc2midiQueue+3, k, o)
