@@ -631,7 +631,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			vt.changes = append(vt.changes, playedChange{tick: ticks(cursor.Add(c.Onset.Sub(bar.Start))), field: c.Field})
 		}
 		if oc != nil {
-			played = append(played, playedBar{b: b, from: barFrom, to: len(vt.notes), start: ticks(cursor),
+			played = append(played, playedBar{b: b, from: barFrom, to: len(vt.notes),
 				end: ticks(cursor.Add(bar.End.Sub(bar.Start))), vel: st.velocity(abc.Rat{Num: 0, Den: 1})})
 		}
 		cursor = cursor.Add(bar.End.Sub(bar.Start))

@@ -21,14 +21,14 @@ import (
 //
 // openChord finds such a chord in a voice and plays it so. Where the chord closes and music
 // follows, abc2midi plays on: the time after the ] goes on from the chord's end (modulo 128
-// again), the notes written between the letter and the ] keep the letter's effect when played
-// again outside the chord (H: twice as long; rests are not), a ] met again outside the chord
-// waits the chord's time, a chord closing it ([e2G2]) plays its notes one after the other there,
-// and passing the letter again opens a new chord. Not copied in tunes with voices, parts or an
-// accompaniment, nor where a chord left notes in the queue when it closed. The letter's effect on
-// the notes of its chord was measured for each: H doubles them and the chord's time, a
-// staccato dot halves them but not the time, T and ~ halve both, the others (L M O P S u v)
-// change neither; where music follows the ] only H and those others are copied.
+// again); the notes the chord took keep its length when played again (abc2midi writes the
+// chord's length over theirs); a ] met again outside the chord waits the chord's time; a chord
+// closing it ([e2G2]) plays its notes one after the other there; passing the letter again opens
+// a new chord. Not copied in tunes with voices, parts or an accompaniment, nor where a chord
+// left notes in the queue when it closed. The letter's effect on the notes of its chord was
+// measured for each: H doubles them and the chord's time, a staccato dot halves them but not
+// the time, T and ~ halve both, the others (L M O P S u v) change neither; where music follows
+// the ], only H and the letters that change nothing were measured, and only they are copied.
 type openChord struct {
 	idx    int     // element index of the decoration
 	offset int     // its source offset
@@ -40,10 +40,10 @@ type openChord struct {
 	chordCloser    *abc.Chord
 }
 
-// playedBar is one bar as the voice played it: its notes vt.notes[from:to], its nominal ticks.
+// playedBar is one bar as the voice played it: its notes vt.notes[from:to], its nominal end.
 type playedBar struct {
 	b, from, to int
-	start, end  int64
+	end         int64
 	vel         uint8 // the first-beat velocity there
 }
 
@@ -101,8 +101,8 @@ func findOpenChord(t *abc.Tune, id string, events []abc.Event) *openChord {
 			}
 		}
 	}
-	if oc.closer >= 0 && oc.noteBy != oc.timeBy {
-		// music may follow: only H and the letters that change nothing are followed there
+	if oc.closer >= 0 && oc.noteBy.Cmp(abc.R(1, 2)) <= 0 {
+		// music may follow the ]: only H and the letters that change nothing are followed there
 		for _, e := range els[oc.closer+1:] {
 			switch e.(type) {
 			case *abc.Note, *abc.Rest, *abc.Chord, *abc.GraceGroup:
