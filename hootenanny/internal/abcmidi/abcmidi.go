@@ -482,7 +482,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		events = roll(events)
 	}
 	if !opts.NoGrace {
-		events = placeGraces(events)
+		events = placeGraces(events, graceChords(t.Voice(id)))
 	}
 	if !opts.Straight {
 		// after the grace notes: a trill fills what they leave of its note ({B}TA4)
@@ -1171,10 +1171,12 @@ func tiedChordNotes(v *abc.Voice) map[int]bool {
 
 // placeGraces gives each grace note a quarter of its written length (GraceDivider), played
 // in order from the onset of the note that follows, and starts that note (all notes of its
-// chord) later by as much. Graces before a rest, at the end, or that would take all of the
-// following note are dropped. The graces kept are returned as plain events (Grace false), the
-// first with the decorations of the note they ornament.
-func placeGraces(events []abc.Event) []abc.Event {
+// chord) later by as much. The notes of a grace chord ({[Ge]}, keyed in chords by source offset
+// to their chord's first note) start together and take the time of its first, as abc2midi
+// plays them. Graces before a rest, at the end, or that would take all of the following note
+// are dropped. The graces kept are returned as plain events (Grace false), the first with the
+// decorations of the note they ornament.
+func placeGraces(events []abc.Event, chords map[int]int) []abc.Event {
 	out := make([]abc.Event, 0, len(events))
 	for i := 0; i < len(events); {
 		if !events[i].Grace {
@@ -1191,15 +1193,27 @@ func placeGraces(events []abc.Event) []abc.Event {
 		for k < len(events) && !events[k].Grace && events[k].Onset.Cmp(events[i].Onset) == 0 {
 			k++
 		}
+		// sameChord: grace gi is a later note of the grace chord of the one before it
+		sameChord := func(gi int) bool {
+			if gi == 0 {
+				return false
+			}
+			c, ok := chords[events[i+gi].Pos.Offset]
+			p, pok := chords[events[i+gi-1].Pos.Offset]
+			return ok && pok && c == p
+		}
 		var total abc.Rat
-		for _, g := range events[i:j] {
-			total = total.Add(g.Duration.Mul(abc.R(1, GraceDivider)))
+		for gi, g := range events[i:j] {
+			if !sameChord(gi) {
+				total = total.Add(g.Duration.Mul(abc.R(1, GraceDivider)))
+			}
 		}
 		if k == j || total.Cmp(events[j].Duration) >= 0 {
 			i = j // nothing to ornament, or no time to take: drop the graces
 			continue
 		}
 		at := events[i].Onset
+		var chordAt, chordDur abc.Rat
 		for gi, g := range events[i:j] {
 			if gi == 0 {
 				// Marks written before the graces (!p!{g}A) apply from the first grace on;
@@ -1207,8 +1221,14 @@ func placeGraces(events []abc.Event) []abc.Event {
 				g.Decorations, g.RestDecorations = events[j].Decorations, events[j].RestDecorations
 			}
 			g.Grace = false
+			if sameChord(gi) {
+				g.Onset, g.Duration = chordAt, chordDur
+				out = append(out, g)
+				continue
+			}
 			g.Onset = at
 			g.Duration = g.Duration.Mul(abc.R(1, GraceDivider))
+			chordAt, chordDur = g.Onset, g.Duration
 			at = at.Add(g.Duration)
 			out = append(out, g)
 		}
@@ -1368,4 +1388,27 @@ func finishAt(evs []midi.Event, end int64) midi.Track {
 		end = max(end, e.Tick)
 	}
 	return midi.Track{Events: append(evs, midi.EndOfTrack(end))}
+}
+
+// graceChords maps the source offset of each note of a chord inside grace notes ({[Ge]}) to
+// that of the chord's first note.
+func graceChords(v *abc.Voice) map[int]int {
+	m := map[int]int{}
+	if v == nil {
+		return m
+	}
+	for _, el := range v.Elements {
+		g, ok := el.(*abc.GraceGroup)
+		if !ok {
+			continue
+		}
+		for _, e := range g.Notes {
+			if c, ok := e.(*abc.Chord); ok && len(c.Notes) > 0 {
+				for _, n := range c.Notes {
+					m[n.Pos.Offset] = c.Notes[0].Pos.Offset
+				}
+			}
+		}
+	}
+	return m
 }
