@@ -47,3 +47,24 @@ func TestGraceChord(t *testing.T) {
 		}
 	}
 }
+
+// TestLengthOnNextLine holds abc2midi 4.84's figures for a chord read across lines whose note's
+// length starts the next line ([F / 2A2] in La Belle Catherine): abc2midi drops the 2
+// ("Unrecognized character"), so F is one unit long and the chord with it.
+func TestLengthOnNextLine(t *testing.T) {
+	f := convert(t, "X:1\nM:2/4\nL:1/16\nK:C\n[D2F2][F\n2A2] [F2A2][D2G2]|\n", Options{MelodyOnly: true})
+	ns := midi.NoteEvents(f)
+	midi.SortNotes(ns)
+	want := []struct {
+		pitch   int
+		on, off int64
+	}{{62, 0, 240}, {65, 10, 240}, {65, 240, 360}, {69, 250, 360}, {65, 360, 600}, {69, 370, 600}, {62, 600, 840}, {67, 610, 840}}
+	if len(ns) != len(want) {
+		t.Fatalf("%d notes, want %d: %v", len(ns), len(want), ns)
+	}
+	for i, w := range want {
+		if n := ns[i]; n.Pitch != w.pitch || n.OnTick != w.on || n.OnTick+n.DurTicks != w.off {
+			t.Errorf("note %d: pitch %d %d to %d, want %d %d to %d", i, n.Pitch, n.OnTick, n.OnTick+n.DurTicks, w.pitch, w.on, w.off)
+		}
+	}
+}
