@@ -471,14 +471,14 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			resetBar()
 			dropShort()
 			if content {
-				cur.RepeatEnd = e.RepeatEnd()
+				cur.RepeatEnd = playedRepeatEnd(e)
 				cur.SectionEnd = e.sectionEnd()
 				closeBar(i)
 				cur = Bar{Start: now, First: i + 1}
 				content = false
 			} else {
 				cur.First = i + 1
-				if n := len(bars); n > 0 && e.RepeatEnd() && !bars[n-1].RepeatEnd && cur.Endings == nil {
+				if n := len(bars); n > 0 && playedRepeatEnd(e) && !bars[n-1].RepeatEnd && cur.Endings == nil {
 					// a repeat sign right after another bar line ([|]:|, || :|) ends the
 					// bar before them
 					bars[n-1].RepeatEnd, bars[n-1].SectionEnd = true, true
@@ -862,4 +862,11 @@ func lengthsOnThisLine(c *Chord) *Chord {
 	}
 	cc.Duration = cc.Notes[0].Duration
 	return &cc
+}
+
+// playedRepeatEnd reports a bar line that ends a repeated section as abc2midi plays it: a colon
+// right before [| (:[|], "Abitha Muggins' Favorite Reel") is a dotted bar line to abc2midi, and
+// the [| after it no repeat.
+func playedRepeatEnd(b *BarLine) bool {
+	return b.RepeatEnd() && !strings.HasPrefix(b.Text, ":[")
 }
