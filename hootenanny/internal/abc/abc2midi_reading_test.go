@@ -48,7 +48,9 @@ func TestABC2MIDIReading(t *testing.T) {
 }
 
 // TestChordAcrossLines: a chord left open at the end of a line goes on on the next, as
-// abc2midi reads it, a length after the line end included; positions keep their lines.
+// abc2midi reads it; a length after the line end is the note's in the standard reading (marked
+// LengthNextLine: abc2midi drops it, and EventOptions.ABC2MIDI with it); positions keep their
+// lines.
 func TestChordAcrossLines(t *testing.T) {
 	book, diags := Parse("X:1\nM:C\nL:1/8\nK:C\n[f3a\n3] [C\nE]2 G|\n", Options{})
 	for _, d := range diags {
@@ -66,8 +68,12 @@ func TestChordAcrossLines(t *testing.T) {
 	if len(chords) != 2 || len(chords[0].Notes) != 2 || len(chords[1].Notes) != 2 {
 		t.Fatalf("chords %+v", chords)
 	}
-	if a := chords[0].Notes[1]; a.Duration != R(3, 8) || a.Pos.Line != 5 || a.Pos.Col != 4 {
-		t.Errorf("a3 across the line: %v at %d:%d", a.Duration, a.Pos.Line, a.Pos.Col)
+	if a := chords[0].Notes[1]; a.Duration != R(3, 8) || a.Pos.Line != 5 || a.Pos.Col != 4 || !a.LengthNextLine {
+		t.Errorf("a3 across the line: %v at %d:%d, marked %v", a.Duration, a.Pos.Line, a.Pos.Col, a.LengthNextLine)
+	}
+	evs, err := book.Tunes[0].EventsWith("", EventOptions{ABC2MIDI: true})
+	if err != nil || len(evs) < 2 || evs[1].Duration != R(1, 8) || evs[0].Duration != R(3, 8) {
+		t.Errorf("abc2midi's reading: %+v %v, want f 3/8 and a 1/8", evs, err)
 	}
 	if e := chords[1].Notes[1]; e.Pos.Line != 7 || e.Pos.Col != 1 || chords[1].Duration != R(1, 4) {
 		t.Errorf("E on the next line at %d:%d, chord %v", e.Pos.Line, e.Pos.Col, chords[1].Duration)

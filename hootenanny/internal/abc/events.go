@@ -357,6 +357,9 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			now = now.Add(d)
 			content = true
 		case *Chord:
+			if opts.ABC2MIDI {
+				e = lengthsOnThisLine(e)
+			}
 			prev, unbreak, rollUnit = nil, Rat{}, Rat{}
 			next := map[tieKey]int{}
 			added := false
@@ -468,14 +471,14 @@ func (t *Tune) walk(voice string, opts EventOptions) (walked, error) {
 			resetBar()
 			dropShort()
 			if content {
-				cur.RepeatEnd = e.RepeatEnd()
+				cur.RepeatEnd = playedRepeatEnd(e)
 				cur.SectionEnd = e.sectionEnd()
 				closeBar(i)
 				cur = Bar{Start: now, First: i + 1}
 				content = false
 			} else {
 				cur.First = i + 1
-				if n := len(bars); n > 0 && e.RepeatEnd() && !bars[n-1].RepeatEnd && cur.Endings == nil {
+				if n := len(bars); n > 0 && playedRepeatEnd(e) && !bars[n-1].RepeatEnd && cur.Endings == nil {
 					// a repeat sign right after another bar line ([|]:|, || :|) ends the
 					// bar before them
 					bars[n-1].RepeatEnd, bars[n-1].SectionEnd = true, true
@@ -837,4 +840,33 @@ func ExpandRepeatsStrict(bars []Bar) []int {
 		i++
 	}
 	return order
+}
+
+// lengthsOnThisLine returns the chord as abc2midi reads it when a length of one of its notes
+// starts the next line ([f3a / 3]): it drops the length, so the note is one unit long (and the
+// chord, when it is the first note, one unit).
+func lengthsOnThisLine(c *Chord) *Chord {
+	if !slices.ContainsFunc(c.Notes, func(n *Note) bool { return n.LengthNextLine }) {
+		return c
+	}
+	cc := *c
+	cc.Notes = make([]*Note, len(c.Notes))
+	for i, n := range c.Notes {
+		if n.LengthNextLine && !n.Length.IsZero() {
+			nn := *n
+			nn.Duration = n.Duration.Div(n.Length)
+			nn.Length = R(1, 1)
+			n = &nn
+		}
+		cc.Notes[i] = n
+	}
+	cc.Duration = cc.Notes[0].Duration
+	return &cc
+}
+
+// playedRepeatEnd reports a bar line that ends a repeated section as abc2midi plays it: a colon
+// right before [| (:[|], "Abitha Muggins' Favorite Reel") is a dotted bar line to abc2midi, and
+// the [| after it no repeat.
+func playedRepeatEnd(b *BarLine) bool {
+	return b.RepeatEnd() && !strings.HasPrefix(b.Text, ":[")
 }

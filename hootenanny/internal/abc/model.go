@@ -300,6 +300,10 @@ type Note struct {
 	// PitchEnd is the byte offset just after the octave marks: Pos.Offset..PitchEnd is the
 	// accidental, letter and octave marks.
 	PitchEnd int
+	// LengthNextLine marks, in a chord read across lines ([f3a / 3]), a note whose length was
+	// written at the start of the next line; abc2midi drops that length ("Unrecognized
+	// character") and EventOptions.ABC2MIDI reads the note as one unit long.
+	LengthNextLine bool
 }
 
 // RestKind says how a rest was written.

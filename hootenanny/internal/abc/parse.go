@@ -928,6 +928,7 @@ func (p *parser) note(i, e int) (*Note, int) {
 		}
 		if j > i && j < e && slices.Contains(p.joins, j) && (src[j] >= '0' && src[j] <= '9' || src[j] == '/') {
 			i = j
+			n.LengthNextLine = true
 		}
 	}
 	n.Length, i = p.length(at, i, e)

@@ -398,6 +398,7 @@ type playedNote struct {
 	on, off int64
 	pitch   uint8
 	vel     uint8 // from the beat-stress model
+	src     int   // source offset of the note
 }
 
 type playedChange struct {
@@ -460,6 +461,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		rs = append([]ratioAt{{offset: -1, a: 2, b: 1}}, rs...)
 	}
 	brokenRatio(t.Voice(id), events, rs)
+	slots := map[int]int64{} // the time each note takes, by source offset (openchord.go)
 	if !opts.Straight {
 		if hornpipe {
 			// abc2midi swings eighths in 4/4 (C, or no meter) and sixteenths in 2/4, and
@@ -471,11 +473,16 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 				swing(events, bars, abc.R(1, 16), rs)
 			}
 		}
+		for _, e := range events { // the time each note takes, before staccato and trim
+			if !e.Grace {
+				slots[e.Pos.Offset] = floorTicks(e.Duration)
+			}
+		}
 		articulate(events, trims(t, id, opts.Directives))
 		events = roll(events)
 	}
 	if !opts.NoGrace {
-		events = placeGraces(events)
+		events = placeGraces(events, graceChords(t.Voice(id)))
 	}
 	if !opts.Straight {
 		// after the grace notes: a trill fills what they leave of its note ({B}TA4)
@@ -504,6 +511,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 	var accEvents []accEvent
 	var cursor abc.Rat
 	st := newStress(t.Header.Meter)
+	var oc *openChord // abc2midi's H[| (openchord.go)
+	var played []playedBar
+	if !opts.Straight && acc == nil {
+		oc = findOpenChord(t, id, events)
+	}
 	prev := -1
 	var offset abc.Rat // where bar b starts in the bar the stress model counts in
 	order := abc.PlayOrder
@@ -544,9 +556,11 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 				}
 			}
 		}
+		barFrom := len(vt.notes)
 		var lastDecos, lastRest *string // the notes of a chord share their decorations
 		chordAt, chordIdx := abc.Rat{Num: -1, Den: 1}, 0
 		chordStagger := stagger
+		var chordLen int64 // the sounding length of the chord's first note
 		lastAt := -1
 		for _, e := range byBar[b] {
 			applyChanges(e.Onset, false)
@@ -595,9 +609,16 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			// abc2midi drops the fraction of a tick from a note's start and from its length
 			// ((7 notes in 2/4 start at 0, 68, 137 ... and last 68 ticks each).
 			onTick := floorTicks(on)
-			n := playedNote{on: onTick, off: onTick + floorTicks(e.Duration), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start)))}
+			n := playedNote{on: onTick, off: onTick + floorTicks(e.Duration), pitch: uint8(p), vel: st.velocity(offset.Add(e.Onset.Sub(bar.Start))), src: e.Pos.Offset}
 			if !opts.Straight && !tiedChord[e.Pos.Offset] {
 				n.on += int64(chordIdx) * chordStagger
+				// abc2midi sounds every note of a chord as long as its first ([F4d2]: d for
+				// four units too), warning "unequal notes in chord".
+				if chordIdx == 0 {
+					chordLen = n.off - onTick
+				} else {
+					n.off = onTick + chordLen
+				}
 			}
 			if n.off <= n.on {
 				continue // shorter than a tick
@@ -609,7 +630,17 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		for _, c := range barChanges {
 			vt.changes = append(vt.changes, playedChange{tick: ticks(cursor.Add(c.Onset.Sub(bar.Start))), field: c.Field})
 		}
+		if oc != nil {
+			played = append(played, playedBar{b: b, from: barFrom, to: len(vt.notes),
+				end: ticks(cursor.Add(bar.End.Sub(bar.Start))), vel: st.velocity(abc.Rat{Num: 0, Den: 1})})
+		}
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
+	}
+	if oc != nil {
+		if notes, end, ok := oc.replay(vt.notes, played, bars, slots, stagger); ok {
+			vt.notes, vt.end = notes, end
+			cursor = abc.Rat{Num: end, Den: ticksPerWhole}
+		}
 	}
 	vt.end = max(vt.end, ticks(cursor))
 	vt.drone.stop(vt.end)
@@ -1140,10 +1171,12 @@ func tiedChordNotes(v *abc.Voice) map[int]bool {
 
 // placeGraces gives each grace note a quarter of its written length (GraceDivider), played
 // in order from the onset of the note that follows, and starts that note (all notes of its
-// chord) later by as much. Graces before a rest, at the end, or that would take all of the
-// following note are dropped. The graces kept are returned as plain events (Grace false), the
-// first with the decorations of the note they ornament.
-func placeGraces(events []abc.Event) []abc.Event {
+// chord) later by as much. The notes of a grace chord ({[Ge]}, keyed in chords by source offset
+// to their chord's first note) start together and take the time of its first, as abc2midi
+// plays them. Graces before a rest, at the end, or that would take all of the following note
+// are dropped. The graces kept are returned as plain events (Grace false), the first with the
+// decorations of the note they ornament.
+func placeGraces(events []abc.Event, chords map[int]int) []abc.Event {
 	out := make([]abc.Event, 0, len(events))
 	for i := 0; i < len(events); {
 		if !events[i].Grace {
@@ -1160,15 +1193,27 @@ func placeGraces(events []abc.Event) []abc.Event {
 		for k < len(events) && !events[k].Grace && events[k].Onset.Cmp(events[i].Onset) == 0 {
 			k++
 		}
+		// sameChord: grace gi is a later note of the grace chord of the one before it
+		sameChord := func(gi int) bool {
+			if gi == 0 {
+				return false
+			}
+			c, ok := chords[events[i+gi].Pos.Offset]
+			p, pok := chords[events[i+gi-1].Pos.Offset]
+			return ok && pok && c == p
+		}
 		var total abc.Rat
-		for _, g := range events[i:j] {
-			total = total.Add(g.Duration.Mul(abc.R(1, GraceDivider)))
+		for gi, g := range events[i:j] {
+			if !sameChord(gi) {
+				total = total.Add(g.Duration.Mul(abc.R(1, GraceDivider)))
+			}
 		}
 		if k == j || total.Cmp(events[j].Duration) >= 0 {
 			i = j // nothing to ornament, or no time to take: drop the graces
 			continue
 		}
 		at := events[i].Onset
+		var chordAt, chordDur abc.Rat
 		for gi, g := range events[i:j] {
 			if gi == 0 {
 				// Marks written before the graces (!p!{g}A) apply from the first grace on;
@@ -1176,8 +1221,14 @@ func placeGraces(events []abc.Event) []abc.Event {
 				g.Decorations, g.RestDecorations = events[j].Decorations, events[j].RestDecorations
 			}
 			g.Grace = false
+			if sameChord(gi) {
+				g.Onset, g.Duration = chordAt, chordDur
+				out = append(out, g)
+				continue
+			}
 			g.Onset = at
 			g.Duration = g.Duration.Mul(abc.R(1, GraceDivider))
+			chordAt, chordDur = g.Onset, g.Duration
 			at = at.Add(g.Duration)
 			out = append(out, g)
 		}
@@ -1337,4 +1388,27 @@ func finishAt(evs []midi.Event, end int64) midi.Track {
 		end = max(end, e.Tick)
 	}
 	return midi.Track{Events: append(evs, midi.EndOfTrack(end))}
+}
+
+// graceChords maps the source offset of each note of a chord inside grace notes ({[Ge]}) to
+// that of the chord's first note.
+func graceChords(v *abc.Voice) map[int]int {
+	m := map[int]int{}
+	if v == nil {
+		return m
+	}
+	for _, el := range v.Elements {
+		g, ok := el.(*abc.GraceGroup)
+		if !ok {
+			continue
+		}
+		for _, e := range g.Notes {
+			if c, ok := e.(*abc.Chord); ok && len(c.Notes) > 0 {
+				for _, n := range c.Notes {
+					m[n.Pos.Offset] = c.Notes[0].Pos.Offset
+				}
+			}
+		}
+	}
+	return m
 }

@@ -28,6 +28,9 @@ func FuzzConvert(f *testing.F) {
 		"X:1\nR:hornpipe\nM:C\nL:1/8\nP:(AB)2\nK:D\n%%MIDI beat 110 100 90 0\n%%MIDI chordattack 500\n%%MIDI drone 0 200 33 -1 90\n%%MIDI droneon\nP:A\n" +
 			"~A3 ~c/ H[CE]2 !arpeggio![CEG] B<A|\n%%MIDI transpose -60\n%%MIDI rtranspose 99\nHz ~A>B||\n%%MIDI beatmod -200\nP:B\n%%MIDI nobeataccents\n\"C7\"C\n%%MIDI droneoff\n",
 		"X:1\nM:2/4\nL:1/8\nK:C\nV:1\n|:A B & c & d e [K:D] & f|1 g:|2 &a||\nV:2\n&\n(5 d>B/ .A>~c e>.f {g}TA4 [f3a\n3]|\n",
+		// abc2midi's open chord (openchord.go): across repeats, closed mid-tune by a chord, again
+		"X:1\nR:hornpipe\nM:2/4\nL:1/16\nK:G\nvBA|GD~B,D {g}TGFGA H[|]:|\n|:vAG|FAfe (3dcB e[eG][eG]:|\nC D H[|]E>F [|] G.A :[|]|]\n",
+		"X:1\nM:C\nL:1/8\nK:C\n%%MIDI chordattack 0\nC D .[|]:| E F [F\n2A2] {[Ge]}c [|]:| T[| G4 z ~c2|\n",
 	} {
 		f.Add(s)
 	}

@@ -261,6 +261,9 @@ func TestRepeatsAsABC2MIDI(t *testing.T) {
 		{"C D|E F:|G A|[1B c:|[2d e||", "C D E F C D E F G A B c G A d e"},
 		// ||: is a section line and a stray colon for abc2midi, not a repeat start.
 		{"C||:D E|F G:|", "C D E F G C D E F G"},
+		// :[|] is a dotted bar line and [|] for abc2midi, not a repeat end.
+		{"C D|:E F:[|]|] G A|", "C D E F G A"},
+		{"C D::E F:[|]|] G A|", "C D C D E F G A"},
 		// A repeat sign right after another bar line still ends the repeat; [|]:| is [|] :|.
 		{"C D|E F [|]:|G A|", "C D E F C D E F G A"},
 		{"C D|E F [|] :|G A|", "C D E F C D E F G A"},
