@@ -25,7 +25,7 @@ async function connect(name, model) {
   const capabilities = model ? { sampling: {} } : {};
   if (sdk === 'v1') {
     const client = new v1.Client({ name, version: '0.0.0' }, { capabilities });
-    if (model) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => model(request, extra.signal));
+    if (model) client.setRequestHandler(CreateMessageRequestSchema, (request) => model(request));
     await client.connect(new v1http.StreamableHTTPClientTransport(new URL(url)));
     return {
       call: (args, options) => client.callTool({ name: 'cone_chat', arguments: args }, undefined, options),
@@ -36,7 +36,7 @@ async function connect(name, model) {
     capabilities,
     versionNegotiation: era === '2026-07-28' ? { mode: { pin: '2026-07-28' } } : { mode: 'legacy' },
   });
-  if (model) client.setRequestHandler('sampling/createMessage', (request, ctx) => model(request, ctx && ctx.mcpReq && ctx.mcpReq.signal));
+  if (model) client.setRequestHandler('sampling/createMessage', (request) => model(request));
   await client.connect(new v2.StreamableHTTPClientTransport(new URL(url)));
   return {
     call: (args, options) => client.callTool({ name: 'cone_chat', arguments: args }, options),
@@ -49,7 +49,9 @@ let progressSeen;
 const firstProgress = new Promise((resolve) => { progressSeen = resolve; });
 let abortCall = null; // set while the call to cancel runs
 
-async function model(request, signal) {
+// model is the client's model: it answers plan.answer once the call's first progress report is
+// in, or, while the call to cancel runs, cancels that call and gives up.
+async function model(request) {
   if (abortCall) {
     // The user cancels the call while its model answers, and the client stops its model.
     report.cancel.asked = true;
