@@ -25,7 +25,7 @@ async function connect(name, model) {
   const capabilities = model ? { sampling: {} } : {};
   if (sdk === 'v1') {
     const client = new v1.Client({ name, version: '0.0.0' }, { capabilities });
-    if (model) client.setRequestHandler(CreateMessageRequestSchema, (request) => model(request));
+    if (model) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => model(request, extra.signal));
     await client.connect(new v1http.StreamableHTTPClientTransport(new URL(url)));
     return {
       call: (args, options) => client.callTool({ name: 'cone_chat', arguments: args }, undefined, options),
@@ -36,7 +36,7 @@ async function connect(name, model) {
     capabilities,
     versionNegotiation: era === '2026-07-28' ? { mode: { pin: '2026-07-28' } } : { mode: 'legacy' },
   });
-  if (model) client.setRequestHandler('sampling/createMessage', (request) => model(request));
+  if (model) client.setRequestHandler('sampling/createMessage', (request, ctx) => model(request, ctx.mcpReq.signal));
   await client.connect(new v2.StreamableHTTPClientTransport(new URL(url)));
   return {
     call: (args, options) => client.callTool({ name: 'cone_chat', arguments: args }, options),
@@ -48,14 +48,24 @@ const progress = [];
 let progressSeen;
 const firstProgress = new Promise((resolve) => { progressSeen = resolve; });
 let abortCall = null; // set while the call to cancel runs
+let modelGaveUp;
+const gaveUp = new Promise((resolve) => { modelGaveUp = resolve; });
 
 // model is the client's model: it answers plan.answer once the call's first progress report is
-// in, or, while the call to cancel runs, cancels that call and gives up.
-async function model(request) {
+// in, or, while the call to cancel runs, cancels that call and waits until its request is
+// withdrawn (signal, the SDK's for the request it answers), then gives up.
+async function model(request, signal) {
   if (abortCall) {
-    // The user cancels the call while its model answers, and the client stops its model.
     report.cancel.asked = true;
     abortCall('cancelled while the model answers');
+    // The bound only keeps a failing test from hanging.
+    await new Promise((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener('abort', resolve);
+      setTimeout(resolve, 10000);
+    });
+    report.cancel.withdrawn = signal.aborted;
+    modelGaveUp();
     throw new Error('the call was cancelled');
   }
   await Promise.race([firstProgress, new Promise((resolve) => setTimeout(resolve, 10000))]);
@@ -87,6 +97,7 @@ try {
 } catch (err) {
   report.cancel.error = describe(err).error;
 }
+await gaveUp;
 abortCall = null;
 report.cancel.asked = Boolean(report.cancel.asked);
 
