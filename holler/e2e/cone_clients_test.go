@@ -191,13 +191,14 @@ func runConeGoSDK(t *testing.T, url, era, tree, root string) coneReport {
 		block    bool                      // the model cancels its call and waits to be withdrawn
 		cancel   context.CancelFunc        // cancels the call the model answers
 		gaveUp   = make(chan struct{})     // closed when the model of the cancelled call returns
+		giveUp   = sync.OnceFunc(func() { close(gaveUp) })
 	)
 	model := func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 		mu.Lock()
 		blocking, cancelCall := block, cancel
 		mu.Unlock()
 		if blocking {
-			defer close(gaveUp)
+			defer giveUp()
 			mu.Lock()
 			r.Cancel.Asked = true
 			mu.Unlock()
@@ -281,6 +282,12 @@ func runConeGoSDK(t *testing.T, url, era, tree, root string) coneReport {
 	mu.Unlock()
 	res, err = s.CallTool(cctx, &mcp.CallToolParams{Name: "cone_chat", Arguments: map[string]any{"tree_id": tree, "node_id": root, "message": coneCancel}})
 	cancelCall()
+	mu.Lock()
+	asked := r.Cancel.Asked
+	mu.Unlock()
+	if !asked {
+		giveUp() // the call ended before its model was asked: there is no model to wait for
+	}
 	<-gaveUp
 	if err != nil {
 		r.Cancel.Error = err.Error()

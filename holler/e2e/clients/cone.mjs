@@ -97,7 +97,9 @@ try {
 } catch (err) {
   report.cancel.error = describe(err).error;
 }
-await gaveUp;
+// The model of the cancelled call reports whether its request was withdrawn; a call that
+// ended before its model was asked has no model to wait for.
+if (report.cancel.asked) await gaveUp;
 abortCall = null;
 report.cancel.asked = Boolean(report.cancel.asked);
 
