@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,5 +88,53 @@ func TestStudioTrees(t *testing.T) {
 	drawn := toString(got["text"])
 	if !strings.Contains(drawn, "User: Something slower") || !strings.Contains(drawn, "Assistant: Here is an air.") {
 		t.Errorf("tree_render after the page's branch: %v", got)
+	}
+}
+
+// TestStudioTreesPages: past the first page of 50 trees, the Trees page shows the older ones
+// when asked, following tree_list's cursor, until the oldest is listed.
+func TestStudioTreesPages(t *testing.T) {
+	t.Parallel()
+	path := chromium(t)
+	url := startStack(t)
+	base := strings.TrimSuffix(url, "/mcp")
+	c := newCaller(t, connectHTTP(t, url))
+	const total = 57
+	ids := make([]string, total) // oldest first
+	for i := range ids {
+		ids[i] = toString(obj(c.call("tree_create", map[string]any{"role": "TURN_ROLE_SYSTEM", "text": fmt.Sprintf("Tree %d", i)}), "tree")["id"])
+	}
+	count := `document.querySelectorAll('#trees a[href^="#/tree/"]').length`
+
+	ctx, step, text := browserSteps(t, path)
+	step("open the first page",
+		chromedp.Navigate(base+"/studio/#/trees"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="#/trees"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#trees a[href="#/tree/`+ids[total-1]+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#trees-more`)),
+	)
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](count)); err != nil || n != 50 {
+		t.Fatalf("the first page lists %d trees (%v), want 50", n, err)
+	}
+	if note := text(`#trees-note`); !strings.Contains(note, "50 trees") || !strings.Contains(note, "older") {
+		t.Errorf("the note says %q", note)
+	}
+	step("show the older trees",
+		chromedp.Click(chromedp.CSS(`#trees-more`)),
+		chromedp.WaitVisible(chromedp.CSS(`#trees a[href="#/tree/`+ids[0]+`"]`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#trees-more`)),
+	)
+	listed, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#trees a[href^="#/tree/"]'), (a) => a.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every tree once, newest first.
+	want := slices.Clone(ids)
+	slices.Reverse(want)
+	if !slices.Equal(listed, want) {
+		t.Errorf("the page lists %d trees:\n%q\nwant\n%q", len(listed), listed, want)
+	}
+	if note := text(`#trees-note`); !strings.Contains(note, fmt.Sprintf("%d trees, newest first.", total)) {
+		t.Errorf("the note says %q", note)
 	}
 }

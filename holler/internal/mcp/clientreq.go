@@ -90,9 +90,11 @@ func (s *Server) requestClient(ctx context.Context, sess *session, out notifier,
 	case msg := <-ch:
 		return msg, nil
 	case <-ctx.Done():
-		out.notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: cancelledParams{
+		withdraw := &jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: cancelledParams{
 			RequestID: id, Reason: "the server no longer waits for an answer",
-		}})
+		}}
+		out.notify(withdraw)
+		withdrawOnSession(ctx, sess, out, withdraw)
 		return nil, ctx.Err()
 	}
 }

@@ -175,11 +175,36 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Tree, string, error) {
 
 // Add adds a node holding c under the node parentID of the tree treeID.
 func (s *Store) Add(ctx context.Context, treeID, parentID string, c Content) (Node, error) {
-	if err := c.Validate(); err != nil {
+	nodes, err := s.AddChain(ctx, treeID, parentID, c)
+	if err != nil {
 		return Node{}, err
 	}
+	return nodes[0], nil
+}
+
+// AddChain adds a branch of nodes under the node parentID of the tree treeID, one holding each
+// of cs, each under the one before, in one transaction: all of them are added or none is. A
+// conversation turn (the user's node, the answer, its attachment) is added so, so that a
+// failure or a cancel part way leaves no half turn. Every node but the last is returned with
+// its one child.
+func (s *Store) AddChain(ctx context.Context, treeID, parentID string, cs ...Content) ([]Node, error) {
+	if len(cs) == 0 {
+		return nil, &InvalidError{Problem: "no nodes to add"}
+	}
+	for _, c := range cs {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	now := s.now()
-	n := Node{ID: ids.New(ids.Node, now), TreeID: treeID, ParentID: parentID, Content: c, CreatedAt: now.UTC()}
+	nodes := make([]Node, len(cs))
+	for i, c := range cs {
+		nodes[i] = Node{ID: ids.New(ids.Node, now), TreeID: treeID, ParentID: parentID, Content: c, CreatedAt: now.UTC()}
+		if i > 0 {
+			nodes[i].ParentID = nodes[i-1].ID
+			nodes[i-1].ChildIDs, nodes[i-1].ChildCount = []string{nodes[i].ID}, 1
+		}
+	}
 	err := s.db.Write(ctx, func(tx *database.Tx) error {
 		t, err := s.tree(ctx, tx, treeID)
 		if err != nil {
@@ -188,8 +213,8 @@ func (s *Store) Add(ctx context.Context, treeID, parentID string, c Content) (No
 		if t.Archived {
 			return &StateError{Problem: fmt.Sprintf("tree %s is archived and takes no more nodes", treeID)}
 		}
-		if t.NodeCount >= MaxNodes {
-			return &LimitError{Problem: fmt.Sprintf("tree %s has %d nodes, the most a tree may have", treeID, t.NodeCount)}
+		if t.NodeCount+len(cs) > MaxNodes {
+			return &LimitError{Problem: fmt.Sprintf("tree %s has %d nodes; %d more would pass %d, the most a tree may have", treeID, t.NodeCount, len(cs), MaxNodes)}
 		}
 		var depth int64
 		err = tx.QueryRowContext(ctx, `SELECT depth FROM tree_nodes WHERE id = ? AND tree_id = ?`, parentID, treeID).Scan(&depth)
@@ -199,23 +224,28 @@ func (s *Store) Add(ctx context.Context, treeID, parentID string, c Content) (No
 		if err != nil {
 			return err
 		}
-		if depth+1 > MaxDepth {
-			return &LimitError{Problem: fmt.Sprintf("node %s is at depth %d, the greatest a node may have; nothing can be added under it", parentID, depth)}
+		if int(depth)+len(cs) > MaxDepth {
+			if len(cs) == 1 {
+				return &LimitError{Problem: fmt.Sprintf("node %s is at depth %d, the greatest a node may have; nothing can be added under it", parentID, depth)}
+			}
+			return &LimitError{Problem: fmt.Sprintf("node %s is at depth %d; %d nodes under it would pass depth %d, the greatest a node may have", parentID, depth, len(cs), MaxDepth)}
 		}
-		n.Depth = int(depth) + 1
-		if err := insertNode(ctx, tx, n); err != nil {
-			return err
+		for i := range nodes {
+			nodes[i].Depth = int(depth) + 1 + i
+			if err := insertNode(ctx, tx, nodes[i]); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE tree_nodes SET child_count = child_count + 1 WHERE id = ?`, nodes[i].ParentID); err != nil {
+				return err
+			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE tree_nodes SET child_count = child_count + 1 WHERE id = ?`, parentID); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE trees SET node_count = node_count + 1 WHERE id = ?`, treeID)
+		_, err = tx.ExecContext(ctx, `UPDATE trees SET node_count = node_count + ? WHERE id = ?`, len(cs), treeID)
 		return err
 	})
 	if err != nil {
-		return Node{}, err
+		return nil, err
 	}
-	return n, nil
+	return nodes, nil
 }
 
 // Node returns the node id of the tree treeID.

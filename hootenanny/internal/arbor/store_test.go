@@ -24,6 +24,7 @@ func TestStore(t *testing.T) {
 			{"CreateErrors", testCreateErrors},
 			{"BranchAndRender", testBranchAndRender},
 			{"AddErrors", testAddErrors},
+			{"AddChain", testAddChain},
 			{"Path", testPath},
 			{"Leaves", testLeaves},
 			{"WalkDepthAndLimit", testWalkDepthAndLimit},
@@ -193,6 +194,65 @@ func testAddErrors(t *testing.T, s *Store) {
 	}
 	if got, _ := s.Get(ctx, tr.ID); got.NodeCount != 1 {
 		t.Errorf("refused adds changed node_count to %d", got.NodeCount)
+	}
+}
+
+// testAddChain adds a branch whole, and refuses one that would pass the greatest depth without
+// adding any of its nodes.
+func testAddChain(t *testing.T, s *Store) {
+	tr, root := mustCreate(t, s, "")
+	chain, err := s.AddChain(ctx, tr.ID, root.ID, user("Hello"), asst("Hi"), Content{External: External{Source: "artifact", Identifier: "art_x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range chain {
+		parent := root.ID
+		if i > 0 {
+			parent = chain[i-1].ID
+		}
+		if n.ParentID != parent || n.Depth != i+1 {
+			t.Errorf("node %d: parent %s at depth %d, want %s at %d", i, n.ParentID, n.Depth, parent, i+1)
+		}
+		if stored, err := s.Node(ctx, tr.ID, n.ID); err != nil || stored.ChildCount != n.ChildCount || stored.Content != n.Content {
+			t.Errorf("node %d stored as %+v (%v), returned as %+v", i, stored, err, n)
+		}
+	}
+	if chain[0].ChildCount != 1 || chain[0].ChildIDs[0] != chain[1].ID || chain[2].ChildCount != 0 {
+		t.Errorf("children: %+v", chain)
+	}
+	if got, _ := s.Get(ctx, tr.ID); got.NodeCount != 4 {
+		t.Errorf("node_count %d, want 4", got.NodeCount)
+	}
+
+	// A branch down to the greatest depth, then one that would pass it: refused whole.
+	deep := make([]Content, MaxDepth-4)
+	for i := range deep {
+		deep[i] = user(fmt.Sprint(i))
+	}
+	down, err := s.AddChain(ctx, tr.ID, chain[2].ID, deep...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := down[len(down)-1]
+	if last.Depth != MaxDepth-1 {
+		t.Fatalf("the deep branch ends at depth %d", last.Depth)
+	}
+	before, _ := s.Get(ctx, tr.ID)
+	var le *LimitError
+	if _, err := s.AddChain(ctx, tr.ID, last.ID, user("fits"), asst("does not")); !errors.As(err, &le) || !strings.Contains(le.Problem, "2 nodes under it") {
+		t.Fatalf("a branch past the greatest depth: %v", err)
+	}
+	if after, _ := s.Get(ctx, tr.ID); after.NodeCount != before.NodeCount {
+		t.Errorf("the refused branch changed node_count from %d to %d", before.NodeCount, after.NodeCount)
+	}
+	if leaves, _, err := s.Leaves(ctx, tr.ID, "", 10); err != nil || len(leaves) != 1 || leaves[0].ID != last.ID {
+		t.Errorf("after the refused branch the leaves are %+v (%v)", leaves, err)
+	}
+	if _, err := s.AddChain(ctx, tr.ID, last.ID, user("fits")); err != nil {
+		t.Errorf("a node at the greatest depth: %v", err)
+	}
+	if _, err := s.AddChain(ctx, tr.ID, root.ID); err == nil {
+		t.Error("an empty chain was taken")
 	}
 }
 

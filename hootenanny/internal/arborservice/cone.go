@@ -70,6 +70,12 @@ func (c *Cone) ConeChat(ctx context.Context, req *hootv1.ConeChatRequest) (*hoot
 	if err != nil {
 		return nil, c.trees.storeError(ctx, "reading the path", err)
 	}
+	// A turn adds two nodes below node_id (three with a tune); refuse one that cannot fit before
+	// the model is asked for nothing.
+	if depth := len(path) - 1; depth+2 > arbor.MaxDepth {
+		return nil, turnError(c.trees.storeError(ctx, "checking the depth", &arbor.LimitError{Problem: fmt.Sprintf(
+			"node %s is at depth %d; a turn adds the user's node and the answer under it, past depth %d, the greatest a node may have", req.GetNodeId(), depth, arbor.MaxDepth)}))
+	}
 	sampling, sent, dropped := Conversation(path, req.GetMessage())
 	tokens := req.GetMaxTokens()
 	if tokens == 0 {
@@ -95,38 +101,47 @@ func (c *Cone) ConeChat(ctx context.Context, req *hootv1.ConeChatRequest) (*hoot
 	if n := utf8.RuneCountInString(answer); n > arbor.MaxTextRunes {
 		answer = string([]rune(answer)[:arbor.MaxTextRunes])
 	}
-	hooteproto.ReportProgress(ctx, 1, 3, "storing the turn")
-	un, err := c.trees.store.Add(ctx, t.ID, req.GetNodeId(), user)
-	if err != nil {
-		return nil, c.trees.storeError(ctx, "adding the user's node", err)
-	}
-	an, err := c.trees.store.Add(ctx, t.ID, un.ID, arbor.Content{Role: arbor.RoleAssistant, Text: answer})
-	if err != nil {
-		return nil, c.trees.storeError(ctx, "adding the answer's node", err)
-	}
-	un.ChildIDs, un.ChildCount = append(un.ChildIDs, an.ID), un.ChildCount+1
-	out := &hootv1.ConeChatResult{
-		User: NodeProto(un), Assistant: NodeProto(an), Model: res.GetSampling().GetModel(),
-		NodesSent: uint32(sent), NodesDropped: uint32(dropped),
-	}
+	// The tune is kept first (an object before the node that names it); then the turn's nodes
+	// are added in one transaction, so that a cancel or a failure from here on leaves the tree
+	// as it was, not a user's node without its answer. A tune kept for a turn that then fails
+	// stays an artifact of its own, tagged cone.
+	turn := []arbor.Content{user, {Role: arbor.RoleAssistant, Text: answer}}
+	var artifactID string
 	if tune := ExtractABC(answer); tune != "" {
-		hooteproto.ReportProgress(ctx, 2, 3, "keeping the tune as an artifact")
+		hooteproto.ReportProgress(ctx, 1, 3, "keeping the tune as an artifact")
 		a, err := artifactservice.StoreNew(ctx, c.cas, c.arts, c.log, "arborservice", "the tune", []byte(tune), artifacts.New{
 			MimeType: ABCMediaType, Tags: []string{"cone", "abc"}, Creator: hooteproto.CallerFrom(ctx).GetPrincipal(),
 		})
 		if err != nil {
 			return nil, err
 		}
-		xn, err := c.trees.store.Add(ctx, t.ID, an.ID, arbor.Content{External: arbor.External{Source: "artifact", Identifier: a.GetId()}})
-		if err != nil {
-			return nil, c.trees.storeError(ctx, "adding the tune's node", err)
-		}
-		an.ChildIDs = append(an.ChildIDs, xn.ID)
-		an.ChildCount++
-		out.Assistant, out.Attachment, out.ArtifactId = NodeProto(an), NodeProto(xn), a.GetId()
+		artifactID = a.GetId()
+		turn = append(turn, arbor.Content{External: arbor.External{Source: "artifact", Identifier: artifactID}})
+	}
+	hooteproto.ReportProgress(ctx, 2, 3, "storing the turn")
+	nodes, err := c.trees.store.AddChain(ctx, t.ID, req.GetNodeId(), turn...)
+	if err != nil {
+		return nil, turnError(c.trees.storeError(ctx, "adding the turn", err))
+	}
+	out := &hootv1.ConeChatResult{
+		User: NodeProto(nodes[0]), Assistant: NodeProto(nodes[1]), Model: res.GetSampling().GetModel(),
+		NodesSent: uint32(sent), NodesDropped: uint32(dropped),
+	}
+	if artifactID != "" {
+		out.Attachment, out.ArtifactId = NodeProto(nodes[2]), artifactID
 	}
 	hooteproto.ReportProgress(ctx, 3, 3, "done")
 	return out, nil
+}
+
+// turnError names node_id, the argument of cone_chat, in an error that arbor's tools give about
+// parent_id.
+func turnError(err error) error {
+	e := hooteproto.AsError(err)
+	if e.Field() == "parent_id" {
+		return e.WithField("node_id")
+	}
+	return e
 }
 
 // askError says what to do when the client's model could not be asked. A refusal without a

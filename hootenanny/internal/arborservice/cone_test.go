@@ -221,3 +221,64 @@ func FuzzExtractABC(f *testing.F) {
 		}
 	})
 }
+
+// TestConeChatWholeTurn: a turn is added whole or not at all. At the bottom of a tree the
+// answer's tune does not fit: the user's node and the answer are not added either. A node with
+// no room for a turn is refused before the model is asked; a call cancelled as the model
+// answers adds nothing.
+func TestConeChatWholeTurn(t *testing.T) {
+	c, h, _, _ := newCone(t)
+	alice := as("token:alice", hootv1.Tier_TIER_STANDARD)
+	created, err := h.TreeCreate(alice, &hootv1.TreeCreateRequest{Content: &hootv1.TreeCreateRequest_Text{Text: "Deep"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := created.GetTree().GetId()
+	deep := make([]arbor.Content, arbor.MaxDepth-1)
+	for i := range deep {
+		deep[i] = arbor.Content{Role: arbor.RoleUser, Text: "down"}
+	}
+	down, err := h.store.AddChain(context.Background(), tree, created.GetRoot().GetId(), deep...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roomForTwo, bottom := down[len(down)-2], down[len(down)-1] // at depths MaxDepth-2 and MaxDepth-1
+	count := func() int {
+		t.Helper()
+		g, err := h.store.Get(context.Background(), tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.NodeCount
+	}
+	before := count()
+
+	var asked []*hootv1.SamplingRequest
+	_, err = c.ConeChat(answering(alice, tuneAnswer, &asked), &hootv1.ConeChatRequest{TreeId: tree, NodeId: roomForTwo.ID, Message: "One more"})
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "node_id", "depth")
+	if len(asked) != 1 || count() != before {
+		t.Errorf("a turn whose tune does not fit: asked %d times, %d nodes added", len(asked), count()-before)
+	}
+
+	_, err = c.ConeChat(answering(alice, "fine", &asked), &hootv1.ConeChatRequest{TreeId: tree, NodeId: bottom.ID, Message: "One more"})
+	servicetest.WantError(t, err, hooteproto.CodeInvalidArgument, "node_id", "depth")
+	if len(asked) != 1 || count() != before {
+		t.Errorf("a turn with no room: asked %d times (want the model not asked), %d nodes added", len(asked), count()-before)
+	}
+
+	// The answer comes as the call is cancelled: nothing is added.
+	cctx, cancel := context.WithCancel(alice)
+	late := hooteproto.WithAsk(cctx, func(context.Context, *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
+		cancel()
+		return &hootv1.ClientResponse{Response: &hootv1.ClientResponse_Sampling{Sampling: &hootv1.SamplingResult{
+			Role: hootv1.Role_ROLE_ASSISTANT, Model: "fake-model", Content: &hootv1.Content{Block: &hootv1.Content_Text{Text: "too late"}},
+		}}}, nil
+	})
+	_, err = c.ConeChat(late, &hootv1.ConeChatRequest{TreeId: tree, NodeId: created.GetRoot().GetId(), Message: "Cancelled"})
+	if code(err) != hooteproto.CodeCanceled {
+		t.Errorf("a call cancelled as the answer came: %v", err)
+	}
+	if count() != before {
+		t.Errorf("the cancelled turn added %d nodes", count()-before)
+	}
+}

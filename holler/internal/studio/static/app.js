@@ -572,18 +572,30 @@ function nodeLabel(n, full = false) {
   return `${ROLES[t.role] || 'Unknown'}: ${text}`;
 }
 
-async function showTrees() {
+let treesCursor = '';
+
+// showTrees lists the caller's trees newest first, a page of 50 at a time: with more, the page
+// after the last one shown (tree_list's next_cursor), under those already listed.
+async function showTrees(more = false) {
   const list = $('#trees');
+  const button = $('#trees-more');
+  const args = { limit: 50 };
+  if (more && treesCursor) args.cursor = treesCursor;
   try {
-    const res = (await call('tree_list', { limit: 50 })).structuredContent;
-    list.innerHTML = '';
+    const res = (await call('tree_list', args)).structuredContent;
+    if (!more) list.innerHTML = '';
     const trees = res.trees || [];
-    if (trees.length === 0) list.append(el('li', { class: 'note' }, 'No trees yet.'));
+    if (trees.length === 0 && !more) list.append(el('li', { class: 'note' }, 'No trees yet.'));
     for (const t of trees) {
       list.append(el('li', {}, el('a', { href: `#/tree/${t.id}` }, t.id), ` ${t.node_count || 0} nodes, ${when(t.created_at)}`));
     }
+    treesCursor = res.next_cursor || '';
+    button.hidden = !treesCursor;
+    const n = list.querySelectorAll('a').length;
+    $('#trees-note').textContent = n === 0 ? '' : `${n} tree${n === 1 ? '' : 's'}, newest first` + (treesCursor ? '; older ones follow.' : '.');
   } catch (err) {
-    list.innerHTML = '';
+    if (!more) list.innerHTML = '';
+    button.hidden = true;
     failed(list, err);
   }
 }
@@ -692,6 +704,7 @@ async function show() {
 
 $('#search').addEventListener('submit', (e) => { e.preventDefault(); showList(); });
 $('#more').addEventListener('click', () => showList(true));
+$('#trees-more').addEventListener('click', () => showTrees(true));
 $('#annotate').addEventListener('submit', async (e) => {
   e.preventDefault();
   const f = e.target;
