@@ -36,13 +36,12 @@ func (s *Server) policyFor(ctx context.Context) consent.Policy {
 	return s.policy
 }
 
-// refuseAboveGrant answers 403 to a tools/call, sent by POST, of a tool that the server serves
-// and the caller's token does not allow, and reports whether it did. The body is the JSON-RPC
-// error of the request, with the policy's decision in its data; the challenge is the grant's
-// (insufficient_scope with the scope to ask for, for an OAuth token).
-func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *message) bool {
-	g, ok := access.GrantOf(r.Context())
-	if !ok || !msg.IsRequest() || msg.Method != methodToolsCall {
+// refuseAboveGrant answers 403 to a tools/call, sent by POST by the caller of grant g, of a
+// tool that the server serves and g does not allow, and reports whether it did. The body is the
+// JSON-RPC error of the request, with the policy's decision in its data; the challenge is the
+// grant's (insufficient_scope with the scope to ask for, for an OAuth token).
+func (s *Server) refuseAboveGrant(w http.ResponseWriter, g *access.Grant, msg *message) bool {
+	if !msg.IsRequest() || msg.Method != methodToolsCall {
 		return false
 	}
 	_, name, ok := readCallToolParams(msg.Params)
@@ -53,7 +52,7 @@ func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *m
 	if !ok || t.Tier <= g.Tier {
 		return false
 	}
-	d, _ := s.policyFor(r.Context()).Decide(t, nil)
+	d, _ := s.policy.ForGrant(g).Decide(t, nil)
 	f := g.Refuse(t.Tier)
 	f.SetHeaders(w.Header())
 	s.log.Info("mcp: tool call refused: the caller's token allows a lower tier", "tool", t.Name, "caller", g.Name, "via", g.Via,
@@ -94,20 +93,16 @@ func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hoo
 // principalOf names the caller of ctx for a session's owner: how it was let in and its name,
 // or "" for a request that came through no access control.
 func principalOf(ctx context.Context) string {
-	if g, ok := access.GrantOf(ctx); ok {
-		return g.Via + ":" + g.Name
-	}
-	return ""
+	g, _ := access.GrantOf(ctx)
+	return g.Principal()
 }
 
 // callerOf returns the caller of ctx as a call to a worker names it: its principal and the
 // tier of its grant, or nil for a request that came through no access control. The worker keeps
 // jobs to their caller, so every call to a worker on behalf of a request names it.
 func callerOf(ctx context.Context) *hootv1.Caller {
-	if g, ok := access.GrantOf(ctx); ok {
-		return &hootv1.Caller{Principal: g.Via + ":" + g.Name, Tier: g.Tier}
-	}
-	return nil
+	g, _ := access.GrantOf(ctx)
+	return g.Caller()
 }
 
 // sessionFor returns the session sid names if the request's caller owns it. A session of

@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // The HTTP headers of the Streamable HTTP transport.
@@ -97,10 +99,19 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, s.envelopeFailure(bad, looksModern(body) || isModernVersion(r.Header.Get(headerProtocolVersion))))
 		return
 	}
-	if s.refuseAboveGrant(w, r, msg) {
+	// The caller's grant (package access) and the session the message names are looked up
+	// once, for the era, the tier and the session's owner.
+	grant, _ := access.GrantOf(r.Context())
+	if grant != nil && msg.Method == methodToolsCall && s.refuseAboveGrant(w, grant, msg) {
 		return
 	}
-	if s.eraOfPost(r, msg) == eraModern {
+	sid := r.Header.Get(headerSessionID)
+	var sess *session
+	live := false
+	if sid != "" {
+		sess, live = s.sessions.Get(sid)
+	}
+	if eraOf(live, r.Header.Get(headerProtocolVersion), msg.Params) == eraModern {
 		s.servePostModern(w, r, msg)
 		return
 	}
@@ -111,28 +122,24 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 
 	isInit := msg.IsRequest() && msg.Method == methodInitialize
-	sid := r.Header.Get(headerSessionID)
-	var sess *session
 	switch {
 	case sid == "" && isInit:
 		// The session exists once initialize succeeds; until then nobody can name it.
 		sess = s.newHTTPSession(sessions.NewID())
-		sess.owner, sess.caller = principalOf(r.Context()), callerOf(r.Context())
+		sess.owner, sess.caller = grant.Principal(), grant.Caller()
 	case sid == "":
 		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance.Data{
 			Hint: "POST the initialize request in try, then send the " + headerSessionID + " header from its response with every later message.",
 			Try:  guidance.TryInitialize(latestProtocolVersion),
 		}))
 		return
-	default:
-		var ok bool
-		if sess, ok = s.sessionFor(r, sid); !ok {
-			s.writeJSON(w, http.StatusNotFound, s.fail(id, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance.Data{
-				Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
-				Try:  guidance.TryInitialize(latestProtocolVersion),
-			}))
-			return
-		}
+	case !live || sess.owner != grant.Principal():
+		// A session of another caller is answered as unknown (sessionFor).
+		s.writeJSON(w, http.StatusNotFound, s.fail(id, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance.Data{
+			Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
+			Try:  guidance.TryInitialize(latestProtocolVersion),
+		}))
+		return
 	}
 
 	// A dropped connection does not cancel the request (MCP 2025-11-25: disconnection SHOULD NOT
@@ -146,7 +153,9 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	// A W3C trace context from the client continues into the worker's logs.
 	// Header keys are spelled canonically: Get then has nothing to rewrite (and allocate).
 	ctx, endTrace := s.traceRequest(ctx, r, r.Header.Get("Traceparent"), msg.Method)
-	defer endTrace()
+	if endTrace != nil {
+		defer endTrace()
+	}
 	// Close ends the calls in flight too, not only the client going away.
 	stop := context.AfterFunc(s.base, func() { cancel(nil) })
 	defer stop()
@@ -282,6 +291,18 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 			sw.KeepAlive()
 		}
 	}
+}
+
+// traceRequest returns ctx with the client's traceparent tp, when it is valid, and with a
+// Tracer, inside the span of the request r, which end ends; end is nil without a Tracer.
+func (s *Server) traceRequest(ctx context.Context, r *http.Request, tp, method string) (_ context.Context, end func()) {
+	if hooteproto.ValidTraceparent(tp) {
+		ctx = hooteproto.WithTraceparent(ctx, tp)
+	}
+	if s.cfg.Tracer == nil {
+		return ctx, nil
+	}
+	return s.cfg.Tracer.StartRequest(ctx, r, method)
 }
 
 // badVersion answers an MCP-Protocol-Version header that names no version this server speaks.

@@ -204,8 +204,10 @@ func serveToolsList(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.R
 
 // serveToolsCall answers tools/call, observed when the server has an observer or a tracer.
 func serveToolsCall(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
-	if r := s.checkLegacyTaskCall(rq.sess, rq.msg); r != nil {
-		return r
+	if rq.sess.taskList() != nil {
+		if r := s.checkLegacyTaskCall(rq.sess, rq.msg); r != nil {
+			return r
+		}
 	}
 	if s.cfg.Observer == nil && s.cfg.Tracer == nil {
 		return s.callTool(ctx, rq.sess, rq.msg, rq.out)

@@ -86,15 +86,6 @@ func eraOf(inLegacySession bool, headerVersion string, params json.RawMessage) e
 	return eraLegacy
 }
 
-// eraOfPost is eraOf for a POSTed message.
-func (s *Server) eraOfPost(r *http.Request, msg *message) era {
-	live := false
-	if sid := r.Header.Get(headerSessionID); sid != "" {
-		_, live = s.sessions.Get(sid)
-	}
-	return eraOf(live, r.Header.Get(headerProtocolVersion), msg.Params)
-}
-
 // modernMeta is what a modern request's params._meta says.
 type modernMeta struct {
 	version     string
@@ -372,7 +363,9 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 		tp = r.Header.Get("Traceparent")
 	}
 	ctx, endTrace := s.traceRequest(ctx, r, tp, msg.Method)
-	defer endTrace()
+	if endTrace != nil {
+		defer endTrace()
+	}
 
 	// subscriptions/listen is served by the transport, its answer being a stream of its own;
 	// every other method goes through the method table.

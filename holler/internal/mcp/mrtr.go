@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
-	"google.golang.org/protobuf/proto"
 )
 
 // A worker's questions to the client in the 2026-07-28 era are asked in rounds (package
@@ -24,13 +22,6 @@ import (
 // codeMissingCapability is MCP 2026-07-28's MissingRequiredClientCapability: the request needs a
 // capability the client did not declare in it.
 const codeMissingCapability = -32021
-
-// openRound reads the retry members of params for a request of method about name (a tool's,
-// prompt's or resource's name) with the decoded arguments req, of a client that declared caps,
-// sent by the caller of ctx. The error is a *questions.Malformed or a *reqstate.Error.
-func (s *Server) openRound(ctx context.Context, method, name string, req proto.Message, caps clientCapabilities, params json.RawMessage) (*round.Round, error) {
-	return round.Open(s.states, method, name, principalOf(ctx), req, caps.canAnswer, params)
-}
 
 // endRound closes the round once the call has ended, failed or not, and returns what the request
 // answers instead of the call's own result: -32602 for a malformed answer, the input_required

@@ -299,6 +299,20 @@ func (s *session) idleSince() (time.Time, bool) {
 	return s.lastUsed, len(s.inflight) == 0
 }
 
+// taskList returns the session's tasks, or nil when it is not a 2025-11-25 session with tasks.
+func (s *session) taskList() *tasks.List {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.legacyTasks
+}
+
+// hasEnded reports whether the session has ended.
+func (s *session) hasEnded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
 // The store's view of a session (package sessions).
 
 func (s *session) ID() string    { return s.id }

@@ -26,13 +26,6 @@ const (
 	methodTasksList   = tasks.MethodList
 )
 
-// taskList returns the session's tasks, or nil when it is not a 2025-11-25 session with tasks.
-func (s *session) taskList() *tasks.List {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.legacyTasks
-}
-
 // legacyTasksCapability is the 2025-11-25 server capability tasks.
 type legacyTasksCapability struct {
 	List     struct{} `json:"list"`
@@ -108,13 +101,10 @@ func hasTaskParam(params json.RawMessage) bool {
 	return json.Unmarshal(params, &p) == nil && rawjson.Kind(p.Task) == "object"
 }
 
-// checkLegacyTaskCall refuses, in a session with tasks, a task asked of a tool that cannot run
-// as one, and a call of a tool that runs only as a task made without one (both -32601, as
-// 2025-11-25 says). It returns nil for every other call.
+// checkLegacyTaskCall refuses, in a session with tasks (which the caller checks), a task asked
+// of a tool that cannot run as one, and a call of a tool that runs only as a task made without
+// one (both -32601, as 2025-11-25 says). It returns nil for every other call.
 func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *jsonrpc.Response {
-	if sess.taskList() == nil {
-		return nil
-	}
 	_, name, ok := readCallToolParams(msg.Params)
 	t, known := s.allowedTool(name)
 	if !ok || !known {
@@ -160,11 +150,4 @@ func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *messag
 		ask = s.clientAsker(sess, out)
 	}
 	return s.tasks.ServeLegacy(ctx, callerOf(ctx), msg.ID, msg.Method, msg.Params, sess.taskList(), ask)
-}
-
-// hasEnded reports whether the session has ended.
-func (s *session) hasEnded() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ended
 }

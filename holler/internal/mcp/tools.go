@@ -12,6 +12,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
@@ -125,6 +126,56 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 	return p, name, err == nil && name != ""
 }
 
+// tools/call's params are read with rawjson's member scanner, which falls back to
+// json.Unmarshal whenever it gives up (fastscan_test.go compares the two). The JSON-RPC
+// envelope around them is read the same way in package jsonrpc.
+
+// unmarshalCallToolParams is json.Unmarshal into callToolParams: what the scanner is held to.
+func unmarshalCallToolParams(data []byte) (callToolParams, error) {
+	var p callToolParams
+	err := json.Unmarshal(data, &p)
+	return p, err
+}
+
+var (
+	callToolNames = []string{"name", "arguments", "_meta"}
+	metaNames     = []string{"progressToken"}
+)
+
+// scanCallToolParams decodes tools/call's params into p as json.Unmarshal does, and returns
+// false when it cannot tell that the two agree.
+func scanCallToolParams(data []byte, p *callToolParams) bool {
+	var q callToolParams
+	var meta []byte
+	metas := 0
+	if !rawjson.ScanMembers(data, callToolNames, func(i int, v []byte) {
+		switch i {
+		case 0:
+			q.Name = v
+		case 1:
+			q.Arguments = v
+		case 2:
+			meta = v
+			metas++
+		}
+	}) {
+		return false
+	}
+	if metas > 1 {
+		// json.Unmarshal merges a repeated _meta into one struct (a later {} keeps an earlier
+		// progressToken); leave that to it rather than copy the rule.
+		return false
+	}
+	if meta != nil && rawjson.Kind(meta) != "null" {
+		// An _meta that is not an object is an error of json.Unmarshal; leave it to that.
+		if rawjson.Kind(meta) != "object" || !rawjson.ScanMembers(meta, metaNames, func(_ int, v []byte) { q.Meta.ProgressToken = v }) {
+			return false
+		}
+	}
+	*p = q
+	return true
+}
+
 // callTool answers tools/call: find the tool, apply the policy (package consent), decode and
 // validate the arguments, have a person confirm the call if the policy says so, call the
 // backend, and render its typed answer.
@@ -155,8 +206,15 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	msg.tool = name
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
+	// The caller's grant (package access), read once: it caps the policy, owns a round's signed
+	// state and names the caller to the worker.
+	grant, _ := access.GrantOf(ctx)
+	policy := s.policy
+	if grant != nil {
+		policy = policy.ForGrant(grant)
+	}
 	var ask consent.Confirmer
-	d, cannot := s.policyFor(ctx).Decide(t, func() (bool, string) {
+	d, cannot := policy.Decide(t, func() (bool, string) {
 		var why string
 		ask, why = s.confirmerFor(sess, out)
 		return ask != nil, why
@@ -169,11 +227,12 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if bad != nil {
 		return s.badArguments(msg.ID, sess, t, bad)
 	}
-	// In the 2026-07-28 era the call may be a retry that carries answers (mrtr.go).
+	// In the 2026-07-28 era the call may be a retry that carries answers (mrtr.go); bad retry
+	// members are a *questions.Malformed or a *reqstate.Error.
 	var rd *round.Round
 	if sess.modern {
 		var err error
-		if rd, err = s.openRound(ctx, methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
+		if rd, err = round.Open(s.states, methodToolsCall, name, grant.Principal(), req, sess.caps.canAnswer, msg.Params); err != nil {
 			return s.roundFailure(msg.ID, methodToolsCall, name, err)
 		}
 	}
@@ -208,19 +267,21 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	payload := t.Wrap(req)
 	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
 	traceparent := hooteproto.TraceparentFrom(cctx)
-	// What the tasks of either era make of the call is decided here, once (tasks.go).
+	// What the tasks of either era make of the call is decided here, once.
 	plan := s.planTask(sess, msg, t)
 	start := time.Now()
 	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{
 		Service:  t.Service,
 		Payload:  payload,
-		Caller:   callerOf(ctx),
+		Caller:   grant.Caller(),
 		Progress: onProgress,
 		Ask:      asker,
 		AsJob:    plan.asJob,
 	})
 	elapsed := time.Since(start)
-	endBackend(res, err)
+	if endBackend != nil {
+		endBackend(res, err)
+	}
 	if rd != nil {
 		if r := s.endRound(msg.ID, rd, err != nil || res.GetError() != nil); r != nil {
 			return r
@@ -267,6 +328,60 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		log().Debug("mcp: tool call done")
 	}
 	return jsonrpc.NewResult(msg.ID, result)
+}
+
+// startBackendCall returns the context for a call of p to a worker of service: one whose
+// traceparent is the call's own, in the trace of ctx's (or a new trace). With a Tracer it is
+// the span of the call, which end ends; without one, a span id made up for the call, and end
+// is nil.
+func (s *Server) startBackendCall(ctx context.Context, service string, p *hootv1.Payload) (_ context.Context, end func(*hootv1.Result, error)) {
+	if s.cfg.Tracer == nil {
+		return hooteproto.WithTraceparent(ctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))), nil
+	}
+	return s.cfg.Tracer.StartBackendCall(ctx, service, p)
+}
+
+// The tasks of both eras (package tasks, tasks.go, tasks_legacy.go) cut into a call at two
+// points only: the plan before it goes out and the answer when it started a job.
+
+// A taskPlan is what the tasks of both eras make of one tools/call, decided once before the
+// call goes out: whether its backend call runs as a job, and which era's CreateTaskResult a job
+// it starts is answered with.
+type taskPlan struct {
+	// legacy: the call asks for a task (params.task) in a session with 2025-11-25 tasks. A job
+	// it starts is answered as a nested task, whatever the tool's kind.
+	legacy bool
+	// modern: the request declares the 2026-07-28 tasks extension on a server with tasks. A
+	// job tool's job is answered as a task.
+	modern bool
+	// asJob: the backend call of a tool that answers inline runs as a job, because the call
+	// asked for a legacy task.
+	asJob bool
+}
+
+// planTask returns the taskPlan of a call of t.
+func (s *Server) planTask(sess *session, msg *message, t *hootv1hoot.Tool) taskPlan {
+	var p taskPlan
+	p.legacy = sess.taskList() != nil && hasTaskParam(msg.Params)
+	p.modern = sess.modern && sess.tasks && s.tasksOn
+	p.asJob = p.legacy && t.Kind != hootv1.Kind_KIND_JOB
+	return p
+}
+
+// taskAnswer returns the CreateTaskResult of a call of t whose worker answered res, as the plan
+// p says; nil when the answer is not a task, and the call answers as it always did.
+func (s *Server) taskAnswer(p taskPlan, msg *message, sess *session, t *hootv1hoot.Tool, res *hootv1.Result) *jsonrpc.Response {
+	js := res.GetJobStarted()
+	switch {
+	case js == nil:
+		return nil
+	case p.legacy:
+		return s.legacyTaskCreated(msg, sess, t, js)
+	case p.modern && t.Kind == hootv1.Kind_KIND_JOB:
+		s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId())
+		return jsonrpc.NewResult(msg.ID, s.tasks.Created(js))
+	}
+	return nil
 }
 
 // refuse answers a call that the policy refused with decision d, before anything reached a

@@ -31,31 +31,6 @@ type Tracer interface {
 	StartBackendCall(ctx context.Context, service string, p *hootv1.Payload) (context.Context, func(*hootv1.Result, error))
 }
 
-func noEnd()                             {}
-func noBackendEnd(*hootv1.Result, error) {}
-
-// traceRequest returns ctx with the client's traceparent tp, when it is valid, and with a
-// Tracer, inside the span of the request r; end ends that span.
-func (s *Server) traceRequest(ctx context.Context, r *http.Request, tp, method string) (_ context.Context, end func()) {
-	if hooteproto.ValidTraceparent(tp) {
-		ctx = hooteproto.WithTraceparent(ctx, tp)
-	}
-	if s.cfg.Tracer == nil {
-		return ctx, noEnd
-	}
-	return s.cfg.Tracer.StartRequest(ctx, r, method)
-}
-
-// startBackendCall returns the context for a call of p to a worker of service: one whose
-// traceparent is the call's own, in the trace of ctx's (or a new trace). With a Tracer it is
-// the span of the call, which end ends; without one, a span id made up for the call.
-func (s *Server) startBackendCall(ctx context.Context, service string, p *hootv1.Payload) (_ context.Context, end func(*hootv1.Result, error)) {
-	if s.cfg.Tracer == nil {
-		return hooteproto.WithTraceparent(ctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))), noBackendEnd
-	}
-	return s.cfg.Tracer.StartBackendCall(ctx, service, p)
-}
-
 // observeCall answers tools/call as callTool does, telling the Observer and the Tracer.
 func (s *Server) observeCall(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
 	o := s.cfg.Observer
