@@ -17,18 +17,6 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
-// A LiveBackend is a Backend that knows which services have a live worker, such as
-// hooteproto.Broker. With one, tools/list shows only the tools whose service is live, and
-// every session hears notifications/tools/list_changed when that set changes. A call to a tool
-// whose service is down still goes to the Backend, whose error names the service.
-type LiveBackend interface {
-	Backend
-	// Services returns the services that at least one live worker serves.
-	Services() []string
-	// Changed returns a channel that is closed the next time Services changes.
-	Changed() <-chan struct{}
-}
-
 // watchServices follows the Backend's live services until the server closes, starting with
 // the change channel taken before the first look.
 func (s *Server) watchServices(changed <-chan struct{}) {

@@ -29,25 +29,6 @@
 //	http.Handle("/mcp", srv)
 package mcp
 
-import (
-	"context"
-
-	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
-	"github.com/hootenanny/hoot/hooteproto"
-)
-
-// A Backend carries typed payloads to the workers. The server calls it once per tools/call,
-// after the arguments have been decoded and validated.
-type Backend interface {
-	// Call sends c.Payload to a worker serving c.Service and waits for its Result. Everything
-	// the call needs is in c: its caller, whom the request's access control let in (nil without
-	// access control; the worker keeps jobs to their caller), where its progress reports go,
-	// who answers its questions for the client, and whether it runs as a job. An error that is
-	// a *hooteproto.Error reaches the client with its code, field, hint and retry advice; ctx
-	// ends when the client goes away, cancels the request, or the call times out.
-	Call(ctx context.Context, c hooteproto.Call) (*hootv1.Result, error)
-}
-
 // The protocol versions this server speaks, newest first. 2026-07-28 is the modern era: it has
 // no initialize and no sessions, and every request carries its version in params._meta
 // (modern.go). The others are the legacy era, negotiated by initialize.

@@ -104,7 +104,7 @@ type Server struct {
 // Config that cannot work, such as one without a Backend or with a tool lacking its functions.
 // Tools above cfg.MaxTier are neither listed nor called. The caller must Close the Server.
 func NewServer(cfg *Config) (*Server, error) {
-	c, err := cfg.withDefaults()
+	c, err := cfg.WithDefaults(defaultTools)
 	if err != nil {
 		return nil, err
 	}

@@ -32,8 +32,6 @@ import (
 // (as server/discover and tools/list _meta give it) and the way to begin.
 
 const (
-	// DefaultWebSocketMaxInFlight bounds the requests of one socket handled at once.
-	DefaultWebSocketMaxInFlight = 64
 	// wsWriteTimeout bounds one frame's write: a client that reads nothing for this long is
 	// cut off rather than holding the server's writers.
 	wsWriteTimeout = time.Minute
