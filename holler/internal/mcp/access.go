@@ -11,6 +11,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
@@ -63,12 +64,12 @@ func (s *Server) refuseAboveGrant(w http.ResponseWriter, g *access.Grant, msg *m
 }
 
 // capListing returns the tools of listed that the caller of ctx may call.
-func (s *Server) capListing(ctx context.Context, listed []toolDescription) []toolDescription {
+func (s *Server) capListing(ctx context.Context, listed []toollist.Description) []toollist.Description {
 	g, ok := access.GrantOf(ctx)
 	if !ok || g.Tier >= s.cfg.MaxTier {
 		return listed
 	}
-	out := make([]toolDescription, 0, len(listed))
+	out := make([]toollist.Description, 0, len(listed))
 	for _, d := range listed {
 		if t, ok := s.tools[d.Name]; ok && t.Tier <= g.Tier {
 			out = append(out, d)

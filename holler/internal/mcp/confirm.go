@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 )
 
@@ -38,11 +39,11 @@ func (s *Server) confirmerFor(sess *session, out notifier) (consent.Confirmer, s
 	v := sess.protocolVersion()
 	switch rc, ok := out.(requestCarrier); {
 	case sess.modern && !sess.canElicitForm():
-		return nil, "this request's clientCapabilities (params._meta." + metaClientCapabilities + ") declare no elicitation in form mode, so nobody can be asked"
+		return nil, "this request's clientCapabilities (params._meta." + era.MetaClientCapabilities + ") declare no elicitation in form mode, so nobody can be asked"
 	case sess.modern:
 		// callTool gives it the request's round once the arguments are decoded.
 		return &round.Confirmer{}, ""
-	case v < protocolVersion20250618:
+	case v < era.V20250618:
 		return nil, "this session speaks protocol " + v + ", which has no elicitation to ask a person with"
 	case !sess.canElicitForm():
 		return nil, "this client did not declare the elicitation capability (form mode) in initialize, so nobody can be asked"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/holler/internal/access"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
@@ -96,7 +97,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, bad := decodeMessage(body)
 	if bad != nil {
-		s.writeJSON(w, http.StatusBadRequest, s.envelopeFailure(bad, looksModern(body) || isModernVersion(r.Header.Get(headerProtocolVersion))))
+		s.writeJSON(w, http.StatusBadRequest, s.envelopeFailure(bad, era.LooksModern(body) || era.IsModern(r.Header.Get(headerProtocolVersion))))
 		return
 	}
 	// The caller's grant (package access) and the session the message names are looked up
@@ -111,12 +112,12 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	if sid != "" {
 		sess, live = s.sessions.Get(sid)
 	}
-	if eraOf(live, r.Header.Get(headerProtocolVersion), msg.Params) == eraModern {
+	if era.Of(live, r.Header.Get(headerProtocolVersion), msg.Params) == era.Modern {
 		s.servePostModern(w, r, msg)
 		return
 	}
 	id := msg.ID
-	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !isSupportedVersion(pv) {
+	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !era.IsLegacy(pv) {
 		s.writeJSON(w, http.StatusBadRequest, s.badVersion(id, pv))
 		return
 	}
@@ -130,14 +131,14 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	case sid == "":
 		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance.Data{
 			Hint: "POST the initialize request in try, then send the " + headerSessionID + " header from its response with every later message.",
-			Try:  guidance.TryInitialize(latestProtocolVersion),
+			Try:  guidance.TryInitialize(era.Latest),
 		}))
 		return
 	case !live || sess.owner != grant.Principal():
 		// A session of another caller is answered as unknown (sessionFor).
 		s.writeJSON(w, http.StatusNotFound, s.fail(id, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance.Data{
 			Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
-			Try:  guidance.TryInitialize(latestProtocolVersion),
+			Try:  guidance.TryInitialize(era.Latest),
 		}))
 		return
 	}
@@ -183,7 +184,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
 			"Send DELETE with the "+headerSessionID+" header of the session to end.")
 		return
 	}
-	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !isSupportedVersion(pv) {
+	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !era.IsLegacy(pv) {
 		s.writeJSON(w, http.StatusBadRequest, s.badVersion(nil, pv))
 		return
 	}
@@ -210,7 +211,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 			"Start a session with initialize by POST, then GET with its "+headerSessionID+" header.")
 		return
 	}
-	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !isSupportedVersion(pv) {
+	if pv := r.Header.Get(headerProtocolVersion); pv != "" && !era.IsLegacy(pv) {
 		s.writeJSON(w, http.StatusBadRequest, s.badVersion(nil, pv))
 		return
 	}
@@ -218,7 +219,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		s.writeJSON(w, http.StatusNotFound, s.fail(nil, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance.Data{
 			Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
-			Try:  guidance.TryInitialize(latestProtocolVersion),
+			Try:  guidance.TryInitialize(era.Latest),
 		}))
 		return
 	}
@@ -308,9 +309,9 @@ func (s *Server) traceRequest(ctx context.Context, r *http.Request, tp, method s
 // badVersion answers an MCP-Protocol-Version header that names no version this server speaks.
 func (s *Server) badVersion(id json.RawMessage, pv string) *jsonrpc.Response {
 	return s.fail(id, jsonrpc.CodeInvalidRequest, "unsupported "+headerProtocolVersion+" "+wording.Quote(pv), &guidance.Data{
-		Hint: "Send the protocol version that initialize negotiated, one of supported; or speak " + modernProtocolVersions[0] +
-			", which needs no initialize: every request carries its version in params._meta[\"" + metaProtocolVersion + "\"].",
-		Supported: append(slices.Clone(supportedProtocolVersions), modernProtocolVersions...),
+		Hint: "Send the protocol version that initialize negotiated, one of supported; or speak " + era.ModernVersions[0] +
+			", which needs no initialize: every request carries its version in params._meta[\"" + era.MetaProtocolVersion + "\"].",
+		Supported: append(slices.Clone(era.LegacyVersions), era.ModernVersions...),
 	})
 }
 

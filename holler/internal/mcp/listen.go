@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
@@ -278,6 +279,6 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 
 // tryListen returns a subscriptions/listen request to copy.
 func tryListen() json.RawMessage {
-	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"` + metaProtocolVersion + `":"` +
-		protocolVersion20260728 + `","` + metaClientCapabilities + `":{}},"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}}`)
+	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"` + era.MetaProtocolVersion + `":"` +
+		era.V20260728 + `","` + era.MetaClientCapabilities + `":{}},"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}}`)
 }

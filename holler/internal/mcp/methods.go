@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
@@ -73,7 +74,7 @@ func init() {
 			}
 			return jsonrpc.NewResult(rq.msg.ID, struct{}{})
 		}},
-		{name: methodDiscover, modern: func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
+		{name: era.MethodDiscover, modern: func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
 			return s.discover(ctx, rq.msg.ID)
 		}},
 		{name: methodListen, byTransport: true},

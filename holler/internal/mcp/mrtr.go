@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
@@ -62,11 +63,11 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 	}
 	sort.Strings(names)
 	text := "missing required client capability: " + wording.Quote(name) + " needs the client to declare " + strings.Join(names, ", ") +
-		" in params._meta." + metaClientCapabilities
+		" in params._meta." + era.MetaClientCapabilities
 	g := &guidance.Data{
-		Hint: "Declare " + strings.Join(names, " and ") + " in params._meta." + metaClientCapabilities + " of the " + method +
+		Hint: "Declare " + strings.Join(names, " and ") + " in params._meta." + era.MetaClientCapabilities + " of the " + method +
 			" (only if the client can answer such questions), and call again; requiredCapabilities shows what to add.",
-		Field:                "params._meta." + metaClientCapabilities,
+		Field:                "params._meta." + era.MetaClientCapabilities,
 		RequiredCapabilities: missing,
 	}
 	if method == methodToolsCall {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
@@ -9,7 +10,7 @@ import (
 // eraName names the era of a session for metrics.
 func eraName(sess *session) string {
 	if sess.modern {
-		return protocolVersion20260728
+		return era.V20260728
 	}
 	return "2025"
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
@@ -21,6 +22,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -48,10 +50,10 @@ type Server struct {
 	// modernMetaJSON is the _meta of 2026-07-28 results, made once (serverInfoMeta).
 	modernMetaOnce sync.Once
 	modernMetaJSON []byte
-	// toolDigests holds each tool's digest for the schema hash, by name (schema.go).
-	toolDigests sync.Map
-	cfg         *Config
-	log         *slog.Logger
+	// hasher makes the schema hash (schema.go).
+	hasher *toollist.Hasher
+	cfg    *Config
+	log    *slog.Logger
 	// policy decides which calls may go to a worker (package consent).
 	policy consent.Policy
 
@@ -69,7 +71,7 @@ type Server struct {
 	// that tools/list shows now, as they are described.
 	live   LiveBackend
 	listMu sync.RWMutex
-	listed []toolDescription
+	listed []toollist.Description
 	// livePrompts and liveResources name the prompts and resources listed at the last look
 	// (changes.go); changes hands each change of the lists to both eras' listeners.
 	livePrompts, liveResources string
@@ -141,7 +143,14 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = sessions.New[*session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
-	s.listed = toolDescriptions(s.policy, s.allowed)
+	s.listed = toollist.Describe(s.policy, s.allowed)
+	s.hasher = toollist.NewHasher(func(name string) (string, bool) {
+		t, ok := s.tools[name]
+		if !ok {
+			return "", false
+		}
+		return t.Service, true
+	})
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
 	s.changes.Subscribe(listen.Tools, s.tellSessions)
 	s.listens.Init(c.MaxListens)
@@ -209,7 +218,7 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 		if errors.Is(err, errSessionEnded) {
 			return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session has ended", &guidance.Data{
 				Hint: "Start a new session with initialize.",
-				Try:  guidance.TryInitialize(latestProtocolVersion),
+				Try:  guidance.TryInitialize(era.Latest),
 			})
 		}
 		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance.Data{
@@ -319,14 +328,14 @@ func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || rawjson.Kind(p.ProtocolVersion) != "string" {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance.Data{
 			Hint:      "Copy the request in try and put your client's name and version in clientInfo.",
-			Supported: supportedProtocolVersions,
-			Try:       guidance.TryInitialize(latestProtocolVersion),
+			Supported: era.LegacyVersions,
+			Try:       guidance.TryInitialize(era.Latest),
 		})
 	}
 	var asked string
 	_ = json.Unmarshal(p.ProtocolVersion, &asked)
-	version := latestProtocolVersion
-	if isSupportedVersion(asked) {
+	version := era.Latest
+	if era.IsLegacy(asked) {
 		version = asked
 	}
 	sess.mu.Lock()
@@ -356,7 +365,7 @@ func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 func (s *Server) notInitialized(id json.RawMessage) *jsonrpc.Response {
 	return s.fail(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance.Data{
 		Hint: "Start with the initialize request in try, then send notifications/initialized, then your request.",
-		Try:  guidance.TryInitialize(latestProtocolVersion),
+		Try:  guidance.TryInitialize(era.Latest),
 	})
 }
 
@@ -404,16 +413,10 @@ func (s *Server) envelopeFailure(e *jsonrpc.DecodeError, modern bool) *jsonrpc.R
 		g.Hint = "Send one JSON-RPC 2.0 request per message, such as the request in try."
 	}
 	if e.NotRPC {
-		g.Try = guidance.TryInitialize(latestProtocolVersion)
+		g.Try = guidance.TryInitialize(era.Latest)
 		if modern {
-			g.Try = tryDiscover()
+			g.Try = era.TryDiscover()
 		}
 	}
 	return s.fail(e.ID, e.Code, e.Message, g)
-}
-
-// looksModern reports whether a message that did not decode still shows a client of the
-// 2026-07-28 era: a protocol version in its _meta.
-func looksModern(data []byte) bool {
-	return bytes.Contains(data, []byte(`"`+metaProtocolVersion+`"`))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
@@ -118,7 +119,7 @@ func readClientCapabilities(raw json.RawMessage, v string) clientCapabilities {
 		return clientCapabilities{}
 	}
 	out := clientCapabilities{sampling: rawjson.Kind(c.Sampling) == "object", roots: rawjson.Kind(c.Roots) == "object"}
-	if v < protocolVersion20250618 || c.Elicitation == nil {
+	if v < era.V20250618 || c.Elicitation == nil {
 		return out
 	}
 	// 2025-11-25 splits elicitation into form and url modes; an empty object still means form,
@@ -220,7 +221,7 @@ func (s *session) protocolVersion() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.version == "" {
-		return latestProtocolVersion
+		return era.Latest
 	}
 	return s.version
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/lines"
@@ -77,7 +78,7 @@ func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg
 	}
 	msg, bad := decodeMessage(l.Data)
 	if bad != nil {
-		w.send(s.envelopeFailure(bad, looksModern(l.Data)))
+		w.send(s.envelopeFailure(bad, era.LooksModern(l.Data)))
 		return
 	}
 	if s.serveLineModern(ctx, sess, w, wg, msg) {

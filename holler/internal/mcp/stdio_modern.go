@@ -1,12 +1,12 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"sync"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
@@ -27,7 +27,7 @@ import (
 func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWriter, wg *sync.WaitGroup, msg *message) bool {
 	// Only a request can be modern over stdio: a notification goes to the legacy path, which
 	// knows notifications/cancelled.
-	if !msg.IsRequest() || eraOf(conn.isInitialized(), "", msg.Params) != eraModern {
+	if !msg.IsRequest() || era.Of(conn.isInitialized(), "", msg.Params) != era.Modern {
 		return false
 	}
 	// The same checks as over HTTP, without the headers.
@@ -68,30 +68,16 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 	return true
 }
 
-// hasModernMeta reports whether params._meta names a protocol version, the sign of a request
-// of the 2026-07-28 era.
-func hasModernMeta(params json.RawMessage) bool {
-	// Most messages are legacy and never mention the key: looking for its text first spares
-	// them the decoding.
-	if !bytes.Contains(params, []byte(metaProtocolVersion)) {
-		return false
-	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	return json.Unmarshal(params, &p) == nil && p.Meta[metaProtocolVersion] != nil
-}
-
 // discover answers server/discover: with the services the caller of ctx may call, their
 // tools, and the hash of that schema (schema.go).
 func (s *Server) discover(ctx context.Context, id json.RawMessage) *jsonrpc.Response {
 	listed := s.capListing(ctx, s.listedNow())
 	return jsonrpc.NewResult(id, discoverResult{
-		SupportedVersions: allProtocolVersions,
+		SupportedVersions: era.AllVersions,
 		Capabilities:      s.modernCapabilities(),
 		Instructions:      s.cfg.Instructions,
-		Services:          s.servicesOf(listed),
-		SchemaHash:        s.schemaHashOf(listed),
+		Services:          s.hasher.Services(listed),
+		SchemaHash:        s.hasher.Hash(listed),
 	})
 }
 

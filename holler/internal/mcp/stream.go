@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
@@ -138,7 +139,7 @@ func (h *httpReply) writeEvent(b []byte) {
 
 // primes reports whether streams of protocol version v start with a priming event. Clients
 // before 2025-11-25 may not accept an event without data.
-func primes(v string) bool { return v >= protocolVersion20251125 }
+func primes(v string) bool { return v >= era.V20251125 }
 
 // A sessionStream carries the notifications of an HTTP session that belong to no request
 // (list changes, log messages) to the session's GET stream, through the event log.

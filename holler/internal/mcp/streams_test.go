@@ -14,6 +14,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -168,7 +169,7 @@ func TestHTTPGetStream(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	get := c.openGet("")
 	if get.resp.StatusCode != http.StatusOK {
@@ -229,7 +230,7 @@ func TestHTTPResumePostStream(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	// A call with progress answers with an event stream whose events carry ids.
 	a := c.post(request(7, "tools/call", map[string]any{
 		"name": "echo", "arguments": map[string]any{"message": "progress"}, "_meta": map[string]any{"progressToken": "p"},
@@ -276,7 +277,7 @@ func TestHTTPKeepAlive(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, func(c *Config) { c.KeepAlive = 20 * time.Millisecond })
 	c := newMCPHTTP(t, s)
-	c.initialize(protocolVersion20250618)
+	c.initialize(era.V20250618)
 	get := c.openGet("")
 	// No priming event before 2025-11-25; keep-alive comments while nothing happens.
 	sess, _ := s.sessions.Get(c.session)
@@ -292,7 +293,7 @@ func TestHTTPGetErrors(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	for _, tc := range []struct {
 		name       string
 		header     map[string]string
@@ -343,7 +344,7 @@ func TestHTTPPostStreamLive(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(request(3, "tools/call", map[string]any{
 		"name": "echo", "arguments": map[string]any{"message": "x"}, "_meta": map[string]any{"progressToken": 1},
@@ -416,7 +417,7 @@ func TestHTTPDisconnectIsNotCancel(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
 	c, gone := newMCPHTTPWatched(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	ctx, disconnect := context.WithCancel(context.Background())
 	defer disconnect()

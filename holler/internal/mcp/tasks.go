@@ -8,6 +8,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
@@ -95,7 +96,7 @@ func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modern
 		return nil
 	}
 	data := missingCapabilityData{
-		Hint:                 "Declare the extension in params._meta." + metaClientCapabilities + ".extensions[\"" + tasks.Extension + "\"] = {} on this request, and follow the task with tasks/get.",
+		Hint:                 "Declare the extension in params._meta." + era.MetaClientCapabilities + ".extensions[\"" + tasks.Extension + "\"] = {} on this request, and follow the task with tasks/get.",
 		RequiredCapabilities: map[string]any{"extensions": map[string]any{tasks.Extension: struct{}{}}},
 	}
 	if s.cfg.MinimalErrors {

@@ -6,10 +6,12 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -44,7 +46,7 @@ func (s *Server) legacyTasksFor(v string, caps json.RawMessage) *tasks.List {
 	var c struct {
 		Tasks json.RawMessage `json:"tasks"`
 	}
-	if v != protocolVersion20251125 || json.Unmarshal(caps, &c) != nil || rawjson.Kind(c.Tasks) != "object" || !s.tasksSupported() {
+	if v != era.V20251125 || json.Unmarshal(caps, &c) != nil || rawjson.Kind(c.Tasks) != "object" || !s.tasksSupported() {
 		return nil
 	}
 	return &tasks.List{}
@@ -56,11 +58,6 @@ func legacyCapabilities(list *tasks.List) *legacyTasksCapability {
 		return nil
 	}
 	return &legacyTasksCapability{}
-}
-
-// toolExecution is a tool's execution of 2025-11-25: whether it may run as a task.
-type toolExecution struct {
-	TaskSupport string `json:"taskSupport"`
 }
 
 // taskSupport returns a tool's taskSupport: every tool may run as a task (a job runs as one
@@ -76,15 +73,15 @@ func taskSupport(t *hootv1hoot.Tool) string {
 // withTaskSupport returns tools/list's answer resp with each job's execution.taskSupport, for
 // a session with tasks.
 func (s *Server) withTaskSupport(resp *jsonrpc.Response) *jsonrpc.Response {
-	res, ok := resp.Result.(listToolsResult)
+	res, ok := resp.Result.(toollist.Result)
 	if !ok {
 		return resp
 	}
-	tools := make([]toolDescription, len(res.Tools))
+	tools := make([]toollist.Description, len(res.Tools))
 	copy(tools, res.Tools)
 	for i := range tools {
 		if t, ok := s.tools[tools[i].Name]; ok {
-			tools[i].Execution = &toolExecution{TaskSupport: taskSupport(t)}
+			tools[i].Execution = &toollist.Execution{TaskSupport: taskSupport(t)}
 		}
 	}
 	res.Tools = tools

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
@@ -23,72 +23,6 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
-
-// listToolsResult is tools/list's answer: one page of tools, and the cursor of the next page
-// if there is one.
-type listToolsResult struct {
-	Tools      []toolDescription `json:"tools"`
-	NextCursor string            `json:"nextCursor,omitempty"`
-	// Meta carries the schema hash of the whole listing (schema.go).
-	Meta *listMeta `json:"_meta,omitempty"`
-}
-
-// A toolDescription is one tool as tools/list shows it.
-type toolDescription struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  toolAnnotations `json:"annotations"`
-	// Execution says, to a 2025-11-25 session with tasks, whether a job runs as a task
-	// (tasks_legacy.go).
-	Execution *toolExecution `json:"execution,omitempty"`
-}
-
-// toolAnnotations are a tool's hints, every one of them explicit: a missing hint means a
-// default that clients read differently (destructiveHint and openWorldHint default to true).
-type toolAnnotations struct {
-	Title           string `json:"title"`
-	ReadOnlyHint    bool   `json:"readOnlyHint"`
-	DestructiveHint bool   `json:"destructiveHint"`
-	IdempotentHint  bool   `json:"idempotentHint"`
-	OpenWorldHint   bool   `json:"openWorldHint"`
-}
-
-// confirmNote ends the description of a tool whose calls a person confirms, so that a model
-// knows that the call waits for someone and may be refused.
-const confirmNote = "Each call is put to a person first (the client asks its user to confirm it); " +
-	"a call they decline fails without running."
-
-// toolDescriptions describes tools for tools/list.
-func toolDescriptions(p consent.Policy, tools []*hootv1hoot.Tool) []toolDescription {
-	out := make([]toolDescription, 0, len(tools))
-	for _, t := range tools {
-		desc := t.Description
-		if p.Asks(t) {
-			desc = strings.TrimSpace(desc + "\n\n" + confirmNote)
-		}
-		d := toolDescription{
-			Name:        t.Name,
-			Title:       t.Title,
-			Description: desc,
-			InputSchema: rawjson.Compact(json.RawMessage(t.InputSchema)),
-			Annotations: toolAnnotations{
-				Title:           t.Title,
-				ReadOnlyHint:    t.Annotations.ReadOnly,
-				DestructiveHint: t.Annotations.Destructive,
-				IdempotentHint:  t.Annotations.Idempotent,
-				OpenWorldHint:   t.Annotations.OpenWorld,
-			},
-		}
-		if strings.TrimSpace(t.OutputSchema) != "" {
-			d.OutputSchema = rawjson.Compact(json.RawMessage(t.OutputSchema))
-		}
-		out = append(out, d)
-	}
-	return out
-}
 
 // callToolParams are tools/call's params.
 type callToolParams struct {
@@ -424,6 +358,11 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 	}
 	return s.fail(id, jsonrpc.CodeInvalidParams, msg, g)
 }
+
+// argumentErrorsAsResults reports whether a session of protocol version v gets bad tool
+// arguments as a tool result with isError (so the model sees them) rather than as -32602.
+// Protocol versions are dates, so they compare as strings.
+func argumentErrorsAsResults(v string) bool { return v >= era.V20251125 }
 
 // internalError answers a fault of the server or a worker.
 func (s *Server) internalError(id json.RawMessage, msg string) *jsonrpc.Response {

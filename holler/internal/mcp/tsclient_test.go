@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 )
 
 // repoRoot returns the directory of the repository's package.json.
@@ -133,7 +135,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if err := json.Unmarshal(report, &got); err != nil {
 		t.Fatalf("report %s: %v", report, err)
 	}
-	if got.ProtocolVersion != latestProtocolVersion {
+	if got.ProtocolVersion != era.Latest {
 		t.Errorf("negotiated %q", got.ProtocolVersion)
 	}
 	if !slices.Equal(got.Names, s.allowedNames) || got.Pages != (len(s.allowedNames)+1)/2 {

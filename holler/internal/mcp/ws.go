@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/lines"
@@ -204,10 +204,10 @@ func (s *Server) serveFrame(ctx context.Context, sess *session, w *lineWriter, w
 	msg, bad := decodeMessage(f.data)
 	if bad != nil {
 		if bad.NotRPC || bad.Code == jsonrpc.CodeParseError {
-			w.send(s.wsParseError(bad.ID, bad.Code, bad.Message, looksModern(f.data)))
+			w.send(s.wsParseError(bad.ID, bad.Code, bad.Message, era.LooksModern(f.data)))
 			return
 		}
-		w.send(s.envelopeFailure(bad, looksModern(f.data)))
+		w.send(s.envelopeFailure(bad, era.LooksModern(f.data)))
 		return
 	}
 	if !msg.IsRequest() || msg.Method == methodInitialize {
@@ -265,10 +265,10 @@ func (s *Server) serveFrame(ctx context.Context, sess *session, w *lineWriter, w
 func (s *Server) wsParseError(id []byte, code int64, msg string, modern bool) *jsonrpc.Response {
 	g := &guidance.Data{
 		Hint: "This server speaks JSON-RPC 2.0 over WebSocket: send each message as one text frame holding one JSON-RPC 2.0 object, such as the request in try.",
-		Try:  guidance.TryInitialize(latestProtocolVersion),
+		Try:  guidance.TryInitialize(era.Latest),
 	}
 	if modern {
-		g.Try = tryDiscover()
+		g.Try = era.TryDiscover()
 	}
 	return s.fail(id, code, msg, g)
 }
@@ -283,9 +283,9 @@ type welcomeParams struct {
 // welcome returns the greeting of a socket whose caller ctx carries.
 func (s *Server) welcome(ctx context.Context) welcomeParams {
 	return welcomeParams{
-		SupportedVersions: allProtocolVersions,
+		SupportedVersions: era.AllVersions,
 		SchemaHash:        s.schemaHash(ctx),
-		Hint: "Send initialize to open a session on this socket, or requests with params._meta." + metaProtocolVersion +
+		Hint: "Send initialize to open a session on this socket, or requests with params._meta." + era.MetaProtocolVersion +
 			" (2026-07-28); server/discover lists the services and their tools. The schema hash changes when any tool does: a client that kept a tool list under the same hash may use it.",
 	}
 }

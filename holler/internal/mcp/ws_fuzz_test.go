@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
-
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/lines"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 )
 
 // FuzzWebSocketFrame feeds any text frame to a socket's handling: it never panics, everything
@@ -27,10 +27,10 @@ func FuzzWebSocketFrame(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"0"}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`,
-		string(tryDiscover()),
+		string(era.TryDiscover()),
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":5,"result":{}}`,
-		`{"params":{"_meta":{"` + metaProtocolVersion + `":"x"`,
+		`{"params":{"_meta":{"` + era.MetaProtocolVersion + `":"x"`,
 	} {
 		f.Add(seed)
 	}
