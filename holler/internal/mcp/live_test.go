@@ -15,6 +15,7 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 )
 
 // liveBackend is the fake backend with a set of live services that a test changes.
@@ -207,8 +208,8 @@ func TestSetLogLevel(t *testing.T) {
 	}
 	sess, _ := s.sessions.Get(c.session)
 	get := c.openGet("")
-	s.notifyLog(sess, nil, logWarning, "test", "below the level")
-	s.notifyLog(sess, nil, logCritical, "test", map[string]any{"worker": "gone"})
+	s.notifyLog(sess, nil, loglevel.Warning, "test", "below the level")
+	s.notifyLog(sess, nil, loglevel.Critical, "test", map[string]any{"worker": "gone"})
 	_, msg := get.message()
 	if msg.Method != notifyMessage || !strings.Contains(string(msg.Params), `"level":"critical"`) || !strings.Contains(string(msg.Params), `"worker":"gone"`) {
 		t.Errorf("log message %s", msg.Params)

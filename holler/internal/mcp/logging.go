@@ -6,47 +6,10 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/hooteproto"
 )
-
-// MCP's log levels are the syslog severities of RFC 5424, least severe first.
-type logLevel int
-
-const (
-	logDebug logLevel = iota
-	logInfo
-	logNotice
-	logWarning
-	logError
-	logCritical
-	logAlert
-	logEmergency
-)
-
-// defaultLogLevel is a session's level until the client sets one.
-const defaultLogLevel = logInfo
-
-// logLevelNames are the levels' names on the wire, in order.
-var logLevelNames = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// String returns the level's name on the wire.
-func (l logLevel) String() string {
-	if l < logDebug || l > logEmergency {
-		return "unknown"
-	}
-	return logLevelNames[l]
-}
-
-// parseLogLevel reads a level's name.
-func parseLogLevel(name string) (logLevel, bool) {
-	for i, n := range logLevelNames {
-		if n == name {
-			return logLevel(i), true
-		}
-	}
-	return 0, false
-}
 
 // logMessageParams are notifications/message's params.
 type logMessageParams struct {
@@ -64,15 +27,15 @@ func (s *Server) setLogLevel(sess *session, msg *message) *jsonrpc.Response {
 	var name string
 	bad := msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
 		rawjson.Kind(p.Level) != "string" || json.Unmarshal(p.Level, &name) != nil
-	level, ok := parseLogLevel(name)
+	level, ok := loglevel.Parse(name)
 	if bad || !ok {
 		got := "no level"
 		if p.Level != nil {
 			got = string(p.Level)
 		}
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+joinNames(logLevelNames)+"; got "+got, &guidance.Data{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+loglevel.Listed()+"; got "+got, &guidance.Data{
 			Hint:     "Send one of the levels in expected, such as \"info\".",
-			Expected: joinNames(logLevelNames),
+			Expected: loglevel.Listed(),
 			Got:      got,
 			Try:      json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}`),
 		})
@@ -86,7 +49,7 @@ func (s *Server) setLogLevel(sess *session, msg *message) *jsonrpc.Response {
 // notifyLog sends a log message to a session whose level lets it through: on out, the stream
 // of the request it concerns, if not nil; otherwise on the session's own stream (GET over
 // HTTP). logger names the message's source; data is any value that encodes as JSON.
-func (s *Server) notifyLog(sess *session, out notifier, level logLevel, logger string, data any) {
+func (s *Server) notifyLog(sess *session, out notifier, level loglevel.Level, logger string, data any) {
 	if sess == nil {
 		return
 	}
@@ -108,22 +71,6 @@ func (s *Server) notifyLog(sess *session, out notifier, level logLevel, logger s
 	sess.push(n)
 }
 
-// joinNames lists names as a, b or c.
-func joinNames(names []string) string {
-	out := ""
-	for i, n := range names {
-		switch {
-		case i == 0:
-		case i == len(names)-1:
-			out += " or "
-		default:
-			out += ", "
-		}
-		out += n
-	}
-	return out
-}
-
 // logCallFailure tells the session, on the call's stream, when a call failed because its
 // service has no live worker or its worker went away: an event of the gateway, not of the
 // tool, which the client may want to see besides the tool's error result.
@@ -131,7 +78,7 @@ func (s *Server) logCallFailure(sess *session, out notifier, tool, service strin
 	if e.Code() != hooteproto.CodeUnavailable {
 		return
 	}
-	s.notifyLog(sess, out, logWarning, "holler", map[string]any{
+	s.notifyLog(sess, out, loglevel.Warning, "holler", map[string]any{
 		"event":   "unavailable",
 		"tool":    tool,
 		"service": service,
@@ -144,9 +91,9 @@ func (s *Server) logCallFailure(sess *session, out notifier, tool, service strin
 func (s *Server) logRelay(sess *session, out notifier, progress func(*hootv1.Progress)) func(*hootv1.Progress) {
 	return func(p *hootv1.Progress) {
 		if e := p.GetLog(); e != nil {
-			level := logInfo
+			level := loglevel.Info
 			if e.GetLevel() != hootv1.LogLevel_LOG_LEVEL_UNSPECIFIED {
-				level = logLevel(e.GetLevel() - hootv1.LogLevel_LOG_LEVEL_DEBUG)
+				level = loglevel.Level(e.GetLevel() - hootv1.LogLevel_LOG_LEVEL_DEBUG)
 			}
 			s.notifyLog(sess, out, level, e.GetLogger(), e.GetMessage())
 			return

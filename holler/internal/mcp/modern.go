@@ -11,6 +11,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
@@ -29,13 +30,9 @@ import (
 type modernMeta struct {
 	version     string
 	caps        json.RawMessage
-	logLevel    logLevel
+	logLevel    loglevel.Level
 	traceparent string
 }
-
-// logSilent is a level above every message's: a modern request without a logLevel gets no
-// log messages at all.
-const logSilent = logEmergency + 1
 
 // A modernFailure is a modern request refused by the envelope: the HTTP status and the error.
 type modernFailure struct {
@@ -123,16 +120,16 @@ func (s *Server) checkModernVersion(msg *message, m modernMeta) *modernFailure {
 // (checkModern).
 func (s *Server) readModernMeta(msg *message) (modernMeta, era.Params, *modernFailure) {
 	em, p, f := era.ReadMeta(msg.Params)
-	m := modernMeta{version: em.Version, caps: em.Caps, logLevel: logSilent, traceparent: em.Traceparent}
+	m := modernMeta{version: em.Version, caps: em.Caps, logLevel: loglevel.Silent, traceparent: em.Traceparent}
 	if f == nil && em.HasLogLevel {
 		var name string
-		level, known := logLevel(0), false
+		level, known := loglevel.Level(0), false
 		if json.Unmarshal(em.LogLevel, &name) == nil {
-			level, known = parseLogLevel(name)
+			level, known = loglevel.Parse(name)
 		}
 		if !known {
 			g := era.MetaGuidance("params._meta." + era.MetaLogLevel)
-			g.Hint, g.Expected, g.Got = "Name one of the levels in expected, or leave logLevel out to receive no log messages.", joinNames(logLevelNames), wording.Short(string(em.LogLevel))
+			g.Hint, g.Expected, g.Got = "Name one of the levels in expected, or leave logLevel out to receive no log messages.", loglevel.Listed(), wording.Short(string(em.LogLevel))
 			f = &era.Fault{Code: jsonrpc.CodeInvalidParams, Text: "invalid params: unknown logLevel " + wording.Short(string(em.LogLevel)), Guidance: g}
 		}
 		m.logLevel = level

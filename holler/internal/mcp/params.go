@@ -8,6 +8,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/paramshape"
 )
 
@@ -99,7 +100,7 @@ var methodShapes = paramshape.NewTable(map[string]paramshape.Method{
 	methodSetLevel: {
 		Required: true,
 		Members: []paramshape.Member{{Name: "level", Required: true,
-			Shape: &paramshape.Shape{Kinds: []string{"string"}, Enum: logLevelNames, Expected: "one of " + strings.Join(logLevelNames, ", ")}}},
+			Shape: &paramshape.Shape{Kinds: []string{"string"}, Enum: loglevel.Names, Expected: "one of " + strings.Join(loglevel.Names, ", ")}}},
 		Example: `{"level":"info"}`,
 	},
 	methodTasksGet:    taskIDParams,

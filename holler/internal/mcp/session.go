@@ -11,6 +11,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
@@ -58,7 +59,7 @@ type session struct {
 	lastUsed    time.Time
 	ended       bool
 	// logLevel is the least severity of the log messages the client receives.
-	logLevel logLevel
+	logLevel loglevel.Level
 
 	// events buffers the events of an HTTP session's streams; nil for stdio.
 	events *sse.Log
@@ -138,7 +139,7 @@ func (s *session) canElicitForm() bool {
 
 // newSession returns a session named id that has not been initialized.
 func newSession(id string) *session {
-	return &session{id: id, inflight: make(map[string]context.CancelCauseFunc), lastUsed: time.Now(), logLevel: defaultLogLevel}
+	return &session{id: id, inflight: make(map[string]context.CancelCauseFunc), lastUsed: time.Now(), logLevel: loglevel.Default}
 }
 
 // newHTTPSession returns an HTTP session named id whose notifications go to its GET stream,
