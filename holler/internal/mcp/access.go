@@ -11,6 +11,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
@@ -109,9 +110,9 @@ func callerOf(ctx context.Context) *hootv1.Caller {
 // sessionFor returns the session sid names if the request's caller owns it. A session of
 // another caller is answered as unknown, so that a session id seen by someone else (in a log,
 // on the wire of a proxy) is of no use without its owner's token.
-func (s *Server) sessionFor(r *http.Request, sid string) (*session, bool) {
+func (s *Server) sessionFor(r *http.Request, sid string) (*sessions.Session, bool) {
 	sess, ok := s.sessions.Get(sid)
-	if !ok || sess.owner != principalOf(r.Context()) {
+	if !ok || sess.Owner() != principalOf(r.Context()) {
 		return nil, false
 	}
 	return sess, true

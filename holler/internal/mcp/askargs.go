@@ -15,6 +15,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/round"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -35,8 +36,8 @@ import (
 // A personCall is the call whose arguments or confirmation a person is asked for.
 type personCall struct {
 	msg   *message
-	sess  *session
-	out   notifier
+	sess  *sessions.Session
+	out   sessions.Notifier
 	tool  *hootv1hoot.Tool
 	args  json.RawMessage // the arguments as the caller sent them
 	round *round.Round    // the 2026-07-28 round of the call, or nil
@@ -92,7 +93,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 	if resp := s.inputAnswer(c.msg.ID, c.sess, t, aerr); resp != nil {
 		return nil, d, resp
 	}
-	if errors.Is(context.Cause(ctx), errCancelledByClient) {
+	if errors.Is(context.Cause(ctx), sessions.ErrCancelledByClient) {
 		e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+wording.Quote(t.Name)+" was cancelled while a person was asked about it").
 			WithHint("The call was cancelled at the client's request.")
 		return nil, d, jsonrpc.NewResult(c.msg.ID, toolresult.Failure(t.Name, e))
@@ -188,7 +189,7 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response
 		field = strings.Join(consent.ElicitNames(t.Elicit), ", ")
 	}
 	again := "call " + t.Name + " again, which asks the person anew"
-	if c.sess.modern {
+	if c.sess.Modern {
 		again += " (without " + questions.ParamRequestState + " and " + questions.ParamInputResponses + ")"
 	}
 	e := hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person's answer for "+field+" of "+wording.Quote(t.Name)+" is not valid: "+bad.Message+"; it did not run").
@@ -205,6 +206,6 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response
 	if s.cfg.MinimalErrors {
 		g = &guidance.Data{Hint: e.Hint()}
 	}
-	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.Field, "why", bad.Message)
+	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.ID(), "field", bad.Field, "why", bad.Message)
 	return jsonrpc.NewResult(c.msg.ID, toolresult.Guided(t.Name, e, g))
 }

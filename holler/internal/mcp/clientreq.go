@@ -9,6 +9,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -61,13 +62,13 @@ func (c *clientCalls) deliver(sess string, msg *message) bool {
 
 // clientAsker returns the ClientAsker of one tools/call: it sends a tool's request to the
 // client on out and waits for the response.
-func (s *Server) clientAsker(sess *session, out notifier) hooteproto.ClientAsker {
+func (s *Server) clientAsker(sess *sessions.Session, out sessions.Notifier) hooteproto.ClientAsker {
 	return func(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
 		method, params := questions.Params(req)
 		if method == "" {
 			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the request for the client is empty")
 		}
-		if method == questions.MethodRootsList && !sess.caps.roots {
+		if method == questions.MethodRootsList && !sess.Caps().Roots {
 			// Sampling and elicitation are left to the client to refuse, as they always were.
 			return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "this client did not declare the roots capability in initialize, so it cannot be asked for its roots")
 		}
@@ -82,15 +83,15 @@ func (s *Server) clientAsker(sess *session, out notifier) hooteproto.ClientAsker
 // requestClient sends the request method with params to the client of sess on out, the
 // stream of the tools/call it belongs to, and waits for the client's response. When ctx ends
 // first, the client is told with notifications/cancelled that no answer is awaited any more.
-func (s *Server) requestClient(ctx context.Context, sess *session, out notifier, method string, params any) (*message, error) {
-	id, key, ch := s.clientCalls.add(sess.id)
+func (s *Server) requestClient(ctx context.Context, sess *sessions.Session, out sessions.Notifier, method string, params any) (*message, error) {
+	id, key, ch := s.clientCalls.add(sess.ID())
 	defer s.clientCalls.remove(key)
-	out.notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: params})
+	out.Notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: params})
 	select {
 	case msg := <-ch:
 		return msg, nil
 	case <-ctx.Done():
-		out.notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: cancelledParams{
+		out.Notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: cancelledParams{
 			RequestID: id, Reason: "the server no longer waits for an answer",
 		}})
 		return nil, ctx.Err()

@@ -83,10 +83,10 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 	var rd *round.Round
 	var ask hooteproto.ClientAsker
 	switch {
-	case rq.sess.modern:
+	case rq.sess.Modern:
 		var err error
 		// The retry members of params, if any (a *questions.Malformed or *reqstate.Error).
-		if rd, err = round.Open(s.states, msg.Method, t.Name, principalOf(ctx), req, rq.sess.caps.canAnswer, msg.Params); err != nil {
+		if rd, err = round.Open(s.states, msg.Method, t.Name, principalOf(ctx), req, rq.sess.Caps().CanAnswer, msg.Params); err != nil {
 			return nil, s.roundFailure(id, msg.Method, t.Name, err)
 		}
 		ask = rd.Ask

@@ -107,7 +107,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid := r.Header.Get(headerSessionID)
-	var sess *session
+	var sess *sessions.Session
 	live := false
 	if sid != "" {
 		sess, live = s.sessions.Get(sid)
@@ -127,14 +127,14 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	case sid == "" && isInit:
 		// The session exists once initialize succeeds; until then nobody can name it.
 		sess = s.newHTTPSession(sessions.NewID())
-		sess.owner, sess.caller = grant.Principal(), grant.Caller()
+		sess.SetOwner(grant.Principal(), grant.Caller())
 	case sid == "":
 		s.writeJSON(w, http.StatusBadRequest, s.fail(id, jsonrpc.CodeInvalidRequest, "missing "+headerSessionID+" header: send initialize first, then send its session id with every message", &guidance.Data{
 			Hint: "POST the initialize request in try, then send the " + headerSessionID + " header from its response with every later message.",
 			Try:  guidance.TryInitialize(era.Latest),
 		}))
 		return
-	case !live || sess.owner != grant.Principal():
+	case !live || sess.Owner() != grant.Principal():
 		// A session of another caller is answered as unknown (sessionFor).
 		s.writeJSON(w, http.StatusNotFound, s.fail(id, jsonrpc.CodeInvalidRequest, "unknown or expired session "+wording.Quote(sid), &guidance.Data{
 			Hint: "Start a new session: POST initialize without the " + headerSessionID + " header.",
@@ -171,7 +171,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	resp := s.handle(ctx, sess, msg, reply, cancel)
 	if isInit && resp.Error == nil {
 		s.sessions.Add(sess)
-		w.Header().Set(headerSessionID, sess.id)
+		w.Header().Set(headerSessionID, sess.ID())
 	}
 	reply.finish(resp)
 }
@@ -226,14 +226,14 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	stream, after, resume := uint64(sse.GetStream), uint64(0), false
 	if lid := r.Header.Get("Last-Event-ID"); lid != "" {
 		st, n, ok := sse.ParseID(lid)
-		if !ok || !sess.events.Resumable(st, n) {
+		if !ok || !sess.Events.Resumable(st, n) {
 			s.httpFail(w, http.StatusBadRequest, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "Last-Event-ID "+wording.Quote(lid)+" names no event this session can resume after", nil),
 				"Send the id of the last event received on this session, unchanged; events are kept for a while only. Without Last-Event-ID, GET opens the session's stream afresh.")
 			return
 		}
 		stream, after, resume = st, n, true
 	}
-	ctx, done, err := sess.begin(r.Context(), "stream:"+sessions.NewID(), nil)
+	ctx, done, err := sess.Begin(r.Context(), "stream:"+sessions.NewID(), nil)
 	if err != nil {
 		s.httpFail(w, http.StatusNotFound, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "the session has ended", nil),
 			"Start a new session: POST initialize without the "+headerSessionID+" header.")
@@ -242,20 +242,20 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	owner := new(int)
 	if stream == sse.GetStream {
-		start, ok := sess.events.ClaimGet(owner, resume)
+		start, ok := sess.Events.ClaimGet(owner, resume)
 		if !ok {
 			s.httpFail(w, http.StatusConflict, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, "this session's event stream is already open", nil),
 				"Keep one GET stream per session; to take it over after a lost connection, send GET with Last-Event-ID.")
 			return
 		}
-		defer sess.events.ReleaseGet(owner)
+		defer sess.Events.ReleaseGet(owner)
 		if !resume {
 			after = start
 		}
 	}
 	sw := sse.NewWriter(w)
 	sw.Start()
-	if primes(sess.protocolVersion()) {
+	if primes(sess.ProtocolVersion()) {
 		sw.Event(sse.ID(stream, after), nil)
 	}
 	var tick <-chan time.Time
@@ -265,10 +265,10 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 		tick = t.C
 	}
 	for sw.Err() == nil {
-		if stream == sse.GetStream && !sess.events.OwnsGet(owner) {
+		if stream == sse.GetStream && !sess.Events.OwnsGet(owner) {
 			return
 		}
-		events, complete, wake := sess.events.Since(stream, after)
+		events, complete, wake := sess.Events.Since(stream, after)
 		for _, e := range events {
 			sw.Event(sse.ID(e.Stream, e.N), e.Data)
 			if sw.Err() != nil {
@@ -276,7 +276,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
 			}
 			after = e.N
 			if stream == sse.GetStream {
-				sess.events.Delivered(owner, e.N)
+				sess.Events.Delivered(owner, e.N)
 			}
 		}
 		if complete {

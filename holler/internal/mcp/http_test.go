@@ -14,6 +14,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -379,7 +380,7 @@ func TestHTTPCancel(t *testing.T) {
 	if a := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"changed my mind"}}`, nil); a.status != http.StatusAccepted {
 		t.Fatalf("cancel: status %d", a.status)
 	}
-	if cause := <-b.ended; !errors.Is(cause, errCancelledByClient) {
+	if cause := <-b.ended; !errors.Is(cause, sessions.ErrCancelledByClient) {
 		t.Errorf("the call ended with %v", cause)
 	}
 	if tr := toolResultOf(t, <-done); !tr.IsError || !strings.Contains(tr.text(), "canceled") {

@@ -261,7 +261,7 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 			}
 		}()
 	}
-	w.notify(ack)
+	w.Notify(ack)
 	how := s.runListen(ctx, ls, func(b []byte) bool {
 		w.WriteLine(b)
 		return w.Err() == nil
@@ -269,7 +269,7 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 	if how == listenFellBehind {
 		// stdio has no stream to close: the server ends a listen request it gives up on with
 		// notifications/cancelled naming it (the only request it ever cancels so).
-		w.notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: map[string]any{
+		w.Notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: map[string]any{
 			"requestId": ls.ID(),
 			"reason":    "the client read the subscription's notifications too slowly; listen again",
 		}})

@@ -8,6 +8,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -20,7 +21,7 @@ type logMessageParams struct {
 
 // setLogLevel answers logging/setLevel: from now on the session receives log messages of
 // that severity and above.
-func (s *Server) setLogLevel(sess *session, msg *message) *jsonrpc.Response {
+func (s *Server) setLogLevel(sess *sessions.Session, msg *message) *jsonrpc.Response {
 	var p struct {
 		Level json.RawMessage `json:"level"`
 	}
@@ -40,23 +41,18 @@ func (s *Server) setLogLevel(sess *session, msg *message) *jsonrpc.Response {
 			Try:      json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}`),
 		})
 	}
-	sess.mu.Lock()
-	sess.logLevel = level
-	sess.mu.Unlock()
+	sess.SetLogLevel(level)
 	return jsonrpc.NewResult(msg.ID, struct{}{})
 }
 
 // notifyLog sends a log message to a session whose level lets it through: on out, the stream
 // of the request it concerns, if not nil; otherwise on the session's own stream (GET over
 // HTTP). logger names the message's source; data is any value that encodes as JSON.
-func (s *Server) notifyLog(sess *session, out notifier, level loglevel.Level, logger string, data any) {
+func (s *Server) notifyLog(sess *sessions.Session, out sessions.Notifier, level loglevel.Level, logger string, data any) {
 	if sess == nil {
 		return
 	}
-	sess.mu.Lock()
-	pass := level >= sess.logLevel
-	sess.mu.Unlock()
-	if !pass {
+	if !sess.Passes(level) {
 		return
 	}
 	n := &jsonrpc.Notification{
@@ -65,16 +61,16 @@ func (s *Server) notifyLog(sess *session, out notifier, level loglevel.Level, lo
 		Params:  logMessageParams{Level: level.String(), Logger: logger, Data: data},
 	}
 	if out != nil {
-		out.notify(n)
+		out.Notify(n)
 		return
 	}
-	sess.push(n)
+	sess.Push(n)
 }
 
 // logCallFailure tells the session, on the call's stream, when a call failed because its
 // service has no live worker or its worker went away: an event of the gateway, not of the
 // tool, which the client may want to see besides the tool's error result.
-func (s *Server) logCallFailure(sess *session, out notifier, tool, service string, e *hooteproto.Error) {
+func (s *Server) logCallFailure(sess *sessions.Session, out sessions.Notifier, tool, service string, e *hooteproto.Error) {
 	if e.Code() != hooteproto.CodeUnavailable {
 		return
 	}
@@ -88,7 +84,7 @@ func (s *Server) logCallFailure(sess *session, out notifier, tool, service strin
 
 // logRelay returns the function that relays a worker's reports for one call: log entries
 // become notifications/message for sess, on out; progress goes to progress, if not nil.
-func (s *Server) logRelay(sess *session, out notifier, progress func(*hootv1.Progress)) func(*hootv1.Progress) {
+func (s *Server) logRelay(sess *sessions.Session, out sessions.Notifier, progress func(*hootv1.Progress)) func(*hootv1.Progress) {
 	return func(p *hootv1.Progress) {
 		if e := p.GetLog(); e != nil {
 			level := loglevel.Info

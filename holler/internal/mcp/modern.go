@@ -13,6 +13,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
@@ -228,7 +229,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 		return
 	}
 	sess := s.modernSession(meta)
-	sess.tasks = tasks.Declares(meta.caps)
+	sess.Tasks = tasks.Declares(meta.caps)
 	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
 	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
 	resp := s.modernResponse(msg.Method, s.handle(ctx, sess, msg, reply, cancel))
@@ -237,15 +238,8 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 
 // modernSession returns the session of one modern request: initialized at the request's
 // version, with nothing declared that a later request could rely on.
-func (s *Server) modernSession(m modernMeta) *session {
-	sess := newSession("")
-	sess.modern = true
-	sess.initialized, sess.ready = true, true
-	sess.version = m.version
-	sess.caps = readClientCapabilities(m.caps, m.version)
-	sess.logLevel = m.logLevel
-	sess.events = sse.NewLog(s.cfg.EventBuffer, s.cfg.EventBufferBytes)
-	return sess
+func (s *Server) modernSession(m modernMeta) *sessions.Session {
+	return sessions.NewModern(m.version, sessions.ReadCapabilities(m.caps, m.version), m.logLevel, sse.NewLog(s.cfg.EventBuffer, s.cfg.EventBufferBytes))
 }
 
 // serverInfoMeta returns the _meta of every 2026-07-28 result, encoded: the server's identity.

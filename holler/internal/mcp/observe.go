@@ -4,12 +4,13 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
 // eraName names the era of a session for metrics.
-func eraName(sess *session) string {
-	if sess.modern {
+func eraName(sess *sessions.Session) string {
+	if sess.Modern {
 		return era.V20260728
 	}
 	return "2025"

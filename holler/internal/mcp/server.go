@@ -91,7 +91,7 @@ type Server struct {
 	tasksOn bool
 	wg      sync.WaitGroup
 
-	sessions *sessions.Store[*session]
+	sessions *sessions.Store[*sessions.Session]
 	// eventBudget bounds the bytes of events that all HTTP sessions keep together.
 	eventBudget *sse.Budget
 
@@ -141,7 +141,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.tasks = tasks.New(taskHost{s}, s.states, c.CallTimeout, c.Logger)
 	s.tasksOn = s.tasks.Supported() // the table and the tier are fixed from here on
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.sessions = sessions.New[*session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
+	s.sessions = sessions.New[*sessions.Session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
 	s.listed = toollist.Describe(s.policy, s.allowed)
 	s.hasher = toollist.NewHasher(func(name string) (string, bool) {
@@ -189,18 +189,12 @@ func (s *Server) isClosed() bool {
 	}
 }
 
-// A notifier carries the notifications that belong to one request (progress) back to the
-// client, on the same stream as the request's response.
-type notifier interface {
-	notify(n *jsonrpc.Notification)
-}
-
 // handle is the core: it answers one decoded message of sess and returns the response, or nil
 // for a notification or a client's response. Notifications of a running request go to out,
 // which may be nil when the transport cannot carry them. own, if not nil, cancels ctx, which
-// is then the request's own context (see session.begin).
-func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier, own context.CancelCauseFunc) *jsonrpc.Response {
-	if msg.Method == "" && s.clientCalls.deliver(sess.id, msg) {
+// is then the request's own context (see Session.Begin).
+func (s *Server) handle(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier, own context.CancelCauseFunc) *jsonrpc.Response {
+	if msg.Method == "" && s.clientCalls.deliver(sess.ID(), msg) {
 		return nil
 	}
 	if msg.Method == "" {
@@ -213,9 +207,9 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 		s.handleNotification(sess, msg)
 		return nil
 	}
-	ctx, done, err := sess.begin(ctx, jsonrpc.IDKey(msg.ID), own)
+	ctx, done, err := sess.Begin(ctx, jsonrpc.IDKey(msg.ID), own)
 	if err != nil {
-		if errors.Is(err, errSessionEnded) {
+		if errors.Is(err, sessions.ErrEnded) {
 			return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session has ended", &guidance.Data{
 				Hint: "Start a new session with initialize.",
 				Try:  guidance.TryInitialize(era.Latest),
@@ -228,7 +222,7 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 	defer done()
 	ctx = withMetaTrace(ctx, msg.Params)
 	resp := s.dispatch(ctx, sess, msg, out)
-	if errors.Is(context.Cause(ctx), errCancelledByClient) {
+	if errors.Is(context.Cause(ctx), sessions.ErrCancelledByClient) {
 		resp.Abandoned = true
 	}
 	return resp
@@ -265,7 +259,7 @@ func withMetaTrace(ctx context.Context, params json.RawMessage) context.Context 
 
 // cancelRequest acts on notifications/cancelled: it cancels the session's request in flight
 // that the notification names.
-func (s *Server) cancelRequest(sess *session, msg *message) {
+func (s *Server) cancelRequest(sess *sessions.Session, msg *message) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 		Reason    string          `json:"reason"`
@@ -274,16 +268,16 @@ func (s *Server) cancelRequest(sess *session, msg *message) {
 		s.log.Debug("mcp: notifications/cancelled without a requestId")
 		return
 	}
-	if sess.cancel(jsonrpc.IDKey(rawjson.Compact(p.RequestID))) {
+	if sess.Cancel(jsonrpc.IDKey(rawjson.Compact(p.RequestID))) {
 		s.log.Debug("mcp: request cancelled by the client", "id", string(p.RequestID), "reason", p.Reason)
 	}
 }
 
 // initializeParams are the members of initialize's params that this server reads.
 type initializeParams struct {
-	ProtocolVersion json.RawMessage `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ClientInfo      clientInfo      `json:"clientInfo"`
+	ProtocolVersion json.RawMessage     `json:"protocolVersion"`
+	Capabilities    json.RawMessage     `json:"capabilities"`
+	ClientInfo      sessions.ClientInfo `json:"clientInfo"`
 }
 
 // initializeResult is initialize's answer.
@@ -323,7 +317,7 @@ type implementation struct {
 }
 
 // initialize negotiates the protocol version and starts the session's lifecycle.
-func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
+func (s *Server) initialize(sess *sessions.Session, msg *message) *jsonrpc.Response {
 	var p initializeParams
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || rawjson.Kind(p.ProtocolVersion) != "string" {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance.Data{
@@ -338,24 +332,19 @@ func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 	if era.IsLegacy(asked) {
 		version = asked
 	}
-	sess.mu.Lock()
-	if sess.initialized {
-		sess.mu.Unlock()
+	caps, legacyTasks := sessions.ReadCapabilities(p.Capabilities, version), s.legacyTasksFor(version, p.Capabilities)
+	if !sess.Initialize(version, caps, legacyTasks) {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized", &guidance.Data{
 			Hint: "Send initialize once per session; go on with tools/list or tools/call.",
 			Try:  guidance.TryToolsList(),
 		})
 	}
-	sess.initialized, sess.version, sess.client = true, version, p.ClientInfo
-	sess.caps = readClientCapabilities(p.Capabilities, version)
-	sess.legacyTasks = s.legacyTasksFor(version, p.Capabilities)
-	sess.mu.Unlock()
-	s.log.Info("mcp: session initialized", "session", sess.id, "client", p.ClientInfo.Name,
-		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version, "elicitForm", sess.caps.elicitForm)
+	s.log.Info("mcp: session initialized", "session", sess.ID(), "client", p.ClientInfo.Name,
+		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version, "elicitForm", caps.ElicitForm)
 	return jsonrpc.NewResult(msg.ID, initializeResult{
 		ProtocolVersion: version,
 		Capabilities: s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: s.live != nil},
-			Tasks: legacyCapabilities(sess.legacyTasks)}),
+			Tasks: legacyCapabilities(legacyTasks)}),
 		ServerInfo:   implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version},
 		Instructions: s.cfg.Instructions,
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/lines"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 )
 
 // ServeStdio serves one MCP session over newline-delimited JSON-RPC: it reads messages from
@@ -31,10 +32,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	stop := context.AfterFunc(s.base, func() { cancel(ErrServerClosed) })
 	defer stop()
 
-	sess := newSession("")
+	sess := sessions.NewSession("")
 	w := &lineWriter{Writer: lines.NewWriter(out, func(err error) { cancel(err) }), inputEnded: make(chan struct{})}
 	// Notifications that belong to no request (list changes, log messages) go out as lines too.
-	sess.out = w
+	sess.Out = w
 	defer s.sessions.Attach(sess)()
 	input := make(chan lines.Line)
 	go lines.Read(ctx, in, s.cfg.MaxBodyBytes, input)
@@ -43,7 +44,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	for {
 		select {
 		case <-ctx.Done():
-			sess.end()
+			sess.End()
 			wg.Wait()
 			return context.Cause(ctx)
 		case l, ok := <-input:
@@ -52,14 +53,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 				// stream finishes only on the client's word, which can no longer come.
 				close(w.inputEnded)
 				wg.Wait()
-				sess.end()
+				sess.End()
 				if err := w.Err(); err != nil {
 					return err
 				}
 				return nil
 			}
 			if l.Err != nil {
-				sess.end()
+				sess.End()
 				wg.Wait()
 				return l.Err
 			}
@@ -69,7 +70,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 }
 
 // serveLine handles one line read from stdin.
-func (s *Server) serveLine(ctx context.Context, sess *session, w *lineWriter, wg *sync.WaitGroup, l lines.Line) {
+func (s *Server) serveLine(ctx context.Context, sess *sessions.Session, w *lineWriter, wg *sync.WaitGroup, l lines.Line) {
 	if l.TooLong {
 		w.send(s.fail(jsonrpc.NullID, jsonrpc.CodeInvalidRequest, "the message is larger than this server's limit of "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes", &guidance.Data{
 			Hint: "Send less at once: store large content in parts, or reference content that is already stored.",
@@ -111,12 +112,12 @@ type lineWriter struct {
 }
 
 var (
-	_ notifier       = (*lineWriter)(nil)
-	_ requestCarrier = (*lineWriter)(nil)
+	_ sessions.Notifier = (*lineWriter)(nil)
+	_ requestCarrier    = (*lineWriter)(nil)
 )
 
 // notify writes a notification.
-func (lw *lineWriter) notify(n *jsonrpc.Notification) { lw.WriteLine(encode(n)) }
+func (lw *lineWriter) Notify(n *jsonrpc.Notification) { lw.WriteLine(encode(n)) }
 
 // carriesRequests reports that a request of the server reaches the client over stdio.
 func (lw *lineWriter) carriesRequests() bool { return true }

@@ -9,6 +9,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
@@ -24,10 +25,10 @@ import (
 // serveLineModern serves msg as a request of the 2026-07-28 era if it is one, and reports
 // whether it did; conn is the connection's session, in which the request is registered so that
 // notifications/cancelled finds it.
-func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWriter, wg *sync.WaitGroup, msg *message) bool {
+func (s *Server) serveLineModern(ctx context.Context, conn *sessions.Session, w *lineWriter, wg *sync.WaitGroup, msg *message) bool {
 	// Only a request can be modern over stdio: a notification goes to the legacy path, which
 	// knows notifications/cancelled.
-	if !msg.IsRequest() || era.Of(conn.isInitialized(), "", msg.Params) != era.Modern {
+	if !msg.IsRequest() || era.Of(conn.IsInitialized(), "", msg.Params) != era.Modern {
 		return false
 	}
 	// The same checks as over HTTP, without the headers.
@@ -39,9 +40,9 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		rctx, done, err := conn.begin(ctx, jsonrpc.IDKey(msg.ID), nil)
+		rctx, done, err := conn.Begin(ctx, jsonrpc.IDKey(msg.ID), nil)
 		if err != nil {
-			if !errors.Is(err, errSessionEnded) {
+			if !errors.Is(err, sessions.ErrEnded) {
 				w.send(s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance.Data{
 					Hint: "Give every request its own id.",
 				}))
@@ -56,11 +57,11 @@ func (s *Server) serveLineModern(ctx context.Context, conn *session, w *lineWrit
 			resp = s.serveListenLines(rctx, w, msg)
 		} else {
 			sess := s.modernSession(m)
-			sess.tasks = tasks.Declares(m.caps)
+			sess.Tasks = tasks.Declares(m.caps)
 			resp = s.handle(rctx, sess, msg, modernLines{w}, nil)
 		}
 		// MCP asks that a cancelled request gets no response.
-		if resp == nil || resp.Abandoned || errors.Is(context.Cause(rctx), errCancelledByClient) {
+		if resp == nil || resp.Abandoned || errors.Is(context.Cause(rctx), sessions.ErrCancelledByClient) {
 			return
 		}
 		w.send(s.modernResponse(msg.Method, resp))
@@ -86,10 +87,10 @@ func (s *Server) discover(ctx context.Context, id json.RawMessage) *jsonrpc.Resp
 type modernLines struct{ w *lineWriter }
 
 var (
-	_ notifier       = modernLines{}
-	_ requestCarrier = modernLines{}
+	_ sessions.Notifier = modernLines{}
+	_ requestCarrier    = modernLines{}
 )
 
-func (m modernLines) notify(n *jsonrpc.Notification) { m.w.notify(n) }
+func (m modernLines) Notify(n *jsonrpc.Notification) { m.w.Notify(n) }
 
 func (modernLines) carriesRequests() bool { return false }

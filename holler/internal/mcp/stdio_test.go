@@ -12,6 +12,7 @@ import (
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 )
 
 // mcpStdio drives ServeStdio through pipes.
@@ -173,7 +174,7 @@ func TestStdioCancel(t *testing.T) {
 		t.Fatalf("want the ping's answer, got %+v", r)
 	}
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}}`)
-	if cause := <-b.ended; !errors.Is(cause, errCancelledByClient) {
+	if cause := <-b.ended; !errors.Is(cause, sessions.ErrCancelledByClient) {
 		t.Errorf("the call ended with %v", cause)
 	}
 	// A cancelled request gets no response: the next message is the answer to the next request.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 )
 
@@ -28,7 +29,7 @@ type httpReply struct {
 	// w is the response; sw writes events to it once the reply streams.
 	w         http.ResponseWriter
 	sw        sse.Writer
-	sess      *session
+	sess      *sessions.Session
 	jsonOK    bool // the client accepts application/json
 	sseOK     bool // the client accepts text/event-stream
 	keepAlive time.Duration
@@ -43,17 +44,17 @@ type httpReply struct {
 }
 
 var (
-	_ notifier       = (*httpReply)(nil)
-	_ requestCarrier = (*httpReply)(nil)
+	_ sessions.Notifier = (*httpReply)(nil)
+	_ requestCarrier    = (*httpReply)(nil)
 )
 
 // carriesRequests reports whether a request of the server reaches the client on this answer:
 // only as an event stream, which the client must accept.
-func (h *httpReply) carriesRequests() bool { return h.sseOK && !h.sess.modern }
+func (h *httpReply) carriesRequests() bool { return h.sseOK && !h.sess.Modern }
 
 // notify sends n as an event, switching the response to an event stream first. A client that
 // does not take event streams does not get notifications; it still gets the response.
-func (h *httpReply) notify(n *jsonrpc.Notification) {
+func (h *httpReply) Notify(n *jsonrpc.Notification) {
 	b := encode(n)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -80,7 +81,7 @@ func (h *httpReply) finishStatus(resp *jsonrpc.Response, status int) {
 	if h.streaming || (!h.jsonOK && h.sseOK) {
 		h.startStream()
 		h.writeEvent(b)
-		h.sess.events.Finish(h.stream)
+		h.sess.Events.Finish(h.stream)
 		return
 	}
 	h.w.Header().Set("Content-Type", "application/json")
@@ -96,9 +97,9 @@ func (h *httpReply) startStream() {
 		return
 	}
 	h.streaming = true
-	h.stream = h.sess.events.NewStream()
+	h.stream = h.sess.Events.NewStream()
 	h.sw.Start()
-	if !h.noIDs && primes(h.sess.protocolVersion()) {
+	if !h.noIDs && primes(h.sess.ProtocolVersion()) {
 		h.sw.Event(sse.ID(h.stream, 0), nil)
 	}
 	if h.keepAlive > 0 && !h.done {
@@ -129,7 +130,7 @@ func (h *httpReply) keepAlives(stop <-chan struct{}) {
 // writeEvent buffers one JSON-RPC message as the stream's next event and sends it. A failed
 // write only stops sending: the event stays buffered for a client that resumes.
 func (h *httpReply) writeEvent(b []byte) {
-	n := h.sess.events.Append(h.stream, b)
+	n := h.sess.Events.Append(h.stream, b)
 	if h.noIDs {
 		h.sw.Event("", b)
 		return
@@ -145,4 +146,4 @@ func primes(v string) bool { return v >= era.V20251125 }
 // (list changes, log messages) to the session's GET stream, through the event log.
 type sessionStream struct{ log *sse.Log }
 
-func (ss sessionStream) notify(n *jsonrpc.Notification) { ss.log.Append(sse.GetStream, encode(n)) }
+func (ss sessionStream) Notify(n *jsonrpc.Notification) { ss.log.Append(sse.GetStream, encode(n)) }

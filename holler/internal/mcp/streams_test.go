@@ -213,7 +213,7 @@ func TestHTTPGetStream(t *testing.T) {
 	}
 	again.close()
 	// Once the server has seen that connection go (nobody holds the GET stream),
-	waitFor(t, func() bool { return sess.events.OwnsGet(nil) })
+	waitFor(t, func() bool { return sess.Events.OwnsGet(nil) })
 
 	// a fresh GET gets what no GET delivered yet, and nothing twice.
 	s.notifyLog(sess, nil, loglevel.Error, "test", "fourth")

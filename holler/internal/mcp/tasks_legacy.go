@@ -10,6 +10,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
@@ -101,7 +102,7 @@ func hasTaskParam(params json.RawMessage) bool {
 // checkLegacyTaskCall refuses, in a session with tasks (which the caller checks), a task asked
 // of a tool that cannot run as one, and a call of a tool that runs only as a task made without
 // one (both -32601, as 2025-11-25 says). It returns nil for every other call.
-func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *jsonrpc.Response {
+func (s *Server) checkLegacyTaskCall(sess *sessions.Session, msg *message) *jsonrpc.Response {
 	_, name, ok := readCallToolParams(msg.Params)
 	t, known := s.allowedTool(name)
 	if !ok || !known {
@@ -118,13 +119,13 @@ func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *jsonrpc.Respo
 
 // legacyTaskCreated returns the nested CreateTaskResult of a job started by a call that asked
 // for a task in a session with tasks, and starts reporting its status changes.
-func (s *Server) legacyTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *jsonrpc.Response {
+func (s *Server) legacyTaskCreated(msg *message, sess *sessions.Session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *jsonrpc.Response {
 	created := s.tasks.Created(js)
-	sess.taskList().Add(created.TaskID)
+	sess.TaskList().Add(created.TaskID)
 	s.wg.Go(func() {
-		s.tasks.WatchLegacy(s.base, sess.caller, created.TaskID, js.GetJobId(), created.Status, sess.hasEnded, sess.push)
+		s.tasks.WatchLegacy(s.base, sess.Caller, created.TaskID, js.GetJobId(), created.Status, sess.HasEnded, sess.Push)
 	})
-	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId(), "session", sess.id)
+	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId(), "session", sess.ID())
 	return jsonrpc.NewResult(msg.ID, struct {
 		Task tasks.LegacyTask `json:"task"`
 	}{tasks.LegacyOf(created)})
@@ -141,10 +142,10 @@ func isLegacyTaskMethod(method string) bool {
 
 // serveLegacyTask answers the tasks methods of 2025-11-25 in a session with tasks; out, when
 // the transport has one, carries a waiting task's questions to the client.
-func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
+func (s *Server) serveLegacyTask(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
 	var ask hooteproto.ClientAsker
 	if out != nil {
 		ask = s.clientAsker(sess, out)
 	}
-	return s.tasks.ServeLegacy(ctx, callerOf(ctx), msg.ID, msg.Method, msg.Params, sess.taskList(), ask)
+	return s.tasks.ServeLegacy(ctx, callerOf(ctx), msg.ID, msg.Method, msg.Params, sess.TaskList(), ask)
 }

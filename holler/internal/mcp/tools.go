@@ -19,6 +19,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/round"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -113,7 +114,7 @@ func scanCallToolParams(data []byte, p *callToolParams) bool {
 // callTool answers tools/call: find the tool, apply the policy (package consent), decode and
 // validate the arguments, have a person confirm the call if the policy says so, call the
 // backend, and render its typed answer.
-func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
+func (s *Server) callTool(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
 	p, name, ok := readCallToolParams(msg.Params)
 	if !ok {
 		g := &guidance.Data{
@@ -164,9 +165,9 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	// In the 2026-07-28 era the call may be a retry that carries answers (mrtr.go); bad retry
 	// members are a *questions.Malformed or a *reqstate.Error.
 	var rd *round.Round
-	if sess.modern {
+	if sess.Modern {
 		var err error
-		if rd, err = round.Open(s.states, methodToolsCall, name, grant.Principal(), req, sess.caps.canAnswer, msg.Params); err != nil {
+		if rd, err = round.Open(s.states, methodToolsCall, name, grant.Principal(), req, sess.Caps().CanAnswer, msg.Params); err != nil {
 			return s.roundFailure(msg.ID, methodToolsCall, name, err)
 		}
 	}
@@ -177,7 +178,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 		return r
 	}
 	if d.Confirmation != consent.ConfirmationNotRequired {
-		s.log.Info("mcp: tool call allowed", "tool", name, "session", sess.id, "confirmation", d.Confirmation, "outcome", d.Outcome)
+		s.log.Info("mcp: tool call allowed", "tool", name, "session", sess.ID(), "confirmation", d.Confirmation, "outcome", d.Outcome)
 	}
 
 	var onProgress func(*hootv1.Progress)
@@ -187,7 +188,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	var asker hooteproto.ClientAsker
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
-		if !sess.modern {
+		if !sess.Modern {
 			asker = s.clientAsker(sess, out)
 		}
 	}
@@ -223,11 +224,11 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	}
 	// The call's logger is made only when something is logged: making it allocates.
 	log := func() *slog.Logger {
-		return s.log.With("tool", name, "service", t.Service, "session", sess.id, "elapsed", elapsed, "traceparent", traceparent)
+		return s.log.With("tool", name, "service", t.Service, "session", sess.ID(), "elapsed", elapsed, "traceparent", traceparent)
 	}
 	if err != nil {
 		e := hooteproto.AsError(err)
-		if errors.Is(context.Cause(ctx), errCancelledByClient) {
+		if errors.Is(context.Cause(ctx), sessions.ErrCancelledByClient) {
 			e = hooteproto.WrapError(hooteproto.CodeCanceled, err).WithHint("The call was cancelled at the client's request.")
 		}
 		log().Info("mcp: tool call failed", "code", e.Code(), "err", err)
@@ -294,17 +295,17 @@ type taskPlan struct {
 }
 
 // planTask returns the taskPlan of a call of t.
-func (s *Server) planTask(sess *session, msg *message, t *hootv1hoot.Tool) taskPlan {
+func (s *Server) planTask(sess *sessions.Session, msg *message, t *hootv1hoot.Tool) taskPlan {
 	var p taskPlan
-	p.legacy = sess.taskList() != nil && hasTaskParam(msg.Params)
-	p.modern = sess.modern && sess.tasks && s.tasksOn
+	p.legacy = sess.TaskList() != nil && hasTaskParam(msg.Params)
+	p.modern = sess.Modern && sess.Tasks && s.tasksOn
 	p.asJob = p.legacy && t.Kind != hootv1.Kind_KIND_JOB
 	return p
 }
 
 // taskAnswer returns the CreateTaskResult of a call of t whose worker answered res, as the plan
 // p says; nil when the answer is not a task, and the call answers as it always did.
-func (s *Server) taskAnswer(p taskPlan, msg *message, sess *session, t *hootv1hoot.Tool, res *hootv1.Result) *jsonrpc.Response {
+func (s *Server) taskAnswer(p taskPlan, msg *message, sess *sessions.Session, t *hootv1hoot.Tool, res *hootv1.Result) *jsonrpc.Response {
 	js := res.GetJobStarted()
 	switch {
 	case js == nil:
@@ -320,9 +321,9 @@ func (s *Server) taskAnswer(p taskPlan, msg *message, sess *session, t *hootv1ho
 
 // refuse answers a call that the policy refused with decision d, before anything reached a
 // worker.
-func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d consent.Decision, cannot string, unanswered error) *jsonrpc.Response {
+func (s *Server) refuse(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, d consent.Decision, cannot string, unanswered error) *jsonrpc.Response {
 	e := s.policy.Refusal(t, d, cannot, unanswered)
-	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.id, "tier", d.Tier, "maxTier", d.MaxTier,
+	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.ID(), "tier", d.Tier, "maxTier", d.MaxTier,
 		"confirmation", d.Confirmation, "outcome", d.Outcome)
 	return jsonrpc.NewResult(id, toolresult.Guided(t.Name, e, &guidance.Data{Hint: e.Hint(), Tool: t.Name, Policy: &d}))
 }
@@ -330,7 +331,7 @@ func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d
 // badArguments answers arguments that do not decode or validate: as a tool result with
 // isError for protocol versions from 2025-11-25 (so that the model sees it), and as -32602
 // with the same guidance before.
-func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *arguments.Error) *jsonrpc.Response {
+func (s *Server) badArguments(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, bad *arguments.Error) *jsonrpc.Response {
 	msg := "invalid arguments for " + t.Name + ": " + bad.Message
 	hint := bad.Hint
 	switch {
@@ -353,7 +354,7 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 	if s.cfg.MinimalErrors {
 		g = nil
 	}
-	if argumentErrorsAsResults(sess.protocolVersion()) {
+	if argumentErrorsAsResults(sess.ProtocolVersion()) {
 		return jsonrpc.NewResult(id, toolresult.BadArguments(msg, g))
 	}
 	return s.fail(id, jsonrpc.CodeInvalidParams, msg, g)
@@ -374,7 +375,7 @@ func (s *Server) internalError(id json.RawMessage, msg string) *jsonrpc.Response
 // progressRelay returns the function that turns a worker's progress reports into
 // notifications/progress for token. MCP requires progress to grow with every notification, so
 // reports that do not are dropped.
-func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
+func progressRelay(token json.RawMessage, out sessions.Notifier) func(*hootv1.Progress) {
 	var mu sync.Mutex
 	var last float64
 	sent := false
@@ -388,7 +389,7 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 			return
 		}
 		sent, last = true, p.GetProgress()
-		out.notify(&jsonrpc.Notification{
+		out.Notify(&jsonrpc.Notification{
 			JSONRPC: jsonrpc.Version,
 			Method:  notifyProgress,
 			Params: progressParams{
@@ -404,10 +405,10 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 // inputAnswer returns the answer of a call whose confirmer ended with err when that error is an
 // answer of its own: the input_required result that asks the question, or the refusal of the
 // retry's requestState or inputResponses. It returns nil for any other error.
-func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *jsonrpc.Response {
+func (s *Server) inputAnswer(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, err error) *jsonrpc.Response {
 	var ir *round.InputRequired
 	if errors.As(err, &ir) {
-		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.id)
+		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.ID())
 		return jsonrpc.NewResult(id, ir.Result)
 	}
 	if err != nil {

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // observeCall answers tools/call as callTool does, telling the Observer and the Tracer.
-func (s *Server) observeCall(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
+func (s *Server) observeCall(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
 	o := s.cfg.Observer
 	if o != nil {
 		o.CallStarted()

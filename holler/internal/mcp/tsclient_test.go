@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 )
 
 // repoRoot returns the directory of the repository's package.json.
@@ -103,7 +104,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	}
 	select {
 	case cause := <-b.ended:
-		if !errors.Is(cause, errCancelledByClient) {
+		if !errors.Is(cause, sessions.ErrCancelledByClient) {
 			t.Errorf("the blocking call ended with %v, not the client's cancellation", cause)
 		}
 	case <-ctx.Done():

@@ -119,13 +119,13 @@ func (s *Server) serveSocket(ctx context.Context, conn *websocket.Conn) error {
 
 	// Every socket is a session of its own, with an id nobody else holds, so that the answers
 	// to the server's requests (sampling, elicitation) reach only the socket they were sent on.
-	sess := newSession(sessions.NewID())
-	sess.owner, sess.caller = principalOf(ctx), callerOf(ctx)
+	sess := sessions.NewSession(sessions.NewID())
+	sess.SetOwner(principalOf(ctx), callerOf(ctx))
 	w := &lineWriter{Writer: lines.NewWriter(frameWriter{conn: conn}, func(err error) { cancel(err) }), inputEnded: make(chan struct{})}
-	sess.out = w
+	sess.Out = w
 	defer s.sessions.Attach(sess)()
 
-	w.notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: methodWelcome, Params: s.welcome(ctx)})
+	w.Notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: methodWelcome, Params: s.welcome(ctx)})
 
 	frames := make(chan wsFrame)
 	go func() {
@@ -155,7 +155,7 @@ func (s *Server) serveSocket(ctx context.Context, conn *websocket.Conn) error {
 	defer idle.Stop()
 	var wg sync.WaitGroup
 	finish := func(err error) error {
-		sess.end()
+		sess.End()
 		cancel(err)
 		wg.Wait()
 		return err
@@ -196,7 +196,7 @@ type socketState struct {
 }
 
 // serveFrame handles one frame read from a socket.
-func (s *Server) serveFrame(ctx context.Context, sess *session, w *lineWriter, wg *sync.WaitGroup, sock *socketState, f wsFrame) {
+func (s *Server) serveFrame(ctx context.Context, sess *sessions.Session, w *lineWriter, wg *sync.WaitGroup, sock *socketState, f wsFrame) {
 	if f.typ != websocket.MessageText {
 		w.send(s.wsParseError(jsonrpc.NullID, jsonrpc.CodeParseError, "parse error: a binary frame; this server reads JSON-RPC messages from text frames", false))
 		return

@@ -43,15 +43,15 @@ func FuzzWebSocketFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame string) {
 		var out lockedBuffer
 		ctx, cancel := context.WithCancel(context.Background())
-		sess := newSession(sessions.NewID())
+		sess := sessions.NewSession(sessions.NewID())
 		w := &lineWriter{Writer: lines.NewWriter(&out, nil), inputEnded: make(chan struct{})}
-		sess.out = w
+		sess.Out = w
 		sock := &socketState{slots: make(chan struct{}, 4)}
 		var wg sync.WaitGroup
 		s.serveFrame(ctx, sess, w, &wg, sock, wsFrame{typ: websocket.MessageText, data: []byte(frame)})
 		// What runs on its own ends with the socket.
 		cancel()
-		sess.end()
+		sess.End()
 		wg.Wait()
 		got := out.lines()
 		for _, l := range got {
