@@ -233,7 +233,12 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
 	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
 	resp := s.modernResponse(msg.Method, s.handle(ctx, sess, msg, reply, cancel))
-	reply.finishStatus(resp, modernStatus(resp))
+	// A missing client capability is a client error in this era (400); anything else is 200.
+	status := http.StatusOK
+	if resp.Error != nil && resp.Error.Code == codeMissingCapability {
+		status = http.StatusBadRequest
+	}
+	reply.finishStatus(resp, status)
 }
 
 // modernSession returns the session of one modern request: initialized at the request's

@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,13 +115,4 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+ma.Why, g)
 	}
 	return nil
-}
-
-// modernStatus is the HTTP status of a modern response that is not streamed: 400 for a missing
-// client capability, which the era sends as a client error, and 200 otherwise.
-func modernStatus(resp *jsonrpc.Response) int {
-	if resp.Error != nil && resp.Error.Code == codeMissingCapability {
-		return http.StatusBadRequest
-	}
-	return http.StatusOK
 }
