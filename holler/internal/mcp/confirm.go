@@ -31,7 +31,7 @@ func (s *Server) elicitRequester(sess *sessions.Session, out sessions.Notifier) 
 // A requestCarrier is a notifier that can tell whether a request of the server reaches the
 // client on it (an HTTP answer does only as an event stream).
 type requestCarrier interface {
-	carriesRequests() bool
+	CarriesRequests() bool
 }
 
 // confirmerFor returns how a person can be asked during a call of sess whose stream is out, or
@@ -48,7 +48,7 @@ func (s *Server) confirmerFor(sess *sessions.Session, out sessions.Notifier) (co
 		return nil, "this session speaks protocol " + v + ", which has no elicitation to ask a person with"
 	case !sess.Caps().ElicitForm:
 		return nil, "this client did not declare the elicitation capability (form mode) in initialize, so nobody can be asked"
-	case !ok || !rc.carriesRequests():
+	case !ok || !rc.CarriesRequests():
 		return nil, "this request cannot carry a question to the client (over HTTP, its Accept header must include text/event-stream)"
 	}
 	return consent.Elicitor{Request: s.elicitRequester(sess, out)}, ""

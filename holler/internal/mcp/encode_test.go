@@ -28,8 +28,8 @@ func TestEncodeMatchesMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := encode(resp); !bytes.Equal(got, want) {
-			t.Errorf("encode(%+v) = %s, want %s", resp, got, want)
+		if got := toolresult.Marshal(resp); !bytes.Equal(got, want) {
+			t.Errorf("toolresult.Marshal(%+v) = %s, want %s", resp, got, want)
 		}
 	}
 }

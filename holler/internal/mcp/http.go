@@ -16,6 +16,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -326,7 +327,7 @@ func (s *Server) httpFail(w http.ResponseWriter, status int, resp *jsonrpc.Respo
 
 // writeJSON writes resp as a JSON body with status.
 func (s *Server) writeJSON(w http.ResponseWriter, status int, resp *jsonrpc.Response) {
-	b := encode(resp)
+	b := toolresult.Marshal(resp)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)

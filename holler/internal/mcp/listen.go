@@ -13,6 +13,8 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/stdio"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
 // subscriptions/listen (2026-07-28).
@@ -149,7 +151,7 @@ func (s *Server) runListen(ctx context.Context, ls *listen.Stream, emit func([]b
 			res := s.modernResponse(methodListen, jsonrpc.NewResult(ls.ID(), map[string]any{
 				"_meta": map[string]any{listen.MetaSubscriptionID: ls.ID()},
 			}))
-			emit(encode(res))
+			emit(toolresult.Marshal(res))
 			return listenShutdown
 		}
 		select {
@@ -170,12 +172,12 @@ func (s *Server) runListen(ctx context.Context, ls *listen.Stream, emit func([]b
 		case <-ls.Wake():
 			kinds, queue, overflow := ls.Take()
 			for _, c := range listen.ChangeMethods {
-				if kinds&c.Kind != 0 && !emit(encode(ls.Tagged(c.Method, nil))) {
+				if kinds&c.Kind != 0 && !emit(toolresult.Marshal(ls.Tagged(c.Method, nil))) {
 					return listenClientEnded
 				}
 			}
 			for _, n := range queue {
-				if !emit(encode(n)) {
+				if !emit(toolresult.Marshal(n)) {
 					return listenClientEnded
 				}
 			}
@@ -217,7 +219,7 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 	defer stop()
 	sw := sse.NewWriter(w)
 	sw.Start()
-	sw.Event("", encode(ack))
+	sw.Event("", toolresult.Marshal(ack))
 	emit := func(b []byte) bool {
 		sw.Event("", b)
 		return sw.Err() == nil
@@ -232,7 +234,7 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 // notifications as lines, until the client cancels the request (notifications/cancelled, which
 // ends ctx) or the server shuts down. It returns the response to write when the request fails
 // before the stream opens, and nil otherwise.
-func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *message) *jsonrpc.Response {
+func (s *Server) serveListenLines(ctx context.Context, w *stdio.Writer, msg *message) *jsonrpc.Response {
 	f, fail := s.readListen(msg)
 	if fail != nil {
 		return fail
@@ -248,19 +250,16 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 		return fail
 	}
 	defer stop()
-	if w.inputEnded != nil {
-		// Nobody can cancel the stream once the input has ended.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			select {
-			case <-w.inputEnded:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-	}
+	// Nobody can cancel the stream once the input has ended.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-w.InputEnded():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	w.Notify(ack)
 	how := s.runListen(ctx, ls, func(b []byte) bool {
 		w.WriteLine(b)

@@ -195,6 +195,19 @@ type discoverResult struct {
 	SchemaHash string             `json:"schemaHash"`
 }
 
+// discover answers server/discover: with the services the caller of ctx may call, their
+// tools, and the hash of that schema (schema.go).
+func (s *Server) discover(ctx context.Context, id json.RawMessage) *jsonrpc.Response {
+	listed := s.capListing(ctx, s.listedNow())
+	return jsonrpc.NewResult(id, discoverResult{
+		SupportedVersions: era.AllVersions,
+		Capabilities:      s.modernCapabilities(),
+		Instructions:      s.cfg.Instructions,
+		Services:          s.hasher.Services(listed),
+		SchemaHash:        s.hasher.Hash(listed),
+	})
+}
+
 // servePostModern answers a POSTed message of the modern era.
 func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *message) {
 	if !msg.IsRequest() {

@@ -424,7 +424,7 @@ func TestModernToolResultEncoding(t *testing.T) {
 	}
 	// A list keeps the general path, with its caching fields.
 	list := s.modernResponse(methodToolsList, jsonrpc.NewResult(json.RawMessage(`8`), toollist.Result{Tools: []toollist.Description{}}))
-	if b := encode(list); !strings.Contains(string(b), `"ttlMs"`) || !strings.Contains(string(b), `"resultType":"complete"`) {
+	if b := toolresult.Marshal(list); !strings.Contains(string(b), `"ttlMs"`) || !strings.Contains(string(b), `"resultType":"complete"`) {
 		t.Errorf("a modern tools/list result = %s, want ttlMs and resultType", b)
 	}
 }
@@ -441,12 +441,12 @@ func BenchmarkToolResultEncoding(b *testing.B) {
 	res := jsonrpc.NewResult(json.RawMessage("1"), toolresult.Result{Content: []content.Block{content.Text(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
 	b.Run("legacy", func(b *testing.B) {
 		for b.Loop() {
-			_ = encode(res)
+			_ = toolresult.Marshal(res)
 		}
 	})
 	b.Run("2026-07-28", func(b *testing.B) {
 		for b.Loop() {
-			_ = encode(s.modernResponse(methodToolsCall, res))
+			_ = toolresult.Marshal(s.modernResponse(methodToolsCall, res))
 		}
 	})
 }

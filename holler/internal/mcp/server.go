@@ -23,7 +23,6 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
-	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -206,25 +205,6 @@ func decodeMessage(data []byte) (*message, *jsonrpc.DecodeError) {
 		return nil, bad
 	}
 	return &message{Message: m}, nil
-}
-
-// encode returns v as JSON. Values built by this package always encode; a failure is a fault
-// of the program, answered as an internal error so the client still hears back.
-func encode(v any) []byte {
-	if r, ok := v.(*jsonrpc.Response); ok {
-		if b, ok := toolresult.Encode(r); ok {
-			return b
-		}
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		if r, ok := v.(*jsonrpc.Response); ok {
-			b, _ = json.Marshal(jsonrpc.NewError(r.ID, jsonrpc.CodeInternalError, "internal error: the response could not be encoded", nil))
-			return b
-		}
-		return []byte("{}")
-	}
-	return b
 }
 
 // handle is the core: it answers one decoded message of sess and returns the response, or nil

@@ -10,6 +10,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
 // Server-sent events (package sse).
@@ -48,14 +49,14 @@ var (
 	_ requestCarrier    = (*httpReply)(nil)
 )
 
-// carriesRequests reports whether a request of the server reaches the client on this answer:
+// CarriesRequests reports whether a request of the server reaches the client on this answer:
 // only as an event stream, which the client must accept.
-func (h *httpReply) carriesRequests() bool { return h.sseOK && !h.sess.Modern }
+func (h *httpReply) CarriesRequests() bool { return h.sseOK && !h.sess.Modern }
 
 // notify sends n as an event, switching the response to an event stream first. A client that
 // does not take event streams does not get notifications; it still gets the response.
 func (h *httpReply) Notify(n *jsonrpc.Notification) {
-	b := encode(n)
+	b := toolresult.Marshal(n)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	// After finish the handler has returned, and the ResponseWriter must not be used.
@@ -71,7 +72,7 @@ func (h *httpReply) finish(resp *jsonrpc.Response) { h.finishStatus(resp, http.S
 
 // finishStatus is finish with the HTTP status of a response that is not streamed.
 func (h *httpReply) finishStatus(resp *jsonrpc.Response, status int) {
-	b := encode(resp)
+	b := toolresult.Marshal(resp)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.done = true
@@ -146,4 +147,6 @@ func primes(v string) bool { return v >= era.V20251125 }
 // (list changes, log messages) to the session's GET stream, through the event log.
 type sessionStream struct{ log *sse.Log }
 
-func (ss sessionStream) Notify(n *jsonrpc.Notification) { ss.log.Append(sse.GetStream, encode(n)) }
+func (ss sessionStream) Notify(n *jsonrpc.Notification) {
+	ss.log.Append(sse.GetStream, toolresult.Marshal(n))
+}

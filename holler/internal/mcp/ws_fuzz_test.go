@@ -10,8 +10,9 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
-	"github.com/hootenanny/hoot/holler/internal/mcp/lines"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/stdio"
+	"github.com/hootenanny/hoot/holler/internal/mcp/ws"
 )
 
 // FuzzWebSocketFrame feeds any text frame to a socket's handling: it never panics, everything
@@ -44,15 +45,14 @@ func FuzzWebSocketFrame(f *testing.F) {
 		var out lockedBuffer
 		ctx, cancel := context.WithCancel(context.Background())
 		sess := sessions.NewSession(sessions.NewID())
-		w := &lineWriter{Writer: lines.NewWriter(&out, nil), inputEnded: make(chan struct{})}
+		w := stdio.NewWriter(&out, nil)
 		sess.Out = w
-		sock := &socketState{slots: make(chan struct{}, 4)}
-		var wg sync.WaitGroup
-		s.serveFrame(ctx, sess, w, &wg, sock, wsFrame{typ: websocket.MessageText, data: []byte(frame)})
+		sock := ws.NewSocket(connHost{s}, sess, w, 4)
+		sock.Frame(ctx, websocket.MessageText, []byte(frame))
 		// What runs on its own ends with the socket.
 		cancel()
 		sess.End()
-		wg.Wait()
+		sock.Wait()
 		got := out.lines()
 		for _, l := range got {
 			var m map[string]json.RawMessage

@@ -24,6 +24,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
+	"github.com/hootenanny/hoot/holler/internal/mcp/ws"
 )
 
 // wsTestServer is a Server behind the gateway's real router (Host, Origin and token guard) on
@@ -110,8 +111,8 @@ func (ts *wsTestServer) open(t *testing.T, token string) (*wsClient, welcomePara
 		t.Fatal(err)
 	}
 	m := c.recv()
-	if m.Method != methodWelcome || m.ID != nil {
-		t.Fatalf("first message = %+v, want the %s notification", m, methodWelcome)
+	if m.Method != ws.MethodWelcome || m.ID != nil {
+		t.Fatalf("first message = %+v, want the %s notification", m, ws.MethodWelcome)
 	}
 	var w welcomeParams
 	if err := json.Unmarshal(m.Params, &w); err != nil {
