@@ -11,7 +11,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
-	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
@@ -26,7 +26,7 @@ import (
 // what is wrong and whose data.hint says what to do, so that an MCP client can show it.
 func (s *Server) WriteAccessFailure(w http.ResponseWriter, _ *http.Request, f *access.Failure) {
 	f.SetHeaders(w.Header())
-	s.httpFail(w, f.Status, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint)
+	streamable.WriteFailure(w, f.Status, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint, s.cfg.MinimalErrors)
 }
 
 // policyFor returns the policy for the caller of ctx: the server's, capped by the caller's
@@ -59,7 +59,7 @@ func (s *Server) refuseAboveGrant(w http.ResponseWriter, g *access.Grant, msg *m
 	f.SetHeaders(w.Header())
 	s.log.Info("mcp: tool call refused: the caller's token allows a lower tier", "tool", t.Name, "caller", g.Name, "via", g.Via,
 		"tier", d.Tier, "tokenTier", d.TokenTier)
-	s.writeJSON(w, http.StatusForbidden, s.fail(msg.ID, jsonrpc.CodeInvalidRequest,
+	streamable.WriteJSON(w, http.StatusForbidden, s.fail(msg.ID, jsonrpc.CodeInvalidRequest,
 		"tool "+wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance.Data{Hint: f.Hint, Tool: t.Name, Policy: &d}))
 	return true
 }
@@ -105,15 +105,4 @@ func principalOf(ctx context.Context) string {
 func callerOf(ctx context.Context) *hootv1.Caller {
 	g, _ := access.GrantOf(ctx)
 	return g.Caller()
-}
-
-// sessionFor returns the session sid names if the request's caller owns it. A session of
-// another caller is answered as unknown, so that a session id seen by someone else (in a log,
-// on the wire of a proxy) is of no use without its owner's token.
-func (s *Server) sessionFor(r *http.Request, sid string) (*sessions.Session, bool) {
-	sess, ok := s.sessions.Get(sid)
-	if !ok || sess.Owner() != principalOf(r.Context()) {
-		return nil, false
-	}
-	return sess, true
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/stdio"
+	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
@@ -194,18 +195,18 @@ func (s *Server) runListen(ctx context.Context, ls *listen.Stream, emit func([]b
 func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *http.Request, msg *message) {
 	f, fail := s.readListen(msg)
 	if fail != nil {
-		s.writeJSON(w, http.StatusBadRequest, fail)
+		streamable.WriteJSON(w, http.StatusBadRequest, fail)
 		return
 	}
 	if _, sseOK := httpcheck.Accepts(r.Header.Values("Accept")); !sseOK {
-		s.writeJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance.Data{
+		streamable.WriteJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance.Data{
 			Hint: "Send the request with the header Accept: application/json, text/event-stream.",
 		}))
 		return
 	}
 	if !s.listens.Acquire() {
 		w.Header().Set("Retry-After", "5")
-		s.writeJSON(w, http.StatusServiceUnavailable, s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance.Data{
+		streamable.WriteJSON(w, http.StatusServiceUnavailable, s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance.Data{
 			Hint: "Close a listen stream you no longer read (one stream can ask for every kind of notification), or try again later or at another gateway.",
 		}))
 		return
@@ -213,7 +214,7 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 	defer s.listens.Release()
 	ls, ack, stop, fail := s.openListen(ctx, msg, f)
 	if fail != nil {
-		s.writeJSON(w, http.StatusBadRequest, fail)
+		streamable.WriteJSON(w, http.StatusBadRequest, fail)
 		return
 	}
 	defer stop()

@@ -9,12 +9,12 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
-	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
@@ -218,7 +218,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	}
 	meta, fail := s.checkModern(r, msg)
 	if fail != nil {
-		s.writeJSON(w, fail.status, fail.resp)
+		streamable.WriteJSON(w, fail.status, fail.resp)
 		return
 	}
 	// Closing the response is the client's cancellation of the request in this era.
@@ -243,15 +243,14 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	}
 	sess := s.modernSession(meta)
 	sess.Tasks = tasks.Declares(meta.caps)
-	jsonOK, sseOK := httpcheck.Accepts(r.Header.Values("Accept"))
-	reply := &httpReply{w: w, sw: sse.NewWriter(w), sess: sess, jsonOK: jsonOK, sseOK: sseOK, keepAlive: s.cfg.KeepAlive, noIDs: true}
+	reply := streamable.NewReply(w, r, sess, s.cfg.KeepAlive, true)
 	resp := s.modernResponse(msg.Method, s.handle(ctx, sess, msg, reply, cancel))
 	// A missing client capability is a client error in this era (400); anything else is 200.
 	status := http.StatusOK
 	if resp.Error != nil && resp.Error.Code == codeMissingCapability {
 		status = http.StatusBadRequest
 	}
-	reply.finishStatus(resp, status)
+	reply.FinishStatus(resp, status)
 }
 
 // modernSession returns the session of one modern request: initialized at the request's

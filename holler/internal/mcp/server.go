@@ -21,6 +21,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
@@ -92,6 +93,8 @@ type Server struct {
 	wg      sync.WaitGroup
 
 	sessions *sessions.Store[*sessions.Session]
+	// http is the Streamable HTTP transport (http.go).
+	http *streamable.Transport
 	// eventBudget bounds the bytes of events that all HTTP sessions keep together.
 	eventBudget *sse.Budget
 
@@ -143,6 +146,8 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = sessions.New[*sessions.Session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
+	s.http = streamable.New(httpHost{s}, streamable.Options{MaxBodyBytes: c.MaxBodyBytes, KeepAlive: c.KeepAlive,
+		AllowedHosts: c.AllowedHosts, AllowedOrigins: c.AllowedOrigins, MinimalErrors: c.MinimalErrors, Log: c.Logger})
 	s.listed = toollist.Describe(s.policy, s.allowed)
 	s.hasher = toollist.NewHasher(func(name string) (string, bool) {
 		t, ok := s.tools[name]

@@ -3,6 +3,7 @@ package mcp
 import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
 )
 
 // newHTTPSession returns an HTTP session named id whose notifications go to its GET stream,
@@ -16,7 +17,7 @@ func newHTTPSession(id string, limit, maxBytes int) *sessions.Session {
 func newHTTPSessionIn(id string, limit, maxBytes int, budget *sse.Budget) *sessions.Session {
 	s := sessions.NewSession(id)
 	s.Events = sse.NewLogIn(limit, maxBytes, budget, id)
-	s.Out = sessionStream{log: s.Events}
+	s.Out = streamable.SessionStream(s.Events)
 	return s
 }
 
