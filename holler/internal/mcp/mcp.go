@@ -1,6 +1,6 @@
-// Package mcp is holler's MCP server: JSON-RPC 2.0, the MCP lifecycle and methods, and the two
-// transports that carry them, Streamable HTTP ([Server.ServeHTTP]) and stdio
-// ([Server.ServeStdio]).
+// Package mcp is holler's MCP server: JSON-RPC 2.0, the MCP lifecycle and methods, served over
+// Streamable HTTP ([Server.ServeHTTP]), stdio ([Server.ServeStdio]) and WebSocket
+// ([Server.ServeWebSocket]).
 //
 // This package is the only place where JSON exists. A tools/call's arguments are decoded
 // strictly into the tool's generated request message, checked with hooteproto.Validate, wrapped
@@ -11,7 +11,9 @@
 // # Structure
 //
 // One core handles one decoded JSON-RPC message for one session and returns the response, if
-// any. The transports around it only frame messages, find the session, and carry notifications:
+// any. The transports around it (packages streamable, stdio and ws, each reaching the core
+// through its Host, which http.go and conn.go implement) only frame messages, find the
+// session, and carry notifications:
 // those that the core emits while a request runs (progress, log messages) go with the
 // request's response, the others (notifications/tools/list_changed, log messages of the
 // gateway) on the session's own stream, which is GET's event stream over HTTP and the output
