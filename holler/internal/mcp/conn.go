@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -33,10 +32,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // server closes. Messages are bounded by MaxBodyBytes: a larger one closes the socket with
 // status 1009 (message too big).
 func (s *Server) ServeWebSocket(w http.ResponseWriter, r *http.Request) {
+	maxInFlight := s.cfg.WebSocketMaxInFlight
+	if maxInFlight <= 0 {
+		maxInFlight = DefaultWebSocketMaxInFlight
+	}
 	ws.Serve(w, r, connHost{s}, ws.Options{
 		MaxBodyBytes: s.cfg.MaxBodyBytes,
 		IdleTimeout:  s.cfg.SessionIdleTimeout,
-		MaxInFlight:  cmp.Or(s.cfg.WebSocketMaxInFlight, DefaultWebSocketMaxInFlight),
+		MaxInFlight:  maxInFlight,
 		Closed:       ErrServerClosed,
 		Log:          s.log,
 	})
