@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
 	"strings"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -20,7 +19,6 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Arguments a person supplies. A tool's request field marked (hoot.v1.field).elicit is one the
@@ -56,7 +54,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 		// signed state carries them, so they are not asked again.
 		var answers map[string]json.RawMessage
 		if json.Unmarshal(r.Filled(), &answers) == nil {
-			filled, bad := fillArguments(t, c.args, answers)
+			filled, bad := arguments.Fill(t, c.args, answers)
 			if bad != nil {
 				return nil, d, s.badAnswer(c, bad)
 			}
@@ -64,7 +62,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 			r.SetFilled(r.Filled())
 		}
 	}
-	missing := missingArguments(t, req)
+	missing := arguments.Missing(t, req)
 	confirm := d.Confirmation == consent.ConfirmationRequired
 	if !confirm && len(missing) == 0 {
 		return req, d, nil
@@ -110,11 +108,11 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 			answers[f.Name] = rawjson.Compact(v)
 		}
 	}
-	filled, bad := fillArguments(t, c.args, answers)
+	filled, bad := arguments.Fill(t, c.args, answers)
 	if bad != nil {
 		return nil, d, s.badAnswer(c, bad)
 	}
-	if left := missingArguments(t, filled); len(left) > 0 {
+	if left := arguments.Missing(t, filled); len(left) > 0 {
 		return nil, d, s.badAnswer(c, &arguments.Error{
 			Message:  "the person accepted the form without filling " + strings.Join(consent.ElicitNames(left), ", "),
 			Field:    left[0].Name,
@@ -129,54 +127,6 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 		}
 	}
 	return filled, d, nil
-}
-
-// missingArguments returns the elicited fields of t that req leaves out: those it does not
-// have (an empty string, an enum's zero value, an optional left unset).
-func missingArguments(t *hootv1hoot.Tool, req proto.Message) []hootv1hoot.ElicitField {
-	if len(t.Elicit) == 0 {
-		return nil
-	}
-	m := req.ProtoReflect()
-	fields := m.Descriptor().Fields()
-	var missing []hootv1hoot.ElicitField
-	for _, f := range t.Elicit {
-		if fd := fields.ByName(protoreflect.Name(f.Name)); fd != nil && !m.Has(fd) {
-			missing = append(missing, f)
-		}
-	}
-	return missing
-}
-
-// fillArguments returns the arguments of t that args (the caller's, which decoded) and the
-// person's answers make together, decoded and validated like any arguments. An answer replaces
-// the member of its field, under either of the field's names.
-func fillArguments(t *hootv1hoot.Tool, args json.RawMessage, answers map[string]json.RawMessage) (proto.Message, *arguments.Error) {
-	merged := map[string]json.RawMessage{}
-	if rawjson.Kind(args) == "object" {
-		if err := json.Unmarshal(args, &merged); err != nil {
-			return nil, &arguments.Error{Message: "the arguments do not read as an object: " + err.Error()}
-		}
-	}
-	fields := t.NewRequest().ProtoReflect().Descriptor().Fields()
-	names := make([]string, 0, len(answers))
-	for name := range answers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fd := fields.ByName(protoreflect.Name(name))
-		if fd == nil {
-			continue
-		}
-		delete(merged, fd.JSONName())
-		merged[name] = answers[name]
-	}
-	doc, err := json.Marshal(merged)
-	if err != nil {
-		return nil, &arguments.Error{Message: err.Error()}
-	}
-	return arguments.Decode(t, doc)
 }
 
 // badAnswer answers a call whose arguments, filled with a person's answers, do not validate:
