@@ -6,6 +6,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
 // The method table.
@@ -110,7 +111,7 @@ func init() {
 		methodByName[m.name] = m
 		// The legacy tasks methods exist only in sessions with tasks: they are not named to
 		// every client.
-		if (m.legacy != nil && !isLegacyTaskMethod(m.name)) || m.notify != nil {
+		if (m.legacy != nil && !tasks.IsLegacyMethod(m.name)) || m.notify != nil {
 			methodList = append(methodList, m.name)
 		}
 	}

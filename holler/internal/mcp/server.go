@@ -323,7 +323,7 @@ type serverCapabilities struct {
 	Extensions map[string]struct{} `json:"extensions,omitempty"`
 	// Tasks is 2025-11-25's tasks capability, for a session whose client declared tasks
 	// (tasks_legacy.go).
-	Tasks *legacyTasksCapability `json:"tasks,omitempty"`
+	Tasks *tasks.LegacyCapability `json:"tasks,omitempty"`
 }
 
 // toolsCapability says that the server has tools, and whether it announces changes of their
@@ -367,7 +367,7 @@ func (s *Server) initialize(sess *sessions.Session, msg *message) *jsonrpc.Respo
 	return jsonrpc.NewResult(msg.ID, initializeResult{
 		ProtocolVersion: version,
 		Capabilities: s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: s.live != nil},
-			Tasks: legacyCapabilities(legacyTasks)}),
+			Tasks: tasks.LegacyCapabilityOf(legacyTasks)}),
 		ServerInfo:   implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version},
 		Instructions: s.cfg.Instructions,
 	})

@@ -29,17 +29,6 @@ const (
 	methodTasksList   = tasks.MethodList
 )
 
-// legacyTasksCapability is the 2025-11-25 server capability tasks.
-type legacyTasksCapability struct {
-	List     struct{} `json:"list"`
-	Cancel   struct{} `json:"cancel"`
-	Requests struct {
-		Tools struct {
-			Call struct{} `json:"call"`
-		} `json:"tools"`
-	} `json:"requests"`
-}
-
 // legacyTasksFor returns the task list of a session of version v whose client declared caps
 // at initialize, when it is to be served tasks: at 2025-11-25, with the tasks capability
 // declared, by a server that serves tasks. Otherwise nil.
@@ -53,24 +42,6 @@ func (s *Server) legacyTasksFor(v string, caps json.RawMessage) *tasks.List {
 	return &tasks.List{}
 }
 
-// legacyCapabilities returns initialize's tasks capability for a session with tasks.
-func legacyCapabilities(list *tasks.List) *legacyTasksCapability {
-	if list == nil {
-		return nil
-	}
-	return &legacyTasksCapability{}
-}
-
-// taskSupport returns a tool's taskSupport: every tool may run as a task (a job runs as one
-// anyway; a tool that answers inline runs as a job when a task is asked of it), and some only
-// so.
-func taskSupport(t *hootv1hoot.Tool) string {
-	if t.TaskRequired {
-		return "required"
-	}
-	return "optional"
-}
-
 // withTaskSupport returns tools/list's answer resp with each job's execution.taskSupport, for
 // a session with tasks.
 func (s *Server) withTaskSupport(resp *jsonrpc.Response) *jsonrpc.Response {
@@ -82,21 +53,13 @@ func (s *Server) withTaskSupport(resp *jsonrpc.Response) *jsonrpc.Response {
 	copy(tools, res.Tools)
 	for i := range tools {
 		if t, ok := s.tools[tools[i].Name]; ok {
-			tools[i].Execution = &toollist.Execution{TaskSupport: taskSupport(t)}
+			tools[i].Execution = &toollist.Execution{TaskSupport: tasks.Support(t)}
 		}
 	}
 	res.Tools = tools
 	out := *resp
 	out.Result = res
 	return &out
-}
-
-// hasTaskParam reports whether tools/call's params ask for a task (params.task, an object).
-func hasTaskParam(params json.RawMessage) bool {
-	var p struct {
-		Task json.RawMessage `json:"task"`
-	}
-	return json.Unmarshal(params, &p) == nil && rawjson.Kind(p.Task) == "object"
 }
 
 // checkLegacyTaskCall refuses, in a session with tasks (which the caller checks), a task asked
@@ -108,7 +71,7 @@ func (s *Server) checkLegacyTaskCall(sess *sessions.Session, msg *message) *json
 	if !ok || !known {
 		return nil // callTool answers these
 	}
-	if !hasTaskParam(msg.Params) && taskSupport(t) == "required" {
+	if !tasks.AsksForTask(msg.Params) && tasks.Support(t) == "required" {
 		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(name)+" runs only as a task (its execution.taskSupport is required)", &guidance.Data{
 			Hint: "Call " + name + " with params.task, such as \"task\": {}, and follow the task with tasks/get and tasks/result.",
 			Tool: name,
@@ -129,15 +92,6 @@ func (s *Server) legacyTaskCreated(msg *message, sess *sessions.Session, t *hoot
 	return jsonrpc.NewResult(msg.ID, struct {
 		Task tasks.LegacyTask `json:"task"`
 	}{tasks.LegacyOf(created)})
-}
-
-// isLegacyTaskMethod reports whether method is one of the 2025-11-25 tasks methods.
-func isLegacyTaskMethod(method string) bool {
-	switch method {
-	case methodTasksGet, methodTasksResult, methodTasksList, methodTasksCancel:
-		return true
-	}
-	return false
 }
 
 // serveLegacyTask answers the tasks methods of 2025-11-25 in a session with tasks; out, when

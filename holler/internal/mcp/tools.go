@@ -20,6 +20,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -297,7 +298,7 @@ type taskPlan struct {
 // planTask returns the taskPlan of a call of t.
 func (s *Server) planTask(sess *sessions.Session, msg *message, t *hootv1hoot.Tool) taskPlan {
 	var p taskPlan
-	p.legacy = sess.TaskList() != nil && hasTaskParam(msg.Params)
+	p.legacy = sess.TaskList() != nil && tasks.AsksForTask(msg.Params)
 	p.modern = sess.Modern && sess.Tasks && s.tasksOn
 	p.asJob = p.legacy && t.Kind != hootv1.Kind_KIND_JOB
 	return p
