@@ -20,7 +20,7 @@ import (
 // request to the client on that stream.
 func (s *Server) elicitRequester(sess *sessions.Session, out sessions.Notifier) consent.Requester {
 	return func(ctx context.Context, method string, params any) (json.RawMessage, json.RawMessage, error) {
-		msg, err := s.requestClient(ctx, sess, out, method, params)
+		msg, err := s.clientCalls.Ask(ctx, sess, out, method, params)
 		if err != nil {
 			return nil, nil, err
 		}

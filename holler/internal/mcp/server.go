@@ -67,7 +67,7 @@ type Server struct {
 	// entries are the prompts and resources of the table within MaxTier (package entries).
 	entries *entries.Entries
 	// clientCalls are the requests to clients that wait for a response (clientreq.go).
-	clientCalls clientCalls
+	clientCalls sessions.Calls
 	// live, when the Backend reports its live services, watches them; listed holds the tools
 	// that tools/list shows now, as they are described.
 	live   LiveBackend
@@ -217,7 +217,7 @@ func decodeMessage(data []byte) (*message, *jsonrpc.DecodeError) {
 // which may be nil when the transport cannot carry them. own, if not nil, cancels ctx, which
 // is then the request's own context (see Session.Begin).
 func (s *Server) handle(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier, own context.CancelCauseFunc) *jsonrpc.Response {
-	if msg.Method == "" && s.clientCalls.deliver(sess.ID(), msg) {
+	if msg.Method == "" && s.clientCalls.Deliver(sess.ID(), &msg.Message) {
 		return nil
 	}
 	if msg.Method == "" {
