@@ -208,8 +208,8 @@ func TestSetLogLevel(t *testing.T) {
 	}
 	sess, _ := s.sessions.Get(c.session)
 	get := c.openGet("")
-	s.notifyLog(sess, nil, loglevel.Warning, "test", "below the level")
-	s.notifyLog(sess, nil, loglevel.Critical, "test", map[string]any{"worker": "gone"})
+	sess.Log(nil, loglevel.Warning, "test", "below the level")
+	sess.Log(nil, loglevel.Critical, "test", map[string]any{"worker": "gone"})
 	_, msg := get.message()
 	if msg.Method != notifyMessage || !strings.Contains(string(msg.Params), `"level":"critical"`) || !strings.Contains(string(msg.Params), `"worker":"gone"`) {
 		t.Errorf("log message %s", msg.Params)

@@ -12,13 +12,6 @@ import (
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
-// logMessageParams are notifications/message's params.
-type logMessageParams struct {
-	Level  string `json:"level"`
-	Logger string `json:"logger,omitempty"`
-	Data   any    `json:"data"`
-}
-
 // setLogLevel answers logging/setLevel: from now on the session receives log messages of
 // that severity and above.
 func (s *Server) setLogLevel(sess *sessions.Session, msg *message) *jsonrpc.Response {
@@ -45,28 +38,6 @@ func (s *Server) setLogLevel(sess *sessions.Session, msg *message) *jsonrpc.Resp
 	return jsonrpc.NewResult(msg.ID, struct{}{})
 }
 
-// notifyLog sends a log message to a session whose level lets it through: on out, the stream
-// of the request it concerns, if not nil; otherwise on the session's own stream (GET over
-// HTTP). logger names the message's source; data is any value that encodes as JSON.
-func (s *Server) notifyLog(sess *sessions.Session, out sessions.Notifier, level loglevel.Level, logger string, data any) {
-	if sess == nil {
-		return
-	}
-	if !sess.Passes(level) {
-		return
-	}
-	n := &jsonrpc.Notification{
-		JSONRPC: jsonrpc.Version,
-		Method:  notifyMessage,
-		Params:  logMessageParams{Level: level.String(), Logger: logger, Data: data},
-	}
-	if out != nil {
-		out.Notify(n)
-		return
-	}
-	sess.Push(n)
-}
-
 // logCallFailure tells the session, on the call's stream, when a call failed because its
 // service has no live worker or its worker went away: an event of the gateway, not of the
 // tool, which the client may want to see besides the tool's error result.
@@ -74,7 +45,7 @@ func (s *Server) logCallFailure(sess *sessions.Session, out sessions.Notifier, t
 	if e.Code() != hooteproto.CodeUnavailable {
 		return
 	}
-	s.notifyLog(sess, out, loglevel.Warning, "holler", map[string]any{
+	sess.Log(out, loglevel.Warning, "holler", map[string]any{
 		"event":   "unavailable",
 		"tool":    tool,
 		"service": service,
@@ -91,7 +62,7 @@ func (s *Server) logRelay(sess *sessions.Session, out sessions.Notifier, progres
 			if e.GetLevel() != hootv1.LogLevel_LOG_LEVEL_UNSPECIFIED {
 				level = loglevel.Level(e.GetLevel() - hootv1.LogLevel_LOG_LEVEL_DEBUG)
 			}
-			s.notifyLog(sess, out, level, e.GetLogger(), e.GetMessage())
+			sess.Log(out, level, e.GetLogger(), e.GetMessage())
 			return
 		}
 		if progress != nil {

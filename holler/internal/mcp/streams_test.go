@@ -187,18 +187,18 @@ func TestHTTPGetStream(t *testing.T) {
 	}
 
 	sess, _ := s.sessions.Get(c.session)
-	s.notifyLog(sess, nil, loglevel.Warning, "test", "first")
+	sess.Log(nil, loglevel.Warning, "test", "first")
 	ev, msg := get.message()
 	if ev.id != "0-1" || msg.Method != notifyMessage || !strings.Contains(string(msg.Params), `"first"`) {
 		t.Fatalf("event %+v, message %s %s", ev, msg.Method, msg.Params)
 	}
 	// Below the session's level nothing is sent.
-	s.notifyLog(sess, nil, loglevel.Debug, "test", "quiet")
+	sess.Log(nil, loglevel.Debug, "test", "quiet")
 
 	// The connection drops; what comes meanwhile waits in the buffer.
 	get.close()
-	s.notifyLog(sess, nil, loglevel.Error, "test", "second")
-	s.notifyLog(sess, nil, loglevel.Error, "test", "third")
+	sess.Log(nil, loglevel.Error, "test", "second")
+	sess.Log(nil, loglevel.Error, "test", "third")
 
 	// Resuming after 0-1 replays 0-2 and 0-3.
 	again := c.openGet("0-1")
@@ -216,7 +216,7 @@ func TestHTTPGetStream(t *testing.T) {
 	waitFor(t, func() bool { return sess.Events.OwnsGet(nil) })
 
 	// a fresh GET gets what no GET delivered yet, and nothing twice.
-	s.notifyLog(sess, nil, loglevel.Error, "test", "fourth")
+	sess.Log(nil, loglevel.Error, "test", "fourth")
 	fresh := c.openGet("")
 	if fresh.resp.StatusCode != http.StatusOK {
 		t.Fatalf("fresh GET: status %d: %s", fresh.resp.StatusCode, fresh.body())
@@ -283,7 +283,7 @@ func TestHTTPKeepAlive(t *testing.T) {
 	// No priming event before 2025-11-25; keep-alive comments while nothing happens.
 	sess, _ := s.sessions.Get(c.session)
 	get.comment(5 * time.Second)
-	s.notifyLog(sess, nil, loglevel.Error, "test", "x")
+	sess.Log(nil, loglevel.Error, "test", "x")
 	ev, msg := get.message()
 	if ev.id != "0-1" || msg.Method != notifyMessage {
 		t.Errorf("event %+v after quiet time", ev)

@@ -314,3 +314,30 @@ func (s *Session) End() {
 		s.Events.End()
 	}
 }
+
+// Log sends a log message to the client if the session's level lets it through: on out, the
+// stream of the request it concerns, if not nil; otherwise on the session's own stream (GET
+// over HTTP). logger names the message's source; data is any value that encodes as JSON. A nil
+// session logs nothing.
+func (s *Session) Log(out Notifier, level loglevel.Level, logger string, data any) {
+	if s == nil || !s.Passes(level) {
+		return
+	}
+	n := &jsonrpc.Notification{
+		JSONRPC: jsonrpc.Version,
+		Method:  "notifications/message",
+		Params:  logMessageParams{Level: level.String(), Logger: logger, Data: data},
+	}
+	if out != nil {
+		out.Notify(n)
+		return
+	}
+	s.Push(n)
+}
+
+// logMessageParams are notifications/message's params.
+type logMessageParams struct {
+	Level  string `json:"level"`
+	Logger string `json:"logger,omitempty"`
+	Data   any    `json:"data"`
+}
