@@ -173,10 +173,13 @@ func (s *Server) callTool(ctx context.Context, sess *sessions.Session, msg *mess
 		}
 	}
 	// Only a call that decoded is put to a person: whether it may run, and the arguments it
-	// left out that a person supplies (askargs.go).
-	req, d, r := s.askPerson(ctx, personCall{msg: msg, sess: sess, out: out, tool: t, args: p.Arguments, round: rd}, d, ask, req)
-	if r != nil {
-		return r
+	// left out that a person supplies (askargs.go). A call that needs neither, and carries no
+	// answers of an earlier round, goes straight on.
+	if d.Confirmation == consent.ConfirmationRequired || len(t.Elicit) > 0 || (rd != nil && len(rd.Filled()) > 0) {
+		var r *jsonrpc.Response
+		if req, d, r = s.askPerson(ctx, personCall{msg: msg, sess: sess, out: out, tool: t, args: p.Arguments, round: rd}, d, ask, req); r != nil {
+			return r
+		}
 	}
 	if d.Confirmation != consent.ConfirmationNotRequired {
 		s.log.Info("mcp: tool call allowed", "tool", name, "session", sess.ID(), "confirmation", d.Confirmation, "outcome", d.Outcome)
