@@ -55,6 +55,24 @@ func (g *Grant) Raise(need hootv1.Tier) string {
 	return g.Refuse(need).Hint
 }
 
+// Principal names the caller as the owner of what it starts (a session, a job): how it was
+// let in and its name. A nil Grant, a request that came through no access control, is "".
+func (g *Grant) Principal() string {
+	if g == nil {
+		return ""
+	}
+	return g.Via + ":" + g.Name
+}
+
+// Caller returns the caller as a call to a worker names it: its principal and its tier. A nil
+// Grant is a nil Caller.
+func (g *Grant) Caller() *hootv1.Caller {
+	if g == nil {
+		return nil
+	}
+	return &hootv1.Caller{Principal: g.Principal(), Tier: g.Tier}
+}
+
 type grantKey struct{}
 
 // WithGrant returns a copy of ctx that carries g.

@@ -11,6 +11,8 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
 
@@ -24,7 +26,7 @@ import (
 // what is wrong and whose data.hint says what to do, so that an MCP client can show it.
 func (s *Server) WriteAccessFailure(w http.ResponseWriter, _ *http.Request, f *access.Failure) {
 	f.SetHeaders(w.Header())
-	s.httpFail(w, f.Status, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint)
+	streamable.WriteFailure(w, f.Status, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint, s.cfg.MinimalErrors)
 }
 
 // policyFor returns the policy for the caller of ctx: the server's, capped by the caller's
@@ -36,13 +38,12 @@ func (s *Server) policyFor(ctx context.Context) consent.Policy {
 	return s.policy
 }
 
-// refuseAboveGrant answers 403 to a tools/call, sent by POST, of a tool that the server serves
-// and the caller's token does not allow, and reports whether it did. The body is the JSON-RPC
-// error of the request, with the policy's decision in its data; the challenge is the grant's
-// (insufficient_scope with the scope to ask for, for an OAuth token).
-func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *message) bool {
-	g, ok := access.GrantOf(r.Context())
-	if !ok || !msg.IsRequest() || msg.Method != methodToolsCall {
+// refuseAboveGrant answers 403 to a tools/call, sent by POST by the caller of grant g, of a
+// tool that the server serves and g does not allow, and reports whether it did. The body is the
+// JSON-RPC error of the request, with the policy's decision in its data; the challenge is the
+// grant's (insufficient_scope with the scope to ask for, for an OAuth token).
+func (s *Server) refuseAboveGrant(w http.ResponseWriter, g *access.Grant, msg *message) bool {
+	if !msg.IsRequest() || msg.Method != methodToolsCall {
 		return false
 	}
 	_, name, ok := readCallToolParams(msg.Params)
@@ -53,23 +54,23 @@ func (s *Server) refuseAboveGrant(w http.ResponseWriter, r *http.Request, msg *m
 	if !ok || t.Tier <= g.Tier {
 		return false
 	}
-	d, _ := s.policyFor(r.Context()).Decide(t, nil)
+	d, _ := s.policy.ForGrant(g).Decide(t, nil)
 	f := g.Refuse(t.Tier)
 	f.SetHeaders(w.Header())
 	s.log.Info("mcp: tool call refused: the caller's token allows a lower tier", "tool", t.Name, "caller", g.Name, "via", g.Via,
 		"tier", d.Tier, "tokenTier", d.TokenTier)
-	s.writeJSON(w, http.StatusForbidden, s.fail(msg.ID, jsonrpc.CodeInvalidRequest,
+	streamable.WriteJSON(w, http.StatusForbidden, s.fail(msg.ID, jsonrpc.CodeInvalidRequest,
 		"tool "+wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance.Data{Hint: f.Hint, Tool: t.Name, Policy: &d}))
 	return true
 }
 
 // capListing returns the tools of listed that the caller of ctx may call.
-func (s *Server) capListing(ctx context.Context, listed []toolDescription) []toolDescription {
+func (s *Server) capListing(ctx context.Context, listed []toollist.Description) []toollist.Description {
 	g, ok := access.GrantOf(ctx)
 	if !ok || g.Tier >= s.cfg.MaxTier {
 		return listed
 	}
-	out := make([]toolDescription, 0, len(listed))
+	out := make([]toollist.Description, 0, len(listed))
 	for _, d := range listed {
 		if t, ok := s.tools[d.Name]; ok && t.Tier <= g.Tier {
 			out = append(out, d)
@@ -94,29 +95,14 @@ func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hoo
 // principalOf names the caller of ctx for a session's owner: how it was let in and its name,
 // or "" for a request that came through no access control.
 func principalOf(ctx context.Context) string {
-	if g, ok := access.GrantOf(ctx); ok {
-		return g.Via + ":" + g.Name
-	}
-	return ""
+	g, _ := access.GrantOf(ctx)
+	return g.Principal()
 }
 
 // callerOf returns the caller of ctx as a call to a worker names it: its principal and the
 // tier of its grant, or nil for a request that came through no access control. The worker keeps
 // jobs to their caller, so every call to a worker on behalf of a request names it.
 func callerOf(ctx context.Context) *hootv1.Caller {
-	if g, ok := access.GrantOf(ctx); ok {
-		return &hootv1.Caller{Principal: g.Via + ":" + g.Name, Tier: g.Tier}
-	}
-	return nil
-}
-
-// sessionFor returns the session sid names if the request's caller owns it. A session of
-// another caller is answered as unknown, so that a session id seen by someone else (in a log,
-// on the wire of a proxy) is of no use without its owner's token.
-func (s *Server) sessionFor(r *http.Request, sid string) (*session, bool) {
-	sess, ok := s.sessions.Get(sid)
-	if !ok || sess.owner != principalOf(r.Context()) {
-		return nil, false
-	}
-	return sess, true
+	g, _ := access.GrantOf(ctx)
+	return g.Caller()
 }

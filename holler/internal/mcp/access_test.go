@@ -12,6 +12,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
@@ -63,7 +64,7 @@ func TestAccessWithoutAToken(t *testing.T) {
 	s, _ := newTestServer(t, nil)
 	client, _, _ := guardedServer(t, s)
 	for _, token := range []string{"", "hoot_wrong"} {
-		a := client(token).post(initializeRequest(latestProtocolVersion), nil)
+		a := client(token).post(initializeRequest(era.Latest), nil)
 		if a.status != http.StatusUnauthorized || !strings.HasPrefix(a.header.Get("WWW-Authenticate"), `Bearer realm="holler"`) {
 			t.Fatalf("token %q: status %d, WWW-Authenticate %q", token, a.status, a.header.Get("WWW-Authenticate"))
 		}
@@ -91,7 +92,7 @@ func TestAccessTierCap(t *testing.T) {
 	adminCall := map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hi"}}
 
 	c := client(standard)
-	c.initializeWith(latestProtocolVersion, elicitCaps)
+	c.initializeWith(era.Latest, elicitCaps)
 	list := string(c.call(1, "tools/list", nil).Result)
 	if strings.Contains(list, `"admin_echo"`) || !strings.Contains(list, `"echo"`) {
 		t.Fatalf("tools/list for a standard token = %s", list)
@@ -129,7 +130,7 @@ func TestAccessTierCap(t *testing.T) {
 	}
 
 	c = client(admin)
-	c.initializeWith(latestProtocolVersion, elicitCaps)
+	c.initializeWith(era.Latest, elicitCaps)
 	if list := string(c.call(1, "tools/list", nil).Result); !strings.Contains(list, `"admin_echo"`) {
 		t.Fatalf("tools/list for an admin token lacks admin_echo: %s", list)
 	}
@@ -148,7 +149,7 @@ func TestAccessMaxTierStillCaps(t *testing.T) {
 	s, b := newTestServer(t, func(c *Config) { c.Tools = confirmTools() })
 	client, _, admin := guardedServer(t, s)
 	c := client(admin)
-	c.initializeWith(latestProtocolVersion, elicitCaps)
+	c.initializeWith(era.Latest, elicitCaps)
 	if list := string(c.call(1, "tools/list", nil).Result); strings.Contains(list, `"admin_echo"`) {
 		t.Fatal("an admin token listed a tool above MaxTier")
 	}
@@ -230,7 +231,7 @@ func TestSessionsBelongToTheirCaller(t *testing.T) {
 	s, _ := newTestServer(t, nil)
 	client, standard, admin := guardedServer(t, s)
 	alice := client(standard)
-	alice.initialize(latestProtocolVersion)
+	alice.initialize(era.Latest)
 	root := client(admin)
 	root.session = alice.session
 	if a := root.post(request(1, "tools/list", nil), nil); a.status != http.StatusNotFound {

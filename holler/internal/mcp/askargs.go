@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
 	"strings"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
@@ -15,11 +14,11 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/round"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Arguments a person supplies. A tool's request field marked (hoot.v1.field).elicit is one the
@@ -35,8 +34,8 @@ import (
 // A personCall is the call whose arguments or confirmation a person is asked for.
 type personCall struct {
 	msg   *message
-	sess  *session
-	out   notifier
+	sess  *sessions.Session
+	out   sessions.Notifier
 	tool  *hootv1hoot.Tool
 	args  json.RawMessage // the arguments as the caller sent them
 	round *round.Round    // the 2026-07-28 round of the call, or nil
@@ -55,7 +54,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 		// signed state carries them, so they are not asked again.
 		var answers map[string]json.RawMessage
 		if json.Unmarshal(r.Filled(), &answers) == nil {
-			filled, bad := fillArguments(t, c.args, answers)
+			filled, bad := arguments.Fill(t, c.args, answers)
 			if bad != nil {
 				return nil, d, s.badAnswer(c, bad)
 			}
@@ -63,7 +62,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 			r.SetFilled(r.Filled())
 		}
 	}
-	missing := missingArguments(t, req)
+	missing := arguments.Missing(t, req)
 	confirm := d.Confirmation == consent.ConfirmationRequired
 	if !confirm && len(missing) == 0 {
 		return req, d, nil
@@ -92,7 +91,7 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 	if resp := s.inputAnswer(c.msg.ID, c.sess, t, aerr); resp != nil {
 		return nil, d, resp
 	}
-	if errors.Is(context.Cause(ctx), errCancelledByClient) {
+	if errors.Is(context.Cause(ctx), sessions.ErrCancelledByClient) {
 		e := hooteproto.NewError(hooteproto.CodeCanceled, "the call of "+wording.Quote(t.Name)+" was cancelled while a person was asked about it").
 			WithHint("The call was cancelled at the client's request.")
 		return nil, d, jsonrpc.NewResult(c.msg.ID, toolresult.Failure(t.Name, e))
@@ -109,11 +108,11 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 			answers[f.Name] = rawjson.Compact(v)
 		}
 	}
-	filled, bad := fillArguments(t, c.args, answers)
+	filled, bad := arguments.Fill(t, c.args, answers)
 	if bad != nil {
 		return nil, d, s.badAnswer(c, bad)
 	}
-	if left := missingArguments(t, filled); len(left) > 0 {
+	if left := arguments.Missing(t, filled); len(left) > 0 {
 		return nil, d, s.badAnswer(c, &arguments.Error{
 			Message:  "the person accepted the form without filling " + strings.Join(consent.ElicitNames(left), ", "),
 			Field:    left[0].Name,
@@ -130,54 +129,6 @@ func (s *Server) askPerson(ctx context.Context, c personCall, d consent.Decision
 	return filled, d, nil
 }
 
-// missingArguments returns the elicited fields of t that req leaves out: those it does not
-// have (an empty string, an enum's zero value, an optional left unset).
-func missingArguments(t *hootv1hoot.Tool, req proto.Message) []hootv1hoot.ElicitField {
-	if len(t.Elicit) == 0 {
-		return nil
-	}
-	m := req.ProtoReflect()
-	fields := m.Descriptor().Fields()
-	var missing []hootv1hoot.ElicitField
-	for _, f := range t.Elicit {
-		if fd := fields.ByName(protoreflect.Name(f.Name)); fd != nil && !m.Has(fd) {
-			missing = append(missing, f)
-		}
-	}
-	return missing
-}
-
-// fillArguments returns the arguments of t that args (the caller's, which decoded) and the
-// person's answers make together, decoded and validated like any arguments. An answer replaces
-// the member of its field, under either of the field's names.
-func fillArguments(t *hootv1hoot.Tool, args json.RawMessage, answers map[string]json.RawMessage) (proto.Message, *arguments.Error) {
-	merged := map[string]json.RawMessage{}
-	if rawjson.Kind(args) == "object" {
-		if err := json.Unmarshal(args, &merged); err != nil {
-			return nil, &arguments.Error{Message: "the arguments do not read as an object: " + err.Error()}
-		}
-	}
-	fields := t.NewRequest().ProtoReflect().Descriptor().Fields()
-	names := make([]string, 0, len(answers))
-	for name := range answers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fd := fields.ByName(protoreflect.Name(name))
-		if fd == nil {
-			continue
-		}
-		delete(merged, fd.JSONName())
-		merged[name] = answers[name]
-	}
-	doc, err := json.Marshal(merged)
-	if err != nil {
-		return nil, &arguments.Error{Message: err.Error()}
-	}
-	return arguments.Decode(t, doc)
-}
-
 // badAnswer answers a call whose arguments, filled with a person's answers, do not validate:
 // a tool error that says which answer was wrong and how to go on. The request itself was well
 // formed, so it is not a JSON-RPC error.
@@ -188,7 +139,7 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response
 		field = strings.Join(consent.ElicitNames(t.Elicit), ", ")
 	}
 	again := "call " + t.Name + " again, which asks the person anew"
-	if c.sess.modern {
+	if c.sess.Modern {
 		again += " (without " + questions.ParamRequestState + " and " + questions.ParamInputResponses + ")"
 	}
 	e := hooteproto.NewError(hooteproto.CodeInvalidArgument, "the person's answer for "+field+" of "+wording.Quote(t.Name)+" is not valid: "+bad.Message+"; it did not run").
@@ -205,6 +156,6 @@ func (s *Server) badAnswer(c personCall, bad *arguments.Error) *jsonrpc.Response
 	if s.cfg.MinimalErrors {
 		g = &guidance.Data{Hint: e.Hint()}
 	}
-	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.id, "field", bad.Field, "why", bad.Message)
+	s.log.Info("mcp: a person's answer was refused", "tool", t.Name, "session", c.sess.ID(), "field", bad.Field, "why", bad.Message)
 	return jsonrpc.NewResult(c.msg.ID, toolresult.Guided(t.Name, e, g))
 }

@@ -12,10 +12,12 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -100,8 +102,8 @@ func newAskServer(t *testing.T) (*askBackend, *mcpHTTP) {
 // askCall returns the params of a modern call of tool with args, whose client declares caps,
 // plus extra members.
 func askCall(tool string, args map[string]any, caps map[string]any, extra map[string]any) map[string]any {
-	meta := modernMetaOf(protocolVersion20260728)
-	meta[metaClientCapabilities] = caps
+	meta := modernMetaOf(era.V20260728)
+	meta[era.MetaClientCapabilities] = caps
 	p := map[string]any{"name": tool, "arguments": args, "_meta": meta}
 	for k, v := range extra {
 		p[k] = v
@@ -342,7 +344,7 @@ func TestAskArgumentsLegacy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b, c := newAskServer(t)
-			c.initializeWith(latestProtocolVersion, tc.caps)
+			c.initializeWith(era.Latest, tc.caps)
 			var callsWhenAsked int64 = -1
 			r, asked := c.callAnswering(7, map[string]any{"name": "ask_plain", "arguments": map[string]any{}}, func(m rpcResponse) string {
 				callsWhenAsked = b.calls.Load()
@@ -403,7 +405,7 @@ func TestAskArgumentsListed(t *testing.T) {
 	if a.status != http.StatusOK {
 		t.Fatalf("tools/list: %d %s", a.status, a.body)
 	}
-	var list listToolsResult
+	var list toollist.Result
 	if err := json.Unmarshal(a.last(t).Result, &list); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 )
 
 // benchWriter is a ResponseWriter that keeps the last answer and reuses its storage, so that
@@ -51,7 +52,7 @@ func newBenchSession(s *Server) (*benchSession, error) {
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if session != "" {
 			req.Header.Set(headerSessionID, session)
-			req.Header.Set(headerProtocolVersion, latestProtocolVersion)
+			req.Header.Set(headerProtocolVersion, era.Latest)
 		}
 		return req, r
 	}
@@ -61,7 +62,7 @@ func newBenchSession(s *Server) (*benchSession, error) {
 		s.ServeHTTP(bs.w, req)
 		return bs.w
 	}
-	w := post(initializeRequest(latestProtocolVersion), "")
+	w := post(initializeRequest(era.Latest), "")
 	session := w.header.Get(headerSessionID)
 	if w.status != http.StatusOK || session == "" {
 		return nil, fmt.Errorf("initialize: status %d, session %q: %s", w.status, session, w.body.Bytes())

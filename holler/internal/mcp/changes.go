@@ -69,8 +69,8 @@ func (s *Server) tellSessions(changed listen.Kinds) {
 	}
 	n := &jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyToolsChange}
 	for _, sess := range s.sessions.Everyone() {
-		if !sess.modern {
-			sess.push(n)
+		if !sess.Modern {
+			sess.Push(n)
 		}
 	}
 }

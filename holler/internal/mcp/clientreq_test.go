@@ -7,6 +7,7 @@ import (
 
 	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -44,7 +45,7 @@ func TestClientRequestsRelayed(t *testing.T) {
 	}
 	t.Cleanup(func() { s.Close() }) // after the stdio session's own cleanup
 	c := newMCPStdio(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	c.send(request(1, "tools/call", map[string]any{"name": "test_sampling", "arguments": map[string]any{"prompt": "hi"}}))
 	r := c.recv()

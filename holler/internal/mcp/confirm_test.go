@@ -13,7 +13,9 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 )
 
 // confirmTools is the generated table plus tools built on echo (so that the fake backend
@@ -156,45 +158,45 @@ func TestConfirmation(t *testing.T) {
 		wantConfirm string
 		wantText    []string // in the refusal's text, hint included
 	}{
-		{name: "accepted", version: latestProtocolVersion, caps: elicitCaps, params: wipeArgs, answer: accept,
+		{name: "accepted", version: era.Latest, caps: elicitCaps, params: wipeArgs, answer: accept,
 			wantAsked: true, wantCalls: 1},
-		{name: "accepted, 2025-06-18", version: protocolVersion20250618, caps: `{"elicitation":{}}`, params: wipeArgs, answer: accept,
+		{name: "accepted, 2025-06-18", version: era.V20250618, caps: `{"elicitation":{}}`, params: wipeArgs, answer: accept,
 			wantAsked: true, wantCalls: 1},
-		{name: "empty elicitation object means form", version: latestProtocolVersion, caps: `{"elicitation":{}}`, params: wipeArgs, answer: accept,
+		{name: "empty elicitation object means form", version: era.Latest, caps: `{"elicitation":{}}`, params: wipeArgs, answer: accept,
 			wantAsked: true, wantCalls: 1},
-		{name: "declined", version: latestProtocolVersion, caps: elicitCaps, params: wipeArgs, answer: answer(`{"action":"decline"}`),
+		{name: "declined", version: era.Latest, caps: elicitCaps, params: wipeArgs, answer: answer(`{"action":"decline"}`),
 			wantAsked: true, wantOutcome: consent.OutcomeDeclined, wantConfirm: consent.ConfirmationRequired, wantText: []string{"declined", "did not run"}},
-		{name: "declined, 2025-06-18", version: protocolVersion20250618, caps: `{"elicitation":{}}`, params: wipeArgs, answer: answer(`{"action":"decline"}`),
+		{name: "declined, 2025-06-18", version: era.V20250618, caps: `{"elicitation":{}}`, params: wipeArgs, answer: answer(`{"action":"decline"}`),
 			wantAsked: true, wantOutcome: consent.OutcomeDeclined, wantConfirm: consent.ConfirmationRequired},
-		{name: "cancelled", version: latestProtocolVersion, caps: elicitCaps, params: wipeArgs, answer: answer(`{"action":"cancel"}`),
+		{name: "cancelled", version: era.Latest, caps: elicitCaps, params: wipeArgs, answer: answer(`{"action":"cancel"}`),
 			wantAsked: true, wantOutcome: consent.OutcomeCancelled, wantConfirm: consent.ConfirmationRequired, wantText: []string{"dismissed"}},
-		{name: "accepted without ticking confirm", version: latestProtocolVersion, caps: elicitCaps, params: wipeArgs,
+		{name: "accepted without ticking confirm", version: era.Latest, caps: elicitCaps, params: wipeArgs,
 			answer:    answer(`{"action":"accept","content":{"confirm":false}}`),
 			wantAsked: true, wantOutcome: consent.OutcomeNotConfirmed, wantConfirm: consent.ConfirmationRequired, wantText: []string{"without ticking confirm"}},
-		{name: "the client fails the question", version: latestProtocolVersion, caps: elicitCaps, params: wipeArgs,
+		{name: "the client fails the question", version: era.Latest, caps: elicitCaps, params: wipeArgs,
 			answer: func(m rpcResponse) string {
 				return `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-1,"message":"the user closed the window"}}`
 			},
 			wantAsked: true, wantOutcome: consent.OutcomeUnanswered, wantConfirm: consent.ConfirmationRequired, wantText: []string{"retryable: yes"}},
-		{name: "no elicitation capability", version: latestProtocolVersion, caps: `{"sampling":{}}`, params: wipeArgs,
+		{name: "no elicitation capability", version: era.Latest, caps: `{"sampling":{}}`, params: wipeArgs,
 			wantOutcome: consent.OutcomeCannotElicit, wantConfirm: consent.ConfirmationRequired,
 			wantText: []string{"did not declare the elicitation capability", "--confirm never", "supports elicitation"}},
-		{name: "url mode only", version: latestProtocolVersion, caps: `{"elicitation":{"url":{}}}`, params: wipeArgs,
+		{name: "url mode only", version: era.Latest, caps: `{"elicitation":{"url":{}}}`, params: wipeArgs,
 			wantOutcome: consent.OutcomeCannotElicit, wantConfirm: consent.ConfirmationRequired},
-		{name: "2025-03-26 has no elicitation", version: protocolVersion20250326, caps: elicitCaps, params: wipeArgs,
+		{name: "2025-03-26 has no elicitation", version: era.V20250326, caps: elicitCaps, params: wipeArgs,
 			wantOutcome: consent.OutcomeCannotElicit, wantConfirm: consent.ConfirmationRequired, wantText: []string{"protocol 2025-03-26"}},
-		{name: "an answer that cannot stream", version: latestProtocolVersion, caps: elicitCaps, accept: "application/json", params: wipeArgs,
+		{name: "an answer that cannot stream", version: era.Latest, caps: elicitCaps, accept: "application/json", params: wipeArgs,
 			wantOutcome: consent.OutcomeCannotElicit, wantConfirm: consent.ConfirmationRequired, wantText: []string{"text/event-stream"}},
-		{name: "admin tool confirmed though its schema does not ask", version: latestProtocolVersion, caps: elicitCaps, maxTier: hootv1.Tier_TIER_ADMIN,
+		{name: "admin tool confirmed though its schema does not ask", version: era.Latest, caps: elicitCaps, maxTier: hootv1.Tier_TIER_ADMIN,
 			params: map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hi"}}, answer: accept,
 			wantAsked: true, wantCalls: 1},
-		{name: "admin tool declined", version: latestProtocolVersion, caps: elicitCaps, maxTier: hootv1.Tier_TIER_ADMIN,
+		{name: "admin tool declined", version: era.Latest, caps: elicitCaps, maxTier: hootv1.Tier_TIER_ADMIN,
 			params: map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hi"}}, answer: answer(`{"action":"decline"}`),
 			wantAsked: true, wantOutcome: consent.OutcomeDeclined, wantConfirm: consent.ConfirmationRequired},
-		{name: "tier too high", version: latestProtocolVersion, caps: elicitCaps,
+		{name: "tier too high", version: era.Latest, caps: elicitCaps,
 			params:      map[string]any{"name": "admin_echo", "arguments": map[string]any{"message": "hi"}},
 			wantOutcome: consent.OutcomeTierTooHigh, wantConfirm: consent.ConfirmationRequired, wantText: []string{"--max-tier admin", "ADMIN"}},
-		{name: "a standard tool is not confirmed", version: latestProtocolVersion, caps: elicitCaps,
+		{name: "a standard tool is not confirmed", version: era.Latest, caps: elicitCaps,
 			params: map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}, wantCalls: 1},
 	}
 	for _, tc := range tests {
@@ -263,15 +265,15 @@ func TestConfirmationQuestion(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, func(c *Config) { c.Tools = confirmTools() })
 	c := newMCPHTTP(t, s)
-	c.initializeWith(latestProtocolVersion, elicitCaps)
+	c.initializeWith(era.Latest, elicitCaps)
 
 	list := string(c.call(1, "tools/list", nil).Result)
-	var listed listToolsResult
+	var listed toollist.Result
 	if err := json.Unmarshal([]byte(list), &listed); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range listed.Tools {
-		if got, want := strings.Contains(d.Description, confirmNote), d.Name == "wipe"; got != want {
+		if got, want := strings.Contains(d.Description, toollist.ConfirmNote), d.Name == "wipe"; got != want {
 			t.Errorf("tools/list description of %s mentions confirmation: %v, want %v", d.Name, got, want)
 		}
 	}
@@ -327,7 +329,7 @@ func TestConfirmationUnanswered(t *testing.T) {
 		c.CallTimeout = 300 * time.Millisecond
 	})
 	c := newMCPHTTP(t, s)
-	c.initializeWith(latestProtocolVersion, elicitCaps)
+	c.initializeWith(era.Latest, elicitCaps)
 	r, asked := c.callAnswering(1, map[string]any{"name": "wipe", "arguments": map[string]any{"message": "hello"}},
 		func(rpcResponse) string { return "" })
 	checkRefusal(t, r, consent.OutcomeUnanswered, consent.ConfirmationRequired, []string{"did not answer in time", "retryable: yes"})
@@ -358,8 +360,8 @@ func TestNoConfirm(t *testing.T) {
 		c.NoConfirm = true
 	})
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
-	if list := c.call(1, "tools/list", nil); strings.Contains(string(list.Result), confirmNote) {
+	c.initialize(era.Latest)
+	if list := c.call(1, "tools/list", nil); strings.Contains(string(list.Result), toollist.ConfirmNote) {
 		t.Errorf("tools/list promises a question that will not be asked: %s", list.Result)
 	}
 	r, asked := c.callAnswering(2, map[string]any{"name": "wipe", "arguments": map[string]any{"message": "hello"}},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/content"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
@@ -20,15 +21,15 @@ func TestEncodeMatchesMarshal(t *testing.T) {
 		jsonrpc.NewResult(json.RawMessage(" 7 "), toolresult.Result{Content: []content.Block{content.Text("x")}}),
 		jsonrpc.NewResult(json.RawMessage("7"), toolresult.Result{StructuredContent: json.RawMessage(`{"a": 1}`)}),
 		jsonrpc.NewResult(json.RawMessage("7"), toolresult.Result{Content: []content.Block{{Type: "image", Data: "AA=="}}}),
-		jsonrpc.NewResult(json.RawMessage("7"), listToolsResult{}),
+		jsonrpc.NewResult(json.RawMessage("7"), toollist.Result{}),
 		jsonrpc.NewError(json.RawMessage("7"), jsonrpc.CodeInternalError, "x", nil),
 	} {
 		want, err := json.Marshal(resp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := encode(resp); !bytes.Equal(got, want) {
-			t.Errorf("encode(%+v) = %s, want %s", resp, got, want)
+		if got := toolresult.Marshal(resp); !bytes.Equal(got, want) {
+			t.Errorf("toolresult.Marshal(%+v) = %s, want %s", resp, got, want)
 		}
 	}
 }

@@ -83,9 +83,10 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 	var rd *round.Round
 	var ask hooteproto.ClientAsker
 	switch {
-	case rq.sess.modern:
+	case rq.sess.Modern:
 		var err error
-		if rd, err = s.openRound(ctx, msg.Method, t.Name, req, rq.sess.caps, msg.Params); err != nil {
+		// The retry members of params, if any (a *questions.Malformed or *reqstate.Error).
+		if rd, err = round.Open(s.states, msg.Method, t.Name, principalOf(ctx), req, rq.sess.Caps().CanAnswer, msg.Params); err != nil {
 			return nil, s.roundFailure(id, msg.Method, t.Name, err)
 		}
 		ask = rd.Ask
@@ -98,7 +99,9 @@ func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.
 	payload := t.Wrap(req)
 	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
 	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{Service: t.Service, Payload: payload, Caller: callerOf(ctx), Ask: ask})
-	endBackend(res, err)
+	if endBackend != nil {
+		endBackend(res, err)
+	}
 	if err == nil && res.GetError() != nil {
 		err = hooteproto.ErrorFromTool(res.GetError())
 	}

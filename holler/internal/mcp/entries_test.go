@@ -9,6 +9,7 @@ import (
 	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -54,7 +55,7 @@ func newEntriesClient(t *testing.T) *mcpHTTP {
 	}
 	t.Cleanup(func() { s.Close() })
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	return c
 }
 
@@ -127,7 +128,7 @@ func TestInitializeAnnouncesPromptsAndResources(t *testing.T) {
 	}
 	defer s.Close()
 	c := newMCPHTTP(t, s)
-	a := c.post(initializeRequest(latestProtocolVersion), nil)
+	a := c.post(initializeRequest(era.Latest), nil)
 	var res struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
@@ -159,7 +160,7 @@ func TestStoredObjectIsAResource(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	stored := toolResultOf(t, c.call(1, "tools/call", map[string]any{"name": "cas_store", "arguments": map[string]any{"content": "hi", "mime_type": "text/plain"}}))
 	hash, _ := stored.StructuredContent["hash"].(string)
 	if hash == "" {

@@ -5,6 +5,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 )
 
 // TestEthBroadcastNeedsAPerson drives the generated tools of the Ethereum wrapper through the
@@ -46,7 +47,7 @@ func TestEthBroadcastNeedsAPerson(t *testing.T) {
 				}
 			})
 			c := newMCPHTTP(t, s)
-			c.initializeWith(latestProtocolVersion, tc.caps)
+			c.initializeWith(era.Latest, tc.caps)
 			ans := tc.answer
 			if ans == nil {
 				ans = func(m rpcResponse) string {

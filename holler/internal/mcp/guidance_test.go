@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 )
 
@@ -12,7 +13,7 @@ import (
 // answers, and that every generated tool's example call decodes and validates.
 func TestTryRequests(t *testing.T) {
 	t.Parallel()
-	tries := []json.RawMessage{guidance.TryInitialize(latestProtocolVersion), guidance.TryToolsList()}
+	tries := []json.RawMessage{guidance.TryInitialize(era.Latest), guidance.TryToolsList()}
 	for i := range testTools {
 		tool := &testTools[i]
 		tries = append(tries, guidance.TryToolsCall(tool))

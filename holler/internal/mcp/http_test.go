@@ -11,8 +11,10 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -45,7 +47,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 			wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantText: "unknown or expired session"},
 		{name: "unsupported protocol version header", init: true, header: map[string]string{"MCP-Protocol-Version": "2099-01-01"},
 			body: ping, wantStatus: http.StatusBadRequest, wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "supported"}},
-		{name: "supported protocol version header", init: true, header: map[string]string{"MCP-Protocol-Version": protocolVersion20250618},
+		{name: "supported protocol version header", init: true, header: map[string]string{"MCP-Protocol-Version": era.V20250618},
 			body: ping, wantStatus: http.StatusOK},
 		{name: "oversized body", server: small, init: true, body: request(1, "tools/call", map[string]any{"name": "echo",
 			"arguments": map[string]any{"message": strings.Repeat("x", 1000)}}), wantStatus: http.StatusRequestEntityTooLarge,
@@ -74,7 +76,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 			}
 			c := newMCPHTTP(t, srv)
 			if tc.init {
-				c.initialize(latestProtocolVersion)
+				c.initialize(era.Latest)
 			}
 			if tc.session != "" {
 				c.session = tc.session
@@ -113,7 +115,7 @@ func TestHTTPMethods(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	req, _ := http.NewRequest(http.MethodPut, c.url, nil)
 	req.Header.Set(headerSessionID, c.session)
@@ -164,7 +166,7 @@ func TestHTTPSessionIDs(t *testing.T) {
 	seen := map[string]bool{}
 	for range 5 {
 		c := newMCPHTTP(t, s)
-		c.initialize(latestProtocolVersion)
+		c.initialize(era.Latest)
 		if seen[c.session] || len(c.session) < 32 {
 			t.Fatalf("session id %q is short or repeated", c.session)
 		}
@@ -187,7 +189,7 @@ func TestHTTPSessionExpires(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, func(c *Config) { c.SessionIdleTimeout = 20 * time.Millisecond })
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	// Left idle (a request would make it busy again), the session is expired by the janitor.
 	waitFor(t, func() bool { _, _, expired := s.sessions.Stats(); return expired == 1 })
 	if a := c.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil); a.status != http.StatusNotFound {
@@ -199,7 +201,7 @@ func TestHTTPToolCalls(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	list := c.call(1, "tools/list", map[string]any{})
 	var lr struct {
@@ -295,7 +297,7 @@ func TestHTTPProgressSwitchesToSSE(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	// Without a progress token the answer stays JSON.
 	a := c.post(request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "progress"}}), nil)
@@ -349,7 +351,7 @@ func TestHTTPCancel(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	// Another session cannot cancel a call. Its notification has been acted on when its POST is
 	// answered; had it cancelled the held call, the call would end with its context's error when
@@ -360,7 +362,7 @@ func TestHTTPCancel(t *testing.T) {
 	}()
 	<-b.started
 	other := newMCPHTTP(t, s)
-	other.initialize(latestProtocolVersion)
+	other.initialize(era.Latest)
 	if a := other.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, nil); a.status != http.StatusAccepted {
 		t.Fatalf("the other session's cancel: status %d", a.status)
 	}
@@ -378,7 +380,7 @@ func TestHTTPCancel(t *testing.T) {
 	if a := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"changed my mind"}}`, nil); a.status != http.StatusAccepted {
 		t.Fatalf("cancel: status %d", a.status)
 	}
-	if cause := <-b.ended; !errors.Is(cause, errCancelledByClient) {
+	if cause := <-b.ended; !errors.Is(cause, sessions.ErrCancelledByClient) {
 		t.Errorf("the call ended with %v", cause)
 	}
 	if tr := toolResultOf(t, <-done); !tr.IsError || !strings.Contains(tr.text(), "canceled") {
@@ -412,7 +414,7 @@ func TestHTTPCancel(t *testing.T) {
 	// So does a call timeout.
 	s2, b2 := newTestServer(t, func(c *Config) { c.CallTimeout = 10 * time.Millisecond })
 	c2 := newMCPHTTP(t, s2)
-	c2.initialize(latestProtocolVersion)
+	c2.initialize(era.Latest)
 	tr := toolResultOf(t, c2.call(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "block"}}))
 	<-b2.started
 	if cause := <-b2.ended; !errors.Is(cause, context.DeadlineExceeded) {
@@ -427,7 +429,7 @@ func TestTierPolicy(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, func(c *Config) { c.MaxTier = hootv1.Tier_TIER_BASIC })
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	list := c.call(1, "tools/list", nil)
 	if strings.Contains(string(list.Result), "cas_get") || !strings.Contains(string(list.Result), `"echo"`) {
 		t.Errorf("tools/list with MaxTier BASIC = %s", list.Result)
@@ -451,7 +453,7 @@ func TestClose(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

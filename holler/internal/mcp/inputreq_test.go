@@ -9,6 +9,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
@@ -53,8 +54,8 @@ func inputRequiredOf(t *testing.T, a *httpAnswer) (inputRequiredAnswer, string) 
 // elicitMeta is the _meta of a 2026-07-28 request whose client puts forms to its user.
 func elicitMeta() map[string]any {
 	return map[string]any{
-		metaProtocolVersion:    protocolVersion20260728,
-		metaClientCapabilities: map[string]any{"elicitation": map[string]any{}},
+		era.MetaProtocolVersion:    era.V20260728,
+		era.MetaClientCapabilities: map[string]any{"elicitation": map[string]any{}},
 	}
 }
 
@@ -271,7 +272,7 @@ func TestInputRequiredNeedsElicitation(t *testing.T) {
 	t.Parallel()
 	_, b, c := newInputServer(t, nil)
 	p := wipeCall("hello", nil)
-	p["_meta"] = modernMetaOf(protocolVersion20260728) // declares no capabilities
+	p["_meta"] = modernMetaOf(era.V20260728) // declares no capabilities
 	r := c.modernCall(1, "tools/call", p, nil).last(t)
 	checkRefusal(t, r, consent.OutcomeCannotElicit, consent.ConfirmationRequired, []string{"clientCapabilities", "--confirm never"})
 	if n := b.calls.Load(); n != 0 {

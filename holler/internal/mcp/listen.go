@@ -7,11 +7,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/stdio"
+	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
 // subscriptions/listen (2026-07-28).
@@ -148,7 +152,7 @@ func (s *Server) runListen(ctx context.Context, ls *listen.Stream, emit func([]b
 			res := s.modernResponse(methodListen, jsonrpc.NewResult(ls.ID(), map[string]any{
 				"_meta": map[string]any{listen.MetaSubscriptionID: ls.ID()},
 			}))
-			emit(encode(res))
+			emit(toolresult.Marshal(res))
 			return listenShutdown
 		}
 		select {
@@ -169,12 +173,12 @@ func (s *Server) runListen(ctx context.Context, ls *listen.Stream, emit func([]b
 		case <-ls.Wake():
 			kinds, queue, overflow := ls.Take()
 			for _, c := range listen.ChangeMethods {
-				if kinds&c.Kind != 0 && !emit(encode(ls.Tagged(c.Method, nil))) {
+				if kinds&c.Kind != 0 && !emit(toolresult.Marshal(ls.Tagged(c.Method, nil))) {
 					return listenClientEnded
 				}
 			}
 			for _, n := range queue {
-				if !emit(encode(n)) {
+				if !emit(toolresult.Marshal(n)) {
 					return listenClientEnded
 				}
 			}
@@ -191,18 +195,18 @@ func (s *Server) runListen(ctx context.Context, ls *listen.Stream, emit func([]b
 func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *http.Request, msg *message) {
 	f, fail := s.readListen(msg)
 	if fail != nil {
-		s.writeJSON(w, http.StatusBadRequest, fail)
+		streamable.WriteJSON(w, http.StatusBadRequest, fail)
 		return
 	}
 	if _, sseOK := httpcheck.Accepts(r.Header.Values("Accept")); !sseOK {
-		s.writeJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance.Data{
+		streamable.WriteJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance.Data{
 			Hint: "Send the request with the header Accept: application/json, text/event-stream.",
 		}))
 		return
 	}
 	if !s.listens.Acquire() {
 		w.Header().Set("Retry-After", "5")
-		s.writeJSON(w, http.StatusServiceUnavailable, s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance.Data{
+		streamable.WriteJSON(w, http.StatusServiceUnavailable, s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance.Data{
 			Hint: "Close a listen stream you no longer read (one stream can ask for every kind of notification), or try again later or at another gateway.",
 		}))
 		return
@@ -210,13 +214,13 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 	defer s.listens.Release()
 	ls, ack, stop, fail := s.openListen(ctx, msg, f)
 	if fail != nil {
-		s.writeJSON(w, http.StatusBadRequest, fail)
+		streamable.WriteJSON(w, http.StatusBadRequest, fail)
 		return
 	}
 	defer stop()
 	sw := sse.NewWriter(w)
 	sw.Start()
-	sw.Event("", encode(ack))
+	sw.Event("", toolresult.Marshal(ack))
 	emit := func(b []byte) bool {
 		sw.Event("", b)
 		return sw.Err() == nil
@@ -231,7 +235,7 @@ func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *
 // notifications as lines, until the client cancels the request (notifications/cancelled, which
 // ends ctx) or the server shuts down. It returns the response to write when the request fails
 // before the stream opens, and nil otherwise.
-func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *message) *jsonrpc.Response {
+func (s *Server) serveListenLines(ctx context.Context, w *stdio.Writer, msg *message) *jsonrpc.Response {
 	f, fail := s.readListen(msg)
 	if fail != nil {
 		return fail
@@ -247,20 +251,17 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 		return fail
 	}
 	defer stop()
-	if w.inputEnded != nil {
-		// Nobody can cancel the stream once the input has ended.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			select {
-			case <-w.inputEnded:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-	}
-	w.notify(ack)
+	// Nobody can cancel the stream once the input has ended.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-w.InputEnded():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	w.Notify(ack)
 	how := s.runListen(ctx, ls, func(b []byte) bool {
 		w.WriteLine(b)
 		return w.Err() == nil
@@ -268,7 +269,7 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 	if how == listenFellBehind {
 		// stdio has no stream to close: the server ends a listen request it gives up on with
 		// notifications/cancelled naming it (the only request it ever cancels so).
-		w.notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: map[string]any{
+		w.Notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: map[string]any{
 			"requestId": ls.ID(),
 			"reason":    "the client read the subscription's notifications too slowly; listen again",
 		}})
@@ -278,6 +279,6 @@ func (s *Server) serveListenLines(ctx context.Context, w *lineWriter, msg *messa
 
 // tryListen returns a subscriptions/listen request to copy.
 func tryListen() json.RawMessage {
-	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"` + metaProtocolVersion + `":"` +
-		protocolVersion20260728 + `","` + metaClientCapabilities + `":{}},"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}}`)
+	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"` + era.MetaProtocolVersion + `":"` +
+		era.V20260728 + `","` + era.MetaClientCapabilities + `":{}},"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}}`)
 }

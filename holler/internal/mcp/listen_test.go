@@ -12,6 +12,7 @@ import (
 
 	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 )
@@ -20,13 +21,13 @@ import (
 // open. A status other than 200 is left for the caller to check.
 func (c *mcpHTTP) openListen(id int, filter map[string]any) *sseStream {
 	c.t.Helper()
-	params := map[string]any{"_meta": modernMetaOf(protocolVersion20260728), "notifications": filter}
+	params := map[string]any{"_meta": modernMetaOf(era.V20260728), "notifications": filter}
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(request(id, methodListen, params)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(headerProtocolVersion, protocolVersion20260728)
-	req.Header.Set(headerMethod, methodListen)
+	req.Header.Set(headerProtocolVersion, era.V20260728)
+	req.Header.Set(era.HeaderMethod, methodListen)
 	resp, err := c.client.Do(req)
 	if err != nil {
 		cancel()
@@ -73,7 +74,7 @@ func TestListenOverHTTP(t *testing.T) {
 	})
 	c := newMCPHTTP(t, s)
 
-	disc := c.modernCall(1, methodDiscover, nil, nil)
+	disc := c.modernCall(1, era.MethodDiscover, nil, nil)
 	if body := string(disc.body); !strings.Contains(body, `"tools":{"listChanged":true}`) || !strings.Contains(body, `"prompts":{"listChanged":true}`) ||
 		!strings.Contains(body, `"resources":{"subscribe":true,"listChanged":true}`) {
 		t.Errorf("discover over a live backend: %s", body)
@@ -141,7 +142,7 @@ func TestListenOverHTTP(t *testing.T) {
 		Meta       map[string]json.RawMessage `json:"_meta"`
 	}
 	if err := json.Unmarshal(last.Result, &res); err != nil || string(last.ID) != "8" || res.ResultType != "complete" ||
-		string(res.Meta[listen.MetaSubscriptionID]) != "8" || res.Meta[metaServerInfo] == nil {
+		string(res.Meta[listen.MetaSubscriptionID]) != "8" || res.Meta[era.MetaServerInfo] == nil {
 		t.Errorf("last message at shutdown = %+v (%v)", last, err)
 	}
 	if _, err := prompts.nextWithin(5 * time.Second); err != io.EOF {

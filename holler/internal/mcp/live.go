@@ -2,32 +2,16 @@ package mcp
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"slices"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
-
-// A LiveBackend is a Backend that knows which services have a live worker, such as
-// hooteproto.Broker. With one, tools/list shows only the tools whose service is live, and
-// every session hears notifications/tools/list_changed when that set changes. A call to a tool
-// whose service is down still goes to the Backend, whose error names the service.
-type LiveBackend interface {
-	Backend
-	// Services returns the services that at least one live worker serves.
-	Services() []string
-	// Changed returns a channel that is closed the next time Services changes.
-	Changed() <-chan struct{}
-}
 
 // watchServices follows the Backend's live services until the server closes, starting with
 // the change channel taken before the first look.
@@ -53,13 +37,13 @@ func (s *Server) refreshTools() bool {
 	next := s.liveTools()
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
-	same := slices.EqualFunc(s.listed, next, func(a, b toolDescription) bool { return a.Name == b.Name })
+	same := slices.EqualFunc(s.listed, next, func(a, b toollist.Description) bool { return a.Name == b.Name })
 	s.listed = next
 	return !same
 }
 
 // liveTools describes the allowed tools whose service a live worker serves now.
-func (s *Server) liveTools() []toolDescription {
+func (s *Server) liveTools() []toollist.Description {
 	live := make(map[string]bool)
 	for _, svc := range s.live.Services() {
 		live[svc] = true
@@ -70,7 +54,7 @@ func (s *Server) liveTools() []toolDescription {
 			tools = append(tools, t)
 		}
 	}
-	return toolDescriptions(s.policy, tools)
+	return toollist.Describe(s.policy, tools)
 }
 
 // listedNames returns the names of the tools tools/list shows now.
@@ -103,10 +87,10 @@ func (s *Server) listTools(ctx context.Context, msg *message) *jsonrpc.Response 
 	// change watcher keeps to tell sessions about changes: that copy may trail by a moment, and
 	// a client that asks just after a worker arrived must see its tools.
 	all := s.capListing(ctx, s.listedNow())
-	key := s.cursorKeyOf(all)
+	key := toollist.CursorKey(s.cfg.PageSize, all)
 	offset := 0
 	if p.Cursor != nil {
-		o, ok := readCursor(key, *p.Cursor)
+		o, ok := toollist.ReadCursor(key, *p.Cursor)
 		if !ok {
 			return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: unknown cursor "+wording.Quote(*p.Cursor), &guidance.Data{
 				Hint: "Pass the nextCursor of the previous tools/list answer unchanged, or send tools/list without a cursor to start from the first page.",
@@ -115,12 +99,12 @@ func (s *Server) listTools(ctx context.Context, msg *message) *jsonrpc.Response 
 		}
 		offset = o
 	}
-	res := listToolsResult{Tools: []toolDescription{}, Meta: &listMeta{SchemaHash: s.schemaHashOf(all)}}
+	res := toollist.Result{Tools: []toollist.Description{}, Meta: &toollist.Meta{SchemaHash: s.hasher.Hash(all)}}
 	if offset < len(all) {
 		end := min(offset+s.cfg.PageSize, len(all))
 		res.Tools = all[offset:end]
 		if end < len(all) {
-			res.NextCursor = makeCursor(key, end)
+			res.NextCursor = toollist.MakeCursor(key, end)
 		}
 	}
 	return jsonrpc.NewResult(msg.ID, res)
@@ -128,51 +112,11 @@ func (s *Server) listTools(ctx context.Context, msg *message) *jsonrpc.Response 
 
 // listedNow returns the tools tools/list shows now: the live ones when the backend reports
 // liveness, all allowed ones otherwise.
-func (s *Server) listedNow() []toolDescription {
+func (s *Server) listedNow() []toollist.Description {
 	if s.live != nil {
 		return s.liveTools()
 	}
 	s.listMu.RLock()
 	defer s.listMu.RUnlock()
 	return s.listed
-}
-
-// cursorKeyOf returns the fingerprint key of a listing: derived from the tools listed and the
-// page size, not drawn at random, so that every gateway listing the same tools takes the
-// others' cursors (a 2026-07-28 client's next request may reach another gateway). It keeps a
-// cursor to its listing; it is no secret, since a cursor holds only an offset.
-func (s *Server) cursorKeyOf(listed []toolDescription) []byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "holler tools/list cursor key\x00%d\x00", s.cfg.PageSize)
-	for _, t := range listed {
-		h.Write([]byte(t.Name))
-		h.Write([]byte{0})
-	}
-	return h.Sum(nil)
-}
-
-// cursorMACSize is how many bytes of HMAC-SHA256 a cursor carries.
-const cursorMACSize = 12
-
-// makeCursor returns the cursor of the page that starts at offset.
-func makeCursor(key []byte, offset int) string {
-	b := binary.BigEndian.AppendUint32(nil, uint32(offset))
-	b = append(b, cursorMAC(key, b)...)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// readCursor returns the offset of a cursor made by makeCursor.
-func readCursor(key []byte, c string) (int, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) != 4+cursorMACSize || !hmac.Equal(b[4:], cursorMAC(key, b[:4])) {
-		return 0, false
-	}
-	return int(binary.BigEndian.Uint32(b[:4])), true
-}
-
-func cursorMAC(key, b []byte) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte("tools/list cursor\x00"))
-	m.Write(b)
-	return m.Sum(nil)[:cursorMACSize]
 }

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 )
 
 // liveBackend is the fake backend with a set of live services that a test changes.
@@ -71,7 +73,7 @@ func TestToolsListPages(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, func(c *Config) { c.PageSize = 2 })
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	var all []string
 	cursor, pages := "", 0
 	for {
@@ -106,20 +108,20 @@ func TestToolsListPages(t *testing.T) {
 	_, next := toolNames(t, c.call(201, "tools/list", nil))
 	same, _ := newTestServer(t, func(c *Config) { c.PageSize = 2 })
 	cs := newMCPHTTP(t, same)
-	cs.initialize(latestProtocolVersion)
+	cs.initialize(era.Latest)
 	if names, _ := toolNames(t, cs.call(1, "tools/list", map[string]any{"cursor": next})); len(names) == 0 || slices.Contains(first, names[0]) {
 		t.Errorf("another gateway's answer to this one's cursor = %v, want the second page", names)
 	}
 	other, _ := newTestServer(t, func(c *Config) { c.PageSize = 3 })
 	co := newMCPHTTP(t, other)
-	co.initialize(latestProtocolVersion)
+	co.initialize(era.Latest)
 	if r := co.call(1, "tools/list", map[string]any{"cursor": next}); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("a gateway paging by 3 took a cursor of one paging by 2: %s %+v", r.Result, r.Error)
 	}
 	// The default page holds the whole table.
 	s2, _ := newTestServer(t, nil)
 	c2 := newMCPHTTP(t, s2)
-	c2.initialize(latestProtocolVersion)
+	c2.initialize(era.Latest)
 	if names, next := toolNames(t, c2.call(1, "tools/list", nil)); next != "" || len(names) != len(s2.allowedNames) {
 		t.Errorf("default page: %d tools, next %q", len(names), next)
 	}
@@ -134,7 +136,7 @@ func TestLiveTools(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	c := newMCPHTTP(t, s)
-	init := c.post(initializeRequest(latestProtocolVersion), nil)
+	init := c.post(initializeRequest(era.Latest), nil)
 	if !strings.Contains(string(init.body), `"tools":{"listChanged":true}`) || !strings.Contains(string(init.body), `"logging":{}`) {
 		t.Errorf("capabilities: %s", init.body)
 	}
@@ -151,7 +153,7 @@ func TestLiveTools(t *testing.T) {
 	var out syncBuffer
 	stdioDone := make(chan error, 1)
 	go func() { stdioDone <- s.ServeStdio(context.Background(), inR, &out) }()
-	io.WriteString(inW, initializeRequest(latestProtocolVersion)+"\n")
+	io.WriteString(inW, initializeRequest(era.Latest)+"\n")
 	waitFor(t, func() bool { return strings.Contains(out.String(), `"id":"init"`) })
 
 	get := c.openGet("")
@@ -194,7 +196,7 @@ func TestSetLogLevel(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	if r := c.call(1, "logging/setLevel", map[string]any{"level": "error"}); r.Error != nil || string(r.Result) != "{}" {
 		t.Fatalf("setLevel: %s %+v", r.Result, r.Error)
 	}
@@ -206,8 +208,8 @@ func TestSetLogLevel(t *testing.T) {
 	}
 	sess, _ := s.sessions.Get(c.session)
 	get := c.openGet("")
-	s.notifyLog(sess, nil, logWarning, "test", "below the level")
-	s.notifyLog(sess, nil, logCritical, "test", map[string]any{"worker": "gone"})
+	sess.Log(nil, loglevel.Warning, "test", "below the level")
+	sess.Log(nil, loglevel.Critical, "test", map[string]any{"worker": "gone"})
 	_, msg := get.message()
 	if msg.Method != notifyMessage || !strings.Contains(string(msg.Params), `"level":"critical"`) || !strings.Contains(string(msg.Params), `"worker":"gone"`) {
 		t.Errorf("log message %s", msg.Params)
@@ -229,7 +231,7 @@ func TestHostAllowList(t *testing.T) {
 		"localhost.evil.example": http.StatusForbidden,
 		"192.168.1.5:8080":       http.StatusForbidden,
 	} {
-		req, _ := http.NewRequest(http.MethodPost, "http://x/mcp", bytes.NewReader([]byte(initializeRequest(latestProtocolVersion))))
+		req, _ := http.NewRequest(http.MethodPost, "http://x/mcp", bytes.NewReader([]byte(initializeRequest(era.Latest))))
 		req.Host = host
 		req.Header.Set("Content-Type", "application/json")
 		rec := newRecorder()
@@ -292,7 +294,7 @@ func TestToolsListDoesNotTrailTheBackend(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	// A worker arrives, and the change is not signalled yet (as when a client asks in the
 	// moment between a worker's READY and the server's watcher waking up).
 	b.mu.Lock()
@@ -314,7 +316,7 @@ func TestCursorOfAnotherListing(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	_, next := toolNames(t, c.call(1, "tools/list", nil))
 	if next == "" {
 		t.Fatal("no second page with two services live and pages of 2")

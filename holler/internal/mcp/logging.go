@@ -6,132 +6,46 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
-// MCP's log levels are the syslog severities of RFC 5424, least severe first.
-type logLevel int
-
-const (
-	logDebug logLevel = iota
-	logInfo
-	logNotice
-	logWarning
-	logError
-	logCritical
-	logAlert
-	logEmergency
-)
-
-// defaultLogLevel is a session's level until the client sets one.
-const defaultLogLevel = logInfo
-
-// logLevelNames are the levels' names on the wire, in order.
-var logLevelNames = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// String returns the level's name on the wire.
-func (l logLevel) String() string {
-	if l < logDebug || l > logEmergency {
-		return "unknown"
-	}
-	return logLevelNames[l]
-}
-
-// parseLogLevel reads a level's name.
-func parseLogLevel(name string) (logLevel, bool) {
-	for i, n := range logLevelNames {
-		if n == name {
-			return logLevel(i), true
-		}
-	}
-	return 0, false
-}
-
-// logMessageParams are notifications/message's params.
-type logMessageParams struct {
-	Level  string `json:"level"`
-	Logger string `json:"logger,omitempty"`
-	Data   any    `json:"data"`
-}
-
 // setLogLevel answers logging/setLevel: from now on the session receives log messages of
 // that severity and above.
-func (s *Server) setLogLevel(sess *session, msg *message) *jsonrpc.Response {
+func (s *Server) setLogLevel(sess *sessions.Session, msg *message) *jsonrpc.Response {
 	var p struct {
 		Level json.RawMessage `json:"level"`
 	}
 	var name string
 	bad := msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil ||
 		rawjson.Kind(p.Level) != "string" || json.Unmarshal(p.Level, &name) != nil
-	level, ok := parseLogLevel(name)
+	level, ok := loglevel.Parse(name)
 	if bad || !ok {
 		got := "no level"
 		if p.Level != nil {
 			got = string(p.Level)
 		}
-		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+joinNames(logLevelNames)+"; got "+got, &guidance.Data{
+		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: logging/setLevel needs params.level, one of "+loglevel.Listed()+"; got "+got, &guidance.Data{
 			Hint:     "Send one of the levels in expected, such as \"info\".",
-			Expected: joinNames(logLevelNames),
+			Expected: loglevel.Listed(),
 			Got:      got,
 			Try:      json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}`),
 		})
 	}
-	sess.mu.Lock()
-	sess.logLevel = level
-	sess.mu.Unlock()
+	sess.SetLogLevel(level)
 	return jsonrpc.NewResult(msg.ID, struct{}{})
-}
-
-// notifyLog sends a log message to a session whose level lets it through: on out, the stream
-// of the request it concerns, if not nil; otherwise on the session's own stream (GET over
-// HTTP). logger names the message's source; data is any value that encodes as JSON.
-func (s *Server) notifyLog(sess *session, out notifier, level logLevel, logger string, data any) {
-	if sess == nil {
-		return
-	}
-	sess.mu.Lock()
-	pass := level >= sess.logLevel
-	sess.mu.Unlock()
-	if !pass {
-		return
-	}
-	n := &jsonrpc.Notification{
-		JSONRPC: jsonrpc.Version,
-		Method:  notifyMessage,
-		Params:  logMessageParams{Level: level.String(), Logger: logger, Data: data},
-	}
-	if out != nil {
-		out.notify(n)
-		return
-	}
-	sess.push(n)
-}
-
-// joinNames lists names as a, b or c.
-func joinNames(names []string) string {
-	out := ""
-	for i, n := range names {
-		switch {
-		case i == 0:
-		case i == len(names)-1:
-			out += " or "
-		default:
-			out += ", "
-		}
-		out += n
-	}
-	return out
 }
 
 // logCallFailure tells the session, on the call's stream, when a call failed because its
 // service has no live worker or its worker went away: an event of the gateway, not of the
 // tool, which the client may want to see besides the tool's error result.
-func (s *Server) logCallFailure(sess *session, out notifier, tool, service string, e *hooteproto.Error) {
+func (s *Server) logCallFailure(sess *sessions.Session, out sessions.Notifier, tool, service string, e *hooteproto.Error) {
 	if e.Code() != hooteproto.CodeUnavailable {
 		return
 	}
-	s.notifyLog(sess, out, logWarning, "holler", map[string]any{
+	sess.Log(out, loglevel.Warning, "holler", map[string]any{
 		"event":   "unavailable",
 		"tool":    tool,
 		"service": service,
@@ -141,14 +55,14 @@ func (s *Server) logCallFailure(sess *session, out notifier, tool, service strin
 
 // logRelay returns the function that relays a worker's reports for one call: log entries
 // become notifications/message for sess, on out; progress goes to progress, if not nil.
-func (s *Server) logRelay(sess *session, out notifier, progress func(*hootv1.Progress)) func(*hootv1.Progress) {
+func (s *Server) logRelay(sess *sessions.Session, out sessions.Notifier, progress func(*hootv1.Progress)) func(*hootv1.Progress) {
 	return func(p *hootv1.Progress) {
 		if e := p.GetLog(); e != nil {
-			level := logInfo
+			level := loglevel.Info
 			if e.GetLevel() != hootv1.LogLevel_LOG_LEVEL_UNSPECIFIED {
-				level = logLevel(e.GetLevel() - hootv1.LogLevel_LOG_LEVEL_DEBUG)
+				level = loglevel.Level(e.GetLevel() - hootv1.LogLevel_LOG_LEVEL_DEBUG)
 			}
-			s.notifyLog(sess, out, level, e.GetLogger(), e.GetMessage())
+			sess.Log(out, level, e.GetLogger(), e.GetMessage())
 			return
 		}
 		if progress != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
@@ -31,57 +32,57 @@ type malformedCase struct {
 
 var malformedCases = []malformedCase{
 	{
-		name: "not JSON", version: latestProtocolVersion,
+		name: "not JSON", version: era.Latest,
 		body:     `{"jsonrpc": "2.0", "id": 1, "method": `,
 		wantCode: jsonrpc.CodeParseError, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
-		name: "batch array", version: latestProtocolVersion,
+		name: "batch array", version: era.Latest,
 		body:     `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"batch"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
-		name: "not an object", version: latestProtocolVersion,
+		name: "not an object", version: era.Latest,
 		body:     `"tools/list"`,
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
-		name: "not JSON-RPC at all", version: latestProtocolVersion,
+		name: "not JSON-RPC at all", version: era.Latest,
 		body:     `{"name":"echo","arguments":{"message":"hi"}}`,
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{"JSON-RPC 2.0"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
-		name: "wrong jsonrpc", version: latestProtocolVersion,
+		name: "wrong jsonrpc", version: era.Latest,
 		body:     `{"jsonrpc":"1.0","id":1,"method":"ping"}`,
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{`"2.0"`}, wantStatus: http.StatusBadRequest,
 	},
 	{
-		name: "no method", version: latestProtocolVersion,
+		name: "no method", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"params":{}}`,
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantStatus: http.StatusBadRequest,
 	},
 	{
-		name: "bad id type", version: latestProtocolVersion,
+		name: "bad id type", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}`,
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"id must be"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
-		name: "null id", version: latestProtocolVersion,
+		name: "null id", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":null,"method":"ping"}`,
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantStatus: http.StatusBadRequest, wantNullID: true,
 	},
 	{
-		name: "params not an object", version: latestProtocolVersion,
+		name: "params not an object", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"all"}`,
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantStatus: http.StatusBadRequest,
 	},
 	{
-		name: "unknown method", version: latestProtocolVersion,
+		name: "unknown method", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/lst"}`,
 		wantCode: jsonrpc.CodeMethodNotFound, wantData: []string{"hint", "methods", "try"}, wantDidYouMean: "tools/list", wantStatus: http.StatusOK,
 	},
 	{
-		name: "tool name as method", version: latestProtocolVersion,
+		name: "tool name as method", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"message":"hi"}}`,
 		wantCode: jsonrpc.CodeMethodNotFound, wantData: []string{"hint", "methods", "try"}, wantText: []string{"tools/call"}, wantStatus: http.StatusOK,
 	},
@@ -91,83 +92,83 @@ var malformedCases = []malformedCase{
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint", "try"}, wantText: []string{"initialize"}, wantStatus: http.StatusBadRequest,
 	},
 	{
-		name: "initialize twice", version: latestProtocolVersion,
-		body:     initializeRequest(latestProtocolVersion),
+		name: "initialize twice", version: era.Latest,
+		body:     initializeRequest(era.Latest),
 		wantCode: jsonrpc.CodeInvalidRequest, wantData: []string{"hint"}, wantText: []string{"already initialized"}, wantStatus: http.StatusOK,
 	},
 	{
-		name: "tools/call without a name", version: latestProtocolVersion,
+		name: "tools/call without a name", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "tools", "try"}, wantStatus: http.StatusOK,
 	},
 	{
-		name: "unknown tool", version: latestProtocolVersion,
+		name: "unknown tool", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ech","arguments":{}}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "tools", "didYouMean", "try"}, wantDidYouMean: "echo",
 		wantText: []string{`did you mean "echo"`}, wantStatus: http.StatusOK,
 	},
 	{
-		name: "unknown field as result", version: protocolVersion20251125,
+		name: "unknown field as result", version: era.V20251125,
 		body:       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"mesage":"hi"}}}`,
 		wantText:   []string{"field: mesage", "did you mean: message", "usage: echo(", "example: ", "expected: "},
 		wantStatus: http.StatusOK,
 	},
 	{
-		name: "unknown field as -32602", version: protocolVersion20250618,
+		name: "unknown field as -32602", version: era.V20250618,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"mesage":"hi"}}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "tool", "field", "expected", "got", "didYouMean", "usage", "example"},
 		wantDidYouMean: "message", wantStatus: http.StatusOK,
 	},
 	{
-		name: "wrong type as result", version: protocolVersion20251125,
+		name: "wrong type as result", version: era.V20251125,
 		body:       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":5}}}`,
 		wantText:   []string{"field: message", "expected: a string", "got: 5", "usage: "},
 		wantStatus: http.StatusOK,
 	},
 	{
-		name: "wrong type as -32602", version: protocolVersion20250326,
+		name: "wrong type as -32602", version: era.V20250326,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":true}}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "field", "expected", "got", "usage", "example"}, wantStatus: http.StatusOK,
 	},
 	{
-		name: "failed validation as result", version: protocolVersion20251125,
+		name: "failed validation as result", version: era.V20251125,
 		body:       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cas_get","arguments":{"hash":"xyz"}}}`,
 		wantText:   []string{"field: hash", `got: "xyz"`, "usage: cas_get(", "example: "},
 		wantStatus: http.StatusOK,
 	},
 	{
-		name: "failed validation as -32602", version: protocolVersion20250618,
+		name: "failed validation as -32602", version: era.V20250618,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "field", "usage", "example"}, wantStatus: http.StatusOK,
 	},
 	{
-		name: "arguments not an object", version: protocolVersion20250618,
+		name: "arguments not an object", version: era.V20250618,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":"hi"}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "expected", "got", "usage", "example"}, wantStatus: http.StatusOK,
 	},
 	{
-		name: "two members of a oneof", version: protocolVersion20251125,
+		name: "two members of a oneof", version: era.V20251125,
 		body:       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cas_store","arguments":{"content":"a","content_base64":"YQ=="}}}`,
 		wantText:   []string{"only one of content, content_base64", "field: content_base64"},
 		wantStatus: http.StatusOK,
 	},
 	{
-		name: "unknown cursor", version: latestProtocolVersion,
+		name: "unknown cursor", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"bm90IG1pbmU"}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "try"}, wantText: []string{"cursor"}, wantStatus: http.StatusOK,
 	},
 	{
-		name: "cursor not a string", version: latestProtocolVersion,
+		name: "cursor not a string", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":2}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "try"}, wantStatus: http.StatusOK,
 	},
 	{
-		name: "unknown log level", version: latestProtocolVersion,
+		name: "unknown log level", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"loud"}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "expected", "got", "try"}, wantText: []string{"debug"}, wantStatus: http.StatusOK,
 	},
 	{
-		name: "log level missing", version: latestProtocolVersion,
+		name: "log level missing", version: era.Latest,
 		body:     `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{}}`,
 		wantCode: jsonrpc.CodeInvalidParams, wantData: []string{"hint", "expected", "try"}, wantStatus: http.StatusOK,
 	},
@@ -268,7 +269,7 @@ func TestMinimalErrors(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, func(c *Config) { c.MinimalErrors = true })
 	c := newMCPHTTP(t, s)
-	c.initialize(protocolVersion20250618)
+	c.initialize(era.V20250618)
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/lst"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ech"}}`,
@@ -281,7 +282,7 @@ func TestMinimalErrors(t *testing.T) {
 		}
 	}
 	c2 := newMCPHTTP(t, s)
-	c2.initialize(protocolVersion20251125)
+	c2.initialize(era.V20251125)
 	tr := toolResultOf(t, c2.call(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"mesage": "x"}}))
 	if !tr.IsError || strings.Contains(tr.text(), "usage:") {
 		t.Errorf("want a bare isError result, got %q", tr.text())
@@ -297,7 +298,7 @@ func TestMalformedShowsTheEraExample(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, want string
 	}{
-		{"modern _meta", `{"id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, methodDiscover},
+		{"modern _meta", `{"id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, era.MethodDiscover},
 		{"no era", `{"id":1,"method":"tools/list"}`, methodInitialize},
 	} {
 		a := c.post(tc.body, nil)

@@ -1,6 +1,6 @@
-// Package mcp is holler's MCP server: JSON-RPC 2.0, the MCP lifecycle and methods, and the two
-// transports that carry them, Streamable HTTP ([Server.ServeHTTP]) and stdio
-// ([Server.ServeStdio]).
+// Package mcp is holler's MCP server: JSON-RPC 2.0, the MCP lifecycle and methods, served over
+// Streamable HTTP ([Server.ServeHTTP]), stdio ([Server.ServeStdio]) and WebSocket
+// ([Server.ServeWebSocket]).
 //
 // This package is the only place where JSON exists. A tools/call's arguments are decoded
 // strictly into the tool's generated request message, checked with hooteproto.Validate, wrapped
@@ -11,7 +11,9 @@
 // # Structure
 //
 // One core handles one decoded JSON-RPC message for one session and returns the response, if
-// any. The transports around it only frame messages, find the session, and carry notifications:
+// any. The transports around it (packages streamable, stdio and ws, each reaching the core
+// through its Host, which http.go and conn.go implement) only frame messages, find the
+// session, and carry notifications:
 // those that the core emits while a request runs (progress, log messages) go with the
 // request's response, the others (notifications/tools/list_changed, log messages of the
 // gateway) on the session's own stream, which is GET's event stream over HTTP and the output
@@ -28,63 +30,3 @@
 //	defer srv.Close()
 //	http.Handle("/mcp", srv)
 package mcp
-
-import (
-	"context"
-
-	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
-	"github.com/hootenanny/hoot/hooteproto"
-)
-
-// A Backend carries typed payloads to the workers. The server calls it once per tools/call,
-// after the arguments have been decoded and validated.
-type Backend interface {
-	// Call sends c.Payload to a worker serving c.Service and waits for its Result. Everything
-	// the call needs is in c: its caller, whom the request's access control let in (nil without
-	// access control; the worker keeps jobs to their caller), where its progress reports go,
-	// who answers its questions for the client, and whether it runs as a job. An error that is
-	// a *hooteproto.Error reaches the client with its code, field, hint and retry advice; ctx
-	// ends when the client goes away, cancels the request, or the call times out.
-	Call(ctx context.Context, c hooteproto.Call) (*hootv1.Result, error)
-}
-
-// The protocol versions this server speaks, newest first. 2026-07-28 is the modern era: it has
-// no initialize and no sessions, and every request carries its version in params._meta
-// (modern.go). The others are the legacy era, negotiated by initialize.
-const (
-	protocolVersion20260728 = "2026-07-28"
-	protocolVersion20251125 = "2025-11-25"
-	protocolVersion20250618 = "2025-06-18"
-	protocolVersion20250326 = "2025-03-26"
-
-	latestProtocolVersion = protocolVersion20251125
-)
-
-// supportedProtocolVersions lists the versions initialize accepts, newest first.
-var supportedProtocolVersions = []string{
-	protocolVersion20251125,
-	protocolVersion20250618,
-	protocolVersion20250326,
-}
-
-// modernProtocolVersions lists the versions served per request, without initialize.
-var modernProtocolVersions = []string{protocolVersion20260728}
-
-// allProtocolVersions lists every version this server speaks, modern and legacy, newest first:
-// what server/discover and an unsupported version's error name.
-var allProtocolVersions = append(append([]string{}, modernProtocolVersions...), supportedProtocolVersions...)
-
-// isSupportedVersion reports whether v is one of supportedProtocolVersions.
-func isSupportedVersion(v string) bool {
-	for _, s := range supportedProtocolVersions {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
-// argumentErrorsAsResults reports whether a session of protocol version v gets bad tool
-// arguments as a tool result with isError (so the model sees them) rather than as -32602.
-// Protocol versions are dates, so they compare as strings.
-func argumentErrorsAsResults(v string) bool { return v >= protocolVersion20251125 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
@@ -24,7 +25,7 @@ import (
 // one not in that full form is taken literally. Integers compare as numbers, so 42.0 is 42.
 
 // checkParamHeaders checks the Mcp-Param headers of a tools/call against its arguments.
-func (s *Server) checkParamHeaders(r *http.Request, id json.RawMessage, p modernParams) *modernFailure {
+func (s *Server) checkParamHeaders(r *http.Request, id json.RawMessage, p era.Params) *modernFailure {
 	var name string
 	if rawjson.Kind(p.Name) != "string" || json.Unmarshal(p.Name, &name) != nil {
 		return nil // tools/call answers a call without a name
@@ -46,7 +47,7 @@ func (s *Server) checkParamHeaders(r *http.Request, id json.RawMessage, p modern
 		}
 		field := "params.arguments." + ph.Property
 		fail := func(text, expected, got string) *modernFailure {
-			return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(id, codeHeaderMismatch, "header mismatch: "+text, &guidance.Data{
+			return &modernFailure{status: http.StatusBadRequest, resp: s.modernError(id, era.CodeHeaderMismatch, "header mismatch: "+text, &guidance.Data{
 				Hint:     "Send the header " + header + " with the value of " + field + " whenever the argument has one, and only then: a string as it is (as =?base64?...?= when it is not plain printable ASCII or has spaces at its ends), an integer in decimal, a boolean as true or false.",
 				Field:    header,
 				Expected: expected,

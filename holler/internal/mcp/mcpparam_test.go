@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 )
 
@@ -75,7 +76,7 @@ func TestParamHeadersOverHTTP(t *testing.T) {
 				}
 				return
 			}
-			if a.status != http.StatusBadRequest || r.Error == nil || r.Error.Code != codeHeaderMismatch || string(r.ID) != "5" {
+			if a.status != http.StatusBadRequest || r.Error == nil || r.Error.Code != era.CodeHeaderMismatch || string(r.ID) != "5" {
 				t.Fatalf("accepted or wrong error: %d %s", a.status, a.body)
 			}
 			if hint, _ := r.Error.Data["hint"].(string); !strings.Contains(hint, "Mcp-Param-") || !strings.HasPrefix(r.Error.Data["field"].(string), "Mcp-Param-") {

@@ -3,7 +3,10 @@ package mcp
 import (
 	"context"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
 
 // The method table.
@@ -21,9 +24,9 @@ import (
 // 2026-07-28 era), the message, and where its notifications go (nil when the transport cannot
 // carry them).
 type methodRequest struct {
-	sess *session
+	sess *sessions.Session
 	msg  *message
-	out  notifier
+	out  sessions.Notifier
 }
 
 // A methodHandler answers one request.
@@ -35,7 +38,7 @@ type methodInfo struct {
 	// legacy and modern answer the method in each era; nil where the era does not have it.
 	legacy, modern methodHandler
 	// notify acts on the method as a notification from the client (legacy era).
-	notify func(s *Server, sess *session, msg *message)
+	notify func(s *Server, sess *sessions.Session, msg *message)
 	// byTransport marks a modern method that the transport serves itself, because its answer
 	// is a stream of the transport's own (subscriptions/listen).
 	byTransport bool
@@ -60,7 +63,7 @@ func init() {
 	methodTable = []methodInfo{
 		{name: methodInitialize, ownChecks: true, legacy: func(s *Server, _ context.Context, rq methodRequest) *jsonrpc.Response {
 			// A session that is initialized already is told so by initialize, whatever its params.
-			if !rq.sess.isInitialized() {
+			if !rq.sess.IsInitialized() {
 				if r := s.badParams(rq.msg, false); r != nil {
 					return r
 				}
@@ -73,7 +76,7 @@ func init() {
 			}
 			return jsonrpc.NewResult(rq.msg.ID, struct{}{})
 		}},
-		{name: methodDiscover, modern: func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
+		{name: era.MethodDiscover, modern: func(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
 			return s.discover(ctx, rq.msg.ID)
 		}},
 		{name: methodListen, byTransport: true},
@@ -82,10 +85,8 @@ func init() {
 		{name: methodSetLevel, legacy: func(s *Server, _ context.Context, rq methodRequest) *jsonrpc.Response {
 			return s.setLogLevel(rq.sess, rq.msg)
 		}},
-		{name: notifyInitialized, notify: func(_ *Server, sess *session, _ *message) {
-			sess.mu.Lock()
-			sess.ready = sess.initialized
-			sess.mu.Unlock()
+		{name: notifyInitialized, notify: func(_ *Server, sess *sessions.Session, _ *message) {
+			sess.MarkReady()
 		}},
 		{name: notifyCancelled, notify: (*Server).cancelRequest},
 		entryRow(methodPromptsList, (*Server).listPrompts, hasPrompts),
@@ -110,33 +111,33 @@ func init() {
 		methodByName[m.name] = m
 		// The legacy tasks methods exist only in sessions with tasks: they are not named to
 		// every client.
-		if (m.legacy != nil && !isLegacyTaskMethod(m.name)) || m.notify != nil {
+		if (m.legacy != nil && !tasks.IsLegacyMethod(m.name)) || m.notify != nil {
 			methodList = append(methodList, m.name)
 		}
 	}
 }
 
 // dispatch answers a request through the method table, in the era of its session.
-func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
+func (s *Server) dispatch(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
 	m := methodByName[msg.Method]
 	var h methodHandler
 	if m != nil {
 		h = m.legacy
-		if sess.modern {
+		if sess.Modern {
 			h = m.modern
 		}
 	}
 	if h == nil {
-		if sess.modern {
+		if sess.Modern {
 			return s.modernMethodNotFound(msg)
 		}
 		return s.methodNotFound(msg)
 	}
 	if !m.ownChecks {
-		if !sess.isInitialized() {
+		if !sess.IsInitialized() {
 			return s.notInitialized(msg.ID)
 		}
-		if r := s.badParams(msg, sess.modern); r != nil {
+		if r := s.badParams(msg, sess.Modern); r != nil {
 			return r
 		}
 	}
@@ -145,7 +146,7 @@ func (s *Server) dispatch(ctx context.Context, sess *session, msg *message, out 
 
 // handleNotification acts on a notification from the client. Notifications are never
 // answered, not even with an error.
-func (s *Server) handleNotification(sess *session, msg *message) {
+func (s *Server) handleNotification(sess *sessions.Session, msg *message) {
 	if m := methodByName[msg.Method]; m != nil && m.notify != nil {
 		m.notify(s, sess, msg)
 		return
@@ -196,7 +197,7 @@ func serveEntry(f func(*Server, context.Context, *message) *jsonrpc.Response) me
 
 // serveToolsList answers tools/list, with each tool's task support in a session with tasks.
 func serveToolsList(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
-	if rq.sess.taskList() != nil {
+	if rq.sess.TaskList() != nil {
 		return s.withTaskSupport(s.listTools(ctx, rq.msg))
 	}
 	return s.listTools(ctx, rq.msg)
@@ -204,8 +205,10 @@ func serveToolsList(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.R
 
 // serveToolsCall answers tools/call, observed when the server has an observer or a tracer.
 func serveToolsCall(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
-	if r := s.checkLegacyTaskCall(rq.sess, rq.msg); r != nil {
-		return r
+	if rq.sess.TaskList() != nil {
+		if r := s.checkLegacyTaskCall(rq.sess, rq.msg); r != nil {
+			return r
+		}
 	}
 	if s.cfg.Observer == nil && s.cfg.Tracer == nil {
 		return s.callTool(ctx, rq.sess, rq.msg, rq.out)
@@ -216,7 +219,7 @@ func serveToolsCall(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.R
 // serveLegacyTask answers the tasks methods of 2025-11-25, which exist only in a session
 // whose client declared tasks.
 func serveLegacyTask(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.Response {
-	if rq.sess.taskList() == nil {
+	if rq.sess.TaskList() == nil {
 		return s.methodNotFound(rq.msg)
 	}
 	if r := s.badParams(rq.msg, false); r != nil {

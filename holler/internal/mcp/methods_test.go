@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
@@ -56,7 +57,7 @@ func TestMethodTable(t *testing.T) {
 	}
 	t.Cleanup(func() { s.Close() })
 	modern := s.modernMethods()
-	for _, m := range []string{methodDiscover, methodListen, methodToolsList, methodToolsCall, methodPromptsList, methodPromptsGet,
+	for _, m := range []string{era.MethodDiscover, methodListen, methodToolsList, methodToolsCall, methodPromptsList, methodPromptsGet,
 		methodResourcesList, methodResourcesRead, methodResourceTemplates, methodComplete} {
 		if !slices.Contains(modern, m) || !s.modernMethod(m) {
 			t.Errorf("the modern era lacks %s: %v", m, modern)

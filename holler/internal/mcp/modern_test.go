@@ -11,7 +11,9 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/content"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -19,8 +21,8 @@ import (
 // modernMetaOf returns the _meta of a 2026-07-28 request at version v.
 func modernMetaOf(v string) map[string]any {
 	return map[string]any{
-		metaProtocolVersion:    v,
-		metaClientCapabilities: map[string]any{},
+		era.MetaProtocolVersion:    v,
+		era.MetaClientCapabilities: map[string]any{},
 	}
 }
 
@@ -32,14 +34,14 @@ func (c *mcpHTTP) modernCall(id int, method string, params map[string]any, heade
 		params = map[string]any{}
 	}
 	if _, ok := params["_meta"]; !ok {
-		params["_meta"] = modernMetaOf(protocolVersion20260728)
+		params["_meta"] = modernMetaOf(era.V20260728)
 	}
-	h := map[string]string{headerProtocolVersion: protocolVersion20260728, headerMethod: method}
+	h := map[string]string{headerProtocolVersion: era.V20260728, era.HeaderMethod: method}
 	if name, ok := params["name"].(string); ok {
-		h[headerName] = name
+		h[era.HeaderName] = name
 	}
 	if uri, ok := params["uri"].(string); ok {
-		h[headerName] = uri
+		h[era.HeaderName] = uri
 	}
 	for k, v := range header {
 		h[k] = v
@@ -78,7 +80,7 @@ func checkModernError(t *testing.T, name string, a *httpAnswer, id string, statu
 		t.Errorf("%s: the error's data has no hint: %s", name, a.body)
 	}
 	// MCP reserves -32020..-32099 for its own codes and retires -32000..-32019.
-	if c := r.Error.Code; c >= -32099 && c <= -32000 && c != codeHeaderMismatch && c != codeUnsupportedVersion {
+	if c := r.Error.Code; c >= -32099 && c <= -32000 && c != era.CodeHeaderMismatch && c != era.CodeUnsupportedVersion {
 		t.Errorf("%s: code %d is reserved", name, c)
 	}
 	if sid := a.header.Get(headerSessionID); sid != "" {
@@ -91,7 +93,7 @@ func TestModernEnvelopeChecks(t *testing.T) {
 	t.Parallel()
 	_, c := newModernClient(t)
 	noMeta := func(drop string) map[string]any {
-		m := modernMetaOf(protocolVersion20260728)
+		m := modernMetaOf(era.V20260728)
 		delete(m, drop)
 		return map[string]any{"_meta": m}
 	}
@@ -105,23 +107,23 @@ func TestModernEnvelopeChecks(t *testing.T) {
 	}{
 		// The required _meta comes first, even before the headers are compared.
 		{"no _meta", "tools/list", map[string]any{"_meta": nil}, nil, 400, jsonrpc.CodeInvalidParams},
-		{"_meta without protocolVersion", "tools/list", noMeta(metaProtocolVersion), nil, 400, jsonrpc.CodeInvalidParams},
-		{"_meta without clientCapabilities", "tools/list", noMeta(metaClientCapabilities), nil, 400, jsonrpc.CodeInvalidParams},
-		{"clientCapabilities not an object", "tools/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: "all"}}, nil, 400, jsonrpc.CodeInvalidParams},
-		{"unknown logLevel", "tools/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: map[string]any{}, "io.modelcontextprotocol/logLevel": "loud"}}, nil, 400, jsonrpc.CodeInvalidParams},
+		{"_meta without protocolVersion", "tools/list", noMeta(era.MetaProtocolVersion), nil, 400, jsonrpc.CodeInvalidParams},
+		{"_meta without clientCapabilities", "tools/list", noMeta(era.MetaClientCapabilities), nil, 400, jsonrpc.CodeInvalidParams},
+		{"clientCapabilities not an object", "tools/list", map[string]any{"_meta": map[string]any{era.MetaProtocolVersion: era.V20260728, era.MetaClientCapabilities: "all"}}, nil, 400, jsonrpc.CodeInvalidParams},
+		{"unknown logLevel", "tools/list", map[string]any{"_meta": map[string]any{era.MetaProtocolVersion: era.V20260728, era.MetaClientCapabilities: map[string]any{}, "io.modelcontextprotocol/logLevel": "loud"}}, nil, 400, jsonrpc.CodeInvalidParams},
 		// Then the header against the body, before the version is judged.
-		{"header differs from _meta", "tools/list", map[string]any{"_meta": modernMetaOf("v999.0.0")}, nil, 400, codeHeaderMismatch},
-		{"header missing, _meta modern", "tools/list", nil, map[string]string{headerProtocolVersion: ""}, 400, codeHeaderMismatch},
-		{"Mcp-Method missing", "tools/list", nil, map[string]string{headerMethod: ""}, 400, codeHeaderMismatch},
-		{"Mcp-Method in other case", "tools/list", nil, map[string]string{headerMethod: "TOOLS/LIST"}, 400, codeHeaderMismatch},
-		{"Mcp-Method names another method", "tools/list", nil, map[string]string{headerMethod: "tools/call"}, 400, codeHeaderMismatch},
-		{"Mcp-Name missing", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}, map[string]string{headerName: ""}, 400, codeHeaderMismatch},
-		{"Mcp-Name names another tool", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}, map[string]string{headerName: "cas_store"}, 400, codeHeaderMismatch},
-		{"Mcp-Name is broken base64", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}, map[string]string{headerName: "=?base64?ZWNobw?="}, 400, codeHeaderMismatch},
-		{"Mcp-Name differs from the uri", "resources/read", map[string]any{"uri": "test://static-text"}, map[string]string{headerName: "test://static-binary"}, 400, codeHeaderMismatch},
-		{"Mcp-Name missing on prompts/get", "prompts/get", map[string]any{"name": "test_simple_prompt"}, map[string]string{headerName: ""}, 400, codeHeaderMismatch},
+		{"header differs from _meta", "tools/list", map[string]any{"_meta": modernMetaOf("v999.0.0")}, nil, 400, era.CodeHeaderMismatch},
+		{"header missing, _meta modern", "tools/list", nil, map[string]string{headerProtocolVersion: ""}, 400, era.CodeHeaderMismatch},
+		{"Mcp-Method missing", "tools/list", nil, map[string]string{era.HeaderMethod: ""}, 400, era.CodeHeaderMismatch},
+		{"Mcp-Method in other case", "tools/list", nil, map[string]string{era.HeaderMethod: "TOOLS/LIST"}, 400, era.CodeHeaderMismatch},
+		{"Mcp-Method names another method", "tools/list", nil, map[string]string{era.HeaderMethod: "tools/call"}, 400, era.CodeHeaderMismatch},
+		{"Mcp-Name missing", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}, map[string]string{era.HeaderName: ""}, 400, era.CodeHeaderMismatch},
+		{"Mcp-Name names another tool", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}, map[string]string{era.HeaderName: "cas_store"}, 400, era.CodeHeaderMismatch},
+		{"Mcp-Name is broken base64", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}, map[string]string{era.HeaderName: "=?base64?ZWNobw?="}, 400, era.CodeHeaderMismatch},
+		{"Mcp-Name differs from the uri", "resources/read", map[string]any{"uri": "test://static-text"}, map[string]string{era.HeaderName: "test://static-binary"}, 400, era.CodeHeaderMismatch},
+		{"Mcp-Name missing on prompts/get", "prompts/get", map[string]any{"name": "test_simple_prompt"}, map[string]string{era.HeaderName: ""}, 400, era.CodeHeaderMismatch},
 		// Methods the era does not have are 404 with -32601, the legacy ones included.
-		{"initialize", "initialize", map[string]any{"protocolVersion": protocolVersion20260728, "capabilities": map[string]any{}}, nil, 404, jsonrpc.CodeMethodNotFound},
+		{"initialize", "initialize", map[string]any{"protocolVersion": era.V20260728, "capabilities": map[string]any{}}, nil, 404, jsonrpc.CodeMethodNotFound},
 		{"ping", "ping", nil, nil, 404, jsonrpc.CodeMethodNotFound},
 		{"logging/setLevel", "logging/setLevel", map[string]any{"level": "info"}, nil, 404, jsonrpc.CodeMethodNotFound},
 		{"resources/subscribe", "resources/subscribe", map[string]any{"uri": "test://static-text"}, nil, 404, jsonrpc.CodeMethodNotFound},
@@ -135,21 +137,21 @@ func TestModernEnvelopeChecks(t *testing.T) {
 	}
 
 	// A request without params is malformed too, and its id still comes back.
-	a := c.post(`{"jsonrpc":"2.0","id":"x","method":"tools/list"}`, map[string]string{headerProtocolVersion: protocolVersion20260728, headerMethod: "tools/list"})
+	a := c.post(`{"jsonrpc":"2.0","id":"x","method":"tools/list"}`, map[string]string{headerProtocolVersion: era.V20260728, era.HeaderMethod: "tools/list"})
 	checkModernError(t, "no params", a, `"x"`, 400, jsonrpc.CodeInvalidParams)
 
 	// The unsupported version names what is supported, which server/discover lists too.
-	a = c.modernCall(900, methodDiscover, map[string]any{"_meta": modernMetaOf("v999.0.0")}, map[string]string{headerProtocolVersion: "v999.0.0"})
-	r := checkModernError(t, "unsupported version", a, "900", 400, codeUnsupportedVersion)
+	a = c.modernCall(900, era.MethodDiscover, map[string]any{"_meta": modernMetaOf("v999.0.0")}, map[string]string{headerProtocolVersion: "v999.0.0"})
+	r := checkModernError(t, "unsupported version", a, "900", 400, era.CodeUnsupportedVersion)
 	if r.Error != nil {
 		supported, _ := r.Error.Data["supported"].([]any)
-		if r.Error.Data["requested"] != "v999.0.0" || len(supported) == 0 || supported[0] != protocolVersion20260728 {
+		if r.Error.Data["requested"] != "v999.0.0" || len(supported) == 0 || supported[0] != era.V20260728 {
 			t.Errorf("unsupported version data = %v", r.Error.Data)
 		}
 		var disc struct {
 			SupportedVersions []string `json:"supportedVersions"`
 		}
-		d := c.modernCall(901, methodDiscover, nil, nil)
+		d := c.modernCall(901, era.MethodDiscover, nil, nil)
 		if err := json.Unmarshal(d.last(t).Result, &disc); err != nil {
 			t.Fatal(err)
 		}
@@ -163,13 +165,13 @@ func TestModernEnvelopeChecks(t *testing.T) {
 	// The method-not-found guidance lists what the era answers, and no legacy method.
 	a = c.modernCall(902, "ping", nil, nil)
 	methods, _ := a.last(t).Error.Data["methods"].([]any)
-	if !slices.Contains(methods, any(methodDiscover)) || slices.Contains(methods, any(methodPing)) {
+	if !slices.Contains(methods, any(era.MethodDiscover)) || slices.Contains(methods, any(methodPing)) {
 		t.Errorf("methods in the guidance = %v", methods)
 	}
 
 	// A name that is not plain ASCII may come in the base64 form.
 	a = c.modernCall(903, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}},
-		map[string]string{headerName: "=?base64?ZWNobw==?="})
+		map[string]string{era.HeaderName: "=?base64?ZWNobw==?="})
 	if a.status != http.StatusOK || a.last(t).Error != nil {
 		t.Errorf("base64 Mcp-Name: status %d: %s", a.status, a.body)
 	}
@@ -185,7 +187,7 @@ func TestModernDiscover(t *testing.T) {
 	t.Parallel()
 	_, c := newModernClient(t)
 	// clientInfo is optional.
-	a := c.modernCall(1, methodDiscover, nil, nil)
+	a := c.modernCall(1, era.MethodDiscover, nil, nil)
 	if a.status != http.StatusOK || a.header.Get(headerSessionID) != "" {
 		t.Fatalf("discover: status %d, session %q: %s", a.status, a.header.Get(headerSessionID), a.body)
 	}
@@ -205,13 +207,13 @@ func TestModernDiscover(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.ResultType != "complete" || res.Instructions == "" || res.CacheScope != "public" || res.TTLMs == nil ||
-		res.Meta[metaServerInfo].Name != DefaultName {
+		res.Meta[era.MetaServerInfo].Name != DefaultName {
 		t.Errorf("discover = %s", a.last(t).Result)
 	}
 	if ttl, err := res.TTLMs.Int64(); err != nil || ttl < 0 {
 		t.Errorf("ttlMs = %v", res.TTLMs)
 	}
-	if !slices.Equal(res.SupportedVersions, []string{protocolVersion20260728, protocolVersion20251125, protocolVersion20250618, protocolVersion20250326}) {
+	if !slices.Equal(res.SupportedVersions, []string{era.V20260728, era.V20251125, era.V20250618, era.V20250326}) {
 		t.Errorf("supportedVersions = %v", res.SupportedVersions)
 	}
 	for _, k := range []string{"tools", "prompts", "resources", "completions"} {
@@ -252,7 +254,7 @@ func TestModernMethods(t *testing.T) {
 			continue
 		}
 		res := string(a.messages[0].Result)
-		for _, w := range append(tc.want, `"resultType":"complete"`, `"`+metaServerInfo+`":{"name":"`+DefaultName+`"`) {
+		for _, w := range append(tc.want, `"resultType":"complete"`, `"`+era.MetaServerInfo+`":{"name":"`+DefaultName+`"`) {
 			if !strings.Contains(res, w) {
 				t.Errorf("%s: result %s lacks %s", tc.method, res, w)
 			}
@@ -293,7 +295,7 @@ func TestModernProgressAndLogs(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	meta := modernMetaOf(protocolVersion20260728)
+	meta := modernMetaOf(era.V20260728)
 	meta["progressToken"] = "p"
 	a := c.modernCall(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "progress"}, "_meta": meta}, nil)
 	if ct := a.header.Get("Content-Type"); ct != "text/event-stream" || len(a.messages) != 3 {
@@ -324,7 +326,7 @@ func TestModernProgressAndLogs(t *testing.T) {
 			t.Errorf("a log message without logLevel: %s", a.body)
 		}
 	}
-	meta = modernMetaOf(protocolVersion20260728)
+	meta = modernMetaOf(era.V20260728)
 	meta["io.modelcontextprotocol/logLevel"] = "debug"
 	fail["_meta"] = meta
 	a = c.modernCall(3, "tools/call", fail, nil)
@@ -343,14 +345,14 @@ func TestErasSideBySide(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	legacy := newMCPHTTP(t, s)
-	legacy.initialize(latestProtocolVersion)
+	legacy.initialize(era.Latest)
 	modern := &mcpHTTP{t: t, url: legacy.url, client: legacy.client}
 
 	if a := modern.modernCall(1, "tools/list", nil, nil); a.status != http.StatusOK || !strings.Contains(string(a.last(t).Result), `"resultType"`) {
 		t.Errorf("modern tools/list: %d %s", a.status, a.body)
 	}
 	r := legacy.call(2, "tools/list", map[string]any{})
-	if r.Error != nil || strings.Contains(string(r.Result), `"resultType"`) || strings.Contains(string(r.Result), metaServerInfo) {
+	if r.Error != nil || strings.Contains(string(r.Result), `"resultType"`) || strings.Contains(string(r.Result), era.MetaServerInfo) {
 		t.Errorf("legacy tools/list = %s %+v", r.Result, r.Error)
 	}
 	if r := legacy.call(3, "ping", nil); r.Error != nil {
@@ -358,12 +360,12 @@ func TestErasSideBySide(t *testing.T) {
 	}
 	// A legacy session keeps its era even when a message names the modern version: the
 	// session's own header check answers.
-	a := legacy.post(request(4, "tools/list", map[string]any{}), map[string]string{headerProtocolVersion: protocolVersion20260728})
+	a := legacy.post(request(4, "tools/list", map[string]any{}), map[string]string{headerProtocolVersion: era.V20260728})
 	if a.status != http.StatusBadRequest || a.last(t).Error == nil || a.last(t).Error.Code != jsonrpc.CodeInvalidRequest {
 		t.Errorf("legacy session with the modern header: %d %s", a.status, a.body)
 	}
 	// initialize without modern signs starts a legacy session as before.
-	a = modern.post(initializeRequest(protocolVersion20250618), nil)
+	a = modern.post(initializeRequest(era.V20250618), nil)
 	if a.status != http.StatusOK || a.header.Get(headerSessionID) == "" {
 		t.Errorf("initialize: %d %s", a.status, a.body)
 	}
@@ -415,14 +417,14 @@ func TestModernToolResultEncoding(t *testing.T) {
 	// The general path: encoding/json of the same result, with the era's fields by hand.
 	general, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "result": map[string]any{
 		"content": []any{map[string]any{"type": "text", "text": text}}, "structuredContent": map[string]any{"message": "la"},
-		"resultType": "complete", "_meta": map[string]any{metaServerInfo: map[string]any{"name": "holler", "title": s.cfg.Title, "version": "v1"}}}})
+		"resultType": "complete", "_meta": map[string]any{era.MetaServerInfo: map[string]any{"name": "holler", "title": s.cfg.Title, "version": "v1"}}}})
 	_ = json.Unmarshal(general, &want)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("fast modern encoding\n got %s\nwant %s", fast, general)
 	}
 	// A list keeps the general path, with its caching fields.
-	list := s.modernResponse(methodToolsList, jsonrpc.NewResult(json.RawMessage(`8`), listToolsResult{Tools: []toolDescription{}}))
-	if b := encode(list); !strings.Contains(string(b), `"ttlMs"`) || !strings.Contains(string(b), `"resultType":"complete"`) {
+	list := s.modernResponse(methodToolsList, jsonrpc.NewResult(json.RawMessage(`8`), toollist.Result{Tools: []toollist.Description{}}))
+	if b := toolresult.Marshal(list); !strings.Contains(string(b), `"ttlMs"`) || !strings.Contains(string(b), `"resultType":"complete"`) {
 		t.Errorf("a modern tools/list result = %s, want ttlMs and resultType", b)
 	}
 }
@@ -439,12 +441,12 @@ func BenchmarkToolResultEncoding(b *testing.B) {
 	res := jsonrpc.NewResult(json.RawMessage("1"), toolresult.Result{Content: []content.Block{content.Text(big)}, StructuredContent: json.RawMessage(`{"text":"` + big + `"}`)})
 	b.Run("legacy", func(b *testing.B) {
 		for b.Loop() {
-			_ = encode(res)
+			_ = toolresult.Marshal(res)
 		}
 	})
 	b.Run("2026-07-28", func(b *testing.B) {
 		for b.Loop() {
-			_ = encode(s.modernResponse(methodToolsCall, res))
+			_ = toolresult.Marshal(s.modernResponse(methodToolsCall, res))
 		}
 	})
 }

@@ -6,11 +6,13 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 )
 
 // oldModernFields is how the 2026-07-28 result used to be made, through a map: the reference
-// that modernResult must agree with.
+// that era.Result must agree with.
 func oldModernFields(t *testing.T, s *Server, method string, result any) map[string]any {
 	t.Helper()
 	b, err := json.Marshal(result)
@@ -34,10 +36,10 @@ func oldModernFields(t *testing.T, s *Server, method string, result any) map[str
 	if meta == nil { // a _meta of null
 		meta = map[string]any{}
 	}
-	meta[metaServerInfo] = implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version}
+	meta[era.MetaServerInfo] = implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version}
 	fields["_meta"], _ = json.Marshal(meta)
-	if scope, ok := cacheScopes[method]; ok {
-		fields["ttlMs"] = json.RawMessage(strconv.Itoa(modernCacheTTLMillis))
+	if scope, ok := era.CacheScopes[method]; ok {
+		fields["ttlMs"] = json.RawMessage(strconv.Itoa(era.CacheTTLMillis))
 		fields["cacheScope"] = json.RawMessage(`"` + scope + `"`)
 	}
 	b, _ = json.Marshal(fields)
@@ -69,7 +71,7 @@ func TestModernResult(t *testing.T) {
 		{methodToolsCall, json.RawMessage(`{"resultType":"input_required","inputRequests":{}}`)},
 		{methodToolsCall, struct{}{}},
 		{methodToolsCall, nil},
-		{methodToolsList, listToolsResult{Tools: []toolDescription{}}},
+		{methodToolsList, toollist.Result{Tools: []toollist.Description{}}},
 		{methodResourcesRead, json.RawMessage(`{"contents":[],"_meta":{"b":"c"}}`)},
 	} {
 		b, err := json.Marshal(s.modernResponse(tc.method, jsonrpc.NewResult(json.RawMessage(`1`), tc.result)))

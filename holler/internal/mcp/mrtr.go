@@ -1,21 +1,19 @@
 package mcp
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
-	"google.golang.org/protobuf/proto"
 )
 
 // A worker's questions to the client in the 2026-07-28 era are asked in rounds (package
@@ -24,13 +22,6 @@ import (
 // codeMissingCapability is MCP 2026-07-28's MissingRequiredClientCapability: the request needs a
 // capability the client did not declare in it.
 const codeMissingCapability = -32021
-
-// openRound reads the retry members of params for a request of method about name (a tool's,
-// prompt's or resource's name) with the decoded arguments req, of a client that declared caps,
-// sent by the caller of ctx. The error is a *questions.Malformed or a *reqstate.Error.
-func (s *Server) openRound(ctx context.Context, method, name string, req proto.Message, caps clientCapabilities, params json.RawMessage) (*round.Round, error) {
-	return round.Open(s.states, method, name, principalOf(ctx), req, caps.canAnswer, params)
-}
 
 // endRound closes the round once the call has ended, failed or not, and returns what the request
 // answers instead of the call's own result: -32602 for a malformed answer, the input_required
@@ -71,11 +62,11 @@ func (s *Server) missingCapability(id json.RawMessage, method, name string, miss
 	}
 	sort.Strings(names)
 	text := "missing required client capability: " + wording.Quote(name) + " needs the client to declare " + strings.Join(names, ", ") +
-		" in params._meta." + metaClientCapabilities
+		" in params._meta." + era.MetaClientCapabilities
 	g := &guidance.Data{
-		Hint: "Declare " + strings.Join(names, " and ") + " in params._meta." + metaClientCapabilities + " of the " + method +
+		Hint: "Declare " + strings.Join(names, " and ") + " in params._meta." + era.MetaClientCapabilities + " of the " + method +
 			" (only if the client can answer such questions), and call again; requiredCapabilities shows what to add.",
-		Field:                "params._meta." + metaClientCapabilities,
+		Field:                "params._meta." + era.MetaClientCapabilities,
 		RequiredCapabilities: missing,
 	}
 	if method == methodToolsCall {
@@ -124,13 +115,4 @@ func (s *Server) roundFailure(id json.RawMessage, method, name string, err error
 		return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+ma.Why, g)
 	}
 	return nil
-}
-
-// modernStatus is the HTTP status of a modern response that is not streamed: 400 for a missing
-// client capability, which the era sends as a client error, and 200 otherwise.
-func modernStatus(resp *jsonrpc.Response) int {
-	if resp.Error != nil && resp.Error.Code == codeMissingCapability {
-		return http.StatusBadRequest
-	}
-	return http.StatusOK
 }

@@ -13,6 +13,7 @@ import (
 	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
@@ -111,7 +112,7 @@ func asking(groups ...[]*hootv1.ClientRequest) func(context.Context, string, *ho
 
 // capsMeta is the _meta of a 2026-07-28 request whose client declares caps.
 func capsMeta(caps map[string]any) map[string]any {
-	return map[string]any{metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: caps}
+	return map[string]any{era.MetaProtocolVersion: era.V20260728, era.MetaClientCapabilities: caps}
 }
 
 // allCaps declares everything a question can need.

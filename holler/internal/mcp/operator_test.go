@@ -12,6 +12,7 @@ import (
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 )
 
 // shellBackend answers every call as a shell_exec that exited 0.
@@ -34,7 +35,7 @@ func TestAttackConfirmNeverOnOperatorTool(t *testing.T) {
 	})
 	b.override = shellBackend
 	c := newMCPHTTP(t, s)
-	c.initializeWith(latestProtocolVersion, elicitCaps)
+	c.initializeWith(era.Latest, elicitCaps)
 
 	_, asked := c.callAnswering(1, map[string]any{"name": "wipe", "arguments": map[string]any{"message": "x"}}, answerWith(`{"action":"decline"}`))
 	if len(asked) != 0 {
@@ -70,7 +71,7 @@ func TestAttackConfirmNeverOnOperatorTool(t *testing.T) {
 	}
 
 	plain := newMCPHTTP(t, s)
-	plain.initializeWith(latestProtocolVersion, `{}`)
+	plain.initializeWith(era.Latest, `{}`)
 	r, _ = plain.callAnswering(1, call, nil)
 	checkRefusal(t, r, consent.OutcomeCannotElicit, consent.ConfirmationRequired, []string{"whatever the server's --confirm says"})
 	if rr := refusedOf(t, r); strings.Contains(rr.text(), "--confirm never") {
@@ -91,7 +92,7 @@ func TestOperatorToolAboveMaxTier(t *testing.T) {
 		c.MaxTier = hootv1.Tier_TIER_ADMIN
 	})
 	c := newMCPHTTP(t, s)
-	c.initializeWith(latestProtocolVersion, elicitCaps)
+	c.initializeWith(era.Latest, elicitCaps)
 	if list := string(c.call(1, "tools/list", nil).Result); strings.Contains(list, `"shell_exec`) || !strings.Contains(list, `"admin_echo"`) {
 		t.Fatalf("tools/list at --max-tier admin = %s", list)
 	}
@@ -116,7 +117,7 @@ func TestAttackOperatorToolWithAdminToken(t *testing.T) {
 	call := map[string]any{"name": "shell_exec", "arguments": map[string]any{"command": "true"}}
 
 	c := client(tokens["root"])
-	c.initializeWith(latestProtocolVersion, elicitCaps)
+	c.initializeWith(era.Latest, elicitCaps)
 	if list := string(c.call(1, "tools/list", nil).Result); strings.Contains(list, `"shell_exec`) || !strings.Contains(list, `"admin_echo"`) {
 		t.Fatalf("tools/list for an admin token = %s", list)
 	}
@@ -126,7 +127,7 @@ func TestAttackOperatorToolWithAdminToken(t *testing.T) {
 	}
 
 	c = client(tokens["op"])
-	c.initializeWith(latestProtocolVersion, elicitCaps)
+	c.initializeWith(era.Latest, elicitCaps)
 	if list := string(c.call(1, "tools/list", nil).Result); !strings.Contains(list, `"shell_exec"`) || !strings.Contains(list, `"shell_exec_job"`) {
 		t.Fatalf("tools/list for an operator token = %s", list)
 	}

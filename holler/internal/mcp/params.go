@@ -5,8 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/paramshape"
 )
 
@@ -47,15 +49,15 @@ var methodShapes = paramshape.NewTable(map[string]paramshape.Method{
 	methodInitialize: {
 		Required: true,
 		Members: []paramshape.Member{
-			{Name: "protocolVersion", Required: true, Shape: paramshape.Str("a string, a protocol version such as " + strconv.Quote(latestProtocolVersion))},
+			{Name: "protocolVersion", Required: true, Shape: paramshape.Str("a string, a protocol version such as " + strconv.Quote(era.Latest))},
 			{Name: "capabilities", Required: true, Shape: paramshape.Object("an object of the client's capabilities ({} declares none)")},
 			{Name: "clientInfo", Shape: paramshape.Object("an object with the client's name and version",
 				paramshape.Member{Name: "name", Required: true, Shape: paramshape.AString}, paramshape.Member{Name: "version", Required: true, Shape: paramshape.AString})},
 		},
-		Example: `{"protocolVersion":"` + latestProtocolVersion + `","capabilities":{},"clientInfo":{"name":"example-client","version":"1.0.0"}}`,
+		Example: `{"protocolVersion":"` + era.Latest + `","capabilities":{},"clientInfo":{"name":"example-client","version":"1.0.0"}}`,
 	},
 	methodPing:              {Example: `{}`},
-	methodDiscover:          {Example: `{}`},
+	era.MethodDiscover:      {Example: `{}`},
 	methodToolsList:         cursorParams,
 	methodPromptsList:       cursorParams,
 	methodResourcesList:     cursorParams,
@@ -98,7 +100,7 @@ var methodShapes = paramshape.NewTable(map[string]paramshape.Method{
 	methodSetLevel: {
 		Required: true,
 		Members: []paramshape.Member{{Name: "level", Required: true,
-			Shape: &paramshape.Shape{Kinds: []string{"string"}, Enum: logLevelNames, Expected: "one of " + strings.Join(logLevelNames, ", ")}}},
+			Shape: &paramshape.Shape{Kinds: []string{"string"}, Enum: loglevel.Names, Expected: "one of " + strings.Join(loglevel.Names, ", ")}}},
 		Example: `{"level":"info"}`,
 	},
 	methodTasksGet:    taskIDParams,
@@ -140,7 +142,7 @@ func (s *Server) badParams(msg *message, modern bool) *jsonrpc.Response {
 		Try:      s.tryMethod(msg.Method, modern),
 	}
 	if msg.Method == methodInitialize {
-		g.Supported = supportedProtocolVersions
+		g.Supported = era.LegacyVersions
 	}
 	if msg.Method == methodToolsCall {
 		// A call names its tool, or is shown the tools; a call of a known tool is shown its
@@ -183,7 +185,7 @@ func (s *Server) tryMethod(method string, modern bool) json.RawMessage {
 		}
 	}
 	if modern {
-		params["_meta"] = json.RawMessage(`{"` + metaProtocolVersion + `":"` + protocolVersion20260728 + `","` + metaClientCapabilities + `":{}}`)
+		params["_meta"] = json.RawMessage(`{"` + era.MetaProtocolVersion + `":"` + era.V20260728 + `","` + era.MetaClientCapabilities + `":{}}`)
 	}
 	b, _ := json.Marshal(struct {
 		JSONRPC string                     `json:"jsonrpc"`

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
@@ -27,7 +28,7 @@ var paramsCases = []paramsCase{
 	{methodInitialize, `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":7,"version":"1"}}`, "params.clientInfo.name", true, false},
 	{methodInitialize, "", "params", true, false},
 	{methodPing, `{"_meta":{"progressToken":{}}}`, "params._meta.progressToken", true, false},
-	{methodDiscover, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":true}}`, "params._meta.progressToken", false, true},
+	{era.MethodDiscover, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":true}}`, "params._meta.progressToken", false, true},
 	{methodToolsList, `{"cursor":2}`, "params.cursor", true, true},
 	{methodToolsCall, `{"name":5,"arguments":{}}`, "params.name", true, true},
 	{methodToolsCall, `{"name":"greet","arguments":"hi"}`, "params.arguments", true, true},
@@ -130,7 +131,7 @@ func TestAttackMethodParams(t *testing.T) {
 			t.Run("2025-11-25 HTTP "+name, func(t *testing.T) {
 				c := newMCPHTTP(t, s)
 				if tc.method != methodInitialize {
-					c.initializeWith(protocolVersion20251125, `{"tasks":{}}`)
+					c.initializeWith(era.V20251125, `{"tasks":{}}`)
 				}
 				checkParamsAnswer(t, tc, c.post(legacyBody(tc), nil).last(t))
 			})
@@ -153,7 +154,7 @@ func TestAttackMethodParams(t *testing.T) {
 				params := withMeta(t, tc.params)
 				var header map[string]string
 				if id, ok := params["taskId"].(string); ok {
-					header = map[string]string{headerName: id}
+					header = map[string]string{era.HeaderName: id}
 				}
 				a := c.modernCall(7, tc.method, params, header)
 				if a.status != http.StatusOK && !(tc.method == methodListen && a.status == http.StatusBadRequest) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,11 +20,11 @@ func TestSDKClient(t *testing.T) {
 	t.Parallel()
 	t.Run("2025-11-25", func(t *testing.T) {
 		t.Parallel()
-		testSDKClient(t, latestProtocolVersion, &sdk.ClientSessionOptions{ProtocolVersion: latestProtocolVersion})
+		testSDKClient(t, era.Latest, &sdk.ClientSessionOptions{ProtocolVersion: era.Latest})
 	})
 	t.Run("2026-07-28", func(t *testing.T) {
 		t.Parallel()
-		testSDKClient(t, protocolVersion20260728, nil)
+		testSDKClient(t, era.V20260728, nil)
 	})
 }
 
@@ -135,7 +136,7 @@ func testSDKClient(t *testing.T, want string, opts *sdk.ClientSessionOptions) {
 	}
 
 	// 2026-07-28 has no ping.
-	if want < protocolVersion20260728 {
+	if want < era.V20260728 {
 		if err := cs.Ping(ctx, nil); err != nil {
 			t.Errorf("Ping: %v", err)
 		}
@@ -152,12 +153,12 @@ func TestSDKClientOlderVersion(t *testing.T) {
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-test", Version: "1.0.0"}, nil)
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client()},
-		&sdk.ClientSessionOptions{ProtocolVersion: protocolVersion20250618})
+		&sdk.ClientSessionOptions{ProtocolVersion: era.V20250618})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
 	defer cs.Close()
-	if v := cs.InitializeResult().ProtocolVersion; v != protocolVersion20250618 {
+	if v := cs.InitializeResult().ProtocolVersion; v != era.V20250618 {
 		t.Errorf("negotiated %q", v)
 	}
 	_, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"message": 5}})

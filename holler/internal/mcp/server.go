@@ -12,6 +12,7 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
@@ -20,8 +21,11 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
+	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // ErrServerClosed is returned by [Server.ServeStdio] after [Server.Close].
@@ -47,10 +51,10 @@ type Server struct {
 	// modernMetaJSON is the _meta of 2026-07-28 results, made once (serverInfoMeta).
 	modernMetaOnce sync.Once
 	modernMetaJSON []byte
-	// toolDigests holds each tool's digest for the schema hash, by name (schema.go).
-	toolDigests sync.Map
-	cfg         *Config
-	log         *slog.Logger
+	// hasher makes the schema hash (schema.go).
+	hasher *toollist.Hasher
+	cfg    *Config
+	log    *slog.Logger
 	// policy decides which calls may go to a worker (package consent).
 	policy consent.Policy
 
@@ -63,12 +67,12 @@ type Server struct {
 	// entries are the prompts and resources of the table within MaxTier (package entries).
 	entries *entries.Entries
 	// clientCalls are the requests to clients that wait for a response (clientreq.go).
-	clientCalls clientCalls
+	clientCalls sessions.Calls
 	// live, when the Backend reports its live services, watches them; listed holds the tools
 	// that tools/list shows now, as they are described.
 	live   LiveBackend
 	listMu sync.RWMutex
-	listed []toolDescription
+	listed []toollist.Description
 	// livePrompts and liveResources name the prompts and resources listed at the last look
 	// (changes.go); changes hands each change of the lists to both eras' listeners.
 	livePrompts, liveResources string
@@ -88,7 +92,9 @@ type Server struct {
 	tasksOn bool
 	wg      sync.WaitGroup
 
-	sessions *sessions.Store[*session]
+	sessions *sessions.Store[*sessions.Session]
+	// http is the Streamable HTTP transport (http.go).
+	http *streamable.Transport
 	// eventBudget bounds the bytes of events that all HTTP sessions keep together.
 	eventBudget *sse.Budget
 
@@ -103,7 +109,7 @@ type Server struct {
 // Config that cannot work, such as one without a Backend or with a tool lacking its functions.
 // Tools above cfg.MaxTier are neither listed nor called. The caller must Close the Server.
 func NewServer(cfg *Config) (*Server, error) {
-	c, err := cfg.withDefaults()
+	c, err := cfg.WithDefaults(defaultTools)
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +144,18 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.tasks = tasks.New(taskHost{s}, s.states, c.CallTimeout, c.Logger)
 	s.tasksOn = s.tasks.Supported() // the table and the tier are fixed from here on
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.sessions = sessions.New[*session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
+	s.sessions = sessions.New[*sessions.Session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
-	s.listed = toolDescriptions(s.policy, s.allowed)
+	s.http = streamable.New(httpHost{s}, streamable.Options{MaxBodyBytes: c.MaxBodyBytes, KeepAlive: c.KeepAlive,
+		AllowedHosts: c.AllowedHosts, AllowedOrigins: c.AllowedOrigins, MinimalErrors: c.MinimalErrors, Log: c.Logger})
+	s.listed = toollist.Describe(s.policy, s.allowed)
+	s.hasher = toollist.NewHasher(func(name string) (string, bool) {
+		t, ok := s.tools[name]
+		if !ok {
+			return "", false
+		}
+		return t.Service, true
+	})
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
 	s.changes.Subscribe(listen.Tools, s.tellSessions)
 	s.listens.Init(c.MaxListens)
@@ -179,18 +194,30 @@ func (s *Server) isClosed() bool {
 	}
 }
 
-// A notifier carries the notifications that belong to one request (progress) back to the
-// client, on the same stream as the request's response.
-type notifier interface {
-	notify(n *jsonrpc.Notification)
+// A message is one decoded JSON-RPC 2.0 message (a jsonrpc.Message) with the server's own
+// state of it.
+type message struct {
+	jsonrpc.Message
+	// tool is the known tool a tools/call names, once the call has found it: what the call's
+	// observer is told.
+	tool string
+}
+
+// decodeMessage reads one JSON-RPC message (jsonrpc.Decode).
+func decodeMessage(data []byte) (*message, *jsonrpc.DecodeError) {
+	m, bad := jsonrpc.Decode(data)
+	if bad != nil {
+		return nil, bad
+	}
+	return &message{Message: m}, nil
 }
 
 // handle is the core: it answers one decoded message of sess and returns the response, or nil
 // for a notification or a client's response. Notifications of a running request go to out,
 // which may be nil when the transport cannot carry them. own, if not nil, cancels ctx, which
-// is then the request's own context (see session.begin).
-func (s *Server) handle(ctx context.Context, sess *session, msg *message, out notifier, own context.CancelCauseFunc) *jsonrpc.Response {
-	if msg.Method == "" && s.clientCalls.deliver(sess.id, msg) {
+// is then the request's own context (see Session.Begin).
+func (s *Server) handle(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier, own context.CancelCauseFunc) *jsonrpc.Response {
+	if msg.Method == "" && s.clientCalls.Deliver(sess.ID(), &msg.Message) {
 		return nil
 	}
 	if msg.Method == "" {
@@ -203,12 +230,12 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 		s.handleNotification(sess, msg)
 		return nil
 	}
-	ctx, done, err := sess.begin(ctx, jsonrpc.IDKey(msg.ID), own)
+	ctx, done, err := sess.Begin(ctx, jsonrpc.IDKey(msg.ID), own)
 	if err != nil {
-		if errors.Is(err, errSessionEnded) {
+		if errors.Is(err, sessions.ErrEnded) {
 			return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session has ended", &guidance.Data{
 				Hint: "Start a new session with initialize.",
-				Try:  guidance.TryInitialize(latestProtocolVersion),
+				Try:  guidance.TryInitialize(era.Latest),
 			})
 		}
 		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: id "+string(msg.ID)+" is already in use by a request in flight", &guidance.Data{
@@ -218,15 +245,44 @@ func (s *Server) handle(ctx context.Context, sess *session, msg *message, out no
 	defer done()
 	ctx = withMetaTrace(ctx, msg.Params)
 	resp := s.dispatch(ctx, sess, msg, out)
-	if errors.Is(context.Cause(ctx), errCancelledByClient) {
+	if errors.Is(context.Cause(ctx), sessions.ErrCancelledByClient) {
 		resp.Abandoned = true
 	}
 	return resp
 }
 
+// Trace context in _meta.
+//
+// MCP reserves three keys of a request's params._meta for W3C trace context: traceparent,
+// tracestate and baggage. A valid traceparent there makes the request part of the client's
+// trace, in either era and over either transport: the call to the worker goes out as a child
+// span of it (hooteproto carries a traceparent in every frame), so the worker's logs name the
+// client's trace id. It takes the place of a Traceparent HTTP header, being the more specific
+// of the two. tracestate and baggage are accepted and go no further: the frame has room for the
+// traceparent only. A malformed traceparent is ignored, as W3C Trace Context asks, and never
+// fails the request.
+
+// withMetaTrace returns ctx joined to the trace that params._meta names, if it names one.
+func withMetaTrace(ctx context.Context, params json.RawMessage) context.Context {
+	// Most requests carry no trace context: looking for the key first spares them the decoding.
+	if !bytes.Contains(params, []byte(`"traceparent"`)) {
+		return ctx
+	}
+	var p struct {
+		Meta struct {
+			Traceparent json.RawMessage `json:"traceparent"`
+		} `json:"_meta"`
+	}
+	var tp string
+	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p.Meta.Traceparent, &tp) != nil || !hooteproto.ValidTraceparent(tp) {
+		return ctx
+	}
+	return hooteproto.WithTraceparent(ctx, tp)
+}
+
 // cancelRequest acts on notifications/cancelled: it cancels the session's request in flight
 // that the notification names.
-func (s *Server) cancelRequest(sess *session, msg *message) {
+func (s *Server) cancelRequest(sess *sessions.Session, msg *message) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 		Reason    string          `json:"reason"`
@@ -235,16 +291,16 @@ func (s *Server) cancelRequest(sess *session, msg *message) {
 		s.log.Debug("mcp: notifications/cancelled without a requestId")
 		return
 	}
-	if sess.cancel(jsonrpc.IDKey(rawjson.Compact(p.RequestID))) {
+	if sess.Cancel(jsonrpc.IDKey(rawjson.Compact(p.RequestID))) {
 		s.log.Debug("mcp: request cancelled by the client", "id", string(p.RequestID), "reason", p.Reason)
 	}
 }
 
 // initializeParams are the members of initialize's params that this server reads.
 type initializeParams struct {
-	ProtocolVersion json.RawMessage `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ClientInfo      clientInfo      `json:"clientInfo"`
+	ProtocolVersion json.RawMessage     `json:"protocolVersion"`
+	Capabilities    json.RawMessage     `json:"capabilities"`
+	ClientInfo      sessions.ClientInfo `json:"clientInfo"`
 }
 
 // initializeResult is initialize's answer.
@@ -267,7 +323,7 @@ type serverCapabilities struct {
 	Extensions map[string]struct{} `json:"extensions,omitempty"`
 	// Tasks is 2025-11-25's tasks capability, for a session whose client declared tasks
 	// (tasks_legacy.go).
-	Tasks *legacyTasksCapability `json:"tasks,omitempty"`
+	Tasks *tasks.LegacyCapability `json:"tasks,omitempty"`
 }
 
 // toolsCapability says that the server has tools, and whether it announces changes of their
@@ -284,39 +340,34 @@ type implementation struct {
 }
 
 // initialize negotiates the protocol version and starts the session's lifecycle.
-func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
+func (s *Server) initialize(sess *sessions.Session, msg *message) *jsonrpc.Response {
 	var p initializeParams
 	if msg.Params == nil || rawjson.Kind(msg.Params) != "object" || json.Unmarshal(msg.Params, &p) != nil || rawjson.Kind(p.ProtocolVersion) != "string" {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: initialize needs params with protocolVersion (a string), capabilities and clientInfo", &guidance.Data{
 			Hint:      "Copy the request in try and put your client's name and version in clientInfo.",
-			Supported: supportedProtocolVersions,
-			Try:       guidance.TryInitialize(latestProtocolVersion),
+			Supported: era.LegacyVersions,
+			Try:       guidance.TryInitialize(era.Latest),
 		})
 	}
 	var asked string
 	_ = json.Unmarshal(p.ProtocolVersion, &asked)
-	version := latestProtocolVersion
-	if isSupportedVersion(asked) {
+	version := era.Latest
+	if era.IsLegacy(asked) {
 		version = asked
 	}
-	sess.mu.Lock()
-	if sess.initialized {
-		sess.mu.Unlock()
+	caps, legacyTasks := sessions.ReadCapabilities(p.Capabilities, version), s.legacyTasksFor(version, p.Capabilities)
+	if !sess.Initialize(version, caps, legacyTasks) {
 		return s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized", &guidance.Data{
 			Hint: "Send initialize once per session; go on with tools/list or tools/call.",
 			Try:  guidance.TryToolsList(),
 		})
 	}
-	sess.initialized, sess.version, sess.client = true, version, p.ClientInfo
-	sess.caps = readClientCapabilities(p.Capabilities, version)
-	sess.legacyTasks = s.legacyTasksFor(version, p.Capabilities)
-	sess.mu.Unlock()
-	s.log.Info("mcp: session initialized", "session", sess.id, "client", p.ClientInfo.Name,
-		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version, "elicitForm", sess.caps.elicitForm)
+	s.log.Info("mcp: session initialized", "session", sess.ID(), "client", p.ClientInfo.Name,
+		"clientVersion", p.ClientInfo.Version, "asked", asked, "protocolVersion", version, "elicitForm", caps.ElicitForm)
 	return jsonrpc.NewResult(msg.ID, initializeResult{
 		ProtocolVersion: version,
 		Capabilities: s.entryCapabilities(serverCapabilities{Logging: &struct{}{}, Tools: &toolsCapability{ListChanged: s.live != nil},
-			Tasks: legacyCapabilities(sess.legacyTasks)}),
+			Tasks: tasks.LegacyCapabilityOf(legacyTasks)}),
 		ServerInfo:   implementation{Name: s.cfg.Name, Title: s.cfg.Title, Version: s.cfg.Version},
 		Instructions: s.cfg.Instructions,
 	})
@@ -326,7 +377,7 @@ func (s *Server) initialize(sess *session, msg *message) *jsonrpc.Response {
 func (s *Server) notInitialized(id json.RawMessage) *jsonrpc.Response {
 	return s.fail(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is not initialized; send initialize first", &guidance.Data{
 		Hint: "Start with the initialize request in try, then send notifications/initialized, then your request.",
-		Try:  guidance.TryInitialize(latestProtocolVersion),
+		Try:  guidance.TryInitialize(era.Latest),
 	})
 }
 
@@ -374,16 +425,10 @@ func (s *Server) envelopeFailure(e *jsonrpc.DecodeError, modern bool) *jsonrpc.R
 		g.Hint = "Send one JSON-RPC 2.0 request per message, such as the request in try."
 	}
 	if e.NotRPC {
-		g.Try = guidance.TryInitialize(latestProtocolVersion)
+		g.Try = guidance.TryInitialize(era.Latest)
 		if modern {
-			g.Try = tryDiscover()
+			g.Try = era.TryDiscover()
 		}
 	}
 	return s.fail(e.ID, e.Code, e.Message, g)
-}
-
-// looksModern reports whether a message that did not decode still shows a client of the
-// 2026-07-28 era: a protocol version in its _meta.
-func looksModern(data []byte) bool {
-	return bytes.Contains(data, []byte(`"`+metaProtocolVersion+`"`))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 )
@@ -18,7 +19,7 @@ func modernLine(id any, method string, params map[string]any) string {
 		params = map[string]any{}
 	}
 	if _, ok := params["_meta"]; !ok {
-		params["_meta"] = modernMetaOf(protocolVersion20260728)
+		params["_meta"] = modernMetaOf(era.V20260728)
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	return string(b)
@@ -29,7 +30,7 @@ func TestModernEraOverStdio(t *testing.T) {
 	s, b := newLiveModernServer(t, nil)
 	c := newMCPStdio(t, s)
 
-	c.send(modernLine(1, methodDiscover, nil))
+	c.send(modernLine(1, era.MethodDiscover, nil))
 	r := c.recv()
 	var disc struct {
 		ResultType        string   `json:"resultType"`
@@ -37,7 +38,7 @@ func TestModernEraOverStdio(t *testing.T) {
 		TTLMs             *int     `json:"ttlMs"`
 	}
 	if err := json.Unmarshal(r.Result, &disc); err != nil || string(r.ID) != "1" || disc.ResultType != "complete" || disc.TTLMs == nil ||
-		len(disc.SupportedVersions) == 0 || disc.SupportedVersions[0] != protocolVersion20260728 {
+		len(disc.SupportedVersions) == 0 || disc.SupportedVersions[0] != era.V20260728 {
 		t.Fatalf("server/discover over stdio = %s %+v", r.Result, r.Error)
 	}
 
@@ -46,11 +47,11 @@ func TestModernEraOverStdio(t *testing.T) {
 		line string
 		code int
 	}{
-		{modernLine(2, methodToolsList, map[string]any{"_meta": map[string]any{metaProtocolVersion: protocolVersion20260728}}), jsonrpc.CodeInvalidParams},
-		{modernLine(3, methodDiscover, map[string]any{"_meta": modernMetaOf("v999")}), codeUnsupportedVersion},
+		{modernLine(2, methodToolsList, map[string]any{"_meta": map[string]any{era.MetaProtocolVersion: era.V20260728}}), jsonrpc.CodeInvalidParams},
+		{modernLine(3, era.MethodDiscover, map[string]any{"_meta": modernMetaOf("v999")}), era.CodeUnsupportedVersion},
 		{modernLine(4, methodPing, nil), jsonrpc.CodeMethodNotFound},
-		{modernLine(5, methodDiscover, map[string]any{"_meta": map[string]any{
-			metaProtocolVersion: protocolVersion20260728, metaClientCapabilities: map[string]any{}, "io.modelcontextprotocol/logLevel": "loud"}}), jsonrpc.CodeInvalidParams},
+		{modernLine(5, era.MethodDiscover, map[string]any{"_meta": map[string]any{
+			era.MetaProtocolVersion: era.V20260728, era.MetaClientCapabilities: map[string]any{}, "io.modelcontextprotocol/logLevel": "loud"}}), jsonrpc.CodeInvalidParams},
 	} {
 		c.send(tc.line)
 		if r := c.recv(); r.Error == nil || r.Error.Code != tc.code || !strings.Contains(tc.line, `"id":`+string(r.ID)) {
@@ -61,7 +62,7 @@ func TestModernEraOverStdio(t *testing.T) {
 	// A tool call answers with the era's result, and no log message without a logLevel.
 	c.send(modernLine(6, methodToolsCall, map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}))
 	r = c.recv()
-	if r.Method != "" || string(r.ID) != "6" || !strings.Contains(string(r.Result), `"resultType":"complete"`) || !strings.Contains(string(r.Result), metaServerInfo) {
+	if r.Method != "" || string(r.ID) != "6" || !strings.Contains(string(r.Result), `"resultType":"complete"`) || !strings.Contains(string(r.Result), era.MetaServerInfo) {
 		t.Fatalf("tools/call over stdio = %+v", r)
 	}
 
@@ -83,7 +84,7 @@ func TestModernEraOverStdio(t *testing.T) {
 	b.set(hootv1hoot.SystemServiceName, conformancev1hoot.ConformanceServiceName)
 	// After the cancellation the stream says nothing more, not even a response: the next line
 	// is the answer to the next request.
-	c.send(modernLine(7, methodDiscover, nil))
+	c.send(modernLine(7, era.MethodDiscover, nil))
 	if r := c.recv(); string(r.ID) != "7" || r.Method != "" {
 		t.Errorf("after cancelling the listen stream: %+v", r)
 	}
@@ -101,7 +102,7 @@ func TestStdioInitializeStaysLegacy(t *testing.T) {
 	t.Parallel()
 	s, _ := newLiveModernServer(t, nil)
 	c := newMCPStdio(t, s)
-	c.send(initializeRequest(latestProtocolVersion))
+	c.send(initializeRequest(era.Latest))
 	if r := c.recv(); r.Error != nil {
 		t.Fatalf("initialize: %+v", r.Error)
 	}
@@ -110,7 +111,7 @@ func TestStdioInitializeStaysLegacy(t *testing.T) {
 	if r := c.recv(); r.Error != nil || strings.Contains(string(r.Result), "resultType") {
 		t.Errorf("tools/list after initialize = %s %+v; want the older era's answer", r.Result, r.Error)
 	}
-	c.send(modernLine(3, methodDiscover, nil))
+	c.send(modernLine(3, era.MethodDiscover, nil))
 	if r := c.recv(); r.Error == nil || r.Error.Code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("server/discover after initialize = %s; want method not found", r.Result)
 	}

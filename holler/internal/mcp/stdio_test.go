@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 )
 
 // mcpStdio drives ServeStdio through pipes.
@@ -111,8 +113,8 @@ func TestStdioSession(t *testing.T) {
 	if err := json.Unmarshal(r.Result, &init); err != nil {
 		t.Fatal(err)
 	}
-	if init.ProtocolVersion != latestProtocolVersion {
-		t.Errorf("an unsupported version negotiated %q, want %q", init.ProtocolVersion, latestProtocolVersion)
+	if init.ProtocolVersion != era.Latest {
+		t.Errorf("an unsupported version negotiated %q, want %q", init.ProtocolVersion, era.Latest)
 	}
 	if init.Capabilities.Tools == nil || init.Capabilities.Tools.ListChanged == nil || *init.Capabilities.Tools.ListChanged {
 		t.Errorf("capabilities = %s", r.Result)
@@ -162,7 +164,7 @@ func TestStdioCancel(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
 	c := newMCPStdio(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"block"}}}`)
 	<-b.started
@@ -172,7 +174,7 @@ func TestStdioCancel(t *testing.T) {
 		t.Fatalf("want the ping's answer, got %+v", r)
 	}
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}}`)
-	if cause := <-b.ended; !errors.Is(cause, errCancelledByClient) {
+	if cause := <-b.ended; !errors.Is(cause, sessions.ErrCancelledByClient) {
 		t.Errorf("the call ended with %v", cause)
 	}
 	// A cancelled request gets no response: the next message is the answer to the next request.
@@ -186,7 +188,7 @@ func TestStdioTooLong(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, func(c *Config) { c.MaxBodyBytes = 256 })
 	c := newMCPStdio(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + strings.Repeat("x", 1000) + `"}}}`)
 	r := c.recv()
 	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(r.Error.Message, "limit") {
@@ -203,7 +205,7 @@ func TestStdioEndWaitsForCalls(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	in := strings.NewReader(strings.Join([]string{
-		initializeRequest(latestProtocolVersion),
+		initializeRequest(era.Latest),
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		``,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"piped"}}}`,

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -168,7 +170,7 @@ func TestHTTPGetStream(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	get := c.openGet("")
 	if get.resp.StatusCode != http.StatusOK {
@@ -185,18 +187,18 @@ func TestHTTPGetStream(t *testing.T) {
 	}
 
 	sess, _ := s.sessions.Get(c.session)
-	s.notifyLog(sess, nil, logWarning, "test", "first")
+	sess.Log(nil, loglevel.Warning, "test", "first")
 	ev, msg := get.message()
 	if ev.id != "0-1" || msg.Method != notifyMessage || !strings.Contains(string(msg.Params), `"first"`) {
 		t.Fatalf("event %+v, message %s %s", ev, msg.Method, msg.Params)
 	}
 	// Below the session's level nothing is sent.
-	s.notifyLog(sess, nil, logDebug, "test", "quiet")
+	sess.Log(nil, loglevel.Debug, "test", "quiet")
 
 	// The connection drops; what comes meanwhile waits in the buffer.
 	get.close()
-	s.notifyLog(sess, nil, logError, "test", "second")
-	s.notifyLog(sess, nil, logError, "test", "third")
+	sess.Log(nil, loglevel.Error, "test", "second")
+	sess.Log(nil, loglevel.Error, "test", "third")
 
 	// Resuming after 0-1 replays 0-2 and 0-3.
 	again := c.openGet("0-1")
@@ -211,10 +213,10 @@ func TestHTTPGetStream(t *testing.T) {
 	}
 	again.close()
 	// Once the server has seen that connection go (nobody holds the GET stream),
-	waitFor(t, func() bool { return sess.events.OwnsGet(nil) })
+	waitFor(t, func() bool { return sess.Events.OwnsGet(nil) })
 
 	// a fresh GET gets what no GET delivered yet, and nothing twice.
-	s.notifyLog(sess, nil, logError, "test", "fourth")
+	sess.Log(nil, loglevel.Error, "test", "fourth")
 	fresh := c.openGet("")
 	if fresh.resp.StatusCode != http.StatusOK {
 		t.Fatalf("fresh GET: status %d: %s", fresh.resp.StatusCode, fresh.body())
@@ -229,7 +231,7 @@ func TestHTTPResumePostStream(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	// A call with progress answers with an event stream whose events carry ids.
 	a := c.post(request(7, "tools/call", map[string]any{
 		"name": "echo", "arguments": map[string]any{"message": "progress"}, "_meta": map[string]any{"progressToken": "p"},
@@ -276,12 +278,12 @@ func TestHTTPKeepAlive(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, func(c *Config) { c.KeepAlive = 20 * time.Millisecond })
 	c := newMCPHTTP(t, s)
-	c.initialize(protocolVersion20250618)
+	c.initialize(era.V20250618)
 	get := c.openGet("")
 	// No priming event before 2025-11-25; keep-alive comments while nothing happens.
 	sess, _ := s.sessions.Get(c.session)
 	get.comment(5 * time.Second)
-	s.notifyLog(sess, nil, logError, "test", "x")
+	sess.Log(nil, loglevel.Error, "test", "x")
 	ev, msg := get.message()
 	if ev.id != "0-1" || msg.Method != notifyMessage {
 		t.Errorf("event %+v after quiet time", ev)
@@ -292,7 +294,7 @@ func TestHTTPGetErrors(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestServer(t, nil)
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 	for _, tc := range []struct {
 		name       string
 		header     map[string]string
@@ -343,7 +345,7 @@ func TestHTTPPostStreamLive(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	c := newMCPHTTP(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(request(3, "tools/call", map[string]any{
 		"name": "echo", "arguments": map[string]any{"message": "x"}, "_meta": map[string]any{"progressToken": 1},
@@ -416,7 +418,7 @@ func TestHTTPDisconnectIsNotCancel(t *testing.T) {
 	t.Parallel()
 	s, b := newTestServer(t, nil)
 	c, gone := newMCPHTTPWatched(t, s)
-	c.initialize(latestProtocolVersion)
+	c.initialize(era.Latest)
 
 	ctx, disconnect := context.WithCancel(context.Background())
 	defer disconnect()

@@ -8,6 +8,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
@@ -95,7 +96,7 @@ func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modern
 		return nil
 	}
 	data := missingCapabilityData{
-		Hint:                 "Declare the extension in params._meta." + metaClientCapabilities + ".extensions[\"" + tasks.Extension + "\"] = {} on this request, and follow the task with tasks/get.",
+		Hint:                 "Declare the extension in params._meta." + era.MetaClientCapabilities + ".extensions[\"" + tasks.Extension + "\"] = {} on this request, and follow the task with tasks/get.",
 		RequiredCapabilities: map[string]any{"extensions": map[string]any{tasks.Extension: struct{}{}}},
 	}
 	if s.cfg.MinimalErrors {
@@ -103,46 +104,6 @@ func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modern
 	}
 	return &modernFailure{status: http.StatusBadRequest, resp: jsonrpc.NewError(msg.ID, codeMissingCapability,
 		"missing required client capability: "+what+", which this request does not declare ("+tasks.Extension+")", data)}
-}
-
-// A taskPlan is what the tasks of both eras make of one tools/call, decided once before the
-// call goes out: whether its backend call runs as a job, and which era's CreateTaskResult a job
-// it starts is answered with.
-type taskPlan struct {
-	// legacy: the call asks for a task (params.task) in a session with 2025-11-25 tasks. A job
-	// it starts is answered as a nested task, whatever the tool's kind.
-	legacy bool
-	// modern: the request declares the 2026-07-28 tasks extension on a server with tasks. A
-	// job tool's job is answered as a task.
-	modern bool
-	// asJob: the backend call of a tool that answers inline runs as a job, because the call
-	// asked for a legacy task.
-	asJob bool
-}
-
-// planTask returns the taskPlan of a call of t.
-func (s *Server) planTask(sess *session, msg *message, t *hootv1hoot.Tool) taskPlan {
-	var p taskPlan
-	p.legacy = sess.taskList() != nil && hasTaskParam(msg.Params)
-	p.modern = sess.modern && sess.tasks && s.tasksSupported()
-	p.asJob = p.legacy && t.Kind != hootv1.Kind_KIND_JOB
-	return p
-}
-
-// taskAnswer returns the CreateTaskResult of a call of t whose worker answered res, as the plan
-// p says; nil when the answer is not a task, and the call answers as it always did.
-func (s *Server) taskAnswer(p taskPlan, msg *message, sess *session, t *hootv1hoot.Tool, res *hootv1.Result) *jsonrpc.Response {
-	js := res.GetJobStarted()
-	switch {
-	case js == nil:
-		return nil
-	case p.legacy:
-		return s.legacyTaskCreated(msg, sess, t, js)
-	case p.modern && t.Kind == hootv1.Kind_KIND_JOB:
-		s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId())
-		return jsonrpc.NewResult(msg.ID, s.tasks.Created(js))
-	}
-	return nil
 }
 
 // jobToolResult renders the result of a finished job as the CallToolResult its tool's call

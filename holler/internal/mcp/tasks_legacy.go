@@ -6,10 +6,13 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
@@ -26,24 +29,6 @@ const (
 	methodTasksList   = tasks.MethodList
 )
 
-// taskList returns the session's tasks, or nil when it is not a 2025-11-25 session with tasks.
-func (s *session) taskList() *tasks.List {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.legacyTasks
-}
-
-// legacyTasksCapability is the 2025-11-25 server capability tasks.
-type legacyTasksCapability struct {
-	List     struct{} `json:"list"`
-	Cancel   struct{} `json:"cancel"`
-	Requests struct {
-		Tools struct {
-			Call struct{} `json:"call"`
-		} `json:"tools"`
-	} `json:"requests"`
-}
-
 // legacyTasksFor returns the task list of a session of version v whose client declared caps
 // at initialize, when it is to be served tasks: at 2025-11-25, with the tasks capability
 // declared, by a server that serves tasks. Otherwise nil.
@@ -51,47 +36,24 @@ func (s *Server) legacyTasksFor(v string, caps json.RawMessage) *tasks.List {
 	var c struct {
 		Tasks json.RawMessage `json:"tasks"`
 	}
-	if v != protocolVersion20251125 || json.Unmarshal(caps, &c) != nil || rawjson.Kind(c.Tasks) != "object" || !s.tasksSupported() {
+	if v != era.V20251125 || json.Unmarshal(caps, &c) != nil || rawjson.Kind(c.Tasks) != "object" || !s.tasksSupported() {
 		return nil
 	}
 	return &tasks.List{}
 }
 
-// legacyCapabilities returns initialize's tasks capability for a session with tasks.
-func legacyCapabilities(list *tasks.List) *legacyTasksCapability {
-	if list == nil {
-		return nil
-	}
-	return &legacyTasksCapability{}
-}
-
-// toolExecution is a tool's execution of 2025-11-25: whether it may run as a task.
-type toolExecution struct {
-	TaskSupport string `json:"taskSupport"`
-}
-
-// taskSupport returns a tool's taskSupport: every tool may run as a task (a job runs as one
-// anyway; a tool that answers inline runs as a job when a task is asked of it), and some only
-// so.
-func taskSupport(t *hootv1hoot.Tool) string {
-	if t.TaskRequired {
-		return "required"
-	}
-	return "optional"
-}
-
 // withTaskSupport returns tools/list's answer resp with each job's execution.taskSupport, for
 // a session with tasks.
 func (s *Server) withTaskSupport(resp *jsonrpc.Response) *jsonrpc.Response {
-	res, ok := resp.Result.(listToolsResult)
+	res, ok := resp.Result.(toollist.Result)
 	if !ok {
 		return resp
 	}
-	tools := make([]toolDescription, len(res.Tools))
+	tools := make([]toollist.Description, len(res.Tools))
 	copy(tools, res.Tools)
 	for i := range tools {
 		if t, ok := s.tools[tools[i].Name]; ok {
-			tools[i].Execution = &toolExecution{TaskSupport: taskSupport(t)}
+			tools[i].Execution = &toollist.Execution{TaskSupport: tasks.Support(t)}
 		}
 	}
 	res.Tools = tools
@@ -100,27 +62,16 @@ func (s *Server) withTaskSupport(resp *jsonrpc.Response) *jsonrpc.Response {
 	return &out
 }
 
-// hasTaskParam reports whether tools/call's params ask for a task (params.task, an object).
-func hasTaskParam(params json.RawMessage) bool {
-	var p struct {
-		Task json.RawMessage `json:"task"`
-	}
-	return json.Unmarshal(params, &p) == nil && rawjson.Kind(p.Task) == "object"
-}
-
-// checkLegacyTaskCall refuses, in a session with tasks, a task asked of a tool that cannot run
-// as one, and a call of a tool that runs only as a task made without one (both -32601, as
-// 2025-11-25 says). It returns nil for every other call.
-func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *jsonrpc.Response {
-	if sess.taskList() == nil {
-		return nil
-	}
+// checkLegacyTaskCall refuses, in a session with tasks (which the caller checks), a task asked
+// of a tool that cannot run as one, and a call of a tool that runs only as a task made without
+// one (both -32601, as 2025-11-25 says). It returns nil for every other call.
+func (s *Server) checkLegacyTaskCall(sess *sessions.Session, msg *message) *jsonrpc.Response {
 	_, name, ok := readCallToolParams(msg.Params)
 	t, known := s.allowedTool(name)
 	if !ok || !known {
 		return nil // callTool answers these
 	}
-	if !hasTaskParam(msg.Params) && taskSupport(t) == "required" {
+	if !tasks.AsksForTask(msg.Params) && tasks.Support(t) == "required" {
 		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(name)+" runs only as a task (its execution.taskSupport is required)", &guidance.Data{
 			Hint: "Call " + name + " with params.task, such as \"task\": {}, and follow the task with tasks/get and tasks/result.",
 			Tool: name,
@@ -131,40 +82,24 @@ func (s *Server) checkLegacyTaskCall(sess *session, msg *message) *jsonrpc.Respo
 
 // legacyTaskCreated returns the nested CreateTaskResult of a job started by a call that asked
 // for a task in a session with tasks, and starts reporting its status changes.
-func (s *Server) legacyTaskCreated(msg *message, sess *session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *jsonrpc.Response {
+func (s *Server) legacyTaskCreated(msg *message, sess *sessions.Session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *jsonrpc.Response {
 	created := s.tasks.Created(js)
-	sess.taskList().Add(created.TaskID)
+	sess.TaskList().Add(created.TaskID)
 	s.wg.Go(func() {
-		s.tasks.WatchLegacy(s.base, sess.caller, created.TaskID, js.GetJobId(), created.Status, sess.hasEnded, sess.push)
+		s.tasks.WatchLegacy(s.base, sess.Caller, created.TaskID, js.GetJobId(), created.Status, sess.HasEnded, sess.Push)
 	})
-	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId(), "session", sess.id)
+	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId(), "session", sess.ID())
 	return jsonrpc.NewResult(msg.ID, struct {
 		Task tasks.LegacyTask `json:"task"`
 	}{tasks.LegacyOf(created)})
 }
 
-// isLegacyTaskMethod reports whether method is one of the 2025-11-25 tasks methods.
-func isLegacyTaskMethod(method string) bool {
-	switch method {
-	case methodTasksGet, methodTasksResult, methodTasksList, methodTasksCancel:
-		return true
-	}
-	return false
-}
-
 // serveLegacyTask answers the tasks methods of 2025-11-25 in a session with tasks; out, when
 // the transport has one, carries a waiting task's questions to the client.
-func (s *Server) serveLegacyTask(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
+func (s *Server) serveLegacyTask(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
 	var ask hooteproto.ClientAsker
 	if out != nil {
 		ask = s.clientAsker(sess, out)
 	}
-	return s.tasks.ServeLegacy(ctx, callerOf(ctx), msg.ID, msg.Method, msg.Params, sess.taskList(), ask)
-}
-
-// hasEnded reports whether the session has ended.
-func (s *session) hasEnded() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ended
+	return s.tasks.ServeLegacy(ctx, callerOf(ctx), msg.ID, msg.Method, msg.Params, sess.TaskList(), ask)
 }

@@ -12,6 +12,7 @@ import (
 
 	conformancev1 "github.com/hootenanny/hoot/gen/hoot/conformance/v1"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
@@ -159,8 +160,8 @@ func newTasksClient(t *testing.T, jt *jobTable, key []byte) *mcpHTTP {
 
 // withTasks returns params whose _meta declares the tasks extension.
 func withTasks(params map[string]any) map[string]any {
-	m := modernMetaOf(protocolVersion20260728)
-	m[metaClientCapabilities] = map[string]any{"extensions": map[string]any{tasks.Extension: map[string]any{}}}
+	m := modernMetaOf(era.V20260728)
+	m[era.MetaClientCapabilities] = map[string]any{"extensions": map[string]any{tasks.Extension: map[string]any{}}}
 	params["_meta"] = m
 	return params
 }
@@ -172,7 +173,7 @@ func (c *mcpHTTP) taskCall(id int, method, taskID string, extra map[string]any) 
 	for k, v := range extra {
 		p[k] = v
 	}
-	return c.modernCall(id, method, withTasks(p), map[string]string{headerName: taskID})
+	return c.modernCall(id, method, withTasks(p), map[string]string{era.HeaderName: taskID})
 }
 
 // resultOf decodes the result of a one-message answer, failing the test on an error.
@@ -204,7 +205,7 @@ func TestTasksCreateAndGet(t *testing.T) {
 	c := newTasksClient(t, jt, nil)
 
 	// server/discover declares the extension, and no 2025-11-25 tasks capability.
-	caps := taskAnswer(t, "discover", c.modernCall(1, methodDiscover, nil, nil))["capabilities"].(map[string]any)
+	caps := taskAnswer(t, "discover", c.modernCall(1, era.MethodDiscover, nil, nil))["capabilities"].(map[string]any)
 	if ext, _ := caps["extensions"].(map[string]any); ext == nil || ext[tasks.Extension] == nil || caps["tasks"] != nil {
 		t.Errorf("discover capabilities = %v, want extensions[%s] and no tasks", caps, tasks.Extension)
 	}
@@ -334,14 +335,14 @@ func TestTasksErrors(t *testing.T) {
 	checkModernError(t, "no taskId", a, "61", http.StatusOK, jsonrpc.CodeInvalidParams)
 
 	// Mcp-Name must repeat the task id.
-	a = c.modernCall(62, methodTasksGet, withTasks(map[string]any{"taskId": taskID}), map[string]string{headerName: "wrong"})
-	checkModernError(t, "Mcp-Name mismatch", a, "62", http.StatusBadRequest, codeHeaderMismatch)
+	a = c.modernCall(62, methodTasksGet, withTasks(map[string]any{"taskId": taskID}), map[string]string{era.HeaderName: "wrong"})
+	checkModernError(t, "Mcp-Name mismatch", a, "62", http.StatusBadRequest, era.CodeHeaderMismatch)
 	a = c.modernCall(63, methodTasksGet, withTasks(map[string]any{"taskId": taskID}), nil)
-	checkModernError(t, "Mcp-Name missing", a, "63", http.StatusBadRequest, codeHeaderMismatch)
+	checkModernError(t, "Mcp-Name missing", a, "63", http.StatusBadRequest, era.CodeHeaderMismatch)
 
 	// tasks/result and tasks/list are not methods of 2026-07-28.
 	for i, method := range []string{"tasks/result", "tasks/list"} {
-		a := c.modernCall(70+i, method, withTasks(map[string]any{"taskId": taskID}), map[string]string{headerName: taskID})
+		a := c.modernCall(70+i, method, withTasks(map[string]any{"taskId": taskID}), map[string]string{era.HeaderName: taskID})
 		checkModernError(t, method, a, fmt.Sprint(70+i), http.StatusNotFound, jsonrpc.CodeMethodNotFound)
 	}
 
@@ -360,7 +361,7 @@ func TestTasksErrors(t *testing.T) {
 		}
 	}
 	for i, method := range []string{methodTasksGet, methodTasksUpdate, methodTasksCancel} {
-		missing(method, c.modernCall(80+i, method, map[string]any{"taskId": taskID, "inputResponses": map[string]any{}}, map[string]string{headerName: taskID}))
+		missing(method, c.modernCall(80+i, method, map[string]any{"taskId": taskID, "inputResponses": map[string]any{}}, map[string]string{era.HeaderName: taskID}))
 	}
 	missing("failing_job", c.modernCall(90, "tools/call", map[string]any{"name": "failing_job", "arguments": map[string]any{}}, nil))
 }
@@ -392,7 +393,7 @@ func TestTasksUnsupported(t *testing.T) {
 	}
 	t.Cleanup(func() { s.Close() })
 	c := newMCPHTTP(t, s)
-	caps := taskAnswer(t, "discover", c.modernCall(1, methodDiscover, nil, nil))["capabilities"].(map[string]any)
+	caps := taskAnswer(t, "discover", c.modernCall(1, era.MethodDiscover, nil, nil))["capabilities"].(map[string]any)
 	if caps["extensions"] != nil {
 		t.Errorf("discover without the job tools declares %v", caps["extensions"])
 	}

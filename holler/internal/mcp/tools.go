@@ -6,88 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/round"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
-
-// listToolsResult is tools/list's answer: one page of tools, and the cursor of the next page
-// if there is one.
-type listToolsResult struct {
-	Tools      []toolDescription `json:"tools"`
-	NextCursor string            `json:"nextCursor,omitempty"`
-	// Meta carries the schema hash of the whole listing (schema.go).
-	Meta *listMeta `json:"_meta,omitempty"`
-}
-
-// A toolDescription is one tool as tools/list shows it.
-type toolDescription struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  toolAnnotations `json:"annotations"`
-	// Execution says, to a 2025-11-25 session with tasks, whether a job runs as a task
-	// (tasks_legacy.go).
-	Execution *toolExecution `json:"execution,omitempty"`
-}
-
-// toolAnnotations are a tool's hints, every one of them explicit: a missing hint means a
-// default that clients read differently (destructiveHint and openWorldHint default to true).
-type toolAnnotations struct {
-	Title           string `json:"title"`
-	ReadOnlyHint    bool   `json:"readOnlyHint"`
-	DestructiveHint bool   `json:"destructiveHint"`
-	IdempotentHint  bool   `json:"idempotentHint"`
-	OpenWorldHint   bool   `json:"openWorldHint"`
-}
-
-// confirmNote ends the description of a tool whose calls a person confirms, so that a model
-// knows that the call waits for someone and may be refused.
-const confirmNote = "Each call is put to a person first (the client asks its user to confirm it); " +
-	"a call they decline fails without running."
-
-// toolDescriptions describes tools for tools/list.
-func toolDescriptions(p consent.Policy, tools []*hootv1hoot.Tool) []toolDescription {
-	out := make([]toolDescription, 0, len(tools))
-	for _, t := range tools {
-		desc := t.Description
-		if p.Asks(t) {
-			desc = strings.TrimSpace(desc + "\n\n" + confirmNote)
-		}
-		d := toolDescription{
-			Name:        t.Name,
-			Title:       t.Title,
-			Description: desc,
-			InputSchema: rawjson.Compact(json.RawMessage(t.InputSchema)),
-			Annotations: toolAnnotations{
-				Title:           t.Title,
-				ReadOnlyHint:    t.Annotations.ReadOnly,
-				DestructiveHint: t.Annotations.Destructive,
-				IdempotentHint:  t.Annotations.Idempotent,
-				OpenWorldHint:   t.Annotations.OpenWorld,
-			},
-		}
-		if strings.TrimSpace(t.OutputSchema) != "" {
-			d.OutputSchema = rawjson.Compact(json.RawMessage(t.OutputSchema))
-		}
-		out = append(out, d)
-	}
-	return out
-}
 
 // callToolParams are tools/call's params.
 type callToolParams struct {
@@ -125,10 +62,60 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 	return p, name, err == nil && name != ""
 }
 
+// tools/call's params are read with rawjson's member scanner, which falls back to
+// json.Unmarshal whenever it gives up (fastscan_test.go compares the two). The JSON-RPC
+// envelope around them is read the same way in package jsonrpc.
+
+// unmarshalCallToolParams is json.Unmarshal into callToolParams: what the scanner is held to.
+func unmarshalCallToolParams(data []byte) (callToolParams, error) {
+	var p callToolParams
+	err := json.Unmarshal(data, &p)
+	return p, err
+}
+
+var (
+	callToolNames = []string{"name", "arguments", "_meta"}
+	metaNames     = []string{"progressToken"}
+)
+
+// scanCallToolParams decodes tools/call's params into p as json.Unmarshal does, and returns
+// false when it cannot tell that the two agree.
+func scanCallToolParams(data []byte, p *callToolParams) bool {
+	var q callToolParams
+	var meta []byte
+	metas := 0
+	if !rawjson.ScanMembers(data, callToolNames, func(i int, v []byte) {
+		switch i {
+		case 0:
+			q.Name = v
+		case 1:
+			q.Arguments = v
+		case 2:
+			meta = v
+			metas++
+		}
+	}) {
+		return false
+	}
+	if metas > 1 {
+		// json.Unmarshal merges a repeated _meta into one struct (a later {} keeps an earlier
+		// progressToken); leave that to it rather than copy the rule.
+		return false
+	}
+	if meta != nil && rawjson.Kind(meta) != "null" {
+		// An _meta that is not an object is an error of json.Unmarshal; leave it to that.
+		if rawjson.Kind(meta) != "object" || !rawjson.ScanMembers(meta, metaNames, func(_ int, v []byte) { q.Meta.ProgressToken = v }) {
+			return false
+		}
+	}
+	*p = q
+	return true
+}
+
 // callTool answers tools/call: find the tool, apply the policy (package consent), decode and
 // validate the arguments, have a person confirm the call if the policy says so, call the
 // backend, and render its typed answer.
-func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
+func (s *Server) callTool(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
 	p, name, ok := readCallToolParams(msg.Params)
 	if !ok {
 		g := &guidance.Data{
@@ -155,8 +142,15 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	msg.tool = name
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
+	// The caller's grant (package access), read once: it caps the policy, owns a round's signed
+	// state and names the caller to the worker.
+	grant, _ := access.GrantOf(ctx)
+	policy := s.policy
+	if grant != nil {
+		policy = policy.ForGrant(grant)
+	}
 	var ask consent.Confirmer
-	d, cannot := s.policyFor(ctx).Decide(t, func() (bool, string) {
+	d, cannot := policy.Decide(t, func() (bool, string) {
 		var why string
 		ask, why = s.confirmerFor(sess, out)
 		return ask != nil, why
@@ -169,22 +163,26 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	if bad != nil {
 		return s.badArguments(msg.ID, sess, t, bad)
 	}
-	// In the 2026-07-28 era the call may be a retry that carries answers (mrtr.go).
+	// In the 2026-07-28 era the call may be a retry that carries answers (mrtr.go); bad retry
+	// members are a *questions.Malformed or a *reqstate.Error.
 	var rd *round.Round
-	if sess.modern {
+	if sess.Modern {
 		var err error
-		if rd, err = s.openRound(ctx, methodToolsCall, name, req, sess.caps, msg.Params); err != nil {
+		if rd, err = round.Open(s.states, methodToolsCall, name, grant.Principal(), req, sess.Caps().CanAnswer, msg.Params); err != nil {
 			return s.roundFailure(msg.ID, methodToolsCall, name, err)
 		}
 	}
 	// Only a call that decoded is put to a person: whether it may run, and the arguments it
-	// left out that a person supplies (askargs.go).
-	req, d, r := s.askPerson(ctx, personCall{msg: msg, sess: sess, out: out, tool: t, args: p.Arguments, round: rd}, d, ask, req)
-	if r != nil {
-		return r
+	// left out that a person supplies (askargs.go). A call that needs neither, and carries no
+	// answers of an earlier round, goes straight on.
+	if d.Confirmation == consent.ConfirmationRequired || len(t.Elicit) > 0 || (rd != nil && len(rd.Filled()) > 0) {
+		var r *jsonrpc.Response
+		if req, d, r = s.askPerson(ctx, personCall{msg: msg, sess: sess, out: out, tool: t, args: p.Arguments, round: rd}, d, ask, req); r != nil {
+			return r
+		}
 	}
 	if d.Confirmation != consent.ConfirmationNotRequired {
-		s.log.Info("mcp: tool call allowed", "tool", name, "session", sess.id, "confirmation", d.Confirmation, "outcome", d.Outcome)
+		s.log.Info("mcp: tool call allowed", "tool", name, "session", sess.ID(), "confirmation", d.Confirmation, "outcome", d.Outcome)
 	}
 
 	var onProgress func(*hootv1.Progress)
@@ -194,7 +192,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	var asker hooteproto.ClientAsker
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
-		if !sess.modern {
+		if !sess.Modern {
 			asker = s.clientAsker(sess, out)
 		}
 	}
@@ -208,19 +206,21 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	payload := t.Wrap(req)
 	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
 	traceparent := hooteproto.TraceparentFrom(cctx)
-	// What the tasks of either era make of the call is decided here, once (tasks.go).
+	// What the tasks of either era make of the call is decided here, once.
 	plan := s.planTask(sess, msg, t)
 	start := time.Now()
 	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{
 		Service:  t.Service,
 		Payload:  payload,
-		Caller:   callerOf(ctx),
+		Caller:   grant.Caller(),
 		Progress: onProgress,
 		Ask:      asker,
 		AsJob:    plan.asJob,
 	})
 	elapsed := time.Since(start)
-	endBackend(res, err)
+	if endBackend != nil {
+		endBackend(res, err)
+	}
 	if rd != nil {
 		if r := s.endRound(msg.ID, rd, err != nil || res.GetError() != nil); r != nil {
 			return r
@@ -228,11 +228,11 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	}
 	// The call's logger is made only when something is logged: making it allocates.
 	log := func() *slog.Logger {
-		return s.log.With("tool", name, "service", t.Service, "session", sess.id, "elapsed", elapsed, "traceparent", traceparent)
+		return s.log.With("tool", name, "service", t.Service, "session", sess.ID(), "elapsed", elapsed, "traceparent", traceparent)
 	}
 	if err != nil {
 		e := hooteproto.AsError(err)
-		if errors.Is(context.Cause(ctx), errCancelledByClient) {
+		if errors.Is(context.Cause(ctx), sessions.ErrCancelledByClient) {
 			e = hooteproto.WrapError(hooteproto.CodeCanceled, err).WithHint("The call was cancelled at the client's request.")
 		}
 		log().Info("mcp: tool call failed", "code", e.Code(), "err", err)
@@ -269,11 +269,65 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, out 
 	return jsonrpc.NewResult(msg.ID, result)
 }
 
+// startBackendCall returns the context for a call of p to a worker of service: one whose
+// traceparent is the call's own, in the trace of ctx's (or a new trace). With a Tracer it is
+// the span of the call, which end ends; without one, a span id made up for the call, and end
+// is nil.
+func (s *Server) startBackendCall(ctx context.Context, service string, p *hootv1.Payload) (_ context.Context, end func(*hootv1.Result, error)) {
+	if s.cfg.Tracer == nil {
+		return hooteproto.WithTraceparent(ctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))), nil
+	}
+	return s.cfg.Tracer.StartBackendCall(ctx, service, p)
+}
+
+// The tasks of both eras (package tasks, tasks.go, tasks_legacy.go) cut into a call at two
+// points only: the plan before it goes out and the answer when it started a job.
+
+// A taskPlan is what the tasks of both eras make of one tools/call, decided once before the
+// call goes out: whether its backend call runs as a job, and which era's CreateTaskResult a job
+// it starts is answered with.
+type taskPlan struct {
+	// legacy: the call asks for a task (params.task) in a session with 2025-11-25 tasks. A job
+	// it starts is answered as a nested task, whatever the tool's kind.
+	legacy bool
+	// modern: the request declares the 2026-07-28 tasks extension on a server with tasks. A
+	// job tool's job is answered as a task.
+	modern bool
+	// asJob: the backend call of a tool that answers inline runs as a job, because the call
+	// asked for a legacy task.
+	asJob bool
+}
+
+// planTask returns the taskPlan of a call of t.
+func (s *Server) planTask(sess *sessions.Session, msg *message, t *hootv1hoot.Tool) taskPlan {
+	var p taskPlan
+	p.legacy = sess.TaskList() != nil && tasks.AsksForTask(msg.Params)
+	p.modern = sess.Modern && sess.Tasks && s.tasksOn
+	p.asJob = p.legacy && t.Kind != hootv1.Kind_KIND_JOB
+	return p
+}
+
+// taskAnswer returns the CreateTaskResult of a call of t whose worker answered res, as the plan
+// p says; nil when the answer is not a task, and the call answers as it always did.
+func (s *Server) taskAnswer(p taskPlan, msg *message, sess *sessions.Session, t *hootv1hoot.Tool, res *hootv1.Result) *jsonrpc.Response {
+	js := res.GetJobStarted()
+	switch {
+	case js == nil:
+		return nil
+	case p.legacy:
+		return s.legacyTaskCreated(msg, sess, t, js)
+	case p.modern && t.Kind == hootv1.Kind_KIND_JOB:
+		s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId())
+		return jsonrpc.NewResult(msg.ID, s.tasks.Created(js))
+	}
+	return nil
+}
+
 // refuse answers a call that the policy refused with decision d, before anything reached a
 // worker.
-func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d consent.Decision, cannot string, unanswered error) *jsonrpc.Response {
+func (s *Server) refuse(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, d consent.Decision, cannot string, unanswered error) *jsonrpc.Response {
 	e := s.policy.Refusal(t, d, cannot, unanswered)
-	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.id, "tier", d.Tier, "maxTier", d.MaxTier,
+	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.ID(), "tier", d.Tier, "maxTier", d.MaxTier,
 		"confirmation", d.Confirmation, "outcome", d.Outcome)
 	return jsonrpc.NewResult(id, toolresult.Guided(t.Name, e, &guidance.Data{Hint: e.Hint(), Tool: t.Name, Policy: &d}))
 }
@@ -281,7 +335,7 @@ func (s *Server) refuse(id json.RawMessage, sess *session, t *hootv1hoot.Tool, d
 // badArguments answers arguments that do not decode or validate: as a tool result with
 // isError for protocol versions from 2025-11-25 (so that the model sees it), and as -32602
 // with the same guidance before.
-func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.Tool, bad *arguments.Error) *jsonrpc.Response {
+func (s *Server) badArguments(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, bad *arguments.Error) *jsonrpc.Response {
 	msg := "invalid arguments for " + t.Name + ": " + bad.Message
 	hint := bad.Hint
 	switch {
@@ -304,11 +358,16 @@ func (s *Server) badArguments(id json.RawMessage, sess *session, t *hootv1hoot.T
 	if s.cfg.MinimalErrors {
 		g = nil
 	}
-	if argumentErrorsAsResults(sess.protocolVersion()) {
+	if argumentErrorsAsResults(sess.ProtocolVersion()) {
 		return jsonrpc.NewResult(id, toolresult.BadArguments(msg, g))
 	}
 	return s.fail(id, jsonrpc.CodeInvalidParams, msg, g)
 }
+
+// argumentErrorsAsResults reports whether a session of protocol version v gets bad tool
+// arguments as a tool result with isError (so the model sees them) rather than as -32602.
+// Protocol versions are dates, so they compare as strings.
+func argumentErrorsAsResults(v string) bool { return v >= era.V20251125 }
 
 // internalError answers a fault of the server or a worker.
 func (s *Server) internalError(id json.RawMessage, msg string) *jsonrpc.Response {
@@ -320,7 +379,7 @@ func (s *Server) internalError(id json.RawMessage, msg string) *jsonrpc.Response
 // progressRelay returns the function that turns a worker's progress reports into
 // notifications/progress for token. MCP requires progress to grow with every notification, so
 // reports that do not are dropped.
-func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
+func progressRelay(token json.RawMessage, out sessions.Notifier) func(*hootv1.Progress) {
 	var mu sync.Mutex
 	var last float64
 	sent := false
@@ -334,7 +393,7 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 			return
 		}
 		sent, last = true, p.GetProgress()
-		out.notify(&jsonrpc.Notification{
+		out.Notify(&jsonrpc.Notification{
 			JSONRPC: jsonrpc.Version,
 			Method:  notifyProgress,
 			Params: progressParams{
@@ -350,10 +409,10 @@ func progressRelay(token json.RawMessage, out notifier) func(*hootv1.Progress) {
 // inputAnswer returns the answer of a call whose confirmer ended with err when that error is an
 // answer of its own: the input_required result that asks the question, or the refusal of the
 // retry's requestState or inputResponses. It returns nil for any other error.
-func (s *Server) inputAnswer(id json.RawMessage, sess *session, t *hootv1hoot.Tool, err error) *jsonrpc.Response {
+func (s *Server) inputAnswer(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, err error) *jsonrpc.Response {
 	var ir *round.InputRequired
 	if errors.As(err, &ir) {
-		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.id)
+		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.ID())
 		return jsonrpc.NewResult(id, ir.Result)
 	}
 	if err != nil {

@@ -2,62 +2,17 @@ package mcp
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 	"time"
 
-	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
-// A Tracer makes the spans of a trace for the server's work: the HTTP request, the tools/call
-// in it, and the call to the backend in that. Each Start method takes the context whose
-// traceparent ([hooteproto.TraceparentFrom]) is the parent, and returns the context for the
-// work inside the new span, whose traceparent is the new span's own, with the function that
-// ends the span. The methods run on the request's goroutine and must be safe for concurrent
-// use. The server knows nothing of a tracing library: holler's tracing package implements
-// this with OpenTelemetry.
-type Tracer interface {
-	// StartRequest starts the span of the HTTP request r, which carries the JSON-RPC method
-	// method. Its parent is the traceparent the client sent, if any.
-	StartRequest(ctx context.Context, r *http.Request, method string) (context.Context, func())
-	// StartCall starts the span of a tools/call; end is given its record.
-	StartCall(ctx context.Context) (context.Context, func(CallRecord))
-	// StartBackendCall starts the span of the call of p to a worker of service. The
-	// traceparent of the returned context is what the call carries to the worker; end is given
-	// the call's result and error.
-	StartBackendCall(ctx context.Context, service string, p *hootv1.Payload) (context.Context, func(*hootv1.Result, error))
-}
-
-func noEnd()                             {}
-func noBackendEnd(*hootv1.Result, error) {}
-
-// traceRequest returns ctx with the client's traceparent tp, when it is valid, and with a
-// Tracer, inside the span of the request r; end ends that span.
-func (s *Server) traceRequest(ctx context.Context, r *http.Request, tp, method string) (_ context.Context, end func()) {
-	if hooteproto.ValidTraceparent(tp) {
-		ctx = hooteproto.WithTraceparent(ctx, tp)
-	}
-	if s.cfg.Tracer == nil {
-		return ctx, noEnd
-	}
-	return s.cfg.Tracer.StartRequest(ctx, r, method)
-}
-
-// startBackendCall returns the context for a call of p to a worker of service: one whose
-// traceparent is the call's own, in the trace of ctx's (or a new trace). With a Tracer it is
-// the span of the call, which end ends; without one, a span id made up for the call.
-func (s *Server) startBackendCall(ctx context.Context, service string, p *hootv1.Payload) (_ context.Context, end func(*hootv1.Result, error)) {
-	if s.cfg.Tracer == nil {
-		return hooteproto.WithTraceparent(ctx, hooteproto.NextTraceparent(hooteproto.TraceparentFrom(ctx))), noBackendEnd
-	}
-	return s.cfg.Tracer.StartBackendCall(ctx, service, p)
-}
-
 // observeCall answers tools/call as callTool does, telling the Observer and the Tracer.
-func (s *Server) observeCall(ctx context.Context, sess *session, msg *message, out notifier) *jsonrpc.Response {
+func (s *Server) observeCall(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
 	o := s.cfg.Observer
 	if o != nil {
 		o.CallStarted()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -102,7 +103,7 @@ func TestTracerHooks(t *testing.T) {
 	// 2026-07-28: _meta.traceparent is the request span's parent, before the header.
 	m := newMCPHTTP(t, s)
 	params := map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}
-	mt := modernMetaOf(protocolVersion20260728)
+	mt := modernMetaOf(era.V20260728)
 	mt["traceparent"] = meta
 	params["_meta"] = mt
 	m.modernCall(5, "tools/call", params, map[string]string{"traceparent": header})

@@ -8,6 +8,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/hooteproto"
 	"github.com/hootenanny/hoot/hooteproto/zmqtransport"
 )
@@ -67,8 +68,8 @@ func TestTraceContextInMetaReachesTheWorker(t *testing.T) {
 	metaWith := func(modern bool, tp string) map[string]any {
 		m := map[string]any{"traceparent": tp, "tracestate": "vendor=x", "baggage": "k=v"}
 		if modern {
-			m[metaProtocolVersion] = protocolVersion20260728
-			m[metaClientCapabilities] = map[string]any{}
+			m[era.MetaProtocolVersion] = era.V20260728
+			m[era.MetaClientCapabilities] = map[string]any{}
 		}
 		return m
 	}
@@ -88,7 +89,7 @@ func TestTraceContextInMetaReachesTheWorker(t *testing.T) {
 	}
 
 	legacy := newMCPHTTP(t, s)
-	legacy.initialize(latestProtocolVersion)
+	legacy.initialize(era.Latest)
 	if r := legacy.call(2, methodToolsCall, echo(false, clientTrace)); r.Error != nil {
 		t.Fatalf("legacy call: %+v", r.Error)
 	}

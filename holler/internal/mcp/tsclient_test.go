@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 )
 
 // repoRoot returns the directory of the repository's package.json.
@@ -101,7 +104,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	}
 	select {
 	case cause := <-b.ended:
-		if !errors.Is(cause, errCancelledByClient) {
+		if !errors.Is(cause, sessions.ErrCancelledByClient) {
 			t.Errorf("the blocking call ended with %v, not the client's cancellation", cause)
 		}
 	case <-ctx.Done():
@@ -133,7 +136,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if err := json.Unmarshal(report, &got); err != nil {
 		t.Fatalf("report %s: %v", report, err)
 	}
-	if got.ProtocolVersion != latestProtocolVersion {
+	if got.ProtocolVersion != era.Latest {
 		t.Errorf("negotiated %q", got.ProtocolVersion)
 	}
 	if !slices.Equal(got.Names, s.allowedNames) || got.Pages != (len(s.allowedNames)+1)/2 {

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
-
-	"github.com/hootenanny/hoot/holler/internal/mcp/lines"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
+	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/stdio"
+	"github.com/hootenanny/hoot/holler/internal/mcp/ws"
 )
 
 // FuzzWebSocketFrame feeds any text frame to a socket's handling: it never panics, everything
@@ -27,10 +28,10 @@ func FuzzWebSocketFrame(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"0"}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`,
-		string(tryDiscover()),
+		string(era.TryDiscover()),
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":5,"result":{}}`,
-		`{"params":{"_meta":{"` + metaProtocolVersion + `":"x"`,
+		`{"params":{"_meta":{"` + era.MetaProtocolVersion + `":"x"`,
 	} {
 		f.Add(seed)
 	}
@@ -43,16 +44,15 @@ func FuzzWebSocketFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame string) {
 		var out lockedBuffer
 		ctx, cancel := context.WithCancel(context.Background())
-		sess := newSession(sessions.NewID())
-		w := &lineWriter{Writer: lines.NewWriter(&out, nil), inputEnded: make(chan struct{})}
-		sess.out = w
-		sock := &socketState{slots: make(chan struct{}, 4)}
-		var wg sync.WaitGroup
-		s.serveFrame(ctx, sess, w, &wg, sock, wsFrame{typ: websocket.MessageText, data: []byte(frame)})
+		sess := sessions.NewSession(sessions.NewID())
+		w := stdio.NewWriter(&out, nil)
+		sess.Out = w
+		sock := ws.NewSocket(connHost{s}, sess, w, 4)
+		sock.Frame(ctx, websocket.MessageText, []byte(frame))
 		// What runs on its own ends with the socket.
 		cancel()
-		sess.end()
-		wg.Wait()
+		sess.End()
+		sock.Wait()
 		got := out.lines()
 		for _, l := range got {
 			var m map[string]json.RawMessage

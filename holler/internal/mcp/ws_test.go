@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,12 +16,15 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
 	"github.com/hootenanny/hoot/gen/hoot/conformance/v1/conformancev1hoot"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/httpapi"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
+	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
+	"github.com/hootenanny/hoot/holler/internal/mcp/ws"
 )
 
 // wsTestServer is a Server behind the gateway's real router (Host, Origin and token guard) on
@@ -109,8 +111,8 @@ func (ts *wsTestServer) open(t *testing.T, token string) (*wsClient, welcomePara
 		t.Fatal(err)
 	}
 	m := c.recv()
-	if m.Method != methodWelcome || m.ID != nil {
-		t.Fatalf("first message = %+v, want the %s notification", m, methodWelcome)
+	if m.Method != ws.MethodWelcome || m.ID != nil {
+		t.Fatalf("first message = %+v, want the %s notification", m, ws.MethodWelcome)
 	}
 	var w welcomeParams
 	if err := json.Unmarshal(m.Params, &w); err != nil {
@@ -188,8 +190,8 @@ func TestWebSocketLegacySession(t *testing.T) {
 	if !strings.HasPrefix(hello.SchemaHash, "sha256:") || len(hello.SupportedVersions) == 0 || !strings.Contains(hello.Hint, "initialize") {
 		t.Fatalf("greeting = %+v", hello)
 	}
-	c.send(initializeRequest(latestProtocolVersion))
-	if r := c.answer(`"init"`); r.Error != nil || !strings.Contains(string(r.Result), `"protocolVersion":"`+latestProtocolVersion+`"`) {
+	c.send(initializeRequest(era.Latest))
+	if r := c.answer(`"init"`); r.Error != nil || !strings.Contains(string(r.Result), `"protocolVersion":"`+era.Latest+`"`) {
 		t.Fatalf("initialize = %+v %s", r.Error, r.Result)
 	}
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -216,8 +218,8 @@ func TestWebSocketLegacySession(t *testing.T) {
 	if err := json.Unmarshal(r.Result, &list); err != nil || len(list.Tools) == 0 {
 		t.Fatalf("tools/list = %s (%v)", r.Result, err)
 	}
-	if list.Meta[metaSchemaHash] != hello.SchemaHash {
-		t.Errorf("tools/list _meta hash %q, the greeting's %q", list.Meta[metaSchemaHash], hello.SchemaHash)
+	if list.Meta[toollist.MetaSchemaHash] != hello.SchemaHash {
+		t.Errorf("tools/list _meta hash %q, the greeting's %q", list.Meta[toollist.MetaSchemaHash], hello.SchemaHash)
 	}
 
 	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"progress"},"_meta":{"progressToken":"p1"}}}`)
@@ -256,11 +258,11 @@ func TestWebSocketModernDiscover(t *testing.T) {
 	t.Parallel()
 	ts := newWSTestServer(t, nil)
 	c, hello := ts.open(t, ts.standard)
-	c.send(string(tryDiscover()))
+	c.send(string(era.TryDiscover()))
 	r := c.answer("1")
 	var d struct {
 		SupportedVersions []string
-		Services          []serviceDescription
+		Services          []toollist.Service
 		SchemaHash        string
 	}
 	if r.Error != nil {
@@ -272,7 +274,7 @@ func TestWebSocketModernDiscover(t *testing.T) {
 	if d.SchemaHash != hello.SchemaHash {
 		t.Errorf("discover's hash %q, the greeting's %q", d.SchemaHash, hello.SchemaHash)
 	}
-	var system *serviceDescription
+	var system *toollist.Service
 	for i := range d.Services {
 		if d.Services[i].Name == "system" {
 			system = &d.Services[i]
@@ -281,10 +283,10 @@ func TestWebSocketModernDiscover(t *testing.T) {
 	if system == nil || !strings.Contains(strings.Join(system.Tools, ","), "echo") {
 		t.Fatalf("services = %+v, want system with echo", d.Services)
 	}
-	meta := `"_meta":{"` + metaProtocolVersion + `":"` + protocolVersion20260728 + `","` + metaClientCapabilities + `":{}}`
+	meta := `"_meta":{"` + era.MetaProtocolVersion + `":"` + era.V20260728 + `","` + era.MetaClientCapabilities + `":{}}`
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}`)
 	r = c.answer("2")
-	if !strings.Contains(string(r.Result), `"`+metaSchemaHash+`":"`+hello.SchemaHash+`"`) {
+	if !strings.Contains(string(r.Result), `"`+toollist.MetaSchemaHash+`":"`+hello.SchemaHash+`"`) {
 		t.Errorf("modern tools/list = %s, want the hash in _meta", r.Result)
 	}
 	c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},` + meta + `}}`)
@@ -324,7 +326,7 @@ func TestWebSocketClientRequests(t *testing.T) {
 		return &hootv1.Result{Result: &hootv1.Result_Echo{Echo: &hootv1.EchoResult{Message: sampled.GetSampling().GetContent().GetText()}}}, nil
 	}
 	c, _ := ts.open(t, ts.standard)
-	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + latestProtocolVersion + `","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + era.Latest + `","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`)
 	c.answer("1")
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	c.send(request(2, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}))
@@ -350,7 +352,7 @@ func TestWebSocketGuidedParseError(t *testing.T) {
 		tryWant string
 	}{
 		{frame: "hello", tryWant: "initialize"},
-		{frame: `{"params":{"_meta":{"` + metaProtocolVersion + `":"x"`, tryWant: "server/discover"},
+		{frame: `{"params":{"_meta":{"` + era.MetaProtocolVersion + `":"x"`, tryWant: "server/discover"},
 		{frame: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, binary: true, tryWant: "initialize"},
 	} {
 		typ := websocket.MessageText
@@ -372,7 +374,7 @@ func TestWebSocketGuidedParseError(t *testing.T) {
 		}
 	}
 	c.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
-	c.send(initializeRequest(latestProtocolVersion))
+	c.send(initializeRequest(era.Latest))
 	if r := c.answer(`"init"`); r.Error != nil {
 		t.Fatalf("initialize after the errors: %+v", r.Error)
 	}
@@ -403,8 +405,8 @@ func TestAttackWebSocketAccess(t *testing.T) {
 		t.Errorf("a basic and a standard token see the same schema hash %s", stdHello.SchemaHash)
 	}
 	count := func(c *wsClient) int {
-		c.send(string(tryDiscover()))
-		var d struct{ Services []serviceDescription }
+		c.send(string(era.TryDiscover()))
+		var d struct{ Services []toollist.Service }
 		_ = json.Unmarshal(c.answer("1").Result, &d)
 		n := 0
 		for _, s := range d.Services {
@@ -416,7 +418,7 @@ func TestAttackWebSocketAccess(t *testing.T) {
 		t.Errorf("basic sees %d tools, standard %d: want fewer, not none", nb, ns)
 	}
 	// A standard tool called with the basic token is refused before it reaches a worker.
-	basic.send(initializeRequest(latestProtocolVersion))
+	basic.send(initializeRequest(era.Latest))
 	basic.answer(`"init"`)
 	before := ts.b.calls.Load()
 	basic.send(request(2, "tools/call", map[string]any{"name": "cas_get", "arguments": map[string]any{"hash": "x"}}))
@@ -451,7 +453,7 @@ func TestAttackWebSocketLimits(t *testing.T) {
 		t.Parallel()
 		ts := newWSTestServer(t, func(c *Config) { c.WebSocketMaxInFlight = 1 })
 		c, _ := ts.open(t, ts.standard)
-		c.send(initializeRequest(latestProtocolVersion))
+		c.send(initializeRequest(era.Latest))
 		c.answer(`"init"`)
 		// A "hold" echo waits for release.
 		c.send(request(2, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "hold"}}))
@@ -577,7 +579,7 @@ func TestWebSocketListChanges(t *testing.T) {
 	ts := serveWS(t, s, live.fakeBackend)
 	modern, hello := ts.open(t, ts.standard)
 	legacy, _ := ts.open(t, ts.standard)
-	legacy.send(initializeRequest(latestProtocolVersion))
+	legacy.send(initializeRequest(era.Latest))
 	legacy.answer(`"init"`)
 	legacy.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
@@ -594,7 +596,7 @@ func TestWebSocketListChanges(t *testing.T) {
 		t.Fatalf("the legacy session got %+v, want %s", n, notifyToolsChange)
 	}
 	modern.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}`)
-	modern.send(modernLine(2, methodDiscover, nil))
+	modern.send(modernLine(2, era.MethodDiscover, nil))
 	var d struct{ SchemaHash string }
 	if err := json.Unmarshal(modern.answer("2").Result, &d); err != nil || d.SchemaHash == hello.SchemaHash || d.SchemaHash == "" {
 		t.Errorf("hash after a worker came: %q, before %q (%v)", d.SchemaHash, hello.SchemaHash, err)

@@ -1,6 +1,8 @@
-// Package sessions is the store of a gateway's sessions: by id, with idle ones expired, and
-// the least recently used one ended when a new one would exceed the bound, among the sessions
-// of its own caller when the caller holds a quarter of them.
+// Package sessions is a session's state (Session: its lifecycle, negotiated version, the
+// client's capabilities, its requests in flight and where its notifications go) and the store
+// of a gateway's sessions: by id, with idle ones expired, and the least recently used one ended
+// when a new one would exceed the bound, among the sessions of its own caller when the caller
+// holds a quarter of them. The transports fill a session; the server's methods read it.
 package sessions
 
 import (

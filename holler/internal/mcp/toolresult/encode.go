@@ -1,6 +1,8 @@
 package toolresult
 
 import (
+	"encoding/json"
+
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 )
@@ -8,6 +10,26 @@ import (
 // This file writes the JSON of the most frequent answer, a tools/call result with text
 // content, without reflection. The bytes are exactly those that json.Marshal writes for the
 // same response (encode_test.go compares the two); anything else goes through json.Marshal.
+
+// Marshal returns v, a message the server writes, as JSON: a response by Encode when it can,
+// anything else by json.Marshal. Values the server builds always encode; a failure is a fault
+// of the program, answered as an internal error so that the client still hears back.
+func Marshal(v any) []byte {
+	if r, ok := v.(*jsonrpc.Response); ok {
+		if b, ok := Encode(r); ok {
+			return b
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		if r, ok := v.(*jsonrpc.Response); ok {
+			b, _ = json.Marshal(jsonrpc.NewError(r.ID, jsonrpc.CodeInternalError, "internal error: the response could not be encoded", nil))
+			return b
+		}
+		return []byte("{}")
+	}
+	return b
+}
 
 // Encode returns the JSON of r when r is the result of a tools/call whose content is text
 // only, and false for every other response.

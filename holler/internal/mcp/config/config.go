@@ -1,15 +1,22 @@
-package mcp
+// Package config is what an MCP server (package mcp) is made from: its Config, the defaults
+// of the Config's zero fields, and the interfaces through which the server reaches what is
+// outside it: the workers (Backend, LiveBackend), metrics (Observer) and traces (Tracer).
+// Package mcp names each of them as its own, so a caller of mcp need not import this package.
+package config
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
+	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // Defaults for the zero fields of a [Config].
@@ -45,13 +52,15 @@ const (
 	DefaultTitle = "Hootenanny"
 	// DefaultVersion is the server's version when none is configured.
 	DefaultVersion = "devel"
+	// DefaultWebSocketMaxInFlight bounds the requests of one socket handled at once.
+	DefaultWebSocketMaxInFlight = 64
 )
 
 // A StateLedger records accepted requestStates for a fleet; see Config.Ledger.
 type StateLedger = reqstate.Ledger
 
-// A Config describes a [Server]. The zero value of every field but Backend is a sensible
-// default; NewServer copies the Config, so changing it later has no effect.
+// A Config describes an MCP server (mcp.Server). The zero value of every field but Backend is
+// a sensible default; mcp.NewServer copies the Config, so changing it later has no effect.
 type Config struct {
 	// Tools is the tool table. Nil means hootv1hoot.Tools, the product's generated table
 	// (without the test fixtures, conformancev1hoot.Fixtures).
@@ -145,19 +154,15 @@ type Config struct {
 	Tracer Tracer
 }
 
-// defaultInstructions is what a model reads first about this server.
-const defaultInstructions = "This server is holler, the gateway to Hootenanny: every tool it " +
+// DefaultInstructions is what a model reads first about this server.
+const DefaultInstructions = "This server is holler, the gateway to Hootenanny: every tool it " +
 	"lists runs on a worker behind it. Start with tools/list; each tool has a description, a JSON " +
 	"Schema for its arguments and an example. When a call fails, the answer says which argument " +
 	"was wrong, what was expected and how to call the tool correctly: fix that and call again."
 
-// defaultTools is the table of a Config that leaves Tools nil: the product's tools. The
-// package's tests add the fixtures.
-var defaultTools = hootv1hoot.Tools
-
-// withDefaults returns a copy of c with its zero fields filled in, or an error for a Config
-// that cannot work.
-func (c *Config) withDefaults() (*Config, error) {
+// WithDefaults returns a copy of c with its zero fields filled in, Tools with tools when it is
+// nil, or an error for a Config that cannot work.
+func (c *Config) WithDefaults(tools []hootv1hoot.Tool) (*Config, error) {
 	if c == nil {
 		return nil, errors.New("mcp: nil Config")
 	}
@@ -166,7 +171,7 @@ func (c *Config) withDefaults() (*Config, error) {
 		return nil, errors.New("mcp: Config.Backend is required")
 	}
 	if cfg.Tools == nil {
-		cfg.Tools = defaultTools
+		cfg.Tools = tools
 	}
 	// The caller keeps its slices; the server keeps its own.
 	cfg.Tools = append([]hootv1hoot.Tool(nil), cfg.Tools...)
@@ -227,7 +232,7 @@ func (c *Config) withDefaults() (*Config, error) {
 		cfg.Version = DefaultVersion
 	}
 	if cfg.Instructions == "" {
-		cfg.Instructions = defaultInstructions
+		cfg.Instructions = DefaultInstructions
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -289,4 +294,73 @@ func checkTool(t *hootv1hoot.Tool) error {
 // knownTier reports whether t is one of the tiers a tool or a server can have.
 func knownTier(t hootv1.Tier) bool {
 	return t >= hootv1.Tier_TIER_BASIC && t <= hootv1.Tier_TIER_OPERATOR
+}
+
+// A Backend carries typed payloads to the workers. The server calls it once per tools/call,
+// after the arguments have been decoded and validated.
+type Backend interface {
+	// Call sends c.Payload to a worker serving c.Service and waits for its Result. Everything
+	// the call needs is in c: its caller, whom the request's access control let in (nil without
+	// access control; the worker keeps jobs to their caller), where its progress reports go,
+	// who answers its questions for the client, and whether it runs as a job. An error that is
+	// a *hooteproto.Error reaches the client with its code, field, hint and retry advice; ctx
+	// ends when the client goes away, cancels the request, or the call times out.
+	Call(ctx context.Context, c hooteproto.Call) (*hootv1.Result, error)
+}
+
+// A LiveBackend is a Backend that knows which services have a live worker, such as
+// hooteproto.Broker. With one, tools/list shows only the tools whose service is live, and
+// every session hears notifications/tools/list_changed when that set changes. A call to a tool
+// whose service is down still goes to the Backend, whose error names the service.
+type LiveBackend interface {
+	Backend
+	// Services returns the services that at least one live worker serves.
+	Services() []string
+	// Changed returns a channel that is closed the next time Services changes.
+	Changed() <-chan struct{}
+}
+
+// An Observer is told of tool calls, for an operator's metrics. Its methods run on the
+// request's goroutine, so they must be quick and safe for concurrent use.
+type Observer interface {
+	// CallStarted is called when a tools/call starts.
+	CallStarted()
+	// CallEnded is called when it has its answer.
+	CallEnded(CallRecord)
+}
+
+// A CallRecord describes one tools/call that ended.
+type CallRecord struct {
+	// Tool is the tool called, or "" when the call named no tool of the table.
+	Tool string
+	// Era is the protocol the call came in: "2026-07-28" or "2025" (every older version).
+	Era string
+	// Outcome is "ok", "tool_error" (a result with isError: the tool failed, or the gateway
+	// refused it before any worker), "input_required" (the client must answer a question
+	// first) or "rejected" (a JSON-RPC error: unknown tool, malformed params).
+	Outcome  string
+	Duration time.Duration
+	// Code names the failure when Outcome is "tool_error" (a hooteproto code, such as
+	// "invalid_argument") or "rejected" (the JSON-RPC error's code, such as "-32602"). It is
+	// set only for a Tracer.
+	Code string
+}
+
+// A Tracer makes the spans of a trace for the server's work: the HTTP request, the tools/call
+// in it, and the call to the backend in that. Each Start method takes the context whose
+// traceparent ([hooteproto.TraceparentFrom]) is the parent, and returns the context for the
+// work inside the new span, whose traceparent is the new span's own, with the function that
+// ends the span. The methods run on the request's goroutine and must be safe for concurrent
+// use. The server knows nothing of a tracing library: holler's tracing package implements
+// this with OpenTelemetry.
+type Tracer interface {
+	// StartRequest starts the span of the HTTP request r, which carries the JSON-RPC method
+	// method. Its parent is the traceparent the client sent, if any.
+	StartRequest(ctx context.Context, r *http.Request, method string) (context.Context, func())
+	// StartCall starts the span of a tools/call; end is given its record.
+	StartCall(ctx context.Context) (context.Context, func(CallRecord))
+	// StartBackendCall starts the span of the call of p to a worker of service. The
+	// traceparent of the returned context is what the call carries to the worker; end is given
+	// the call's result and error.
+	StartBackendCall(ctx context.Context, service string, p *hootv1.Payload) (context.Context, func(*hootv1.Result, error))
 }
