@@ -20,7 +20,9 @@ func openSQLite(path string) (*DB, error) {
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	q := url.Values{}
-	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", busyWait.Milliseconds()), "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
+	// The log is checkpointed by the DB's checkpointer, not in a commit (see checkpointer).
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", busyWait.Milliseconds()), "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
+		"wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit)} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")

@@ -1,0 +1,186 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// maxGroup is the most writes one transaction of the committer carries.
+const maxGroup = 64
+
+// ErrClosed is the error of a write asked of a closed database.
+var ErrClosed = errors.New("database: closed")
+
+// A write is one caller's transaction, waiting for the committer.
+type write struct {
+	ctx  context.Context
+	fn   func(*Tx) error
+	err  error
+	done chan struct{}
+}
+
+// A committer runs the writes of concurrent callers in shared transactions: it takes what has
+// queued up while the last transaction committed and commits it all at once, so that callers
+// that come together pay for one commit (one sync of the log) instead of one each. Each
+// caller's work runs inside a savepoint of its own: one that fails is undone alone, and its
+// caller gets its own error while the others commit. Writes run in the order they came, each
+// seeing what those before it wrote, as they would one after another.
+//
+// On SQLite, where one writer holds the database at a time, one goroutine commits; on
+// PostgreSQL pgCommitters do, each with a transaction of its own, so that a transaction the
+// server holds up (a lock, a slow disk) does not stop every write of the process.
+type committer struct {
+	db     *DB
+	queue  chan *write
+	closed chan struct{}
+	once   sync.Once
+	wg     sync.WaitGroup
+}
+
+// pgCommitters is how many transactions of grouped writes run at once on PostgreSQL.
+const pgCommitters = 4
+
+func newCommitter(db *DB) *committer {
+	c := &committer{db: db, queue: make(chan *write, maxGroup), closed: make(chan struct{})}
+	n := 1
+	if db.engine == Postgres {
+		n = pgCommitters
+	}
+	for range n {
+		c.wg.Add(1)
+		go c.run()
+	}
+	return c
+}
+
+// do queues fn and waits until it has been committed or has failed. A caller whose ctx ends
+// before its turn gets ctx's error and nothing of fn runs; once fn has begun, do waits for the
+// outcome of the transaction, so that its answer is never an error for a write that was kept.
+func (c *committer) do(ctx context.Context, fn func(*Tx) error) error {
+	w := &write{ctx: ctx, fn: fn, done: make(chan struct{})}
+	select {
+	case c.queue <- w:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.closed:
+		return ErrClosed
+	}
+	<-w.done
+	return w.err
+}
+
+// close stops the committer once the writes queued are done; later writes get ErrClosed.
+func (c *committer) close() {
+	c.once.Do(func() { close(c.closed) })
+	c.wg.Wait()
+}
+
+func (c *committer) run() {
+	defer c.wg.Done()
+	batch := make([]*write, 0, maxGroup)
+	for {
+		select {
+		case w := <-c.queue:
+			batch = append(batch[:0], w)
+		case <-c.closed:
+			// Whatever was queued before the close still runs; nothing new can queue.
+			for {
+				select {
+				case w := <-c.queue:
+					c.commit([]*write{w})
+				default:
+					return
+				}
+			}
+		}
+	more:
+		for len(batch) < maxGroup {
+			select {
+			case w := <-c.queue:
+				batch = append(batch, w)
+			default:
+				break more
+			}
+		}
+		c.commit(batch)
+	}
+}
+
+// commit runs the writes of batch in one transaction and answers each.
+func (c *committer) commit(batch []*write) {
+	defer func() {
+		for _, w := range batch {
+			close(w.done)
+		}
+	}()
+	// The transaction belongs to no caller: one that goes away must not cut the others'
+	// statements short (on SQLite an interrupted statement rolls the whole transaction back).
+	ctx := context.Background()
+	if len(batch) == 1 {
+		w := batch[0]
+		if w.err = w.ctx.Err(); w.err == nil {
+			w.err = c.db.transaction(ctx, func(tx *Tx) error {
+				tx.spanCtx = w.ctx
+				return w.fn(tx)
+			})
+		}
+		return
+	}
+	err := c.db.transaction(ctx, func(tx *Tx) error {
+		for i, w := range batch {
+			if w.err = w.ctx.Err(); w.err != nil {
+				continue
+			}
+			tx.spanCtx = w.ctx
+			sp := fmt.Sprintf("w%d", i)
+			if _, err := tx.tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
+				return c.db.classify(err)
+			}
+			w.err = w.fn(tx)
+			if w.err != nil && isSerialization(w.err) {
+				// The whole transaction is run again, every write in it.
+				return w.err
+			}
+			if w.err != nil {
+				if _, err := tx.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+sp); err != nil {
+					return c.db.classify(err)
+				}
+			}
+			if _, err := tx.tx.ExecContext(ctx, "RELEASE SAVEPOINT "+sp); err != nil {
+				return c.db.classify(err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		// Nothing was kept: the writes that had succeeded share the transaction's error.
+		for _, w := range batch {
+			if w.err == nil || isSerialization(w.err) {
+				w.err = err
+			}
+		}
+	}
+}
+
+// transaction runs fn in one write transaction, run again on PostgreSQL when the server
+// aborts it for a conflict (see the package doc).
+func (db *DB) transaction(ctx context.Context, fn func(*Tx) error) error {
+	if db.engine != Postgres {
+		return db.writeOnce(ctx, nil, fn)
+	}
+	return retrySerialization(ctx, func() error {
+		return db.writeOnce(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable}, fn)
+	})
+}
+
+// isSerialization reports whether err is PostgreSQL's refusal of a transaction that conflicts
+// with another (a serialization failure or a deadlock), which running it again may cure.
+func isSerialization(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
