@@ -1,0 +1,210 @@
+package database
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestGroupedWritesKeepTheirOwnErrors has many callers write at once, some of them failing (a
+// duplicate key, an error of their own after writing): each caller gets its own outcome, the
+// rows of those that succeeded are all there and nothing of those that failed is.
+func TestGroupedWritesKeepTheirOwnErrors(t *testing.T) {
+	eachEngine(t, func(t *testing.T, target string) {
+		ctx := t.Context()
+		db, err := Open(ctx, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, `CREATE TABLE grouped (k INTEGER PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO grouped (k, v) VALUES (?, ?)`, 1000, "there first"); err != nil {
+			t.Fatal(err)
+		}
+		errOwn := errors.New("this caller's own failure")
+		const callers = 48
+		errs := make([]error, callers)
+		// All callers start at once, so that the committer finds several queued.
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range callers {
+			wg.Go(func() {
+				<-start
+				errs[i] = db.Write(ctx, func(tx *Tx) error {
+					k := i
+					if i%7 == 3 {
+						k = 1000 // a duplicate key
+					}
+					if _, err := tx.ExecContext(ctx, `INSERT INTO grouped (k, v) VALUES (?, ?)`, k, fmt.Sprint("caller ", i)); err != nil {
+						return err
+					}
+					if i%5 == 4 {
+						return fmt.Errorf("caller %d: %w", i, errOwn)
+					}
+					return nil
+				})
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, err := range errs {
+			switch {
+			case i%7 == 3:
+				if !errors.Is(err, ErrDuplicate) {
+					t.Errorf("caller %d, a duplicate key: %v, want ErrDuplicate", i, err)
+				}
+			case i%5 == 4:
+				if !errors.Is(err, errOwn) || err.Error() != fmt.Sprintf("caller %d: %v", i, errOwn) {
+					t.Errorf("caller %d, failing on its own: %v, want its own error", i, err)
+				}
+			case err != nil:
+				t.Errorf("caller %d: %v, want nil", i, err)
+			}
+		}
+		rows, err := db.QueryContext(ctx, `SELECT k, v FROM grouped ORDER BY k`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		got := map[int]string{}
+		for rows.Next() {
+			var k int
+			var v string
+			if err := rows.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			got[k] = v
+		}
+		for i := range callers {
+			v, ok := got[i]
+			switch {
+			case i%7 == 3:
+			case i%5 == 4 && ok:
+				t.Errorf("the row of caller %d, which failed, was kept", i)
+			case i%5 != 4 && (!ok || v != fmt.Sprint("caller ", i)):
+				t.Errorf("the row of caller %d = %q, %v; want it kept", i, v, ok)
+			}
+		}
+		if got[1000] != "there first" {
+			t.Errorf("the row there first = %q", got[1000])
+		}
+	})
+}
+
+// TestGroupedWriteCancelledBeforeItsTurn: a caller whose context ends while it waits gets the
+// context's error, nothing of its work runs, and the writes queued with it are kept.
+func TestGroupedWriteCancelledBeforeItsTurn(t *testing.T) {
+	eachEngine(t, func(t *testing.T, target string) {
+		ctx := t.Context()
+		db, err := Open(ctx, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, `CREATE TABLE grouped (k INTEGER PRIMARY KEY)`); err != nil {
+			t.Fatal(err)
+		}
+		// A write holds every committer, so that the next ones queue.
+		n := 1
+		if db.Engine() == Postgres {
+			n = pgCommitters
+		}
+		held, release := make(chan struct{}, n), make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				_ = db.Write(ctx, func(tx *Tx) error {
+					held <- struct{}{}
+					<-release
+					_, err := tx.ExecContext(ctx, `INSERT INTO grouped (k) VALUES (?)`, 100+i)
+					return err
+				})
+			})
+		}
+		for range n {
+			<-held
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		ran := false
+		cancelled := make(chan error, 1)
+		go func() {
+			cancelled <- db.Write(cctx, func(tx *Tx) error {
+				ran = true
+				_, err := tx.ExecContext(ctx, `INSERT INTO grouped (k) VALUES (1)`)
+				return err
+			})
+		}()
+		// The cancelled write is queued (or not yet) when its context ends; either way it
+		// must not run.
+		cancel()
+		close(release)
+		if err := <-cancelled; !errors.Is(err, context.Canceled) {
+			t.Errorf("a write cancelled before its turn: %v, want context.Canceled", err)
+		}
+		wg.Wait()
+		if ran {
+			t.Error("the work of a write cancelled before its turn ran")
+		}
+		var count int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM grouped`).Scan(&count); err != nil || count != n {
+			t.Errorf("%d rows (%v), want the %d of the writes that held the committers", count, err, n)
+		}
+	})
+}
+
+// TestCheckpointOffTheCommitPath: SQLite's connections do not checkpoint in a commit
+// (wal_autocheckpoint 0), and the database's checkpointer copies the log into the database
+// file by itself.
+func TestCheckpointOffTheCommitPath(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := t.Context()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var auto int
+	if err := db.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&auto); err != nil || auto != 0 {
+		t.Fatalf("wal_autocheckpoint = %d (%v), want 0", auto, err)
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE filler (b BLOB NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	const rows = 200
+	blob := make([]byte, 16<<10)
+	for range rows {
+		if err := db.Write(ctx, func(tx *Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO filler (b) VALUES (?)`, blob)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The rows reach the database file once the checkpointer has copied them there; this
+	// test does not checkpoint. Bounded: 30 s.
+	want := before.Size() + rows*int64(len(blob))
+	var size int64
+	for range 300 {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size = info.Size(); size >= want {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("the database file has %d bytes after 30 s, want at least %d: the log was not checkpointed", size, want)
+}
