@@ -142,7 +142,7 @@ func nextJobKey(ctx context.Context) string {
 }
 
 // nextVariationIndex reads the index the next member of a variation set gets. variation_set
-// <> '' is the condition of the partial index artifacts_variation, which holds only the
+// <> ” is the condition of the partial index artifacts_variation, which holds only the
 // members of sets: said here, it lets both engines read the set's last index from that index;
 // without it SQLite scanned every artifact, a tenth of a second at a million.
 const nextVariationIndex = `SELECT COALESCE(MAX(variation_index), 0) + 1 FROM artifacts WHERE variation_set = ? AND variation_set <> ''`
