@@ -127,10 +127,10 @@ func Open(ctx context.Context, target string) (*DB, error) {
 		db.db.Close()
 		return nil, err
 	}
-	db.writes = newCommitter(db)
 	if engine == SQLite {
 		db.ckpt = newCheckpointer(db)
 	}
+	db.writes = newCommitter(db)
 	return db, nil
 }
 
@@ -222,7 +222,7 @@ func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) e
 		return db.classify(err)
 	}
 	defer tx.Rollback()
-	if err := fn(&Tx{tx: tx, db: db, spanCtx: ctx, stmtCtx: ctx}); err != nil {
+	if err := fn(&Tx{run: tx, db: db, spanCtx: ctx, stmtCtx: ctx}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -236,8 +236,10 @@ func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) e
 
 // A Tx is a transaction that [DB.Write] runs.
 type Tx struct {
-	tx *sql.Tx
-	db *DB
+	// run runs the statements: a *sql.Tx, or on SQLite the committer's connection, inside the
+	// transaction it began (see sqliteWriter).
+	run statements
+	db  *DB
 	// spanCtx is the context Write ran the transaction in: its statements are told to the
 	// QueryHook in it, as the children of the transaction's span, whatever context the
 	// store runs them in.
@@ -251,7 +253,7 @@ type Tx struct {
 // transaction's context (see [DB.Write]); ctx is not used.
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Rows, error) {
 	_, end := tx.db.observe(tx.spanCtx, "query", query)
-	rows, err := tx.tx.QueryContext(tx.stmtCtx, tx.db.rebind(query), args...)
+	rows, err := tx.run.QueryContext(tx.stmtCtx, tx.db.rebind(query), args...)
 	end(tx.db.classify(err))
 	if err != nil {
 		return nil, tx.db.classify(err)
@@ -263,7 +265,7 @@ func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Row
 // the transaction, in its context; ctx is not used.
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *Row {
 	_, end := tx.db.observe(tx.spanCtx, "query", query)
-	row := tx.tx.QueryRowContext(tx.stmtCtx, tx.db.rebind(query), args...)
+	row := tx.run.QueryRowContext(tx.stmtCtx, tx.db.rebind(query), args...)
 	end(tx.db.classify(row.Err()))
 	return &Row{row: row, db: tx.db}
 }
@@ -272,9 +274,16 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *R
 // context; ctx is not used.
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	_, end := tx.db.observe(tx.spanCtx, "exec", query)
-	res, err := tx.tx.ExecContext(tx.stmtCtx, tx.db.rebind(query), args...)
+	res, err := tx.run.ExecContext(tx.stmtCtx, tx.db.rebind(query), args...)
 	end(tx.db.classify(err))
 	return res, tx.db.classify(err)
+}
+
+// statements runs statements in a transaction.
+type statements interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // Rows are the rows of a query; their errors match [ErrUnavailable] and [ErrDuplicate] as the

@@ -35,7 +35,10 @@ type write struct {
 // PostgreSQL pgCommitters do, each with a transaction of its own, so that a transaction the
 // server holds up (a lock, a slow disk) does not stop every write of the process.
 type committer struct {
-	db     *DB
+	db *DB
+	// sqlite is the connection the committer writes SQLite through, nil until the first
+	// write and on PostgreSQL.
+	sqlite *sqliteWriter
 	queue  chan *write
 	closed chan struct{}
 	once   sync.Once
@@ -82,6 +85,11 @@ func (c *committer) close() {
 
 func (c *committer) run() {
 	defer c.wg.Done()
+	defer func() {
+		if c.sqlite != nil {
+			c.sqlite.close()
+		}
+	}()
 	batch := make([]*write, 0, maxGroup)
 	for {
 		select {
@@ -124,21 +132,21 @@ func (c *committer) commit(batch []*write) {
 	if len(batch) == 1 {
 		w := batch[0]
 		if w.err = w.ctx.Err(); w.err == nil {
-			w.err = c.db.transaction(ctx, func(tx *Tx) error {
+			w.err = c.transaction(ctx, func(tx *Tx) error {
 				tx.spanCtx = w.ctx
 				return w.fn(tx)
 			})
 		}
 		return
 	}
-	err := c.db.transaction(ctx, func(tx *Tx) error {
+	err := c.transaction(ctx, func(tx *Tx) error {
 		for i, w := range batch {
 			if w.err = w.ctx.Err(); w.err != nil {
 				continue
 			}
 			tx.spanCtx = w.ctx
 			sp := fmt.Sprintf("w%d", i)
-			if _, err := tx.tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
+			if _, err := tx.run.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
 				return c.db.classify(err)
 			}
 			w.err = w.fn(tx)
@@ -146,13 +154,12 @@ func (c *committer) commit(batch []*write) {
 				// The whole transaction is run again, every write in it.
 				return w.err
 			}
+			// A savepoint is not released: the commit ends them all, and a release would be
+			// a round trip more per write on PostgreSQL.
 			if w.err != nil {
-				if _, err := tx.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+sp); err != nil {
+				if _, err := tx.run.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+sp); err != nil {
 					return c.db.classify(err)
 				}
-			}
-			if _, err := tx.tx.ExecContext(ctx, "RELEASE SAVEPOINT "+sp); err != nil {
-				return c.db.classify(err)
 			}
 		}
 		return nil
@@ -183,4 +190,108 @@ func (db *DB) transaction(ctx context.Context, fn func(*Tx) error) error {
 func isSerialization(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// transaction runs fn in one write transaction: on SQLite through the committer's own
+// connection, whose prepared statements it keeps (see sqliteWriter); on PostgreSQL as
+// DB.transaction does, where the driver keeps each connection's prepared statements itself.
+func (c *committer) transaction(ctx context.Context, fn func(*Tx) error) error {
+	if c.db.engine != SQLite {
+		return c.db.transaction(ctx, fn)
+	}
+	if c.sqlite == nil {
+		conn, err := c.db.db.Conn(ctx)
+		if err != nil {
+			return c.db.classify(err)
+		}
+		c.sqlite = &sqliteWriter{conn: conn, stmts: map[string]*sql.Stmt{}}
+	}
+	w := c.sqlite
+	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return c.db.classify(err)
+	}
+	if err := fn(&Tx{run: w, db: c.db, spanCtx: ctx, stmtCtx: ctx}); err != nil {
+		w.rollback()
+		return err
+	}
+	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		w.rollback()
+		return c.db.classify(err)
+	}
+	c.db.ckpt.committed()
+	return nil
+}
+
+// maxPrepared bounds the statements a sqliteWriter keeps prepared; others are prepared each
+// time, as statements outside it are.
+const maxPrepared = 256
+
+// A sqliteWriter is the one connection through which the committer writes a SQLite database,
+// with the statements it has prepared on it. Preparing (parsing and planning) was about a
+// quarter of the CPU time of an artifact_create; the stores' statements are a few fixed texts,
+// so each is prepared once. The transactions are begun and ended with statements of their
+// own rather than as a *sql.Tx, whose statements database/sql would prepare again for each
+// transaction.
+type sqliteWriter struct {
+	conn  *sql.Conn
+	stmts map[string]*sql.Stmt
+}
+
+// stmt returns query prepared on the connection, or nil when the cache is full.
+func (w *sqliteWriter) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := w.stmts[query]; ok {
+		return s, nil
+	}
+	if len(w.stmts) >= maxPrepared {
+		return nil, nil
+	}
+	s, err := w.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	w.stmts[query] = s
+	return s, nil
+}
+
+func (w *sqliteWriter) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	s, err := w.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return w.conn.ExecContext(ctx, query, args...)
+	}
+	return s.ExecContext(ctx, args...)
+}
+
+func (w *sqliteWriter) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := w.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return w.conn.QueryContext(ctx, query, args...)
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+func (w *sqliteWriter) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := w.stmt(ctx, query)
+	if err != nil || s == nil {
+		// Unprepared, the query gives its own error again, in the *sql.Row.
+		return w.conn.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// rollback ends the transaction under way, if any, undoing it.
+func (w *sqliteWriter) rollback() {
+	_, _ = w.conn.ExecContext(context.Background(), "ROLLBACK")
+}
+
+func (w *sqliteWriter) close() {
+	for _, s := range w.stmts {
+		s.Close()
+	}
+	w.conn.Close()
 }
