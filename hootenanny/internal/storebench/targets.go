@@ -38,23 +38,26 @@ func PrintTargets(w io.Writer, t *Table, content []ContentResult) {
 		}
 		fmt.Fprintf(w, "  %-62s %8s  target %-10s %s\n", what, v, target, verdict)
 	}
-	ratio := func(store, op string, size int) float64 {
-		var h, p float64
+	mbps := func(store, op, way string, size int) float64 {
 		for _, r := range content {
-			if r.Store == store && r.Op == op && r.Size == size {
-				if r.Way == "holler" {
-					h = r.MBPerSec()
-				} else {
-					p = r.MBPerSec()
-				}
+			if r.Store == store && r.Op == op && r.Way == way && r.Size == size {
+				return r.MBPerSec()
 			}
 		}
-		return Ratio(h, p)
+		return 0
+	}
+	ratio := func(store, op string, size int) float64 {
+		return Ratio(mbps(store, op, "holler", size), mbps(store, op, "plain", size))
 	}
 	for _, store := range []string{"directory", "s3"} {
 		for _, size := range []int{1 << 20, 16 << 20} {
 			x := ratio(store, "GET", size)
 			row(fmt.Sprintf("GET /cas through holler / plain, %s, %s", store, FormatBytes(size)), x, fmt.Sprintf(">= %.1fx", TargetGet), x >= TargetGet)
+			if f := mbps(store, "GET", "http", size); f > 0 {
+				// The floor: what a bare HTTP server makes of the same read.
+				fmt.Fprintf(w, "  %-62s %8s  (bare HTTP / plain: %s)\n", "  holler / a bare net/http server of the same file",
+					FormatRatio(Ratio(mbps(store, "GET", "holler", size), f)), FormatRatio(Ratio(f, mbps(store, "GET", "plain", size))))
+			}
 		}
 	}
 	x := ratio("directory", "PUT", 64<<10)
