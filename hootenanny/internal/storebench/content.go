@@ -51,8 +51,8 @@ type ContentResult struct {
 	// Way is "holler", "plain", or "http": a bare net/http server on loopback sending the
 	// plain store's file with http.ServeContent (GETs from the directory), the floor of any
 	// HTTP server on this machine.
-	Way string
-	Size  int
+	Way  string
+	Size int
 	Figures
 }
 
