@@ -90,13 +90,3 @@ func (c *checkpointer) checkpoint(ctx context.Context, mode string) (log, done i
 	err = c.db.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &done)
 	return log, done, err
 }
-
-// Checkpoint copies the write-ahead log into the database file now and reports how many pages
-// the log held and how many of those are in the database file. It is for tests and tools; the
-// database checkpoints by itself. On PostgreSQL it does nothing.
-func (db *DB) Checkpoint(ctx context.Context) (log, done int64, err error) {
-	if db.ckpt == nil {
-		return 0, 0, nil
-	}
-	return db.ckpt.checkpoint(ctx, "PASSIVE")
-}

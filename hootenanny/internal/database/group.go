@@ -43,6 +43,10 @@ type committer struct {
 	closed chan struct{}
 	once   sync.Once
 	wg     sync.WaitGroup
+	// mu orders the queueing of writes before the close: once isClosed is set under it, no
+	// write queues, so the run loops find every queued write when they drain the queue.
+	mu       sync.RWMutex
+	isClosed bool
 }
 
 // pgCommitters is how many transactions of grouped writes run at once on PostgreSQL.
@@ -66,20 +70,30 @@ func newCommitter(db *DB) *committer {
 // outcome of the transaction, so that its answer is never an error for a write that was kept.
 func (c *committer) do(ctx context.Context, fn func(*Tx) error) error {
 	w := &write{ctx: ctx, fn: fn, done: make(chan struct{})}
+	c.mu.RLock()
+	if c.isClosed {
+		c.mu.RUnlock()
+		return ErrClosed
+	}
 	select {
 	case c.queue <- w:
 	case <-ctx.Done():
+		c.mu.RUnlock()
 		return ctx.Err()
-	case <-c.closed:
-		return ErrClosed
 	}
+	c.mu.RUnlock()
 	<-w.done
 	return w.err
 }
 
 // close stops the committer once the writes queued are done; later writes get ErrClosed.
 func (c *committer) close() {
-	c.once.Do(func() { close(c.closed) })
+	c.once.Do(func() {
+		c.mu.Lock()
+		c.isClosed = true
+		c.mu.Unlock()
+		close(c.closed)
+	})
 	c.wg.Wait()
 }
 

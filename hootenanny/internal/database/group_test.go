@@ -208,3 +208,42 @@ func TestCheckpointOffTheCommitPath(t *testing.T) {
 	}
 	t.Errorf("the database file has %d bytes after 30 s, want at least %d: the log was not checkpointed", size, want)
 }
+
+// TestWriteAfterClose: a write asked of a closed database gets ErrClosed at once, without
+// running, rather than waiting for a committer that is gone.
+func TestWriteAfterClose(t *testing.T) {
+	eachEngine(t, func(t *testing.T, target string) {
+		ctx := t.Context()
+		db, err := Open(ctx, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `CREATE TABLE grouped (k INTEGER PRIMARY KEY)`); err != nil {
+			t.Fatal(err)
+		}
+		const writers = 20
+		errs := make([]error, writers)
+		var wg sync.WaitGroup
+		for i := range writers {
+			wg.Go(func() {
+				errs[i] = db.Write(ctx, func(tx *Tx) error {
+					_, err := tx.ExecContext(ctx, `INSERT INTO grouped (k) VALUES (?)`, i)
+					return err
+				})
+			})
+		}
+		wg.Wait()
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("write %d before the close: %v", i, err)
+			}
+		}
+		err = db.Write(ctx, func(*Tx) error { t.Error("a write ran after the close"); return nil })
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("Write after Close = %v, want ErrClosed", err)
+		}
+	})
+}
