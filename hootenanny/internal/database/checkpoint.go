@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,6 +35,8 @@ type checkpointer struct {
 	stop chan struct{}
 	once sync.Once
 	wg   sync.WaitGroup
+	// ran, when set, is told what each checkpoint of the goroutine did; tests wait on it.
+	ran atomic.Pointer[func(log, done int64, err error)]
 }
 
 func newCheckpointer(db *DB) *checkpointer {
@@ -72,7 +75,10 @@ func (c *checkpointer) run() {
 		}
 		log, done, err := c.checkpoint(ctx, "PASSIVE")
 		if err == nil && log-done > walLimitFrames {
-			_, _, _ = c.checkpoint(ctx, "RESTART")
+			log, done, err = c.checkpoint(ctx, "RESTART")
+		}
+		if ran := c.ran.Load(); ran != nil {
+			(*ran)(log, done, err)
 		}
 		select {
 		case <-time.After(checkpointEvery):

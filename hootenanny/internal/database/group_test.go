@@ -161,7 +161,7 @@ func TestGroupedWriteCancelledBeforeItsTurn(t *testing.T) {
 
 // TestCheckpointOffTheCommitPath: SQLite's connections do not checkpoint in a commit
 // (wal_autocheckpoint 0), and the database's checkpointer copies the log into the database
-// file by itself.
+// file by itself after commits.
 func TestCheckpointOffTheCommitPath(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
@@ -175,13 +175,27 @@ func TestCheckpointOffTheCommitPath(t *testing.T) {
 	if err := db.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&auto); err != nil || auto != 0 {
 		t.Fatalf("wal_autocheckpoint = %d (%v), want 0", auto, err)
 	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE filler (b BLOB NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
 	before, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE filler (b BLOB NOT NULL)`); err != nil {
-		t.Fatal(err)
+	// Each checkpoint of the goroutine reports here; the test waits for one that copied the
+	// whole log after the writes below.
+	type result struct {
+		log, done int64
+		err       error
 	}
+	ran := make(chan result, 100)
+	report := func(log, done int64, err error) {
+		select {
+		case ran <- result{log, done, err}:
+		default:
+		}
+	}
+	db.ckpt.ran.Store(&report)
 	const rows = 200
 	blob := make([]byte, 16<<10)
 	for range rows {
@@ -192,21 +206,25 @@ func TestCheckpointOffTheCommitPath(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The rows reach the database file once the checkpointer has copied them there; this
-	// test does not checkpoint. Bounded: 30 s.
 	want := before.Size() + rows*int64(len(blob))
-	var size int64
-	for range 300 {
-		info, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case r := <-ran:
+			if r.err != nil {
+				t.Fatalf("a checkpoint failed: %v", r.err)
+			}
+			info, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.log > 0 && r.done == r.log && info.Size() >= want {
+				return
+			}
+		case <-timeout:
+			t.Fatal("no checkpoint copied the log into the database file within 30 s")
 		}
-		if size = info.Size(); size >= want {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	t.Errorf("the database file has %d bytes after 30 s, want at least %d: the log was not checkpointed", size, want)
 }
 
 // TestWriteAfterClose: a write asked of a closed database gets ErrClosed at once, without
