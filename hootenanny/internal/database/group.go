@@ -22,6 +22,24 @@ type write struct {
 	fn   func(*Tx) error
 	err  error
 	done chan struct{}
+	// panicked holds what fn panicked with, which do panics with again in the caller.
+	panicked any
+}
+
+// errPanicked is the error of a write whose work panicked, which undoes it as an error would.
+var errPanicked = errors.New("database: the write's work panicked")
+
+// call runs w's work in tx, turning a panic into errPanicked (and keeping what it panicked
+// with for the caller), so that one caller's panic neither stops the committer nor keeps
+// the others waiting.
+func (w *write) call(tx *Tx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.panicked = r
+			err = errPanicked
+		}
+	}()
+	return w.fn(tx)
 }
 
 // A committer runs the writes of concurrent callers in shared transactions: it takes what has
@@ -83,6 +101,9 @@ func (c *committer) do(ctx context.Context, fn func(*Tx) error) error {
 	}
 	c.mu.RUnlock()
 	<-w.done
+	if w.panicked != nil {
+		panic(w.panicked)
+	}
 	return w.err
 }
 
@@ -148,7 +169,7 @@ func (c *committer) commit(batch []*write) {
 		if w.err = w.ctx.Err(); w.err == nil {
 			w.err = c.transaction(ctx, func(tx *Tx) error {
 				tx.spanCtx = w.ctx
-				return w.fn(tx)
+				return w.call(tx)
 			})
 		}
 		return
@@ -163,7 +184,8 @@ func (c *committer) commit(batch []*write) {
 			if _, err := tx.run.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
 				return c.db.classify(err)
 			}
-			w.err = w.fn(tx)
+			w.panicked = nil
+			w.err = w.call(tx)
 			if w.err != nil && isSerialization(w.err) {
 				// The whole transaction is run again, every write in it.
 				return w.err

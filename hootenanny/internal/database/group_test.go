@@ -265,3 +265,56 @@ func TestWriteAfterClose(t *testing.T) {
 		}
 	})
 }
+
+// TestGroupedWritePanics: work that panics is undone, its caller panics with the same value,
+// and the writes grouped with it commit.
+func TestGroupedWritePanics(t *testing.T) {
+	eachEngine(t, func(t *testing.T, target string) {
+		ctx := t.Context()
+		db, err := Open(ctx, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, `CREATE TABLE grouped (k INTEGER PRIMARY KEY)`); err != nil {
+			t.Fatal(err)
+		}
+		const callers = 16
+		recovered := make([]any, callers)
+		errs := make([]error, callers)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range callers {
+			wg.Go(func() {
+				defer func() { recovered[i] = recover() }()
+				<-start
+				errs[i] = db.Write(ctx, func(tx *Tx) error {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO grouped (k) VALUES (?)`, i); err != nil {
+						return err
+					}
+					if i == 5 {
+						panic("caller 5 panics")
+					}
+					return nil
+				})
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i := range callers {
+			switch {
+			case i == 5 && recovered[i] != "caller 5 panics":
+				t.Errorf("caller 5 recovered %v, want its own panic", recovered[i])
+			case i != 5 && (recovered[i] != nil || errs[i] != nil):
+				t.Errorf("caller %d: panic %v, error %v; want neither", i, recovered[i], errs[i])
+			}
+		}
+		var count, five int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN k = 5 THEN 1 END) FROM grouped`).Scan(&count, &five); err != nil {
+			t.Fatal(err)
+		}
+		if count != callers-1 || five != 0 {
+			t.Errorf("%d rows, %d of the panicking caller; want %d and none", count, five, callers-1)
+		}
+	})
+}
