@@ -240,6 +240,12 @@ func (c *committer) transaction(ctx context.Context, fn func(*Tx) error) error {
 		if err != nil {
 			return c.db.classify(err)
 		}
+		// The writer's page cache holds the indexes' pages that creates touch all over a
+		// large file, which the default (2 MiB) would read again and again.
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = %d", -writerCacheKiB)); err != nil {
+			conn.Close()
+			return c.db.classify(err)
+		}
 		c.sqlite = &sqliteWriter{conn: conn, stmts: map[string]*sql.Stmt{}}
 	}
 	w := c.sqlite
@@ -257,6 +263,9 @@ func (c *committer) transaction(ctx context.Context, fn func(*Tx) error) error {
 	c.db.ckpt.committed()
 	return nil
 }
+
+// writerCacheKiB is the page cache of the committer's SQLite connection, in KiB.
+const writerCacheKiB = 64 << 10
 
 // maxPrepared bounds the statements a sqliteWriter keeps prepared; others are prepared each
 // time, as statements outside it are.
