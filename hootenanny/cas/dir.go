@@ -43,12 +43,15 @@ const (
 //
 // # Durability
 //
-// [Dir.Put] streams content into a temporary file in tmp/ while hashing it, syncs the file,
-// links it into place with a name that is its hash (never replacing an existing object), and
-// syncs the directory; then it writes the sidecar the same way. A crash at any moment leaves
-// the whole object or none of it. A crash between the object and its sidecar leaves an object
-// without a sidecar, which reads as [DefaultMediaType] stored at the file's modification time
-// until the next Put of the same content writes the sidecar.
+// [Dir.Put] streams content into a temporary file in tmp/ while hashing it, then syncs the
+// file while it writes and syncs the sidecar's in tmp/ too (two syncs at once cost about
+// one), links the object into place with a name that is its hash (never replacing an
+// existing object), places the sidecar beside it, and syncs the directory once for both. Put
+// returns after that sync. A crash at any moment leaves the whole object or none of it. A
+// crash before the directory's sync may leave an object without a sidecar, which reads as
+// [DefaultMediaType] stored at the file's modification time until the next Put of the same
+// content writes the sidecar, or a sidecar without an object, which the next Put of that
+// content keeps.
 //
 // Several stores, in one process or several, may share a directory. Temporary files left by a
 // crash are removed by [OpenDir] once they are older than [Options.StaleTempAge], so that
@@ -227,21 +230,21 @@ func (s *Dir) Put(ctx context.Context, r io.Reader, mimeType string) (obj Object
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Object{}, false, fmt.Errorf("cas: looking for %s: %w", h, err)
 	} else {
-		existed, err = s.commit(tmp, path)
+		existed, err = s.commit(tmp, h, mimeType, s.now())
 		if err != nil {
 			return Object{}, false, fmt.Errorf("cas: storing %s: %w", h, err)
 		}
 	}
-	storedAt := s.now()
 	if existed {
 		// Only a missing or unreadable sidecar is written now: the time the bytes landed
 		// is the best record of when the object was stored.
+		storedAt := s.now()
 		if info, err := os.Lstat(path); err == nil {
 			storedAt = info.ModTime()
 		}
-	}
-	if err := s.ensureSidecar(h, mimeType, storedAt); err != nil {
-		return Object{}, false, fmt.Errorf("cas: recording the metadata of %s: %w", h, err)
+		if err := s.ensureSidecar(h, mimeType, storedAt); err != nil {
+			return Object{}, false, fmt.Errorf("cas: recording the metadata of %s: %w", h, err)
+		}
 	}
 	obj, err = s.Stat(ctx, h)
 	if err != nil {
@@ -281,18 +284,39 @@ func copyLimited(ctx context.Context, w io.Writer, r io.Reader, limit int64) (in
 	}
 }
 
-// commit makes the written temporary file tmp the object at path: it syncs the file, makes it
-// read-only, links it into place without replacing an existing file and syncs the directory.
-// It reports whether an object was already at path.
-func (s *Dir) commit(tmp *os.File, path string) (existed bool, err error) {
-	if err := tmp.Chmod(0o444); err != nil {
-		return false, err
+// commit makes the written temporary file tmp the object h, with a sidecar recording mimeType
+// and storedAt: it syncs the file while a sidecar's file is written and synced beside it (the
+// two syncs at once cost about one), makes it read-only, links it into place without
+// replacing an existing file, places the sidecar unless one that parses is there, and syncs
+// the directory once for both. It reports whether an object was already there; then nothing
+// of this Put is placed.
+func (s *Dir) commit(tmp *os.File, h Hash, mimeType string, storedAt time.Time) (existed bool, err error) {
+	path, sidecar := s.objectPath(h), s.sidecarPath(h)
+	type written struct {
+		name string
+		err  error
 	}
-	if err := tmp.Sync(); err != nil {
-		return false, err
+	side := make(chan written, 1)
+	go func() {
+		name, err := s.writeTemp("meta-*", formatSidecar(mimeType, storedAt))
+		side <- written{name, err}
+	}()
+	objErr := tmp.Chmod(0o444)
+	if objErr == nil {
+		objErr = tmp.Sync()
 	}
-	if err := tmp.Close(); err != nil {
-		return false, err
+	if cerr := tmp.Close(); objErr == nil {
+		objErr = cerr
+	}
+	meta := <-side
+	if meta.name != "" {
+		defer os.Remove(meta.name)
+	}
+	if objErr != nil {
+		return false, objErr
+	}
+	if meta.err != nil {
+		return false, meta.err
 	}
 	dir := filepath.Dir(path)
 	created, err := mkdir(dir)
@@ -308,7 +332,48 @@ func (s *Dir) commit(tmp *os.File, path string) (existed bool, err error) {
 	if err != nil || existed {
 		return existed, err
 	}
+	// A sidecar may be there without its object: placed by a Put that a crash stopped
+	// before the directory was synced. One that parses stands, as ensureSidecar keeps one.
+	switch _, _, err := s.readSidecar(sidecar); {
+	case err == nil:
+	case errors.Is(err, fs.ErrNotExist):
+		if _, err := placeNew(meta.name, sidecar); err != nil {
+			return false, err
+		}
+	case errors.Is(err, errCorruptSidecar):
+		if err := os.Rename(meta.name, sidecar); err != nil {
+			return false, err
+		}
+	default:
+		return false, err
+	}
 	return false, syncDir(dir)
+}
+
+// writeTemp writes b to a new read-only file in tmp/ named by pattern, synced and closed, and
+// returns its name. On an error nothing is left.
+func (s *Dir) writeTemp(pattern string, b []byte) (string, error) {
+	f, err := os.CreateTemp(s.tmp, pattern)
+	if err != nil {
+		return "", err
+	}
+	err = func() error {
+		if _, err := f.Write(b); err != nil {
+			return err
+		}
+		if err := f.Chmod(0o444); err != nil {
+			return err
+		}
+		return f.Sync()
+	}()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // ensureSidecar writes the sidecar of h, recording mimeType and storedAt, unless h has a
@@ -325,31 +390,16 @@ func (s *Dir) ensureSidecar(h Hash, mimeType string, storedAt time.Time) error {
 	default:
 		return err
 	}
-	tmp, err := os.CreateTemp(s.tmp, "meta-*")
+	name, err := s.writeTemp("meta-*", formatSidecar(mimeType, storedAt))
 	if err != nil {
 		return err
 	}
-	defer func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
-	}()
-	if _, err := tmp.Write(formatSidecar(mimeType, storedAt)); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o444); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
+	defer os.Remove(name)
 	if replace {
-		if err := os.Rename(tmp.Name(), path); err != nil {
+		if err := os.Rename(name, path); err != nil {
 			return err
 		}
-	} else if existed, err := placeNew(tmp.Name(), path); err != nil || existed {
+	} else if existed, err := placeNew(name, path); err != nil || existed {
 		// A sidecar that another writer placed first is as good as ours.
 		return err
 	}

@@ -493,6 +493,37 @@ func TestMissingSidecar(t *testing.T) {
 	assertNoTemps(t, dir)
 }
 
+// TestSidecarWithoutObject: a sidecar left without its object (a crash before the directory
+// was synced placed only the sidecar) is kept by the next Put of the content, which places the
+// object beside it; a corrupt one is replaced.
+func TestSidecarWithoutObject(t *testing.T) {
+	for _, tc := range []struct {
+		name, sidecar, want string
+	}{
+		{"parses", string(formatSidecar("text/markdown", time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))), "text/markdown"},
+		{"corrupt", "not a sidecar", "text/plain"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, dir := openStore(t, nil)
+			h := Sum([]byte("content"))
+			if err := os.MkdirAll(filepath.Dir(s.sidecarPath(h)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(s.sidecarPath(h), []byte(tc.sidecar), 0o444); err != nil {
+				t.Fatal(err)
+			}
+			obj, existed := put(t, s, "content", "text/plain")
+			if existed || obj.MimeType != tc.want || obj.Size != 7 {
+				t.Errorf("Put beside a sidecar that %s = %+v, existed %v; want a new object of %s", tc.name, obj, existed, tc.want)
+			}
+			if got, err := s.Stat(context.Background(), h); err != nil || got != obj {
+				t.Errorf("Stat = %+v, %v; want %+v", got, err, obj)
+			}
+			assertNoTemps(t, dir)
+		})
+	}
+}
+
 func TestCorruptSidecar(t *testing.T) {
 	s, dir := openStore(t, nil)
 	obj, _ := put(t, s, "content", "text/plain")

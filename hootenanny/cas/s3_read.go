@@ -16,14 +16,36 @@ import (
 )
 
 // Open returns a reader of the object h that asks the server for bytes only when it is read:
-// each read after a seek sends one GET for the range from there to the end, and the reader
-// reads on from it until the next seek. Its reads use ctx. See [Store].
+// a read at another place than the last read ended sends one GET for the range from there to
+// the end, and the reader reads on from it. Its reads use ctx. See [Store].
 func (s *S3) Open(ctx context.Context, h Hash) (io.ReadSeekCloser, Object, error) {
 	obj, err := s.Stat(ctx, h)
 	if err != nil {
 		return nil, Object{}, err
 	}
 	return &s3Reader{s: s, ctx: ctx, h: h, size: obj.Size}, obj, nil
+}
+
+// OpenStream sends the GET of the whole object h at once and takes the object's metadata from
+// its answer: one request where Open sends two (a HEAD, then the GET at the first read). The
+// reader reads on from that GET as long as it is read in order; a read elsewhere after a seek
+// sends a GET of its own, as Open's reader does. See [Streamer].
+func (s *S3) OpenStream(ctx context.Context, h Hash) (io.ReadSeekCloser, Object, error) {
+	out, err := s.get(ctx, h, 0, -1)
+	if err != nil {
+		return nil, Object{}, s.fail("reading", h, err)
+	}
+	_, size, err := s.rangeOf(h, out)
+	if err != nil {
+		out.Body.Close()
+		return nil, Object{}, err
+	}
+	obj, err := s.object(h, size, aws.ToString(out.ContentType), out.Metadata, out.LastModified)
+	if err != nil {
+		out.Body.Close()
+		return nil, Object{}, err
+	}
+	return &s3Reader{s: s, ctx: ctx, h: h, size: size, body: out.Body}, obj, nil
 }
 
 // ReadRange returns up to length bytes of the object h from offset on, with one ranged GET;
@@ -201,19 +223,27 @@ func (s *S3) list(ctx context.Context, fn func(h Hash, size int64) error) error 
 	return nil
 }
 
-// An s3Reader reads an object of an [S3] store with ranged GETs, opened lazily.
+// An s3Reader reads an object of an [S3] store with ranged GETs, opened lazily. A seek only
+// moves the place of the next read: a caller that seeks to the end to learn the size and back
+// (as http.ServeContent does) keeps the GET it is reading from.
 type s3Reader struct {
 	s    *S3
 	ctx  context.Context
 	h    Hash
 	size int64
-	off  int64
-	body io.ReadCloser // the GET from off on, or nil
+	off  int64         // where the next read starts
+	body io.ReadCloser // a GET whose next byte is at bodyOff, or nil
+	// bodyOff is where body's next byte is in the object.
+	bodyOff int64
 }
 
 func (r *s3Reader) Read(p []byte) (int, error) {
 	if r.off >= r.size {
 		return 0, io.EOF
+	}
+	if r.body != nil && r.bodyOff != r.off {
+		r.body.Close()
+		r.body = nil
 	}
 	if r.body == nil {
 		out, err := r.s.get(r.ctx, r.h, r.off, -1)
@@ -228,10 +258,11 @@ func (r *s3Reader) Read(p []byte) (int, error) {
 			out.Body.Close()
 			return 0, err
 		}
-		r.body = out.Body
+		r.body, r.bodyOff = out.Body, r.off
 	}
 	n, err := io.LimitReader(r.body, r.size-r.off).Read(p)
 	r.off += int64(n)
+	r.bodyOff = r.off
 	switch {
 	case err == io.EOF && r.off < r.size:
 		err = r.s.fail("reading", r.h, fmt.Errorf("the server sent %d of %d bytes: %w", r.off, r.size, io.ErrUnexpectedEOF))
@@ -255,10 +286,6 @@ func (r *s3Reader) Seek(offset int64, whence int) (int64, error) {
 	}
 	if offset < 0 {
 		return 0, errors.New("cas: Seek: negative position")
-	}
-	if offset != r.off && r.body != nil {
-		r.body.Close()
-		r.body = nil
 	}
 	r.off = offset
 	return offset, nil

@@ -66,9 +66,22 @@ type Store interface {
 }
 
 var (
-	_ Store = (*Dir)(nil)
-	_ Store = (*S3)(nil)
+	_ Store    = (*Dir)(nil)
+	_ Store    = (*S3)(nil)
+	_ Streamer = (*S3)(nil)
 )
+
+// A Streamer is a [Store] that opens an object to be read once, from its start to its end, in
+// fewer requests than Open takes. [S3] is one: its OpenStream sends the GET that reads the
+// object at once and takes the metadata from its answer, where Open asks for the metadata
+// first. [Dir] is not: opening a file costs it no request. Callers that may seek before they
+// read, or may not read at all (a range, a conditional request), use Open.
+type Streamer interface {
+	// OpenStream opens the object with hash h already reading it from its start, and returns
+	// it with its metadata, as Open does. The caller closes it. It may still be seeked: a read
+	// elsewhere than where the last one ended costs a new request.
+	OpenStream(ctx context.Context, h Hash) (io.ReadSeekCloser, Object, error)
+}
 
 // Options configure a store. The zero value, like a nil *Options, gives the defaults.
 type Options struct {

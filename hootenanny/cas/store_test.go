@@ -10,9 +10,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -319,5 +323,74 @@ func BenchmarkPutGet(b *testing.B) {
 				r.Close()
 			}
 		})
+	}
+}
+
+// TestS3OpenStreamOneRequest counts the requests that reach the server: OpenStream reads an
+// object whole with one GET and nothing else, also after the seek to the end and back that
+// http.ServeContent makes; Open asks for the metadata (a HEAD) and then GETs.
+func TestS3OpenStreamOneRequest(t *testing.T) {
+	cfg, err := cas.ParseS3URL(storetest.S3URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := neturl.Parse(os.Getenv("AWS_ENDPOINT_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method)
+		mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	defer counting.Close()
+	cfg.Endpoint = counting.URL
+	s, err := cas.OpenS3(t.Context(), cfg, &cas.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := bytes.Repeat([]byte("streamed "), 50_000)
+	obj, _, err := s.Put(t.Context(), bytes.NewReader(content), "text/plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		open func(context.Context, cas.Hash) (io.ReadSeekCloser, cas.Object, error)
+		want string
+	}{
+		{"OpenStream", s.OpenStream, "GET"},
+		{"Open", s.Open, "HEAD GET"},
+	} {
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		r, got, err := tc.open(t.Context(), obj.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.MimeType != "text/plain" || got.Size != int64(len(content)) || !got.StoredAt.Equal(obj.StoredAt) {
+			t.Errorf("%s: object %+v, want %+v", tc.name, got, obj)
+		}
+		if _, err := r.Seek(0, io.SeekEnd); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		all, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || !bytes.Equal(all, content) {
+			t.Errorf("%s: read %d bytes (%v), want the %d stored", tc.name, len(all), err, len(content))
+		}
+		mu.Lock()
+		if got := strings.Join(seen, " "); got != tc.want {
+			t.Errorf("%s sent %q to the server, want %q", tc.name, got, tc.want)
+		}
+		mu.Unlock()
 	}
 }

@@ -17,8 +17,10 @@
 //  5. stops everything it started, also on failure or Ctrl-C, and prints the table, the ratios
 //     of holler's two eras, the ratios holler/peer and how they compare with the targets;
 //  6. runs the storage benchmark (hootenanny/internal/storebench): the artifact and job stores
-//     at 10^4, 10^5 and 10^6 artifacts on SQLite and PostgreSQL, and PUT and GET of /cas
-//     through holler on a directory and on S3 against the stores' own speed. PostgreSQL and S3
+//     at 10^4, 10^5 and 10^6 artifacts on SQLite and PostgreSQL (artifact_create also by 16
+//     callers at once), and PUT and GET of /cas through holler on a directory and on S3
+//     against the stores' own speed, and prints the storage targets beside what it measured
+//     (storebench.PrintTargets). PostgreSQL and S3
 //     are the servers of tools/testservers.sh, which `make bench` runs this driver under;
 //     without them (HOOT_TEST_POSTGRES, HOOT_TEST_S3) SQLite and the directory are measured
 //     alone.

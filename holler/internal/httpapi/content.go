@@ -30,10 +30,12 @@ type Backend interface {
 //	GET  /artifacts/{id}/content  the bytes of the artifact's content
 //	PUT  /cas                     stores the request body; answers its hash
 //
-// The metadata (does the object or artifact exist, what media type it has) comes from a
-// worker over the wire (cas_inspect, artifact_get); the bytes are read from, and uploads
-// written to, the content store directly, which the gateway shares with the workers: the same
-// directory on one machine, or the same S3 bucket and prefix. The gateway passes the bytes
+// The bytes are read from, and uploads written to, the content store directly, which the
+// gateway shares with the workers: the same directory on one machine, or the same S3 bucket
+// and prefix. An artifact's hash and media type come from a worker over the wire
+// (artifact_get); an object's come with its bytes from the store, and a worker is asked
+// (cas_inspect) only when the gateway's store does not have the object, to tell an unknown
+// hash from a gateway whose store is not the workers'. The gateway passes the bytes
 // through itself rather than redirecting to the object store, so that clients have one origin
 // and one place where access is checked. GETs carry the media type, an ETag (the hash, since content never changes at an
 // address), Last-Modified, and support Range and conditional requests.
@@ -106,17 +108,35 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func (c *countingReader) Close() error { return c.r.Close() }
 
+// getObject serves an object from the store. Its metadata comes with it: the media type and
+// stored time are the store's, which is what cas_inspect would answer, so no worker is asked
+// for what the gateway reads anyway (on S3 that would be a HEAD more, besides the hop).
 func (c *Content) getObject(w http.ResponseWriter, r *http.Request) {
 	hash := chi.URLParam(r, "hash")
-	if _, err := cas.ParseHash(hash); err != nil {
+	h, err := cas.ParseHash(hash)
+	if err != nil {
 		httpError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	res, ok := c.call(w, r, "cas", &hootv1.Payload{Request: &hootv1.Payload_CasInspect{CasInspect: &hootv1.CasInspectRequest{Hash: hash}}})
-	if !ok {
+	if c.Store == nil {
+		noStore(w)
 		return
 	}
-	c.serve(w, r, hash, hash, res.GetCasInspect().GetMimeType())
+	f, obj, err := c.open(r, h)
+	if errors.Is(err, cas.ErrNotFound) {
+		// A worker tells an unknown hash (404, with its hint) from a gateway whose store is
+		// not the workers' (they have the object).
+		if _, ok := c.call(w, r, "cas", &hootv1.Payload{Request: &hootv1.Payload_CasInspect{CasInspect: &hootv1.CasInspectRequest{Hash: hash}}}); ok {
+			notShared(w, hash)
+		}
+		return
+	}
+	if err != nil {
+		storeError(w, err, "reading the object failed")
+		return
+	}
+	defer f.Close()
+	c.write(w, r, hash, hash, obj.MimeType, f, obj)
 }
 
 func (c *Content) getArtifact(w http.ResponseWriter, r *http.Request) {
@@ -177,9 +197,8 @@ func (c *Content) call(w http.ResponseWriter, r *http.Request, service string, p
 // that is not on this machine.
 const maxRemoteRanges = 4
 
-// serve writes the bytes of the object hash, which a worker says exists, under the file name
-// name, as classify says for its media type. A query parameter download (any value) asks for
-// an attachment whatever the type.
+// serve writes the bytes of the object hash, which a worker says exists (an artifact's
+// content), under the file name name, as write says.
 func (c *Content) serve(w http.ResponseWriter, r *http.Request, name, hash, mimeType string) {
 	if c.Store == nil {
 		noStore(w)
@@ -190,10 +209,9 @@ func (c *Content) serve(w http.ResponseWriter, r *http.Request, name, hash, mime
 		httpError(w, http.StatusBadGateway, "the worker named a malformed hash")
 		return
 	}
-	f, obj, err := c.Store.Open(r.Context(), h)
+	f, obj, err := c.open(r, h)
 	if errors.Is(err, cas.ErrNotFound) {
-		httpError(w, http.StatusBadGateway, "a worker has object "+hash+" but this gateway's content store does not: "+
-			"start holler with --cas naming the workers' content store (or --data their data directory)")
+		notShared(w, hash)
 		return
 	}
 	if err != nil {
@@ -201,6 +219,43 @@ func (c *Content) serve(w http.ResponseWriter, r *http.Request, name, hash, mime
 		return
 	}
 	defer f.Close()
+	c.write(w, r, name, hash, mimeType, f, obj)
+}
+
+// open opens the object h for the request r: streamed from its start when r will read it
+// whole (a GET without a range or a condition) and the store can save a request that way (see
+// cas.Streamer), else with Open.
+func (c *Content) open(r *http.Request, h cas.Hash) (io.ReadSeekCloser, cas.Object, error) {
+	if s, ok := c.Store.(cas.Streamer); ok && readsWhole(r) {
+		return s.OpenStream(r.Context(), h)
+	}
+	return c.Store.Open(r.Context(), h)
+}
+
+// readsWhole reports whether answering r reads the whole object in order: a GET that asks for
+// no range and sets no condition, which could make the answer 304, 412 or a part.
+func readsWhole(r *http.Request) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	for _, k := range []string{"Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range"} {
+		if _, ok := r.Header[k]; ok {
+			return false
+		}
+	}
+	return true
+}
+
+// notShared answers a GET of an object that a worker has and the gateway's store does not.
+func notShared(w http.ResponseWriter, hash string) {
+	httpError(w, http.StatusBadGateway, "a worker has object "+hash+" but this gateway's content store does not: "+
+		"start holler with --cas naming the workers' content store (or --data their data directory)")
+}
+
+// write answers r with the object obj, open in f, under the file name name, as classify says
+// for mimeType (the object's own when empty). A query parameter download (any value) asks for
+// an attachment whatever the type.
+func (c *Content) write(w http.ResponseWriter, r *http.Request, name, hash, mimeType string, f io.ReadSeeker, obj cas.Object) {
 	if _, local := c.Store.(*cas.Dir); !local && strings.Count(r.Header.Get("Range"), ",") >= maxRemoteRanges {
 		// Each range of a remote store's object is a request of its own to the store: a
 		// request with many ranges gets the whole object instead, as HTTP allows.

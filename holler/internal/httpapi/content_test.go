@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,7 +108,7 @@ func TestContentS3Down(t *testing.T) {
 	for _, tc := range []struct{ method, path, want string }{
 		{"PUT", "/cas", "the content store cannot be reached now; try again in a few seconds"},
 		{"GET", "/cas/" + obj.Hash.String(), "the content store cannot be reached now; try again in a few seconds"},
-		{"GET", "/cas/" + cas.Sum([]byte("other")).String(), "hint: call again in a few seconds"},
+		{"GET", "/cas/" + cas.Sum([]byte("other")).String(), "the content store cannot be reached now; try again in a few seconds"},
 	} {
 		rec := do(tc.method, tc.path, "uploaded")
 		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), tc.want) {
@@ -194,9 +195,13 @@ func testContent(t *testing.T, store cas.Store) {
 		t.Errorf("the store holds %d objects after the failed uploads, want 1", n)
 	}
 
+	// An object is served from the store without a worker; an artifact needs one.
 	md.down = true
-	if rec := do("GET", "/cas/"+put.Hash, ""); rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
-		t.Errorf("GET without workers = %d %s", rec.Code, rec.Body)
+	if rec := do("GET", "/cas/"+put.Hash, ""); rec.Code != http.StatusOK || rec.Body.String() != "hello world" {
+		t.Errorf("GET of an object without workers = %d %s, want 200 from the store", rec.Code, rec.Body)
+	}
+	if rec := do("GET", "/artifacts/art_01jd8x2k3m4n5p6q7r8s9t0vwx/content", ""); rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("GET of an artifact without workers = %d %s", rec.Code, rec.Body)
 	}
 	noStore := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md}})
 	rec = httptest.NewRecorder()
@@ -268,9 +273,83 @@ func TestContentRetryAfter(t *testing.T) {
 	}{{0, "1"}, {300 * time.Millisecond, "1"}, {time.Second, "1"}, {5 * time.Second, "5"}, {4500 * time.Millisecond, "5"}} {
 		h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: retryAfter(tc.wait)}})
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, newRequest("GET", "/cas/"+strings.Repeat("ab", 32), nil))
+		h.ServeHTTP(rec, newRequest("GET", "/artifacts/art_01jd8x2k3m4n5p6q7r8s9t0vwx/content", nil))
 		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != tc.want {
 			t.Errorf("a worker asking to wait %v: %d, Retry-After %q; want 503, %q", tc.wait, rec.Code, rec.Header().Get("Retry-After"), tc.want)
+		}
+	}
+}
+
+// counting is a backend that counts its calls before passing them on.
+type counting struct {
+	Backend
+	calls atomic.Int64
+}
+
+func (c *counting) Call(ctx context.Context, call hooteproto.Call) (*hootv1.Result, error) {
+	c.calls.Add(1)
+	return c.Backend.Call(ctx, call)
+}
+
+// TestContentObjectFromStore: an object's GETs and HEADs, ranges and conditions included, are
+// answered from the store without a call to a worker, with the store's media type; a worker is
+// asked only about a hash the store lacks, and its answer tells an unknown hash (404) from a
+// gateway whose store is not the workers' (502, saying what to start holler with).
+func TestContentObjectFromStore(t *testing.T) {
+	t.Parallel()
+	store, err := cas.OpenDir(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _, err := store.Put(t.Context(), strings.NewReader("from the store"), "text/plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := cas.Sum([]byte("only in the workers' store")).String()
+	md := &counting{Backend: &metadata{store: store, known: map[string]string{elsewhere: "text/plain"}}}
+	h := NewRouter(Deps{MCP: http.NotFoundHandler(), Services: func() []string { return nil }, Content: &Content{Backend: md, Store: store}})
+	path := "/cas/" + obj.Hash.String()
+	for _, tc := range []struct {
+		method string
+		header []string
+		status int
+		body   string
+	}{
+		{"GET", nil, 200, "from the store"},
+		{"HEAD", nil, 200, ""},
+		{"GET", []string{"Range", "bytes=5-7"}, 206, "the"},
+		{"GET", []string{"If-None-Match", `"` + obj.Hash.String() + `"`}, 304, ""},
+	} {
+		req := newRequest(tc.method, path, nil)
+		for i := 0; i+1 < len(tc.header); i += 2 {
+			req.Header.Set(tc.header[i], tc.header[i+1])
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.status || rec.Body.String() != tc.body || (tc.status == 200 && rec.Header().Get("Content-Type") != "text/plain") {
+			t.Errorf("%s %v = %d %q (%s), want %d %q as text/plain", tc.method, tc.header, rec.Code, rec.Body, rec.Header().Get("Content-Type"), tc.status, tc.body)
+		}
+	}
+	if n := md.calls.Load(); n != 0 {
+		t.Errorf("serving a stored object made %d calls to workers, want none", n)
+	}
+
+	for _, tc := range []struct {
+		hash   string
+		status int
+		want   string
+	}{
+		{strings.Repeat("0", 64), http.StatusNotFound, "not here"},
+		{elsewhere, http.StatusBadGateway, "start holler with --cas naming the workers' content store"},
+	} {
+		before := md.calls.Load()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, newRequest("GET", "/cas/"+tc.hash, nil))
+		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.want) {
+			t.Errorf("GET /cas/%s = %d %q, want %d saying %q", tc.hash[:8], rec.Code, rec.Body, tc.status, tc.want)
+		}
+		if n := md.calls.Load() - before; n != 1 {
+			t.Errorf("GET of an object the store lacks made %d calls to workers, want 1", n)
 		}
 	}
 }

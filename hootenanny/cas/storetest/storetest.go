@@ -299,14 +299,38 @@ func testReadRange(t *testing.T, b Backend) {
 	}
 }
 
+// An opener is one way a store opens an object: Open, and OpenStream of a cas.Streamer.
+type opener struct {
+	name string
+	open func(ctx context.Context, h cas.Hash) (io.ReadSeekCloser, cas.Object, error)
+}
+
+// openers returns the ways s opens objects, which keep the same promises.
+func openers(s cas.Store) []opener {
+	out := []opener{{"Open", s.Open}}
+	if st, ok := s.(cas.Streamer); ok {
+		out = append(out, opener{"OpenStream", st.OpenStream})
+	}
+	return out
+}
+
 func testOpenSeek(t *testing.T, b Backend) {
 	s := b.Open(t, nil)
 	obj, _ := put(t, s, []byte("0123456789"), "text/plain")
-	r, _, err := s.Open(t.Context(), obj.Hash)
+	for _, o := range openers(s) {
+		t.Run(o.name, func(t *testing.T) { openSeek(t, s, o, obj) })
+	}
+}
+
+func openSeek(t *testing.T, s cas.Store, o opener, obj cas.Object) {
+	r, got, err := o.open(t.Context(), obj.Hash)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	if want, err := s.Stat(t.Context(), obj.Hash); err != nil || !same(got, want) {
+		t.Errorf("%s gave the object %+v; Stat gives %+v, %v", o.name, got, want, err)
+	}
 	read := func(n int) string {
 		t.Helper()
 		buf := make([]byte, n)
@@ -343,6 +367,23 @@ func testOpenSeek(t *testing.T, b Backend) {
 	}
 	if _, err := r.Seek(-1, io.SeekStart); err == nil {
 		t.Error("Seek to -1 succeeded")
+	}
+
+	// A seek to the end and back before the first read, as http.ServeContent makes to learn
+	// the size, reads from the start.
+	r2, _, err := o.open(t.Context(), obj.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if n, err := r2.Seek(0, io.SeekEnd); err != nil || n != 10 {
+		t.Fatalf("Seek to the end = %d, %v; want 10", n, err)
+	}
+	if _, err := r2.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if all, err := io.ReadAll(r2); err != nil || string(all) != "0123456789" {
+		t.Errorf("read after seeking to the end and back = %q, %v", all, err)
 	}
 }
 
@@ -394,23 +435,25 @@ func testServeContent(t *testing.T, b Backend) {
 		{"bytes=300000-", http.StatusPartialContent, content[300000:]},
 		{"bytes=400000-", http.StatusRequestedRangeNotSatisfiable, nil},
 	} {
-		r, o, err := s.Open(t.Context(), obj.Hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := httptest.NewRequest(http.MethodGet, "/cas/"+obj.Hash.String(), nil)
-		if tc.rangeHeader != "" {
-			req.Header.Set("Range", tc.rangeHeader)
-		}
-		w := httptest.NewRecorder()
-		http.ServeContent(w, req, "", o.StoredAt, r)
-		r.Close()
-		if w.Code != tc.status {
-			t.Errorf("Range %q: status %d, want %d", tc.rangeHeader, w.Code, tc.status)
-			continue
-		}
-		if tc.want != nil && !bytes.Equal(w.Body.Bytes(), tc.want) {
-			t.Errorf("Range %q: %d bytes that differ from the %d wanted", tc.rangeHeader, w.Body.Len(), len(tc.want))
+		for _, op := range openers(s) {
+			r, o, err := op.open(t.Context(), obj.Hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := httptest.NewRequest(http.MethodGet, "/cas/"+obj.Hash.String(), nil)
+			if tc.rangeHeader != "" {
+				req.Header.Set("Range", tc.rangeHeader)
+			}
+			w := httptest.NewRecorder()
+			http.ServeContent(w, req, "", o.StoredAt, r)
+			r.Close()
+			if w.Code != tc.status {
+				t.Errorf("%s, Range %q: status %d, want %d", op.name, tc.rangeHeader, w.Code, tc.status)
+				continue
+			}
+			if tc.want != nil && !bytes.Equal(w.Body.Bytes(), tc.want) {
+				t.Errorf("%s, Range %q: %d bytes that differ from the %d wanted", op.name, tc.rangeHeader, w.Body.Len(), len(tc.want))
+			}
 		}
 	}
 }
@@ -430,8 +473,10 @@ func testNotFound(t *testing.T, b Backend) {
 	check("ReadRange", err)
 	_, _, err = s.ReadRange(t.Context(), h, 0, 0)
 	check("ReadRange of nothing", err)
-	_, _, err = s.Open(t.Context(), h)
-	check("Open", err)
+	for _, o := range openers(s) {
+		_, _, err = o.open(t.Context(), h)
+		check(o.name, err)
+	}
 	_, err = s.Verify(t.Context(), h)
 	check("Verify", err)
 	if err := s.Remove(t.Context(), h); err != nil {

@@ -141,6 +141,13 @@ func nextJobKey(ctx context.Context) string {
 	return k.job + "#" + strconv.FormatInt(k.n.Add(1), 10)
 }
 
+// nextVariationIndex reads the index the next member of a variation set gets. Its second
+// condition, that the set is not empty, is the condition of the partial index
+// artifacts_variation, which holds only the members of sets: said in the query, it lets both
+// engines read the set's last index from that index; without it SQLite scanned every
+// artifact, a tenth of a second at a million.
+const nextVariationIndex = `SELECT COALESCE(MAX(variation_index), 0) + 1 FROM artifacts WHERE variation_set = ? AND variation_set <> ''`
+
 // Create stores a new artifact and returns it. A parent that does not exist gives a
 // [*NotFoundError] naming it; nothing is stored then. Under [WithJobKeys], an artifact that an
 // earlier run of the job made at the same place is returned as it is instead.
@@ -185,8 +192,7 @@ func (s *Store) Create(ctx context.Context, n New) (Artifact, error) {
 			}
 		}
 		if a.VariationSet != "" {
-			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(variation_index), 0) + 1 FROM artifacts WHERE variation_set = ?`,
-				a.VariationSet).Scan(&a.VariationIndex); err != nil {
+			if err := tx.QueryRowContext(ctx, nextVariationIndex, a.VariationSet).Scan(&a.VariationIndex); err != nil {
 				return err
 			}
 		}
@@ -395,7 +401,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Artifact, string, error) 
 		args = append(args, f.ParentID)
 	}
 	if f.VariationSet != "" {
-		where = append(where, `a.variation_set = ?`)
+		where = append(where, `a.variation_set = ? AND a.variation_set <> ''`) // see nextVariationIndex
 		args = append(args, f.VariationSet)
 	}
 	if f.Since.After(maxTime) {

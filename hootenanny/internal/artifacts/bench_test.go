@@ -2,8 +2,10 @@ package artifacts
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"github.com/hootenanny/hoot/hootenanny/internal/database"
 	"github.com/hootenanny/hoot/hootenanny/internal/servicetest"
 )
 
@@ -44,6 +46,33 @@ func BenchmarkCreate(b *testing.B) {
 					}
 				})
 			})
+		}
+	}
+}
+
+// TestVariationIndexUsesIndex: SQLite reads a variation set's next index from the partial
+// index of set members, not by scanning every artifact (a tenth of a second per call at a
+// million artifacts).
+func TestVariationIndexUsesIndex(t *testing.T) {
+	t.Parallel()
+	db, _ := servicetest.OpenDatabase(t, database.SQLite)
+	for _, q := range []string{nextVariationIndex, `SELECT a.id FROM artifacts a WHERE a.variation_set = ? AND a.variation_set <> ''`} {
+		rows, err := db.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+q, "set")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if got := strings.Join(plan, "; "); !strings.Contains(got, "INDEX artifacts_variation") {
+			t.Errorf("the plan of %q is %q, want it to use the index artifacts_variation", q, got)
 		}
 	}
 }

@@ -99,6 +99,11 @@ type DB struct {
 	engine Engine
 	path   string // the SQLite file
 	hook   QueryHook
+	// writes groups the transactions of concurrent callers of Write (see committer).
+	writes *committer
+	// ckpt checkpoints SQLite's write-ahead log off the commit path (see checkpointer); nil
+	// on PostgreSQL.
+	ckpt *checkpointer
 }
 
 // Open opens the database that target names, a SQLite file path (created if needed) or a
@@ -119,9 +124,13 @@ func Open(ctx context.Context, target string) (*DB, error) {
 		return nil, err
 	}
 	if err := Migrate(ctx, db); err != nil {
-		db.Close()
+		db.db.Close()
 		return nil, err
 	}
+	if engine == SQLite {
+		db.ckpt = newCheckpointer(db)
+	}
+	db.writes = newCommitter(db)
 	return db, nil
 }
 
@@ -131,8 +140,16 @@ func (db *DB) Engine() Engine { return db.engine }
 // SQL returns the database/sql handle, for statements written for db's engine alone.
 func (db *DB) SQL() *sql.DB { return db.db }
 
-// Close closes the database.
-func (db *DB) Close() error { return db.db.Close() }
+// Close closes the database, once the writes under way are done.
+func (db *DB) Close() error {
+	if db.writes != nil {
+		db.writes.close()
+	}
+	if db.ckpt != nil {
+		db.ckpt.close()
+	}
+	return db.db.Close()
+}
 
 // Size returns how many bytes the database takes: the file and its write-ahead log on SQLite,
 // the database on the server on PostgreSQL.
@@ -179,18 +196,24 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 }
 
 // Write runs fn in a write transaction and commits it when fn returns nil; anything fn wrote is
-// undone when it returns an error. On PostgreSQL fn may run more than once: a transaction that
-// conflicts with another is run again (see the package doc), so fn must not keep what it did
-// in one run for the next.
+// undone when it returns an error, which Write returns. Write returns once the commit is
+// durable.
+//
+// The writes of concurrent callers share transactions (see committer): fn runs inside a
+// savepoint of its own in a transaction that may carry other callers' writes before and after
+// it, and sees what those before it wrote, as if they had run one after another. Its
+// statements run in the transaction's context, not ctx: ctx only decides whether fn runs at
+// all. On PostgreSQL fn may run more than once: a transaction that conflicts with another is
+// run again (see the package doc), so fn must not keep what it did in one run for the next.
+// fn must not call Write itself.
 func (db *DB) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 	ctx, end := db.observe(ctx, "transaction", "")
 	defer func() { end(err) }()
-	if db.engine != Postgres {
-		return db.writeOnce(ctx, nil, fn)
+	if db.writes == nil {
+		// A DB still migrating: no committer yet.
+		return db.transaction(ctx, fn)
 	}
-	return retrySerialization(ctx, func() error {
-		return db.writeOnce(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable}, fn)
-	})
+	return db.writes.do(ctx, fn)
 }
 
 func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) error) error {
@@ -199,26 +222,38 @@ func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) e
 		return db.classify(err)
 	}
 	defer tx.Rollback()
-	if err := fn(&Tx{tx: tx, db: db, spanCtx: ctx}); err != nil {
+	if err := fn(&Tx{run: tx, db: db, spanCtx: ctx, stmtCtx: ctx}); err != nil {
 		return err
 	}
-	return db.classify(tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return db.classify(err)
+	}
+	if db.ckpt != nil {
+		db.ckpt.committed()
+	}
+	return nil
 }
 
 // A Tx is a transaction that [DB.Write] runs.
 type Tx struct {
-	tx *sql.Tx
-	db *DB
+	// run runs the statements: a *sql.Tx, or on SQLite the committer's connection, inside the
+	// transaction it began (see sqliteWriter).
+	run statements
+	db  *DB
 	// spanCtx is the context Write ran the transaction in: its statements are told to the
 	// QueryHook in it, as the children of the transaction's span, whatever context the
 	// store runs them in.
 	spanCtx context.Context
+	// stmtCtx is the context the statements run in, whatever context the store passes: the
+	// transaction's, which no single caller of a shared transaction may cut short.
+	stmtCtx context.Context
 }
 
-// QueryContext runs a query written with ? placeholders in the transaction.
+// QueryContext runs a query written with ? placeholders in the transaction, in the
+// transaction's context (see [DB.Write]); ctx is not used.
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Rows, error) {
 	_, end := tx.db.observe(tx.spanCtx, "query", query)
-	rows, err := tx.tx.QueryContext(ctx, tx.db.rebind(query), args...)
+	rows, err := tx.run.QueryContext(tx.stmtCtx, tx.db.rebind(query), args...)
 	end(tx.db.classify(err))
 	if err != nil {
 		return nil, tx.db.classify(err)
@@ -227,20 +262,28 @@ func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Row
 }
 
 // QueryRowContext runs a query written with ? placeholders that returns at most one row, in
-// the transaction.
+// the transaction, in its context; ctx is not used.
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *Row {
 	_, end := tx.db.observe(tx.spanCtx, "query", query)
-	row := tx.tx.QueryRowContext(ctx, tx.db.rebind(query), args...)
+	row := tx.run.QueryRowContext(tx.stmtCtx, tx.db.rebind(query), args...)
 	end(tx.db.classify(row.Err()))
 	return &Row{row: row, db: tx.db}
 }
 
-// ExecContext runs a statement written with ? placeholders in the transaction.
+// ExecContext runs a statement written with ? placeholders in the transaction, in its
+// context; ctx is not used.
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	_, end := tx.db.observe(tx.spanCtx, "exec", query)
-	res, err := tx.tx.ExecContext(ctx, tx.db.rebind(query), args...)
+	res, err := tx.run.ExecContext(tx.stmtCtx, tx.db.rebind(query), args...)
 	end(tx.db.classify(err))
 	return res, tx.db.classify(err)
+}
+
+// statements runs statements in a transaction.
+type statements interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // Rows are the rows of a query; their errors match [ErrUnavailable] and [ErrDuplicate] as the

@@ -20,7 +20,12 @@ func openSQLite(path string) (*DB, error) {
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	q := url.Values{}
-	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", busyWait.Milliseconds()), "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
+	// The log is checkpointed by the DB's checkpointer, not in a commit (see checkpointer).
+	// Temporary storage is memory: the savepoints of grouped writes (see committer) keep
+	// the pages they change in a journal of their own, written to a temporary file
+	// otherwise, a write(2) per page.
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", busyWait.Milliseconds()), "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
+		"wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit), "temp_store(MEMORY)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")

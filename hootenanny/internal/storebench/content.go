@@ -48,8 +48,11 @@ type ContentOptions struct {
 type ContentResult struct {
 	Store string // "directory" or "s3"
 	Op    string // "PUT" or "GET"
-	Way   string // "holler" or "plain"
-	Size  int
+	// Way is "holler", "plain", or "http": a bare net/http server on loopback sending the
+	// plain store's file with http.ServeContent (GETs from the directory), the floor of any
+	// HTTP server on this machine.
+	Way  string
+	Size int
 	Figures
 }
 
@@ -68,7 +71,16 @@ func RunContent(ctx context.Context, o ContentOptions) ([]ContentResult, error) 
 			return nil, err
 		}
 		casURL := filepath.Join(data, "cas")
-		var plain plainStore = &plainDir{dir: filepath.Join(data, "plain")}
+		var plain plainStore
+		if store == "directory" {
+			d := &plainDir{dir: filepath.Join(data, "plain")}
+			stop, err := d.serve()
+			if err != nil {
+				return nil, err
+			}
+			defer stop()
+			plain = d
+		}
 		if store == "s3" {
 			cfg, err := cas.ParseS3URL(o.S3)
 			if err != nil {
@@ -133,21 +145,34 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 		if err != nil {
 			return nil, fmt.Errorf("PUT of %s: %w", FormatBytes(size), err)
 		}
-		gets, err := MeasureEach(ctx, b,
+		getOps := []func(context.Context, int) (int64, error){
 			func(ctx context.Context, i int) (int64, error) {
 				return int64(size), httpGet(ctx, client, base, hashes[pick(i, len(hashes))], size)
 			},
 			func(ctx context.Context, i int) (int64, error) {
 				return int64(size), plain.get(ctx, names[pick(i, len(names))], size)
+			},
+		}
+		floor, _ := plain.(*plainDir)
+		if floor != nil {
+			getOps = append(getOps, func(ctx context.Context, i int) (int64, error) {
+				return int64(size), httpGet(ctx, client, floor.base, names[pick(i, len(names))], size)
 			})
+		}
+		gets, err := MeasureEach(ctx, b, getOps...)
 		if err != nil {
 			return nil, fmt.Errorf("GET of %s: %w", FormatBytes(size), err)
 		}
 		put, pput, get, pget := puts[0], puts[1], gets[0], gets[1]
 		out = append(out, ContentResult{store, "PUT", "holler", size, put}, ContentResult{store, "PUT", "plain", size, pput},
 			ContentResult{store, "GET", "holler", size, get}, ContentResult{store, "GET", "plain", size, pget})
-		fmt.Fprintf(o.Out, "  %-9s %6s  PUT holler %7.1f MB/s, plain %7.1f MB/s;  GET holler %7.1f MB/s, plain %7.1f MB/s\n", store,
+		line := fmt.Sprintf("  %-9s %6s  PUT holler %7.1f MB/s, plain %7.1f MB/s;  GET holler %7.1f MB/s, plain %7.1f MB/s", store,
 			FormatBytes(size), put.MBPerSec(), pput.MBPerSec(), get.MBPerSec(), pget.MBPerSec())
+		if floor != nil {
+			out = append(out, ContentResult{store, "GET", "http", size, gets[2]})
+			line += fmt.Sprintf(", bare HTTP %7.1f MB/s", gets[2].MBPerSec())
+		}
+		fmt.Fprintln(o.Out, line)
 	}
 	return out, nil
 }
@@ -174,7 +199,7 @@ func PrintContent(w io.Writer, rs []ContentResult) {
 		return ContentResult{}, false
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "store\top\tsize\tholler MB/s\tplain MB/s\tholler/plain\tholler p50\tplain p50\t")
+	fmt.Fprintln(tw, "store\top\tsize\tholler MB/s\tplain MB/s\tholler/plain\tholler p50\tplain p50\tbare HTTP MB/s\tholler/bare HTTP\t")
 	for _, r := range rs {
 		if r.Way != "holler" {
 			continue
@@ -183,8 +208,12 @@ func PrintContent(w io.Writer, rs []ContentResult) {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t\n", r.Store, r.Op, FormatBytes(r.Size), r.MBPerSec(), p.MBPerSec(),
-			FormatRatio(Ratio(r.MBPerSec(), p.MBPerSec())), FormatLatency(r.P50), FormatLatency(p.P50))
+		floor, floorRatio := "", ""
+		if f, ok := find(r.Store, r.Op, "http", r.Size); ok {
+			floor, floorRatio = fmt.Sprintf("%.1f", f.MBPerSec()), FormatRatio(Ratio(r.MBPerSec(), f.MBPerSec()))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t\n", r.Store, r.Op, FormatBytes(r.Size), r.MBPerSec(), p.MBPerSec(),
+			FormatRatio(Ratio(r.MBPerSec(), p.MBPerSec())), FormatLatency(r.P50), FormatLatency(p.P50), floor, floorRatio)
 	}
 	tw.Flush()
 }
@@ -243,7 +272,42 @@ type plainStore interface {
 }
 
 // plainDir writes a file, fsyncs and closes it, as a file copy that keeps what it wrote does.
-type plainDir struct{ dir string }
+// base, once serve has started, is the URL of a bare HTTP server of its files.
+type plainDir struct{ dir, base string }
+
+// serve starts a bare net/http server on loopback that answers GET /cas/NAME with the file
+// NAME through http.ServeContent (sendfile), as any Go file server does, and returns a
+// function that stops it.
+func (d *plainDir) serve() (stop func(), err error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/cas/")
+		if strings.ContainsAny(name, "/\\") || name == "" || name == "." || name == ".." {
+			http.NotFound(w, r)
+			return
+		}
+		f, err := os.Open(filepath.Join(d.dir, name))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		http.ServeContent(w, r, "", info.ModTime(), f)
+	})}
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(l); close(done) }()
+	d.base = "http://" + l.Addr().String()
+	return func() { srv.Close(); <-done }, nil
+}
 
 func (d *plainDir) put(_ context.Context, name string, b []byte) error {
 	f, err := os.Create(filepath.Join(d.dir, name))

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/artifacts"
@@ -104,18 +106,21 @@ func (e *engine) tag() string {
 
 // create makes an artifact as a tool would: two tags, a creator, a parent, and one time in ten
 // the next member of a variation set.
-func (e *engine) create(ctx context.Context) error {
+func (e *engine) create(ctx context.Context) error { return e.createWith(ctx, e.rng) }
+
+// createWith is create drawing from rng, so that callers at once each draw from their own.
+func (e *engine) createWith(ctx context.Context, rng *rand.Rand) error {
 	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], e.rng.Uint64())
+	binary.LittleEndian.PutUint64(b[:], rng.Uint64())
 	sum := sha256.Sum256(b[:])
 	n := artifacts.New{
-		Hash: hex.EncodeToString(sum[:]), Size: 4096 + e.rng.Int64N(60000), MimeType: "audio/midi",
-		Tags:      []string{"draft", Vocabulary()[e.rng.IntN(len(Vocabulary()))]},
-		Creator:   CreatorName(e.rng.IntN(Creators)),
-		ParentIDs: []string{e.shape.ArtifactID(e.row())},
+		Hash: hex.EncodeToString(sum[:]), Size: 4096 + rng.Int64N(60000), MimeType: "audio/midi",
+		Tags:      []string{"draft", Vocabulary()[rng.IntN(len(Vocabulary()))]},
+		Creator:   CreatorName(rng.IntN(Creators)),
+		ParentIDs: []string{e.shape.ArtifactID(rng.IntN(e.shape.Made()))},
 	}
-	if e.rng.IntN(10) == 0 && e.shape.VariationSets() > 0 {
-		set, first := e.shape.VariationSet(e.rng.IntN(e.shape.VariationSets()))
+	if rng.IntN(10) == 0 && e.shape.VariationSets() > 0 {
+		set, first := e.shape.VariationSet(rng.IntN(e.shape.VariationSets()))
 		n.VariationSet, n.ParentIDs = set, []string{e.shape.ArtifactID(first)}
 	}
 	_, err := e.arts.Create(ctx, n)
@@ -196,4 +201,48 @@ func (e *engine) runJob(ctx context.Context) error {
 func (e *engine) listJobs(ctx context.Context) error {
 	_, _, err := e.jobs.Store().List(ctx, jobs.Filter{Tool: jobTools[e.rng.IntN(len(jobTools))], Limit: 50})
 	return err
+}
+
+// Callers is how many callers create artifacts at once in the concurrent measurement.
+const Callers = 16
+
+// ConcurrentCreate is the name of the operation that Callers callers make at once.
+var ConcurrentCreate = fmt.Sprintf("artifact_create x%d", Callers)
+
+// createConcurrently has Callers goroutines create artifacts on e for b.Duration (each at least
+// b.MinOps), and returns the figures of all their calls: N of them in Elapsed, the wall time,
+// so that OpsPerSec is the throughput of all the callers together.
+func (e *engine) createConcurrently(ctx context.Context, b Budget) (Figures, error) {
+	lat := make([][]time.Duration, Callers)
+	errs := make([]error, Callers)
+	seed := e.rng.Uint64()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for g := range Callers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(seed, uint64(g)))
+			for i := 0; i < max(b.MinOps, 1) || time.Since(start) < b.Duration; i++ {
+				if err := ctx.Err(); err != nil {
+					errs[g] = err
+					return
+				}
+				t0 := time.Now()
+				if err := e.createWith(ctx, rng); err != nil {
+					errs[g] = fmt.Errorf("caller %d, call %d: %w", g+1, i+1, err)
+					return
+				}
+				lat[g] = append(lat[g], time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	f := Figures{Elapsed: time.Since(start)}
+	if err := errors.Join(errs...); err != nil {
+		return f, err
+	}
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	f.N = len(all)
+	f.P50, f.P99 = Percentile(all, 50), Percentile(all, 99)
+	return f, nil
 }

@@ -126,6 +126,17 @@ func RunStores(ctx context.Context, o StoreOptions) (*Table, error) {
 					f.OpsPerSec(), FormatLatency(f.P50), FormatLatency(f.P99))
 			}
 		}
+		// Callers at once, which the stores' writes are grouped for; the engines one after
+		// the other, since each run fills the machine.
+		for _, e := range engines {
+			f, err := e.createConcurrently(ctx, o.Budget)
+			if err != nil {
+				return nil, fmt.Errorf("%s at %d artifacts on %s: %w", ConcurrentCreate, size, e.name, err)
+			}
+			t.Add(Result{Op: ConcurrentCreate, Engine: e.name, Size: size, Figures: f})
+			fmt.Fprintf(o.Out, "  %-8s %-26s %6s  %7.0f ops/s  p50 %8s  p99 %8s\n", e.name, ConcurrentCreate, FormatSize(size),
+				f.OpsPerSec(), FormatLatency(f.P50), FormatLatency(f.P99))
+		}
 	}
 	return t, nil
 }

@@ -131,5 +131,6 @@ func run(ctx context.Context, o options) error {
 		fmt.Println("(plain: for the directory, a file written, fsynced and closed, and read back; for S3, PutObject and GetObject")
 		fmt.Println(" with the AWS SDK to the same server. holler/plain is MB/s through holler over MB/s plain: 1x is the store's own speed.)")
 	}
+	storebench.PrintTargets(os.Stdout, table, content)
 	return nil
 }
