@@ -151,9 +151,6 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	for _, n := range pitched {
 		r.Histogram[n.Pitch%12] += float64(n.DurTicks) / float64(tpq)
 	}
-	keys := Keys(r.Histogram)
-	r.Key, r.RunnerUp = keys[0], keys[1]
-	r.Modal = Modal(r.Histogram, cuesOf(pitched, tpq), r.Key)
 	info := midi.Inspect(f)
 	end = max(end, info.DurationTicks)
 	if len(info.KeySignatures) > 0 {
@@ -161,6 +158,9 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	}
 	var phase int64
 	r.Meter, phase = meter(info.TimeSignatures, pitched, tpq)
+	keys := Keys(r.Histogram)
+	r.Key, r.RunnerUp = keys[0], keys[1]
+	r.Modal = Modal(r.Histogram, cuesOf(pitched, tpq, barTicks(r.Meter, tpq), phase), r.Key)
 	r.Tempo = tempo(info.TempoMap, firstTempo(f), r.Meter)
 	spans, total, bars := spansOf(info.TimeSignatures, r.Meter, phase, tpq, end, opts.PerBeat, opts.MaxChords)
 	r.DurationBars = bars
@@ -262,21 +262,30 @@ func held(notes []midi.Note, spans []span) []midi.Note {
 	return out
 }
 
-// cuesOf reads Modal's cues from the pitched notes, in onset order: the lowest note of the
-// last onset and of the first, the pitch classes of the notes that start in the first four
-// quarter notes, and the lowest note.
-func cuesOf(ns []midi.Note, tpq int64) Cues {
-	c := Cues{Final: -1, Opening: -1, Lowest: -1}
+// cuesOf reads Modal's cues from the pitched notes, in onset order, in bars of bar ticks whose
+// first downbeat is at phase (see meter): the lowest note of the last onset, how long it lasts,
+// whether it falls on a downbeat and is reached by step; the lowest note of the first onset,
+// the pitch classes of the notes that start in the first four quarter notes, the lowest note
+// on the first downbeat; the lowest note; and the pitch classes of the notes that end phrases.
+func cuesOf(ns []midi.Note, tpq, bar, phase int64) Cues {
+	c := noCues
 	if len(ns) == 0 {
 		return c
 	}
+	durs := make([]int64, len(ns))
+	for i, n := range ns {
+		durs[i] = n.DurTicks
+	}
+	slices.Sort(durs)
+	median := durs[len(durs)/2]
 	last, first := ns[len(ns)-1].OnTick, ns[0].OnTick
-	final, opening, lowest := 128, 128, 128
+	final, opening, lowest, down := 128, 128, 128, 128
+	var finalDur int64
 	var open float64
 	for _, n := range ns {
 		lowest = min(lowest, n.Pitch)
-		if n.OnTick == last {
-			final = min(final, n.Pitch)
+		if n.OnTick == last && n.Pitch < final {
+			final, finalDur = n.Pitch, n.DurTicks
 		}
 		if n.OnTick == first {
 			opening = min(opening, n.Pitch)
@@ -285,14 +294,50 @@ func cuesOf(ns []midi.Note, tpq int64) Cues {
 			c.OpeningShare[n.Pitch%12] += float64(n.DurTicks)
 			open += float64(n.DurTicks)
 		}
-	}
-	if open > 0 {
-		for i := range c.OpeningShare {
-			c.OpeningShare[i] /= open
+		if n.OnTick <= phase && n.OnTick+n.DurTicks > phase {
+			down = min(down, n.Pitch)
 		}
 	}
+	normalize(&c.OpeningShare, open)
 	c.Final, c.Opening, c.Lowest = final%12, opening%12, lowest%12
+	if down < 128 {
+		c.FirstDownbeat = down % 12
+	}
+	c.FinalLong = finalDur >= 2*median
+	c.FinalOnDownbeat = bar > 0 && last >= phase && (last-phase)%bar == 0
+	for i := len(ns) - 1; i >= 0; i-- {
+		if n := ns[i]; n.OnTick < last && n.Pitch != final {
+			step := (n.Pitch - final + 120) % 12
+			c.FinalByStep = step == 1 || step == 2 || step == 10 || step == 11
+			break
+		}
+	}
+	// The notes that end a phrase, part by part: long, or followed by a rest.
+	type part struct{ track, ch int }
+	next := map[part]int64{} // the onset of the part's next note, walking back
+	var ends float64
+	for i := len(ns) - 1; i >= 0; i-- {
+		n := ns[i]
+		k := part{n.Track, n.Channel}
+		on, later := next[k]
+		next[k] = n.OnTick
+		if n.DurTicks >= 2*median || !later || on-(n.OnTick+n.DurTicks) >= tpq/2 {
+			c.PhraseEnds[n.Pitch%12] += float64(n.DurTicks)
+			ends += float64(n.DurTicks)
+		}
+	}
+	normalize(&c.PhraseEnds, ends)
 	return c
+}
+
+// normalize divides each of v by total, when total is more than 0.
+func normalize(v *[12]float64, total float64) {
+	if total <= 0 {
+		return
+	}
+	for i := range v {
+		v[i] /= total
+	}
 }
 
 // tempo reads the tempo map (which starts at tick 0 with the default when the file sets none).

@@ -12,15 +12,15 @@ import (
 var dominantHist = [12]float64{0: 1, 2: 5, 4: 1, 6: 3, 7: 2, 9: 3, 11: 2}
 
 func TestModalProfileAloneHearsTheDominant(t *testing.T) {
-	none := Cues{Final: -1, Opening: -1, Lowest: -1}
-	best := Keys(dominantHist)[0]
-	if got := Modal(dominantHist, none, best); got.Tonic != 2 {
-		t.Fatalf("without cues the profile reads %s; the cues below have nothing to correct", got.Name())
+	// The profile alone prefers D to G; the mode prior and the cues below have that to correct.
+	if d, g := correlate(dominantHist, kkMajor, 2), correlate(dominantHist, kkMajor, 7); d <= g {
+		t.Fatalf("the major profile on D %.3f, on G %.3f: the cues below have nothing to correct", d, g)
 	}
 }
 
 func TestModalCuesFindTheTonic(t *testing.T) {
-	c := Cues{Final: 7, Opening: 2, Lowest: 2}
+	c := noCues
+	c.Final, c.Opening, c.Lowest = 7, 2, 2
 	c.OpeningShare[2], c.OpeningShare[7] = 0.5, 0.5
 	if got := Modal(dominantHist, c, Keys(dominantHist)[0]); got.Name() != "G major" {
 		t.Errorf("ending on G and opening on D: %s, want G major", got.Name())
@@ -29,7 +29,8 @@ func TestModalCuesFindTheTonic(t *testing.T) {
 
 func TestModalFinalAlone(t *testing.T) {
 	// The same notes ending on D and opening on D stay in D: the cues weigh, they do not decide.
-	c := Cues{Final: 2, Opening: 2, Lowest: 2}
+	c := noCues
+	c.Final, c.Opening, c.Lowest = 2, 2, 2
 	c.OpeningShare[2] = 1
 	if got := Modal(dominantHist, c, Keys(dominantHist)[0]); got.Tonic != 2 {
 		t.Errorf("ending on D: %s, want D as the tonic", got.Name())
@@ -40,11 +41,16 @@ func TestCuesOf(t *testing.T) {
 	n := func(p int, on, dur float64) midi.Note {
 		return midi.Note{Pitch: p, OnTick: int64(on * tpq), DurTicks: int64(dur * tpq)}
 	}
-	// An upbeat D4, then G3 B3 D4 in the first four quarter notes, ... ending on a G chord.
-	ns := []midi.Note{n(62, 0, 1), n(55, 1, 1), n(59, 2, 2), n(57, 5, 1), n(43, 6, 2), n(67, 6, 2)}
-	c := cuesOf(ns, tpq)
-	if c.Final != 7 || c.Opening != 2 || c.Lowest != 7 {
-		t.Errorf("final %d opening %d lowest %d, want 7 2 7", c.Final, c.Opening, c.Lowest)
+	// In 4/4 after a quarter-note upbeat D4: G3 B3 D4 in the first four quarter notes, a rest,
+	// then A3 and a held G chord on the third bar's downbeat.
+	ns := []midi.Note{n(62, 0, 1), n(55, 1, 1), n(59, 2, 2), n(57, 5, 1), n(43, 9, 4), n(67, 9, 4)}
+	c := cuesOf(ns, tpq, 4*tpq, tpq)
+	if c.Final != 7 || c.Opening != 2 || c.Lowest != 7 || c.FirstDownbeat != 7 {
+		t.Errorf("final %d opening %d lowest %d first downbeat %d, want 7 2 7 7", c.Final, c.Opening, c.Lowest, c.FirstDownbeat)
+	}
+	if !c.FinalLong || !c.FinalOnDownbeat || !c.FinalByStep {
+		t.Errorf("the held G on the downbeat after A: long %v, on the downbeat %v, by step %v; want all true",
+			c.FinalLong, c.FinalOnDownbeat, c.FinalByStep)
 	}
 	want := map[int]float64{2: 0.25, 7: 0.25, 11: 0.5}
 	for pc, share := range c.OpeningShare {
@@ -52,7 +58,40 @@ func TestCuesOf(t *testing.T) {
 			t.Errorf("opening share of %d: %.3f, want %.3f", pc, share, want[pc])
 		}
 	}
-	if c := cuesOf(nil, tpq); c.Final != -1 || c.Opening != -1 || c.Lowest != -1 {
+	// The phrase ends (the median note is a quarter): B3 (a half note), A3 (before a rest of
+	// three quarters) and the held G chord (long, and last): 2 + 1 + 8 quarters.
+	want = map[int]float64{11: 2.0 / 11, 9: 1.0 / 11, 7: 8.0 / 11}
+	for pc, share := range c.PhraseEnds {
+		if math.Abs(share-want[pc]) > 1e-9 {
+			t.Errorf("phrase-end share of %d: %.3f, want %.3f", pc, share, want[pc])
+		}
+	}
+	// Ending on a short G off the beat, leapt to from D: none of the three.
+	ns = []midi.Note{n(62, 0, 1), n(55, 1, 1), n(59, 2, 1), n(62, 3, 1), n(67, 4.5, 0.5)}
+	c = cuesOf(ns, tpq, 4*tpq, 0)
+	if c.FinalLong || c.FinalOnDownbeat || c.FinalByStep {
+		t.Errorf("a short G off the beat after D: long %v, on the downbeat %v, by step %v; want all false",
+			c.FinalLong, c.FinalOnDownbeat, c.FinalByStep)
+	}
+	if c := cuesOf(nil, tpq, 4*tpq, 0); c != noCues {
 		t.Errorf("no notes: %+v", c)
+	}
+}
+
+// A song in A minor that opens on A and ends on a held A reached from B: the cues of a real
+// ending outweigh the relative major's better fit of the profile, where a short final off the
+// beat does not.
+func TestModalEndingDecidesRelativeMinor(t *testing.T) {
+	// C major's notes, C and E most (the profile hears C major), ending on A.
+	hist := [12]float64{0: 5, 2: 2, 4: 5, 5: 1, 7: 3, 9: 4, 11: 2}
+	c := noCues
+	c.Final, c.Opening, c.Lowest, c.FirstDownbeat = 9, 9, 0, 0
+	if got := Modal(hist, c, Keys(hist)[0]); got.Name() != "C major" {
+		t.Fatalf("ending on a short A: %s, want C major (the cues of a real ending are what is tested)", got.Name())
+	}
+	c.FinalLong, c.FinalOnDownbeat, c.FinalByStep = true, true, true
+	c.PhraseEnds[9], c.PhraseEnds[4] = 0.6, 0.4
+	if got := Modal(hist, c, Keys(hist)[0]); got.Name() != "A minor" {
+		t.Errorf("ending on a held A on the downbeat, reached by step: %s, want A minor", got.Name())
 	}
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -64,6 +65,8 @@ type keyTally struct {
 	exact                       int
 	doN, do, baseDo             int
 	wrong                       []string
+	// causes counts the tonic misses by what the tune shows (missCause).
+	causes map[string]int
 }
 
 func (k *keyTally) add(o keyTally) {
@@ -77,6 +80,12 @@ func (k *keyTally) add(o keyTally) {
 	k.doN += o.doN
 	k.do += o.do
 	k.baseDo += o.baseDo
+	for c, n := range o.causes {
+		if k.causes == nil {
+			k.causes = map[string]int{}
+		}
+		k.causes[c] += n
+	}
 }
 
 // keyRun is the key measurement of a corpus: per collection, with and without accompaniment.
@@ -130,7 +139,7 @@ func measureKeys(t *testing.T, tunes []tuneText) *keyRun {
 		label, row := labelOf(tu, k)
 		if _, ok := run.acc[row]; !ok {
 			run.collections = append(run.collections, row)
-			run.acc[row], run.mel[row] = &keyTally{}, &keyTally{}
+			run.acc[row], run.mel[row] = &keyTally{causes: map[string]int{}}, &keyTally{causes: map[string]int{}}
 		}
 		for _, melody := range []bool{false, true} {
 			f, err := abcmidi.Convert(tune, abcmidi.Options{
@@ -176,6 +185,8 @@ func measureKeys(t *testing.T, tunes []tuneText) *keyRun {
 			ok := got.Tonic == tonic
 			if ok {
 				tally.tonic++
+			} else {
+				tally.causes[missCause(tu.text, f, tonic, got.Tonic)]++
 			}
 			if label == labelKey {
 				tally.familyN++
@@ -198,6 +209,51 @@ func measureKeys(t *testing.T, tunes []tuneText) *keyRun {
 		}
 	}
 	return run
+}
+
+// The causes of a tonic miss, as missCause tells them.
+const (
+	causeGoesBack = "the notation goes back (D.C., D.S., Fine, segno, coda): the file does not end where the tune does"
+	causeOtherKey = "ends and opens (or has its first downbeat) on the tonic found, neither K:'s fifth nor its third: K: at odds with the notes"
+	causeEndsOff  = "ends off K:'s tonic otherwise (on its fifth or third, a half close or a fragment; or opens elsewhere): ambiguous"
+	causeEstimate = "ends on K:'s tonic, read otherwise: the estimate's error"
+)
+
+// goesBack finds the directions that send the player back (D.C., D.S., Fine, a segno or a coda)
+// in a tune's annotations or decorations.
+var goesBack = regexp.MustCompile(`["!][^"!\n]*(D\.\s?C\b|D\.\s?S\b|\b[Ff]ine\b|[Ss]egno|SEGNO|[Cc]oda|[Dd]a [Cc]apo)[^"!\n]*["!]`)
+
+// missCause says why the tonic found (found) is not K:'s (tonic), from what the tune shows:
+// its notation, its final (the lowest note of the last onset), its opening (the lowest note of
+// the first onset, or on the first downbeat) and how far the final lies from K:'s tonic. The
+// rules read K: and the text, which the analysis never does; they sort the misses, they do not
+// judge them one by one.
+func missCause(text string, f *midi.File, tonic, found int) string {
+	if goesBack.MatchString(text) {
+		return causeGoesBack
+	}
+	tpq := int64(f.TicksPerQuarter)
+	if tpq <= 0 {
+		tpq = 480
+	}
+	var pitched []midi.Note
+	for _, n := range midi.NoteEvents(f) {
+		if n.Channel != drumChannel {
+			pitched = append(pitched, n)
+		}
+	}
+	m, phase := meter(midi.Inspect(f).TimeSignatures, pitched, tpq)
+	c := cuesOf(pitched, tpq, barTicks(m, tpq), phase)
+	switch {
+	case c.Final == tonic:
+		return causeEstimate
+	case c.Final == found && (c.Opening == found || c.FirstDownbeat == found):
+		// Ending on K:'s fifth or third is a half close or a fragment, whatever the opening.
+		if iv := (found - tonic + 12) % 12; iv != 7 && iv != 3 && iv != 4 {
+			return causeOtherKey
+		}
+	}
+	return causeEndsOff
 }
 
 func firstWords(s string) string {
@@ -239,6 +295,16 @@ func (run *keyRun) report(t *testing.T, name string) (acc, mel keyTally) {
 	}
 	sort.Strings(why)
 	t.Logf("  not measured: %s", strings.Join(why, "; "))
+	t.Logf("  the tonic's misses by cause, melody only (%d; the rules in missCause):", mel.tonicN-mel.tonic)
+	for _, cause := range []string{causeGoesBack, causeOtherKey, causeEndsOff, causeEstimate} {
+		var per []string
+		for _, c := range run.collections {
+			if n := run.mel[c].causes[cause]; n > 0 {
+				per = append(per, fmt.Sprintf("%s %d", c, n))
+			}
+		}
+		t.Logf("    %5d %s (%s)", mel.causes[cause], cause, strings.Join(per, ", "))
+	}
 	for _, c := range run.collections {
 		if w := run.mel[c].wrong; len(w) > 0 {
 			t.Logf("  first misses in %s, melody only:\n    %s", c, strings.Join(w, "\n    "))
@@ -250,8 +316,8 @@ func (run *keyRun) report(t *testing.T, name string) (acc, mel keyTally) {
 // TestCorpusDevKeys measures the key over the development corpus (make analyze-corpus), per
 // collection, with the accompaniment and without, beside the plain Krumhansl-Kessler baseline.
 // The target was the tonic and the major/minor family each right for 95% of the tunes; the
-// analysis does not reach it (docs/decisions.md says how far and why), and the floors sit a
-// point under what it reaches, so that a change that loses more fails.
+// family reaches it, the tonic does not (docs/decisions.md says how far and why), and the
+// floors sit a point under what the analysis reaches, so that a change that loses more fails.
 func TestCorpusDevKeys(t *testing.T) {
 	t.Parallel()
 	run := measureKeys(t, devTexts(t))
@@ -389,12 +455,13 @@ func TestCorpusDevChordSymbols(t *testing.T) {
 }
 
 // The floors of TestCorpusDevKeys, a point or so under what the analysis reaches on the
-// development corpus (with the accompaniment; melody only is a little higher): the tonic 93.5%
-// over 11,721 tunes, the family 94.4% over 4,445, the do of the scale 88.4% over 1,224. What
-// keeps them from 95% is mostly the labels, not the estimate (docs/decisions.md, "Key: the
-// cues beside the profiles").
+// development corpus (with the accompaniment; melody only is a little higher): the tonic 94.4%
+// over 11,721 tunes, the family 95.4% over 4,445, the do of the scale 88.4% over 1,224. The
+// tonic misses by cause are in the test's log; what keeps the tonic from 95% is mostly the
+// labels and the endings, not the estimate (docs/decisions.md, "Key: the ending, the phrases
+// and a prior on the modes").
 const (
-	floorTonic  = 0.925
-	floorFamily = 0.935
+	floorTonic  = 0.935
+	floorFamily = 0.945
 	floorDo     = 0.87
 )
