@@ -84,7 +84,7 @@ func (h connHost) Modern(m jsonrpc.Message) (func(context.Context, *stdio.Writer
 	return func(ctx context.Context, w *stdio.Writer) *jsonrpc.Response {
 		var resp *jsonrpc.Response
 		if msg.Method == methodListen {
-			resp = s.serveListenLines(ctx, w, msg)
+			resp = s.listening.ServeLines(ctx, w, &msg.Message)
 		} else {
 			sess := s.modernSession(meta)
 			sess.Tasks = tasks.Declares(meta.caps)

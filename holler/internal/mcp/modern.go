@@ -238,7 +238,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	// subscriptions/listen is served by the transport, its answer being a stream of its own;
 	// every other method goes through the method table.
 	if msg.Method == methodListen {
-		s.serveListenHTTP(ctx, w, r, msg)
+		s.listening.ServeHTTP(ctx, w, r, &msg.Message)
 		return
 	}
 	sess := s.modernSession(meta)

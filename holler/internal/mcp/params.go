@@ -23,7 +23,7 @@ import (
 // allowed, _meta is allowed everywhere, and null in an optional member reads as its absence, as
 // the methods themselves read it. Package paramshape checks; the table is here. The methods
 // keep their own checks of meaning (an unknown tool, an unknown cursor); this is the shape
-// only. subscriptions/listen checks its own params (readListen), with the same guidance.
+// only. subscriptions/listen checks its own params (package listen), with the same guidance.
 
 // cursorParams are the params of a paginated list.
 var cursorParams = paramshape.Method{

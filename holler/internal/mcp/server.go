@@ -84,6 +84,8 @@ type Server struct {
 	// their filter that other features serve (listen.go).
 	listens          listen.Set
 	listenExtensions []listen.Extension
+	// listening serves the streams (package listen).
+	listening *listen.Server
 	// paramHeaders are the arguments that clients repeat in Mcp-Param headers, by tool
 	// (mcpparam.go).
 	paramHeaders map[string][]mcpheader.Param
@@ -164,6 +166,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
 	s.changes.Subscribe(listen.Tools, s.tellSessions)
 	s.listens.Init(c.MaxListens)
+	s.listening = listen.NewServer(listenHost{s}, &s.listens, &s.changes, c.KeepAlive, c.MinimalErrors, c.Logger)
 	// The tasks extension's status notifications ride on subscriptions/listen (tasks_listen.go).
 	s.listenExtensions = append(s.listenExtensions, listen.Extension{Member: tasks.ListenMember, Open: s.openTaskListen})
 	if lb, ok := c.Backend.(LiveBackend); ok {
