@@ -51,7 +51,7 @@ type connHost struct{ s *Server }
 
 var (
 	_ ws.Host = connHost{}
-	// A connection carries the server's requests to the client (toolcall's confirmerFor).
+	// A connection carries the server's requests to the client (package toolcall asks a person on it).
 	_ toolcall.RequestCarrier = (*stdio.Writer)(nil)
 )
 

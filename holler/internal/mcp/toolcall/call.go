@@ -254,8 +254,8 @@ func (s *Server) CallTool(ctx context.Context, sess *sessions.Session, msg *json
 	if bad != nil {
 		return s.badArguments(msg.ID, sess, t, bad)
 	}
-	// In the 2026-07-28 era the call may be a retry that carries answers (package round); bad retry
-	// members are a *questions.Malformed or a *reqstate.Error.
+	// In the 2026-07-28 era the call may be a retry that carries answers (package round); bad
+	// retry members are a *questions.Malformed or a *reqstate.Error.
 	var rd *round.Round
 	if sess.Modern {
 		var err error

@@ -15,8 +15,9 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// CallEntry sends the request req of the entry t, asked for by msg of sess (whose stream is out), to a worker and returns the
-// typed answer, or the error response to give. The worker may ask the client, as a tool's may.
+// CallEntry sends the request req of the prompt or resource t, asked for by msg of sess (whose
+// stream is out), to a worker and returns the typed answer, or the error response to give. The
+// worker may ask the client, as a tool's may.
 func (s *Server) CallEntry(ctx context.Context, sess *sessions.Session, msg *jsonrpc.Message, out sessions.Notifier, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *jsonrpc.Response) {
 	id := msg.ID
 	grant, _ := access.GrantOf(ctx)
@@ -71,8 +72,9 @@ func (s *Server) CallEntry(ctx context.Context, sess *sessions.Session, msg *jso
 	return m, nil
 }
 
-// entryAboveGrant refuses a prompt or resource above the tier of the token of the caller's grant g, with the
-// policy's decision and how to get a higher tier, or returns nil when the caller may have it.
+// entryAboveGrant refuses a prompt or resource above the tier of the caller's grant g (nil
+// without access control), with the policy's decision and how to get a higher tier, or returns
+// nil when the caller may have it.
 func (s *Server) entryAboveGrant(g *access.Grant, id json.RawMessage, t *hootv1hoot.Tool) *jsonrpc.Response {
 	if g == nil || t.Tier <= g.Tier {
 		return nil

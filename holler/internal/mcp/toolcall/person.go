@@ -176,7 +176,7 @@ func (s *Server) inputAnswer(id json.RawMessage, sess *sessions.Session, t *hoot
 	return nil
 }
 
-// This file picks how a call is put to a person before it runs, for the policy (package
+// How a call is put to a person before it runs is picked here, for the policy (package
 // consent). The policy only sees the answer; a consent.Confirmer asks: consent.Elicitor asks with
 // elicitation/create on the call's own stream, which protocol versions 2025-06-18 and 2025-11-25
 // have. The 2026-07-28 era asks through an input_required result instead, with package round's
