@@ -6,7 +6,7 @@
 // that sends real POST tools/call requests through the server, once in each protocol era, with
 // the recording on only while each POST is in flight. From the recording it reports, for each
 // POST and for the extent of the function that handles the tools/call (-inner, callTool by
-// default), how many of holler's files the walk visits and how many times it comes back to a
+// default, which also names CallTool), how many of holler's files the walk visits and how many times it comes back to a
 // file it had already left.
 //
 // The walk is the sequence of files of the function that runs: entering a function moves it to
@@ -246,7 +246,7 @@ func extent(events []event, inner string) []event {
 	start, end, g, depth := -1, len(events), "", 0
 	for i, e := range events {
 		if start < 0 {
-			if e.enter && (e.fn == inner || strings.HasSuffix(e.fn, "."+inner)) {
+			if e.enter && names(e.fn, inner) {
 				start, g, depth = i, e.g, 1
 			}
 			continue
@@ -275,6 +275,16 @@ func extent(events []event, inner string) []event {
 		}
 	}
 	return out
+}
+
+// names reports whether fn, a function's full name as the runtime gives it, is the function
+// inner: named so, or so with its first letter upper-cased, as it is once it moved to a package
+// of its own (mcp's callTool is toolcall's CallTool).
+func names(fn, inner string) bool {
+	if fn == inner || strings.HasSuffix(fn, "."+inner) {
+		return true
+	}
+	return inner != "" && strings.HasSuffix(fn, "."+strings.ToUpper(inner[:1])+inner[1:])
 }
 
 // measure returns the distinct files of seq and the number of moves to a file already left.

@@ -2,16 +2,14 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
-	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
-	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolcall"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 )
@@ -29,15 +27,6 @@ func (s *Server) WriteAccessFailure(w http.ResponseWriter, _ *http.Request, f *a
 	streamable.WriteFailure(w, f.Status, jsonrpc.NewError(nil, jsonrpc.CodeInvalidRequest, f.Message, nil), f.Hint, s.cfg.MinimalErrors)
 }
 
-// policyFor returns the policy for the caller of ctx: the server's, capped by the caller's
-// grant if any.
-func (s *Server) policyFor(ctx context.Context) consent.Policy {
-	if g, ok := access.GrantOf(ctx); ok {
-		return s.policy.ForGrant(g)
-	}
-	return s.policy
-}
-
 // refuseAboveGrant answers 403 to a tools/call, sent by POST by the caller of grant g, of a
 // tool that the server serves and g does not allow, and reports whether it did. The body is the
 // JSON-RPC error of the request, with the policy's decision in its data; the challenge is the
@@ -46,7 +35,7 @@ func (s *Server) refuseAboveGrant(w http.ResponseWriter, g *access.Grant, msg *m
 	if !msg.IsRequest() || msg.Method != methodToolsCall {
 		return false
 	}
-	_, name, ok := readCallToolParams(msg.Params)
+	name, ok := toolcall.Name(msg.Params)
 	if !ok {
 		return false
 	}
@@ -77,26 +66,6 @@ func (s *Server) capListing(ctx context.Context, listed []toollist.Description) 
 		}
 	}
 	return out
-}
-
-// entryAboveGrant refuses a prompt or resource above the tier of the caller's token, with the
-// policy's decision and how to get a higher tier, or returns nil when the caller may have it.
-func (s *Server) entryAboveGrant(ctx context.Context, id json.RawMessage, t *hootv1hoot.Tool) *jsonrpc.Response {
-	g, ok := access.GrantOf(ctx)
-	if !ok || t.Tier <= g.Tier {
-		return nil
-	}
-	d, _ := s.policyFor(ctx).Decide(t, nil)
-	f := g.Refuse(t.Tier)
-	s.log.Info("mcp: refused: the caller's token allows a lower tier", "entry", t.Name, "caller", g.Name, "via", g.Via, "tier", d.Tier, "tokenTier", d.TokenTier)
-	return s.fail(id, jsonrpc.CodeInvalidRequest, wording.Quote(t.Name)+" needs tier "+d.Tier+": "+f.Message, &guidance.Data{Hint: f.Hint, Tool: t.Name, Policy: &d})
-}
-
-// principalOf names the caller of ctx for a session's owner: how it was let in and its name,
-// or "" for a request that came through no access control.
-func principalOf(ctx context.Context) string {
-	g, _ := access.GrantOf(ctx)
-	return g.Principal()
 }
 
 // callerOf returns the caller of ctx as a call to a worker names it: its principal and the

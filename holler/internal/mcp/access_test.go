@@ -184,7 +184,7 @@ func TestPolicyCapsByGrant(t *testing.T) {
 	ctx := access.WithGrant(context.Background(), grant)
 	sess := newHTTPSession("test", 8, 1<<20)
 	msg := &message{Message: jsonrpc.Message{ID: json.RawMessage("7"), Method: methodToolsCall, Params: json.RawMessage(`{"name":"cas_get","arguments":{"hash":"x"}}`)}}
-	resp := s.callTool(ctx, sess, msg, nil)
+	resp := s.calls.CallTool(ctx, sess, &msg.Message, nil)
 	b2, _ := json.Marshal(resp.Result)
 	if !strings.Contains(string(b2), `"isError":true`) || !strings.Contains(string(b2), consent.OutcomeTokenTierTooLow) ||
 		!strings.Contains(string(b2), "--tier standard") || b.calls.Load() != 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/stdio"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolcall"
 	"github.com/hootenanny/hoot/holler/internal/mcp/ws"
 )
 
@@ -50,8 +51,8 @@ type connHost struct{ s *Server }
 
 var (
 	_ ws.Host = connHost{}
-	// A connection carries the server's requests to the client (confirmerFor).
-	_ requestCarrier = (*stdio.Writer)(nil)
+	// A connection carries the server's requests to the client (package toolcall asks a person on it).
+	_ toolcall.RequestCarrier = (*stdio.Writer)(nil)
 )
 
 func (h connHost) Closed() bool          { return h.s.isClosed() }
@@ -83,7 +84,7 @@ func (h connHost) Modern(m jsonrpc.Message) (func(context.Context, *stdio.Writer
 	return func(ctx context.Context, w *stdio.Writer) *jsonrpc.Response {
 		var resp *jsonrpc.Response
 		if msg.Method == methodListen {
-			resp = s.serveListenLines(ctx, w, msg)
+			resp = s.listening.ServeLines(ctx, w, &msg.Message)
 		} else {
 			sess := s.modernSession(meta)
 			sess.Tasks = tasks.Declares(meta.caps)

@@ -8,9 +8,6 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/entries"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
-	"github.com/hootenanny/hoot/holler/internal/mcp/round"
-	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
-	"github.com/hootenanny/hoot/hooteproto"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -70,62 +67,6 @@ type resourcesCapability struct {
 	ListChanged bool `json:"listChanged"`
 }
 
-// callEntry sends the request req of the entry t, asked for by rq, to a worker and returns the
-// typed answer, or the error response to give. The worker may ask the client, as a tool's may.
-func (s *Server) callEntry(ctx context.Context, rq methodRequest, t *hootv1hoot.Tool, req proto.Message) (proto.Message, *jsonrpc.Response) {
-	msg := rq.msg
-	id := msg.ID
-	if r := s.entryAboveGrant(ctx, id, t); r != nil {
-		return nil, r
-	}
-	// In the 2026-07-28 era the handler may ask the client, and the request may be a retry
-	// that carries answers (mrtr.go).
-	var rd *round.Round
-	var ask hooteproto.ClientAsker
-	switch {
-	case rq.sess.Modern:
-		var err error
-		// The retry members of params, if any (a *questions.Malformed or *reqstate.Error).
-		if rd, err = round.Open(s.states, msg.Method, t.Name, principalOf(ctx), req, rq.sess.Caps().CanAnswer, msg.Params); err != nil {
-			return nil, s.roundFailure(id, msg.Method, t.Name, err)
-		}
-		ask = rd.Ask
-	case rq.out != nil:
-		// Before 2026-07-28 the questions go to the client as requests on the request's stream.
-		ask = s.clientAsker(rq.sess, rq.out)
-	}
-	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
-	defer cancel()
-	payload := t.Wrap(req)
-	cctx, endBackend := s.startBackendCall(cctx, t.Service, payload)
-	res, err := s.cfg.Backend.Call(cctx, hooteproto.Call{Service: t.Service, Payload: payload, Caller: callerOf(ctx), Ask: ask})
-	if endBackend != nil {
-		endBackend(res, err)
-	}
-	if err == nil && res.GetError() != nil {
-		err = hooteproto.ErrorFromTool(res.GetError())
-	}
-	if rd != nil {
-		if r := s.endRound(id, rd, err != nil); r != nil {
-			return nil, r
-		}
-	}
-	if err != nil {
-		e := hooteproto.AsError(err)
-		s.log.Info("mcp: "+t.Name+" failed", "code", e.Code(), "err", err)
-		code := int64(jsonrpc.CodeInternalError)
-		if e.Code() == hooteproto.CodeInvalidArgument || e.Code() == hooteproto.CodeNotFound {
-			code = jsonrpc.CodeInvalidParams
-		}
-		return nil, s.fail(id, code, e.Message(), &guidance.Data{Hint: e.Hint()})
-	}
-	m, ok := t.Unwrap(res)
-	if !ok || m == nil {
-		return nil, s.internalError(id, "the worker answered "+wording.Quote(t.Name)+" with a result of another kind")
-	}
-	return m, nil
-}
-
 // entryHost is the server as package entries sees it.
 type entryHost struct{ s *Server }
 
@@ -138,7 +79,7 @@ func (h entryHost) Fail(id json.RawMessage, code int64, msg string, g *guidance.
 // entryCaller returns the entries.Caller of the request rq.
 func (s *Server) entryCaller(ctx context.Context, rq methodRequest) entries.Caller {
 	return func(t *hootv1hoot.Tool, req proto.Message) (proto.Message, *jsonrpc.Response) {
-		return s.callEntry(ctx, rq, t, req)
+		return s.calls.CallEntry(ctx, rq.sess, &rq.msg.Message, rq.out, t, req)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolcall"
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
@@ -315,7 +316,7 @@ func TestHTTPProgressSwitchesToSSE(t *testing.T) {
 		t.Fatalf("want 3 events, got %d: %s", len(a.messages), a.body)
 	}
 	for i, m := range a.messages[:2] {
-		var p progressParams
+		var p toolcall.ProgressParams
 		if m.Method != notifyProgress || json.Unmarshal(m.Params, &p) != nil || string(p.ProgressToken) != "42" || p.Progress != float64(i+1) || p.Total != 2 {
 			t.Errorf("event %d = %s %s", i, m.Method, m.Params)
 		}

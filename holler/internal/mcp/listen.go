@@ -1,42 +1,15 @@
 package mcp
 
 import (
-	"context"
-	"encoding/json"
-	"net/http"
-	"strconv"
-	"time"
-
-	"github.com/hootenanny/hoot/holler/internal/mcp/era"
-	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
-	"github.com/hootenanny/hoot/holler/internal/mcp/httpcheck"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/listen"
-	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
-	"github.com/hootenanny/hoot/holler/internal/mcp/stdio"
-	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
-	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 )
 
-// subscriptions/listen (2026-07-28).
-//
-// The 2026-07-28 era has no session stream; a client that wants to hear of changes opens
-// subscriptions/listen, a request whose answer stays open: an event stream over HTTP, a run of
-// lines over stdio. It asks in params.notifications for the kinds it wants (a filter); the first
-// message is notifications/subscriptions/acknowledged with the part of the filter this server
-// honours, and every notification after it carries the listen request's id in
-// params._meta["io.modelcontextprotocol/subscriptionId"]. The stream ends when the client closes
-// it (HTTP) or cancels the request (stdio, notifications/cancelled); when the server shuts down
-// it ends the stream with the request's result, {"resultType":"complete"} and the subscription
-// id in _meta. The list changes come from the one fan-out of changes.go, the same one that tells
-// the older era's sessions. Nothing outlives the stream, so any gateway can serve one.
-//
-// A feature that streams more kinds (such as the tasks extension's taskIds) adds a
-// listenExtension to Server.listenExtensions: it reads its member of the filter, says what it
-// honours, and queues its notifications on the stream, which tags them.
+// subscriptions/listen (2026-07-28) is served by package listen's Server; this file is what
+// it is lent of the server.
 
 // The method of subscriptions/listen.
-const methodListen = "subscriptions/listen"
+const methodListen = listen.Method
 
 // EndSubscriptions ends every subscriptions/listen stream with its result, as the protocol asks
 // of a server that shuts down; streams opened later end at once. An HTTP server calls it when
@@ -44,241 +17,25 @@ const methodListen = "subscriptions/listen"
 // hold the shutdown until its deadline. Close calls it too.
 func (s *Server) EndSubscriptions() { s.listens.EndAll() }
 
-// readListen reads the filter of a subscriptions/listen request.
-func (s *Server) readListen(msg *message) (listen.Filter, *jsonrpc.Response) {
-	members := make([]string, len(s.listenExtensions))
-	for i, e := range s.listenExtensions {
-		members[i] = e.Member
-	}
-	f, bad := listen.ReadFilter(msg.Params, members)
-	if bad != nil {
-		return f, s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: "+bad.Text, &guidance.Data{
-			Hint:     "Send params.notifications with the kinds to hear: toolsListChanged, promptsListChanged and resourcesListChanged (true or false) and resourceSubscriptions (a list of resource URIs), as in try.",
-			Field:    bad.Field,
-			Expected: bad.Expected,
-			Try:      tryListen(),
-		})
-	}
-	return f, nil
-}
+// listenHost is the server as package listen sees it.
+type listenHost struct{ s *Server }
 
-// openListen subscribes a new stream for the listen request msg to what f asks and this server
-// honours. It returns the stream, its acknowledgement, and the function that unsubscribes it.
-func (s *Server) openListen(ctx context.Context, msg *message, f listen.Filter) (*listen.Stream, *jsonrpc.Notification, func(), *jsonrpc.Response) {
-	ls := listen.NewStream(msg.ID)
-	caps := s.modernCapabilities()
-	honoured := f.Kinds & listen.Tools
+// Lists returns the kinds of lists this server has: its tools always, its prompts and resources
+// when the table has them.
+func (h listenHost) Lists() listen.Kinds {
+	caps := h.s.modernCapabilities()
+	k := listen.Tools
 	if caps.Prompts != nil {
-		honoured |= f.Kinds & listen.Prompts
+		k |= listen.Prompts
 	}
-	ack := map[string]any{}
 	if caps.Resources != nil {
-		honoured |= f.Kinds & listen.Resources
-		// Resources here are write-once (stored objects, artifacts' contents, fixtures): a
-		// subscription to one that exists is honoured, and never fires.
-		var known []string
-		for _, uri := range f.Resources {
-			if s.entries.HasResource(uri) {
-				known = append(known, uri)
-			}
-		}
-		if len(known) > 0 {
-			ack["resourceSubscriptions"] = known
-		}
+		k |= listen.Resources
 	}
-	for _, b := range []struct {
-		kind   listen.Kinds
-		member string
-	}{{listen.Tools, "toolsListChanged"}, {listen.Prompts, "promptsListChanged"}, {listen.Resources, "resourcesListChanged"}} {
-		if honoured&b.kind != 0 {
-			ack[b.member] = true
-		}
-	}
-	var stops []func()
-	stopAll := func() {
-		for _, stop := range stops {
-			stop()
-		}
-	}
-	if honoured != 0 {
-		stops = append(stops, s.changes.Subscribe(honoured, ls.Lists))
-	}
-	for _, e := range s.listenExtensions {
-		raw, ok := f.Extensions[e.Member]
-		if !ok {
-			continue
-		}
-		h, stop, problem := e.Open(ctx, raw, ls.Notify)
-		if problem != "" {
-			stopAll()
-			return nil, nil, nil, s.fail(msg.ID, jsonrpc.CodeInvalidParams, "invalid params: params.notifications."+e.Member+": "+problem, &guidance.Data{
-				Hint:  "Fix params.notifications." + e.Member + " as the message says, or leave it out.",
-				Field: "params.notifications." + e.Member,
-				Try:   tryListen(),
-			})
-		}
-		if stop != nil {
-			stops = append(stops, stop)
-		}
-		if h != nil {
-			ack[e.Member] = h
-		}
-	}
-	return ls, ls.Tagged(listen.NotifyAck, map[string]any{"notifications": ack}), stopAll, nil
+	return k
 }
 
-// How a listen stream ended.
-type listenEnd int
-
-const (
-	listenClientEnded listenEnd = iota // the client closed or cancelled it, or writing failed
-	listenShutdown                     // the server shut down and wrote the result
-	listenFellBehind                   // the client read too slowly for the queue
-)
-
-// runListen writes the stream's notifications with emit until ctx ends (the client closed or
-// cancelled it), emit fails, the client falls behind, or the server shuts down, when it writes
-// the request's result last. keep, if not nil, sends a keep-alive whenever the stream was quiet
-// for interval.
-func (s *Server) runListen(ctx context.Context, ls *listen.Stream, emit func([]byte) bool, interval time.Duration, keep func() bool) listenEnd {
-	var tick <-chan time.Time
-	if keep != nil && interval > 0 {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		tick = t.C
-	}
-	for {
-		end := func() listenEnd {
-			res := s.modernResponse(methodListen, jsonrpc.NewResult(ls.ID(), map[string]any{
-				"_meta": map[string]any{listen.MetaSubscriptionID: ls.ID()},
-			}))
-			emit(toolresult.Marshal(res))
-			return listenShutdown
-		}
-		select {
-		case <-ctx.Done():
-			// The server's shutdown ends the request's context too; it still owes the result.
-			select {
-			case <-s.listens.Ended():
-				return end()
-			default:
-				return listenClientEnded
-			}
-		case <-s.listens.Ended():
-			return end()
-		case <-tick:
-			if !keep() {
-				return listenClientEnded
-			}
-		case <-ls.Wake():
-			kinds, queue, overflow := ls.Take()
-			for _, c := range listen.ChangeMethods {
-				if kinds&c.Kind != 0 && !emit(toolresult.Marshal(ls.Tagged(c.Method, nil))) {
-					return listenClientEnded
-				}
-			}
-			for _, n := range queue {
-				if !emit(toolresult.Marshal(n)) {
-					return listenClientEnded
-				}
-			}
-			if overflow {
-				s.log.Warn("mcp: a subscriptions/listen stream fell behind and was ended", "id", string(ls.ID()))
-				return listenFellBehind
-			}
-		}
-	}
-}
-
-// serveListenHTTP answers subscriptions/listen over HTTP with an event stream that stays open
-// until the client closes it or the server shuts down. ctx ends when the client goes.
-func (s *Server) serveListenHTTP(ctx context.Context, w http.ResponseWriter, r *http.Request, msg *message) {
-	f, fail := s.readListen(msg)
-	if fail != nil {
-		streamable.WriteJSON(w, http.StatusBadRequest, fail)
-		return
-	}
-	if _, sseOK := httpcheck.Accepts(r.Header.Values("Accept")); !sseOK {
-		streamable.WriteJSON(w, http.StatusNotAcceptable, s.fail(msg.ID, jsonrpc.CodeInvalidRequest, "subscriptions/listen answers with an event stream: the Accept header must allow text/event-stream", &guidance.Data{
-			Hint: "Send the request with the header Accept: application/json, text/event-stream.",
-		}))
-		return
-	}
-	if !s.listens.Acquire() {
-		w.Header().Set("Retry-After", "5")
-		streamable.WriteJSON(w, http.StatusServiceUnavailable, s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance.Data{
-			Hint: "Close a listen stream you no longer read (one stream can ask for every kind of notification), or try again later or at another gateway.",
-		}))
-		return
-	}
-	defer s.listens.Release()
-	ls, ack, stop, fail := s.openListen(ctx, msg, f)
-	if fail != nil {
-		streamable.WriteJSON(w, http.StatusBadRequest, fail)
-		return
-	}
-	defer stop()
-	sw := sse.NewWriter(w)
-	sw.Start()
-	sw.Event("", toolresult.Marshal(ack))
-	emit := func(b []byte) bool {
-		sw.Event("", b)
-		return sw.Err() == nil
-	}
-	s.runListen(ctx, ls, emit, s.cfg.KeepAlive, func() bool {
-		sw.KeepAlive()
-		return sw.Err() == nil
-	})
-}
-
-// serveListenLines answers subscriptions/listen over stdio: the acknowledgement and the
-// notifications as lines, until the client cancels the request (notifications/cancelled, which
-// ends ctx) or the server shuts down. It returns the response to write when the request fails
-// before the stream opens, and nil otherwise.
-func (s *Server) serveListenLines(ctx context.Context, w *stdio.Writer, msg *message) *jsonrpc.Response {
-	f, fail := s.readListen(msg)
-	if fail != nil {
-		return fail
-	}
-	if !s.listens.Acquire() {
-		return s.fail(msg.ID, jsonrpc.CodeInternalError, "this server has "+strconv.Itoa(s.cfg.MaxListens)+" subscriptions/listen streams open, its limit", &guidance.Data{
-			Hint: "Cancel a listen stream you no longer read (one stream can ask for every kind of notification).",
-		})
-	}
-	defer s.listens.Release()
-	ls, ack, stop, fail := s.openListen(ctx, msg, f)
-	if fail != nil {
-		return fail
-	}
-	defer stop()
-	// Nobody can cancel the stream once the input has ended.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-w.InputEnded():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	w.Notify(ack)
-	how := s.runListen(ctx, ls, func(b []byte) bool {
-		w.WriteLine(b)
-		return w.Err() == nil
-	}, 0, nil)
-	if how == listenFellBehind {
-		// stdio has no stream to close: the server ends a listen request it gives up on with
-		// notifications/cancelled naming it (the only request it ever cancels so).
-		w.Notify(&jsonrpc.Notification{JSONRPC: jsonrpc.Version, Method: notifyCancelled, Params: map[string]any{
-			"requestId": ls.ID(),
-			"reason":    "the client read the subscription's notifications too slowly; listen again",
-		}})
-	}
-	return nil
-}
-
-// tryListen returns a subscriptions/listen request to copy.
-func tryListen() json.RawMessage {
-	return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"` + era.MetaProtocolVersion + `":"` +
-		era.V20260728 + `","` + era.MetaClientCapabilities + `":{}},"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}}`)
+func (h listenHost) HasResource(uri string) bool    { return h.s.entries.HasResource(uri) }
+func (h listenHost) Extensions() []listen.Extension { return h.s.listenExtensions }
+func (h listenHost) Complete(r *jsonrpc.Response) *jsonrpc.Response {
+	return h.s.modernResponse(methodListen, r)
 }

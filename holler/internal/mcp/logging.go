@@ -3,13 +3,11 @@ package mcp
 import (
 	"encoding/json"
 
-	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
-	"github.com/hootenanny/hoot/hooteproto"
 )
 
 // setLogLevel answers logging/setLevel: from now on the session receives log messages of
@@ -36,37 +34,4 @@ func (s *Server) setLogLevel(sess *sessions.Session, msg *message) *jsonrpc.Resp
 	}
 	sess.SetLogLevel(level)
 	return jsonrpc.NewResult(msg.ID, struct{}{})
-}
-
-// logCallFailure tells the session, on the call's stream, when a call failed because its
-// service has no live worker or its worker went away: an event of the gateway, not of the
-// tool, which the client may want to see besides the tool's error result.
-func (s *Server) logCallFailure(sess *sessions.Session, out sessions.Notifier, tool, service string, e *hooteproto.Error) {
-	if e.Code() != hooteproto.CodeUnavailable {
-		return
-	}
-	sess.Log(out, loglevel.Warning, "holler", map[string]any{
-		"event":   "unavailable",
-		"tool":    tool,
-		"service": service,
-		"message": e.Message(),
-	})
-}
-
-// logRelay returns the function that relays a worker's reports for one call: log entries
-// become notifications/message for sess, on out; progress goes to progress, if not nil.
-func (s *Server) logRelay(sess *sessions.Session, out sessions.Notifier, progress func(*hootv1.Progress)) func(*hootv1.Progress) {
-	return func(p *hootv1.Progress) {
-		if e := p.GetLog(); e != nil {
-			level := loglevel.Info
-			if e.GetLevel() != hootv1.LogLevel_LOG_LEVEL_UNSPECIFIED {
-				level = loglevel.Level(e.GetLevel() - hootv1.LogLevel_LOG_LEVEL_DEBUG)
-			}
-			sess.Log(out, level, e.GetLogger(), e.GetMessage())
-			return
-		}
-		if progress != nil {
-			progress(p)
-		}
-	}
 }

@@ -211,7 +211,7 @@ func serveToolsCall(s *Server, ctx context.Context, rq methodRequest) *jsonrpc.R
 		}
 	}
 	if s.cfg.Observer == nil && s.cfg.Tracer == nil {
-		return s.callTool(ctx, rq.sess, rq.msg, rq.out)
+		return s.calls.CallTool(ctx, rq.sess, &rq.msg.Message, rq.out)
 	}
 	return s.observeCall(ctx, rq.sess, rq.msg, rq.out)
 }

@@ -41,8 +41,8 @@ func TestTasksOverStdio(t *testing.T) {
 	}
 	// A request that does not declare the extension is refused it, as over HTTP.
 	c.send(modernLine(4, methodTasksGet, map[string]any{"taskId": taskID}))
-	if r := c.recv(); r.Error == nil || r.Error.Code != codeMissingCapability {
-		t.Fatalf("tasks/get without the extension over stdio = %s %+v, want %d", r.Result, r.Error, codeMissingCapability)
+	if r := c.recv(); r.Error == nil || r.Error.Code != era.CodeMissingCapability {
+		t.Fatalf("tasks/get without the extension over stdio = %s %+v, want %d", r.Result, r.Error, era.CodeMissingCapability)
 	}
 }
 

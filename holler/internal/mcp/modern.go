@@ -238,7 +238,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	// subscriptions/listen is served by the transport, its answer being a stream of its own;
 	// every other method goes through the method table.
 	if msg.Method == methodListen {
-		s.serveListenHTTP(ctx, w, r, msg)
+		s.listening.ServeHTTP(ctx, w, r, &msg.Message)
 		return
 	}
 	sess := s.modernSession(meta)
@@ -247,7 +247,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 	resp := s.modernResponse(msg.Method, s.handle(ctx, sess, msg, reply, cancel))
 	// A missing client capability is a client error in this era (400); anything else is 200.
 	status := http.StatusOK
-	if resp.Error != nil && resp.Error.Code == codeMissingCapability {
+	if resp.Error != nil && resp.Error.Code == era.CodeMissingCapability {
 		status = http.StatusBadRequest
 	}
 	reply.FinishStatus(resp, status)

@@ -13,6 +13,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/content"
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolcall"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -302,7 +303,7 @@ func TestModernProgressAndLogs(t *testing.T) {
 		t.Fatalf("progress: Content-Type %q: %s", ct, a.body)
 	}
 	for i, m := range a.messages[:2] {
-		var p progressParams
+		var p toolcall.ProgressParams
 		if m.Method != notifyProgress || json.Unmarshal(m.Params, &p) != nil || string(p.ProgressToken) != `"p"` || p.Progress != float64(i+1) {
 			t.Errorf("event %d = %s %s", i, m.Method, m.Params)
 		}

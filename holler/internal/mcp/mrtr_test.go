@@ -289,7 +289,7 @@ func TestRoundCapabilities(t *testing.T) {
 		p["_meta"] = capsMeta(caps)
 		a := c.modernCall(10+i, "tools/call", p, nil)
 		r := a.last(t)
-		if r.Error == nil || r.Error.Code != codeMissingCapability || a.status != http.StatusBadRequest {
+		if r.Error == nil || r.Error.Code != era.CodeMissingCapability || a.status != http.StatusBadRequest {
 			t.Fatalf("caps %v: want -32021 and 400, got %d %s", caps, a.status, a.body)
 		}
 		req, _ := r.Error.Data["requiredCapabilities"].(map[string]any)
@@ -306,7 +306,7 @@ func TestRoundCapabilities(t *testing.T) {
 	p = sampleCall("x", nil)
 	p["_meta"] = capsMeta(map[string]any{"elicitation": map[string]any{"url": map[string]any{}}})
 	r := c.modernCall(20, "tools/call", p, nil).last(t)
-	if req, _ := r.Error.Data["requiredCapabilities"].(map[string]any); r.Error.Code != codeMissingCapability || req["elicitation"] == nil {
+	if req, _ := r.Error.Data["requiredCapabilities"].(map[string]any); r.Error.Code != era.CodeMissingCapability || req["elicitation"] == nil {
 		t.Errorf("url-only elicitation: %+v", r.Error)
 	}
 }
@@ -615,7 +615,7 @@ func TestRoundResource(t *testing.T) {
 	// Without roots declared, the failing read is -32021.
 	p = map[string]any{"uri": "test://static-text", "_meta": capsMeta(map[string]any{})}
 	a := c.modernCall(3, "resources/read", p, nil)
-	if r := a.last(t); r.Error == nil || r.Error.Code != codeMissingCapability || a.status != http.StatusBadRequest {
+	if r := a.last(t); r.Error == nil || r.Error.Code != era.CodeMissingCapability || a.status != http.StatusBadRequest {
 		t.Errorf("resource without roots: %d %s", a.status, a.body)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/paramshape"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolcall"
 )
 
 // The shapes of the methods' params.
@@ -22,7 +23,7 @@ import (
 // allowed, _meta is allowed everywhere, and null in an optional member reads as its absence, as
 // the methods themselves read it. Package paramshape checks; the table is here. The methods
 // keep their own checks of meaning (an unknown tool, an unknown cursor); this is the shape
-// only. subscriptions/listen checks its own params (readListen), with the same guidance.
+// only. subscriptions/listen checks its own params (package listen), with the same guidance.
 
 // cursorParams are the params of a paginated list.
 var cursorParams = paramshape.Method{
@@ -148,7 +149,7 @@ func (s *Server) badParams(msg *message, modern bool) *jsonrpc.Response {
 		// A call names its tool, or is shown the tools; a call of a known tool is shown its
 		// usage and an example of its own.
 		g.Tools = s.allowedNames
-		if _, name, ok := readCallToolParams(msg.Params); ok {
+		if name, ok := toolcall.Name(msg.Params); ok {
 			if t, known := s.tools[name]; known {
 				g.Tool, g.Usage, g.Example = name, t.Usage, guidance.ExampleCall(t)
 			}

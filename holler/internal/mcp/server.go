@@ -23,6 +23,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolcall"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -39,7 +40,7 @@ const (
 	methodToolsCall   = "tools/call"
 	notifyInitialized = "notifications/initialized"
 	notifyCancelled   = "notifications/cancelled"
-	notifyProgress    = "notifications/progress"
+	notifyProgress    = toolcall.NotifyProgress
 	methodSetLevel    = "logging/setLevel"
 	notifyMessage     = "notifications/message"
 	notifyToolsChange = listen.NotifyToolsChange
@@ -66,8 +67,10 @@ type Server struct {
 	allowedNames []string
 	// entries are the prompts and resources of the table within MaxTier (package entries).
 	entries *entries.Entries
-	// clientCalls are the requests to clients that wait for a response (clientreq.go).
+	// clientCalls are the requests to clients that wait for a response (toolcall asks them).
 	clientCalls sessions.Calls
+	// calls answers tools/call and calls a worker for prompts and resources (package toolcall).
+	calls *toolcall.Server
 	// live, when the Backend reports its live services, watches them; listed holds the tools
 	// that tools/list shows now, as they are described.
 	live   LiveBackend
@@ -81,6 +84,8 @@ type Server struct {
 	// their filter that other features serve (listen.go).
 	listens          listen.Set
 	listenExtensions []listen.Extension
+	// listening serves the streams (package listen).
+	listening *listen.Server
 	// paramHeaders are the arguments that clients repeat in Mcp-Param headers, by tool
 	// (mcpparam.go).
 	paramHeaders map[string][]mcpheader.Param
@@ -143,6 +148,8 @@ func NewServer(cfg *Config) (*Server, error) {
 	}
 	s.tasks = tasks.New(taskHost{s}, s.states, c.CallTimeout, c.Logger)
 	s.tasksOn = s.tasks.Supported() // the table and the tier are fixed from here on
+	s.calls = toolcall.New(callHost{s}, toolcall.Options{Config: c, Tools: s.tools, Allowed: s.allowed, Policy: s.policy,
+		States: s.states, Tasks: s.tasks, ClientCalls: &s.clientCalls})
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.sessions = sessions.New[*sessions.Session](c.SessionIdleTimeout, c.MaxSessions, c.Logger)
 	s.eventBudget = sse.NewBudget(c.EventBufferTotal, s.eventsDropped)
@@ -159,6 +166,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.paramHeaders = mcpheader.ParamsOf(s.allowed)
 	s.changes.Subscribe(listen.Tools, s.tellSessions)
 	s.listens.Init(c.MaxListens)
+	s.listening = listen.NewServer(listenHost{s}, &s.listens, &s.changes, c.KeepAlive, c.MinimalErrors, c.Logger)
 	// The tasks extension's status notifications ride on subscriptions/listen (tasks_listen.go).
 	s.listenExtensions = append(s.listenExtensions, listen.Extension{Member: tasks.ListenMember, Open: s.openTaskListen})
 	if lb, ok := c.Backend.(LiveBackend); ok {
@@ -194,13 +202,10 @@ func (s *Server) isClosed() bool {
 	}
 }
 
-// A message is one decoded JSON-RPC 2.0 message (a jsonrpc.Message) with the server's own
-// state of it.
+// A message is one decoded JSON-RPC 2.0 message (a jsonrpc.Message) as the server's methods
+// get it.
 type message struct {
 	jsonrpc.Message
-	// tool is the known tool a tools/call names, once the call has found it: what the call's
-	// observer is told.
-	tool string
 }
 
 // decodeMessage reads one JSON-RPC message (jsonrpc.Decode).

@@ -13,6 +13,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolcall"
 )
 
 // mcpStdio drives ServeStdio through pipes.
@@ -129,11 +130,11 @@ func TestStdioSession(t *testing.T) {
 
 	// Progress notifications come before the response, on their own lines.
 	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"progress"},"_meta":{"progressToken":"p1"}}}`)
-	var progress []progressParams
+	var progress []toolcall.ProgressParams
 	for {
 		m := c.recv()
 		if m.Method == notifyProgress {
-			var p progressParams
+			var p toolcall.ProgressParams
 			if err := json.Unmarshal(m.Params, &p); err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolcall"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toolresult"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -87,7 +88,7 @@ func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modern
 	case msg.Method == methodSubscriptionsListen && asksForTasks(msg.Params):
 		what = "notifications of tasks (taskIds) belong to the tasks extension"
 	case msg.Method == methodToolsCall:
-		_, name, ok := readCallToolParams(msg.Params)
+		name, ok := toolcall.Name(msg.Params)
 		if t, known := s.allowedTool(name); ok && known && t.TaskRequired {
 			what = "the tool " + wording.Quote(name) + " runs only as a task"
 		}
@@ -102,7 +103,7 @@ func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modern
 	if s.cfg.MinimalErrors {
 		data.Hint = ""
 	}
-	return &modernFailure{status: http.StatusBadRequest, resp: jsonrpc.NewError(msg.ID, codeMissingCapability,
+	return &modernFailure{status: http.StatusBadRequest, resp: jsonrpc.NewError(msg.ID, era.CodeMissingCapability,
 		"missing required client capability: "+what+", which this request does not declare ("+tasks.Extension+")", data)}
 }
 
@@ -128,7 +129,7 @@ func (s *Server) jobToolResult(job *hootv1.Job) (toolresult.Result, error) {
 			m = own
 		}
 	}
-	out, err := toolresult.Typed(m, s.contentBase(), false)
+	out, err := toolresult.Typed(m, s.calls.ContentBase(), false)
 	if err != nil {
 		return toolresult.Result{}, errors.New("the job's result could not be encoded")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
+	"github.com/hootenanny/hoot/holler/internal/mcp/toolcall"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -66,10 +67,10 @@ func (s *Server) withTaskSupport(resp *jsonrpc.Response) *jsonrpc.Response {
 // of a tool that cannot run as one, and a call of a tool that runs only as a task made without
 // one (both -32601, as 2025-11-25 says). It returns nil for every other call.
 func (s *Server) checkLegacyTaskCall(sess *sessions.Session, msg *message) *jsonrpc.Response {
-	_, name, ok := readCallToolParams(msg.Params)
+	name, ok := toolcall.Name(msg.Params)
 	t, known := s.allowedTool(name)
 	if !ok || !known {
-		return nil // callTool answers these
+		return nil // tools/call answers these
 	}
 	if !tasks.AsksForTask(msg.Params) && tasks.Support(t) == "required" {
 		return s.fail(msg.ID, jsonrpc.CodeMethodNotFound, "method not found: "+wording.Quote(name)+" runs only as a task (its execution.taskSupport is required)", &guidance.Data{
@@ -80,16 +81,20 @@ func (s *Server) checkLegacyTaskCall(sess *sessions.Session, msg *message) *json
 	return nil
 }
 
-// legacyTaskCreated returns the nested CreateTaskResult of a job started by a call that asked
+// callHost is the server as package toolcall sees it.
+type callHost struct{ s *Server }
+
+// LegacyTaskCreated returns the nested CreateTaskResult of a job started by a call that asked
 // for a task in a session with tasks, and starts reporting its status changes.
-func (s *Server) legacyTaskCreated(msg *message, sess *sessions.Session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *jsonrpc.Response {
+func (h callHost) LegacyTaskCreated(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *jsonrpc.Response {
+	s := h.s
 	created := s.tasks.Created(js)
 	sess.TaskList().Add(created.TaskID)
 	s.wg.Go(func() {
 		s.tasks.WatchLegacy(s.base, sess.Caller, created.TaskID, js.GetJobId(), created.Status, sess.HasEnded, sess.Push)
 	})
 	s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId(), "session", sess.ID())
-	return jsonrpc.NewResult(msg.ID, struct {
+	return jsonrpc.NewResult(id, struct {
 		Task tasks.LegacyTask `json:"task"`
 	}{tasks.LegacyOf(created)})
 }
@@ -99,7 +104,7 @@ func (s *Server) legacyTaskCreated(msg *message, sess *sessions.Session, t *hoot
 func (s *Server) serveLegacyTask(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
 	var ask hooteproto.ClientAsker
 	if out != nil {
-		ask = s.clientAsker(sess, out)
+		ask = s.calls.ClientAsker(sess, out)
 	}
 	return s.tasks.ServeLegacy(ctx, callerOf(ctx), msg.ID, msg.Method, msg.Params, sess.TaskList(), ask)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 )
@@ -89,7 +90,7 @@ func TestTaskListen(t *testing.T) {
 		}
 	}
 	// Asking for task notifications without declaring the extension is -32021.
-	if f := s.checkTaskCapability(&message{Message: jsonrpc.Message{ID: json.RawMessage(`3`), Method: methodSubscriptionsListen, Params: json.RawMessage(`{"notifications":{"taskIds":["x"]}}`)}}, json.RawMessage(`{}`)); f == nil || f.resp.Error.Code != codeMissingCapability {
+	if f := s.checkTaskCapability(&message{Message: jsonrpc.Message{ID: json.RawMessage(`3`), Method: methodSubscriptionsListen, Params: json.RawMessage(`{"notifications":{"taskIds":["x"]}}`)}}, json.RawMessage(`{}`)); f == nil || f.resp.Error.Code != era.CodeMissingCapability {
 		t.Errorf("listen for taskIds without the extension = %+v", f)
 	}
 }

@@ -350,8 +350,8 @@ func TestTasksErrors(t *testing.T) {
 	// capability they need.
 	missing := func(name string, a *httpAnswer) {
 		t.Helper()
-		if a.status != http.StatusBadRequest || len(a.messages) != 1 || a.messages[0].Error == nil || a.messages[0].Error.Code != codeMissingCapability {
-			t.Errorf("%s: want 400 and %d: %s", name, codeMissingCapability, a.body)
+		if a.status != http.StatusBadRequest || len(a.messages) != 1 || a.messages[0].Error == nil || a.messages[0].Error.Code != era.CodeMissingCapability {
+			t.Errorf("%s: want 400 and %d: %s", name, era.CodeMissingCapability, a.body)
 			return
 		}
 		req, _ := a.messages[0].Error.Data["requiredCapabilities"].(map[string]any)

@@ -11,7 +11,7 @@ import (
 	"github.com/hootenanny/hoot/hooteproto"
 )
 
-// observeCall answers tools/call as callTool does, telling the Observer and the Tracer.
+// observeCall answers tools/call as toolcall's CallTool does, telling the Observer and the Tracer.
 func (s *Server) observeCall(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
 	o := s.cfg.Observer
 	if o != nil {
@@ -22,8 +22,8 @@ func (s *Server) observeCall(ctx context.Context, sess *sessions.Session, msg *m
 		ctx, end = s.cfg.Tracer.StartCall(ctx)
 	}
 	start := time.Now()
-	resp := s.callTool(ctx, sess, msg, out)
-	rec := CallRecord{Tool: msg.tool, Era: eraName(sess), Outcome: outcomeOf(resp), Duration: time.Since(start)}
+	resp := s.calls.CallTool(ctx, sess, &msg.Message, out)
+	rec := CallRecord{Tool: s.calls.Known(msg.Params), Era: eraName(sess), Outcome: outcomeOf(resp), Duration: time.Since(start)}
 	if o != nil {
 		o.CallEnded(rec)
 	}

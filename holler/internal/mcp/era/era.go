@@ -75,6 +75,9 @@ const (
 
 	// CodeHeaderMismatch: a routing header is missing or disagrees with the body.
 	CodeHeaderMismatch = -32020
+	// CodeMissingCapability: the request needs a capability the client did not declare in it
+	// (MissingRequiredClientCapability).
+	CodeMissingCapability = -32021
 	// CodeUnsupportedVersion: the request's protocol version is not one the server speaks.
 	CodeUnsupportedVersion = -32022
 )

@@ -1,7 +1,8 @@
 // Package listen is what subscriptions/listen (2026-07-28) and the older era's list-change
 // notifications are made of: the kinds of lists, the one fan-out of their changes (Hub), a
-// listen request's filter, the streams' bound (Set) and one open stream's queue (Stream). How a
-// stream is written (an event stream over HTTP, lines over stdio) is the server's.
+// listen request's filter, the streams' bound (Set), one open stream's queue (Stream), and the
+// serving of a stream (Server, serve.go): an event stream over HTTP, lines over stdio, with what
+// it needs of the MCP server lent through a Host.
 package listen
 
 import (

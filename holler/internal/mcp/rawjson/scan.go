@@ -16,7 +16,7 @@ import (
 // from json.Unmarshal into a struct of json.RawMessage fields (member names with escapes,
 // non-ASCII letters or other capitalisations, which json.Unmarshal matches case-insensitively;
 // deep nesting; invalid JSON) it gives up, and the caller decodes with json.Unmarshal as
-// before (the mcp package's fastscan_test.go compares the two on JSON-RPC messages).
+// before (package toolcall's scan_test.go compares the two on tools/call's params).
 
 // maxScanDepth bounds the nesting that the fast reader follows; deeper text is left to
 // encoding/json, which has its own limit.

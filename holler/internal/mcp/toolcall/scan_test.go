@@ -1,4 +1,4 @@
-package mcp
+package toolcall
 
 import (
 	"encoding/json"

@@ -1,4 +1,14 @@
-package mcp
+// Package toolcall answers tools/call for the MCP server (package mcp): it finds the tool,
+// applies the policy (package consent), decodes and validates the arguments, puts the call to a
+// person when the policy or the tool's elicited fields say so, calls the backend with the call's
+// progress, log and question relays, and renders the typed answer. The worker calls of prompts
+// and resources (CallEntry) share its backend call and its rounds.
+//
+// The server reaches it through a [Server] made once with what does not change after the
+// server's start (the tool table, the policy, the request-state signer, the tasks), and lends
+// it what belongs to the server's lifetime through a [Host]: the watch of a 2025-11-25 task
+// that a call started.
+package toolcall
 
 import (
 	"context"
@@ -6,6 +16,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,11 +26,14 @@ import (
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
 	"github.com/hootenanny/hoot/holler/internal/access"
 	"github.com/hootenanny/hoot/holler/internal/mcp/arguments"
+	"github.com/hootenanny/hoot/holler/internal/mcp/config"
 	"github.com/hootenanny/hoot/holler/internal/mcp/consent"
-	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/guidance"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
+	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
+	"github.com/hootenanny/hoot/holler/internal/mcp/questions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
+	"github.com/hootenanny/hoot/holler/internal/mcp/reqstate"
 	"github.com/hootenanny/hoot/holler/internal/mcp/round"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
@@ -25,6 +41,82 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/wording"
 	"github.com/hootenanny/hoot/hooteproto"
 )
+
+const (
+	methodToolsCall = "tools/call"
+	// NotifyProgress is the notification that relays a worker's progress.
+	NotifyProgress = "notifications/progress"
+)
+
+// A Host is what a Server needs of the MCP server it is part of.
+type Host interface {
+	// LegacyTaskCreated answers a call in a session with 2025-11-25 tasks that asked for a task
+	// and started the job js: the nested CreateTaskResult, the task added to the session's list
+	// and its status changes reported for as long as the server runs.
+	LegacyTaskCreated(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, js *hootv1.JobStarted) *jsonrpc.Response
+}
+
+// Options are what a Server is made of; none of it changes after the server's start.
+type Options struct {
+	// Config is the MCP server's configuration, its defaults filled in: the Backend, the
+	// Tracer, the call timeout, MinimalErrors, the content route's base and the logger.
+	Config *config.Config
+	// Tools holds every tool of the table by name, allowed or not, so that a tool above the
+	// tier limit is refused by name rather than reported unknown; Allowed are the tools within
+	// MaxTier, in table order.
+	Tools   map[string]*hootv1hoot.Tool
+	Allowed []*hootv1hoot.Tool
+	// Policy decides which calls may go to a worker.
+	Policy consent.Policy
+	// States signs and checks the requestState of the 2026-07-28 era's rounds.
+	States *reqstate.Signer
+	// Tasks serves the tasks of both eras; nil or unsupported when the table has no jobs.
+	Tasks *tasks.Tasks
+	// ClientCalls are the requests to clients that wait for a response, which the MCP server
+	// delivers the responses of.
+	ClientCalls *sessions.Calls
+}
+
+// A Server answers tools/call, and calls a worker for prompts and resources.
+type Server struct {
+	host         Host
+	cfg          *config.Config
+	log          *slog.Logger
+	policy       consent.Policy
+	tools        map[string]*hootv1hoot.Tool
+	allowed      []*hootv1hoot.Tool
+	allowedNames []string
+	states       *reqstate.Signer
+	tasks        *tasks.Tasks
+	tasksOn      bool
+	clientCalls  *sessions.Calls
+}
+
+// New returns the Server of o for host.
+func New(host Host, o Options) *Server {
+	s := &Server{host: host, cfg: o.Config, log: o.Config.Logger, policy: o.Policy, tools: o.Tools, allowed: o.Allowed,
+		states: o.States, tasks: o.Tasks, tasksOn: o.Tasks != nil && o.Tasks.Supported(), clientCalls: o.ClientCalls}
+	for _, t := range o.Allowed {
+		s.allowedNames = append(s.allowedNames, t.Name)
+	}
+	return s
+}
+
+// Name returns the name of the tool that tools/call's params name; ok is false unless the
+// params are an object with a name that is a non-empty string.
+func Name(params json.RawMessage) (name string, ok bool) {
+	_, name, ok = readCallToolParams(params)
+	return name, ok
+}
+
+// Known returns the name of the tool of the table that tools/call's params name, allowed or
+// not, or "" when they name none.
+func (s *Server) Known(params json.RawMessage) string {
+	if name, ok := Name(params); ok && s.tools[name] != nil {
+		return name
+	}
+	return ""
+}
 
 // callToolParams are tools/call's params.
 type callToolParams struct {
@@ -35,8 +127,8 @@ type callToolParams struct {
 	} `json:"_meta"`
 }
 
-// progressParams are notifications/progress's params.
-type progressParams struct {
+// ProgressParams are notifications/progress's params.
+type ProgressParams struct {
 	ProgressToken json.RawMessage `json:"progressToken"`
 	Progress      float64         `json:"progress"`
 	Total         float64         `json:"total,omitempty"`
@@ -63,7 +155,7 @@ func readCallToolParams(params json.RawMessage) (p callToolParams, name string, 
 }
 
 // tools/call's params are read with rawjson's member scanner, which falls back to
-// json.Unmarshal whenever it gives up (fastscan_test.go compares the two). The JSON-RPC
+// json.Unmarshal whenever it gives up (scan_test.go compares the two). The JSON-RPC
 // envelope around them is read the same way in package jsonrpc.
 
 // unmarshalCallToolParams is json.Unmarshal into callToolParams: what the scanner is held to.
@@ -112,10 +204,10 @@ func scanCallToolParams(data []byte, p *callToolParams) bool {
 	return true
 }
 
-// callTool answers tools/call: find the tool, apply the policy (package consent), decode and
+// CallTool answers tools/call: find the tool, apply the policy (package consent), decode and
 // validate the arguments, have a person confirm the call if the policy says so, call the
 // backend, and render its typed answer.
-func (s *Server) callTool(ctx context.Context, sess *sessions.Session, msg *message, out sessions.Notifier) *jsonrpc.Response {
+func (s *Server) CallTool(ctx context.Context, sess *sessions.Session, msg *jsonrpc.Message, out sessions.Notifier) *jsonrpc.Response {
 	p, name, ok := readCallToolParams(msg.Params)
 	if !ok {
 		g := &guidance.Data{
@@ -139,7 +231,6 @@ func (s *Server) callTool(ctx context.Context, sess *sessions.Session, msg *mess
 			Try:        guidance.TryToolsList(),
 		})
 	}
-	msg.tool = name
 	// The policy decides before the arguments are read what it can decide without them: a
 	// call that would be refused anyway is not sent back to have its arguments fixed first.
 	// The caller's grant (package access), read once: it caps the policy, owns a round's signed
@@ -163,8 +254,8 @@ func (s *Server) callTool(ctx context.Context, sess *sessions.Session, msg *mess
 	if bad != nil {
 		return s.badArguments(msg.ID, sess, t, bad)
 	}
-	// In the 2026-07-28 era the call may be a retry that carries answers (mrtr.go); bad retry
-	// members are a *questions.Malformed or a *reqstate.Error.
+	// In the 2026-07-28 era the call may be a retry that carries answers (package round); bad
+	// retry members are a *questions.Malformed or a *reqstate.Error.
 	var rd *round.Round
 	if sess.Modern {
 		var err error
@@ -173,7 +264,7 @@ func (s *Server) callTool(ctx context.Context, sess *sessions.Session, msg *mess
 		}
 	}
 	// Only a call that decoded is put to a person: whether it may run, and the arguments it
-	// left out that a person supplies (askargs.go). A call that needs neither, and carries no
+	// left out that a person supplies (person.go). A call that needs neither, and carries no
 	// answers of an earlier round, goes straight on.
 	if d.Confirmation == consent.ConfirmationRequired || len(t.Elicit) > 0 || (rd != nil && len(rd.Filled()) > 0) {
 		var r *jsonrpc.Response
@@ -193,7 +284,7 @@ func (s *Server) callTool(ctx context.Context, sess *sessions.Session, msg *mess
 	if out != nil {
 		onProgress = s.logRelay(sess, out, onProgress)
 		if !sess.Modern {
-			asker = s.clientAsker(sess, out)
+			asker = s.ClientAsker(sess, out)
 		}
 	}
 	if rd != nil {
@@ -258,7 +349,7 @@ func (s *Server) callTool(ctx context.Context, sess *sessions.Session, msg *mess
 	}
 	// The content of results embedded in m (a finished job's, in job_await's answer) follows
 	// its own.
-	result, err := toolresult.Typed(m, s.contentBase(), true)
+	result, err := toolresult.Typed(m, s.ContentBase(), true)
 	if err != nil {
 		log().Error("mcp: result does not encode as JSON", "err", err)
 		return s.internalError(msg.ID, "the result of tool "+wording.Quote(name)+" could not be encoded")
@@ -280,7 +371,7 @@ func (s *Server) startBackendCall(ctx context.Context, service string, p *hootv1
 	return s.cfg.Tracer.StartBackendCall(ctx, service, p)
 }
 
-// The tasks of both eras (package tasks, tasks.go, tasks_legacy.go) cut into a call at two
+// The tasks of both eras (package tasks, and the Host for a 2025-11-25 task) cut into a call at two
 // points only: the plan before it goes out and the answer when it started a job.
 
 // A taskPlan is what the tasks of both eras make of one tools/call, decided once before the
@@ -299,7 +390,7 @@ type taskPlan struct {
 }
 
 // planTask returns the taskPlan of a call of t.
-func (s *Server) planTask(sess *sessions.Session, msg *message, t *hootv1hoot.Tool) taskPlan {
+func (s *Server) planTask(sess *sessions.Session, msg *jsonrpc.Message, t *hootv1hoot.Tool) taskPlan {
 	var p taskPlan
 	p.legacy = sess.TaskList() != nil && tasks.AsksForTask(msg.Params)
 	p.modern = sess.Modern && sess.Tasks && s.tasksOn
@@ -309,71 +400,18 @@ func (s *Server) planTask(sess *sessions.Session, msg *message, t *hootv1hoot.To
 
 // taskAnswer returns the CreateTaskResult of a call of t whose worker answered res, as the plan
 // p says; nil when the answer is not a task, and the call answers as it always did.
-func (s *Server) taskAnswer(p taskPlan, msg *message, sess *sessions.Session, t *hootv1hoot.Tool, res *hootv1.Result) *jsonrpc.Response {
+func (s *Server) taskAnswer(p taskPlan, msg *jsonrpc.Message, sess *sessions.Session, t *hootv1hoot.Tool, res *hootv1.Result) *jsonrpc.Response {
 	js := res.GetJobStarted()
 	switch {
 	case js == nil:
 		return nil
 	case p.legacy:
-		return s.legacyTaskCreated(msg, sess, t, js)
+		return s.host.LegacyTaskCreated(msg.ID, sess, t, js)
 	case p.modern && t.Kind == hootv1.Kind_KIND_JOB:
 		s.log.Info("mcp: tool call runs as a task", "tool", t.Name, "job", js.GetJobId())
 		return jsonrpc.NewResult(msg.ID, s.tasks.Created(js))
 	}
 	return nil
-}
-
-// refuse answers a call that the policy refused with decision d, before anything reached a
-// worker.
-func (s *Server) refuse(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, d consent.Decision, cannot string, unanswered error) *jsonrpc.Response {
-	e := s.policy.Refusal(t, d, cannot, unanswered)
-	s.log.Info("mcp: tool call refused by policy", "tool", t.Name, "session", sess.ID(), "tier", d.Tier, "maxTier", d.MaxTier,
-		"confirmation", d.Confirmation, "outcome", d.Outcome)
-	return jsonrpc.NewResult(id, toolresult.Guided(t.Name, e, &guidance.Data{Hint: e.Hint(), Tool: t.Name, Policy: &d}))
-}
-
-// badArguments answers arguments that do not decode or validate: as a tool result with
-// isError for protocol versions from 2025-11-25 (so that the model sees it), and as -32602
-// with the same guidance before.
-func (s *Server) badArguments(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, bad *arguments.Error) *jsonrpc.Response {
-	msg := "invalid arguments for " + t.Name + ": " + bad.Message
-	hint := bad.Hint
-	switch {
-	case hint != "":
-	case bad.Field != "":
-		hint = "Fix " + bad.Field + " and call " + t.Name + " again; example shows a valid call."
-	default:
-		hint = "Fix the arguments and call " + t.Name + " again; example shows a valid call."
-	}
-	g := &guidance.Data{
-		Hint:       hint,
-		Tool:       t.Name,
-		Field:      bad.Field,
-		Expected:   bad.Expected,
-		Got:        bad.Got,
-		DidYouMean: bad.DidYouMean,
-		Usage:      t.Usage,
-		Example:    guidance.ExampleCall(t),
-	}
-	if s.cfg.MinimalErrors {
-		g = nil
-	}
-	if argumentErrorsAsResults(sess.ProtocolVersion()) {
-		return jsonrpc.NewResult(id, toolresult.BadArguments(msg, g))
-	}
-	return s.fail(id, jsonrpc.CodeInvalidParams, msg, g)
-}
-
-// argumentErrorsAsResults reports whether a session of protocol version v gets bad tool
-// arguments as a tool result with isError (so the model sees them) rather than as -32602.
-// Protocol versions are dates, so they compare as strings.
-func argumentErrorsAsResults(v string) bool { return v >= era.V20251125 }
-
-// internalError answers a fault of the server or a worker.
-func (s *Server) internalError(id json.RawMessage, msg string) *jsonrpc.Response {
-	return s.fail(id, jsonrpc.CodeInternalError, "internal error: "+msg, &guidance.Data{
-		Hint: "This is a fault of the server, not of the request; try again later, and report it if it persists.",
-	})
 }
 
 // progressRelay returns the function that turns a worker's progress reports into
@@ -395,8 +433,8 @@ func progressRelay(token json.RawMessage, out sessions.Notifier) func(*hootv1.Pr
 		sent, last = true, p.GetProgress()
 		out.Notify(&jsonrpc.Notification{
 			JSONRPC: jsonrpc.Version,
-			Method:  notifyProgress,
-			Params: progressParams{
+			Method:  NotifyProgress,
+			Params: ProgressParams{
 				ProgressToken: token,
 				Progress:      p.GetProgress(),
 				Total:         p.GetTotal(),
@@ -406,26 +444,94 @@ func progressRelay(token json.RawMessage, out sessions.Notifier) func(*hootv1.Pr
 	}
 }
 
-// inputAnswer returns the answer of a call whose confirmer ended with err when that error is an
-// answer of its own: the input_required result that asks the question, or the refusal of the
-// retry's requestState or inputResponses. It returns nil for any other error.
-func (s *Server) inputAnswer(id json.RawMessage, sess *sessions.Session, t *hootv1hoot.Tool, err error) *jsonrpc.Response {
-	var ir *round.InputRequired
-	if errors.As(err, &ir) {
-		s.log.Info("mcp: tool call waits for a person", "tool", t.Name, "session", sess.ID())
-		return jsonrpc.NewResult(id, ir.Result)
-	}
-	if err != nil {
-		return s.roundFailure(id, methodToolsCall, t.Name, err)
-	}
-	return nil
-}
-
-// contentBase is the base URL of the gateway's content route that a result's links point
+// ContentBase is the base URL of the gateway's content route that a result's links point
 // under, or "" when the gateway serves none.
-func (s *Server) contentBase() string {
+func (s *Server) ContentBase() string {
 	if s.cfg.ContentBaseURL == nil {
 		return ""
 	}
 	return s.cfg.ContentBaseURL()
+}
+
+// endRound closes the round of a call once the call has ended, failed or not, and returns what the request
+// answers instead of the call's own result: -32602 for a malformed answer, the input_required
+// result when questions are pending, -32021 when the call failed after asking what the client
+// cannot answer; nil to answer with the call's result.
+func (s *Server) endRound(id json.RawMessage, r *round.Round, failed bool) *jsonrpc.Response {
+	e := r.End(failed)
+	switch {
+	case e.Malformed != nil:
+		return s.roundFailure(id, r.Method(), r.Name(), e.Malformed)
+	case e.Pending:
+		res, err := e.Asks, e.Err
+		if err != nil {
+			return s.fail(id, jsonrpc.CodeInvalidParams, "invalid params: "+err.Error(), &guidance.Data{
+				Hint:  "Answer with less: the answers are carried back to the client in requestState, which is bounded to " + strconv.Itoa(reqstate.MaxBytes) + " bytes.",
+				Field: "params." + questions.ParamInputResponses,
+			})
+		}
+		keys := make([]string, 0, len(res.InputRequests))
+		for k := range res.InputRequests {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		s.log.Info("mcp: request waits for the client's answers", "method", r.Method(), "name", r.Name(), "questions", strings.Join(keys, ","))
+		return jsonrpc.NewResult(id, res)
+	case e.Missing != nil:
+		return s.missingCapability(id, r.Method(), r.Name(), e.Missing)
+	}
+	return nil
+}
+
+// ClientAsker returns the ClientAsker of one tools/call: it sends a tool's request to the
+// client on out and waits for the response.
+func (s *Server) ClientAsker(sess *sessions.Session, out sessions.Notifier) hooteproto.ClientAsker {
+	return func(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
+		method, params := questions.Params(req)
+		if method == "" {
+			return nil, hooteproto.NewError(hooteproto.CodeInvalidArgument, "the request for the client is empty")
+		}
+		if method == questions.MethodRootsList && !sess.Caps().Roots {
+			// Sampling and elicitation are left to the client to refuse, as they always were.
+			return nil, hooteproto.NewError(hooteproto.CodeUnavailable, "this client did not declare the roots capability in initialize, so it cannot be asked for its roots")
+		}
+		msg, err := s.clientCalls.Ask(ctx, sess, out, method, params)
+		if err != nil {
+			return nil, hooteproto.AsError(err)
+		}
+		return questions.Response(req, msg.Result, msg.Error), nil
+	}
+}
+
+// logCallFailure tells the session, on the call's stream, when a call failed because its
+// service has no live worker or its worker went away: an event of the gateway, not of the
+// tool, which the client may want to see besides the tool's error result.
+func (s *Server) logCallFailure(sess *sessions.Session, out sessions.Notifier, tool, service string, e *hooteproto.Error) {
+	if e.Code() != hooteproto.CodeUnavailable {
+		return
+	}
+	sess.Log(out, loglevel.Warning, "holler", map[string]any{
+		"event":   "unavailable",
+		"tool":    tool,
+		"service": service,
+		"message": e.Message(),
+	})
+}
+
+// logRelay returns the function that relays a worker's reports for one call: log entries
+// become notifications/message for sess, on out; progress goes to progress, if not nil.
+func (s *Server) logRelay(sess *sessions.Session, out sessions.Notifier, progress func(*hootv1.Progress)) func(*hootv1.Progress) {
+	return func(p *hootv1.Progress) {
+		if e := p.GetLog(); e != nil {
+			level := loglevel.Info
+			if e.GetLevel() != hootv1.LogLevel_LOG_LEVEL_UNSPECIFIED {
+				level = loglevel.Level(e.GetLevel() - hootv1.LogLevel_LOG_LEVEL_DEBUG)
+			}
+			sess.Log(out, level, e.GetLogger(), e.GetMessage())
+			return
+		}
+		if progress != nil {
+			progress(p)
+		}
+	}
 }
