@@ -680,6 +680,12 @@ func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	}
 	select {
 	case s.out <- o:
+		if !s.wk.waiting.Load() {
+			// The owner is awake: it sends the queue at the start of its next turn, with
+			// whatever else was queued meanwhile, and receives until the socket is empty
+			// before it sleeps, so no one has to look for a message after this send.
+			return nil
+		}
 		s.tryFlush()
 		return nil
 	default:
