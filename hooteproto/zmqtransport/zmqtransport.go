@@ -72,10 +72,11 @@ type Socket struct {
 
 	// mu guards the ZeroMQ socket: whoever holds it may use sock. Holders never wait for
 	// anything but ZeroMQ's non-blocking calls and the Handler's SendFailed.
-	mu     sync.Mutex
-	sock   *zmq.Socket
-	h      hooteproto.Handler // written by the owner with mu held; SendFailed's receiver
-	closed bool               // the sockets are closed: nothing may touch sock
+	mu      sync.Mutex
+	sock    *zmq.Socket
+	h       hooteproto.Handler // written by the owner with mu held; SendFailed's receiver
+	closed  bool               // the sockets are closed: nothing may touch sock
+	peerBuf []byte             // the routing identity of the frame being sent
 	// idle is set while the owner sleeps on ZMQ_FD: from the turn that found the socket empty
 	// until the owner holds mu again. A holder that uses the socket meanwhile may have read the
 	// descriptor's signal of a message that has just arrived, so it must look for one.
@@ -481,6 +482,11 @@ func (s *Socket) recvParts(sock *zmq.Socket) ([][]byte, error) {
 			return nil, err
 		}
 		parts = append(parts, b)
+		if s.router && len(parts) == 1 && sock == s.sock {
+			// A ROUTER puts the peer's identity in front of every message, which has at
+			// least one part of its own: no need to ask whether more follows.
+			continue
+		}
 		more, err := sock.GetRcvmore()
 		if err != nil {
 			return nil, err
@@ -644,7 +650,10 @@ func (s *Socket) write(sock *zmq.Socket, o *outgoing) error {
 	if s.router {
 		// ZeroMQ routes (or refuses) a message at its first part, the peer's identity; the
 		// rest of a message whose first part it took always follows.
-		if _, err = sock.SendBytes([]byte(f.Peer), zmq.SNDMORE|zmq.DONTWAIT); err == nil {
+		// ZeroMQ copies what it is given, so the identity goes through one buffer kept for
+		// the holder of the socket instead of a new slice a frame.
+		s.peerBuf = append(s.peerBuf[:0], f.Peer...)
+		if _, err = sock.SendBytes(s.peerBuf, zmq.SNDMORE|zmq.DONTWAIT); err == nil {
 			_, err = sock.SendBytes(o.enc, zmq.DONTWAIT)
 		}
 	} else {
