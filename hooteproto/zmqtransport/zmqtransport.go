@@ -381,17 +381,26 @@ func (s *Socket) own(zctx *zmq.Context, z zsockets, fds []pollFD) {
 			s.redial(z.sock)
 			s.mu.Unlock()
 		}
-		// Announce the sleep before the turn looks for work, so that work that comes after
-		// that look finds waiting set and wakes the owner.
-		s.wk.waiting.Store(true)
+		// While the owner is awake (waiting is clear), a Send only queues its frame: the
+		// owner's next turn sends it with whatever else was queued, so nobody else has to
+		// use the socket and look for a message after it.
 		delivered, more := s.turn()
 		if delivered {
 			// Let the goroutines the handler has just readied (a worker's calls, a gateway's
 			// callers) run on this thread before the owner sleeps in a system call with them
-			// still queued behind it.
+			// still queued behind it. What they send waits for the next turn.
 			runtime.Gosched()
 		}
-		if delivered || more || s.busy() {
+		if more {
+			continue
+		}
+		// Announce the sleep before the last look for work, so that work that comes after
+		// that look finds waiting set: its sender wakes the owner, or sends by itself and
+		// wakes the owner if a message waits. The turn found the socket empty, so a message
+		// that arrives from now on makes ZMQ_FD readable and ends the sleep; no turn more is
+		// needed to look for one.
+		s.wk.waiting.Store(true)
+		if s.busy() {
 			s.wk.waiting.Store(false)
 			continue
 		}
@@ -690,9 +699,9 @@ func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	select {
 	case s.out <- o:
 		if !s.wk.waiting.Load() {
-			// The owner is awake: it sends the queue at the start of its next turn, with
-			// whatever else was queued meanwhile, and receives until the socket is empty
-			// before it sleeps, so no one has to look for a message after this send.
+			// The owner is awake: it sends the queue at the start of its next turn (it
+			// looks at the queue after it has announced its sleep), with whatever else was
+			// queued meanwhile.
 			return nil
 		}
 		s.tryFlush()
