@@ -1,5 +1,6 @@
-// Package zmqtransport carries HOOT/2 frames over ZeroMQ. It is the only package of the project
-// that imports a ZeroMQ binding.
+// Package zmqtransport carries HOOT/2 frames over ZeroMQ, several for one peer in one message
+// (hooteproto.BatchProtocol) when they leave together and the peer reads batches. It is the
+// only package of the project that imports a ZeroMQ binding.
 //
 // ZeroMQ sockets are not safe for concurrent use; a ZeroMQ socket may move between threads with
 // a full memory barrier in between. Each [Socket] keeps its ZeroMQ socket behind a mutex: the
@@ -17,6 +18,7 @@ package zmqtransport
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -77,6 +79,16 @@ type Socket struct {
 	h       hooteproto.Handler // written by the owner with mu held; SendFailed's receiver
 	closed  bool               // the sockets are closed: nothing may touch sock
 	peerBuf []byte             // the routing identity of the frame being sent
+	// Batches (hooteproto.BatchProtocol): the message under construction, and the frames
+	// taken from the queue for one flush with which of them have left.
+	batchBuf []byte
+	pending  []outgoing
+	sent     []bool
+	batchIdx []int
+	// batchPeers are the peers of a listening socket that have sent a batch, and so read
+	// them; the others get one HOOT/2 frame a message. A dialling socket sends batches
+	// always (see maxBatchBytes).
+	batchPeers *lru[struct{}]
 	// idle is set while the owner sleeps on ZMQ_FD: from the turn that found the socket empty
 	// until the owner holds mu again. A holder that uses the socket meanwhile may have read the
 	// descriptor's signal of a message that has just arrived, so it must look for one.
@@ -180,6 +192,7 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 	}
 	if router {
 		s.guard = newPeerGuard(o.MaxMalformed)
+		s.batchPeers = newLRU[struct{}](maxBatchPeers)
 	}
 	// Sockets are created and bound here, then handed to the owner goroutine; starting it is
 	// the memory barrier ZeroMQ asks for when a socket moves between threads, as the mutex is
@@ -458,13 +471,10 @@ func (s *Socket) turn() (delivered, more bool) {
 	for range maxDrain { // receives, dropped ones included: a flood of bad frames is bounded too
 		// A receive that finds nothing has ZeroMQ process its commands, as asking for
 		// ZMQ_EVENTS does; asking before each receive would cost a system call more a message.
-		f, ok, none := s.receive(s.sock)
-		if none {
+		var none bool
+		if batch, none = s.receive(s.sock, batch); none {
 			empty = true
 			break
-		}
-		if ok {
-			batch = append(batch, f)
 		}
 	}
 	s.idle = empty
@@ -528,67 +538,156 @@ func (s *Socket) redial(sock *zmq.Socket) {
 // errNoMessage says that the socket had no message waiting.
 var errNoMessage = errors.New("no message")
 
-// receive reads one message and returns its frame, or false for a malformed one; empty says
-// that no message was waiting (or the socket could not be read). When the message gets its sender banned, it returns a DISCONNECT
+// receive reads one message and appends its frames to frames: one for a HOOT/2 frame, several
+// for a batch, none for a malformed message; empty says that no message was waiting (or the
+// socket could not be read). When the message gets its sender banned, it appends a DISCONNECT
 // from the sender instead, so that the handler forgets the peer at once.
-func (s *Socket) receive(sock *zmq.Socket) (f hooteproto.Frame, ok, empty bool) {
+func (s *Socket) receive(sock *zmq.Socket, frames []hooteproto.Frame) (_ []hooteproto.Frame, empty bool) {
 	parts, err := s.recvParts(sock)
 	if err != nil {
 		// An error other than errNoMessage (the context ending) ends the turn as well.
-		return hooteproto.Frame{}, false, true
+		return frames, true
 	}
 	var peer string
 	if s.router {
 		if len(parts) == 0 {
-			return hooteproto.Frame{}, false, false
+			return frames, false
 		}
 		peer, parts = string(parts[0]), parts[1:]
 		if s.guard.isBanned(peer) {
 			s.dropped.Add(1)
-			return hooteproto.Frame{}, false, false
+			return frames, false
 		}
 	}
 	size := 0
 	for _, p := range parts {
 		size += len(p)
 	}
-	f, err = hooteproto.DecodeFrame(parts, s.maxBody)
+	n := len(frames)
+	batch := len(parts) == 1 && hooteproto.IsBatch(parts[0])
+	if batch {
+		frames, err = hooteproto.DecodeBatch(parts[0], s.maxBody, frames)
+	} else {
+		var f hooteproto.Frame
+		if f, err = hooteproto.DecodeFrame(parts, s.maxBody); err == nil {
+			frames = append(frames, f)
+		}
+	}
 	if err != nil {
 		s.malformed.Add(1)
 		s.log.Warn("dropped a malformed frame", "endpoint", s.endpoint, "peer", fmt.Sprintf("%x", peer), "err", err)
 		if !s.router {
-			return hooteproto.Frame{}, false, false
+			return frames, false
 		}
 		oversized := size > s.maxBody+frameRoom || errors.Is(err, hooteproto.ErrFrameTooLarge)
 		if oversized {
 			s.guard.ban(peer)
 		} else if !s.guard.strike(peer) {
-			return hooteproto.Frame{}, false, false
+			return frames, false
 		}
 		s.banned.Add(1)
+		s.batchPeers.remove(peer)
 		why := fmt.Sprintf("more than %d malformed frames", s.guard.maxMalformed)
 		if oversized {
 			why = fmt.Sprintf("a frame of %d bytes, over the limit", size)
 		}
 		s.log.Warn("banned a peer: its frames are dropped unread from now on", "endpoint", s.endpoint, "peer", fmt.Sprintf("%x", peer), "why", why)
-		return hooteproto.Frame{Peer: peer, Command: hooteproto.CommandDisconnect}, true, false
+		return append(frames, hooteproto.Frame{Peer: peer, Command: hooteproto.CommandDisconnect}), false
 	}
-	f.Peer = peer
-	return f, true, false
+	if s.router {
+		if batch {
+			s.batchPeers.put(peer, struct{}{})
+		}
+		for i := n; i < len(frames); i++ {
+			frames[i].Peer = peer
+		}
+	}
+	return frames, false
 }
 
-// flushLocked sends the frames queued when it starts; the caller holds mu. Frames queued
-// meanwhile are left to the next holder (every holder looks at the queue again once it has let
-// go of the socket), so that no goroutine sends for the others for as long as they queue.
+// Bounds of the batches a Socket sends: frames for the same peer that leave in one flush go
+// as one message of hooteproto.BatchProtocol, up to maxBatchBytes and MaxBatchFrames; a frame
+// larger than maxBatchedFrame always leaves alone. A listening socket remembers up to
+// maxBatchPeers peers that read batches (each connection is a peer of its own); one it has
+// forgotten gets one HOOT/2 frame a message until it sends a batch again. A dialling socket
+// sends every message as a batch, even of one frame, so that the listening side learns that it
+// reads them; a gateway of HOOT/2 only refuses such a worker's frames as of an unknown
+// protocol, and the worker never becomes live there.
+const (
+	maxBatchBytes   = 64 << 10
+	maxBatchedFrame = 16 << 10
+	maxBatchPeers   = 4096
+)
+
+// flushLocked sends the frames queued when it starts, those for one peer together as batches
+// where the peer reads them; the caller holds mu. Frames queued meanwhile are left to the next
+// holder (every holder looks at the queue again once it has let go of the socket), so that no
+// goroutine sends for the others for as long as they queue.
 func (s *Socket) flushLocked() {
+	pending := s.pending[:0]
 	for range len(s.out) {
 		select {
 		case o := <-s.out:
-			s.sendLocked(o)
+			pending = append(pending, o)
 		default:
-			return
 		}
 	}
+	if len(pending) == 1 {
+		s.sendLocked(pending[0])
+	} else if len(pending) > 0 {
+		s.sendBatchesLocked(pending)
+	}
+	clear(pending) // the frames and their encodings may go
+	s.pending = pending[:0]
+}
+
+// sendBatchesLocked sends pending, grouped by peer in their order; the caller holds mu.
+func (s *Socket) sendBatchesLocked(pending []outgoing) {
+	sent := s.sent[:0]
+	for range pending {
+		sent = append(sent, false)
+	}
+	for i := range pending {
+		if sent[i] {
+			continue
+		}
+		sent[i] = true
+		first := &pending[i]
+		if len(first.enc) > maxBatchedFrame || s.router && !s.readsBatches(first.f.Peer) {
+			s.sendLocked(*first)
+			continue
+		}
+		buf := hooteproto.AppendBatchFrame(append(s.batchBuf[:0], hooteproto.BatchProtocol...), first.enc)
+		in := append(s.batchIdx[:0], i)
+		for j := i + 1; j < len(pending) && len(in) < hooteproto.MaxBatchFrames; j++ {
+			o := &pending[j]
+			if sent[j] || o.f.Peer != first.f.Peer || len(o.enc) > maxBatchedFrame {
+				continue
+			}
+			if len(buf)+len(o.enc)+binary.MaxVarintLen64 > maxBatchBytes {
+				break
+			}
+			buf = hooteproto.AppendBatchFrame(buf, o.enc)
+			sent[j] = true
+			in = append(in, j)
+		}
+		s.batchBuf, s.batchIdx = buf, in
+		if s.closed {
+			break
+		}
+		if err := s.writeMessage(s.sock, first.f.Peer, buf); err != nil {
+			for _, j := range in {
+				s.sendFailedLocked(pending[j].f, err)
+			}
+		}
+	}
+	s.sent = sent[:0]
+}
+
+// readsBatches reports whether the listening side's peer has sent a batch; the caller holds mu.
+func (s *Socket) readsBatches(peer string) bool {
+	_, ok := s.batchPeers.get(peer)
+	return ok
 }
 
 // sendLocked hands o to ZeroMQ and reports a failure to the Handler, or logs it when no Serve
@@ -597,15 +696,27 @@ func (s *Socket) sendLocked(o outgoing) {
 	if s.closed {
 		return
 	}
-	err := s.write(s.sock, &o)
-	if err == nil {
-		return
+	var err error
+	if s.router {
+		err = s.writeMessage(s.sock, o.f.Peer, o.enc)
+	} else {
+		// A dialling socket speaks in batches only (see maxBatchBytes).
+		s.batchBuf = hooteproto.AppendBatchFrame(append(s.batchBuf[:0], hooteproto.BatchProtocol...), o.enc)
+		err = s.writeMessage(s.sock, "", s.batchBuf)
 	}
+	if err != nil {
+		s.sendFailedLocked(o.f, err)
+	}
+}
+
+// sendFailedLocked reports a frame that could not be sent to the Handler, or logs it when no
+// Serve runs; the caller holds mu.
+func (s *Socket) sendFailedLocked(f hooteproto.Frame, err error) {
 	if s.h != nil {
-		s.h.SendFailed(o.f, err)
+		s.h.SendFailed(f, err)
 		return
 	}
-	s.log.Debug("could not send a frame", "endpoint", s.endpoint, "command", o.f.Command, "err", err)
+	s.log.Debug("could not send a frame", "endpoint", s.endpoint, "command", f.Command, "err", err)
 }
 
 // flushRounds bounds how often one sender takes the socket again for frames that others queued
@@ -653,24 +764,24 @@ func (s *Socket) check(f *hooteproto.Frame) error {
 	return nil
 }
 
-func (s *Socket) write(sock *zmq.Socket, o *outgoing) error {
-	f := &o.f
+// writeMessage hands one message to ZeroMQ, to peer on the listening side; the caller holds mu.
+func (s *Socket) writeMessage(sock *zmq.Socket, peer string, msg []byte) error {
 	var err error
 	if s.router {
 		// ZeroMQ routes (or refuses) a message at its first part, the peer's identity; the
 		// rest of a message whose first part it took always follows.
 		// ZeroMQ copies what it is given, so the identity goes through one buffer kept for
 		// the holder of the socket instead of a new slice a frame.
-		s.peerBuf = append(s.peerBuf[:0], f.Peer...)
+		s.peerBuf = append(s.peerBuf[:0], peer...)
 		if _, err = sock.SendBytes(s.peerBuf, zmq.SNDMORE|zmq.DONTWAIT); err == nil {
-			_, err = sock.SendBytes(o.enc, zmq.DONTWAIT)
+			_, err = sock.SendBytes(msg, zmq.DONTWAIT)
 		}
 	} else {
-		_, err = sock.SendBytes(o.enc, zmq.DONTWAIT)
+		_, err = sock.SendBytes(msg, zmq.DONTWAIT)
 	}
 	if err != nil {
 		if errors.Is(err, zmq.EHOSTUNREACH) {
-			return fmt.Errorf("zmqtransport: peer %x: %w (%w)", f.Peer, hooteproto.ErrPeerGone, err)
+			return fmt.Errorf("zmqtransport: peer %x: %w (%w)", peer, hooteproto.ErrPeerGone, err)
 		}
 		if errors.Is(err, zmq.Errno(syscall.EAGAIN)) {
 			return fmt.Errorf("zmqtransport: send queue to the peer is full: %w", err)
