@@ -3,17 +3,18 @@
 // only package of the project that imports a ZeroMQ binding.
 //
 // ZeroMQ sockets are not safe for concurrent use; a ZeroMQ socket may move between threads with
-// a full memory barrier in between. Each [Socket] keeps its ZeroMQ socket behind a mutex: the
-// goroutine that sends a frame ([Socket.Send]) hands it to ZeroMQ itself when the mutex is free,
-// and one owner goroutine receives. The owner never blocks inside ZeroMQ, which would hold the
+// a full memory barrier in between. Each [Socket] keeps its ZeroMQ socket behind a mutex, and one
+// owner goroutine receives. A frame sent ([Socket.Send]) while the owner is awake waits for the
+// owner's next turn, which sends it with whatever else was queued; while the owner sleeps, the
+// goroutine that sends it hands it to ZeroMQ itself when the mutex is free. The owner never blocks inside ZeroMQ, which would hold the
 // socket: it sleeps in poll(2) on the socket's ZMQ_FD (and on the monitor's and ZAP handler's
 // sockets, which it alone touches), and other goroutines wake it through a pipe when they have
 // work for it.
 //
 // The owner hands what it receives straight to the Handler of [Socket.Serve], on its own
 // goroutine. Every goroutine a frame passes through on its way costs a wake-up, so there are as
-// few as the rule of one socket at a time allows: a frame sent goes from its sender to ZeroMQ,
-// and a frame received from the owner to the handler.
+// few as the rule of one socket at a time allows: a frame sent goes from its sender, or from an
+// owner that is awake anyway, to ZeroMQ, and a frame received from the owner to the handler.
 package zmqtransport
 
 import (
@@ -791,8 +792,8 @@ func (s *Socket) writeMessage(sock *zmq.Socket, peer string, msg []byte) error {
 	return nil
 }
 
-// Send encodes f and hands it to ZeroMQ, or, when another goroutine holds the socket, queues it
-// for that one. When the queue is full it waits for the socket and sends the queue and f
+// Send encodes f and queues it for the owner goroutine when that is awake; otherwise it hands
+// it to ZeroMQ itself, or, when another goroutine holds the socket, leaves it to that one. When the queue is full it waits for the socket and sends the queue and f
 // itself; it never waits for the owner goroutine, so a Handler may call it. What is wrong with
 // f itself is reported here; a peer that is not connected or a full ZeroMQ queue is reported
 // to the Handler of Serve, on the goroutine that sent the frame.
