@@ -94,6 +94,11 @@ type Socket struct {
 	// until the owner holds mu again. A holder that uses the socket meanwhile may have read the
 	// descriptor's signal of a message that has just arrived, so it must look for one.
 	idle bool
+	// missed is set by a holder that found a message waiting after it used the socket while
+	// the owner was idle, and cleared by the owner's turn, which receives it. It keeps the
+	// message from being slept on when the holder's wake-up came before the owner announced
+	// its sleep (and so wrote nothing to the pipe): the owner looks at it after announcing.
+	missed atomic.Bool
 
 	// Only the owner goroutine touches these.
 	parts      [][]byte           // the parts of the message received last
@@ -437,7 +442,7 @@ func (s *Socket) own(zctx *zmq.Context, z zsockets, fds []pollFD) {
 
 // busy reports whether the owner has work besides the socket's messages.
 func (s *Socket) busy() bool {
-	if len(s.out) > 0 || len(s.attach) > 0 {
+	if len(s.out) > 0 || len(s.attach) > 0 || s.missed.Load() {
 		return true
 	}
 	select {
@@ -461,6 +466,7 @@ func (s *Socket) turn() (delivered, more bool) {
 	h := s.h // only the owner writes it
 	s.mu.Lock()
 	s.idle = false
+	s.missed.Store(false) // this turn receives whatever a holder found waiting
 	s.flushLocked()
 	if h == nil {
 		readable(s.sock)
@@ -730,7 +736,11 @@ const flushRounds = 2
 // signal, must look. (An owner that is awake receives until the socket is empty before it
 // sleeps.)
 func (s *Socket) lookLocked() bool {
-	return s.idle && !s.closed && s.h != nil && readable(s.sock)
+	if s.idle && !s.closed && s.h != nil && readable(s.sock) {
+		s.missed.Store(true)
+		return true
+	}
+	return false
 }
 
 // tryFlush sends what is queued if the socket is free. When it is not, its holder sends the
