@@ -163,9 +163,17 @@ func DecodeFrame(parts [][]byte, maxBody int) (Frame, error) {
 	}
 	b := parts[0]
 	if len(b) < len(Protocol) || string(b[:len(Protocol)]) != Protocol {
+		if IsBatch(b) {
+			return f, fmt.Errorf("%w: a batch of frames (%s) where one frame was expected", ErrFrame, BatchProtocol)
+		}
 		return f, fmt.Errorf("%w: protocol tag %q, want %q", ErrFrame, truncate(b, len(Protocol)), Protocol)
 	}
-	b = b[len(Protocol):]
+	return decodeFields(b[len(Protocol):], maxBody)
+}
+
+// decodeFields decodes and checks a frame's fields after its protocol tag.
+func decodeFields(b []byte, maxBody int) (Frame, error) {
+	var f Frame
 	if len(b) == 0 || Command(b[0]) < minCommand || Command(b[0]) > maxCommand {
 		return f, fmt.Errorf("%w: unknown command %x", ErrFrame, truncate(b, 1))
 	}

@@ -6,7 +6,8 @@
 //
 // Every message after the ZeroMQ routing identity is a [Frame], in one message part
 // ([Frame.Encode]): protocol tag, command, request id, service, W3C traceparent and a protobuf
-// body. Nothing but protobuf crosses the wire.
+// body; or a batch of frames for the same peer ([BatchProtocol], [DecodeBatch]), which a
+// transport sends when several leave at once. Nothing but protobuf crosses the wire.
 //
 // # Sockets
 //

@@ -1,22 +1,25 @@
-// Package zmqtransport carries HOOT/2 frames over ZeroMQ. It is the only package of the project
-// that imports a ZeroMQ binding.
+// Package zmqtransport carries HOOT/2 frames over ZeroMQ, several for one peer in one message
+// (hooteproto.BatchProtocol) when they leave together and the peer reads batches. It is the
+// only package of the project that imports a ZeroMQ binding.
 //
 // ZeroMQ sockets are not safe for concurrent use; a ZeroMQ socket may move between threads with
-// a full memory barrier in between. Each [Socket] keeps its ZeroMQ socket behind a mutex: the
-// goroutine that sends a frame ([Socket.Send]) hands it to ZeroMQ itself when the mutex is free,
-// and one owner goroutine receives. The owner never blocks inside ZeroMQ, which would hold the
+// a full memory barrier in between. Each [Socket] keeps its ZeroMQ socket behind a mutex, and one
+// owner goroutine receives. A frame sent ([Socket.Send]) while the owner is awake waits for the
+// owner's next turn, which sends it with whatever else was queued; while the owner sleeps, the
+// goroutine that sends it hands it to ZeroMQ itself when the mutex is free. The owner never blocks inside ZeroMQ, which would hold the
 // socket: it sleeps in poll(2) on the socket's ZMQ_FD (and on the monitor's and ZAP handler's
 // sockets, which it alone touches), and other goroutines wake it through a pipe when they have
 // work for it.
 //
 // The owner hands what it receives straight to the Handler of [Socket.Serve], on its own
 // goroutine. Every goroutine a frame passes through on its way costs a wake-up, so there are as
-// few as the rule of one socket at a time allows: a frame sent goes from its sender to ZeroMQ,
-// and a frame received from the owner to the handler.
+// few as the rule of one socket at a time allows: a frame sent goes from its sender, or from an
+// owner that is awake anyway, to ZeroMQ, and a frame received from the owner to the handler.
 package zmqtransport
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -72,14 +75,30 @@ type Socket struct {
 
 	// mu guards the ZeroMQ socket: whoever holds it may use sock. Holders never wait for
 	// anything but ZeroMQ's non-blocking calls and the Handler's SendFailed.
-	mu     sync.Mutex
-	sock   *zmq.Socket
-	h      hooteproto.Handler // written by the owner with mu held; SendFailed's receiver
-	closed bool               // the sockets are closed: nothing may touch sock
+	mu      sync.Mutex
+	sock    *zmq.Socket
+	h       hooteproto.Handler // written by the owner with mu held; SendFailed's receiver
+	closed  bool               // the sockets are closed: nothing may touch sock
+	peerBuf []byte             // the routing identity of the frame being sent
+	// Batches (hooteproto.BatchProtocol): the message under construction, and the frames
+	// taken from the queue for one flush with which of them have left.
+	batchBuf []byte
+	pending  []outgoing
+	sent     []bool
+	batchIdx []int
+	// batchPeers are the peers of a listening socket that have sent a batch, and so read
+	// them; the others get one HOOT/2 frame a message. A dialling socket sends batches
+	// always (see maxBatchBytes).
+	batchPeers *lru[struct{}]
 	// idle is set while the owner sleeps on ZMQ_FD: from the turn that found the socket empty
 	// until the owner holds mu again. A holder that uses the socket meanwhile may have read the
 	// descriptor's signal of a message that has just arrived, so it must look for one.
 	idle bool
+	// missed is set by a holder that found a message waiting after it used the socket while
+	// the owner was idle, and cleared by the owner's turn, which receives it. It keeps the
+	// message from being slept on when the holder's wake-up came before the owner announced
+	// its sleep (and so wrote nothing to the pipe): the owner looks at it after announcing.
+	missed atomic.Bool
 
 	// Only the owner goroutine touches these.
 	parts      [][]byte           // the parts of the message received last
@@ -179,6 +198,7 @@ func open(endpoint string, router bool, opts *Options) (*Socket, error) {
 	}
 	if router {
 		s.guard = newPeerGuard(o.MaxMalformed)
+		s.batchPeers = newLRU[struct{}](maxBatchPeers)
 	}
 	// Sockets are created and bound here, then handed to the owner goroutine; starting it is
 	// the memory barrier ZeroMQ asks for when a socket moves between threads, as the mutex is
@@ -380,17 +400,26 @@ func (s *Socket) own(zctx *zmq.Context, z zsockets, fds []pollFD) {
 			s.redial(z.sock)
 			s.mu.Unlock()
 		}
-		// Announce the sleep before the turn looks for work, so that work that comes after
-		// that look finds waiting set and wakes the owner.
-		s.wk.waiting.Store(true)
+		// While the owner is awake (waiting is clear), a Send only queues its frame: the
+		// owner's next turn sends it with whatever else was queued, so nobody else has to
+		// use the socket and look for a message after it.
 		delivered, more := s.turn()
 		if delivered {
 			// Let the goroutines the handler has just readied (a worker's calls, a gateway's
 			// callers) run on this thread before the owner sleeps in a system call with them
-			// still queued behind it.
+			// still queued behind it. What they send waits for the next turn.
 			runtime.Gosched()
 		}
-		if delivered || more || s.busy() {
+		if more {
+			continue
+		}
+		// Announce the sleep before the last look for work, so that work that comes after
+		// that look finds waiting set: its sender wakes the owner, or sends by itself and
+		// wakes the owner if a message waits. The turn found the socket empty, so a message
+		// that arrives from now on makes ZMQ_FD readable and ends the sleep; no turn more is
+		// needed to look for one.
+		s.wk.waiting.Store(true)
+		if s.busy() {
 			s.wk.waiting.Store(false)
 			continue
 		}
@@ -413,7 +442,7 @@ func (s *Socket) own(zctx *zmq.Context, z zsockets, fds []pollFD) {
 
 // busy reports whether the owner has work besides the socket's messages.
 func (s *Socket) busy() bool {
-	if len(s.out) > 0 || len(s.attach) > 0 {
+	if len(s.out) > 0 || len(s.attach) > 0 || s.missed.Load() {
 		return true
 	}
 	select {
@@ -437,6 +466,7 @@ func (s *Socket) turn() (delivered, more bool) {
 	h := s.h // only the owner writes it
 	s.mu.Lock()
 	s.idle = false
+	s.missed.Store(false) // this turn receives whatever a holder found waiting
 	s.flushLocked()
 	if h == nil {
 		readable(s.sock)
@@ -448,13 +478,10 @@ func (s *Socket) turn() (delivered, more bool) {
 	for range maxDrain { // receives, dropped ones included: a flood of bad frames is bounded too
 		// A receive that finds nothing has ZeroMQ process its commands, as asking for
 		// ZMQ_EVENTS does; asking before each receive would cost a system call more a message.
-		f, ok, none := s.receive(s.sock)
-		if none {
+		var none bool
+		if batch, none = s.receive(s.sock, batch); none {
 			empty = true
 			break
-		}
-		if ok {
-			batch = append(batch, f)
 		}
 	}
 	s.idle = empty
@@ -481,6 +508,11 @@ func (s *Socket) recvParts(sock *zmq.Socket) ([][]byte, error) {
 			return nil, err
 		}
 		parts = append(parts, b)
+		if s.router && len(parts) == 1 && sock == s.sock {
+			// A ROUTER puts the peer's identity in front of every message, which has at
+			// least one part of its own: no need to ask whether more follows.
+			continue
+		}
 		more, err := sock.GetRcvmore()
 		if err != nil {
 			return nil, err
@@ -513,67 +545,156 @@ func (s *Socket) redial(sock *zmq.Socket) {
 // errNoMessage says that the socket had no message waiting.
 var errNoMessage = errors.New("no message")
 
-// receive reads one message and returns its frame, or false for a malformed one; empty says
-// that no message was waiting (or the socket could not be read). When the message gets its sender banned, it returns a DISCONNECT
+// receive reads one message and appends its frames to frames: one for a HOOT/2 frame, several
+// for a batch, none for a malformed message; empty says that no message was waiting (or the
+// socket could not be read). When the message gets its sender banned, it appends a DISCONNECT
 // from the sender instead, so that the handler forgets the peer at once.
-func (s *Socket) receive(sock *zmq.Socket) (f hooteproto.Frame, ok, empty bool) {
+func (s *Socket) receive(sock *zmq.Socket, frames []hooteproto.Frame) (_ []hooteproto.Frame, empty bool) {
 	parts, err := s.recvParts(sock)
 	if err != nil {
 		// An error other than errNoMessage (the context ending) ends the turn as well.
-		return hooteproto.Frame{}, false, true
+		return frames, true
 	}
 	var peer string
 	if s.router {
 		if len(parts) == 0 {
-			return hooteproto.Frame{}, false, false
+			return frames, false
 		}
 		peer, parts = string(parts[0]), parts[1:]
 		if s.guard.isBanned(peer) {
 			s.dropped.Add(1)
-			return hooteproto.Frame{}, false, false
+			return frames, false
 		}
 	}
 	size := 0
 	for _, p := range parts {
 		size += len(p)
 	}
-	f, err = hooteproto.DecodeFrame(parts, s.maxBody)
+	n := len(frames)
+	batch := len(parts) == 1 && hooteproto.IsBatch(parts[0])
+	if batch {
+		frames, err = hooteproto.DecodeBatch(parts[0], s.maxBody, frames)
+	} else {
+		var f hooteproto.Frame
+		if f, err = hooteproto.DecodeFrame(parts, s.maxBody); err == nil {
+			frames = append(frames, f)
+		}
+	}
 	if err != nil {
 		s.malformed.Add(1)
 		s.log.Warn("dropped a malformed frame", "endpoint", s.endpoint, "peer", fmt.Sprintf("%x", peer), "err", err)
 		if !s.router {
-			return hooteproto.Frame{}, false, false
+			return frames, false
 		}
 		oversized := size > s.maxBody+frameRoom || errors.Is(err, hooteproto.ErrFrameTooLarge)
 		if oversized {
 			s.guard.ban(peer)
 		} else if !s.guard.strike(peer) {
-			return hooteproto.Frame{}, false, false
+			return frames, false
 		}
 		s.banned.Add(1)
+		s.batchPeers.remove(peer)
 		why := fmt.Sprintf("more than %d malformed frames", s.guard.maxMalformed)
 		if oversized {
 			why = fmt.Sprintf("a frame of %d bytes, over the limit", size)
 		}
 		s.log.Warn("banned a peer: its frames are dropped unread from now on", "endpoint", s.endpoint, "peer", fmt.Sprintf("%x", peer), "why", why)
-		return hooteproto.Frame{Peer: peer, Command: hooteproto.CommandDisconnect}, true, false
+		return append(frames, hooteproto.Frame{Peer: peer, Command: hooteproto.CommandDisconnect}), false
 	}
-	f.Peer = peer
-	return f, true, false
+	if s.router {
+		if batch {
+			s.batchPeers.put(peer, struct{}{})
+		}
+		for i := n; i < len(frames); i++ {
+			frames[i].Peer = peer
+		}
+	}
+	return frames, false
 }
 
-// flushLocked sends the frames queued when it starts; the caller holds mu. Frames queued
-// meanwhile are left to the next holder (every holder looks at the queue again once it has let
-// go of the socket), so that no goroutine sends for the others for as long as they queue.
+// Bounds of the batches a Socket sends: frames for the same peer that leave in one flush go
+// as one message of hooteproto.BatchProtocol, up to maxBatchBytes and MaxBatchFrames; a frame
+// larger than maxBatchedFrame always leaves alone. A listening socket remembers up to
+// maxBatchPeers peers that read batches (each connection is a peer of its own); one it has
+// forgotten gets one HOOT/2 frame a message until it sends a batch again. A dialling socket
+// sends every message as a batch, even of one frame, so that the listening side learns that it
+// reads them; a gateway of HOOT/2 only refuses such a worker's frames as of an unknown
+// protocol, and the worker never becomes live there.
+const (
+	maxBatchBytes   = 64 << 10
+	maxBatchedFrame = 16 << 10
+	maxBatchPeers   = 4096
+)
+
+// flushLocked sends the frames queued when it starts, those for one peer together as batches
+// where the peer reads them; the caller holds mu. Frames queued meanwhile are left to the next
+// holder (every holder looks at the queue again once it has let go of the socket), so that no
+// goroutine sends for the others for as long as they queue.
 func (s *Socket) flushLocked() {
+	pending := s.pending[:0]
 	for range len(s.out) {
 		select {
 		case o := <-s.out:
-			s.sendLocked(o)
+			pending = append(pending, o)
 		default:
-			return
 		}
 	}
+	if len(pending) == 1 {
+		s.sendLocked(pending[0])
+	} else if len(pending) > 0 {
+		s.sendBatchesLocked(pending)
+	}
+	clear(pending) // the frames and their encodings may go
+	s.pending = pending[:0]
+}
+
+// sendBatchesLocked sends pending, grouped by peer in their order; the caller holds mu.
+func (s *Socket) sendBatchesLocked(pending []outgoing) {
+	sent := s.sent[:0]
+	for range pending {
+		sent = append(sent, false)
+	}
+	for i := range pending {
+		if sent[i] {
+			continue
+		}
+		sent[i] = true
+		first := &pending[i]
+		if len(first.enc) > maxBatchedFrame || s.router && !s.readsBatches(first.f.Peer) {
+			s.sendLocked(*first)
+			continue
+		}
+		buf := hooteproto.AppendBatchFrame(append(s.batchBuf[:0], hooteproto.BatchProtocol...), first.enc)
+		in := append(s.batchIdx[:0], i)
+		for j := i + 1; j < len(pending) && len(in) < hooteproto.MaxBatchFrames; j++ {
+			o := &pending[j]
+			if sent[j] || o.f.Peer != first.f.Peer || len(o.enc) > maxBatchedFrame {
+				continue
+			}
+			if len(buf)+len(o.enc)+binary.MaxVarintLen64 > maxBatchBytes {
+				break
+			}
+			buf = hooteproto.AppendBatchFrame(buf, o.enc)
+			sent[j] = true
+			in = append(in, j)
+		}
+		s.batchBuf, s.batchIdx = buf, in
+		if s.closed {
+			break
+		}
+		if err := s.writeMessage(s.sock, first.f.Peer, buf); err != nil {
+			for _, j := range in {
+				s.sendFailedLocked(pending[j].f, err)
+			}
+		}
+	}
+	s.sent = sent[:0]
+}
+
+// readsBatches reports whether the listening side's peer has sent a batch; the caller holds mu.
+func (s *Socket) readsBatches(peer string) bool {
+	_, ok := s.batchPeers.get(peer)
+	return ok
 }
 
 // sendLocked hands o to ZeroMQ and reports a failure to the Handler, or logs it when no Serve
@@ -582,15 +703,27 @@ func (s *Socket) sendLocked(o outgoing) {
 	if s.closed {
 		return
 	}
-	err := s.write(s.sock, &o)
-	if err == nil {
-		return
+	var err error
+	if s.router {
+		err = s.writeMessage(s.sock, o.f.Peer, o.enc)
+	} else {
+		// A dialling socket speaks in batches only (see maxBatchBytes).
+		s.batchBuf = hooteproto.AppendBatchFrame(append(s.batchBuf[:0], hooteproto.BatchProtocol...), o.enc)
+		err = s.writeMessage(s.sock, "", s.batchBuf)
 	}
+	if err != nil {
+		s.sendFailedLocked(o.f, err)
+	}
+}
+
+// sendFailedLocked reports a frame that could not be sent to the Handler, or logs it when no
+// Serve runs; the caller holds mu.
+func (s *Socket) sendFailedLocked(f hooteproto.Frame, err error) {
 	if s.h != nil {
-		s.h.SendFailed(o.f, err)
+		s.h.SendFailed(f, err)
 		return
 	}
-	s.log.Debug("could not send a frame", "endpoint", s.endpoint, "command", o.f.Command, "err", err)
+	s.log.Debug("could not send a frame", "endpoint", s.endpoint, "command", f.Command, "err", err)
 }
 
 // flushRounds bounds how often one sender takes the socket again for frames that others queued
@@ -603,7 +736,11 @@ const flushRounds = 2
 // signal, must look. (An owner that is awake receives until the socket is empty before it
 // sleeps.)
 func (s *Socket) lookLocked() bool {
-	return s.idle && !s.closed && s.h != nil && readable(s.sock)
+	if s.idle && !s.closed && s.h != nil && readable(s.sock) {
+		s.missed.Store(true)
+		return true
+	}
+	return false
 }
 
 // tryFlush sends what is queued if the socket is free. When it is not, its holder sends the
@@ -638,21 +775,24 @@ func (s *Socket) check(f *hooteproto.Frame) error {
 	return nil
 }
 
-func (s *Socket) write(sock *zmq.Socket, o *outgoing) error {
-	f := &o.f
+// writeMessage hands one message to ZeroMQ, to peer on the listening side; the caller holds mu.
+func (s *Socket) writeMessage(sock *zmq.Socket, peer string, msg []byte) error {
 	var err error
 	if s.router {
 		// ZeroMQ routes (or refuses) a message at its first part, the peer's identity; the
 		// rest of a message whose first part it took always follows.
-		if _, err = sock.SendBytes([]byte(f.Peer), zmq.SNDMORE|zmq.DONTWAIT); err == nil {
-			_, err = sock.SendBytes(o.enc, zmq.DONTWAIT)
+		// ZeroMQ copies what it is given, so the identity goes through one buffer kept for
+		// the holder of the socket instead of a new slice a frame.
+		s.peerBuf = append(s.peerBuf[:0], peer...)
+		if _, err = sock.SendBytes(s.peerBuf, zmq.SNDMORE|zmq.DONTWAIT); err == nil {
+			_, err = sock.SendBytes(msg, zmq.DONTWAIT)
 		}
 	} else {
-		_, err = sock.SendBytes(o.enc, zmq.DONTWAIT)
+		_, err = sock.SendBytes(msg, zmq.DONTWAIT)
 	}
 	if err != nil {
 		if errors.Is(err, zmq.EHOSTUNREACH) {
-			return fmt.Errorf("zmqtransport: peer %x: %w (%w)", f.Peer, hooteproto.ErrPeerGone, err)
+			return fmt.Errorf("zmqtransport: peer %x: %w (%w)", peer, hooteproto.ErrPeerGone, err)
 		}
 		if errors.Is(err, zmq.Errno(syscall.EAGAIN)) {
 			return fmt.Errorf("zmqtransport: send queue to the peer is full: %w", err)
@@ -662,8 +802,8 @@ func (s *Socket) write(sock *zmq.Socket, o *outgoing) error {
 	return nil
 }
 
-// Send encodes f and hands it to ZeroMQ, or, when another goroutine holds the socket, queues it
-// for that one. When the queue is full it waits for the socket and sends the queue and f
+// Send encodes f and queues it for the owner goroutine when that is awake; otherwise it hands
+// it to ZeroMQ itself, or, when another goroutine holds the socket, leaves it to that one. When the queue is full it waits for the socket and sends the queue and f
 // itself; it never waits for the owner goroutine, so a Handler may call it. What is wrong with
 // f itself is reported here; a peer that is not connected or a full ZeroMQ queue is reported
 // to the Handler of Serve, on the goroutine that sent the frame.
@@ -680,6 +820,12 @@ func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	}
 	select {
 	case s.out <- o:
+		if !s.wk.waiting.Load() {
+			// The owner is awake: it sends the queue at the start of its next turn (it
+			// looks at the queue after it has announced its sleep), with whatever else was
+			// queued meanwhile.
+			return nil
+		}
 		s.tryFlush()
 		return nil
 	default:
