@@ -18,6 +18,7 @@ package musicxml
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
@@ -204,9 +205,10 @@ type walker struct {
 	impP, impQ   int
 	impLen       abc.Rat
 	impLast      *note
-	slurs        []int   // open slur numbers
-	pendingSlurs []int   // slur numbers that start on the next note
-	lastNotes    []*note // the last note or chord, for a slur's stop
+	slurs        []int         // open slur numbers
+	pendingSlurs []int         // slur numbers that start on the next note
+	slurFrom     map[int]*note // the note each open slur starts on
+	lastNotes    []*note       // the last note or chord, for a slur's stop
 	decos        []string
 	openEnding   string
 	// lyrics: the notes since the last w: block, the block's notes, and the verse
@@ -232,7 +234,7 @@ type lyricNote struct {
 // convertVoice converts one voice; left counts down the measures the score may still have.
 func convertVoice(t *abc.Tune, v *abc.Voice, left *int) (*part, error) {
 	w := &walker{t: t, sig: t.Header.Key.Signature(), unit: t.Header.UnitLength, meter: t.Header.Meter,
-		voice: 1, ties: map[[2]int][]*note{}, left: left}
+		voice: 1, ties: map[[2]int][]*note{}, slurFrom: map[int]*note{}, left: left}
 	w.cur = &measure{}
 	key := t.Header.Key
 	clef := key.Clef
@@ -298,6 +300,7 @@ func convertVoice(t *abc.Tune, v *abc.Voice, left *int) (*part, error) {
 		return nil, nil
 	}
 	w.dropTies(nil)
+	w.dropSlurs()
 	w.endBeam()
 	if w.cur.hasMusic || len(w.measures) == 0 {
 		w.push()
@@ -560,7 +563,36 @@ func (w *walker) slur(s *abc.Slur) {
 	}
 	n := w.slurs[len(w.slurs)-1]
 	w.slurs = w.slurs[:len(w.slurs)-1]
+	from := w.slurFrom[n]
+	delete(w.slurFrom, n)
+	if from == w.lastNotes[0] {
+		// A slur over one note ((B2)) slurs nothing: it is not written.
+		from.slurStarts = slices.DeleteFunc(from.slurStarts, func(x int) bool { return x == n })
+		return
+	}
 	w.lastNotes[0].slurStops = append(w.lastNotes[0].slurStops, n)
+}
+
+// startSlurs starts the slurs waiting for a note on x.
+func (w *walker) startSlurs(x *note) {
+	x.slurStarts = append(x.slurStarts, w.pendingSlurs...)
+	for _, n := range w.pendingSlurs {
+		w.slurFrom[n] = x
+	}
+	w.slurs = append(w.slurs, w.pendingSlurs...)
+	w.pendingSlurs = nil
+}
+
+// dropSlurs takes back the start of every slur still open at the end of the voice: a slur the
+// ABC never closes has no note to end on.
+func (w *walker) dropSlurs() {
+	for _, n := range w.slurs {
+		if from := w.slurFrom[n]; from != nil {
+			from.slurStarts = slices.DeleteFunc(from.slurStarts, func(x int) bool { return x == n })
+		}
+	}
+	w.slurs, w.pendingSlurs = nil, nil
+	clear(w.slurFrom)
 }
 
 func slicesContains(xs []int, x int) bool {
@@ -639,6 +671,10 @@ func (w *walker) grace(g *abc.GraceGroup) {
 		for i, n := range ns {
 			x := &note{grace: true, slash: g.Acciaccatura, chord: i > 0}
 			w.pitch(n, x)
+			if i == 0 {
+				// A slur opened before the grace notes ({GA}B2) starts on the first of them.
+				w.startSlurs(x)
+			}
 			x.typ = "eighth"
 			if vs := values(n.Length.Mul(w.unit)); len(vs) == 1 {
 				x.typ, x.dots = vs[0].typ, vs[0].dots
@@ -788,9 +824,7 @@ func (w *walker) timed(el abc.Element) {
 	}
 	w.impliedRun(implied, actual, normal, dur, firstNotes[0], lastNotes[0])
 	if rest == nil {
-		firstNotes[0].slurStarts = append(firstNotes[0].slurStarts, w.pendingSlurs...)
-		w.slurs = append(w.slurs, w.pendingSlurs...)
-		w.pendingSlurs = nil
+		w.startSlurs(firstNotes[0])
 		w.lastNotes = lastNotes
 		w.marks(firstNotes[0])
 		w.lyricNotes = append(w.lyricNotes, lyricNote{firstNotes[0], len(w.measures)})

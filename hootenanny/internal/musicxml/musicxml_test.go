@@ -574,3 +574,21 @@ func TestMeasureRestBesideNotes(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
 	}
 }
+
+// TestSlursVerovioWarnedOf: a slur around grace notes and their note starts on the first grace
+// note; a slur over one note, and one the ABC never closes, are not written.
+func TestSlursVerovioWarnedOf(t *testing.T) {
+	doc := parseDoc(t, convertText(t, "X:1\nT:S\nM:3/4\nL:1/8\nK:G\n({GA}B2) (c2) (d2|(e2f2)(g2|a6|]\n"))
+	var got []string
+	for _, n := range doc.all("part/measure/note") {
+		s := n.pitch()
+		for _, sl := range n.all("notations/slur") {
+			s += " " + sl.attrs["type"] + sl.attrs["number"]
+		}
+		got = append(got, s)
+	}
+	want := "G4 start1|A4|B4 stop1|C5|D5|E5 start2|F#5 stop2|G5|A5"
+	if strings.Join(got, "|") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
