@@ -22,6 +22,7 @@ func FuzzConvert(f *testing.F) {
 		features, "", "X:1\nK:C\n", "X:1\nK:C\n&&&C|", "X:1\nK:C\n(3(3(3abc", "X:1\nK:C\nZ999999|",
 		"X:1\nK:C\n\"\x01\"\x00C\xff|\nw:\x02-_*|~\\", "X:1\nM:0/0\nL:1/8\nK:C\nA|", "X:1\nK:C\n|1|2|3::|]|[1,2",
 		"X:1\nK:C\n((((((((a))))))))", "X:1\nV:1\nV:2\nK:C\nV:2\n{/ab}c[ceg]/3-[ceg]", "X:1\nQ:\"Slow\"\nK:C\n[Q:1/4=60]C",
+		"X:1\nL:1/8\nK:C\nB/3c/3z/3 d/5(3e/3f/3g/3 A/7-A/7|", "X:1\nK:C\n({GA}B2) (c) (d|[DFd]2-|d2 c-|z", "X:1\nM:5/8\nK:C\nx2 X|Z c|c & Z|",
 	} {
 		f.Add(s)
 	}

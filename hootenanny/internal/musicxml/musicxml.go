@@ -8,7 +8,8 @@
 // decorations, dynamics and hairpins, segno and coda, parts' labels as rehearsal marks, chord
 // symbols as <harmony>, other quoted text as words, w: lyrics with their syllables, and repeats
 // with first and second endings. Voice overlays (&) become a second voice in the measure. Notes
-// of an eighth or shorter written together without a space are beamed, as ABC means.
+// of an eighth or shorter written together without a space are beamed, as ABC means. A length
+// that no note value writes (B/3 under L:1/8) is a note of a tuplet the ABC leaves unsaid.
 //
 // Not written: secondary beams (notation programs draw them from the note types), stems, line
 // and page breaks, the W: words after the tune, and %% directives.
@@ -17,6 +18,7 @@ package musicxml
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/abc"
@@ -192,15 +194,23 @@ type walker struct {
 	unit     abc.Rat
 	meter    abc.Meter
 	voice    int // 1, or 2 after an overlay
-	ties     map[[2]int]bool
+	// the notes whose tie is open, by pitch: the next note or chord closes the ties it matches,
+	// and the others end nowhere and are dropped
+	ties map[[2]int][]*note
 	// the tuplet in force: notes left, and its ratio
 	tupLeft, tupP, tupQ int
 	tupFirst            bool
-	slurs               []int   // open slur numbers
-	pendingSlurs        []int   // slur numbers that start on the next note
-	lastNotes           []*note // the last note or chord, for a slur's stop
-	decos               []string
-	openEnding          string
+	// the run of notes in a tuplet the ABC leaves unsaid (B/3c/3d/3): its ratio, its length so
+	// far, and its last note, which ends the tuplet when the run does
+	impP, impQ   int
+	impLen       abc.Rat
+	impLast      *note
+	slurs        []int         // open slur numbers
+	pendingSlurs []int         // slur numbers that start on the next note
+	slurFrom     map[int]*note // the note each open slur starts on
+	lastNotes    []*note       // the last note or chord, for a slur's stop
+	decos        []string
+	openEnding   string
 	// lyrics: the notes since the last w: block, the block's notes, and the verse
 	lyricNotes, lyricBlock []lyricNote
 	verse                  int
@@ -224,7 +234,7 @@ type lyricNote struct {
 // convertVoice converts one voice; left counts down the measures the score may still have.
 func convertVoice(t *abc.Tune, v *abc.Voice, left *int) (*part, error) {
 	w := &walker{t: t, sig: t.Header.Key.Signature(), unit: t.Header.UnitLength, meter: t.Header.Meter,
-		voice: 1, ties: map[[2]int]bool{}, left: left}
+		voice: 1, ties: map[[2]int][]*note{}, slurFrom: map[int]*note{}, left: left}
 	w.cur = &measure{}
 	key := t.Header.Key
 	clef := key.Clef
@@ -289,6 +299,8 @@ func convertVoice(t *abc.Tune, v *abc.Voice, left *int) (*part, error) {
 	if !music {
 		return nil, nil
 	}
+	w.dropTies(nil)
+	w.dropSlurs()
 	w.endBeam()
 	if w.cur.hasMusic || len(w.measures) == 0 {
 		w.push()
@@ -367,9 +379,40 @@ func (w *walker) endBeam() {
 	w.beamRun = w.beamRun[:0]
 }
 
+// impliedRun groups the notes of a tuplet the ABC leaves unsaid: a note of such a tuplet joins
+// the run of the notes before it with the same ratio, and the run ends when its length is one
+// that note values write (three 16ths of a triplet make an eighth), at any other note, or at a
+// bar line.
+func (w *walker) impliedRun(implied bool, p, q int, dur abc.Rat, first, last *note) {
+	if !implied {
+		w.endImplied()
+		return
+	}
+	if w.impLast == nil || w.impP != p || w.impQ != q {
+		w.endImplied()
+		first.tupletStart = true
+		w.impP, w.impQ, w.impLen = p, q, abc.Rat{Num: 0, Den: 1}
+	}
+	w.impLast = last
+	w.impLen = w.impLen.Add(dur)
+	if d := w.impLen.Den; d > 0 && d&(d-1) == 0 {
+		w.endImplied()
+	}
+}
+
+// endImplied ends the run of an unsaid tuplet, if one is open.
+func (w *walker) endImplied() {
+	if w.impLast != nil {
+		w.impLast.tupletStop = true
+		w.impLast = nil
+	}
+}
+
 // push ends the current measure and starts the next.
 func (w *walker) push() {
 	w.endBeam()
+	w.endImplied()
+	w.cur.items = plainRests(w.cur.items)
 	w.measures = append(w.measures, w.cur)
 	w.cur = &measure{}
 	w.barAcc, w.barSet = [7]int{}, [7]bool{}
@@ -520,7 +563,36 @@ func (w *walker) slur(s *abc.Slur) {
 	}
 	n := w.slurs[len(w.slurs)-1]
 	w.slurs = w.slurs[:len(w.slurs)-1]
+	from := w.slurFrom[n]
+	delete(w.slurFrom, n)
+	if from == w.lastNotes[0] {
+		// A slur over one note ((B2)) slurs nothing: it is not written.
+		from.slurStarts = slices.DeleteFunc(from.slurStarts, func(x int) bool { return x == n })
+		return
+	}
 	w.lastNotes[0].slurStops = append(w.lastNotes[0].slurStops, n)
+}
+
+// startSlurs starts the slurs waiting for a note on x.
+func (w *walker) startSlurs(x *note) {
+	x.slurStarts = append(x.slurStarts, w.pendingSlurs...)
+	for _, n := range w.pendingSlurs {
+		w.slurFrom[n] = x
+	}
+	w.slurs = append(w.slurs, w.pendingSlurs...)
+	w.pendingSlurs = nil
+}
+
+// dropSlurs takes back the start of every slur still open at the end of the voice: a slur the
+// ABC never closes has no note to end on.
+func (w *walker) dropSlurs() {
+	for _, n := range w.slurs {
+		if from := w.slurFrom[n]; from != nil {
+			from.slurStarts = slices.DeleteFunc(from.slurStarts, func(x int) bool { return x == n })
+		}
+	}
+	w.slurs, w.pendingSlurs = nil, nil
+	clear(w.slurFrom)
 }
 
 func slicesContains(xs []int, x int) bool {
@@ -561,6 +633,7 @@ func (w *walker) overlay() {
 		return
 	}
 	w.endBeam()
+	w.endImplied()
 	w.cur.items = append(w.cur.items, &backup{dur: w.cur.elapsed})
 	w.voice = 2
 }
@@ -598,6 +671,10 @@ func (w *walker) grace(g *abc.GraceGroup) {
 		for i, n := range ns {
 			x := &note{grace: true, slash: g.Acciaccatura, chord: i > 0}
 			w.pitch(n, x)
+			if i == 0 {
+				// A slur opened before the grace notes ({GA}B2) starts on the first of them.
+				w.startSlurs(x)
+			}
 			x.typ = "eighth"
 			if vs := values(n.Length.Mul(w.unit)); len(vs) == 1 {
 				x.typ, x.dots = vs[0].typ, vs[0].dots
@@ -628,6 +705,7 @@ func (w *walker) timed(el abc.Element) {
 		rest, dur = e, e.Duration
 	}
 	if rest != nil && (rest.Kind == abc.RestMeasures || rest.Kind == abc.RestInvisibleMeasure) {
+		w.dropTies(nil)
 		w.measureRests(rest)
 		return
 	}
@@ -647,6 +725,24 @@ func (w *walker) timed(el abc.Element) {
 		w.tupLeft--
 	}
 	pieces := values(written)
+	implied := false
+	if len(pieces) == 0 {
+		// A length that no note type writes (a third of an eighth, B/3 under L:1/8) is a note of
+		// a tuplet the ABC leaves unsaid: a 16th of a triplet. A notation program reads a note's
+		// length from its type and time modification, and a note with no type as a quarter.
+		if m, n := impliedTuplet(written); m > 0 {
+			if vs := values(written.Mul(abc.R(m, n))); len(vs) > 0 {
+				pieces = vs
+				implied = actual == 0
+				if actual == 0 {
+					actual, normal = 1, 1
+				}
+				a, q := int64(actual)*m, int64(normal)*n
+				g := gcd(a, q)
+				actual, normal = int(a/g), int(q/g)
+			}
+		}
+	}
 	if len(pieces) == 0 {
 		// No note type writes it: one note with its duration and no type.
 		pieces = []value{{}}
@@ -671,6 +767,7 @@ func (w *walker) timed(el abc.Element) {
 		w.pitch(n, &x)
 		spelled = append(spelled, x)
 	}
+	closed := map[[2]int]bool{} // the open ties this note or chord continues
 	for pi, p := range pieces {
 		var group []*note
 		if rest != nil {
@@ -692,9 +789,9 @@ func (w *walker) timed(el abc.Element) {
 			if rest == nil {
 				k := [2]int{int(x.step), x.octave*16 + x.alter + 8}
 				if pi == 0 {
-					if w.ties[k] {
+					if len(w.ties[k]) > 0 {
 						x.tieStop = true
-						delete(w.ties, k)
+						closed[k] = true
 					}
 				} else {
 					x.tieStop = true
@@ -707,13 +804,15 @@ func (w *walker) timed(el abc.Element) {
 		}
 		if pi == 0 {
 			firstNotes = group
+			w.dropTies(closed)
 		}
 		lastNotes = group
 	}
 	if rest == nil && tie {
 		for _, x := range lastNotes {
 			x.tieStart = true
-			w.ties[[2]int{int(x.step), x.octave*16 + x.alter + 8}] = true
+			k := [2]int{int(x.step), x.octave*16 + x.alter + 8}
+			w.ties[k] = append(w.ties[k], x)
 		}
 	}
 	w.beam(firstNotes[0], len(pieces))
@@ -723,10 +822,9 @@ func (w *walker) timed(el abc.Element) {
 	if last {
 		lastNotes[0].tupletStop = true
 	}
+	w.impliedRun(implied, actual, normal, dur, firstNotes[0], lastNotes[0])
 	if rest == nil {
-		firstNotes[0].slurStarts = append(firstNotes[0].slurStarts, w.pendingSlurs...)
-		w.slurs = append(w.slurs, w.pendingSlurs...)
-		w.pendingSlurs = nil
+		w.startSlurs(firstNotes[0])
 		w.lastNotes = lastNotes
 		w.marks(firstNotes[0])
 		w.lyricNotes = append(w.lyricNotes, lyricNote{firstNotes[0], len(w.measures)})
@@ -740,9 +838,61 @@ func (w *walker) timed(el abc.Element) {
 	w.cur.hasMusic = true
 }
 
+// plainRests writes a whole-measure rest (Z, X) that shares its voice's measure with other notes
+// or rests ("x2 X|", "Z c|") as ordinary rests of its length: a reader takes a whole-measure rest
+// to fill its measure and times the rest of the voice without it.
+func plainRests(items []any) []any {
+	var shared [3]bool // by voice: a whole-measure rest, and other notes or rests
+	var whole [3]bool
+	for _, it := range items {
+		if x, ok := it.(*note); ok && !x.grace && !x.chord && x.voice >= 1 && x.voice <= 2 {
+			if x.measureRest {
+				whole[x.voice] = true
+			} else {
+				shared[x.voice] = true
+			}
+		}
+	}
+	if !(whole[1] && shared[1]) && !(whole[2] && shared[2]) {
+		return items
+	}
+	out := make([]any, 0, len(items)+4)
+	for _, it := range items {
+		x, ok := it.(*note)
+		if !ok || !x.measureRest || !shared[x.voice] {
+			out = append(out, it)
+			continue
+		}
+		vs := values(x.dur)
+		if len(vs) == 0 {
+			vs = []value{{len: x.dur}}
+		}
+		for _, v := range vs {
+			out = append(out, &note{rest: true, invisible: x.invisible, voice: x.voice, dur: v.len, typ: v.typ, dots: v.dots, marks: x.marks})
+			x.marks = nil
+		}
+	}
+	return out
+}
+
+// dropTies ends the open ties, except those in keep: a tie to a note that does not come (a chord
+// tied to one of its notes, a tie before a rest or at the end) is not written, as a reader
+// would find it open.
+func (w *walker) dropTies(keep map[[2]int]bool) {
+	for k, ns := range w.ties {
+		if !keep[k] {
+			for _, x := range ns {
+				x.tieStart = false
+			}
+		}
+		delete(w.ties, k)
+	}
+}
+
 // measureRests writes Z and X: one whole-measure rest in each of its bars.
 func (w *walker) measureRests(r *abc.Rest) {
 	w.endBeam()
+	w.endImplied()
 	n := max(r.Measures, 1)
 	bar := w.meter.Value()
 	if bar.IsZero() {

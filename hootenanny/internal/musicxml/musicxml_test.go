@@ -448,18 +448,23 @@ func TestSchemaRejectsInvalid(t *testing.T) {
 	}
 }
 
+// featureTunes are the tunes of the tests above, each showing features of the conversion; their
+// documents are validated against the schema and opened in Verovio.
+var featureTunes = []string{
+	features,
+	"X:1\nT:Two\nM:C\nL:1/4\nV:1 name=\"Fiddle\"\nV:2 name=Cello clef=bass\nK:Ador\nV:1\nE A2 B & c4|\nV:2\nA,,4|]\n",
+	"X:1\nT:Pick\nM:3/4\nL:1/4\nK:C\nG|c2 d|e3|]\nw:one two three four\nw:five six sev-en\n",
+	"X:1\nT:K\nM:none\nL:1/8\nK:D exp _b ^f\nBf=f|]\n",
+	"X:1\nT:Odd\nM:5/8\nL:1/8\nK:none\n\"N.C.\"A5|\"^text\"(5abcde|(B/3c/3d/3)x2 X|[1 A5 :|[2,3 B5|]\n",
+	hairpins,
+	"X:1\nT:Edges\nM:2+3/8\nL:1/8\nQ:\"Allegro\"\nK:HP clef=perc\n&A2B3|(3:2:4ABcd e|{/[ce]g}[C2E]F2 G|[K:none clef=bass-8]C,5|[K:Hp treble+8]c5|]\n",
+	beams,
+}
+
 // TestConvertFeaturesValidate validates the documents of the tests above.
 func TestConvertFeaturesValidate(t *testing.T) {
 	var docs [][]byte
-	for _, src := range []string{
-		features,
-		"X:1\nT:Two\nM:C\nL:1/4\nV:1 name=\"Fiddle\"\nV:2 name=Cello clef=bass\nK:Ador\nV:1\nE A2 B & c4|\nV:2\nA,,4|]\n",
-		"X:1\nT:Pick\nM:3/4\nL:1/4\nK:C\nG|c2 d|e3|]\nw:one two three four\nw:five six sev-en\n",
-		"X:1\nT:K\nM:none\nL:1/8\nK:D exp _b ^f\nBf=f|]\n",
-		"X:1\nT:Odd\nM:5/8\nL:1/8\nK:none\n\"N.C.\"A5|\"^text\"(5abcde|(B/3c/3d/3)x2 X|[1 A5 :|[2,3 B5|]\n",
-		hairpins,
-		"X:1\nT:Edges\nM:2+3/8\nL:1/8\nQ:\"Allegro\"\nK:HP clef=perc\n&A2B3|(3:2:4ABcd e|{/[ce]g}[C2E]F2 G|[K:none clef=bass-8]C,5|[K:Hp treble+8]c5|]\n",
-	} {
+	for _, src := range featureTunes {
 		docs = append(docs, convertText(t, src))
 	}
 	for i, msg := range validate(t, docs) {
@@ -469,10 +474,12 @@ func TestConvertFeaturesValidate(t *testing.T) {
 	}
 }
 
+const beams = "X:1\nT:B\nM:4/4\nL:1/8\nK:C\nabc\ndef|gazb c2de-|ef [ce]g|\n"
+
 // TestBeams: notes written together are beamed, and a space, a line end, a bar line, a rest or a
 // quarter note ends the group.
 func TestBeams(t *testing.T) {
-	doc := parseDoc(t, convertText(t, "X:1\nT:B\nM:4/4\nL:1/8\nK:C\nabc\ndef|gazb c2de-|ef [ce]g|\n"))
+	doc := parseDoc(t, convertText(t, beams))
 	var got []string
 	for _, n := range doc.all("part/measure/note") {
 		if n.has("chord") {
@@ -487,5 +494,101 @@ func TestBeams(t *testing.T) {
 	want := "begin continue end begin continue end begin end - - - begin end begin end begin end"
 	if strings.Join(got, " ") != want {
 		t.Errorf("beams %s\nwant  %s", strings.Join(got, " "), want)
+	}
+}
+
+// TestTiesToNoNote: a tie whose note does not come (a chord tied to one of its notes, a tie
+// before a rest, at the end) is not written, so no reader finds it left open; the tie that
+// reaches its note is written at both ends.
+func TestTiesToNoNote(t *testing.T) {
+	doc := parseDoc(t, convertText(t, "X:1\nT:T\nM:2/4\nL:1/8\nK:C\n[DFd]4-|d2 c2-|z2 e2-|e4-|]\n"))
+	var got []string
+	for _, n := range doc.all("part/measure/note") {
+		s := n.pitch()
+		for _, ti := range n.all("tie") {
+			s += " " + ti.attrs["type"]
+		}
+		for _, ti := range n.all("notations/tied") {
+			s += " tied-" + ti.attrs["type"]
+		}
+		got = append(got, s)
+	}
+	want := "D4|F4|D5 start tied-start|D5 stop tied-stop|C5|rest|E5 start tied-start|E5 stop tied-stop"
+	if strings.Join(got, "|") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
+
+// TestImpliedTuplets: lengths that no note value writes (thirds and fifths of an eighth) are
+// notes of a tuplet the ABC leaves unsaid, grouped until their lengths add up to a note value.
+func TestImpliedTuplets(t *testing.T) {
+	doc := parseDoc(t, convertText(t, "X:1\nT:I\nM:2/4\nL:1/8\nK:C\nB/3c/3d/3 e A/5B/5c/5d/5e/5 f|c/3 z/3 c/3 c3|]\n"))
+	var got []string
+	for _, n := range doc.all("part/measure/note") {
+		s := n.pitch() + ":" + n.get("type")
+		if n.has("time-modification") {
+			s += " " + n.get("time-modification/actual-notes") + "/" + n.get("time-modification/normal-notes")
+		}
+		for _, tu := range n.all("notations/tuplet") {
+			s += " " + tu.attrs["type"]
+		}
+		got = append(got, s)
+	}
+	want := "B4:16th 3/2 start|C5:16th 3/2|D5:16th 3/2 stop|E5:eighth|" +
+		"A4:32nd 5/4 start|B4:32nd 5/4|C5:32nd 5/4|D5:32nd 5/4|E5:32nd 5/4 stop|F5:eighth|" +
+		"C5:16th 3/2 start|rest:16th 3/2|C5:16th 3/2 stop|C5:quarter"
+	if strings.Join(got, "|") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	for _, c := range []struct {
+		l    abc.Rat
+		m, n int64
+	}{{abc.R(1, 24), 3, 2}, {abc.R(1, 40), 5, 4}, {abc.R(3, 56), 7, 4}, {abc.R(1, 72), 9, 8}, {abc.R(1, 8), 0, 0}, {abc.R(1, 1031), 0, 0}, {abc.R(0, 1), 0, 0}} {
+		if m, n := impliedTuplet(c.l); m != c.m || n != c.n {
+			t.Errorf("impliedTuplet(%s) = %d:%d, want %d:%d", c.l, m, n, c.m, c.n)
+		}
+	}
+}
+
+// TestMeasureRestBesideNotes: Z or X in a bar with other notes is written as ordinary rests of
+// the bar's length; alone in its bar it stays a whole-measure rest.
+func TestMeasureRestBesideNotes(t *testing.T) {
+	doc := parseDoc(t, convertText(t, "X:1\nT:Z\nM:5/8\nL:1/8\nK:C\nA x X|Z|c Z|]\n"))
+	var got []string
+	for _, m := range doc.all("part/measure") {
+		var s []string
+		for _, n := range m.all("note") {
+			r := n.pitch()
+			if rs := n.all("rest"); len(rs) > 0 && rs[0].attrs["measure"] == "yes" {
+				r = "measure-rest"
+			}
+			if n.attrs["print-object"] == "no" {
+				r += " hidden"
+			}
+			s = append(s, r+" "+n.get("duration")+" "+n.get("type"))
+		}
+		got = append(got, strings.Join(s, ", "))
+	}
+	want := "A4 1 eighth, rest hidden 1 eighth, rest hidden 4 half, rest hidden 1 eighth|measure-rest 5 |C5 1 eighth, rest 4 half, rest 1 eighth"
+	if strings.Join(got, "|") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
+
+// TestSlursVerovioWarnedOf: a slur around grace notes and their note starts on the first grace
+// note; a slur over one note, and one the ABC never closes, are not written.
+func TestSlursVerovioWarnedOf(t *testing.T) {
+	doc := parseDoc(t, convertText(t, "X:1\nT:S\nM:3/4\nL:1/8\nK:G\n({GA}B2) (c2) (d2|(e2f2)(g2|a6|]\n"))
+	var got []string
+	for _, n := range doc.all("part/measure/note") {
+		s := n.pitch()
+		for _, sl := range n.all("notations/slur") {
+			s += " " + sl.attrs["type"] + sl.attrs["number"]
+		}
+		got = append(got, s)
+	}
+	want := "G4 start1|A4|B4 stop1|C5|D5|E5 start2|F#5 stop2|G5|A5"
+	if strings.Join(got, "|") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
 	}
 }

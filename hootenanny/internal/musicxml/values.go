@@ -59,6 +59,31 @@ func values(l abc.Rat) []value {
 	return nil
 }
 
+// maxImplied bounds the notes of a tuplet that impliedTuplet makes.
+const maxImplied = 1 << 10
+
+// impliedTuplet returns the tuplet, m notes in the time of n, that writes a length whose
+// denominator is not a power of two: m is the odd part of the denominator and n the largest power
+// of two below it (3 in the time of 2, 5 in the time of 4, 7 in the time of 4, 9 in the time of
+// 8). It returns 0, 0 for a length that needs none or a tuplet of more than maxImplied notes.
+func impliedTuplet(l abc.Rat) (m, n int64) {
+	if l.Num <= 0 || l.Den <= 0 {
+		return 0, 0
+	}
+	m = abc.R(l.Num, l.Den).Den
+	for m%2 == 0 {
+		m /= 2
+	}
+	if m == 1 || m > maxImplied {
+		return 0, 0
+	}
+	n = 1
+	for n*2 < m {
+		n *= 2
+	}
+	return m, n
+}
+
 // tempoDirection writes a Q: field as a metronome mark, or its text alone.
 func tempoDirection(q *abc.Tempo) *direction {
 	d := &direction{placement: "above", words: strings.TrimSpace(q.Text)}
