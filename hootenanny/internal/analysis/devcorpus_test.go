@@ -454,14 +454,14 @@ func TestCorpusDevChordSymbols(t *testing.T) {
 	}
 }
 
-// The floors of TestCorpusDevKeys, a point or so under what the analysis reaches on the
+// The floors of TestCorpusDevKeys, half a point or less under what the analysis reaches on the
 // development corpus (with the accompaniment; melody only is a little higher): the tonic 94.4%
 // over 11,721 tunes, the family 95.4% over 4,445, the do of the scale 88.4% over 1,224. The
 // tonic misses by cause are in the test's log; what keeps the tonic from 95% is mostly the
 // labels and the endings, not the estimate (docs/decisions.md, "Key: the ending, the phrases
 // and a prior on the modes").
 const (
-	floorTonic  = 0.935
-	floorFamily = 0.945
-	floorDo     = 0.87
+	floorTonic  = 0.94
+	floorFamily = 0.95
+	floorDo     = 0.88
 )
