@@ -180,6 +180,12 @@ const (
 	openingShareWeight  = 0.1
 	openingTonicWeight  = 0.15
 	openingFifthWeight  = 0.4
+	// openingFifthAway is taken back from openingFifthWeight when the first downbeat lands
+	// neither on the candidate tonic nor on the opening note held or repeated: an upbeat from
+	// the dominant resolves to the tonic, where a tune that opens on its own tonic and moves
+	// away gives the major a fourth above (a mixolydian tune) or the relative major (a minor
+	// tune that opens on its flat seventh, the relative major's fifth) the same upbeat.
+	openingFifthAway    = 0.1
 	firstDownbeatWeight = 0.1
 	lowestWeight        = 0.15
 	phraseEndsWeight    = 0.15
@@ -271,6 +277,9 @@ func (c Cues) score(tonic int) float64 {
 		s += openingTonicWeight
 	case (tonic + 7) % 12:
 		s += openingFifthWeight
+		if c.FirstDownbeat != tonic && c.FirstDownbeat != c.Opening {
+			s -= openingFifthAway
+		}
 	}
 	if c.FirstDownbeat == tonic {
 		s += firstDownbeatWeight
