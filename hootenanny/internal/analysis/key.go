@@ -187,8 +187,12 @@ const (
 	// tune that opens on its flat seventh, the relative major's fifth) the same upbeat.
 	openingFifthAway    = 0.1
 	firstDownbeatWeight = 0.1
-	lowestWeight        = 0.15
-	phraseEndsWeight    = 0.15
+	// firstDownbeatSubtonic is taken off a candidate whose flat seventh sounds on the first
+	// downbeat: a tune's first downbeat falls on its tonic chord or its dominant, seldom on the
+	// tone a whole step below its tonic, so a candidate that would put it there is less likely.
+	firstDownbeatSubtonic = 0.2
+	lowestWeight          = 0.15
+	phraseEndsWeight      = 0.15
 )
 
 // modePenalty is what Modal takes off a candidate's score for its mode: a prior on the modes,
@@ -281,8 +285,11 @@ func (c Cues) score(tonic int) float64 {
 			s -= openingFifthAway
 		}
 	}
-	if c.FirstDownbeat == tonic {
+	switch c.FirstDownbeat {
+	case tonic:
 		s += firstDownbeatWeight
+	case (tonic + 10) % 12:
+		s -= firstDownbeatSubtonic
 	}
 	if c.Lowest == tonic {
 		s += lowestWeight
