@@ -95,3 +95,39 @@ func TestModalEndingDecidesRelativeMinor(t *testing.T) {
 		t.Errorf("ending on a held A on the downbeat, reached by step: %s, want A minor", got.Name())
 	}
 }
+
+// The upbeat from the fifth counts in full when the first downbeat resolves it to the tonic or
+// holds the opening note, and less when the tune moves on elsewhere.
+func TestCuesUpbeatFromTheFifth(t *testing.T) {
+	c := noCues
+	c.Opening = 7 // G: the fifth of C
+	score := func(downbeat int) float64 {
+		c.FirstDownbeat = downbeat
+		return c.score(0)
+	}
+	resolved, held, away := score(0), score(7), score(11)
+	if math.Abs(resolved-(openingFifthWeight+firstDownbeatWeight)) > 1e-9 {
+		t.Errorf("G then C on the downbeat: %.3f for C, want the fifth's and the downbeat's %.3f", resolved, openingFifthWeight+firstDownbeatWeight)
+	}
+	if math.Abs(held-openingFifthWeight) > 1e-9 {
+		t.Errorf("G held over the downbeat: %.3f for C, want the fifth's %.3f", held, openingFifthWeight)
+	}
+	if math.Abs(away-(openingFifthWeight-openingFifthAway)) > 1e-9 {
+		t.Errorf("G then B on the downbeat: %.3f for C, want %.3f", away, openingFifthWeight-openingFifthAway)
+	}
+}
+
+// A candidate whose flat seventh sounds on the first downbeat loses; the tonic on it gains.
+func TestCuesFirstDownbeatSubtonic(t *testing.T) {
+	c := noCues
+	c.FirstDownbeat = 2 // D
+	if got := c.score(4); math.Abs(got+firstDownbeatSubtonic) > 1e-9 {
+		t.Errorf("D on the first downbeat, for E: %.3f, want %.3f", got, -firstDownbeatSubtonic)
+	}
+	if got := c.score(2); math.Abs(got-firstDownbeatWeight) > 1e-9 {
+		t.Errorf("D on the first downbeat, for D: %.3f, want %.3f", got, firstDownbeatWeight)
+	}
+	if got := c.score(7); got != 0 {
+		t.Errorf("D on the first downbeat, for G: %.3f, want 0", got)
+	}
+}
