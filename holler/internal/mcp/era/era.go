@@ -217,9 +217,13 @@ func scanMeta(params json.RawMessage) (m Meta, p Params, ok bool) {
 	}) || rawjson.Kind(version) != "string" || rawjson.Kind(caps) != "object" {
 		return Meta{}, Params{}, false
 	}
-	v, err := rawjson.Unquote(version)
-	if err != nil {
-		return Meta{}, Params{}, false
+	v := V20260728
+	if string(version) != `"`+V20260728+`"` {
+		// Any other version is read, and refused later with what it says.
+		var err error
+		if v, err = rawjson.Unquote(version); err != nil {
+			return Meta{}, Params{}, false
+		}
 	}
 	m.Version, m.Caps = v, caps
 	if traceparent != nil {
