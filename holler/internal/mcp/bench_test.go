@@ -122,6 +122,43 @@ func BenchmarkToolsCallEcho(b *testing.B) {
 		}
 	})
 
+	// modern is the same call in the 2026-07-28 era: no session, the envelope in params._meta
+	// and the headers that repeat it, and the result dressed for the era.
+	b.Run("modern", func(b *testing.B) {
+		s := newServer(b)
+		raw := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello, bench"},` +
+			`"_meta":{"` + era.MetaProtocolVersion + `":"` + era.V20260728 + `","` + era.MetaClientCapabilities + `":{}}}}`)
+		body := bytes.NewReader(raw)
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", body)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(headerProtocolVersion, era.V20260728)
+		req.Header.Set(era.HeaderMethod, "tools/call")
+		req.Header.Set(era.HeaderName, "echo")
+		w := &benchWriter{header: make(http.Header)}
+		call := func() error {
+			body.Reset(raw)
+			req.Body = io.NopCloser(body)
+			w.reset()
+			s.ServeHTTP(w, req)
+			if w.status != http.StatusOK || !bytes.Contains(w.body.Bytes(), []byte(`"structuredContent":{"message":"hello, bench"`)) ||
+				!bytes.Contains(w.body.Bytes(), []byte(`"resultType":"complete"`)) {
+				return fmt.Errorf("tools/call: status %d: %s", w.status, w.body.Bytes())
+			}
+			return nil
+		}
+		if err := call(); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if err := call(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+
 	b.Run("parallel", func(b *testing.B) {
 		s := newServer(b)
 		b.ReportAllocs()

@@ -26,9 +26,12 @@ import (
 
 // checkParamHeaders checks the Mcp-Param headers of a tools/call against its arguments.
 func (s *Server) checkParamHeaders(r *http.Request, id json.RawMessage, p era.Params) *modernFailure {
-	var name string
-	if rawjson.Kind(p.Name) != "string" || json.Unmarshal(p.Name, &name) != nil {
+	if rawjson.Kind(p.Name) != "string" {
 		return nil // tools/call answers a call without a name
+	}
+	name, err := rawjson.Unquote(p.Name)
+	if err != nil {
+		return nil
 	}
 	params := s.paramHeaders[name]
 	if len(params) == 0 {

@@ -114,6 +114,13 @@ func (c Capabilities) CanAnswer(method string) bool {
 // ReadCapabilities reads initialize's capabilities for a session of protocol version v.
 // Malformed capabilities declare nothing.
 func ReadCapabilities(raw json.RawMessage, v string) Capabilities {
+	// Most clients declare none of these ({} above all), and every request of the stateless
+	// era carries its capabilities: such text needs no json.Unmarshal. Text the scan does not
+	// take (invalid, or a name in another case) is read below.
+	named := false
+	if rawjson.ScanMembers(raw, capabilityNames, func(int, []byte) { named = true }) && !named {
+		return Capabilities{}
+	}
 	var c struct {
 		Elicitation *struct {
 			Form json.RawMessage `json:"form"`
@@ -135,6 +142,9 @@ func ReadCapabilities(raw json.RawMessage, v string) Capabilities {
 	out.ElicitURL = c.Elicitation.URL != nil
 	return out
 }
+
+// capabilityNames are the members of the client's capabilities that ReadCapabilities reads.
+var capabilityNames = []string{"elicitation", "sampling", "roots"}
 
 // NewSession returns a session named id that has not been initialized.
 func NewSession(id string) *Session {

@@ -60,7 +60,7 @@ type Log struct {
 	streams uint64            // streams opened; the next POST stream is streams+1
 	last    map[uint64]uint64 // the last event number of each stream
 	done    map[uint64]bool   // POST streams whose response has been sent
-	wake    chan struct{}     // closed and replaced by every append
+	wake    chan struct{}     // closed by every change, made again by the next Since
 	// getOwner is the writer that holds the session's GET stream; getSent the last event of
 	// stream 0 that a GET writer delivered.
 	getOwner *int
@@ -71,7 +71,18 @@ type Log struct {
 // NewLog returns an empty log that keeps at most limit events and about maxBytes bytes of
 // their data, dropping the oldest first but always keeping the newest.
 func NewLog(limit, maxBytes int) *Log {
-	return &Log{limit: limit, maxBytes: maxBytes, last: make(map[uint64]uint64), done: make(map[uint64]bool), wake: make(chan struct{})}
+	return &Log{limit: limit, maxBytes: maxBytes}
+}
+
+// wakeLocked wakes the writers that follow the log, if any waits: the channel is made only
+// when Since hands it out, so that a log nobody follows (the log of nearly every request of
+// the stateless era, made for that request alone) costs no channel, and no maps until it is
+// written to.
+func (l *Log) wakeLocked() {
+	if l.wake != nil {
+		close(l.wake)
+		l.wake = nil
+	}
 }
 
 // NewLogIn is NewLog for a log whose bytes count against b too, where the oldest events of all
@@ -94,6 +105,9 @@ func (l *Log) NewStream() uint64 {
 // Append adds data as the next event of stream and returns the event's number.
 func (l *Log) Append(stream uint64, data []byte) uint64 {
 	l.mu.Lock()
+	if l.last == nil {
+		l.last = make(map[uint64]uint64)
+	}
 	n := l.last[stream] + 1
 	l.last[stream] = n
 	ev := Event{Stream: stream, N: n, Data: data}
@@ -115,8 +129,7 @@ func (l *Log) Append(stream uint64, data []byte) uint64 {
 		l.events = append(l.events[:0], l.events[drop:]...)
 		clear(l.events[len(l.events) : len(l.events)+drop]) // let the dropped data go
 	}
-	close(l.wake)
-	l.wake = make(chan struct{})
+	l.wakeLocked()
 	l.mu.Unlock()
 	if drop > 0 {
 		l.budget.dropped(l.tag, DropSession, drop, dropped)
@@ -145,9 +158,11 @@ func (l *Log) dropOldest(nd *budgetNode) (bytes int, ok bool) {
 // Finish marks POST stream done: its response is its last event.
 func (l *Log) Finish(stream uint64) {
 	l.mu.Lock()
+	if l.done == nil {
+		l.done = make(map[uint64]bool)
+	}
 	l.done[stream] = true
-	close(l.wake)
-	l.wake = make(chan struct{})
+	l.wakeLocked()
 	l.mu.Unlock()
 }
 
@@ -156,8 +171,7 @@ func (l *Log) End() {
 	l.mu.Lock()
 	if !l.ended {
 		l.ended = true
-		close(l.wake)
-		l.wake = make(chan struct{})
+		l.wakeLocked()
 		// Nobody can resume a stream of an ended session: its events go.
 		for i := range l.events {
 			l.budget.unlink(l.events[i].node)
@@ -205,6 +219,9 @@ func (l *Log) Since(stream, n uint64) (out []Event, complete bool, wake <-chan s
 		}
 	}
 	complete = l.ended || (stream != GetStream && l.done[stream])
+	if l.wake == nil {
+		l.wake = make(chan struct{})
+	}
 	return out, complete, l.wake
 }
 
@@ -219,8 +236,7 @@ func (l *Log) ClaimGet(owner *int, replace bool) (start uint64, ok bool) {
 	}
 	if l.getOwner != nil {
 		// Wake the old writer so that it sees it has lost the stream.
-		close(l.wake)
-		l.wake = make(chan struct{})
+		l.wakeLocked()
 	}
 	l.getOwner = owner
 	return l.getSent, true

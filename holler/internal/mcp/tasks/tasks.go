@@ -94,6 +94,9 @@ func New(host Host, ids IDs, timeout time.Duration, log *slog.Logger) *Tasks {
 // Declares reports whether the client capabilities caps of one request declare the tasks
 // extension.
 func Declares(caps json.RawMessage) bool {
+	if declares, ok := scanDeclares(caps); ok {
+		return declares
+	}
 	var c struct {
 		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
@@ -101,6 +104,29 @@ func Declares(caps json.RawMessage) bool {
 		return false
 	}
 	return rawjson.Kind(c.Extensions[Extension]) == "object"
+}
+
+// scanDeclares is Declares without reflection, for the capabilities of nearly every request
+// ({} or a few members, one "extensions" at most); ok is false for anything it leaves to
+// encoding/json: invalid or unusual text, names in other cases, or "extensions" repeated,
+// which json.Unmarshal merges.
+func scanDeclares(caps json.RawMessage) (declares, ok bool) {
+	var ext []byte
+	n := 0
+	if !rawjson.ScanMembers(caps, []string{"extensions"}, func(_ int, v []byte) { ext = v; n++ }) || n > 1 {
+		return false, false
+	}
+	if n == 0 {
+		return false, true
+	}
+	if rawjson.Kind(ext) != "object" {
+		return false, false
+	}
+	var mine []byte
+	if !rawjson.ScanMembers(ext, []string{Extension}, func(_ int, v []byte) { mine = v }) {
+		return false, false
+	}
+	return rawjson.Kind(mine) == "object", true
 }
 
 // IsMethod reports whether method is one of the tasks extension's.
