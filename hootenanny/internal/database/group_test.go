@@ -17,14 +17,7 @@ import (
 func TestGroupedWritesKeepTheirOwnErrors(t *testing.T) {
 	eachEngine(t, func(t *testing.T, target string) {
 		ctx := t.Context()
-		db, err := Open(ctx, target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.ExecContext(ctx, `CREATE TABLE grouped (k INTEGER PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
-			t.Fatal(err)
-		}
+		db := openGrouped(t, target, `CREATE TABLE grouped (k INTEGER PRIMARY KEY, v TEXT NOT NULL)`)
 		if _, err := db.ExecContext(ctx, `INSERT INTO grouped (k, v) VALUES (?, ?)`, 1000, "there first"); err != nil {
 			t.Fatal(err)
 		}
@@ -103,14 +96,7 @@ func TestGroupedWritesKeepTheirOwnErrors(t *testing.T) {
 func TestGroupedWriteCancelledBeforeItsTurn(t *testing.T) {
 	eachEngine(t, func(t *testing.T, target string) {
 		ctx := t.Context()
-		db, err := Open(ctx, target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.ExecContext(ctx, `CREATE TABLE grouped (k INTEGER PRIMARY KEY)`); err != nil {
-			t.Fatal(err)
-		}
+		db := openGrouped(t, target, `CREATE TABLE grouped (k INTEGER PRIMARY KEY)`)
 		// A write holds every committer, so that the next ones queue.
 		n := 1
 		if db.Engine() == Postgres {
@@ -271,14 +257,7 @@ func TestWriteAfterClose(t *testing.T) {
 func TestGroupedWritePanics(t *testing.T) {
 	eachEngine(t, func(t *testing.T, target string) {
 		ctx := t.Context()
-		db, err := Open(ctx, target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.ExecContext(ctx, `CREATE TABLE grouped (k INTEGER PRIMARY KEY)`); err != nil {
-			t.Fatal(err)
-		}
+		db := openGrouped(t, target, `CREATE TABLE grouped (k INTEGER PRIMARY KEY)`)
 		const callers = 16
 		recovered := make([]any, callers)
 		errs := make([]error, callers)
@@ -317,4 +296,19 @@ func TestGroupedWritePanics(t *testing.T) {
 			t.Errorf("%d rows, %d of the panicking caller; want %d and none", count, five, callers-1)
 		}
 	})
+}
+
+// openGrouped opens the database at target for the test, closed when it ends, with the table
+// that create makes.
+func openGrouped(t *testing.T, target, create string) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.ExecContext(t.Context(), create); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

@@ -53,24 +53,8 @@ func checkScanMeta(t *testing.T, params string) {
 func TestScanMetaMatchesReadMeta(t *testing.T) {
 	docs := append(append([]string{}, envelopes...), rawjsontest.Docs()...)
 	r := rand.New(rand.NewPCG(7, 8))
-	pool := []byte(` {}[]:,"\\01-.eE+tfnul` + "\x00\n\xff")
 	for range 20000 {
-		b := []byte(envelopes[r.IntN(len(envelopes))])
-		for range 1 + r.IntN(3) {
-			if len(b) == 0 {
-				break
-			}
-			i := r.IntN(len(b))
-			switch r.IntN(3) {
-			case 0:
-				b[i] = pool[r.IntN(len(pool))]
-			case 1:
-				b = append(b[:i], append([]byte{pool[r.IntN(len(pool))]}, b[i:]...)...)
-			default:
-				b = append(b[:i], b[i+1:]...)
-			}
-		}
-		docs = append(docs, string(b))
+		docs = append(docs, rawjsontest.Mutate(r, envelopes[r.IntN(len(envelopes))]))
 	}
 	for _, d := range docs {
 		checkScanMeta(t, d)

@@ -31,8 +31,9 @@ var seeds = []string{
 	strings.Repeat("[", 300) + strings.Repeat("]", 300), `{"a":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`,
 }
 
-// mutate returns doc with a few random bytes changed, inserted or removed.
-func mutate(r *rand.Rand, doc string) string {
+// Mutate returns doc with a few random bytes changed, inserted or removed: what a fast reader
+// is checked against encoding/json with besides the documents themselves.
+func Mutate(r *rand.Rand, doc string) string {
 	pool := []byte(` {}[]:,"\\01-.eE+tfnul` + "\x00\n\xff")
 	b := []byte(doc)
 	for range 1 + r.IntN(3) {
@@ -58,7 +59,7 @@ func Docs() []string {
 	r := rand.New(rand.NewPCG(5, 6))
 	docs := append([]string{}, seeds...)
 	for range 20000 {
-		docs = append(docs, mutate(r, seeds[r.IntN(len(seeds))]))
+		docs = append(docs, Mutate(r, seeds[r.IntN(len(seeds))]))
 	}
 	return docs
 }
