@@ -47,9 +47,6 @@ var artifactID = regexp.MustCompile(`art_[0-9a-hjkmnp-tv-z]{26}`)
 
 func TestReadmeComposingSession(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("jq"); err != nil {
-		t.Fatalf("the README's composing session reads ids with jq, which is missing: apt-get install jq (%v)", err)
-	}
 	script, printed := readmeSession(t)
 	url := startStack(t)
 	holler := bin(t, "holler")

@@ -42,6 +42,7 @@ Flags:
 type callFlags struct {
 	common
 	json   bool
+	get    string
 	out    string
 	noWait bool
 }
@@ -69,6 +70,7 @@ func runCall(ctx context.Context, env Env, args []string) error {
 	fs.Usage = func() { fmt.Fprint(env.Stderr, callUsage); fs.PrintDefaults() }
 	f.register(fs)
 	fs.BoolVar(&f.json, "json", false, "print the structured result as JSON (for scripts)")
+	fs.StringVar(&f.get, "get", "", "print only the value at this path of the structured result, names and list indexes joined by dots\n(tree.id, tunes.0.title): a string as it is, anything else as JSON (for scripts)")
 	fs.StringVar(&f.out, "out", "", "write the stored objects and images the result names into this directory")
 	fs.BoolVar(&f.noWait, "no-wait", false, "for a tool that starts a job, print the job and return at once")
 	words, err := parseInterleaved(fs, args)
@@ -253,6 +255,9 @@ func (c *client) printJob(job map[string]any, f callFlags) error {
 			out = v
 		}
 	}
+	if f.get != "" {
+		return c.printPath(out, f.get)
+	}
 	fmt.Fprintln(c.env.Stdout, indentJSON(mustJSON(out)))
 	if f.out != "" {
 		c.saveReferenced(out, f.out)
@@ -263,6 +268,9 @@ func (c *client) printJob(job map[string]any, f callFlags) error {
 // printResult prints a tool's result: its text (JSON indented) and the links it carries, or
 // with --json the structured result; with --out it saves what the result links to.
 func (c *client) printResult(ctx context.Context, res *mcp.CallToolResult, f callFlags) error {
+	if f.get != "" {
+		return c.printPath(res.StructuredContent, f.get)
+	}
 	if f.json {
 		v := res.StructuredContent
 		if v == nil {
