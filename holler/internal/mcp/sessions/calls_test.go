@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hootenanny/hoot/holler/internal/mcp/era"
 	"github.com/hootenanny/hoot/holler/internal/mcp/jsonrpc"
 )
 
@@ -72,5 +73,56 @@ func TestCallsCancelled(t *testing.T) {
 	defer out.mu.Unlock()
 	if len(out.ns) != 2 || out.ns[1].Method != "notifications/cancelled" {
 		t.Errorf("sent %d messages, the last %+v; want the request and its cancellation", len(out.ns), out.ns[len(out.ns)-1])
+	}
+}
+
+// reply is a request's own stream, apart from the session's (as an HTTP POST's answer is).
+type reply struct{ sent }
+
+func (*reply) RequestStream() {}
+
+// TestCallsWithdrawnOnSession: when the client itself cancelled the request a question belongs
+// to, the withdrawal goes on the session's stream too, since such a client often no longer reads
+// the request's; a question given up for another reason, or asked on the session's own stream,
+// is withdrawn once.
+func TestCallsWithdrawnOnSession(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		apart     bool
+		cause     error
+		onSession bool
+	}{
+		{"cancelled by the client, on a request's stream", true, ErrCancelledByClient, true},
+		{"timed out, on a request's stream", true, context.DeadlineExceeded, false},
+		{"cancelled by the client, on the session's stream", false, ErrCancelledByClient, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Calls
+			sess := NewSession("s")
+			session := &recorder{}
+			sess.Out = session
+			sess.Initialize(era.V20251125, Capabilities{Sampling: true}, nil)
+			var out Notifier
+			stream := &reply{sent{ids: make(chan json.RawMessage, 1)}}
+			plain := &sent{ids: make(chan json.RawMessage, 1)}
+			ids := plain.ids
+			out = plain
+			if tc.apart {
+				out, ids = stream, stream.ids
+			}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				_, err := c.Ask(ctx, sess, out, "sampling/createMessage", nil)
+				done <- err
+			}()
+			<-ids
+			cancel(tc.cause)
+			<-done
+			withdrawn := len(session.got) == 1 && session.got[0] == "notifications/cancelled"
+			if withdrawn != tc.onSession {
+				t.Errorf("the session's stream got %v; want the withdrawal there: %v", session.got, tc.onSession)
+			}
+		})
 	}
 }
