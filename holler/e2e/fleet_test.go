@@ -696,12 +696,13 @@ func testJobTakeover(t *testing.T, freeze bool) {
 	book := toString(obj(c.call("artifact_create", map[string]any{"content": tuneBook(tunes), "mime_type": "text/vnd.abc"}), "artifact")["id"])
 	job := toString(c.call("abc_book_to_midi", map[string]any{"artifact_id": book})["job_id"])
 	started := time.Now()
+	var progressed float64
 	for {
 		j := obj(c.call("job_status", map[string]any{"id": job}), "job")
 		if j["status"] != "JOB_STATUS_PENDING" && j["status"] != "JOB_STATUS_RUNNING" {
 			t.Fatalf("the job ended before it could be interrupted (%v); give it a larger book", j)
 		}
-		if p, _ := j["progress"].(float64); p > 0 {
+		if progressed, _ = j["progress"].(float64); progressed > 0 {
 			break
 		}
 		if time.Since(started) > 30*time.Second {
@@ -709,18 +710,22 @@ func testJobTakeover(t *testing.T, freeze bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	second.start()
-	waitForWorkerNamed(t, s, second.name)
-	before := readJob(t, f.db, job)
-	if !before.ownedBy(first) || before.attempts != 1 {
-		t.Fatalf("the job's record before the fault = %+v, want it owned by %s (pid %d), in its first run", before, first.name, first.pid())
-	}
+	// The fault comes as soon as the job is under way, before the second worker starts: a
+	// quick machine could otherwise finish the whole book while the second one comes up.
+	firstPID := first.pid() // a killed process's pid is forgotten
 	if freeze {
 		first.signal(syscall.SIGSTOP)
 	} else {
 		first.kill()
 	}
 	faulted := time.Now()
+	// Frozen or gone, the first worker renews its lease no more: the record is as the fault left it.
+	before := readJob(t, f.db, job)
+	if !strings.Contains(before.owner, fmt.Sprintf("/%d/", firstPID)) || before.attempts != 1 || before.status != 2 {
+		t.Fatalf("the job's record at the fault = %+v, want it running, owned by %s (pid %d), in its first run", before, first.name, firstPID)
+	}
+	second.start()
+	waitForWorkerNamed(t, s, second.name)
 
 	// The second worker takes the job up: a second run, its own.
 	var after jobRow
@@ -735,7 +740,7 @@ func testJobTakeover(t *testing.T, freeze bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("the job was taken up %v after the fault, which came after some %v tunes of %d",
-		time.Since(faulted).Round(time.Millisecond), before.progress, tunes)
+		time.Since(faulted).Round(time.Millisecond), progressed, tunes)
 	if !after.ownedBy(second) || after.attempts != 2 {
 		t.Errorf("the job's record after the takeover = %+v, want it owned by %s (pid %d), in its second run", after, second.name, second.pid())
 	}
