@@ -13,7 +13,9 @@ import (
 func (c *client) printPath(v any, path string) error {
 	got, err := pick(v, path)
 	if err != nil {
-		return err
+		// The call was made, but what the script asked of it is not there: a usage error.
+		fmt.Fprintln(c.env.Stderr, "holler call:", err)
+		return &ExitError{Code: 2}
 	}
 	if s, ok := got.(string); ok {
 		fmt.Fprintln(c.env.Stdout, s)

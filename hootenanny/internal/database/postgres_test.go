@@ -85,15 +85,9 @@ func TestPostgresGoesAway(t *testing.T) {
 func TestPostgresTerminatedConnection(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.Database(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	ctx, db := openFor(t, dsn)
 	// The transaction's own connection is ended by an administrator halfway through.
-	err = db.Write(ctx, func(tx *Tx) error {
+	err := db.Write(ctx, func(tx *Tx) error {
 		var pid int
 		if err := tx.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
 			return err
@@ -133,13 +127,7 @@ func TestPostgresRefused(t *testing.T) {
 func TestPostgresFrozenTransaction(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.Database(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	ctx, db := openFor(t, dsn)
 	var got string
 	if err := db.QueryRowContext(ctx, `SHOW idle_in_transaction_session_timeout`).Scan(&got); err != nil {
 		t.Fatal(err)
@@ -152,11 +140,7 @@ func TestPostgresFrozenTransaction(t *testing.T) {
 	if strings.Contains(dsn, "?") {
 		sep = "&"
 	}
-	frozenDB, err := Open(ctx, dsn+sep+"idle_in_transaction_session_timeout=300ms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer frozenDB.Close()
+	_, frozenDB := openFor(t, dsn+sep+"idle_in_transaction_session_timeout=300ms")
 	locked, thaw := make(chan struct{}), make(chan struct{})
 	frozen := make(chan error, 1)
 	go func() {
@@ -184,4 +168,18 @@ func TestPostgresFrozenTransaction(t *testing.T) {
 	if err := <-frozen; !errors.Is(err, ErrUnavailable) {
 		t.Errorf("the frozen writer, let go on: %v; want ErrUnavailable", err)
 	}
+}
+
+// openFor opens the database dsn names for the test, with a context of a minute; both end
+// with the test.
+func openFor(t *testing.T, dsn string) (context.Context, *DB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	db, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return ctx, db
 }
