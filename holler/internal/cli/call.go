@@ -33,7 +33,7 @@ Calls one tool and prints its result. Values are typed by the tool's input schem
 
 A tool that starts a job is followed until the job ends, with its progress; Ctrl-C cancels
 the call (or the job). Exit status: 0 success, 1 the tool failed, 2 the call was refused or
-could not be made, 130 cancelled.
+could not be made (or --get names what the result does not hold), 130 cancelled.
 
 Flags:
 `
