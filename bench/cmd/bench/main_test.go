@@ -61,8 +61,8 @@ func TestReportHopCost(t *testing.T) {
 		"c1: 300µs of server CPU per call, 180µs of p50, throughput 0.50x of holler-no-hop's",
 		"c16: 80µs of server CPU per call, 800µs of p50, throughput 0.50x of holler-no-hop's",
 		"the hop may cost 30µs (mcp-go's 90µs minus holler-no-hop's 60µs); it costs 80µs",
-		"wire hop p50 < 100µs at c1, through HTTP (holler - holler-no-hop): 180µs  MISSED",
-		"throughput at c16 >= 1.0x mcp-go's:  0.67x  MISSED",
+		"the hop's p50 at c1 through HTTP (holler - holler-no-hop)",
+		"holler (worker over TCP) throughput at c16 / mcp-go's",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
@@ -131,5 +131,60 @@ func TestReportEras(t *testing.T) {
 	delete(res, key{"holler", 1})
 	if rows := eraRatios(c.concurrency, res, func(key) float64 { return 0 }); len(rows) != 1 || rows[0].conc != 16 || rows[0].cpu != 0 {
 		t.Errorf("rows without holler at c1: %+v", rows)
+	}
+}
+
+// TestTargets checks every target row of the HTTP and wire parts against figures whose
+// ratios are known: the value, the verdict, and "not measured" for what a run lacks.
+func TestTargets(t *testing.T) {
+	res := map[key]*load.Result{
+		{"holler", 16}:        {Requests: 1000, RPS: 9000},
+		{"mcp-go", 16}:        {Requests: 1000, RPS: 10000},
+		{"go-sdk", 16}:        {Requests: 1000, RPS: 2500},
+		{"holler-no-hop", 16}: {Requests: 1000, RPS: 12000},
+		{hollerModern, 16}:    {Requests: 1000, RPS: 10800},
+		{"holler", 1}:         {Requests: 100, P50: 250 * time.Microsecond},
+		{"holler-no-hop", 1}:  {Requests: 100, P50: 180 * time.Microsecond},
+	}
+	cpu := map[key]float64{
+		{"holler", 16}:        float64(95 * time.Microsecond),
+		{"holler-no-hop", 16}: float64(60 * time.Microsecond),
+	}
+	cpuPerCall := func(k key) float64 { return cpu[k] }
+	wire := benchFigures{
+		"worker=process/sequential": {"p50-µs": 140, "rt/s": 7000},
+		"worker=process/pipelined":  {"rt/s": 70000},
+	}
+	bare := benchFigures{"sequential": {"p50-µs": 100}, "pipelined": {"rt/s": 100000}}
+	rows := targets(res, wire, bare, benchFigures{}, cpuPerCall)
+	want := map[string][2]string{
+		"holler (worker over TCP) throughput at c16 / mcp-go's":                 {"0.90x", "MISSED"},
+		"holler / go-sdk at c16":                                                {"3.60x", "met"},
+		"the process hop's server CPU per call at c16 (holler - holler-no-hop)": {"35µs", "met"},
+		"the wire pipelined / bare ZeroMQ pipelined (70.0k / 100.0k rt/s)":      {"0.70x", "met"},
+		"the wire's sequential p50 / bare ZeroMQ's (140 / 100 µs)":              {"1.40x", "MISSED"},
+		"2026-07-28 (stateless) / 2025-11-25 (sessions), throughput at c16":     {"1.20x", "met"},
+		"the wire hop's p50 at c1 (the wire benchmark's sequential round trip)": {"140µs", "MISSED"},
+		"the hop's p50 at c1 through HTTP (holler - holler-no-hop)":             {"70µs", "met"},
+	}
+	got := map[string][2]string{}
+	for _, r := range rows {
+		got[r.what] = [2]string{r.got, r.verdict}
+	}
+	for what, w := range want {
+		if got[what] != w {
+			t.Errorf("%s: got %q, want %q", what, got[what], w)
+		}
+	}
+	if len(rows) != len(want) {
+		t.Errorf("%d rows, want %d: %+v", len(rows), len(want), rows)
+	}
+
+	// A run without the wire benchmarks or the peers says so rather than printing a ratio.
+	rows = targets(map[key]*load.Result{{"holler", 16}: {Requests: 10, RPS: 100}}, nil, nil, nil, func(key) float64 { return 0 })
+	for _, r := range rows {
+		if r.verdict != "not measured" || r.got != "-" {
+			t.Errorf("%s: got %q %q without its figures, want not measured", r.what, r.got, r.verdict)
+		}
 	}
 }
