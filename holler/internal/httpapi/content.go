@@ -238,7 +238,8 @@ func (c *Content) write(w http.ResponseWriter, r *http.Request, name, hash, mime
 	w.Header().Set("ETag", `"`+hash+`"`)
 	// private: with access control a shared cache must not hand one caller's bytes to another.
 	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
-	http.ServeContent(w, r, "", obj.StoredAt, f)
+	// A file goes by sendfile; an object of a remote store in writes of a full buffer.
+	http.ServeContent(fillingWriter{w}, r, "", obj.StoredAt, f)
 }
 
 // putObject streams the request body into the content store.
