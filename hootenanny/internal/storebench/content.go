@@ -48,9 +48,10 @@ type ContentOptions struct {
 type ContentResult struct {
 	Store string // "directory" or "s3"
 	Op    string // "PUT" or "GET"
-	// Way is "holler", "plain", or "http": a bare net/http server on loopback sending the
-	// plain store's file with http.ServeContent (GETs from the directory), the floor of any
-	// HTTP server on this machine.
+	// Way is "holler", "plain", or "http": for the directory, a bare net/http server on
+	// loopback that sends the plain store's file with http.ServeContent (GET) or writes the
+	// body to a file, fsyncs and closes it (PUT), the floor of any HTTP server on this
+	// machine.
 	Way  string
 	Size int
 	Figures
@@ -131,7 +132,8 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 		// of a shared machine.
 		b.Duration *= 2
 		var hashes, names []string
-		puts, err := MeasureEach(ctx, b,
+		floor, _ := plain.(*plainDir)
+		putOps := []func(context.Context, int) (int64, error){
 			func(ctx context.Context, _ int) (int64, error) {
 				h, err := httpPut(ctx, client, base, body(buf))
 				hashes = append(hashes, h)
@@ -141,7 +143,14 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 				name := strconv.Itoa(len(names))
 				names = append(names, name)
 				return int64(size), plain.put(ctx, name, body(buf))
+			},
+		}
+		if floor != nil {
+			putOps = append(putOps, func(ctx context.Context, i int) (int64, error) {
+				return int64(size), httpPutFile(ctx, client, floor.base, fmt.Sprintf("http-%d-%d", size, i), body(buf))
 			})
+		}
+		puts, err := MeasureEach(ctx, b, putOps...)
 		if err != nil {
 			return nil, fmt.Errorf("PUT of %s: %w", FormatBytes(size), err)
 		}
@@ -153,7 +162,6 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 				return int64(size), plain.get(ctx, names[pick(i, len(names))], size)
 			},
 		}
-		floor, _ := plain.(*plainDir)
 		if floor != nil {
 			getOps = append(getOps, func(ctx context.Context, i int) (int64, error) {
 				return int64(size), httpGet(ctx, client, floor.base, names[pick(i, len(names))], size)
@@ -169,8 +177,8 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 		line := fmt.Sprintf("  %-9s %6s  PUT holler %7.1f MB/s, plain %7.1f MB/s;  GET holler %7.1f MB/s, plain %7.1f MB/s", store,
 			FormatBytes(size), put.MBPerSec(), pput.MBPerSec(), get.MBPerSec(), pget.MBPerSec())
 		if floor != nil {
-			out = append(out, ContentResult{store, "GET", "http", size, gets[2]})
-			line += fmt.Sprintf(", bare HTTP %7.1f MB/s", gets[2].MBPerSec())
+			out = append(out, ContentResult{store, "PUT", "http", size, puts[2]}, ContentResult{store, "GET", "http", size, gets[2]})
+			line += fmt.Sprintf(";  bare HTTP PUT %7.1f MB/s, GET %7.1f MB/s", puts[2].MBPerSec(), gets[2].MBPerSec())
 		}
 		fmt.Fprintln(o.Out, line)
 	}
@@ -243,6 +251,25 @@ func httpPut(ctx context.Context, c *http.Client, base string, b []byte) (string
 	return got.Hash, nil
 }
 
+// httpPutFile sends b to the bare server of a plainDir as the file name.
+func httpPutFile(ctx context.Context, c *http.Client, base, name string, b []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+"/cas/"+name, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1000))
+		return fmt.Errorf("PUT /cas/%s to the bare server answered %s: %s", name, resp.Status, msg)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
+}
+
 func httpGet(ctx context.Context, c *http.Client, base, hash string, size int) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/cas/"+hash, nil)
 	if err != nil {
@@ -276,8 +303,9 @@ type plainStore interface {
 type plainDir struct{ dir, base string }
 
 // serve starts a bare net/http server on loopback that answers GET /cas/NAME with the file
-// NAME through http.ServeContent (sendfile), as any Go file server does, and returns a
-// function that stops it.
+// NAME through http.ServeContent (sendfile), as any Go file server does, and PUT /cas/NAME by
+// writing the body to a new file NAME, fsynced and closed as plainDir.put writes, and returns
+// a function that stops it.
 func (d *plainDir) serve() (stop func(), err error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -287,6 +315,14 @@ func (d *plainDir) serve() (stop func(), err error) {
 		name := strings.TrimPrefix(r.URL.Path, "/cas/")
 		if strings.ContainsAny(name, "/\\") || name == "" || name == "." || name == ".." {
 			http.NotFound(w, r)
+			return
+		}
+		if r.Method == http.MethodPut {
+			if err := d.write(name, r.Body); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.WriteHeader(http.StatusCreated)
 			return
 		}
 		f, err := os.Open(filepath.Join(d.dir, name))
@@ -310,11 +346,16 @@ func (d *plainDir) serve() (stop func(), err error) {
 }
 
 func (d *plainDir) put(_ context.Context, name string, b []byte) error {
+	return d.write(name, bytes.NewReader(b))
+}
+
+// write copies r to a new file name, fsyncs and closes it.
+func (d *plainDir) write(name string, r io.Reader) error {
 	f, err := os.Create(filepath.Join(d.dir, name))
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(b); err != nil {
+	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		return err
 	}
