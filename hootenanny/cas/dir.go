@@ -262,10 +262,16 @@ func (s *Dir) Put(ctx context.Context, r io.Reader, mimeType string) (obj Object
 	return obj, existed, nil
 }
 
+// copyBufs holds the buffers of copyLimited, so that each Put does not leave 64 KiB for the
+// garbage collector.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}
+
 // copyLimited copies r to w until r ends, failing once more than limit bytes have come or ctx
 // is done. It returns the number of bytes copied.
 func copyLimited(ctx context.Context, w io.Writer, r io.Reader, limit int64) (int64, error) {
-	buf := make([]byte, copyBufSize)
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
 	var n int64
 	for {
 		if err := ctx.Err(); err != nil {
