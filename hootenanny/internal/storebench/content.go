@@ -48,10 +48,10 @@ type ContentOptions struct {
 type ContentResult struct {
 	Store string // "directory" or "s3"
 	Op    string // "PUT" or "GET"
-	// Way is "holler", "plain", or "http": for the directory, a bare net/http server on
-	// loopback that sends the plain store's file with http.ServeContent (GET) or writes the
-	// body to a file, fsyncs and closes it (PUT), the floor of any HTTP server on this
-	// machine.
+	// Way is "holler", "plain", or "http": a bare net/http server on loopback, the floor of
+	// any HTTP server on this machine: for the directory, one that sends the plain store's
+	// file with http.ServeContent (GET) or writes the body to a file, fsyncs and closes it
+	// (PUT); for S3, one that answers a GET with GetObject and io.Copy of its body.
 	Way  string
 	Size int
 	Figures
@@ -89,9 +89,16 @@ func RunContent(ctx context.Context, o ContentOptions) ([]ContentResult, error) 
 			}
 			prefix := fmt.Sprintf("storebench-%d", os.Getpid())
 			casURL = "s3://" + cfg.Bucket + "/" + prefix + "/cas"
-			if plain, err = newPlainS3(ctx, cfg.Bucket, prefix+"/plain"); err != nil {
+			p3, err := newPlainS3(ctx, cfg.Bucket, prefix+"/plain")
+			if err != nil {
 				return nil, err
 			}
+			stop, err := p3.serve()
+			if err != nil {
+				return nil, err
+			}
+			defer stop()
+			plain = p3
 		} else if err := os.MkdirAll(filepath.Join(data, "plain"), 0o755); err != nil {
 			return nil, err
 		}
@@ -132,7 +139,7 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 		// of a shared machine.
 		b.Duration *= 2
 		var hashes, names []string
-		floor, _ := plain.(*plainDir)
+		bare, barePuts := plain.bare()
 		putOps := []func(context.Context, int) (int64, error){
 			func(ctx context.Context, _ int) (int64, error) {
 				h, err := httpPut(ctx, client, base, body(buf))
@@ -145,9 +152,9 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 				return int64(size), plain.put(ctx, name, body(buf))
 			},
 		}
-		if floor != nil {
+		if barePuts {
 			putOps = append(putOps, func(ctx context.Context, i int) (int64, error) {
-				return int64(size), httpPutFile(ctx, client, floor.base, fmt.Sprintf("http-%d-%d", size, i), body(buf))
+				return int64(size), httpPutFile(ctx, client, bare, fmt.Sprintf("http-%d-%d", size, i), body(buf))
 			})
 		}
 		puts, err := MeasureEach(ctx, b, putOps...)
@@ -162,9 +169,9 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 				return int64(size), plain.get(ctx, names[pick(i, len(names))], size)
 			},
 		}
-		if floor != nil {
+		if bare != "" {
 			getOps = append(getOps, func(ctx context.Context, i int) (int64, error) {
-				return int64(size), httpGet(ctx, client, floor.base, names[pick(i, len(names))], size)
+				return int64(size), httpGet(ctx, client, bare, names[pick(i, len(names))], size)
 			})
 		}
 		gets, err := MeasureEach(ctx, b, getOps...)
@@ -176,9 +183,13 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 			ContentResult{store, "GET", "holler", size, get}, ContentResult{store, "GET", "plain", size, pget})
 		line := fmt.Sprintf("  %-9s %6s  PUT holler %7.1f MB/s, plain %7.1f MB/s;  GET holler %7.1f MB/s, plain %7.1f MB/s", store,
 			FormatBytes(size), put.MBPerSec(), pput.MBPerSec(), get.MBPerSec(), pget.MBPerSec())
-		if floor != nil {
-			out = append(out, ContentResult{store, "PUT", "http", size, puts[2]}, ContentResult{store, "GET", "http", size, gets[2]})
-			line += fmt.Sprintf(";  bare HTTP PUT %7.1f MB/s, GET %7.1f MB/s", puts[2].MBPerSec(), gets[2].MBPerSec())
+		if barePuts {
+			out = append(out, ContentResult{store, "PUT", "http", size, puts[2]})
+			line += fmt.Sprintf(";  bare HTTP PUT %7.1f MB/s", puts[2].MBPerSec())
+		}
+		if bare != "" {
+			out = append(out, ContentResult{store, "GET", "http", size, gets[2]})
+			line += fmt.Sprintf(";  bare HTTP GET %7.1f MB/s", gets[2].MBPerSec())
 		}
 		fmt.Fprintln(o.Out, line)
 	}
@@ -296,6 +307,10 @@ func httpGet(ctx context.Context, c *http.Client, base, hash string, size int) e
 type plainStore interface {
 	put(ctx context.Context, name string, b []byte) error
 	get(ctx context.Context, name string, size int) error
+	// bare returns the URL of a bare net/http server on loopback that serves GET /cas/NAME
+	// of what put stored as NAME, and whether it takes PUT /cas/NAME too; "" when none was
+	// started.
+	bare() (base string, puts bool)
 }
 
 // plainDir writes a file, fsyncs and closes it, as a file copy that keeps what it wrote does.
@@ -345,6 +360,8 @@ func (d *plainDir) serve() (stop func(), err error) {
 	return func() { srv.Close(); <-done }, nil
 }
 
+func (d *plainDir) bare() (string, bool) { return d.base, d.base != "" }
+
 func (d *plainDir) put(_ context.Context, name string, b []byte) error {
 	return d.write(name, bytes.NewReader(b))
 }
@@ -384,6 +401,41 @@ func (d *plainDir) get(_ context.Context, name string, size int) error {
 type plainS3 struct {
 	client         *s3.Client
 	bucket, prefix string
+	// base, once serve has started, is the URL of a bare HTTP server of its objects.
+	base string
+}
+
+func (p *plainS3) bare() (string, bool) { return p.base, false }
+
+// serve starts a bare net/http server on loopback that answers GET /cas/NAME with the object
+// NAME, the way a Go server in front of S3 would: GetObject with the SDK, the length and type
+// from its answer, and io.Copy of its body; it returns a function that stops it. What holler
+// adds to a GET from S3 beyond any such proxy is holler over this server.
+func (p *plainS3) serve() (stop func(), err error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/cas/")
+		if r.Method != http.MethodGet || strings.ContainsAny(name, "/\\") || name == "" || name == "." || name == ".." {
+			http.NotFound(w, r)
+			return
+		}
+		out, err := p.client.GetObject(r.Context(), &s3.GetObjectInput{Bucket: aws.String(p.bucket), Key: aws.String(p.prefix + "/" + name)})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer out.Body.Close()
+		w.Header().Set("Content-Type", aws.ToString(out.ContentType))
+		w.Header().Set("Content-Length", strconv.FormatInt(aws.ToInt64(out.ContentLength), 10))
+		_, _ = io.Copy(w, out.Body)
+	})}
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(l); close(done) }()
+	p.base = "http://" + l.Addr().String()
+	return func() { srv.Close(); <-done }, nil
 }
 
 func newPlainS3(ctx context.Context, bucket, prefix string) (*plainS3, error) {

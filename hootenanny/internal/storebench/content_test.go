@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hootenanny/hoot/hootenanny/cas"
+	"github.com/hootenanny/hoot/hootenanny/cas/storetest"
 )
 
 // TestPlainDirServe checks the bare HTTP server of the floor rows: a PUT writes the body to the
@@ -47,6 +50,9 @@ func TestPrintTargetsFloors(t *testing.T) {
 		{"directory", "GET", "holler", 1 << 20, fig(900)},
 		{"directory", "GET", "plain", 1 << 20, fig(6000)},
 		{"directory", "GET", "http", 1 << 20, fig(1000)},
+		{"s3", "GET", "holler", 16 << 20, fig(600)},
+		{"s3", "GET", "plain", 16 << 20, fig(800)},
+		{"s3", "GET", "http", 16 << 20, fig(700)},
 	}
 	var b strings.Builder
 	PrintTargets(&b, nil, rs)
@@ -57,9 +63,44 @@ func TestPrintTargetsFloors(t *testing.T) {
 		"holler / a bare net/http server writing and fsyncing a file 0.50x (bare HTTP / plain: 0.50x)",
 		"GET /cas through holler / plain, directory, 1 MiB 0.15x",
 		"holler / a bare net/http server of the same file 0.90x (bare HTTP / plain: 0.17x)",
+		"GET /cas through holler / plain, s3, 16 MiB 0.75x target >= 0.8x MISSED",
+		"holler / a bare net/http proxy (GetObject, io.Copy) 0.86x (bare HTTP / plain: 0.88x)",
 	} {
 		if !strings.Contains(words, want) {
 			t.Errorf("the targets lack %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestPlainS3Serve checks the bare proxy of the S3 floor row: a GET of what plainS3.put stored
+// comes back whole, and an unknown name is an error.
+func TestPlainS3Serve(t *testing.T) {
+	t.Parallel()
+	cfg, err := cas.ParseS3URL(storetest.S3URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newPlainS3(t.Context(), cfg.Bucket, cfg.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, err := p.serve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if base, puts := p.bare(); base == "" || puts {
+		t.Fatalf("bare() = %q, %v; want a URL and no PUTs", base, puts)
+	}
+	body := bytes.Repeat([]byte("proxied "), 50_000)
+	if err := p.put(t.Context(), "object", body); err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: time.Minute}
+	if err := httpGet(t.Context(), client, p.base, "object", len(body)); err != nil {
+		t.Errorf("GET through the bare proxy: %v", err)
+	}
+	if err := httpGet(t.Context(), client, p.base, "missing", len(body)); err == nil {
+		t.Error("GET of a missing object through the bare proxy succeeded")
 	}
 }
