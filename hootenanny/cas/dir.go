@@ -230,9 +230,15 @@ func (s *Dir) Put(ctx context.Context, r io.Reader, mimeType string) (obj Object
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Object{}, false, fmt.Errorf("cas: looking for %s: %w", h, err)
 	} else {
-		existed, err = s.commit(tmp, h, mimeType, s.now())
+		var recorded Object
+		existed, recorded, err = s.commit(tmp, h, mimeType, s.now())
 		if err != nil {
 			return Object{}, false, fmt.Errorf("cas: storing %s: %w", h, err)
+		}
+		if !existed {
+			// What commit placed is what Stat would read back.
+			recorded.Hash, recorded.Size = h, size
+			return recorded, false, nil
 		}
 	}
 	if existed {
@@ -256,10 +262,16 @@ func (s *Dir) Put(ctx context.Context, r io.Reader, mimeType string) (obj Object
 	return obj, existed, nil
 }
 
+// copyBufs holds the buffers of copyLimited, so that each Put does not leave 64 KiB for the
+// garbage collector.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}
+
 // copyLimited copies r to w until r ends, failing once more than limit bytes have come or ctx
 // is done. It returns the number of bytes copied.
 func copyLimited(ctx context.Context, w io.Writer, r io.Reader, limit int64) (int64, error) {
-	buf := make([]byte, copyBufSize)
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
 	var n int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -289,8 +301,9 @@ func copyLimited(ctx context.Context, w io.Writer, r io.Reader, limit int64) (in
 // two syncs at once cost about one), makes it read-only, links it into place without
 // replacing an existing file, places the sidecar unless one that parses is there, and syncs
 // the directory once for both. It reports whether an object was already there; then nothing
-// of this Put is placed.
-func (s *Dir) commit(tmp *os.File, h Hash, mimeType string, storedAt time.Time) (existed bool, err error) {
+// of this Put is placed. Otherwise it returns the media type and stored time the sidecar beside
+// the object now records: mimeType and storedAt, or those of a sidecar that was there already.
+func (s *Dir) commit(tmp *os.File, h Hash, mimeType string, storedAt time.Time) (existed bool, recorded Object, err error) {
 	path, sidecar := s.objectPath(h), s.sidecarPath(h)
 	type written struct {
 		name string
@@ -313,41 +326,56 @@ func (s *Dir) commit(tmp *os.File, h Hash, mimeType string, storedAt time.Time) 
 		defer os.Remove(meta.name)
 	}
 	if objErr != nil {
-		return false, objErr
+		return false, Object{}, objErr
 	}
 	if meta.err != nil {
-		return false, meta.err
+		return false, Object{}, meta.err
 	}
 	dir := filepath.Dir(path)
 	created, err := mkdir(dir)
 	if err != nil {
-		return false, err
+		return false, Object{}, err
 	}
 	if created {
 		if err := syncDir(s.objects); err != nil {
-			return false, err
+			return false, Object{}, err
 		}
 	}
 	existed, err = placeNew(tmp.Name(), path)
 	if err != nil || existed {
-		return existed, err
+		return existed, Object{}, err
 	}
+	// The time as the sidecar records it, and as parsing it gives it back.
+	recorded = Object{MimeType: mimeType, StoredAt: storedAt.UTC().Round(0)}
 	// A sidecar may be there without its object: placed by a Put that a crash stopped
 	// before the directory was synced. One that parses stands, as ensureSidecar keeps one.
-	switch _, _, err := s.readSidecar(sidecar); {
+	switch mt, at, err := s.readSidecar(sidecar); {
 	case err == nil:
+		recorded.MimeType, recorded.StoredAt = mt, at
 	case errors.Is(err, fs.ErrNotExist):
-		if _, err := placeNew(meta.name, sidecar); err != nil {
-			return false, err
+		taken, err := placeNew(meta.name, sidecar)
+		if err != nil {
+			return false, Object{}, err
+		}
+		if taken {
+			// Another process's Put of the same content placed one since: what reads back
+			// is its record.
+			info, err := os.Lstat(path)
+			if err != nil {
+				return false, Object{}, err
+			}
+			if recorded, err = s.object(h, info); err != nil {
+				return false, Object{}, err
+			}
 		}
 	case errors.Is(err, errCorruptSidecar):
 		if err := os.Rename(meta.name, sidecar); err != nil {
-			return false, err
+			return false, Object{}, err
 		}
 	default:
-		return false, err
+		return false, Object{}, err
 	}
-	return false, syncDir(dir)
+	return false, recorded, syncDir(dir)
 }
 
 // writeTemp writes b to a new read-only file in tmp/ named by pattern, synced and closed, and
@@ -412,12 +440,7 @@ var errCorruptSidecar = errors.New("corrupt sidecar")
 // readSidecar reads and parses the sidecar at path. A sidecar that does not parse gives an
 // error that matches errCorruptSidecar; a missing one an error that matches fs.ErrNotExist.
 func (s *Dir) readSidecar(path string) (string, time.Time, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSidecarSize+1))
+	b, err := readSmallFile(path, maxSidecarSize)
 	if err != nil {
 		return "", time.Time{}, err
 	}
@@ -479,7 +502,7 @@ func (s *Dir) ReadRange(_ context.Context, h Hash, offset int64, length int) ([]
 
 // open opens the object with hash h and returns the file with the object.
 func (s *Dir) open(h Hash) (*os.File, Object, error) {
-	f, err := os.Open(s.objectPath(h))
+	f, err := openReadOnly(s.objectPath(h))
 	if err != nil {
 		return nil, Object{}, s.openError(h, err)
 	}

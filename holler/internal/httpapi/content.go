@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 	"github.com/hootenanny/hoot/hooteproto"
@@ -77,36 +76,6 @@ func protect(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-// count reports the bytes a content request read and wrote to c.Count, when set.
-func (c *Content) count(next http.Handler) http.Handler {
-	if c.Count == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body := &countingReader{r: r.Body}
-		r.Body = body
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		next.ServeHTTP(ww, r)
-		if ww.Status() >= 200 && ww.Status() < 300 {
-			c.Count(body.n, int64(ww.BytesWritten()))
-		}
-	})
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.ReadCloser
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countingReader) Close() error { return c.r.Close() }
 
 // getObject serves an object from the store. Its metadata comes with it: the media type and
 // stored time are the store's, which is what cas_inspect would answer, so no worker is asked
@@ -269,7 +238,8 @@ func (c *Content) write(w http.ResponseWriter, r *http.Request, name, hash, mime
 	w.Header().Set("ETag", `"`+hash+`"`)
 	// private: with access control a shared cache must not hand one caller's bytes to another.
 	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
-	http.ServeContent(w, r, "", obj.StoredAt, f)
+	// A file goes by sendfile; an object of a remote store in writes of a full buffer.
+	http.ServeContent(fillingWriter{w}, r, "", obj.StoredAt, f)
 }
 
 // putObject streams the request body into the content store.

@@ -7,13 +7,16 @@ import (
 	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
+	"github.com/hootenanny/hoot/holler/internal/netlimit"
 	"github.com/hootenanny/hoot/hootenanny/cas"
 )
 
 // BenchmarkContentGet serves GET /cas/{hash} of a 1 MiB object from a directory store over
-// loopback, through the content routes and, as the floor, through a bare http.ServeContent of
-// the same file; the client reads each answer whole.
+// loopback, through the content routes behind the connection limits' handler as the gateway
+// serves them, and, as the floor, through a bare http.ServeContent of the same file; the client
+// reads each answer whole.
 func BenchmarkContentGet(b *testing.B) {
 	store, err := cas.OpenDir(b.TempDir(), nil)
 	if err != nil {
@@ -41,7 +44,7 @@ func BenchmarkContentGet(b *testing.B) {
 	for _, tc := range []struct {
 		name    string
 		handler http.Handler
-	}{{"holler", router}, {"bare", bare}} {
+	}{{"holler", netlimit.Handler(router, netlimit.HandlerOptions{WriteTimeout: time.Minute})}, {"bare", bare}} {
 		b.Run(tc.name, func(b *testing.B) {
 			srv := httptest.NewServer(tc.handler)
 			defer srv.Close()

@@ -48,9 +48,10 @@ type ContentOptions struct {
 type ContentResult struct {
 	Store string // "directory" or "s3"
 	Op    string // "PUT" or "GET"
-	// Way is "holler", "plain", or "http": a bare net/http server on loopback sending the
-	// plain store's file with http.ServeContent (GETs from the directory), the floor of any
-	// HTTP server on this machine.
+	// Way is "holler", "plain", or "http": a bare net/http server on loopback, the floor of
+	// any HTTP server on this machine: for the directory, one that sends the plain store's
+	// file with http.ServeContent (GET) or writes the body to a file, fsyncs and closes it
+	// (PUT); for S3, one that answers a GET with GetObject and io.Copy of its body.
 	Way  string
 	Size int
 	Figures
@@ -88,9 +89,16 @@ func RunContent(ctx context.Context, o ContentOptions) ([]ContentResult, error) 
 			}
 			prefix := fmt.Sprintf("storebench-%d", os.Getpid())
 			casURL = "s3://" + cfg.Bucket + "/" + prefix + "/cas"
-			if plain, err = newPlainS3(ctx, cfg.Bucket, prefix+"/plain"); err != nil {
+			p3, err := newPlainS3(ctx, cfg.Bucket, prefix+"/plain")
+			if err != nil {
 				return nil, err
 			}
+			stop, err := p3.serve()
+			if err != nil {
+				return nil, err
+			}
+			defer stop()
+			plain = p3
 		} else if err := os.MkdirAll(filepath.Join(data, "plain"), 0o755); err != nil {
 			return nil, err
 		}
@@ -131,7 +139,8 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 		// of a shared machine.
 		b.Duration *= 2
 		var hashes, names []string
-		puts, err := MeasureEach(ctx, b,
+		bare, barePuts := plain.bare()
+		putOps := []func(context.Context, int) (int64, error){
 			func(ctx context.Context, _ int) (int64, error) {
 				h, err := httpPut(ctx, client, base, body(buf))
 				hashes = append(hashes, h)
@@ -141,7 +150,14 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 				name := strconv.Itoa(len(names))
 				names = append(names, name)
 				return int64(size), plain.put(ctx, name, body(buf))
+			},
+		}
+		if barePuts {
+			putOps = append(putOps, func(ctx context.Context, i int) (int64, error) {
+				return int64(size), httpPutFile(ctx, client, bare, fmt.Sprintf("http-%d-%d", size, i), body(buf))
 			})
+		}
+		puts, err := MeasureEach(ctx, b, putOps...)
 		if err != nil {
 			return nil, fmt.Errorf("PUT of %s: %w", FormatBytes(size), err)
 		}
@@ -153,10 +169,9 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 				return int64(size), plain.get(ctx, names[pick(i, len(names))], size)
 			},
 		}
-		floor, _ := plain.(*plainDir)
-		if floor != nil {
+		if bare != "" {
 			getOps = append(getOps, func(ctx context.Context, i int) (int64, error) {
-				return int64(size), httpGet(ctx, client, floor.base, names[pick(i, len(names))], size)
+				return int64(size), httpGet(ctx, client, bare, names[pick(i, len(names))], size)
 			})
 		}
 		gets, err := MeasureEach(ctx, b, getOps...)
@@ -168,9 +183,13 @@ func measureContent(ctx context.Context, o ContentOptions, store, base string, p
 			ContentResult{store, "GET", "holler", size, get}, ContentResult{store, "GET", "plain", size, pget})
 		line := fmt.Sprintf("  %-9s %6s  PUT holler %7.1f MB/s, plain %7.1f MB/s;  GET holler %7.1f MB/s, plain %7.1f MB/s", store,
 			FormatBytes(size), put.MBPerSec(), pput.MBPerSec(), get.MBPerSec(), pget.MBPerSec())
-		if floor != nil {
+		if barePuts {
+			out = append(out, ContentResult{store, "PUT", "http", size, puts[2]})
+			line += fmt.Sprintf(";  bare HTTP PUT %7.1f MB/s", puts[2].MBPerSec())
+		}
+		if bare != "" {
 			out = append(out, ContentResult{store, "GET", "http", size, gets[2]})
-			line += fmt.Sprintf(", bare HTTP %7.1f MB/s", gets[2].MBPerSec())
+			line += fmt.Sprintf(";  bare HTTP GET %7.1f MB/s", gets[2].MBPerSec())
 		}
 		fmt.Fprintln(o.Out, line)
 	}
@@ -243,6 +262,25 @@ func httpPut(ctx context.Context, c *http.Client, base string, b []byte) (string
 	return got.Hash, nil
 }
 
+// httpPutFile sends b to the bare server of a plainDir as the file name.
+func httpPutFile(ctx context.Context, c *http.Client, base, name string, b []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+"/cas/"+name, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1000))
+		return fmt.Errorf("PUT /cas/%s to the bare server answered %s: %s", name, resp.Status, msg)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
+}
+
 func httpGet(ctx context.Context, c *http.Client, base, hash string, size int) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/cas/"+hash, nil)
 	if err != nil {
@@ -269,6 +307,10 @@ func httpGet(ctx context.Context, c *http.Client, base, hash string, size int) e
 type plainStore interface {
 	put(ctx context.Context, name string, b []byte) error
 	get(ctx context.Context, name string, size int) error
+	// bare returns the URL of a bare net/http server on loopback that serves GET /cas/NAME
+	// of what put stored as NAME, and whether it takes PUT /cas/NAME too; "" when none was
+	// started.
+	bare() (base string, puts bool)
 }
 
 // plainDir writes a file, fsyncs and closes it, as a file copy that keeps what it wrote does.
@@ -276,8 +318,9 @@ type plainStore interface {
 type plainDir struct{ dir, base string }
 
 // serve starts a bare net/http server on loopback that answers GET /cas/NAME with the file
-// NAME through http.ServeContent (sendfile), as any Go file server does, and returns a
-// function that stops it.
+// NAME through http.ServeContent (sendfile), as any Go file server does, and PUT /cas/NAME by
+// writing the body to a new file NAME, fsynced and closed as plainDir.put writes, and returns
+// a function that stops it.
 func (d *plainDir) serve() (stop func(), err error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -287,6 +330,14 @@ func (d *plainDir) serve() (stop func(), err error) {
 		name := strings.TrimPrefix(r.URL.Path, "/cas/")
 		if strings.ContainsAny(name, "/\\") || name == "" || name == "." || name == ".." {
 			http.NotFound(w, r)
+			return
+		}
+		if r.Method == http.MethodPut {
+			if err := d.write(name, r.Body); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.WriteHeader(http.StatusCreated)
 			return
 		}
 		f, err := os.Open(filepath.Join(d.dir, name))
@@ -309,12 +360,19 @@ func (d *plainDir) serve() (stop func(), err error) {
 	return func() { srv.Close(); <-done }, nil
 }
 
+func (d *plainDir) bare() (string, bool) { return d.base, d.base != "" }
+
 func (d *plainDir) put(_ context.Context, name string, b []byte) error {
+	return d.write(name, bytes.NewReader(b))
+}
+
+// write copies r to a new file name, fsyncs and closes it.
+func (d *plainDir) write(name string, r io.Reader) error {
 	f, err := os.Create(filepath.Join(d.dir, name))
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(b); err != nil {
+	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		return err
 	}
@@ -343,6 +401,41 @@ func (d *plainDir) get(_ context.Context, name string, size int) error {
 type plainS3 struct {
 	client         *s3.Client
 	bucket, prefix string
+	// base, once serve has started, is the URL of a bare HTTP server of its objects.
+	base string
+}
+
+func (p *plainS3) bare() (string, bool) { return p.base, false }
+
+// serve starts a bare net/http server on loopback that answers GET /cas/NAME with the object
+// NAME, the way a Go server in front of S3 would: GetObject with the SDK, the length and type
+// from its answer, and io.Copy of its body; it returns a function that stops it. What holler
+// adds to a GET from S3 beyond any such proxy is holler over this server.
+func (p *plainS3) serve() (stop func(), err error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/cas/")
+		if r.Method != http.MethodGet || strings.ContainsAny(name, "/\\") || name == "" || name == "." || name == ".." {
+			http.NotFound(w, r)
+			return
+		}
+		out, err := p.client.GetObject(r.Context(), &s3.GetObjectInput{Bucket: aws.String(p.bucket), Key: aws.String(p.prefix + "/" + name)})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer out.Body.Close()
+		w.Header().Set("Content-Type", aws.ToString(out.ContentType))
+		w.Header().Set("Content-Length", strconv.FormatInt(aws.ToInt64(out.ContentLength), 10))
+		_, _ = io.Copy(w, out.Body)
+	})}
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(l); close(done) }()
+	p.base = "http://" + l.Addr().String()
+	return func() { srv.Close(); <-done }, nil
 }
 
 func newPlainS3(ctx context.Context, bucket, prefix string) (*plainS3, error) {

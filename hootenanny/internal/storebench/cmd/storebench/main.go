@@ -129,7 +129,10 @@ func run(ctx context.Context, o options) error {
 		fmt.Printf("\n== content: PUT /cas and GET /cas/{hash} through holler against the store's own speed (%s in all)\n", contentTook.Round(time.Second))
 		storebench.PrintContent(os.Stdout, content)
 		fmt.Println("(plain: for the directory, a file written, fsynced and closed, and read back; for S3, PutObject and GetObject")
-		fmt.Println(" with the AWS SDK to the same server. holler/plain is MB/s through holler over MB/s plain: 1x is the store's own speed.)")
+		fmt.Println(" with the AWS SDK to the same server. holler/plain is MB/s through holler over MB/s plain: 1x is the store's own speed.")
+		fmt.Println(" bare HTTP: a net/http server on loopback in this process that sends the plain file with http.ServeContent, or")
+		fmt.Println(" writes a PUT's body to a file, fsyncs and closes it, or answers a GET from S3 with GetObject and io.Copy of its")
+		fmt.Println(" body: the floor of any HTTP server on this machine.)")
 	}
 	storebench.PrintTargets(os.Stdout, table, content)
 	return nil
