@@ -500,12 +500,8 @@ func errorResult(err error) *hootv1.Result {
 // carried schema (the conformance fixtures) is looked for in the Payload that p carries, whose
 // type must be linked into the program.
 func RequestOf(p *hootv1.Payload) proto.Message {
-	m := p.ProtoReflect()
-	if !m.IsValid() {
-		return nil
-	}
-	fd := m.WhichOneof(requestOneof)
-	if fd == nil {
+	pm, ok := memberOf(p)
+	if !ok {
 		return nil
 	}
 	if c := p.GetCarried(); c != nil {
@@ -520,7 +516,7 @@ func RequestOf(p *hootv1.Payload) proto.Message {
 		}
 		return r.Get(r.WhichOneof(o)).Message().Interface()
 	}
-	return m.Get(fd).Message().Interface()
+	return p.ProtoReflect().Get(pm.field).Message().Interface()
 }
 
 // requestOneof is the oneof of Payload that holds a tool's request.
