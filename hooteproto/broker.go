@@ -259,10 +259,11 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, req 
 	}
 
 	w, werr := b.reserve(ctx, service, avoid)
-	if werr == errAllAvoided {
-		return callOutcome{noOther: true}
-	}
 	if werr != nil {
+		body.release()
+		if werr == errAllAvoided {
+			return callOutcome{noOther: true}
+		}
 		return fail(werr)
 	}
 	call := &brokerCall{worker: w, service: service, done: make(chan callOutcome, 1), ctx: ctx, asker: asker,
@@ -281,8 +282,9 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, req 
 		ID:          id,
 		Service:     service,
 		Traceparent: TraceparentFrom(ctx),
-		Body:        body,
+		Body:        body.b,
 	})
+	body.release() // the connection keeps no frame's body once Send has returned
 	if err != nil {
 		b.retire(id)
 		if ctx.Err() != nil {

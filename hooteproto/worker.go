@@ -562,21 +562,25 @@ func RequestOf(p *hootv1.Payload) proto.Message {
 var requestOneof = (&hootv1.Payload{}).ProtoReflect().Descriptor().Oneofs().ByName("request")
 
 func (w *Worker) reply(id RequestID, res *hootv1.Result) {
-	body, err := proto.Marshal(res)
-	if err == nil && len(body) > w.cfg.maxBody {
-		body, err = proto.Marshal(errorResult(NewError(CodeInvalidArgument,
-			fmt.Sprintf("the result is %d bytes, over the wire limit of %d bytes", len(body), w.cfg.maxBody)).
+	b, err := marshalBody(res)
+	if err == nil && len(b.b) > w.cfg.maxBody {
+		n := len(b.b)
+		b.release()
+		b, err = marshalBody(errorResult(NewError(CodeInvalidArgument,
+			fmt.Sprintf("the result is %d bytes, over the wire limit of %d bytes", n, w.cfg.maxBody)).
 			WithHint("ask for less at once, for example a smaller range")))
 	}
 	if err != nil {
-		body, _ = proto.Marshal(errorResult(WrapError(CodeInternal, fmt.Errorf("encode result: %w", err))))
+		b.release()
+		b, _ = marshalBody(errorResult(WrapError(CodeInternal, fmt.Errorf("encode result: %w", err))))
 	}
 	// The reply goes out even when the request's own context has ended. Send waits only while
 	// its queue is full (and returns when the connection closes); a reply that fails later is
 	// logged by workerHandler.SendFailed.
-	if err := w.conn.Send(context.Background(), Frame{Command: CommandReply, ID: id, Body: body}); err != nil {
+	if err := w.conn.Send(context.Background(), Frame{Command: CommandReply, ID: id, Body: b.b}); err != nil {
 		w.cfg.logger.Warn("could not send a reply", "request", id, "err", err)
 	}
+	b.release() // the connection keeps no frame's body once Send has returned
 }
 
 func (w *Worker) send(ctx context.Context, f Frame) {
