@@ -12,7 +12,6 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // A Broker is the gateway's side of the wire. Workers connect to its router socket and announce
@@ -260,10 +259,11 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, req 
 	}
 
 	w, werr := b.reserve(ctx, service, avoid)
-	if werr == errAllAvoided {
-		return callOutcome{noOther: true}
-	}
 	if werr != nil {
+		body.release()
+		if werr == errAllAvoided {
+			return callOutcome{noOther: true}
+		}
 		return fail(werr)
 	}
 	call := &brokerCall{worker: w, service: service, done: make(chan callOutcome, 1), ctx: ctx, asker: asker,
@@ -282,8 +282,9 @@ func (b *Broker) attempt(ctx context.Context, id RequestID, service string, req 
 		ID:          id,
 		Service:     service,
 		Traceparent: TraceparentFrom(ctx),
-		Body:        body,
+		Body:        body.b,
 	})
+	body.release() // the connection keeps no frame's body once Send has returned
 	if err != nil {
 		b.retire(id)
 		if ctx.Err() != nil {
@@ -351,34 +352,6 @@ func drainProgress(ch chan *hootv1.Progress, f func(*hootv1.Progress)) {
 		}
 	}
 }
-
-// isIdempotent reports whether the tool in p declares that running it twice does no harm.
-func isIdempotent(p *hootv1.Payload) bool {
-	m := p.ProtoReflect()
-	if !m.IsValid() {
-		return false
-	}
-	fd := m.WhichOneof(requestOneof)
-	return fd != nil && idempotentRequests[fd.Number()]
-}
-
-// idempotentRequests holds the Payload fields whose tool declares itself idempotent, read once
-// from the schema's options rather than for every call.
-var idempotentRequests = func() map[protoreflect.FieldNumber]bool {
-	yes := make(map[protoreflect.FieldNumber]bool)
-	fields := requestOneof.Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if fd.Message() == nil {
-			continue
-		}
-		opts, ok := proto.GetExtension(fd.Message().Options(), hootv1.E_Tool).(*hootv1.ToolOptions)
-		if ok && opts.GetAnnotations().GetIdempotent() {
-			yes[fd.Number()] = true
-		}
-	}
-	return yes
-}()
 
 // errAllAvoided is reserve's answer when the only live workers of a service are those that
 // already failed the call.

@@ -215,11 +215,12 @@ func (w *Worker) answer(f Frame) {
 		return
 	}
 	w.mu.Lock()
-	a := w.asking[f.ID]
+	c := w.running[f.ID]
 	w.mu.Unlock()
-	if a == nil {
+	if c == nil {
 		return
 	}
+	a := &c.pending
 	a.mu.Lock()
 	ch := a.waiting[ans.GetSubId()]
 	a.mu.Unlock()

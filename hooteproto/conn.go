@@ -9,7 +9,8 @@ import (
 // for concurrent use: Send may be called from any goroutine, and the socket underneath is used
 // by one at a time.
 type Conn interface {
-	// Send hands f to the connection and returns without waiting for it to leave. It may
+	// Send hands f to the connection and returns without waiting for it to leave; it keeps
+	// nothing of f.Body once it has returned, so the caller may reuse the body's buffer. It may
 	// wait while the connection is busy sending (until ctx ends, where it waits for room),
 	// but never for the goroutine that runs the Handler, so a Handler may call it. On the router side f.Peer names the
 	// receiver. Send reports at once what is wrong with f itself (too large, no peer) and a

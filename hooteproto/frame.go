@@ -129,11 +129,25 @@ func (f *Frame) Parts() [][]byte { return [][]byte{f.Encode()} }
 //	the traceparent: its length (55 or 0), 1 byte, and the traceparent
 //	the body: the rest
 func (f *Frame) Encode() []byte {
+	return f.AppendEncode(make([]byte, 0, f.EncodedLen()))
+}
+
+// EncodedLen returns the length of the frame's encoding.
+func (f *Frame) EncodedLen() int {
+	n := len(Protocol) + 4 + len(f.Service) + len(f.Traceparent) + len(f.Body)
+	if f.Command.needsID() {
+		n += len(f.ID)
+	}
+	return n
+}
+
+// AppendEncode appends the frame's encoding (see Encode) to b and returns the extended slice, so
+// that a sender may encode into a buffer it keeps.
+func (f *Frame) AppendEncode(b []byte) []byte {
 	var id []byte
 	if f.Command.needsID() {
 		id = f.ID[:]
 	}
-	b := make([]byte, 0, len(Protocol)+4+len(id)+len(f.Service)+len(f.Traceparent)+len(f.Body))
 	b = append(b, Protocol...)
 	b = append(b, byte(f.Command), byte(len(id)))
 	b = append(b, id...)

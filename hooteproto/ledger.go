@@ -8,7 +8,6 @@ import (
 	"time"
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
@@ -124,15 +123,18 @@ func WithCaller(ctx context.Context, c *hootv1.Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }
 
-// encodeRequest encodes req, refusing a body over max.
-func encodeRequest(req *hootv1.Request, max int) ([]byte, *Error) {
-	body, err := proto.Marshal(req)
+// encodeRequest encodes req into a buffer of bodyPool, refusing a body over max.
+func encodeRequest(req *hootv1.Request, max int) (body, *Error) {
+	b, err := marshalBody(req)
 	if err != nil {
-		return nil, WrapError(CodeInternal, fmt.Errorf("encode request: %w", err))
+		b.release()
+		return body{}, WrapError(CodeInternal, fmt.Errorf("encode request: %w", err))
 	}
-	if len(body) > max {
-		return nil, NewError(CodeInvalidArgument, fmt.Sprintf("the request is %d bytes, over the wire limit of %d bytes", len(body), max)).
+	if len(b.b) > max {
+		n := len(b.b)
+		b.release()
+		return body{}, NewError(CodeInvalidArgument, fmt.Sprintf("the request is %d bytes, over the wire limit of %d bytes", n, max)).
 			WithHint("send less content in one call")
 	}
-	return body, nil
+	return b, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	hootv1 "github.com/hootenanny/hoot/gen/hoot/v1"
 	"github.com/hootenanny/hoot/gen/hoot/v1/hootv1hoot"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -39,13 +40,15 @@ type Worker struct {
 	announce *hootv1.Ready
 
 	slots     chan struct{}
-	idle      chan callJob // unbuffered: a goroutine waiting for its next call takes it
-	callers   atomic.Int64 // goroutines of serveCalls
-	lastHeard atomic.Int64 // unix nanoseconds of the gateway's last frame
+	idle      chan *callContext // unbuffered: a goroutine waiting for its next call takes it
+	callers   atomic.Int64      // goroutines of serveCalls
+	lastHeard atomic.Int64      // unix nanoseconds of the gateway's last frame
 
-	mu      sync.Mutex
-	running map[RequestID]context.CancelFunc
-	asking  map[RequestID]*asks // the requests in flight that asked the client something
+	mu sync.Mutex
+	// running holds the calls in flight, to cancel them and to hand them their ANSWERs;
+	// stopped is set once Run has cancelled them all, and refuses calls from then on.
+	running map[RequestID]*callContext
+	stopped bool
 	seen    recentIDs
 	wg      sync.WaitGroup
 }
@@ -65,9 +68,8 @@ func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...WorkerOption) (
 		cfg:      cfg,
 		services: make(map[string]hootv1hoot.Service, len(services)),
 		slots:    make(chan struct{}, cfg.capacity),
-		idle:     make(chan callJob),
-		running:  make(map[RequestID]context.CancelFunc),
-		asking:   make(map[RequestID]*asks),
+		idle:     make(chan *callContext),
+		running:  make(map[RequestID]*callContext),
 		seen:     newRecentIDs(4096),
 	}
 	ready := &hootv1.Ready{Capacity: uint32(cfg.capacity), Name: cfg.name, HeartbeatMs: uint32(min(cfg.heartbeat.Milliseconds(), math.MaxUint32))}
@@ -106,8 +108,11 @@ func NewWorker(conn Conn, services []hootv1hoot.Service, opts ...WorkerOption) (
 func (w *Worker) Run(ctx context.Context) error {
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	defer stopLoop()
+	// workCtx stops the goroutines that wait for calls; the calls themselves, which do not
+	// derive from it (see start), are cancelled by stopCalls.
 	workCtx, stopWork := context.WithCancel(context.Background())
 	defer stopWork()
+	stopCalls := func() { stopWork(); w.cancelRunning() }
 
 	w.lastHeard.Store(time.Now().UnixNano())
 	var offered <-chan struct{}
@@ -129,7 +134,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	case err = <-errc:
 		// The connection is gone: there is nobody to drain towards.
-		stopWork()
+		stopCalls()
 	}
 	// Under the lock, so that a call start admits is added to wg before Wait below begins.
 	w.mu.Lock()
@@ -144,7 +149,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	case <-running:
 	case <-time.After(w.cfg.drain):
 		w.cfg.logger.Warn("drain timeout: cancelling the calls still running", "timeout", w.cfg.drain)
-		stopWork()
+		stopCalls()
 		<-running
 	}
 	stopLoop()
@@ -155,6 +160,16 @@ func (w *Worker) Run(ctx context.Context) error {
 		_ = w.conn.Send(bye, Frame{Command: CommandDisconnect})
 	}
 	return err
+}
+
+// cancelRunning cancels every call in flight and every call that would start after it.
+func (w *Worker) cancelRunning() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	for _, c := range w.running {
+		c.cancel()
+	}
 }
 
 // readyBody returns the READY body to announce: capacity 0 while draining, and with an Offer
@@ -219,8 +234,8 @@ func (h workerHandler) HandleFrame(f Frame) {
 		w.start(h.workCtx, f)
 	case CommandCancel:
 		w.mu.Lock()
-		if stop, ok := w.running[f.ID]; ok {
-			stop()
+		if c, ok := w.running[f.ID]; ok {
+			c.cancel()
 		}
 		w.mu.Unlock()
 	case CommandAnswer:
@@ -286,64 +301,88 @@ func (w *Worker) start(ctx context.Context, f Frame) {
 			WithRetryAfter(50 * time.Millisecond))
 		return
 	}
-	w.mu.Lock()
-	if !w.seen.add(id) {
-		// A re-sent request that this worker has taken already: it runs at most once, and the
-		// run answers under the same id.
-		w.mu.Unlock()
-		<-w.slots
-		return
+	// The call can be cancelled from now on: a CANCEL that follows is handled after this. Its
+	// context is its own, with the caller's deadline read from the request: one context a call,
+	// registered with no parent (cancelRunning stands in for one).
+	c := &callContext{w: w, id: id, service: f.Service, traceparent: f.Traceparent, svc: svc, body: f.Body}
+	if ms := requestTimeout(f.Body); ms > 0 {
+		c.Context, c.cancel = context.WithTimeout(context.Background(), time.Duration(ms)*time.Millisecond)
+	} else {
+		c.Context, c.cancel = context.WithCancel(context.Background())
 	}
-	w.mu.Unlock()
-
-	// The call can be cancelled from now on: a CANCEL that follows is handled after this.
-	rctx, stop := context.WithCancel(ctx)
-	pending := new(asks)
 	w.mu.Lock()
-	if w.draining.Load() {
+	switch {
+	case w.draining.Load() || w.stopped:
 		// Run began to drain after the check above; it may be waiting on wg already.
 		w.mu.Unlock()
-		stop()
+		c.cancel()
 		<-w.slots
 		fail(NewError(CodeUnavailable, "this worker is stopping and takes no new calls").WithRetryable(true))
 		return
+	case !w.seen.add(id):
+		// A re-sent request that this worker has taken already: it runs at most once, and the
+		// run answers under the same id.
+		w.mu.Unlock()
+		c.cancel()
+		<-w.slots
+		return
 	}
-	w.running[id] = stop
-	w.asking[id] = pending
+	w.running[id] = c
 	w.wg.Add(1)
 	w.mu.Unlock()
 
-	j := callJob{rctx: rctx, stop: stop, svc: svc, f: f, pending: pending}
 	select {
-	case w.idle <- j:
+	case w.idle <- c:
 	default:
 		w.callers.Add(1)
-		go w.serveCalls(j, ctx.Done())
+		go w.serveCalls(c, ctx.Done())
 	}
 }
 
-// A callJob is one call that start hands to a goroutine.
-type callJob struct {
-	rctx    context.Context
-	stop    context.CancelFunc
-	svc     hootv1hoot.Service
-	f       Frame
-	pending *asks
+// requestTimeout reads the timeout_ms of an encoded hoot.v1.Request, as proto.Unmarshal would
+// (the last occurrence counts, one of another wire type is not it), without decoding the rest:
+// the worker sets a call's deadline as the call arrives, in the same context as its
+// cancellation. A malformed request gives 0 here and its error when the call decodes it.
+func requestTimeout(b []byte) uint32 {
+	var ms uint32
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return 0
+		}
+		b = b[n:]
+		if num == requestTimeoutField && typ == protowire.VarintType {
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return 0
+			}
+			ms, b = uint32(v), b[n:]
+			continue
+		}
+		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+			return 0
+		}
+		b = b[n:]
+	}
+	return ms
 }
 
-// serveCalls runs j and then, on the same goroutine, the calls that start hands it while it
+// requestTimeoutField is the field number of hoot.v1.Request.timeout_ms.
+var requestTimeoutField = (&hootv1.Request{}).ProtoReflect().Descriptor().Fields().ByName("timeout_ms").Number()
+
+// serveCalls runs c and then, on the same goroutine, the calls that start hands it while it
 // waits idle, until stopped is closed. A goroutine that has run a call has the stack for the
 // next one, where a new goroutine grows (copies) its stack again on every call; at most about
 // the worker's capacity of them wait.
-func (w *Worker) serveCalls(j callJob, stopped <-chan struct{}) {
+func (w *Worker) serveCalls(c *callContext, stopped <-chan struct{}) {
 	for {
-		w.call(j)
+		w.call(c)
 		if w.callers.Load() > int64(cap(w.slots)) {
 			w.callers.Add(-1)
 			return
 		}
 		select {
-		case j = <-w.idle:
+		case c = <-w.idle:
 		case <-stopped:
 			w.callers.Add(-1)
 			return
@@ -352,59 +391,59 @@ func (w *Worker) serveCalls(j callJob, stopped <-chan struct{}) {
 }
 
 // call runs one call and answers it.
-func (w *Worker) call(j callJob) {
+func (w *Worker) call(c *callContext) {
 	defer w.wg.Done()
-	id := j.f.ID
-	res := w.run(j.rctx, j.svc, j.f, j.pending)
-	w.stats.record(j.f.Service, res.GetError() != nil)
+	res := w.run(c)
+	w.stats.record(c.service, res.GetError() != nil)
 	// Free the slot before answering: the gateway sends the next call as soon as it has the
 	// answer, and it must find room.
 	w.mu.Lock()
-	delete(w.running, id)
-	delete(w.asking, id)
+	delete(w.running, c.id)
 	w.mu.Unlock()
-	j.stop()
+	c.cancel()
 	<-w.slots
-	w.reply(id, res)
+	w.reply(c.id, res)
 }
 
-// run decodes the request of f and serves it under rctx.
-func (w *Worker) run(rctx context.Context, svc hootv1hoot.Service, f Frame, pending *asks) *hootv1.Result {
+// run decodes the request of c and serves it under c.
+func (w *Worker) run(c *callContext) *hootv1.Result {
 	var req hootv1.Request
-	if err := proto.Unmarshal(f.Body, &req); err != nil {
+	err := proto.Unmarshal(c.body, &req)
+	c.body = nil // decoded: the frame's bytes may go
+	if err != nil {
 		return errorResult(NewError(CodeInvalidArgument, "the request is not a valid hoot.v1.Request: "+err.Error()))
 	}
-	if req.GetTimeoutMs() > 0 {
-		var cancel context.CancelFunc
-		rctx, cancel = context.WithTimeout(rctx, time.Duration(req.GetTimeoutMs())*time.Millisecond)
-		defer cancel()
-	}
-	if f.Service == LedgerService || req.GetStateUse() != nil {
-		if f.Service != LedgerService {
-			return errorResult(NewError(CodeInvalidArgument, "a state use goes to the "+LedgerService+" service, not to "+f.Service))
+	if c.service == LedgerService || req.GetStateUse() != nil {
+		if c.service != LedgerService {
+			return errorResult(NewError(CodeInvalidArgument, "a state use goes to the "+LedgerService+" service, not to "+c.service))
 		}
-		return serveStateUse(rctx, w.cfg.ledger, &req)
+		return serveStateUse(c, w.cfg.ledger, &req)
 	}
-	rctx = &callContext{Context: rctx, w: w, id: f.ID, service: f.Service, traceparent: f.Traceparent, pending: pending, caller: req.GetCaller()}
+	c.caller = req.GetCaller()
 	if req.GetAsJob() {
-		return serveAsJob(rctx, w.cfg.jobs, svc, req.GetPayload(), w.cfg.logger)
+		return serveAsJob(c, w.cfg.jobs, c.svc, req.GetPayload(), w.cfg.logger)
 	}
 	if w.cfg.serveHook != nil {
-		return w.serveHooked(rctx, svc, req.GetPayload())
+		return w.serveHooked(c, c.svc, req.GetPayload())
 	}
-	return Serve(rctx, svc, req.GetPayload(), w.cfg.logger)
+	return Serve(c, c.svc, req.GetPayload(), w.cfg.logger)
 }
 
-// A callContext is the context of one request's handler: it carries the request's traceparent
-// and takes the handler's progress reports, log messages and questions for the client. It is
-// one value where four context layers and three closures were made for every call.
+// A callContext is one call in flight on the worker and the context of its handler: it is
+// cancelled by the gateway's CANCEL, by the caller's deadline or when the worker stops its work,
+// carries the request's traceparent and takes the handler's progress reports, log messages and
+// questions for the client. It is one value where a context for the cancellation, one for the
+// deadline, four context layers and three closures were made for every call.
 type callContext struct {
 	context.Context
+	cancel      context.CancelFunc
 	w           *Worker
 	id          RequestID
 	service     string
 	traceparent string
-	pending     *asks
+	svc         hootv1hoot.Service
+	body        []byte // the encoded request, until run decodes it
+	pending     asks   // the questions for the client that wait for their ANSWERs
 	caller      *hootv1.Caller
 }
 
@@ -444,7 +483,7 @@ func (c *callContext) log(e *hootv1.LogEntry) {
 }
 
 func (c *callContext) ask(ctx context.Context, req *hootv1.ClientRequest) (*hootv1.ClientResponse, error) {
-	return c.w.ask(ctx, c.id, c.pending, req)
+	return c.w.ask(ctx, c.id, &c.pending, req)
 }
 
 // Serve does with one call what a worker does once the call has reached it: it checks the
@@ -500,12 +539,8 @@ func errorResult(err error) *hootv1.Result {
 // carried schema (the conformance fixtures) is looked for in the Payload that p carries, whose
 // type must be linked into the program.
 func RequestOf(p *hootv1.Payload) proto.Message {
-	m := p.ProtoReflect()
-	if !m.IsValid() {
-		return nil
-	}
-	fd := m.WhichOneof(requestOneof)
-	if fd == nil {
+	pm, ok := memberOf(p)
+	if !ok {
 		return nil
 	}
 	if c := p.GetCarried(); c != nil {
@@ -520,28 +555,32 @@ func RequestOf(p *hootv1.Payload) proto.Message {
 		}
 		return r.Get(r.WhichOneof(o)).Message().Interface()
 	}
-	return m.Get(fd).Message().Interface()
+	return p.ProtoReflect().Get(pm.field).Message().Interface()
 }
 
 // requestOneof is the oneof of Payload that holds a tool's request.
 var requestOneof = (&hootv1.Payload{}).ProtoReflect().Descriptor().Oneofs().ByName("request")
 
 func (w *Worker) reply(id RequestID, res *hootv1.Result) {
-	body, err := proto.Marshal(res)
-	if err == nil && len(body) > w.cfg.maxBody {
-		body, err = proto.Marshal(errorResult(NewError(CodeInvalidArgument,
-			fmt.Sprintf("the result is %d bytes, over the wire limit of %d bytes", len(body), w.cfg.maxBody)).
+	b, err := marshalBody(res)
+	if err == nil && len(b.b) > w.cfg.maxBody {
+		n := len(b.b)
+		b.release()
+		b, err = marshalBody(errorResult(NewError(CodeInvalidArgument,
+			fmt.Sprintf("the result is %d bytes, over the wire limit of %d bytes", n, w.cfg.maxBody)).
 			WithHint("ask for less at once, for example a smaller range")))
 	}
 	if err != nil {
-		body, _ = proto.Marshal(errorResult(WrapError(CodeInternal, fmt.Errorf("encode result: %w", err))))
+		b.release()
+		b, _ = marshalBody(errorResult(WrapError(CodeInternal, fmt.Errorf("encode result: %w", err))))
 	}
 	// The reply goes out even when the request's own context has ended. Send waits only while
 	// its queue is full (and returns when the connection closes); a reply that fails later is
 	// logged by workerHandler.SendFailed.
-	if err := w.conn.Send(context.Background(), Frame{Command: CommandReply, ID: id, Body: body}); err != nil {
+	if err := w.conn.Send(context.Background(), Frame{Command: CommandReply, ID: id, Body: b.b}); err != nil {
 		w.cfg.logger.Warn("could not send a reply", "request", id, "err", err)
 	}
+	b.release() // the connection keeps no frame's body once Send has returned
 }
 
 func (w *Worker) send(ctx context.Context, f Frame) {

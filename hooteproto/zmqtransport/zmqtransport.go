@@ -117,10 +117,34 @@ type Socket struct {
 var _ hooteproto.Conn = (*Socket)(nil)
 
 // An outgoing frame waits in Send's queue for whoever holds the socket next, already encoded by
-// the goroutine that sent it.
+// the goroutine that sent it, into a buffer of encPool that goes back to it once ZeroMQ has
+// copied the frame.
 type outgoing struct {
 	f   hooteproto.Frame // for SendFailed
 	enc []byte
+	buf *[]byte
+}
+
+// encPool keeps the buffers that frames are encoded into on their way to ZeroMQ, which copies
+// what it is given: a frame sent costs no allocation of its own. Buffers larger than
+// maxPooledEnc are left to the collector rather than kept.
+var encPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledEnc = maxBatchedFrame
+
+// encode encodes f into a buffer of encPool.
+func encode(f *hooteproto.Frame) outgoing {
+	buf := encPool.Get().(*[]byte)
+	return outgoing{f: *f, enc: f.AppendEncode((*buf)[:0]), buf: buf}
+}
+
+// release gives o's buffer back to encPool once ZeroMQ has copied the frame.
+func (o *outgoing) release() {
+	if o.buf != nil && cap(o.enc) <= maxPooledEnc {
+		*o.buf = o.enc[:0]
+		encPool.Put(o.buf)
+	}
+	o.buf, o.enc = nil, nil
 }
 
 // An attachment hands the owner the Handler to call from now on; it closes ack once it has.
@@ -644,7 +668,10 @@ func (s *Socket) flushLocked() {
 	} else if len(pending) > 0 {
 		s.sendBatchesLocked(pending)
 	}
-	clear(pending) // the frames and their encodings may go
+	for i := range pending {
+		pending[i].release()
+	}
+	clear(pending) // the frames may go
 	s.pending = pending[:0]
 }
 
@@ -811,7 +838,7 @@ func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	if err := s.check(&f); err != nil {
 		return err
 	}
-	o := outgoing{f: f, enc: f.Encode()}
+	o := encode(&f)
 	o.f.Body = nil // SendFailed reports the frame; its body need not stay alive meanwhile
 	select {
 	case <-s.done:
@@ -841,6 +868,7 @@ func (s *Socket) Send(ctx context.Context, f hooteproto.Frame) error {
 	}
 	s.flushLocked()
 	s.sendLocked(o)
+	o.release()
 	look := s.lookLocked()
 	s.mu.Unlock()
 	if look {
