@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // FileName is the database's file name in the data directory.
@@ -211,12 +212,12 @@ func (db *DB) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 	defer func() { end(err) }()
 	if db.writes == nil {
 		// A DB still migrating: no committer yet.
-		return db.transaction(ctx, fn)
+		return db.transaction(ctx, nil, fn)
 	}
 	return db.writes.do(ctx, fn)
 }
 
-func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) error) error {
+func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, took *time.Duration, fn func(*Tx) error) error {
 	tx, err := db.db.BeginTx(ctx, opts)
 	if err != nil {
 		return db.classify(err)
@@ -225,8 +226,12 @@ func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) e
 	if err := fn(&Tx{run: tx, db: db, spanCtx: ctx, stmtCtx: ctx}); err != nil {
 		return err
 	}
+	t0 := time.Now()
 	if err := tx.Commit(); err != nil {
 		return db.classify(err)
+	}
+	if took != nil {
+		*took = time.Since(t0)
 	}
 	if db.ckpt != nil {
 		db.ckpt.committed()

@@ -1,0 +1,74 @@
+package database
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestWindow: the committer expects as many writes as the last transaction showed callers
+// (those it carried and those queued behind it) and waits at most half of what commits take,
+// so that a lone caller, whose transaction carried one write and left none queued, expects no
+// more and is never held up.
+func TestWindow(t *testing.T) {
+	t.Parallel()
+	var w window
+	if n, wait := w.expect(); n > 1 || wait != 0 {
+		t.Errorf("before any commit: expects %d writes for %v, want at most 1 and no wait", n, wait)
+	}
+	w.committed(1, 0, 4*time.Millisecond)
+	if n, _ := w.expect(); n != 1 {
+		t.Errorf("after a lone write: expects %d writes, want 1", n)
+	}
+	w.committed(8, 8, 4*time.Millisecond)
+	if n, wait := w.expect(); n != 16 || wait != 2*time.Millisecond {
+		t.Errorf("after 8 writes with 8 queued behind them, commits of 4ms: expects %d writes for %v, want 16 for 2ms", n, wait)
+	}
+	// The average follows the commits; a slow disk's wait is bounded all the same.
+	for range 50 {
+		w.committed(maxGroup, maxGroup, time.Second)
+	}
+	if n, wait := w.expect(); n != maxGroup || wait != maxWindow {
+		t.Errorf("after full groups with commits of 1s: expects %d writes for %v, want %d for %v", n, wait, maxGroup, maxWindow)
+	}
+}
+
+// TestCallersInALoopShareCommits: callers that each write again as soon as their write is
+// committed share transactions, all of them together rather than in two halves that take
+// turns (the writes of half the callers queue while the other half's commit, and without the
+// committer's window those would go alone).
+func TestCallersInALoopShareCommits(t *testing.T) {
+	eachEngine(t, func(t *testing.T, target string) {
+		ctx := t.Context()
+		db := openGrouped(t, target, `CREATE TABLE grouped (k INTEGER PRIMARY KEY)`)
+		const callers, each = 16, 30
+		before := db.GroupStats()
+		var wg sync.WaitGroup
+		for i := range callers {
+			wg.Go(func() {
+				for j := range each {
+					if err := db.Write(ctx, func(tx *Tx) error {
+						_, err := tx.ExecContext(ctx, `INSERT INTO grouped (k) VALUES (?)`, i*each+j)
+						return err
+					}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		got := db.GroupStats().Sub(before)
+		if got.Writes != callers*each {
+			t.Fatalf("%d writes counted, want %d", got.Writes, callers*each)
+		}
+		// On PostgreSQL the callers are shared among pgCommitters transactions at once.
+		want := float64(callers) * 0.65
+		if db.Engine() == Postgres {
+			want = float64(callers) / pgCommitters * 0.65
+		}
+		if got.PerGroup() < want {
+			t.Errorf("%d writes in %d transactions, %.1f each; want at least %.1f", got.Writes, got.Groups, got.PerGroup(), want)
+		}
+	})
+}
