@@ -321,6 +321,7 @@ func (c *committer) transaction(ctx context.Context, took *time.Duration, fn fun
 		c.sqlite = &sqliteWriter{conn: conn, stmts: map[string]*sql.Stmt{}}
 	}
 	w := c.sqlite
+	c.db.ckpt.restartLog(ctx, w.conn)
 	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return c.db.classify(err)
 	}

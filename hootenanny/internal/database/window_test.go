@@ -1,6 +1,7 @@
 package database
 
 import (
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -71,4 +72,51 @@ func TestCallersInALoopShareCommits(t *testing.T) {
 			t.Errorf("%d writes in %d transactions, %.1f each; want at least %.1f", got.Writes, got.Groups, got.PerGroup(), want)
 		}
 	})
+}
+
+// TestLogStartsAgainWhileWritesGoOn: while writes come one after another without a pause,
+// the write-ahead log is started again from its beginning once the background checkpoint has
+// copied it, rather than growing for as long as the writes go on: the checkpoints find the
+// log shorter than the one before again and again.
+func TestLogStartsAgainWhileWritesGoOn(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := openGrouped(t, filepath.Join(t.TempDir(), FileName), `CREATE TABLE filler (b BLOB NOT NULL)`)
+	db.ckpt.restartFrames.Store(64)
+	var mu sync.Mutex
+	var last, longest int64
+	restarts := 0
+	report := func(log, done int64, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if log < last {
+			restarts++
+		}
+		last, longest = log, max(longest, log)
+	}
+	db.ckpt.ran.Store(&report)
+	seen := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return restarts
+	}
+	// Each write adds a few pages to the log (a leaf and overflow pages); without the restart
+	// the log would hold all of them.
+	const want, most = 3, 5000
+	blob := make([]byte, 7<<10)
+	n := 0
+	for ; n < most && seen() < want; n++ {
+		if err := db.Write(ctx, func(tx *Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO filler (b) VALUES (?)`, blob)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.ckpt.ran.Store(nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if restarts < want {
+		t.Errorf("after %d writes the log started again %d times and grew to %d pages; want it started again %d times", n, restarts, longest, want)
+	}
 }
