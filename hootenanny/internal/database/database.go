@@ -200,13 +200,14 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 // undone when it returns an error, which Write returns. Write returns once the commit is
 // durable.
 //
-// The writes of concurrent callers share transactions (see committer): fn runs inside a
-// savepoint of its own in a transaction that may carry other callers' writes before and after
-// it, and sees what those before it wrote, as if they had run one after another. Its
-// statements run in the transaction's context, not ctx: ctx only decides whether fn runs at
-// all. On PostgreSQL fn may run more than once: a transaction that conflicts with another is
-// run again (see the package doc), so fn must not keep what it did in one run for the next.
-// fn must not call Write itself.
+// The writes of concurrent callers share transactions (see committer): fn runs in a
+// transaction that may carry other callers' writes before and after it, and sees what those
+// before it wrote, as if they had run one after another; when it fails, only what it wrote is
+// undone. Its statements run in the transaction's context, not ctx: ctx only decides whether
+// fn runs at all. fn may run more than once: a transaction in which another caller's work
+// failed is run again, and on PostgreSQL one that conflicts with another transaction (see the
+// package doc), so fn must not keep what it did in one run for the next. fn must not call
+// Write itself.
 func (db *DB) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 	ctx, end := db.observe(ctx, "transaction", "")
 	defer func() { end(err) }()

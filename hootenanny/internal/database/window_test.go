@@ -1,7 +1,9 @@
 package database
 
 import (
+	"errors"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -119,4 +121,74 @@ func TestLogStartsAgainWhileWritesGoOn(t *testing.T) {
 	if restarts < want {
 		t.Errorf("after %d writes the log started again %d times and grew to %d pages; want it started again %d times", n, restarts, longest, want)
 	}
+}
+
+// TestGroupRunAgainAfterAFailure: a transaction of grouped writes runs them without
+// savepoints, and when one fails it is undone and run again with a savepoint for each: the
+// failing write runs twice and keeps its error, each other write runs once or twice and is
+// kept once.
+func TestGroupRunAgainAfterAFailure(t *testing.T) {
+	eachEngine(t, func(t *testing.T, target string) {
+		ctx := t.Context()
+		db := openGrouped(t, target, `CREATE TABLE grouped (k INTEGER PRIMARY KEY)`)
+		// A write holds the committer while the group queues behind it.
+		held, release := make(chan struct{}), make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			_ = db.Write(ctx, func(tx *Tx) error {
+				close(held)
+				<-release
+				return nil
+			})
+		})
+		<-held
+		const group, failing = 5, 2
+		errOwn := errors.New("the failing write's own error")
+		var mu sync.Mutex
+		runs := make([]int, group)
+		errs := make([]error, group)
+		for i := range group {
+			wg.Go(func() {
+				errs[i] = db.Write(ctx, func(tx *Tx) error {
+					mu.Lock()
+					runs[i]++
+					mu.Unlock()
+					if _, err := tx.ExecContext(ctx, `INSERT INTO grouped (k) VALUES (?)`, i); err != nil {
+						return err
+					}
+					if i == failing {
+						return errOwn
+					}
+					return nil
+				})
+			})
+		}
+		for n := 0; len(db.writes.queue) < group; n++ {
+			if n > 1e7 {
+				t.Fatalf("%d writes queued, want %d", len(db.writes.queue), group)
+			}
+			runtime.Gosched()
+		}
+		before := db.GroupStats()
+		close(release)
+		wg.Wait()
+		if got := db.GroupStats().Sub(before); got.Groups != 1 || got.Writes != group {
+			t.Errorf("the queued writes went in %d transactions with %d writes; want 1 with %d", got.Groups, got.Writes, group)
+		}
+		for i := range group {
+			switch {
+			case i == failing && (!errors.Is(errs[i], errOwn) || runs[i] != 2):
+				t.Errorf("the failing write: %v after %d runs; want its own error after 2", errs[i], runs[i])
+			case i != failing && (errs[i] != nil || runs[i] < 1 || runs[i] > 2):
+				t.Errorf("write %d: %v after %d runs; want nil after 1 or 2", i, errs[i], runs[i])
+			}
+		}
+		var count, failed int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN k = ? THEN 1 END) FROM grouped`, failing).Scan(&count, &failed); err != nil {
+			t.Fatal(err)
+		}
+		if count != group-1 || failed != 0 {
+			t.Errorf("%d rows, %d of the failing write; want %d and none", count, failed, group-1)
+		}
+	})
 }
