@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,9 @@ const (
 	// walSizeLimit is what the log file is cut back to once it starts again (the
 	// journal_size_limit pragma).
 	walSizeLimit = 64 << 20
+	// walRestartFrames is how long the log grows (in pages) before the committer has it
+	// start again from its beginning (see checkpointer.restart).
+	walRestartFrames = 4096
 )
 
 // A checkpointer copies the pages of SQLite's write-ahead log into the database file in the
@@ -37,10 +41,16 @@ type checkpointer struct {
 	wg   sync.WaitGroup
 	// ran, when set, is told what each checkpoint of the goroutine did; tests wait on it.
 	ran atomic.Pointer[func(log, done int64, err error)]
+	// restart is set when a checkpoint copied the whole of a log longer than
+	// walRestartFrames, for the committer to finish the job (see restartLog).
+	restart atomic.Bool
+	// restartFrames is walRestartFrames, smaller in tests.
+	restartFrames atomic.Int64
 }
 
 func newCheckpointer(db *DB) *checkpointer {
 	c := &checkpointer{db: db, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	c.restartFrames.Store(walRestartFrames)
 	c.wg.Add(1)
 	go c.run()
 	return c
@@ -77,6 +87,13 @@ func (c *checkpointer) run() {
 		if err == nil && log-done > walLimitFrames {
 			log, done, err = c.checkpoint(ctx, "RESTART")
 		}
+		if err == nil && log >= c.restartFrames.Load() && done == log {
+			// Once more first, to copy what was committed during the first: the fewer
+			// pages are left, the shorter the committer's own checkpoint.
+			if log, done, err = c.checkpoint(ctx, "PASSIVE"); err == nil && done == log {
+				c.restart.Store(true)
+			}
+		}
 		if ran := c.ran.Load(); ran != nil {
 			(*ran)(log, done, err)
 		}
@@ -95,4 +112,24 @@ func (c *checkpointer) checkpoint(ctx context.Context, mode string) (log, done i
 	var busy int64
 	err = c.db.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &done)
 	return log, done, err
+}
+
+// SQLite writes the log from its beginning again only when a write transaction begins with the
+// whole log copied into the database. While writes keep coming, the background checkpoint
+// never sees that: by the time it has copied the log, the committer has appended more. So the
+// log grew for as long as writing went on (tens of megabytes in seconds), each commit
+// extending the file, whose sync then writes the file's size and blocks too, and the log's
+// index, which every page read consults, grew with it. When the background checkpoint has
+// copied the whole of a long log, it sets restart; the committer, before its next
+// transaction, checkpoints the few pages committed since on its own connection, where no
+// commit can slip in between, so that the transaction it begins starts the log again.
+
+// restartLog runs a checkpoint on conn when the background checkpoint asked for it.
+func (c *checkpointer) restartLog(ctx context.Context, conn *sql.Conn) {
+	if !c.restart.CompareAndSwap(true, false) {
+		return
+	}
+	var busy, log, done int64
+	// An error leaves the log as it is, to be started again another time.
+	_ = conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &done)
 }

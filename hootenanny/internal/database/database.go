@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // FileName is the database's file name in the data directory.
@@ -199,24 +200,25 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 // undone when it returns an error, which Write returns. Write returns once the commit is
 // durable.
 //
-// The writes of concurrent callers share transactions (see committer): fn runs inside a
-// savepoint of its own in a transaction that may carry other callers' writes before and after
-// it, and sees what those before it wrote, as if they had run one after another. Its
-// statements run in the transaction's context, not ctx: ctx only decides whether fn runs at
-// all. On PostgreSQL fn may run more than once: a transaction that conflicts with another is
-// run again (see the package doc), so fn must not keep what it did in one run for the next.
-// fn must not call Write itself.
+// The writes of concurrent callers share transactions (see committer): fn runs in a
+// transaction that may carry other callers' writes before and after it, and sees what those
+// before it wrote, as if they had run one after another; when it fails, only what it wrote is
+// undone. Its statements run in the transaction's context, not ctx: ctx only decides whether
+// fn runs at all. fn may run more than once: a transaction in which another caller's work
+// failed is run again, and on PostgreSQL one that conflicts with another transaction (see the
+// package doc), so fn must not keep what it did in one run for the next. fn must not call
+// Write itself.
 func (db *DB) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 	ctx, end := db.observe(ctx, "transaction", "")
 	defer func() { end(err) }()
 	if db.writes == nil {
 		// A DB still migrating: no committer yet.
-		return db.transaction(ctx, fn)
+		return db.transaction(ctx, nil, fn)
 	}
 	return db.writes.do(ctx, fn)
 }
 
-func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) error) error {
+func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, took *time.Duration, fn func(*Tx) error) error {
 	tx, err := db.db.BeginTx(ctx, opts)
 	if err != nil {
 		return db.classify(err)
@@ -225,8 +227,12 @@ func (db *DB) writeOnce(ctx context.Context, opts *sql.TxOptions, fn func(*Tx) e
 	if err := fn(&Tx{run: tx, db: db, spanCtx: ctx, stmtCtx: ctx}); err != nil {
 		return err
 	}
+	t0 := time.Now()
 	if err := tx.Commit(); err != nil {
 		return db.classify(err)
+	}
+	if took != nil {
+		*took = time.Since(t0)
 	}
 	if db.ckpt != nil {
 		db.ckpt.committed()

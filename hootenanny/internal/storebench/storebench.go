@@ -128,14 +128,17 @@ func RunStores(ctx context.Context, o StoreOptions) (*Table, error) {
 		}
 		// Callers at once, which the stores' writes are grouped for; the engines one after
 		// the other, since each run fills the machine.
+		// The writes per transaction say how well the database grouped them.
 		for _, e := range engines {
+			before := e.db.GroupStats()
 			f, err := e.createConcurrently(ctx, o.Budget)
 			if err != nil {
 				return nil, fmt.Errorf("%s at %d artifacts on %s: %w", ConcurrentCreate, size, e.name, err)
 			}
+			groups := e.db.GroupStats().Sub(before)
 			t.Add(Result{Op: ConcurrentCreate, Engine: e.name, Size: size, Figures: f})
-			fmt.Fprintf(o.Out, "  %-8s %-26s %6s  %7.0f ops/s  p50 %8s  p99 %8s\n", e.name, ConcurrentCreate, FormatSize(size),
-				f.OpsPerSec(), FormatLatency(f.P50), FormatLatency(f.P99))
+			fmt.Fprintf(o.Out, "  %-8s %-26s %6s  %7.0f ops/s  p50 %8s  p99 %8s  (%.1f writes per transaction)\n", e.name, ConcurrentCreate, FormatSize(size),
+				f.OpsPerSec(), FormatLatency(f.P50), FormatLatency(f.P99), groups.PerGroup())
 		}
 	}
 	return t, nil
