@@ -51,7 +51,7 @@ func TestWriteDeadlineKeptWhileRecent(t *testing.T) {
 	if _, err := gw.Write([]byte("later")); err != nil {
 		t.Fatal(err)
 	}
-	if len(dw.set) != 2 || dw.set[1].Sub(time.Now()) < timeout-time.Second {
+	if len(dw.set) != 2 || time.Until(dw.set[1]) < timeout-time.Second {
 		t.Fatalf("an aged deadline was not moved to the timeout from now: %v", dw.set)
 	}
 	// Aged less than rearmAfter: kept.
