@@ -13,7 +13,6 @@ import (
 	"github.com/hootenanny/hoot/holler/internal/mcp/loglevel"
 	"github.com/hootenanny/hoot/holler/internal/mcp/mcpheader"
 	"github.com/hootenanny/hoot/holler/internal/mcp/sessions"
-	"github.com/hootenanny/hoot/holler/internal/mcp/sse"
 	"github.com/hootenanny/hoot/holler/internal/mcp/streamable"
 	"github.com/hootenanny/hoot/holler/internal/mcp/tasks"
 	"github.com/hootenanny/hoot/holler/internal/mcp/toollist"
@@ -256,7 +255,7 @@ func (s *Server) servePostModern(w http.ResponseWriter, r *http.Request, msg *me
 // modernSession returns the session of one modern request: initialized at the request's
 // version, with nothing declared that a later request could rely on.
 func (s *Server) modernSession(m modernMeta) *sessions.Session {
-	return sessions.NewModern(m.version, sessions.ReadCapabilities(m.caps, m.version), m.logLevel, sse.NewLog(s.cfg.EventBuffer, s.cfg.EventBufferBytes))
+	return sessions.NewModern(m.version, sessions.ReadCapabilities(m.caps, m.version), m.logLevel, s.cfg.EventBuffer, s.cfg.EventBufferBytes)
 }
 
 // serverInfoMeta returns the _meta of every 2026-07-28 result, encoded: the server's identity.
@@ -289,14 +288,14 @@ func (s *Server) modernResponse(method string, resp *jsonrpc.Response) *jsonrpc.
 		return resp
 	}
 	// The common answer, a tool's text result, is written whole by the fast encoder with the
-	// era's fields; every other result is encoded once, with the era's members around it.
+	// era's fields; every other result is encoded once, with the era's members around it. The
+	// response is this request's own (the method table makes a new one for each), so it is
+	// dressed in place.
 	if res, ok := resp.Result.(toolresult.Result); ok && era.CacheScopes[method] == "" && toolresult.Fast(resp, res) {
 		res.ModernMeta = s.serverInfoMeta()
-		out := *resp
-		out.Result = res
-		return &out
+		resp.Result = res
+		return resp
 	}
-	out := *resp
-	out.Result = era.Result{Value: resp.Result, ServerInfo: s.serverInfoMeta(), Scope: era.CacheScopes[method]}
-	return &out
+	resp.Result = era.Result{Value: resp.Result, ServerInfo: s.serverInfoMeta(), Scope: era.CacheScopes[method]}
+	return resp
 }

@@ -95,7 +95,10 @@ type Server struct {
 	// offers them.
 	tasks   *tasks.Tasks
 	tasksOn bool
-	wg      sync.WaitGroup
+	// taskRequired says whether an allowed tool runs only as a task, so that a call that does
+	// not declare the tasks extension needs its tool's name read for that only then.
+	taskRequired bool
+	wg           sync.WaitGroup
 
 	sessions *sessions.Store[*sessions.Session]
 	// http is the Streamable HTTP transport (http.go).
@@ -138,6 +141,7 @@ func NewServer(cfg *Config) (*Server, error) {
 		if t.Tier <= c.MaxTier {
 			s.allowed = append(s.allowed, t)
 			s.allowedNames = append(s.allowedNames, t.Name)
+			s.taskRequired = s.taskRequired || t.TaskRequired
 		}
 	}
 	if s.states, err = reqstate.New(c.StateKey); err != nil {

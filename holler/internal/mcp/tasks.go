@@ -87,7 +87,7 @@ func (s *Server) checkTaskCapability(msg *message, caps json.RawMessage) *modern
 		what = msg.Method + " is a method of the tasks extension"
 	case msg.Method == methodSubscriptionsListen && asksForTasks(msg.Params):
 		what = "notifications of tasks (taskIds) belong to the tasks extension"
-	case msg.Method == methodToolsCall:
+	case msg.Method == methodToolsCall && s.taskRequired:
 		name, ok := toolcall.Name(msg.Params)
 		if t, known := s.allowedTool(name); ok && known && t.TaskRequired {
 			what = "the tool " + wording.Quote(name) + " runs only as a task"

@@ -53,11 +53,13 @@ func Handler(next http.Handler, opt HandlerOptions) http.Handler {
 		opt.UploadGrace = DefaultUploadGrace
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gw := &guardedWriter{w: w, rc: http.NewResponseController(w), d: opt.WriteTimeout}
+		// The writer, its controller and the body's guard are one allocation.
+		gw := &guardedWriter{w: w, rcv: *http.NewResponseController(w), d: opt.WriteTimeout}
+		gw.rc = &gw.rcv
 		if opt.MinUploadRate > 0 && r.Body != nil && r.Body != http.NoBody {
 			need := max(opt.MinUploadRate*int64(opt.UploadWindow)/int64(time.Second), 1)
-			rb := &rateBody{ReadCloser: r.Body, rc: gw.rc, need: need, window: opt.UploadWindow, allowance: opt.UploadWindow + opt.UploadGrace, slow: &gw.slow}
-			r.Body = rb
+			gw.body = rateBody{ReadCloser: r.Body, rc: gw.rc, need: need, window: opt.UploadWindow, allowance: opt.UploadWindow + opt.UploadGrace, slow: &gw.slow}
+			r.Body = &gw.body
 			gw.rate, gw.window = opt.MinUploadRate, opt.UploadWindow
 		}
 		next.ServeHTTP(gw, r)
@@ -77,9 +79,14 @@ func Handler(next http.Handler, opt HandlerOptions) http.Handler {
 
 // A guardedWriter gives each write a deadline and answers a body that was too slow.
 type guardedWriter struct {
-	w           http.ResponseWriter
-	rc          *http.ResponseController
-	d           time.Duration
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	rcv http.ResponseController
+	d   time.Duration
+	// armed is the write deadline this writer last set, zero before the first.
+	armed time.Time
+	// body guards the request's body when there is a minimum upload rate.
+	body        rateBody
 	slow        atomic.Bool
 	rate        int64
 	window      time.Duration
@@ -88,11 +95,26 @@ type guardedWriter struct {
 	swallow bool
 }
 
+// deadline gives the next write until the write timeout from now to make progress. A
+// deadline this writer set less than rearmAfter ago is kept rather than moved: moving it
+// re-arms a runtime timer, which a response's header, body and final flush, microseconds
+// apart, would otherwise do three times. So a write gets at least the timeout less
+// rearmAfter, and never more than the timeout.
 func (g *guardedWriter) deadline() {
-	if g.d > 0 {
-		_ = g.rc.SetWriteDeadline(time.Now().Add(g.d))
+	if g.d <= 0 {
+		return
 	}
+	now := time.Now()
+	if !g.armed.IsZero() && g.armed.Sub(now) > g.d-rearmAfter(g.d) {
+		return
+	}
+	g.armed = now.Add(g.d)
+	_ = g.rc.SetWriteDeadline(g.armed)
 }
+
+// rearmAfter is how old a write deadline may be before a write moves it: an eighth of the
+// timeout d, and at most a second.
+func rearmAfter(d time.Duration) time.Duration { return min(d/8, time.Second) }
 
 func (g *guardedWriter) Header() http.Header { return g.w.Header() }
 

@@ -57,8 +57,11 @@ func Decode(t *hootv1hoot.Tool, args json.RawMessage) (proto.Message, *Error) {
 	// puts everything on one line, which makes them plain offsets.
 	doc := rawjson.Compact(args)
 	m := t.NewRequest()
-	if err := (protojson.UnmarshalOptions{}).Unmarshal(doc, m); err != nil {
-		return nil, explainDecodeError(m.ProtoReflect().Descriptor(), doc, err)
+	if !readFlat(doc, m.ProtoReflect()) {
+		proto.Reset(m)
+		if err := (protojson.UnmarshalOptions{}).Unmarshal(doc, m); err != nil {
+			return nil, explainDecodeError(m.ProtoReflect().Descriptor(), doc, err)
+		}
 	}
 	if err := hooteproto.Validate(m); err != nil {
 		e := hooteproto.AsError(err)

@@ -46,10 +46,12 @@ type Retry struct {
 // that is not a string or is longer than any state reqstate mints, answers that are not an
 // object, or too many or too large answers are a *Malformed.
 func ReadRetry(params json.RawMessage) (Retry, error) {
-	var out Retry
 	if !bytes.Contains(params, []byte(ParamRequestState)) && !bytes.Contains(params, []byte(ParamInputResponses)) {
-		return out, nil // a first call: most are
+		// A first call: most are. (Returning before out exists keeps this path from allocating
+		// out, which the reading below makes escape.)
+		return Retry{}, nil
 	}
+	var out Retry
 	var p struct {
 		State     json.RawMessage `json:"requestState"`
 		Responses json.RawMessage `json:"inputResponses"`

@@ -29,6 +29,26 @@ const maxScanDepth = 200
 // that the caller knows, as json tags spell them; a name that differs from one of them only
 // in case also returns false. The values of other names are not passed to member.
 func ScanMembers(data []byte, names []string, member func(i int, value []byte)) bool {
+	return EachMember(data, func(name, value []byte) bool {
+		for k, n := range names {
+			if string(name) == n {
+				member(k, value)
+				return true
+			}
+			if equalFoldASCII(name, n) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// EachMember calls member for every member of the JSON object data, in order, with the
+// member's plain name and its value as slices of data, until member returns false. It returns
+// false, possibly after some calls, when member did, or when data is not valid JSON, is not an
+// object, or has a member name that is not plain: one that needs unescaping or has bytes
+// outside ASCII.
+func EachMember(data []byte, member func(name, value []byte) bool) bool {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return false
@@ -63,18 +83,8 @@ func ScanMembers(data []byte, names []string, member func(i int, value []byte)) 
 		if i, ok = scanValue(data, i, 0); !ok {
 			return false
 		}
-		known := -1
-		for k, n := range names {
-			if string(name) == n {
-				known = k
-				break
-			}
-			if equalFoldASCII(name, n) {
-				return false
-			}
-		}
-		if known >= 0 {
-			member(known, data[vstart:i])
+		if !member(name, data[vstart:i]) {
+			return false
 		}
 		i = skipSpace(data, i)
 		if i >= len(data) {

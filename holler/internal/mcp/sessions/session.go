@@ -70,7 +70,14 @@ type Session struct {
 	// legacyTasks, for a 2025-11-25 session whose client declared tasks, holds the tasks it
 	// created; nil in any other session.
 	legacyTasks *tasks.List
+	// inflight holds the requests in flight, by key, but the first: one comes in first and
+	// firstCancel while firstIn, so that a session with one request at a time (every session
+	// of the 2026-07-28 era, made for one request) needs no map. The map is made when a second
+	// request is in flight beside the first.
 	inflight    map[string]context.CancelCauseFunc
+	first       string
+	firstCancel context.CancelCauseFunc
+	firstIn     bool
 	lastUsed    time.Time
 	ended       bool
 	// logLevel is the least severity of the log messages the client receives.
@@ -148,17 +155,21 @@ var capabilityNames = []string{"elicitation", "sampling", "roots"}
 
 // NewSession returns a session named id that has not been initialized.
 func NewSession(id string) *Session {
-	return &Session{id: id, inflight: make(map[string]context.CancelCauseFunc), lastUsed: time.Now(), logLevel: loglevel.Default}
+	return &Session{id: id, lastUsed: time.Now(), logLevel: loglevel.Default}
 }
 
 // NewModern returns the session of one request of the 2026-07-28 era: initialized at the
 // request's version, with the capabilities and log level of its _meta, and nothing that a
-// later request could rely on.
-func NewModern(version string, caps Capabilities, level loglevel.Level, events *sse.Log) *Session {
-	s := NewSession("")
-	s.Modern, s.Events = true, events
-	s.initialized, s.ready, s.version, s.caps, s.logLevel = true, true, version, caps, level
-	return s
+// later request could rely on. Its event log keeps at most limit events and about maxBytes
+// bytes (sse.NewLog); the session and its log are one allocation.
+func NewModern(version string, caps Capabilities, level loglevel.Level, limit, maxBytes int) *Session {
+	both := &struct {
+		s Session
+		l sse.Log
+	}{s: Session{Modern: true, initialized: true, ready: true, version: version, caps: caps, logLevel: level}}
+	both.l.Init(limit, maxBytes)
+	both.s.Events = &both.l
+	return &both.s
 }
 
 // SetOwner names the caller that owns the session: its principal, and the caller as calls to
@@ -246,19 +257,35 @@ func (s *Session) Begin(ctx context.Context, key string, own context.CancelCause
 	if s.ended {
 		return ctx, nil, ErrEnded
 	}
-	if _, dup := s.inflight[key]; dup {
+	if _, dup := s.inflight[key]; dup || s.firstIn && s.first == key {
 		return ctx, nil, ErrDuplicateID
 	}
 	cancel := own
 	if cancel == nil {
 		ctx, cancel = context.WithCancelCause(ctx)
 	}
-	s.inflight[key] = cancel
-	s.lastUsed = time.Now()
+	switch {
+	case !s.firstIn:
+		s.first, s.firstCancel, s.firstIn = key, cancel, true
+	case s.inflight == nil:
+		s.inflight = map[string]context.CancelCauseFunc{key: cancel}
+	default:
+		s.inflight[key] = cancel
+	}
+	if !s.Modern {
+		// A modern session is never idle-collected: it ends with its request.
+		s.lastUsed = time.Now()
+	}
 	return ctx, func() {
 		s.mu.Lock()
-		delete(s.inflight, key)
-		s.lastUsed = time.Now()
+		if s.firstIn && s.first == key {
+			s.first, s.firstCancel, s.firstIn = "", nil, false
+		} else {
+			delete(s.inflight, key)
+		}
+		if !s.Modern {
+			s.lastUsed = time.Now()
+		}
 		s.mu.Unlock()
 		cancel(nil)
 	}, nil
@@ -269,6 +296,9 @@ func (s *Session) Cancel(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.inflight[key]
+	if s.firstIn && s.first == key {
+		c, ok = s.firstCancel, true
+	}
 	if ok {
 		c(ErrCancelledByClient)
 	}
@@ -302,7 +332,7 @@ func (s *Session) Owner() string { return s.owner }
 func (s *Session) IdleSince() (time.Time, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lastUsed, len(s.inflight) == 0
+	return s.lastUsed, !s.firstIn && len(s.inflight) == 0
 }
 
 // Touch records that the session was just used.
@@ -317,6 +347,9 @@ func (s *Session) End() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ended = true
+	if s.firstIn {
+		s.firstCancel(ErrEnded)
+	}
 	for _, c := range s.inflight {
 		c(ErrEnded)
 	}

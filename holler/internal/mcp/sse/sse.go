@@ -74,6 +74,13 @@ func NewLog(limit, maxBytes int) *Log {
 	return &Log{limit: limit, maxBytes: maxBytes}
 }
 
+// Init makes l, a Log that is not in use yet (the zero Log inside a struct of its owner's),
+// the empty log of NewLog(limit, maxBytes), so that the owner and its log can be one
+// allocation.
+func (l *Log) Init(limit, maxBytes int) {
+	l.limit, l.maxBytes = limit, maxBytes
+}
+
 // wakeLocked wakes the writers that follow the log, if any waits: the channel is made only
 // when Since hands it out, so that a log nobody follows (the log of nearly every request of
 // the stateless era, made for that request alone) costs no channel, and no maps until it is

@@ -51,12 +51,15 @@ var ErrEncode = errors.New("the result could not be encoded as JSON")
 // nested, the content of results embedded in m (a finished job's, in job_await's answer)
 // follows. Under a non-empty base, links to the artifacts m names end the content.
 func Typed(m proto.Message, base string, nested bool) (Result, error) {
-	b, err := resultJSON.Marshal(m)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w: %v", ErrEncode, err)
+	b, flat := appendFlat(make([]byte, 0, 128), m.ProtoReflect())
+	if !flat {
+		var err error
+		if b, err = resultJSON.Marshal(m); err != nil {
+			return Result{}, fmt.Errorf("%w: %v", ErrEncode, err)
+		}
+		// protojson varies its whitespace on purpose; compact output is stable and smaller.
+		b = rawjson.CompactValid(b)
 	}
-	// protojson varies its whitespace on purpose; compact output is stable and smaller.
-	b = rawjson.CompactValid(b)
 	blocks := content.Of(m)
 	if len(blocks) == 0 {
 		blocks = []content.Block{content.Text(string(b))}
