@@ -314,6 +314,26 @@ func cuesOf(ns []midi.Note, tpq, bar, phase int64) Cues {
 	}
 	// The notes that end a phrase, part by part: long, or followed by a rest.
 	type part struct{ track, ch int }
+	// The moves that rise a semitone, part by part: from each onset's lowest note to the next
+	// onset's, when the pitch class changes.
+	prev := map[part]midi.Note{}
+	var moves float64
+	for _, n := range ns {
+		k := part{n.Track, n.Channel}
+		p, seen := prev[k]
+		if seen && p.OnTick == n.OnTick {
+			continue // a higher note of the same onset
+		}
+		prev[k] = n
+		if !seen || p.Pitch%12 == n.Pitch%12 {
+			continue
+		}
+		moves++
+		if (n.Pitch-p.Pitch+120)%12 == 1 {
+			c.RisesInto[n.Pitch%12]++
+		}
+	}
+	normalize(&c.RisesInto, moves)
 	next := map[part]int64{} // the onset of the part's next note, walking back
 	var ends float64
 	for i := len(ns) - 1; i >= 0; i-- {
