@@ -316,16 +316,29 @@ func cuesOf(ns []midi.Note, tpq, bar, phase int64) Cues {
 	type part struct{ track, ch int }
 	// The moves that rise a semitone, part by part: from each onset's lowest note to the next
 	// onset's, when the pitch class changes.
-	prev := map[part]midi.Note{}
+	// A file has few parts, so each part's last onset is found by a walk of a short slice.
+	type partLast struct {
+		k part
+		n midi.Note
+	}
+	var prev []partLast
 	var moves float64
 	for _, n := range ns {
 		k := part{n.Track, n.Channel}
-		p, seen := prev[k]
-		if seen && p.OnTick == n.OnTick {
+		i := 0
+		for i < len(prev) && prev[i].k != k {
+			i++
+		}
+		if i == len(prev) {
+			prev = append(prev, partLast{k, n})
+			continue
+		}
+		p := prev[i].n
+		if p.OnTick == n.OnTick {
 			continue // a higher note of the same onset
 		}
-		prev[k] = n
-		if !seen || p.Pitch%12 == n.Pitch%12 {
+		prev[i].n = n
+		if p.Pitch%12 == n.Pitch%12 {
 			continue
 		}
 		moves++
