@@ -233,8 +233,9 @@ var modePenalty = map[string]float64{
 // then a candidate tonic, scored by the correlation of the notes with the Krumhansl-Kessler
 // profile of its family (the major profile for the modes with a major third above the tonic:
 // major, lydian, mixolydian; the minor profile for the others), plus what the cues say for it
-// (Cues.score), less modePenalty for its mode. The best candidate is the tonic, and its degree
-// in the scale names the mode.
+// (Cues.score) and, where the semitone below it lies outside the scale, its raised seventh
+// rising into it (Cues.RisesInto), less modePenalty for its mode. The best candidate is the
+// tonic, and its degree in the scale names the mode.
 func Modal(hist [12]float64, c Cues, best Key) Key {
 	var total float64
 	for _, w := range hist {
