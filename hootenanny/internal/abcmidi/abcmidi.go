@@ -183,6 +183,7 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		meta = append(meta, e)
 	}
 	meta = append(meta, keySignature(0, t.Header.Key))
+	meta = append(meta, markerEvents(voices[0].marks)...)
 	for _, c := range voices[0].changes {
 		f := c.field
 		if f.Tempo != nil && opts.BPM <= 0 {
@@ -415,6 +416,8 @@ type voiceTrack struct {
 	bass, chords, drums    []playedNote
 	programs               []programAt
 	drone                  drone
+	// marks are the road map's directions (roadmap.go), written as markers for the first voice.
+	marks []markAt
 }
 
 // noteEvents returns the voice's note events on channel ch, every note with velocity vel, or
@@ -634,6 +637,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			played = append(played, playedBar{b: b, from: barFrom, to: len(vt.notes),
 				end: ticks(cursor.Add(bar.End.Sub(bar.Start))), vel: st.velocity(abc.Rat{Num: 0, Den: 1})})
 		}
+		vt.marks = roadMarks(vt.marks, t.Voice(id), bar, byBar[b], cursor)
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
 	if oc != nil {
