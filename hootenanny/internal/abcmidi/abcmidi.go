@@ -511,6 +511,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		elements = len(v.Elements)
 	}
 	acc := newAccompaniment(t, id, bars, changes, cues, opts)
+	road := newRoadMap(t.Voice(id))
 	var accEvents []accEvent
 	var cursor abc.Rat
 	st := newStress(t.Header.Meter)
@@ -637,7 +638,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			played = append(played, playedBar{b: b, from: barFrom, to: len(vt.notes),
 				end: ticks(cursor.Add(bar.End.Sub(bar.Start))), vel: st.velocity(abc.Rat{Num: 0, Den: 1})})
 		}
-		vt.marks = roadMarks(vt.marks, t.Voice(id), bar, byBar[b], cursor)
+		vt.marks = road.marks(vt.marks, bar, byBar[b], cursor)
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
 	if oc != nil {

@@ -84,36 +84,93 @@ type markAt struct {
 	text string
 }
 
-// roadMarks appends to out the directions written in bar (the elements [First, Last) of voice
-// v), each at the onset of the first note written after it in the bar (events, the bar's
-// notes, the bar played from cursor), or at the bar's end when none follows: "Fine":| marks
-// the end of the bar, "^Segno" the note it stands over. out holds at most maxRoadMarks.
-func roadMarks(out []markAt, v *abc.Voice, bar abc.Bar, events []abc.Event, cursor abc.Rat) []markAt {
+// roadMap is what a voice's notation says of its road before it is played.
+type roadMap struct {
+	v *abc.Voice
+	// goesBack says the voice sends the player back: a D.C. or D.S., or a second segno (in the
+	// older notation a sign at both ends of the passage to repeat, as Ryan's Mammoth Collection
+	// writes it).
+	goesBack bool
+	// lastSegno is the element index of the second segno or later, or -1.
+	lastSegno int
+}
+
+func newRoadMap(v *abc.Voice) roadMap {
+	rm := roadMap{v: v, lastSegno: -1}
 	if v == nil {
-		return nil
+		return rm
 	}
-	for i := max(bar.First, 0); i < min(bar.Last, len(v.Elements)); i++ {
-		var text string
-		var at int
-		switch el := v.Elements[i].(type) {
-		case *abc.Decoration:
-			text, at = el.Name, el.Pos.Offset
-		case *abc.Annotation:
-			text, at = el.Text, el.Pos.Offset
-		case *abc.ChordSymbol:
-			text, at = el.Text, el.Pos.Offset
-		default:
-			continue
+	segnos := 0
+	for i, el := range v.Elements {
+		switch roadMark(directionText(el)) {
+		case MarkSegno:
+			segnos++
+			if segnos >= 2 {
+				rm.goesBack, rm.lastSegno = true, i
+			}
+		case MarkDC, MarkDS, MarkDC + alFine, MarkDS + alFine, MarkDC + alCoda, MarkDS + alCoda:
+			rm.goesBack = true
 		}
-		m := roadMark(text)
+	}
+	return rm
+}
+
+// directionText is the text of an element that may be a direction: a decoration's name, an
+// annotation's or a chord symbol's text.
+func directionText(el abc.Element) string {
+	switch el := el.(type) {
+	case *abc.Decoration:
+		return el.Name
+	case *abc.Annotation:
+		return el.Text
+	case *abc.ChordSymbol:
+		return el.Text
+	}
+	return ""
+}
+
+// marks appends to out the directions written in bar (the elements [First, Last) of the voice),
+// each at the onset of the first note written after it in the bar (events, the bar's notes, the
+// bar played from cursor), or at the bar's end when none follows: "Fine":| marks the end of the
+// bar, "^Segno" the note it stands over. In a voice that goes back, a fermata on a section's
+// last note, or after it, is its Fine (the older notation's end sign), and a second segno after
+// the last note is a D.S. out holds at most maxRoadMarks.
+func (rm roadMap) marks(out []markAt, bar abc.Bar, events []abc.Event, cursor abc.Rat) []markAt {
+	if rm.v == nil {
+		return out
+	}
+	for i := max(bar.First, 0); i < min(bar.Last, len(rm.v.Elements)); i++ {
+		el := rm.v.Elements[i]
+		m := roadMark(directionText(el))
+		if d, ok := el.(*abc.Decoration); ok && d.Name == "fermata" && rm.goesBack && bar.SectionEnd {
+			m = MarkFine
+		}
 		if m == "" {
 			continue
 		}
-		onset, next := bar.End, -1
+		at := el.Position().Offset
+		onset, next, after := bar.End, -1, 0 // after counts the onsets of the notes after it
+		var lastAfter abc.Rat
 		for _, e := range events {
-			if e.Pos.Offset > at && (next < 0 || e.Pos.Offset < next) {
-				onset, next = e.Onset, e.Pos.Offset
+			if e.Pos.Offset > at {
+				if after == 0 || e.Onset.Cmp(lastAfter) != 0 {
+					after++
+					lastAfter = e.Onset
+				}
+				if next < 0 || e.Pos.Offset < next {
+					onset, next = e.Onset, e.Pos.Offset
+				}
 			}
+		}
+		switch {
+		case m == MarkFine && rm.goesBack && roadMark(directionText(el)) == "":
+			// A fermata: the end only on the section's last note (after at most that note).
+			if after > 1 {
+				continue
+			}
+			onset = bar.End
+		case m == MarkSegno && i == rm.lastSegno && after == 0:
+			m = MarkDS
 		}
 		tick := floorTicks(cursor.Add(onset.Sub(bar.Start)))
 		if len(out) < maxRoadMarks {

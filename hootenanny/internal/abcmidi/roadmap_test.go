@@ -61,6 +61,32 @@ func TestRoadMapRepeatsAndChords(t *testing.T) {
 	}
 }
 
+// In a tune that goes back, a fermata on a section's last note is its Fine, and a second segno
+// after the last note sends the player back as a D.S. does (the older notation of Ryan's Mammoth
+// Collection); elsewhere a fermata is no direction.
+func TestRoadMapOlderSigns(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"segno at both ends", "X:1\nL:1/4\nM:2/4\nK:C\nC\"^Segno\"|DE|FG H:|AB|cd \"^Segno\"|]\n",
+			// Played twice to the :|, from the start, as abc2midi plays it; the fermata doubles its note.
+			[]string{"Segno@480", "Fine@2400", "Segno@2880", "Fine@4800", "D.S.@6720"}},
+		{"fermata before the last note", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EHF||GA|Bc!D.C.!|]\n",
+			[]string{"Fine@2400", "D.C.@4320"}},
+		{"fermata inside a section", "X:1\nL:1/4\nM:2/4\nK:C\nCD|HEF||GA|Bc!D.C.!|]\n",
+			[]string{"D.C.@4320"}},
+		{"no return", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EHF||GA|Bc|]\n", nil},
+		{"one segno", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EF||GA|Bc\"^Segno\"|]\n", []string{"Segno@3840"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := markers(convert(t, tc.src, Options{})); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("markers\n got %v\nwant %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestRoadMark(t *testing.T) {
 	for text, want := range map[string]string{
 		"D.C.": MarkDC, "D.C": MarkDC, "d.c. al fine": MarkDC + alFine, "Da Capo": MarkDC, "dacapo": MarkDC,
