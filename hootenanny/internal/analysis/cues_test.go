@@ -44,7 +44,7 @@ func TestCuesOf(t *testing.T) {
 	// In 4/4 after a quarter-note upbeat D4: G3 B3 D4 in the first four quarter notes, a rest,
 	// then A3 and a held G chord on the third bar's downbeat.
 	ns := []midi.Note{n(62, 0, 1), n(55, 1, 1), n(59, 2, 2), n(57, 5, 1), n(43, 9, 4), n(67, 9, 4)}
-	c := cuesOf(ns, tpq, 4*tpq, tpq)
+	c := cuesOf(ns, tpq, 4*tpq, tpq, 0)
 	if c.Final != 7 || c.Opening != 2 || c.Lowest != 7 || c.FirstDownbeat != 7 {
 		t.Errorf("final %d opening %d lowest %d first downbeat %d, want 7 2 7 7", c.Final, c.Opening, c.Lowest, c.FirstDownbeat)
 	}
@@ -68,12 +68,12 @@ func TestCuesOf(t *testing.T) {
 	}
 	// Ending on a short G off the beat, leapt to from D: none of the three.
 	ns = []midi.Note{n(62, 0, 1), n(55, 1, 1), n(59, 2, 1), n(62, 3, 1), n(67, 4.5, 0.5)}
-	c = cuesOf(ns, tpq, 4*tpq, 0)
+	c = cuesOf(ns, tpq, 4*tpq, 0, 0)
 	if c.FinalLong || c.FinalOnDownbeat || c.FinalByStep {
 		t.Errorf("a short G off the beat after D: long %v, on the downbeat %v, by step %v; want all false",
 			c.FinalLong, c.FinalOnDownbeat, c.FinalByStep)
 	}
-	if c := cuesOf(nil, tpq, 4*tpq, 0); c != noCues {
+	if c := cuesOf(nil, tpq, 4*tpq, 0, 0); c != noCues {
 		t.Errorf("no notes: %+v", c)
 	}
 }
@@ -145,7 +145,7 @@ func TestCuesRisesInto(t *testing.T) {
 		n(1, 69, 0), n(2, 45, 0), n(1, 69, 1), n(1, 71, 2), n(2, 44, 2), n(1, 72, 3),
 		n(1, 68, 4), n(2, 45, 4), n(1, 69, 5), n(1, 76, 5),
 	}
-	c := cuesOf(ns, tpq, 4*tpq, 0)
+	c := cuesOf(ns, tpq, 4*tpq, 0, 0)
 	want := map[int]float64{0: 1.0 / 6, 9: 2.0 / 6}
 	for pc, share := range c.RisesInto {
 		if math.Abs(share-want[pc]) > 1e-9 {

@@ -243,7 +243,7 @@ func missCause(text string, f *midi.File, tonic, found int) string {
 		}
 	}
 	m, phase := meter(midi.Inspect(f).TimeSignatures, pitched, tpq)
-	c := cuesOf(pitched, tpq, barTicks(m, tpq), phase)
+	c := cuesOf(pitched, tpq, barTicks(m, tpq), phase, musicEnd(f))
 	switch {
 	case c.Final == tonic:
 		return causeEstimate
