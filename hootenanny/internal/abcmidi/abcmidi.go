@@ -641,6 +641,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		vt.marks = road.marks(vt.marks, bar, byBar[b], cursor)
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
+	vt.marks = road.finish(vt.marks)
 	if oc != nil {
 		if notes, end, ok := oc.replay(vt.notes, played, bars, slots, stagger); ok {
 			vt.notes, vt.end = notes, end

@@ -93,10 +93,16 @@ type roadMap struct {
 	goesBack bool
 	// lastSegno is the element index of the second segno or later, or -1.
 	lastSegno int
+	// toSegno says the return is to a segno (a D.S., or a second segno), not to the start.
+	toSegno bool
+	// The end of the first section played from where the return goes (the start, or the
+	// first segno), or -1: where a return without a Fine ends (see finish).
+	firstEnd *int64
 }
 
 func newRoadMap(v *abc.Voice) roadMap {
-	rm := roadMap{v: v, lastSegno: -1}
+	rm := roadMap{v: v, lastSegno: -1, firstEnd: new(int64)}
+	*rm.firstEnd = -1
 	if v == nil {
 		return rm
 	}
@@ -106,9 +112,11 @@ func newRoadMap(v *abc.Voice) roadMap {
 		case MarkSegno:
 			segnos++
 			if segnos >= 2 {
-				rm.goesBack, rm.lastSegno = true, i
+				rm.goesBack, rm.toSegno, rm.lastSegno = true, true, i
 			}
-		case MarkDC, MarkDS, MarkDC + alFine, MarkDS + alFine, MarkDC + alCoda, MarkDS + alCoda:
+		case MarkDS, MarkDS + alFine, MarkDS + alCoda:
+			rm.goesBack, rm.toSegno = true, true
+		case MarkDC, MarkDC + alFine, MarkDC + alCoda:
 			rm.goesBack = true
 		}
 	}
@@ -138,6 +146,11 @@ func directionText(el abc.Element) string {
 func (rm roadMap) marks(out []markAt, bar abc.Bar, events []abc.Event, cursor abc.Rat) []markAt {
 	if rm.v == nil {
 		return out
+	}
+	// Where the return goes: the start, or the first segno.
+	target := rm.goesBack && !rm.toSegno
+	for _, m := range out {
+		target = target || m.text == MarkSegno
 	}
 	for i := max(bar.First, 0); i < min(bar.Last, len(rm.v.Elements)); i++ {
 		el := rm.v.Elements[i]
@@ -176,8 +189,31 @@ func (rm roadMap) marks(out []markAt, bar abc.Bar, events []abc.Event, cursor ab
 		if len(out) < maxRoadMarks {
 			out = append(out, markAt{tick: tick, text: m})
 		}
+		target = target || (m == MarkSegno && rm.goesBack)
+	}
+	if target && bar.SectionEnd && *rm.firstEnd < 0 {
+		*rm.firstEnd = floorTicks(cursor.Add(bar.End.Sub(bar.Start)))
 	}
 	return out
+}
+
+// finish returns the voice's marks with, for a return that no Fine ends (a D.C. or D.S. and no
+// Fine, written or a fermata's), a Fine at the end of the first section played from where the
+// return goes, the first double bar or repeat sign after the start or the segno: dance
+// collections print a D.C. after the second strain and no Fine, the tune ending with the
+// first. A return placed there itself (a tune of one section) gets none; neither does a return
+// al Coda, which a reader plays to the end.
+func (rm roadMap) finish(out []markAt) []markAt {
+	if !rm.goesBack || *rm.firstEnd < 0 || len(out) >= maxRoadMarks {
+		return out
+	}
+	for _, m := range out {
+		back := strings.HasPrefix(m.text, MarkDC) || strings.HasPrefix(m.text, MarkDS)
+		if m.text == MarkFine || strings.HasSuffix(m.text, alCoda) || (back && m.tick <= *rm.firstEnd) {
+			return out
+		}
+	}
+	return append(out, markAt{tick: *rm.firstEnd, text: MarkFine})
 }
 
 // markerEvents returns the marks as marker meta events.

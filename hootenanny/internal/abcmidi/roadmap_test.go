@@ -74,8 +74,15 @@ func TestRoadMapOlderSigns(t *testing.T) {
 			[]string{"Segno@480", "Fine@2400", "Segno@2880", "Fine@4800", "D.S.@6720"}},
 		{"fermata before the last note", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EHF||GA|Bc!D.C.!|]\n",
 			[]string{"Fine@2400", "D.C.@4320"}},
-		{"fermata inside a section", "X:1\nL:1/4\nM:2/4\nK:C\nCD|HEF||GA|Bc!D.C.!|]\n",
+		{"fermata inside a section", "X:1\nL:1/4\nM:2/4\nK:C\nCD|HEF|GA|Bc!D.C.!|]\n",
 			[]string{"D.C.@4320"}},
+		// A return without a Fine ends at the first section's end after where it goes.
+		{"D.C. without a Fine", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EF||GA|Bc\"_D.C.\"|]\n",
+			[]string{"Fine@1920", "D.C.@3840"}},
+		{"D.S. without a Fine", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EF||!segno!GA|Bc||de|fg!D.S.!|]\n",
+			[]string{"Segno@1920", "Fine@3840", "D.S.@5760"}},
+		{"D.S. al Coda without a Fine", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EF||!segno!GA|Bc||de|fg!D.S.alcoda!|]\n",
+			[]string{"Segno@1920", "D.S. al Coda@5760"}},
 		{"no return", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EHF||GA|Bc|]\n", nil},
 		{"one segno", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EF||GA|Bc\"^Segno\"|]\n", []string{"Segno@3840"}},
 	} {
