@@ -95,14 +95,24 @@ type roadMap struct {
 	lastSegno int
 	// toSegno says the return is to a segno (a D.S., or a second segno), not to the start.
 	toSegno bool
-	// The end of the first section played from where the return goes (the start, or the
-	// first segno), or -1: where a return without a Fine ends (see finish).
-	firstEnd *int64
+	// firstSegno is the element index of the first segno, or -1.
+	firstSegno int
+	st         *roadState
+}
+
+// roadState is what the voice's road map has met so far as it is played.
+type roadState struct {
+	// target is the tick where the return goes (the start, or the first segno), once played;
+	// -1 before.
+	target int64
+	// firstEnd is the end of the first section played from the target, or -1: where a return
+	// without a Fine ends (see finish).
+	firstEnd int64
 }
 
 func newRoadMap(v *abc.Voice) roadMap {
-	rm := roadMap{v: v, lastSegno: -1, firstEnd: new(int64)}
-	*rm.firstEnd = -1
+	rm := roadMap{v: v, lastSegno: -1, firstSegno: -1,
+		st: &roadState{target: -1, firstEnd: -1}}
 	if v == nil {
 		return rm
 	}
@@ -111,6 +121,9 @@ func newRoadMap(v *abc.Voice) roadMap {
 		switch roadMark(directionText(el)) {
 		case MarkSegno:
 			segnos++
+			if segnos == 1 {
+				rm.firstSegno = i
+			}
 			if segnos >= 2 {
 				rm.goesBack, rm.toSegno, rm.lastSegno = true, true, i
 			}
@@ -147,10 +160,11 @@ func (rm roadMap) marks(out []markAt, bar abc.Bar, events []abc.Event, cursor ab
 	if rm.v == nil {
 		return out
 	}
-	// Where the return goes: the start, or the first segno.
-	target := rm.goesBack && !rm.toSegno
-	for _, m := range out {
-		target = target || m.text == MarkSegno
+	st := rm.st
+	start := floorTicks(cursor)
+	if rm.goesBack && st.target < 0 && (!rm.toSegno || (rm.firstSegno >= 0 && rm.firstSegno < bar.First)) {
+		// The start, or a segno written before this bar (in a bar with no notes, unplayed).
+		st.target = start
 	}
 	for i := max(bar.First, 0); i < min(bar.Last, len(rm.v.Elements)); i++ {
 		el := rm.v.Elements[i]
@@ -189,10 +203,13 @@ func (rm roadMap) marks(out []markAt, bar abc.Bar, events []abc.Event, cursor ab
 		if len(out) < maxRoadMarks {
 			out = append(out, markAt{tick: tick, text: m})
 		}
-		target = target || (m == MarkSegno && rm.goesBack)
+		if m == MarkSegno && rm.goesBack && st.target < 0 {
+			st.target = tick
+		}
 	}
-	if target && bar.SectionEnd && *rm.firstEnd < 0 {
-		*rm.firstEnd = floorTicks(cursor.Add(bar.End.Sub(bar.Start)))
+	// A section that ends after the target, with music between: not the pickup before it.
+	if st.target >= 0 && bar.SectionEnd && st.firstEnd < 0 && start > st.target {
+		st.firstEnd = floorTicks(cursor.Add(bar.End.Sub(bar.Start)))
 	}
 	return out
 }
@@ -204,16 +221,17 @@ func (rm roadMap) marks(out []markAt, bar abc.Bar, events []abc.Event, cursor ab
 // first. A return placed there itself (a tune of one section) gets none; neither does a return
 // al Coda, which a reader plays to the end.
 func (rm roadMap) finish(out []markAt) []markAt {
-	if !rm.goesBack || *rm.firstEnd < 0 || len(out) >= maxRoadMarks {
+	end := rm.st.firstEnd
+	if !rm.goesBack || end < 0 || len(out) >= maxRoadMarks {
 		return out
 	}
 	for _, m := range out {
 		back := strings.HasPrefix(m.text, MarkDC) || strings.HasPrefix(m.text, MarkDS)
-		if m.text == MarkFine || strings.HasSuffix(m.text, alCoda) || (back && m.tick <= *rm.firstEnd) {
+		if m.text == MarkFine || strings.HasSuffix(m.text, alCoda) || (back && m.tick <= end) {
 			return out
 		}
 	}
-	return append(out, markAt{tick: *rm.firstEnd, text: MarkFine})
+	return append(out, markAt{tick: end, text: MarkFine})
 }
 
 // markerEvents returns the marks as marker meta events.

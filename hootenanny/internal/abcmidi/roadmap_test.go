@@ -81,6 +81,13 @@ func TestRoadMapOlderSigns(t *testing.T) {
 			[]string{"Fine@1920", "D.C.@3840"}},
 		{"D.S. without a Fine", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EF||!segno!GA|Bc||de|fg!D.S.!|]\n",
 			[]string{"Segno@1920", "Fine@3840", "D.S.@5760"}},
+		// The pickup's own section line is not the first section's end (Ryan's "segno"|] before
+		// the first full bar), and a segno before a repeat sign, in a bar of no notes, is where
+		// the D.S. goes.
+		{"a pickup ending in a section line", "X:1\nL:1/4\nM:2/4\nK:C\nB\"segno\"|]CD|EF||GA|Bc\"_D.S.\"|]\n",
+			[]string{"Segno@480", "Fine@2400", "D.S.@4320"}},
+		{"a segno before the repeat sign", "X:1\nL:1/4\nM:2/4\nK:C\n\"^Segno\"|:CD|EF:|GA|Bc\"^Segno\"|]\n",
+			[]string{"Fine@1920", "D.S.@5760"}}, // the first time the section ends
 		{"D.S. al Coda without a Fine", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EF||!segno!GA|Bc||de|fg!D.S.alcoda!|]\n",
 			[]string{"Segno@1920", "D.S. al Coda@5760"}},
 		{"no return", "X:1\nL:1/4\nM:2/4\nK:C\nCD|EHF||GA|Bc|]\n", nil},
