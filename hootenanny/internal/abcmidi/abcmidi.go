@@ -183,6 +183,7 @@ func Convert(t *abc.Tune, opts Options) (*midi.File, error) {
 		meta = append(meta, e)
 	}
 	meta = append(meta, keySignature(0, t.Header.Key))
+	meta = append(meta, markerEvents(voices[0].marks)...)
 	for _, c := range voices[0].changes {
 		f := c.field
 		if f.Tempo != nil && opts.BPM <= 0 {
@@ -415,6 +416,8 @@ type voiceTrack struct {
 	bass, chords, drums    []playedNote
 	programs               []programAt
 	drone                  drone
+	// marks are the road map's directions (roadmap.go), written as markers for the first voice.
+	marks []markAt
 }
 
 // noteEvents returns the voice's note events on channel ch, every note with velocity vel, or
@@ -508,6 +511,7 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 		elements = len(v.Elements)
 	}
 	acc := newAccompaniment(t, id, bars, changes, cues, opts)
+	road := newRoadMap(t.Voice(id))
 	var accEvents []accEvent
 	var cursor abc.Rat
 	st := newStress(t.Header.Meter)
@@ -634,8 +638,10 @@ func playVoice(t *abc.Tune, id string, opts Options) (voiceTrack, error) {
 			played = append(played, playedBar{b: b, from: barFrom, to: len(vt.notes),
 				end: ticks(cursor.Add(bar.End.Sub(bar.Start))), vel: st.velocity(abc.Rat{Num: 0, Den: 1})})
 		}
+		vt.marks = road.marks(vt.marks, bar, byBar[b], cursor)
 		cursor = cursor.Add(bar.End.Sub(bar.Start))
 	}
+	vt.marks = road.finish(vt.marks)
 	if oc != nil {
 		if notes, end, ok := oc.replay(vt.notes, played, bars, slots, stagger); ok {
 			vt.notes, vt.end = notes, end

@@ -160,7 +160,7 @@ func Analyze(f *midi.File, opts Options) (*Result, error) {
 	r.Meter, phase = meter(info.TimeSignatures, pitched, tpq)
 	keys := Keys(r.Histogram)
 	r.Key, r.RunnerUp = keys[0], keys[1]
-	r.Modal = Modal(r.Histogram, cuesOf(pitched, tpq, barTicks(r.Meter, tpq), phase), r.Key)
+	r.Modal = Modal(r.Histogram, cuesOf(pitched, tpq, barTicks(r.Meter, tpq), phase, musicEnd(f)), r.Key)
 	r.Tempo = tempo(info.TempoMap, firstTempo(f), r.Meter)
 	spans, total, bars := spansOf(info.TimeSignatures, r.Meter, phase, tpq, end, opts.PerBeat, opts.MaxChords)
 	r.DurationBars = bars
@@ -267,10 +267,20 @@ func held(notes []midi.Note, spans []span) []midi.Note {
 // whether it falls on a downbeat and is reached by step; the lowest note of the first onset,
 // the pitch classes of the notes that start in the first four quarter notes, the lowest note
 // on the first downbeat; the lowest note; and the pitch classes of the notes that end phrases.
-func cuesOf(ns []midi.Note, tpq, bar, phase int64) Cues {
+//
+// When the file's road map says the music ends before the file does (end, from musicEnd, is
+// more than 0: a D.C. al Fine tune ends at its Fine), the final is the last onset before end,
+// and so is what the ending cues read; the other cues read every note.
+func cuesOf(ns []midi.Note, tpq, bar, phase, end int64) Cues {
 	c := noCues
 	if len(ns) == 0 {
 		return c
+	}
+	fin := ns // the notes up to the end of the music
+	if end > 0 {
+		if i := sort.Search(len(ns), func(i int) bool { return ns[i].OnTick >= end }); i > 0 {
+			fin = ns[:i]
+		}
 	}
 	durs := make([]int64, len(ns))
 	for i, n := range ns {
@@ -278,7 +288,7 @@ func cuesOf(ns []midi.Note, tpq, bar, phase int64) Cues {
 	}
 	slices.Sort(durs)
 	median := durs[len(durs)/2]
-	last, first := ns[len(ns)-1].OnTick, ns[0].OnTick
+	last, first := fin[len(fin)-1].OnTick, ns[0].OnTick
 	final, opening, lowest, down := 128, 128, 128, 128
 	var finalDur int64
 	var open float64
@@ -305,8 +315,8 @@ func cuesOf(ns []midi.Note, tpq, bar, phase int64) Cues {
 	}
 	c.FinalLong = finalDur >= 2*median
 	c.FinalOnDownbeat = bar > 0 && last >= phase && (last-phase)%bar == 0
-	for i := len(ns) - 1; i >= 0; i-- {
-		if n := ns[i]; n.OnTick < last && n.Pitch != final {
+	for i := len(fin) - 1; i >= 0; i-- {
+		if n := fin[i]; n.OnTick < last && n.Pitch != final {
 			step := (n.Pitch - final + 120) % 12
 			c.FinalByStep = step == 1 || step == 2 || step == 10 || step == 11
 			break
@@ -314,6 +324,39 @@ func cuesOf(ns []midi.Note, tpq, bar, phase int64) Cues {
 	}
 	// The notes that end a phrase, part by part: long, or followed by a rest.
 	type part struct{ track, ch int }
+	// The moves that rise a semitone, part by part: from each onset's lowest note to the next
+	// onset's, when the pitch class changes.
+	// A file has few parts, so each part's last onset is found by a walk of a short slice.
+	type partLast struct {
+		k part
+		n midi.Note
+	}
+	var prev []partLast
+	var moves float64
+	for _, n := range ns {
+		k := part{n.Track, n.Channel}
+		i := 0
+		for i < len(prev) && prev[i].k != k {
+			i++
+		}
+		if i == len(prev) {
+			prev = append(prev, partLast{k, n})
+			continue
+		}
+		p := prev[i].n
+		if p.OnTick == n.OnTick {
+			continue // a higher note of the same onset
+		}
+		prev[i].n = n
+		if p.Pitch%12 == n.Pitch%12 {
+			continue
+		}
+		moves++
+		if (n.Pitch-p.Pitch+120)%12 == 1 {
+			c.RisesInto[n.Pitch%12]++
+		}
+	}
+	normalize(&c.RisesInto, moves)
 	next := map[part]int64{} // the onset of the part's next note, walking back
 	var ends float64
 	for i := len(ns) - 1; i >= 0; i-- {
@@ -551,6 +594,9 @@ func voices(f *midi.File, notes []midi.Note) []Voice {
 			cur += e.delta
 			v.Polyphony = max(v.Polyphony, cur)
 		}
+		// A voice whose notes all end where they start (no time between note-on and note-off)
+		// still plays one at a time.
+		v.Polyphony = max(v.Polyphony, 1)
 		out = append(out, v)
 	}
 	return out

@@ -44,7 +44,7 @@ func TestCuesOf(t *testing.T) {
 	// In 4/4 after a quarter-note upbeat D4: G3 B3 D4 in the first four quarter notes, a rest,
 	// then A3 and a held G chord on the third bar's downbeat.
 	ns := []midi.Note{n(62, 0, 1), n(55, 1, 1), n(59, 2, 2), n(57, 5, 1), n(43, 9, 4), n(67, 9, 4)}
-	c := cuesOf(ns, tpq, 4*tpq, tpq)
+	c := cuesOf(ns, tpq, 4*tpq, tpq, 0)
 	if c.Final != 7 || c.Opening != 2 || c.Lowest != 7 || c.FirstDownbeat != 7 {
 		t.Errorf("final %d opening %d lowest %d first downbeat %d, want 7 2 7 7", c.Final, c.Opening, c.Lowest, c.FirstDownbeat)
 	}
@@ -68,12 +68,12 @@ func TestCuesOf(t *testing.T) {
 	}
 	// Ending on a short G off the beat, leapt to from D: none of the three.
 	ns = []midi.Note{n(62, 0, 1), n(55, 1, 1), n(59, 2, 1), n(62, 3, 1), n(67, 4.5, 0.5)}
-	c = cuesOf(ns, tpq, 4*tpq, 0)
+	c = cuesOf(ns, tpq, 4*tpq, 0, 0)
 	if c.FinalLong || c.FinalOnDownbeat || c.FinalByStep {
 		t.Errorf("a short G off the beat after D: long %v, on the downbeat %v, by step %v; want all false",
 			c.FinalLong, c.FinalOnDownbeat, c.FinalByStep)
 	}
-	if c := cuesOf(nil, tpq, 4*tpq, 0); c != noCues {
+	if c := cuesOf(nil, tpq, 4*tpq, 0, 0); c != noCues {
 		t.Errorf("no notes: %+v", c)
 	}
 }
@@ -129,5 +129,47 @@ func TestCuesFirstDownbeatSubtonic(t *testing.T) {
 	}
 	if got := c.score(7); got != 0 {
 		t.Errorf("D on the first downbeat, for G: %.3f, want 0", got)
+	}
+}
+
+// The moves that rise a semitone are counted part by part, from each onset's lowest note, and
+// only where the pitch class changes.
+func TestCuesRisesInto(t *testing.T) {
+	n := func(track, p int, on float64) midi.Note {
+		return midi.Note{Track: track, Pitch: p, OnTick: int64(on * tpq), DurTicks: tpq}
+	}
+	// The melody (track 1): A4 A4 B4 C5 G#4 A4, the last with E5 above it; the bass (track 2):
+	// A2 G#2 A2. Moves: A-B, B-C (a rise into C), C-G#, G#-A (a rise into A); in the bass A-G#,
+	// G#-A (a rise into A). The repeated A and the E above the last A are not moves.
+	ns := []midi.Note{
+		n(1, 69, 0), n(2, 45, 0), n(1, 69, 1), n(1, 71, 2), n(2, 44, 2), n(1, 72, 3),
+		n(1, 68, 4), n(2, 45, 4), n(1, 69, 5), n(1, 76, 5),
+	}
+	c := cuesOf(ns, tpq, 4*tpq, 0, 0)
+	want := map[int]float64{0: 1.0 / 6, 9: 2.0 / 6}
+	for pc, share := range c.RisesInto {
+		if math.Abs(share-want[pc]) > 1e-9 {
+			t.Errorf("rises into %d: %.3f, want %.3f", pc, share, want[pc])
+		}
+	}
+}
+
+// A tune on C major's notes that the profile hears in C major reads as A minor when a G#,
+// outside the scale, rises into A often enough: the raised seventh resolving is A's leading
+// tone. A rise into C from B, which lies in the scale, says nothing.
+func TestModalRaisedSeventh(t *testing.T) {
+	hist := [12]float64{0: 5, 2: 2, 4: 5, 5: 1, 7: 3, 8: 0.5, 9: 4, 11: 2}
+	c := noCues
+	c.Final, c.Opening, c.Lowest, c.FirstDownbeat = 9, 9, 0, 0
+	c.RisesInto[0] = 0.2
+	if got := Modal(hist, c, Keys(hist)[0]); got.Name() != "C major" {
+		t.Fatalf("without the raised seventh: %s, want C major (the leading tone is what is tested)", got.Name())
+	}
+	c.RisesInto[9] = 0.1
+	if got := Modal(hist, c, Keys(hist)[0]); got.Name() != "A minor" {
+		t.Errorf("G# rising into A in one move of ten: %s, want A minor", got.Name())
+	}
+	if !inScale(0, 11) || inScale(0, 8) || !inScale(7, 6) || inScale(7, 5) {
+		t.Error("inScale: B lies in C major's scale and G# does not; F# in G major's and F does not")
 	}
 }

@@ -243,7 +243,7 @@ func missCause(text string, f *midi.File, tonic, found int) string {
 		}
 	}
 	m, phase := meter(midi.Inspect(f).TimeSignatures, pitched, tpq)
-	c := cuesOf(pitched, tpq, barTicks(m, tpq), phase)
+	c := cuesOf(pitched, tpq, barTicks(m, tpq), phase, musicEnd(f))
 	switch {
 	case c.Final == tonic:
 		return causeEstimate
@@ -317,7 +317,7 @@ func (run *keyRun) report(t *testing.T, name string) (acc, mel keyTally) {
 // collection, with the accompaniment and without, beside the plain Krumhansl-Kessler baseline.
 // The target was the tonic and the major/minor family each right for 95% of the tunes; the
 // family reaches it, the tonic does not (docs/decisions.md says how far and why), and the
-// floors sit half a point under what the analysis reaches, so that a change that loses more fails.
+// floors sit a little under what the analysis reaches, so that a change that loses more fails.
 func TestCorpusDevKeys(t *testing.T) {
 	t.Parallel()
 	run := measureKeys(t, devTexts(t))
@@ -454,14 +454,14 @@ func TestCorpusDevChordSymbols(t *testing.T) {
 	}
 }
 
-// The floors of TestCorpusDevKeys, half a point or less under what the analysis reaches on the
-// development corpus (with the accompaniment; melody only is a little higher): the tonic 94.6%
-// over 11,721 tunes, the family 95.5% over 4,445, the do of the scale 88.4% over 1,224. The
-// tonic misses by cause are in the test's log; what keeps the tonic from 95% is mostly the
-// labels and the endings, not the estimate (docs/decisions.md, "Key: the ending, the phrases
-// and a prior on the modes").
+// The floors of TestCorpusDevKeys, a little under what the analysis reaches on the development
+// corpus (with the accompaniment; melody only is a little higher): the tonic 94.9% over 11,721
+// tunes, the family 95.7% over 4,445, the do of the scale 88.4% over 1,224. The tonic misses by
+// cause are in the test's log; what keeps the tonic from 95% is mostly the labels and the
+// endings, not the estimate (docs/decisions.md, "Key: the ending, the phrases and a prior on
+// the modes", and "Key: where a tune that goes back ends").
 const (
-	floorTonic  = 0.94
-	floorFamily = 0.95
+	floorTonic  = 0.947
+	floorFamily = 0.954
 	floorDo     = 0.88
 )

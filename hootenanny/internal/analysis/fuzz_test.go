@@ -20,6 +20,12 @@ func FuzzAnalyze(f *testing.F) {
 		}
 		f.Add(b, false, uint8(3))
 	}
+	// A road map: a Fine and a D.C. as marker meta events.
+	b, err := midi.Encode(*withMarkers(fileWith(4, 4, 0, tuneWithReturn()), "Segno", 0.0, "Fine", 16.0, "D.C.", 32.0))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b, true, uint8(8))
 	f.Fuzz(func(t *testing.T, b []byte, perBeat bool, maxChords uint8) {
 		file, err := midi.DecodeWith(b, midi.Limits{MaxBytes: 1 << 16, MaxTracks: 16, MaxEvents: 1 << 12})
 		if err != nil {
