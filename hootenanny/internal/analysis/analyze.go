@@ -268,6 +268,13 @@ func held(notes []midi.Note, spans []span) []midi.Note {
 // the pitch classes of the notes that start in the first four quarter notes, the lowest note
 // on the first downbeat; the lowest note; and the pitch classes of the notes that end phrases.
 //
+// The cues that are about the tune's line (the ending's, the opening's and the lowest note) read
+// the melody's part alone (melodyPart), so that an accompaniment's bass, which ends and opens on
+// whatever its chord symbol says, does not stand for the melody's final; a held final is one
+// twice the melody's median note. The first downbeat, the phrase ends and the rising semitones
+// read every part, the last two part by part. In a file of one part all of them read the same
+// notes.
+//
 // When the file's road map says the music ends before the file does (end, from musicEnd, is
 // more than 0: a D.C. al Fine tune ends at its Fine), the final is the last onset before end,
 // and so is what the ending cues read; the other cues read every note.
@@ -276,23 +283,27 @@ func cuesOf(ns []midi.Note, tpq, bar, phase, end int64) Cues {
 	if len(ns) == 0 {
 		return c
 	}
-	fin := ns // the notes up to the end of the music
+	mel := melodyPart(ns)
+	fin := mel // the melody's notes up to the end of the music
 	if end > 0 {
-		if i := sort.Search(len(ns), func(i int) bool { return ns[i].OnTick >= end }); i > 0 {
-			fin = ns[:i]
+		if i := sort.Search(len(mel), func(i int) bool { return mel[i].OnTick >= end }); i > 0 {
+			fin = mel[:i]
 		}
 	}
-	durs := make([]int64, len(ns))
-	for i, n := range ns {
-		durs[i] = n.DurTicks
+	medianOf := func(ns []midi.Note) int64 {
+		durs := make([]int64, len(ns))
+		for i, n := range ns {
+			durs[i] = n.DurTicks
+		}
+		slices.Sort(durs)
+		return durs[len(durs)/2]
 	}
-	slices.Sort(durs)
-	median := durs[len(durs)/2]
-	last, first := fin[len(fin)-1].OnTick, ns[0].OnTick
+	median, melMedian := medianOf(ns), medianOf(mel)
+	last, first := fin[len(fin)-1].OnTick, mel[0].OnTick
 	final, opening, lowest, down := 128, 128, 128, 128
 	var finalDur int64
 	var open float64
-	for _, n := range ns {
+	for _, n := range mel {
 		lowest = min(lowest, n.Pitch)
 		if n.OnTick == last && n.Pitch < final {
 			final, finalDur = n.Pitch, n.DurTicks
@@ -304,6 +315,10 @@ func cuesOf(ns []midi.Note, tpq, bar, phase, end int64) Cues {
 			c.OpeningShare[n.Pitch%12] += float64(n.DurTicks)
 			open += float64(n.DurTicks)
 		}
+	}
+	// The first downbeat is heard in every part: its lowest note is the bass of the chord the
+	// tune sets out from, which an accompaniment states where the melody may lie on another note.
+	for _, n := range ns {
 		if n.OnTick <= phase && n.OnTick+n.DurTicks > phase {
 			down = min(down, n.Pitch)
 		}
@@ -313,7 +328,7 @@ func cuesOf(ns []midi.Note, tpq, bar, phase, end int64) Cues {
 	if down < 128 {
 		c.FirstDownbeat = down % 12
 	}
-	c.FinalLong = finalDur >= 2*median
+	c.FinalLong = finalDur >= 2*melMedian
 	c.FinalOnDownbeat = bar > 0 && last >= phase && (last-phase)%bar == 0
 	for i := len(fin) - 1; i >= 0; i-- {
 		if n := fin[i]; n.OnTick < last && n.Pitch != final {
@@ -612,4 +627,58 @@ func program(f *midi.File, track, ch int) int {
 		}
 	}
 	return -1
+}
+
+// melodyPart is the notes (in onset order) of the part, a track and channel, that carries the
+// melody, told from the notes alone: of the parts with at least half as many onsets as the
+// busiest, the one whose median pitch is highest (the first such part, on a tie). A tune's
+// melody moves more often than a bass or a chord that strikes once a beat and lies above them;
+// a long-held drone or a sparse second voice is not taken for it, however high. A file of one
+// part is its own melody, and is returned as it is.
+func melodyPart(ns []midi.Note) []midi.Note {
+	type part struct{ track, ch int }
+	type stat struct {
+		onsets  int
+		last    int64
+		pitches []int
+	}
+	var keys []part
+	stats := map[part]*stat{}
+	for _, n := range ns {
+		k := part{n.Track, n.Channel}
+		s := stats[k]
+		if s == nil {
+			s = &stat{last: -1}
+			stats[k] = s
+			keys = append(keys, k)
+		}
+		if n.OnTick != s.last {
+			s.onsets++
+			s.last = n.OnTick
+		}
+		s.pitches = append(s.pitches, n.Pitch)
+	}
+	if len(keys) <= 1 {
+		return ns
+	}
+	most := 0
+	for _, k := range keys {
+		most = max(most, stats[k].onsets)
+	}
+	best, bestMed := keys[0], -1
+	for _, k := range keys {
+		s := stats[k]
+		slices.Sort(s.pitches)
+		med := s.pitches[(len(s.pitches)-1)/2]
+		if 2*s.onsets >= most && med > bestMed {
+			best, bestMed = k, med
+		}
+	}
+	out := make([]midi.Note, 0, len(ns))
+	for _, n := range ns {
+		if (part{n.Track, n.Channel}) == best {
+			out = append(out, n)
+		}
+	}
+	return out
 }

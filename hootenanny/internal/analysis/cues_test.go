@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"math"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/hootenanny/hoot/hootenanny/internal/midi"
@@ -171,5 +173,90 @@ func TestModalRaisedSeventh(t *testing.T) {
 	}
 	if !inScale(0, 11) || inScale(0, 8) || !inScale(7, 6) || inScale(7, 5) {
 		t.Error("inScale: B lies in C major's scale and G# does not; F# in G major's and F does not")
+	}
+}
+
+// A reel's melody in G over abc2midi's accompaniment: a bass on every beat and a chord between,
+// each in a track of its own. The chord symbols end on C (as a quoted "C" or a dynamic read as
+// one would), so the lowest note of the last onset is the bass's C, not the melody's G.
+func accompaniedReel() (melody, all []midi.Note) {
+	n := func(track, ch, p int, on, dur float64) midi.Note {
+		return midi.Note{Track: track, Channel: ch, Pitch: p, OnTick: int64(on * tpq), DurTicks: int64(dur * tpq)}
+	}
+	// D5 pickup, then two bars of eighths, then a held G4 on the fourth bar's downbeat reached
+	// from A4.
+	melody = []midi.Note{n(0, 0, 74, 0, 1)}
+	line := []int{67, 71, 74, 71, 67, 71, 74, 71, 72, 76, 74, 72, 71, 74, 69, 71}
+	for i, p := range line {
+		melody = append(melody, n(0, 0, p, 1+float64(i)/2, 0.5))
+	}
+	melody = append(melody, n(0, 0, 69, 9, 4), n(0, 0, 67, 13, 4))
+	all = append(all, melody...)
+	for beat := 1; beat < 17; beat++ {
+		root := 43 // G2
+		if beat >= 13 {
+			root = 48 // C3
+		}
+		all = append(all, n(1, 1, root, float64(beat), 0.5))
+		for _, iv := range []int{12, 16, 19} {
+			all = append(all, n(2, 2, root+iv, float64(beat)+0.5, 0.5))
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].OnTick < all[j].OnTick })
+	return melody, all
+}
+
+func TestMelodyPart(t *testing.T) {
+	melody, all := accompaniedReel()
+	if got := melodyPart(all); !slices.Equal(got, melody) {
+		t.Errorf("the melody part has %d notes, want the %d of track 0", len(got), len(melody))
+	}
+	// A file of one part is its own melody, chords and all: the very notes given.
+	chords := append(slices.Clone(melody), midi.Note{Pitch: 40, OnTick: melody[3].OnTick, DurTicks: tpq})
+	sort.SliceStable(chords, func(i, j int) bool { return chords[i].OnTick < chords[j].OnTick })
+	if got := melodyPart(chords); len(got) != len(chords) || &got[0] != &chords[0] {
+		t.Errorf("one part: %d notes back of %d, or a copy", len(got), len(chords))
+	}
+	// A high drone that sounds once is not the melody, however high; nor is a part with a
+	// quarter of the melody's onsets.
+	drone := midi.Note{Track: 3, Channel: 3, Pitch: 100, OnTick: tpq, DurTicks: 16 * tpq}
+	sparse := []midi.Note{
+		{Track: 4, Channel: 4, Pitch: 96, OnTick: tpq, DurTicks: tpq},
+		{Track: 4, Channel: 4, Pitch: 96, OnTick: 5 * tpq, DurTicks: tpq},
+		{Track: 4, Channel: 4, Pitch: 96, OnTick: 9 * tpq, DurTicks: tpq},
+	}
+	more := append(append(slices.Clone(all), drone), sparse...)
+	sort.SliceStable(more, func(i, j int) bool { return more[i].OnTick < more[j].OnTick })
+	if got := melodyPart(more); !slices.Equal(got, melody) {
+		t.Errorf("with a drone and a sparse high part: %d notes, want the melody's %d", len(got), len(melody))
+	}
+	if got := melodyPart(nil); len(got) != 0 {
+		t.Errorf("no notes: %d back", len(got))
+	}
+}
+
+func TestCuesOfReadTheMelody(t *testing.T) {
+	melody, all := accompaniedReel()
+	alone := cuesOf(melody, tpq, 4*tpq, tpq, 0)
+	with := cuesOf(all, tpq, 4*tpq, tpq, 0)
+	if alone.Final != 7 || !alone.FinalLong || !alone.FinalOnDownbeat || !alone.FinalByStep || alone.Opening != 2 {
+		t.Fatalf("the melody alone: %+v, want a held G on the downbeat, reached from A, opening on D", alone)
+	}
+	// The ending, the opening and the lowest note are the melody's, accompanied or not.
+	if with.Final != alone.Final || with.FinalLong != alone.FinalLong || with.FinalOnDownbeat != alone.FinalOnDownbeat ||
+		with.FinalByStep != alone.FinalByStep || with.Opening != alone.Opening || with.Lowest != alone.Lowest ||
+		with.OpeningShare != alone.OpeningShare {
+		t.Errorf("accompanied: final %d long %v downbeat %v step %v opening %d lowest %d opening share %v;\n"+
+			"alone: final %d long %v downbeat %v step %v opening %d lowest %d opening share %v",
+			with.Final, with.FinalLong, with.FinalOnDownbeat, with.FinalByStep, with.Opening, with.Lowest, with.OpeningShare,
+			alone.Final, alone.FinalLong, alone.FinalOnDownbeat, alone.FinalByStep, alone.Opening, alone.Lowest, alone.OpeningShare)
+	}
+	// The first downbeat is heard in every part: the bass's G2 under the melody's G4.
+	if with.FirstDownbeat != 7 {
+		t.Errorf("the first downbeat, accompanied: %d, want 7 (the bass's G)", with.FirstDownbeat)
+	}
+	// Every part's phrase ends count: the accompaniment's C chord takes a share.
+	if with.PhraseEnds == alone.PhraseEnds {
+		t.Errorf("the phrase ends are the melody's alone: %v", with.PhraseEnds)
 	}
 }

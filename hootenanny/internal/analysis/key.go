@@ -133,9 +133,10 @@ func Keys(hist [12]float64) []Key {
 // and how, how it opens, how low it goes and where its phrases come to rest. A pitch class is
 // -1 when unknown.
 type Cues struct {
-	// Final is the lowest note of the last onset: folk tunes and songs end on their tonic.
+	// Final is the lowest note of the melody's last onset (see melodyPart): folk tunes and songs
+	// end on their tonic.
 	Final int
-	// FinalLong says the final lasts twice the median note or more: a held last note is an
+	// FinalLong says the final lasts twice the melody's median note or more: a held last note is an
 	// ending, where a short one is more often a part that goes back to the start (D.C.).
 	FinalLong bool
 	// FinalOnDownbeat says the last onset falls on a bar's first beat.
@@ -144,15 +145,16 @@ type Cues struct {
 	// it, above or below: a cadence reaches the tonic from the second degree or the leading
 	// tone (or, in the phrygian close, the semitone above).
 	FinalByStep bool
-	// Opening is the lowest note of the first onset: a tune opens on its tonic, or on the
+	// Opening is the lowest note of the melody's first onset: a tune opens on its tonic, or on the
 	// fifth below or above it (the upbeat from the dominant).
 	Opening int
-	// OpeningShare is each pitch class's share of the sounding time of the notes that start
-	// in the first four quarter notes (0 to 1): the opening phrase states the key.
+	// OpeningShare is each pitch class's share of the sounding time of the melody's notes that
+	// start in its first four quarter notes (0 to 1): the opening phrase states the key.
 	OpeningShare [12]float64
-	// FirstDownbeat is the lowest note sounding on the first downbeat, after any pickup.
+	// FirstDownbeat is the lowest note sounding on the first downbeat, after any pickup, in any
+	// part: the bass of the chord the tune sets out from.
 	FirstDownbeat int
-	// Lowest is the lowest note: a melody seldom goes far below its tonic, and a bass ends there.
+	// Lowest is the melody's lowest note: a melody seldom goes far below its tonic.
 	Lowest int
 	// PhraseEnds is each pitch class's share of the sounding time of the notes that end a
 	// phrase (0 to 1): a note twice the median or longer, or one its part follows with a rest
