@@ -66,6 +66,27 @@ func CompactValid(v []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendEscapedByte appends the escape of one ASCII byte that a JSON string may not hold as it
+// is, or that a writer chooses to escape: the quote and the backslash after a backslash, \b,
+// \f, \n, \r and \t by their letters, and any other byte as \u00XX.
+func AppendEscapedByte(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
+
 // AppendRaw appends the compact JSON text raw as json.Marshal writes a json.RawMessage: with
 // <, > and & and the line and paragraph separators escaped.
 func AppendRaw(dst, raw []byte) []byte {
@@ -100,22 +121,7 @@ func AppendString(dst []byte, s string) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
+			dst = AppendEscapedByte(dst, c)
 			i++
 			start = i
 			continue

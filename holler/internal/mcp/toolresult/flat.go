@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/hootenanny/hoot/holler/internal/mcp/rawjson"
 )
 
 // A flat result is a message whose fields are all scalars other than floating point, or lists
@@ -184,23 +186,7 @@ func appendProtoString(b []byte, s string) ([]byte, bool) {
 			continue
 		}
 		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			const hex = "0123456789abcdef"
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
+		b = rawjson.AppendEscapedByte(b, c)
 		i++
 		start = i
 	}
