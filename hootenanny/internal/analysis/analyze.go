@@ -370,8 +370,12 @@ func cuesOf(ns []midi.Note, tpq, bar, phase, end int64) Cues {
 		if (n.Pitch-p.Pitch+120)%12 == 1 {
 			c.RisesInto[n.Pitch%12]++
 		}
+		if n.Pitch-p.Pitch == 2 {
+			c.RisesTone[n.Pitch%12]++
+		}
 	}
 	normalize(&c.RisesInto, moves)
+	normalize(&c.RisesTone, moves)
 	next := map[part]int64{} // the onset of the part's next note, walking back
 	var ends float64
 	for i := len(ns) - 1; i >= 0; i-- {

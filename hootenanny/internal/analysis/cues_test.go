@@ -154,6 +154,31 @@ func TestCuesRisesInto(t *testing.T) {
 			t.Errorf("rises into %d: %.3f, want %.3f", pc, share, want[pc])
 		}
 	}
+	// Of the six moves, only A-B rises a whole tone; B-C and G#-A rise a semitone, and the
+	// falls count for nothing.
+	for pc, share := range c.RisesTone {
+		if w := map[int]float64{11: 1.0 / 6}[pc]; math.Abs(share-w) > 1e-9 {
+			t.Errorf("rises a tone into %d: %.3f, want %.3f", pc, share, w)
+		}
+	}
+}
+
+// A tune on C major's notes that ends on A and whose G# rises into A in one move of fifty reads
+// as A minor (as in TestModalRaisedSeventh); when the melody also climbs from G to A, a rising tone,
+// in half of its moves, A is a degree it passes through and the tune reads as C major: a tonic
+// is reached falling from the second or rising from the leading tone, not climbed through.
+func TestModalRisingToneIntoTheCandidate(t *testing.T) {
+	hist := [12]float64{0: 5, 2: 2, 4: 5, 5: 1, 7: 3, 8: 0.5, 9: 4, 11: 2}
+	c := noCues
+	c.Final, c.Opening, c.Lowest, c.FirstDownbeat = 9, 9, 0, 0
+	c.RisesInto[0], c.RisesInto[9] = 0.2, 0.02
+	if got := Modal(hist, c, Keys(hist)[0]); got.Name() != "A minor" {
+		t.Fatalf("without the rising tones: %s, want A minor (the rising tone is what is tested)", got.Name())
+	}
+	c.RisesTone[9] = 0.5
+	if got := Modal(hist, c, Keys(hist)[0]); got.Name() != "C major" {
+		t.Errorf("A reached by a rising tone in half the moves: %s, want C major", got.Name())
+	}
 }
 
 // A tune on C major's notes that the profile hears in C major reads as A minor when a G#,

@@ -455,13 +455,14 @@ func TestCorpusDevChordSymbols(t *testing.T) {
 }
 
 // The floors of TestCorpusDevKeys, a little under what the analysis reaches on the development
-// corpus (with the accompaniment; melody only is a little higher): the tonic 94.96% over
-// 11,721 tunes, the family 95.8% over 4,445, the do of the scale 88.4% over 1,224. The tonic misses by
-// cause are in the test's log; what keeps the tonic from 95% is mostly the labels and the
-// endings, not the estimate (docs/decisions.md, "Key: the ending, the phrases and a prior on
-// the modes", and "Key: where a tune that goes back ends").
+// corpus (with the accompaniment; melody only is a little higher): the tonic 95.00% over
+// 11,721 tunes, the family 95.9% over 4,445, the do of the scale 88.4% over 1,224. The tonic misses by
+// cause are in the test's log; most of them are the labels' and the endings', not the
+// estimate's (docs/decisions.md, "Key: the ending, the phrases and a prior on the modes",
+// "Key: where a tune that goes back ends" and "Key: the tonic is seldom reached by a rising
+// tone").
 const (
-	floorTonic  = 0.947
-	floorFamily = 0.954
+	floorTonic  = 0.949
+	floorFamily = 0.956
 	floorDo     = 0.88
 )

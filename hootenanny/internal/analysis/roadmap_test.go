@@ -107,8 +107,7 @@ func TestRoadMapEndsTheMusic(t *testing.T) {
 	if before.Modal.Name() != "C major" || after.Modal.Name() != "A minor" {
 		t.Errorf("ending on C, then at the Fine on A: %s then %s, want C major then A minor", before.Modal.Name(), after.Modal.Name())
 	}
-	ns := append([]midi.Note(nil), midi.NoteEvents(plain)...)
-	if c := cuesOf(ns, tpq, 4*tpq, 0, 16*tpq); c.Final != 9 || !c.FinalLong || !c.FinalOnDownbeat || !c.FinalByStep {
+	if c := cuesOf(midi.NoteEvents(plain), tpq, 4*tpq, 0, 16*tpq); c.Final != 9 || !c.FinalLong || !c.FinalOnDownbeat || !c.FinalByStep {
 		t.Errorf("the cues at the Fine: final %d long %v on the downbeat %v by step %v, want 9 (A), all true",
 			c.Final, c.FinalLong, c.FinalOnDownbeat, c.FinalByStep)
 	}
