@@ -62,14 +62,7 @@ var devPlayings = []devPlaying{{"default playing", ABC2MIDIArgs, false}, {"melod
 // differ in the default playing to that file.
 func TestDevCorpusAgreement(t *testing.T) {
 	needABC2MIDI(t)
-	dir, ok := DevCorpusDir()
-	if !ok {
-		t.Skipf("no development corpus: set %s or place it at ../%s (the project's own tunes are compared by TestAgreement)", DevCorpusEnv, devCorpusRel)
-	}
-	files, err := DevFiles(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := DevFilesOrSkip(t, " (the project's own tunes are compared by TestAgreement)")
 	if only := os.Getenv("DEV_CORPUS_ONLY"); only != "" {
 		var keep []DevFile
 		for _, f := range files {

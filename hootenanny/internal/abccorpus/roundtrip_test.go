@@ -190,14 +190,7 @@ func TestRoundtrip(t *testing.T) {
 // narrows it.
 func TestDevCorpusRoundtrip(t *testing.T) {
 	needMIDI2ABC(t)
-	dir, ok := DevCorpusDir()
-	if !ok {
-		t.Skipf("no development corpus: set %s or place it at ../%s (the project's own tunes are taken round by TestRoundtrip)", DevCorpusEnv, devCorpusRel)
-	}
-	files, err := DevFiles(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := DevFilesOrSkip(t, " (the project's own tunes are taken round by TestRoundtrip)")
 	every := max(1, envInt("MIDI_ROUNDTRIP_EVERY", 1))
 	only := os.Getenv("DEV_CORPUS_ONLY")
 	var jobs []roundtripJob

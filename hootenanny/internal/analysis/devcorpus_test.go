@@ -20,14 +20,7 @@ func devTexts(t *testing.T) []tuneText {
 	if testing.Short() {
 		t.Skip("the development corpus takes a while: run without -short (make analyze-corpus)")
 	}
-	dir, ok := abccorpus.DevCorpusDir()
-	if !ok {
-		t.Skip("the development corpus is absent (shared/corpora/abc-music21, or " + abccorpus.DevCorpusEnv + ")")
-	}
-	files, err := abccorpus.DevFiles(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := abccorpus.DevFilesOrSkip(t, " (the project's settings are measured by TestCorpusKeys)")
 	var out []tuneText
 	for _, f := range files {
 		for i, src := range f.Tunes {

@@ -73,15 +73,8 @@ func TestDevCorpusAllValidates(t *testing.T) {
 }
 
 func devCorpus(t *testing.T, every int) {
-	dir, ok := abccorpus.DevCorpusDir()
-	if !ok {
-		t.Skip("the development corpus is absent (shared/corpora/abc-music21 or " + abccorpus.DevCorpusEnv + ")")
-	}
+	files := abccorpus.DevFilesOrSkip(t, "")
 	schema(t)
-	files, err := abccorpus.DevFiles(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var (
 		docs   [][]byte
 		ids    []string

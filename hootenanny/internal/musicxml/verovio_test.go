@@ -438,15 +438,8 @@ const verovioSample = 60
 // tunes from each collection, evenly spaced through it. VEROVIO_DEV_EVERY=N opens every Nth tune
 // of every collection instead (1 for all of them).
 func TestVerovioReadsDevCorpusSample(t *testing.T) {
-	dir, ok := abccorpus.DevCorpusDir()
-	if !ok {
-		t.Skip("the development corpus is absent (shared/corpora/abc-music21 or " + abccorpus.DevCorpusEnv + ")")
-	}
+	files := abccorpus.DevFilesOrSkip(t, "")
 	verovioTool(t)
-	files, err := abccorpus.DevFiles(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type tune struct{ id, src string }
 	var cols []string
 	byCol := map[string][]tune{}

@@ -18,14 +18,7 @@ var capabilitySeeds = []string{
 func checkCapabilities(t *testing.T, caps string) {
 	t.Helper()
 	got := ReadCapabilities(json.RawMessage(caps), era.Latest)
-	var c struct {
-		Elicitation *struct {
-			Form json.RawMessage `json:"form"`
-			URL  json.RawMessage `json:"url"`
-		} `json:"elicitation"`
-		Sampling json.RawMessage `json:"sampling"`
-		Roots    json.RawMessage `json:"roots"`
-	}
+	var c capabilitiesJSON
 	if json.Unmarshal([]byte(caps), &c) != nil {
 		if got != (Capabilities{}) {
 			t.Fatalf("ReadCapabilities(%q) = %+v from text json.Unmarshal refuses", caps, got)

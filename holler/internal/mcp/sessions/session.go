@@ -118,6 +118,17 @@ func (c Capabilities) CanAnswer(method string) bool {
 	return false
 }
 
+// capabilitiesJSON is what ReadCapabilities takes from a client's capabilities when it reads
+// them with json.Unmarshal.
+type capabilitiesJSON struct {
+	Elicitation *struct {
+		Form json.RawMessage `json:"form"`
+		URL  json.RawMessage `json:"url"`
+	} `json:"elicitation"`
+	Sampling json.RawMessage `json:"sampling"`
+	Roots    json.RawMessage `json:"roots"`
+}
+
 // ReadCapabilities reads initialize's capabilities for a session of protocol version v.
 // Malformed capabilities declare nothing.
 func ReadCapabilities(raw json.RawMessage, v string) Capabilities {
@@ -128,14 +139,7 @@ func ReadCapabilities(raw json.RawMessage, v string) Capabilities {
 	if rawjson.ScanMembers(raw, capabilityNames, func(int, []byte) { named = true }) && !named {
 		return Capabilities{}
 	}
-	var c struct {
-		Elicitation *struct {
-			Form json.RawMessage `json:"form"`
-			URL  json.RawMessage `json:"url"`
-		} `json:"elicitation"`
-		Sampling json.RawMessage `json:"sampling"`
-		Roots    json.RawMessage `json:"roots"`
-	}
+	var c capabilitiesJSON
 	if len(raw) == 0 || json.Unmarshal(raw, &c) != nil {
 		return Capabilities{}
 	}
